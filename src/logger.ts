@@ -1,0 +1,14 @@
+import pino, { type Logger } from 'pino';
+
+/** Paths never written to a log line: the API key, in any casing a header may arrive in. */
+export const redactedPaths = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'headers["x-api-key"]',
+  'apiKey',
+  '*.apiKey',
+];
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino({ level, redact: { paths: redactedPaths, censor: '[redacted]' } }, destination);
+}

@@ -1,0 +1,13 @@
+import { Client } from '@opensearch-project/opensearch';
+
+export function createOpenSearchClient(url: string): Client {
+  return new Client({
+    node: url,
+    // bounded: a search never waits longer than the API's own deadline (DESIGN §4)
+    requestTimeout: 10_000,
+    maxRetries: 1,
+    compression: 'gzip',
+  });
+}
+
+export type { Client as OpenSearchClient };

@@ -1,0 +1,44 @@
+/**
+ * The dependencies every request handler sees. Built once per process by `createServices`;
+ * tests build their own with per-file index and key prefixes.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
+
+export interface Services {
+  config: Config;
+  logger: Logger;
+  opensearch: OpenSearchClient;
+  /** Absent in single-process mode (no REDIS_URL). */
+  redis: Redis | undefined;
+  close(): Promise<void>;
+}
+
+export function createRedis(url: string): Redis {
+  return new Redis(url, {
+    // fail fast instead of queueing commands while Redis is away (searches fail closed)
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+}
+
+export function createServices(config: Config & { opensearchUrl: string }, logger: Logger): Services {
+  const opensearch = createOpenSearchClient(config.opensearchUrl);
+  const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
+  redis?.on('error', (error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
+  return {
+    config,
+    logger,
+    opensearch,
+    redis,
+    async close() {
+      redis?.disconnect();
+      await opensearch.close();
+    },
+  };
+}

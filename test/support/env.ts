@@ -1,0 +1,54 @@
+/**
+ * Per-file access to the shared test servers. Each test file gets its own index prefix and
+ * Redis key prefix, so files running in parallel never see each other's data.
+ */
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createOpenSearchClient } from '../../src/opensearch/client.js';
+import { bootstrapIndices, dropIndices } from '../../src/opensearch/indices.js';
+import { createServices, type Services } from '../../src/services.js';
+
+export function uniquePrefix(label: string): string {
+  return `t-${label}-${randomBytes(4).toString('hex')}-`;
+}
+
+export function testOpenSearch() {
+  return createOpenSearchClient(inject('opensearchUrl'));
+}
+
+export function testConfig(
+  label: string,
+  overrides: Partial<Config> = {},
+): Config & { opensearchUrl: string } {
+  const prefix = uniquePrefix(label);
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    opensearchUrl: inject('opensearchUrl'),
+    redisUrl: inject('redisUrl'),
+    indexPrefix: prefix,
+    redisPrefix: prefix,
+    loadSampleData: false,
+    logLevel: 'silent',
+    ...overrides,
+  };
+}
+
+/** Services on the shared servers under fresh prefixes, with the indices created. */
+export async function setUpServices(label: string, overrides: Partial<Config> = {}): Promise<Services> {
+  const config = testConfig(label, overrides);
+  const services = createServices(config, createLogger(config.logLevel));
+  await bootstrapIndices(services.opensearch, config.indexPrefix);
+  const close = services.close.bind(services);
+  services.close = async () => {
+    await dropIndices(services.opensearch, config.indexPrefix);
+    if (services.redis) {
+      const keys = await services.redis.keys(`${config.redisPrefix}*`);
+      if (keys.length > 0) await services.redis.del(...keys);
+    }
+    await close();
+  };
+  return services;
+}

@@ -1,0 +1,54 @@
+/**
+ * Starts one real OpenSearch node and one real redis-server for the whole test run, unless
+ * OPENSEARCH_URL / REDIS_URL name existing ones. Test files reach them through
+ * `inject('opensearchUrl')` / `inject('redisUrl')` (see ./env.ts).
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { projectRoot, startLocalOpenSearch } from '../../src/local/opensearch-node.js';
+import { startLocalRedis } from '../../src/local/redis-server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    opensearchUrl: string;
+    redisUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stops: Array<() => Promise<void>> = [];
+  const log = (message: string) => console.log(`[test servers] ${message}`);
+  let opensearchUrl = process.env.OPENSEARCH_URL;
+  let redisUrl = process.env.REDIS_URL;
+  try {
+    if (!opensearchUrl) {
+      const baseDir = mkdtempSync(path.join(projectRoot, '.local', 'test-opensearch-'));
+      const node = await startLocalOpenSearch({
+        baseDir,
+        clusterName: `corpsearch-test-${process.pid}`,
+        ephemeral: true,
+        log,
+      });
+      stops.push(node.stop);
+      opensearchUrl = node.url;
+    }
+    if (!redisUrl) {
+      const redis = await startLocalRedis({
+        logDir: mkdtempSync(path.join(os.tmpdir(), 'corpsearch-redis-')),
+      });
+      stops.push(redis.stop);
+      redisUrl = redis.url;
+      log(`redis-server is up at ${redis.url}`);
+    }
+  } catch (error) {
+    await Promise.all(stops.map((stop) => stop()));
+    throw error;
+  }
+  project.provide('opensearchUrl', opensearchUrl);
+  project.provide('redisUrl', redisUrl);
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
