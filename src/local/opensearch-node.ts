@@ -72,11 +72,12 @@ export function pickJavaHome(): string {
 
 /** The runner's classpath, resolved by Maven once and cached until pom.xml changes. */
 export function resolveClasspath(stateDir: string): string {
-  const cacheFile = path.join(stateDir, 'classpath.txt');
+  // absolute: Maven resolves a relative output file against the pom's folder
+  const cacheFile = path.resolve(stateDir, 'classpath.txt');
   if (existsSync(cacheFile) && statSync(cacheFile).mtimeMs >= statSync(pomFile).mtimeMs) {
     return readFileSync(cacheFile, 'utf8').trim();
   }
-  mkdirSync(stateDir, { recursive: true });
+  mkdirSync(path.dirname(cacheFile), { recursive: true });
   const result = spawnSync(
     'mvn',
     ['-q', '-B', '-f', pomFile, 'dependency:build-classpath', `-Dmdep.outputFile=${cacheFile}`],
