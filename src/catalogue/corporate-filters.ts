@@ -1,0 +1,332 @@
+/**
+ * The filters of company search (contract 4.2, 4.4, 4.5; DESIGN §4), declared once.
+ * `companyAttributeFilters` are reused by job search on the job's `corporate` object.
+ */
+import { define, items } from './define.js';
+import { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
+import type { FilterDef } from './types.js';
+
+const company = 'company' as const;
+const posting = 'posting' as const;
+
+/** Company attributes, shared with job search (there prefixed `corporate…`). */
+export const companyAttributeFilters = {
+  prefectureId: define('prefectureId', 'ids', {
+    scope: company,
+    field: 'prefectureId',
+    description: 'Prefecture of the head office (prefecture master id, JIS code 1-47).',
+  }),
+  cityName: define('cityName', 'contains', {
+    scope: company,
+    field: 'cityName.substring',
+    description: 'City name contains the string.',
+  }),
+  streetAddress: define('streetAddress', 'contains', {
+    scope: company,
+    field: 'streetAddress.substring',
+    description: 'Address after the city contains the string.',
+  }),
+  industryCategoryId: define('industryCategoryId', 'ids', {
+    scope: company,
+    field: 'industryCategoryId',
+    description: 'Major industry class (industries master id).',
+  }),
+  industrySubCategoryId: define('industrySubCategoryId', 'ids', {
+    scope: company,
+    field: 'industrySubCategoryId',
+    description: 'Minor industry class (industries master sub-category id).',
+  }),
+  businessCategoryId: define('businessCategoryId', 'ids', {
+    scope: company,
+    field: 'businessCategoryId',
+    description: 'Major business-type class (business-types master id).',
+  }),
+  businessSubCategoryId: define('businessSubCategoryId', 'ids', {
+    scope: company,
+    field: 'businessSubCategoryId',
+    description: 'Minor business-type class (business-types master sub-category id).',
+  }),
+  corporateType: define('corporateType', 'exact', {
+    scope: company,
+    field: 'corporateType',
+    item: items.enumOf(corporateTypes),
+    description: 'Legal form of the company.',
+  }),
+  marketCode: define('marketCode', 'exact', {
+    scope: company,
+    field: 'markets.code',
+    item: { type: 'string', minLength: 1, maxLength: 50 },
+    description: 'Listed on one of these markets (markets master code).',
+  }),
+  isListed: define('isListed', 'listed', {
+    scope: company,
+    field: 'markets.code',
+    description: 'true: listed on at least one market; false: unlisted; null: no condition.',
+    hook: 'nullable boolean: null is accepted and means no condition',
+  }),
+  revenueRange: define('revenueRange', 'exact', {
+    scope: company,
+    field: 'revenueRange',
+    item: items.enumOf(revenueRanges),
+    description: 'Revenue range.',
+  }),
+  employeeCount: define('employeeCount', 'range', {
+    scope: company,
+    field: 'employeeCount',
+    item: items.count,
+    description: 'Headcount, inclusive bounds.',
+  }),
+  capitalMillionYen: define('capitalMillionYen', 'range', {
+    scope: company,
+    field: 'capitalMillionYen',
+    item: items.millionYen,
+    description: 'Capital in million yen, inclusive bounds.',
+  }),
+  hasCorporatePhone: define('hasCorporatePhone', 'presence', {
+    scope: company,
+    field: 'phoneNumber',
+    description: 'true: the company has a phone number; false: it has none.',
+  }),
+  hasCorporateWebsite: define('hasCorporateWebsite', 'presence', {
+    scope: company,
+    field: 'websiteUrl',
+    description: 'true: the company has a website; false: it has none.',
+  }),
+  hasCorporateEmail: define('hasCorporateEmail', 'presence', {
+    scope: company,
+    field: 'email',
+    description: 'true: the company has an e-mail address; false: it has none.',
+  }),
+  hasFax: define('hasFax', 'presence', {
+    scope: company,
+    field: 'fax',
+    description: 'true: the company has a fax number; false: it has none.',
+  }),
+  employeeDiff6mMin: define('employeeDiff6mMin', 'range', {
+    scope: company,
+    field: 'employeeDiff6mMin',
+    description: 'Headcount increase over 6 months, inclusive bounds.',
+    aliases: ['employeeDiff6m'],
+    hook: 'nested alias employeeDiff6m (the name the guides use; also a sort alias)',
+  }),
+  employeeDiff12m: define('employeeDiff12m', 'range', {
+    scope: company,
+    field: 'employeeDiff12m',
+    description: 'Headcount increase over 12 months, inclusive bounds.',
+  }),
+  employeeTransition: define('employeeTransition', 'contains', {
+    scope: company,
+    field: 'employeeTransition.substring',
+    description: 'Headcount transition flags contain the string.',
+  }),
+  fundingSeries: define('fundingSeries', 'exact', {
+    scope: company,
+    field: 'fundingSeries',
+    item: items.enumOf(fundingSeries),
+    description: 'Latest funding series.',
+  }),
+  totalAdCost: define('totalAdCost', 'range', {
+    scope: company,
+    field: 'totalAdCost',
+    item: items.yen,
+    description: 'Total ad spend in yen, inclusive bounds.',
+  }),
+  paidMediaSpend: define('paidMediaSpend', 'exact', {
+    scope: company,
+    field: 'paidMediaSpend',
+    item: items.enumOf(paidMediaSpendRanges),
+    description: 'Annual paid-media spend range.',
+  }),
+  paidMediaUsedMediaId: define('paidMediaUsedMediaId', 'ids', {
+    scope: company,
+    field: 'paidMedias.mediaId',
+    description: 'Has a paid listing on one of these media (media master id).',
+  }),
+  workLocationCount: define('workLocationCount', 'range', {
+    scope: company,
+    field: 'workLocationCount',
+    item: items.count,
+    description: 'Number of work locations (contract 2.5), inclusive bounds.',
+    flat: {},
+    hook: 'nested form only (filters.workLocationCount.min/max): the flat lists of 4.2/4.3 do not name it',
+  }),
+  summary: define('summary', 'contains', {
+    scope: company,
+    field: 'summary',
+    ops: ['anyContains', 'allContains', 'noneContains'],
+    description: 'Business summary contains the strings (Or: any, And: all, Not: none).',
+    hook: 'the summary is itself a 1-2 gram text field (no .substring sub-field) and takes And as well',
+  }),
+} satisfies Record<string, FilterDef>;
+
+const c = companyAttributeFilters;
+
+export const corporateFilters: readonly FilterDef[] = [
+  define('corporateName', 'exact', {
+    scope: company,
+    field: 'name',
+    description: 'Company name equals the string exactly.',
+  }),
+  define('corporateName', 'contains', {
+    scope: company,
+    field: 'name.substring',
+    description: 'Company name contains the string.',
+  }),
+  define('corporateNumber', 'exact', {
+    scope: company,
+    field: 'corporateNumber',
+    item: items.corporateNumber,
+    ops: ['any'],
+    description: '13-digit corporate number.',
+    hook: 'Or only: the contract names no corporateNumberNot',
+  }),
+  {
+    ...c.prefectureId,
+    nested: ['prefectureId', 'corporatePrefectureId'],
+    hook: 'nested alias corporatePrefectureId (contract 4.5 names both)',
+  },
+  c.cityName,
+  c.streetAddress,
+  c.industryCategoryId,
+  c.industrySubCategoryId,
+  c.businessCategoryId,
+  c.businessSubCategoryId,
+  c.corporateType,
+  {
+    ...c.marketCode,
+    nested: ['marketCode', 'corporateMarketCode'],
+    hook: 'nested alias corporateMarketCode (contract 4.5 names both)',
+  },
+  c.isListed,
+  c.revenueRange,
+  c.employeeCount,
+  c.capitalMillionYen,
+  c.hasCorporatePhone,
+  c.hasCorporateWebsite,
+  c.hasCorporateEmail,
+  c.hasFax,
+  define('hasDispatchLicense', 'flag', {
+    scope: company,
+    field: 'hasDispatchLicense',
+    description: 'true: the company holds a staffing-dispatch license; false: it does not (or unknown).',
+    hook: 'license spelling 1 of 2 (DESIGN §4): on the company; jobHasDispatchLicense is on its postings',
+  }),
+  define('hasRecruitmentLicense', 'flag', {
+    scope: company,
+    field: 'hasRecruitmentLicense',
+    description: 'true: the company holds a placement license; false: it does not (or unknown).',
+    hook: 'license spelling 1 of 2 (DESIGN §4): on the company; jobHasRecruitmentLicense is on its postings',
+  }),
+  define('foundedAt', 'dateRange', {
+    scope: company,
+    field: 'foundedAt',
+    description: 'Founding date, inclusive bounds (YYYY-MM-DD).',
+  }),
+  c.employeeDiff6mMin,
+  c.employeeDiff12m,
+  c.employeeTransition,
+  c.fundingSeries,
+  c.totalAdCost,
+  c.paidMediaSpend,
+  c.paidMediaUsedMediaId,
+  c.workLocationCount,
+  c.summary,
+
+  // Conditions on the linked postings: positive ones must hold for ONE posting together.
+  define('jobTitle', 'contains', {
+    scope: posting,
+    field: 'postings.title.substring',
+    description: 'A posting whose title contains the string (Not: no posting does).',
+  }),
+  define('jobMediaId', 'ids', {
+    scope: posting,
+    field: 'postings.mediaId',
+    description: 'A posting on one of these media (Not: no posting on them).',
+    aliases: ['mediaId'],
+    hook: 'nested alias mediaId (contract 4.5 names both)',
+  }),
+  define('jobEmploymentTypeId', 'ids', {
+    scope: posting,
+    field: 'postings.employmentTypeId',
+    description: 'A posting with one of these employment types (Not: no posting with them).',
+    aliases: ['employmentTypeId'],
+    hook: 'nested alias employmentTypeId (contract 4.5 names both)',
+  }),
+  define('jobSalary', 'range', {
+    scope: posting,
+    field: 'postings.salaryMin',
+    item: items.yen,
+    description: 'A posting whose minimum salary (yen) lies within the bounds.',
+    hook: 'flat jobSalaryMin/jobSalaryMax are both bounds on the posting minimum salary (salaryMin)',
+  }),
+  define('jobCategoryId', 'ids', {
+    scope: posting,
+    field: 'postings.jobCategoryId',
+    description: 'A posting in one of these major job categories (Not: none in them).',
+  }),
+  define('jobSubCategoryId', 'ids', {
+    scope: posting,
+    field: 'postings.jobSubCategoryId',
+    description: 'A posting in one of these minor job categories (Not: none in them).',
+  }),
+  define('jobOpenedOn', 'dateRange', {
+    scope: posting,
+    field: 'postings.jobOpenedOn',
+    description: 'A posting opened within the dates, inclusive.',
+  }),
+  define('jobDeadlineOn', 'dateRange', {
+    scope: posting,
+    field: 'postings.jobDeadlineOn',
+    description: 'A posting whose deadline lies within the dates, inclusive.',
+  }),
+  define('jobCreatedAt', 'dateRange', {
+    scope: posting,
+    field: 'postings.jobCreatedAt',
+    description: 'A posting collected within the dates, inclusive.',
+  }),
+  define('jobAdPlan', 'exact', {
+    scope: posting,
+    field: 'postings.adPlan',
+    ops: ['any'],
+    description: 'A posting with one of these ad plan names.',
+    hook: 'Or only: the contract names no jobAdPlanNot',
+  }),
+  define('jobHasContactEmail', 'flag', {
+    scope: posting,
+    field: 'postings.hasContactEmail',
+    description: 'A posting that has (true) / lacks (false) a contact e-mail.',
+  }),
+  define('jobHasContactPhone', 'flag', {
+    scope: posting,
+    field: 'postings.hasContactPhone',
+    description: 'A posting that has (true) / lacks (false) a contact phone number.',
+  }),
+  define('jobHasDispatchLicense', 'flag', {
+    scope: posting,
+    field: 'postings.hasDispatchLicense',
+    description: 'A posting stating (true) / not stating (false) a staffing-dispatch license.',
+    hook: 'license spelling 2 of 2 (DESIGN §4): on the postings',
+  }),
+  define('jobHasRecruitmentLicense', 'flag', {
+    scope: posting,
+    field: 'postings.hasRecruitmentLicense',
+    description: 'A posting stating (true) / not stating (false) a placement license.',
+    hook: 'license spelling 2 of 2 (DESIGN §4): on the postings',
+  }),
+  define('jobHiringPlanMin', 'range', {
+    scope: posting,
+    field: 'postings.hiringPlanMin',
+    item: items.count,
+    ops: ['min'],
+    flat: { jobHiringPlanMinAtLeast: 'min' },
+    description: 'A posting planning to hire at least this many (its minimum planned hires).',
+    hook: 'flat name jobHiringPlanMinAtLeast is a lower bound only; nested filters.jobHiringPlanMin.min',
+  }),
+  define('jobDescription', 'detailText', {
+    scope: posting,
+    field: 'postings.description',
+    description:
+      'A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting).',
+    hook: 'only text with descriptionCollectedAt >= now-1M/d is seen, enforced in the query',
+  }),
+];

@@ -1,0 +1,105 @@
+/**
+ * Builders for catalogue entries: everything that follows from the key and the kind is
+ * derived here, so an entry states only what is particular to it.
+ *
+ *   define('prefectureId', 'ids', { scope: 'company', field: 'prefectureId', ... })
+ *   -> flat { prefectureIdOr: 'any', prefectureIdNot: 'none' }, nested ['prefectureId']
+ */
+import { type FilterDef, flatSuffix, type Kind, type Op, type SchemaObject, type Scope } from './types.js';
+
+const defaultOps: Record<Kind, readonly Op[]> = {
+  ids: ['any', 'none'],
+  exact: ['any', 'none'],
+  contains: ['anyContains', 'noneContains'],
+  detailText: ['anyContains', 'allContains', 'noneContains'],
+  range: ['min', 'max'],
+  dateRange: ['from', 'to'],
+  presence: ['is'],
+  flag: ['is'],
+  listed: ['is'],
+};
+
+export const items = {
+  id: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+  text: { type: 'string', minLength: 1, maxLength: 200 },
+  fragment: { type: 'string', minLength: 1, maxLength: 100 },
+  integer: { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 },
+  count: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+  yen: { type: 'integer', format: 'int64', minimum: 0, maximum: 9_007_199_254_740_991 },
+  millionYen: { type: 'number', minimum: 0 },
+  date: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', example: '2025-04-01' },
+  boolean: { type: 'boolean' },
+  corporateNumber: { type: 'string', pattern: '^[0-9]{13}$', example: '1010001000001' },
+  enumOf: (values: readonly string[]): SchemaObject => ({ type: 'string', enum: values }),
+} satisfies Record<string, SchemaObject | ((values: readonly string[]) => SchemaObject)>;
+
+const defaultItem: Record<Kind, SchemaObject> = {
+  ids: items.id,
+  exact: items.text,
+  contains: items.fragment,
+  detailText: items.fragment,
+  range: items.integer,
+  dateRange: items.date,
+  presence: items.boolean,
+  flag: items.boolean,
+  listed: { type: 'boolean', nullable: true },
+};
+
+export interface DefineOptions {
+  scope: Scope;
+  field: string;
+  description: string;
+  item?: SchemaObject;
+  ops?: readonly Op[];
+  /** Replaces the derived flat names; `{}` = nested form only. */
+  flat?: Record<string, Op>;
+  /** Extra flat names beside the derived ones. */
+  flatAliases?: Record<string, Op>;
+  /** Extra nested keys beside the canonical one. */
+  aliases?: readonly string[];
+  hook?: string;
+}
+
+export function flatNames(key: string, ops: readonly Op[]): Record<string, Op> {
+  return Object.fromEntries(ops.map((op) => [`${key}${flatSuffix[op]}`, op]));
+}
+
+export function define(key: string, kind: Kind, options: DefineOptions): FilterDef {
+  const ops = options.ops ?? defaultOps[kind];
+  return {
+    key,
+    kind,
+    scope: options.scope,
+    field: options.field,
+    ops,
+    item: options.item ?? defaultItem[kind],
+    description: options.description,
+    flat: { ...(options.flat ?? flatNames(key, ops)), ...options.flatAliases },
+    nested: [key, ...(options.aliases ?? [])],
+    ...(options.hook ? { hook: options.hook } : {}),
+  };
+}
+
+/**
+ * The job-search twin of a company filter: the same condition on the job's denormalised
+ * `corporate` object, under the name prefixed with `corporate`.
+ *   prefectureId (company) -> corporatePrefectureId on `corporate.prefectureId`
+ */
+export function onJobCorporate(
+  def: FilterDef,
+  extra: Pick<DefineOptions, 'aliases' | 'flatAliases' | 'hook' | 'flat'> = {},
+): FilterDef {
+  const key = `corporate${def.key[0]?.toUpperCase()}${def.key.slice(1)}`;
+  const derivedFlat = Object.keys(def.flat).length === 0 ? {} : flatNames(key, def.ops);
+  const { hook: _companyHook, ...rest } = def;
+  return {
+    ...rest,
+    key,
+    scope: 'jobCorporate',
+    field: `corporate.${def.field}`,
+    description: `Linked company: ${def.description[0]?.toLowerCase()}${def.description.slice(1)}`,
+    flat: { ...(extra.flat ?? derivedFlat), ...extra.flatAliases },
+    nested: [key, ...(extra.aliases ?? [])],
+    ...(extra.hook ? { hook: extra.hook } : {}),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Sortable fields (contract 4.1): request name -> index field. Company aggregate sorts use the
+ * maximum over the company's postings, precomputed in `aggregates.*Max`. Every sort puts
+ * documents without the value last in both orders, and ends on a unique key so pages are stable.
+ */
+export interface SortCatalogue {
+  fields: Readonly<Record<string, string>>;
+  /** Alias request name -> the request name it stands for. */
+  aliases: Readonly<Record<string, string>>;
+  default: { field: string; order: 'asc' | 'desc' };
+  /** Unique keyword field, the last sort key of every search. */
+  tieBreaker: string;
+}
+
+export const corporateSort: SortCatalogue = {
+  fields: {
+    name: 'name',
+    foundedAt: 'foundedAt',
+    capitalMillionYen: 'capitalMillionYen',
+    employeeCount: 'employeeCount',
+    totalAdCost: 'totalAdCost',
+    employeeDiff6mMin: 'employeeDiff6mMin',
+    employeeDiff12m: 'employeeDiff12m',
+    phoneNumber: 'phoneNumber',
+    fax: 'fax',
+    email: 'email',
+    websiteUrl: 'websiteUrl',
+    jobCreatedAt: 'aggregates.jobCreatedAtMax',
+    jobOpenedOn: 'aggregates.jobOpenedOnMax',
+    jobDeadlineOn: 'aggregates.jobDeadlineOnMax',
+    jobSalaryMin: 'aggregates.jobSalaryMinMax',
+    jobHiringPlanMin: 'aggregates.jobHiringPlanMinMax',
+    workLocationCount: 'workLocationCount',
+  },
+  // DESIGN §4: the guides also sort by employeeDiff6m (= employeeDiff6mMin)
+  aliases: { employeeDiff6m: 'employeeDiff6mMin' },
+  default: { field: 'name', order: 'asc' },
+  tieBreaker: 'corporateNumber',
+};
+
+export const jobSort: SortCatalogue = {
+  fields: {
+    jobCreatedAt: 'jobCreatedAt',
+    jobOpenedOn: 'jobOpenedOn',
+    jobDeadlineOn: 'jobDeadlineOn',
+    salaryMin: 'salaryMin',
+    salaryMax: 'salaryMax',
+    hiringPlanMin: 'hiringPlanMin',
+    contactEmail: 'contactEmail',
+    contactPhoneNumber: 'contactPhoneNumber',
+    corporateFoundedAt: 'corporate.foundedAt',
+    corporateCapitalMillionYen: 'corporate.capitalMillionYen',
+    corporateEmployeeCount: 'corporate.employeeCount',
+    corporateTotalAdCost: 'corporate.totalAdCost',
+    corporateEmployeeDiff6mMin: 'corporate.employeeDiff6mMin',
+    corporateEmployeeDiff12m: 'corporate.employeeDiff12m',
+    corporatePhoneNumber: 'corporate.phoneNumber',
+    corporateFax: 'corporate.fax',
+    corporateEmail: 'corporate.email',
+    corporateWebsiteUrl: 'corporate.websiteUrl',
+  },
+  aliases: {},
+  default: { field: 'jobCreatedAt', order: 'desc' },
+  tieBreaker: 'id',
+};
+
+/** Every name the request may put in `sort.field`. */
+export function sortFieldNames(sort: SortCatalogue): string[] {
+  return [...Object.keys(sort.fields), ...Object.keys(sort.aliases)];
+}
