@@ -3,18 +3,47 @@
  * auth -> (masters: free, unlimited) -> rate limit -> validation -> credits -> search.
  */
 import express, { type Express } from 'express';
+import { keyStoreFor } from '../auth/api-keys.js';
+import type { KeyStore } from '../auth/key-store.js';
 import type { Services } from '../services.js';
+import { authenticate } from './authenticate.js';
+import { errorMiddleware, notFound } from './error-middleware.js';
+import { requestId } from './request-id.js';
+import { requestLog } from './request-log.js';
+import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
+import { mastersRouter } from './routes/masters.js';
+import { validateRequests } from './validation.js';
 
-export function createApp(services: Services): Express {
+export interface AppOptions {
+  /** Default: Redis when services.redis, else the single-process key file (src/auth/api-keys.ts). */
+  keyStore?: KeyStore;
+}
+
+export function createApp(services: Services, options: AppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // 1. request id and structured request log (API key redacted)
+  app.use(requestId());
+  app.use(requestLog(services.logger));
   // 2. /health, /docs, /openapi.yaml: no key
   app.use(healthRouter(services));
-  // 3. /rest/v1: authenticate (X-API-Key) -> masters -> rate limit -> JSON body + openapi
-  //    validation -> credit reservation -> search and detail routes
+  app.use(docsRouter());
+  // 3. /rest/v1, in this order:
+  const api = express.Router();
+  //    a. authenticate (X-API-Key) -> res.locals.user
+  api.use(authenticate(options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix)));
+  //    b. masters: free, not rate-limited
+  api.use(mastersRouter());
+  //    c. rate limit (src/limits)
+  //    d. JSON body + openapi validation
+  api.use(validateRequests());
+  //    e. credit reservation (src/limits)
+  //    f. search and detail routes
+  app.use('/rest/v1', api);
   // 4. unknown route -> 404, then the one error middleware
+  app.use(notFound());
+  app.use(errorMiddleware(services.logger));
   return app;
 }

@@ -42,17 +42,36 @@ export const errors = {
       { field: 'body', reason: 'must be valid JSON' },
     ]),
   unauthenticated: (reason: string) => new ApiError(401, reason),
+  missingApiKey: () => new ApiError(401, 'Send your API key in the X-API-Key header.'),
+  unknownApiKey: () => new ApiError(401, 'The API key is not valid.'),
+  expiredApiKey: () => new ApiError(401, 'The API key has expired; ask for a new one.'),
+  revokedApiKey: () => new ApiError(401, 'The API key has been revoked; ask for a new one.'),
   insufficientCredits: (balance: number, cost: number) =>
     new ApiError(402, `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`),
   notFound: (what: string) => new ApiError(404, `${what} was not found.`),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError(404, `There is no endpoint ${method} ${path}; see /docs for the API reference.`),
+  methodNotAllowed: (method: string, path: string) =>
+    new ApiError(405, `${path} does not accept ${method}; see /docs for the API reference.`),
   payloadTooLarge: (limit: string) => new ApiError(413, `The request body is larger than ${limit}.`),
   unsupportedMediaType: () => new ApiError(415, 'Send the request body as application/json.'),
   idempotencyConflict: () =>
     new ApiError(422, 'This Idempotency-Key was already used with a different request body.', [
       { field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' },
     ]),
-  rateLimited: (retryAfterSeconds: number) =>
-    new ApiError(429, 'Rate limit exceeded: at most 5 requests per second per user.', undefined, {
+  keyStoreUnavailable: (retryAfterSeconds = 1) =>
+    new ApiError(503, 'API keys cannot be checked right now; retry shortly.', undefined, {
+      'Retry-After': String(retryAfterSeconds),
+    }),
+  idempotencyInProgress: () =>
+    new ApiError(
+      409,
+      'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
+      undefined,
+      { 'Retry-After': '1' },
+    ),
+  rateLimited: (retryAfterSeconds: number, perSecond = 5) =>
+    new ApiError(429, `Rate limit exceeded: at most ${perSecond} requests per second per user.`, undefined, {
       'Retry-After': String(retryAfterSeconds),
     }),
   internal: () => new ApiError(500, 'Internal server error.'),

@@ -1,0 +1,66 @@
+/**
+ * Creating and checking API keys. The key is returned once, by `createApiKey`; afterwards
+ * only its hash exists.
+ */
+
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { projectRoot } from '../local/opensearch-node.js';
+import { generateApiKey, generateKeyId, hashApiKey, looksLikeApiKey } from './api-key.js';
+import { FileKeyStore } from './file-key-store.js';
+import { type ApiKeyRecord, type KeyStore, keyState } from './key-store.js';
+import { RedisKeyStore } from './redis-key-store.js';
+
+export const defaultKeysFile = path.join(projectRoot, '.local', 'api-keys.json');
+
+/** Redis when there is one (shared by all processes), else the file of single-process mode. */
+export function keyStoreFor(
+  redis: Redis | undefined,
+  redisPrefix: string,
+  keysFile = defaultKeysFile,
+): KeyStore {
+  return redis ? new RedisKeyStore(redis, redisPrefix) : new FileKeyStore(keysFile);
+}
+
+export interface NewKeyOptions {
+  userId: string;
+  expiresAt?: Date | null;
+  label?: string | null;
+  now?: Date;
+}
+
+export async function createApiKey(
+  store: KeyStore,
+  options: NewKeyOptions,
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const key = generateApiKey();
+  const record: ApiKeyRecord = {
+    keyId: generateKeyId(),
+    userId: options.userId,
+    keyHash: hashApiKey(key),
+    createdAt: (options.now ?? new Date()).toISOString(),
+    expiresAt: options.expiresAt ? options.expiresAt.toISOString() : null,
+    revokedAt: null,
+    label: options.label ?? null,
+  };
+  await store.add(record);
+  return { key, record };
+}
+
+export type Authentication =
+  | { ok: true; record: ApiKeyRecord }
+  | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
+
+/** Checks a presented `X-API-Key` value. */
+export async function authenticateKey(
+  store: KeyStore,
+  presented: string | undefined,
+  now = new Date(),
+): Promise<Authentication> {
+  if (!presented) return { ok: false, reason: 'missing' };
+  if (!looksLikeApiKey(presented)) return { ok: false, reason: 'unknown' };
+  const record = await store.findByHash(hashApiKey(presented));
+  if (!record) return { ok: false, reason: 'unknown' };
+  const state = keyState(record, now);
+  return state === 'active' ? { ok: true, record } : { ok: false, reason: state };
+}

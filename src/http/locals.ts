@@ -1,0 +1,29 @@
+/**
+ * What the middleware chain leaves in `res.locals` for later middleware and routes.
+ * `requestId` is set first (request-id.ts); `user` by authentication, so every route under
+ * /rest/v1 can rely on it. Rate limits and credits key on `user.id` (the user, not the key).
+ */
+import type { Response } from 'express';
+
+export interface AuthenticatedUser {
+  /** The user the API key belongs to. */
+  id: string;
+  /** The key's public id (never the key itself), e.g. for logs. */
+  keyId: string;
+}
+
+export interface AppLocals {
+  requestId: string;
+  user?: AuthenticatedUser;
+}
+
+export function locals(res: Response): AppLocals {
+  return res.locals as AppLocals;
+}
+
+/** The authenticated user; only call this behind the auth middleware. */
+export function currentUser(res: Response): AuthenticatedUser {
+  const user = locals(res).user;
+  if (!user) throw new Error('currentUser() called on a route without authentication');
+  return user;
+}

@@ -1,0 +1,25 @@
+/**
+ * `GET /rest/v1/master/<name>` for the seven master lists. Behind authentication, before the
+ * rate limit and credits: a key is required, nothing is limited or charged.
+ * `Cache-Control: max-age=86400` (contract §4 rule 4) and a strong ETag; a matching
+ * `If-None-Match` gets 304 with no body.
+ */
+import { Router } from 'express';
+import { type LoadedMaster, loadMasters } from '../../masters/masters.js';
+
+export function mastersRouter(masters: Map<string, LoadedMaster> = loadMasters()): Router {
+  const router = Router();
+  for (const master of masters.values()) {
+    router.get(`/master/${master.name}`, (req, res) => {
+      res.setHeader('Cache-Control', 'max-age=86400');
+      res.setHeader('ETag', master.etag);
+      // req.fresh compares If-None-Match with the ETag just set (weak comparison, RFC 9110 §13.1.2)
+      if (req.fresh) {
+        res.status(304).end();
+        return;
+      }
+      res.type('application/json').send(master.body);
+    });
+  }
+  return router;
+}
