@@ -5,6 +5,8 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { localLedgerFile } from './limits/credit-ledger.js';
+import { createLimits, type Limits } from './limits/limits.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
 
 export interface Services {
@@ -13,6 +15,8 @@ export interface Services {
   opensearch: OpenSearchClient;
   /** Absent in single-process mode (no REDIS_URL). */
   redis: Redis | undefined;
+  /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
+  limits: Limits;
   close(): Promise<void>;
 }
 
@@ -36,6 +40,7 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
     logger,
     opensearch,
     redis,
+    limits: createLimits({ redis, keyPrefix: config.redisPrefix, ledgerFile: localLedgerFile }),
     async close() {
       redis?.disconnect();
       await opensearch.close();

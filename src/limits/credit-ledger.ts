@@ -1,0 +1,53 @@
+/**
+ * The credit ledger: one balance per user (DESIGN §4). A search reserves its cost before
+ * OpenSearch is called, then commits on success or is refunded exactly once.
+ *
+ *   const r = await ledger.reserve('user-1', 1, requestId); // { ok: true, balance: 41 }
+ *   ... search ...
+ *   await ledger.commit(requestId);   // or: await ledger.refund(requestId)
+ *
+ * Two implementations: Redis (shared by every API process; ./redis-credit-ledger.ts) and the
+ * single-process one (this process only, balances optionally kept in a file under .local/ so
+ * the keys CLI and `npm start` see the same numbers; ./local-credit-ledger.ts).
+ * The keys CLI opens the right one with `openCreditLedger(config)` (./open-credit-ledger.ts).
+ */
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { projectRoot } from '../local/opensearch-node.js';
+import { LocalCreditLedger } from './local-credit-ledger.js';
+import { RedisCreditLedger } from './redis-credit-ledger.js';
+
+export type ReserveResult =
+  /** Debited (or already debited under this request id); `balance` is after the debit. */
+  | { ok: true; balance: number }
+  /** Not enough credits; nothing was debited. */
+  | { ok: false; balance: number };
+
+export interface CreditLedger {
+  /** 'shared': Redis, every process; 'single-process': this process (and file) only. */
+  readonly mode: 'shared' | 'single-process';
+  balance(userId: string): Promise<number>;
+  /** Adds `amount` (negative takes credits back, never below 0); returns the new balance. */
+  grant(userId: string, amount: number): Promise<number>;
+  /** Atomic check-and-debit, idempotent per `requestId`. */
+  reserve(userId: string, cost: number, requestId: string): Promise<ReserveResult>;
+  /** Makes the debit final. */
+  commit(requestId: string): Promise<void>;
+  /** Gives a reserved debit back, exactly once; returns the balance after, or null if nothing was refunded. */
+  refund(requestId: string): Promise<number | null>;
+}
+
+/** Where the single-process ledger keeps balances between `npm start` and the keys CLI. */
+export const localLedgerFile = path.join(projectRoot, '.local', 'credits.json');
+
+export function createCreditLedger(opts: {
+  redis: Redis | undefined;
+  keyPrefix: string;
+  reservationTtlSeconds?: number;
+  /** Single-process mode only: persist balances here (omit for memory only). */
+  file?: string;
+}): CreditLedger {
+  return opts.redis
+    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 7 * 24 * 3600)
+    : new LocalCreditLedger(opts.file);
+}

@@ -1,0 +1,226 @@
+/**
+ * Slot "credit reservation" of src/http/app.ts (after validation, before the search routes).
+ *
+ *   Idempotency-Key seen before, same body, done   -> the stored response again, not charged
+ *   Idempotency-Key seen before, different body    -> 422 (errors.idempotencyConflict)
+ *   Idempotency-Key seen before, still running     -> 409 with Retry-After (errors.idempotencyInProgress)
+ *   balance < cost                                 -> 402, the search route never runs
+ *   otherwise: reserve (atomic debit keyed by the request id) -> route -> on the response:
+ *     status < 400: commit (and store it under the Idempotency-Key)
+ *     status >= 400: refund exactly once (and release the Idempotency-Key)
+ *   Redis away or slow at any step before the route -> 503 with Retry-After, nothing charged.
+ *
+ * X-Credits-Remaining on every charged response is the balance once this request is settled.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import onHeaders from 'on-headers';
+import type { Logger } from 'pino';
+import stableStringify from 'safe-stable-stringify';
+import { errors } from '../http/errors.js';
+import { type LimitedRoute, limitedRoute } from './limited-routes.js';
+import type { Limits } from './limits.js';
+import { LimitsStoreUnavailable } from './store-unavailable.js';
+
+/** Visible ASCII, 1-255 characters: what the IETF draft's examples use (UUIDs, random tokens). */
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+
+export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const route = limitedRoute(req);
+    if (!route) return next();
+    const userId = (res.locals.user as { id?: string } | undefined)?.id;
+    if (!userId) return next(errors.unauthenticated('An API key is required.'));
+    // the ledger's idempotency key: minted here, never the caller's X-Request-Id, which a
+    // caller could repeat to make a second search look like a replay of the first
+    const requestId = randomUUID();
+    const cost = route === 'search' ? limits.config.searchCost : limits.config.detailCost;
+    try {
+      const idempotencyKey = route === 'search' ? readIdempotencyKey(req) : undefined;
+      if (idempotencyKey !== undefined) {
+        const claim = await limits.idempotency.claim(userId, idempotencyKey, fingerprint(req), requestId);
+        if (claim.kind === 'conflict') return next(errors.idempotencyConflict());
+        if (claim.kind === 'in-progress') return next(errors.idempotencyInProgress());
+        if (claim.kind === 'replay') {
+          const balance = await limits.ledger.balance(userId);
+          res.set({ 'X-Credits-Remaining': String(balance), 'Idempotent-Replayed': 'true' });
+          res.status(claim.response.status).json(claim.response.body);
+          return;
+        }
+      }
+      const release = () =>
+        idempotencyKey === undefined
+          ? Promise.resolve()
+          : limits.idempotency.release(userId, idempotencyKey, requestId);
+      if (cost === 0) {
+        if (route === 'search') res.set('X-Credits-Remaining', String(await limits.ledger.balance(userId)));
+        if (idempotencyKey !== undefined)
+          settleIdempotency(req, res, limits, userId, idempotencyKey, requestId, log);
+        return next();
+      }
+      const reserved = await reserveOrRelease(limits, userId, cost, requestId, release, log);
+      if (!reserved.ok) {
+        const short = errors.insufficientCredits(reserved.balance, cost);
+        short.headers['X-Credits-Remaining'] = String(reserved.balance);
+        return next(short);
+      }
+      onHeaders(res, function (this: Response) {
+        const settled = this.statusCode < 400 ? reserved.balance : reserved.balance + cost;
+        this.setHeader('X-Credits-Remaining', String(settled));
+      });
+      settleCharge(req, res, limits, { userId, requestId, idempotencyKey, route }, log);
+      return next();
+    } catch (error) {
+      if (!(error instanceof LimitsStoreUnavailable)) throw error;
+      log?.warn(
+        { err: { message: error.message }, requestId: res.locals.requestId, reservationId: requestId },
+        'credit ledger unavailable',
+      );
+      return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
+    }
+  };
+}
+
+function readIdempotencyKey(req: Request): string | undefined {
+  const key = req.get('Idempotency-Key');
+  if (key === undefined) return undefined;
+  if (!idempotencyKeyPattern.test(key))
+    throw errors.validation([
+      { field: 'Idempotency-Key', reason: 'must be 1 to 255 visible ASCII characters, e.g. a UUID' },
+    ]);
+  return key;
+}
+
+/** Same method, path and JSON body (key order ignored) -> same fingerprint. */
+function fingerprint(req: Request): string {
+  return createHash('sha256')
+    .update(`${req.method} ${req.baseUrl}${req.path}\n${stableStringify(req.body ?? null)}`)
+    .digest('base64url');
+}
+
+/**
+ * Reserves, and if the reservation's outcome is unknown (Redis dropped or timed out) cancels
+ * it in the background: the Lua refund leaves a marker, so a debit that Redis still runs
+ * later is a no-op.
+ */
+async function reserveOrRelease(
+  limits: Limits,
+  userId: string,
+  cost: number,
+  requestId: string,
+  release: () => Promise<void>,
+  log?: Logger,
+) {
+  try {
+    const reserved = await limits.ledger.reserve(userId, cost, requestId);
+    if (!reserved.ok) await release();
+    return reserved;
+  } catch (error) {
+    refundWithRetry(limits, requestId, log);
+    await release().catch(() => {});
+    throw error;
+  }
+}
+
+/** Captures the JSON body the route sends, for the Idempotency-Key record. */
+function captureJson(res: Response): { body?: unknown } {
+  const captured: { body?: unknown } = {};
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    captured.body = body;
+    return json(body);
+  };
+  return captured;
+}
+
+/** Once the response is out (or the client went away): commit or refund, exactly once. */
+function settleCharge(
+  _req: Request,
+  res: Response,
+  limits: Limits,
+  ctx: { userId: string; requestId: string; idempotencyKey: string | undefined; route: LimitedRoute },
+  log?: Logger,
+): void {
+  const captured = ctx.idempotencyKey === undefined ? undefined : captureJson(res);
+  let settled = false;
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    // a client that disconnects mid-search still had the search run: it is charged
+    const success = res.statusCode < 400;
+    if (success) {
+      limits.ledger.commit(ctx.requestId).catch((error: Error) => {
+        // the debit stands as reserved, which is what commit records; nothing is lost
+        log?.warn(
+          { err: { message: error.message }, requestId: ctx.requestId },
+          'credit commit not recorded',
+        );
+      });
+    } else {
+      refundWithRetry(limits, ctx.requestId, log);
+    }
+    if (ctx.idempotencyKey !== undefined) {
+      finishIdempotency(limits, ctx.userId, ctx.idempotencyKey, ctx.requestId, res.statusCode, captured, log);
+    }
+  };
+  res.once('finish', settle);
+  res.once('close', settle);
+}
+
+/** For a free search with an Idempotency-Key: store or release the record once done. */
+function settleIdempotency(
+  _req: Request,
+  res: Response,
+  limits: Limits,
+  userId: string,
+  key: string,
+  requestId: string,
+  log?: Logger,
+): void {
+  const captured = captureJson(res);
+  let settled = false;
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    finishIdempotency(limits, userId, key, requestId, res.statusCode, captured, log);
+  };
+  res.once('finish', settle);
+  res.once('close', settle);
+}
+
+function finishIdempotency(
+  limits: Limits,
+  userId: string,
+  key: string,
+  requestId: string,
+  status: number,
+  captured: { body?: unknown } | undefined,
+  log?: Logger,
+): void {
+  const done =
+    status < 400 && captured && 'body' in captured
+      ? limits.idempotency.complete(userId, key, requestId, { status, body: captured.body })
+      : limits.idempotency.release(userId, key, requestId);
+  done.catch((error: Error) => {
+    // the pending record expires by itself (idempotencyPendingTtlSeconds)
+    log?.warn({ err: { message: error.message }, requestId }, 'idempotency record not updated');
+  });
+}
+
+const refundRetryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];
+
+/**
+ * Refunds `requestId` exactly once (the Lua script is a no-op the second time), retrying
+ * while Redis is away, for about half a minute, so an outage during a failing search does
+ * not keep the user's credit.
+ */
+export function refundWithRetry(limits: Limits, requestId: string, log?: Logger, attempt = 0): void {
+  limits.ledger.refund(requestId).catch((error: Error) => {
+    const delay = refundRetryDelaysMs[attempt];
+    if (delay === undefined) {
+      log?.error({ err: { message: error.message }, requestId }, 'credit refund could not be recorded');
+      return;
+    }
+    setTimeout(() => refundWithRetry(limits, requestId, log, attempt + 1), delay).unref();
+  });
+}

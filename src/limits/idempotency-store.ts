@@ -1,0 +1,170 @@
+/**
+ * Idempotency-Key records (one per user and key). The first request with a key claims it
+ * (`pending`); when it succeeds its response is stored (`done`) and replayed to later
+ * requests with the same key and the same body; a different body is a conflict; a twin that
+ * arrives while the first is still running is told to retry (IETF draft
+ * "The Idempotency-Key HTTP Header Field": 409 while in flight, 422 on a body mismatch).
+ * A failed first request releases the key, so a retry runs (and is charged) afresh.
+ *
+ * Redis: one hash per key, every step one Lua script, so concurrent twins see one winner.
+ * Single-process: a Map with expiry times (this process only).
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { storeCall } from './store-unavailable.js';
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'conflict' }
+  | { kind: 'in-progress' }
+  | { kind: 'replay'; response: StoredResponse };
+
+export interface IdempotencyStore {
+  /** Claims `key` for `owner` (the request id) unless it is known already. */
+  claim(userId: string, key: string, fingerprint: string, owner: string): Promise<IdempotencyClaim>;
+  /** Stores the owner's successful response for replay. */
+  complete(userId: string, key: string, owner: string, response: StoredResponse): Promise<void>;
+  /** Releases the owner's claim after a failure. */
+  release(userId: string, key: string, owner: string): Promise<void>;
+}
+
+export interface IdempotencyTtls {
+  /** How long a stored response is replayed. */
+  doneSeconds: number;
+  /** How long a claim lives if its process dies before completing or releasing it. */
+  pendingSeconds: number;
+}
+
+/** The Redis key part for a caller's Idempotency-Key (hashed: callers choose its bytes). */
+function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('base64url');
+}
+
+// KEYS: record; ARGV: fingerprint, owner, pending ttl
+const claimScript = `
+local r = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'response')
+if not r[1] then
+  redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', 'pending', 'owner', ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  return {'claimed'}
+end
+if r[1] ~= ARGV[1] then return {'conflict'} end
+if r[2] == 'done' then return {'replay', r[3]} end
+return {'in-progress'}
+`;
+
+// KEYS: record; ARGV: owner, response json, done ttl
+const completeScript = `
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'state', 'done', 'response', ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+return 0
+`;
+
+// KEYS: record; ARGV: owner
+const releaseScript = `
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == 'pending' then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
+type Script = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
+
+export class RedisIdempotencyStore implements IdempotencyStore {
+  private readonly commands: Record<'csIdemClaim' | 'csIdemComplete' | 'csIdemRelease', Script>;
+
+  constructor(
+    redis: Redis,
+    private readonly keyPrefix: string,
+    private readonly ttls: IdempotencyTtls,
+  ) {
+    redis.defineCommand('csIdemClaim', { numberOfKeys: 1, lua: claimScript });
+    redis.defineCommand('csIdemComplete', { numberOfKeys: 1, lua: completeScript });
+    redis.defineCommand('csIdemRelease', { numberOfKeys: 1, lua: releaseScript });
+    this.commands = redis as unknown as typeof this.commands;
+  }
+
+  private recordKey(userId: string, key: string): string {
+    return `${this.keyPrefix}idempotency:${userId}:${keyDigest(key)}`;
+  }
+
+  async claim(userId: string, key: string, fingerprint: string, owner: string): Promise<IdempotencyClaim> {
+    const [kind, response] = (await storeCall('idempotency claim', () =>
+      this.commands.csIdemClaim(this.recordKey(userId, key), fingerprint, owner, this.ttls.pendingSeconds),
+    )) as [IdempotencyClaim['kind'], string | undefined];
+    if (kind === 'replay') return { kind, response: JSON.parse(response ?? 'null') as StoredResponse };
+    return { kind } as IdempotencyClaim;
+  }
+
+  async complete(userId: string, key: string, owner: string, response: StoredResponse): Promise<void> {
+    await storeCall('idempotency complete', () =>
+      this.commands.csIdemComplete(
+        this.recordKey(userId, key),
+        owner,
+        JSON.stringify(response),
+        this.ttls.doneSeconds,
+      ),
+    );
+  }
+
+  async release(userId: string, key: string, owner: string): Promise<void> {
+    await storeCall('idempotency release', () =>
+      this.commands.csIdemRelease(this.recordKey(userId, key), owner),
+    );
+  }
+}
+
+interface LocalRecord {
+  fingerprint: string;
+  owner: string;
+  response?: StoredResponse;
+  expiresAt: number;
+}
+
+/** SINGLE-PROCESS ONLY: Idempotency-Key records in this process's memory. */
+export class LocalIdempotencyStore implements IdempotencyStore {
+  private readonly records = new Map<string, LocalRecord>();
+
+  constructor(private readonly ttls: IdempotencyTtls) {}
+
+  private live(id: string): LocalRecord | undefined {
+    const record = this.records.get(id);
+    if (record && record.expiresAt <= Date.now()) {
+      this.records.delete(id);
+      return undefined;
+    }
+    return record;
+  }
+
+  async claim(userId: string, key: string, fingerprint: string, owner: string): Promise<IdempotencyClaim> {
+    const id = `${userId}:${keyDigest(key)}`;
+    const record = this.live(id);
+    if (!record) {
+      this.records.set(id, { fingerprint, owner, expiresAt: Date.now() + this.ttls.pendingSeconds * 1000 });
+      return { kind: 'claimed' };
+    }
+    if (record.fingerprint !== fingerprint) return { kind: 'conflict' };
+    return record.response ? { kind: 'replay', response: record.response } : { kind: 'in-progress' };
+  }
+
+  async complete(userId: string, key: string, owner: string, response: StoredResponse): Promise<void> {
+    const record = this.live(`${userId}:${keyDigest(key)}`);
+    if (record?.owner !== owner) return;
+    record.response = response;
+    record.expiresAt = Date.now() + this.ttls.doneSeconds * 1000;
+  }
+
+  async release(userId: string, key: string, owner: string): Promise<void> {
+    const id = `${userId}:${keyDigest(key)}`;
+    const record = this.live(id);
+    if (record?.owner === owner && !record.response) this.records.delete(id);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Everything the rate-limit and credit middleware needs, built once per process from Redis
+ * (shared by every API process) or, without REDIS_URL, in this process's memory
+ * (single-process mode only; credits then persist in `ledgerFile`).
+ */
+import type { Redis } from 'ioredis';
+import { type CreditLedger, createCreditLedger } from './credit-ledger.js';
+import { type IdempotencyStore, LocalIdempotencyStore, RedisIdempotencyStore } from './idempotency-store.js';
+import { type LimitsConfig, loadLimitsConfig } from './limits-config.js';
+import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+export interface Limits {
+  readonly config: LimitsConfig;
+  readonly mode: 'shared' | 'single-process';
+  readonly rateLimiter: RateLimiter;
+  readonly ledger: CreditLedger;
+  readonly idempotency: IdempotencyStore;
+}
+
+export function createLimits(opts: {
+  redis: Redis | undefined;
+  keyPrefix: string;
+  config?: Partial<LimitsConfig>;
+  /** Single-process mode: persist credit balances here (see localLedgerFile). */
+  ledgerFile?: string;
+}): Limits {
+  const config = { ...loadLimitsConfig(), ...opts.config };
+  const ttls = {
+    doneSeconds: config.idempotencyTtlSeconds,
+    pendingSeconds: config.idempotencyPendingTtlSeconds,
+  };
+  return {
+    config,
+    mode: opts.redis ? 'shared' : 'single-process',
+    rateLimiter: createRateLimiter({
+      redis: opts.redis,
+      keyPrefix: opts.keyPrefix,
+      pointsPerSecond: config.ratePerSecond,
+    }),
+    ledger: createCreditLedger({
+      redis: opts.redis,
+      keyPrefix: opts.keyPrefix,
+      reservationTtlSeconds: config.reservationTtlSeconds,
+      file: opts.redis ? undefined : opts.ledgerFile,
+    }),
+    idempotency: opts.redis
+      ? new RedisIdempotencyStore(opts.redis, opts.keyPrefix, ttls)
+      : new LocalIdempotencyStore(ttls),
+  };
+}

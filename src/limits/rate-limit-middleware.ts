@@ -1,0 +1,40 @@
+/**
+ * Slot "rate limit" of src/http/app.ts (after auth and masters, before validation): counts
+ * the request against its user's per-second budget; sets X-RateLimit-Limit / -Remaining /
+ * -Reset on every limited response; over the budget -> 429 with Retry-After.
+ * Redis away -> 503 with Retry-After (fail closed).
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { errors } from '../http/errors.js';
+import { limitedRoute } from './limited-routes.js';
+import type { Limits } from './limits.js';
+import { LimitsStoreUnavailable } from './store-unavailable.js';
+
+export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (!limitedRoute(req)) return next();
+    const userId = (res.locals.user as { id?: string } | undefined)?.id;
+    // auth runs first; a limited route reached without a user is a wiring fault: fail closed
+    if (!userId) return next(errors.unauthenticated('An API key is required.'));
+    if (limits.config.rateLimitExemptUsers.has(userId)) return next();
+    let decision: Awaited<ReturnType<Limits['rateLimiter']['consume']>>;
+    try {
+      decision = await limits.rateLimiter.consume(userId);
+    } catch (error) {
+      if (!(error instanceof LimitsStoreUnavailable)) throw error;
+      log?.warn({ err: { message: error.message } }, 'rate limiter unavailable');
+      return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
+    }
+    const headers = {
+      'X-RateLimit-Limit': String(decision.limit),
+      'X-RateLimit-Remaining': String(decision.remaining),
+      'X-RateLimit-Reset': String(decision.resetEpochSeconds),
+    };
+    res.set(headers);
+    if (decision.allowed) return next();
+    const rejection = errors.rateLimited(decision.retryAfterSeconds, decision.limit);
+    Object.assign(rejection.headers, headers); // kept even by an error writer that resets headers
+    return next(rejection);
+  };
+}

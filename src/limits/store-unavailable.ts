@@ -1,0 +1,23 @@
+/**
+ * Raised when Redis (or the single-process store) cannot answer: disconnected, timed out,
+ * or erroring. The middleware turns it into a 503 with Retry-After (errors.limitsUnavailable):
+ * searches fail closed, nothing is charged. The cause is kept for the log, never the response.
+ */
+export class LimitsStoreUnavailable extends Error {
+  constructor(
+    readonly operation: string,
+    override readonly cause: unknown,
+  ) {
+    super(`limits store unavailable during ${operation}`);
+    this.name = 'LimitsStoreUnavailable';
+  }
+}
+
+/** Runs a store call, turning any failure into LimitsStoreUnavailable. */
+export async function storeCall<T>(operation: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new LimitsStoreUnavailable(operation, error);
+  }
+}
