@@ -1,0 +1,141 @@
+/**
+ * `_bulk` writes in batches sized for throughput (by operation count and by bytes). Whole
+ * requests that fail transiently are retried with backoff; single items answered 429/503 are
+ * sent again; any other item error becomes a failure with its reason, and the rest of the
+ * batch lands. A delete of a missing document counts as done (deletes are idempotent).
+ */
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { isTransientStatus, type RetryOptions, withRetry } from './retry.js';
+
+export interface BulkOp<Ref = unknown> {
+  action: 'index' | 'update' | 'delete';
+  index: string;
+  id: string;
+  /** index: the document; update: `{doc, upsert?}` or `{script}` */
+  body?: Record<string, unknown>;
+  /** Who asked for this write, handed back with a failure (e.g. the source line). */
+  ref: Ref;
+}
+
+export interface BulkFailure<Ref = unknown> {
+  op: BulkOp<Ref>;
+  reason: string;
+}
+
+export interface BulkOptions extends RetryOptions {
+  refresh?: boolean | 'wait_for';
+}
+
+interface BulkItemResult {
+  status: number;
+  error?: { type?: string; reason?: string; caused_by?: { type?: string; reason?: string } };
+}
+
+/** A short reason for a rejected item: the error type and OpenSearch's own explanation. */
+export function describeItemError(item: BulkItemResult): string {
+  const error = item.error;
+  if (!error) return `rejected by OpenSearch with status ${item.status}`;
+  const cause = error.caused_by?.reason ? ` (${error.caused_by.reason})` : '';
+  return `rejected by OpenSearch: ${error.type ?? 'error'}: ${(error.reason ?? '').slice(0, 300)}${cause.slice(0, 200)}`;
+}
+
+function toLines(ops: BulkOp[]): unknown[] {
+  const lines: unknown[] = [];
+  for (const op of ops) {
+    lines.push({
+      [op.action]: {
+        _index: op.index,
+        _id: op.id,
+        ...(op.action === 'update' ? { retry_on_conflict: 3 } : {}),
+      },
+    });
+    if (op.action !== 'delete') lines.push(op.body);
+  }
+  return lines;
+}
+
+/** Sends `ops` in one `_bulk` request (plus re-sends of transiently rejected items). */
+export async function writeBulk<Ref>(
+  client: OpenSearchClient,
+  ops: BulkOp<Ref>[],
+  options: BulkOptions = {},
+): Promise<BulkFailure<Ref>[]> {
+  const failures: BulkFailure<Ref>[] = [];
+  let pending = ops;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    const batch = pending;
+    const { body } = await withRetry(
+      () =>
+        client.bulk({
+          body: toLines(batch) as never,
+          ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
+        }),
+      options,
+    );
+    const retry: BulkOp<Ref>[] = [];
+    if (body.errors) {
+      body.items.forEach((entry, position) => {
+        const item = Object.values(entry)[0] as BulkItemResult | undefined;
+        const op = batch[position];
+        if (!item || !op || item.status < 300) return;
+        if (op.action === 'delete' && item.status === 404) return;
+        if (isTransientStatus(item.status) && attempt < (options.retries ?? 6)) retry.push(op);
+        else failures.push({ op, reason: describeItemError(item) });
+      });
+    }
+    pending = retry;
+    if (retry.length > 0) await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+  }
+  return failures;
+}
+
+/** Collects operations and writes them when a batch is full, by count or by bytes. */
+export class BulkBuffer<Ref> {
+  private ops: BulkOp<Ref>[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly client: OpenSearchClient,
+    private readonly onFlushed: (ops: BulkOp<Ref>[], failures: BulkFailure<Ref>[]) => Promise<void> | void,
+    private readonly limits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 },
+    private readonly options: BulkOptions = {},
+  ) {}
+
+  async add(op: BulkOp<Ref>, approxBytes: number): Promise<void> {
+    this.ops.push(op);
+    this.bytes += approxBytes;
+    if (this.ops.length >= this.limits.maxOps || this.bytes >= this.limits.maxBytes) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.ops.length === 0) return;
+    const ops = this.ops;
+    this.ops = [];
+    this.bytes = 0;
+    const failures = await writeBulk(this.client, ops, this.options);
+    await this.onFlushed(ops, failures);
+  }
+}
+
+/** Writes many operations in requests of at most `maxOps` operations and about `maxBytes`. */
+export async function writeBulkChunked<Ref>(
+  client: OpenSearchClient,
+  ops: BulkOp<Ref>[],
+  limits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 },
+): Promise<BulkFailure<Ref>[]> {
+  const failures: BulkFailure<Ref>[] = [];
+  let batch: BulkOp<Ref>[] = [];
+  let bytes = 0;
+  for (const op of ops) {
+    const size = op.body ? JSON.stringify(op.body).length : 0;
+    if (batch.length > 0 && (batch.length >= limits.maxOps || bytes + size > limits.maxBytes)) {
+      failures.push(...(await writeBulk(client, batch)));
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(op);
+    bytes += size;
+  }
+  if (batch.length > 0) failures.push(...(await writeBulk(client, batch)));
+  return failures;
+}

@@ -1,0 +1,107 @@
+/**
+ * Name lookups for the transform, built from the versioned master files in data/masters/.
+ * A `master` source record replaces one list for the rest of a run (see schemas/README.md),
+ * so a new medium can be named before the data files are released.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../src/local/opensearch-node.js';
+
+export const masterNames = [
+  'prefectures',
+  'industries',
+  'business-types',
+  'media',
+  'job-categories',
+  'markets',
+  'employment-types',
+] as const;
+export type MasterName = (typeof masterNames)[number];
+
+export interface MasterItem {
+  id?: number;
+  code?: string;
+  name: string;
+  exchangeCode?: string;
+  subCategories?: Array<{ id: number; name: string }>;
+  [key: string]: unknown;
+}
+
+export interface Market {
+  code: string;
+  exchangeCode: string | null;
+  name: string | null;
+}
+
+export interface Masters {
+  lists: Record<MasterName, MasterItem[]>;
+  prefecture: Map<number, string>;
+  /** Major and minor ids live in one map per master: the id schemes do not overlap. */
+  industry: Map<number, string>;
+  industrySub: Map<number, string>;
+  business: Map<number, string>;
+  businessSub: Map<number, string>;
+  jobCategory: Map<number, string>;
+  jobSubCategory: Map<number, string>;
+  media: Map<number, string>;
+  employmentType: Map<number, string>;
+  market: Map<string, Market>;
+}
+
+export function readMasterFile(name: MasterName): MasterItem[] {
+  const file = path.join(projectRoot, 'data', 'masters', `${name}.json`);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { items: MasterItem[] }).items;
+}
+
+function byId(items: MasterItem[]): Map<number, string> {
+  return new Map(
+    items.filter((item) => typeof item.id === 'number').map((item) => [item.id as number, item.name]),
+  );
+}
+
+function subById(items: MasterItem[]): Map<number, string> {
+  return new Map(
+    items.flatMap((item) => (item.subCategories ?? []).map((sub) => [sub.id, sub.name] as const)),
+  );
+}
+
+export function buildMasters(lists: Record<MasterName, MasterItem[]>): Masters {
+  return {
+    lists,
+    prefecture: byId(lists.prefectures),
+    industry: byId(lists.industries),
+    industrySub: subById(lists.industries),
+    business: byId(lists['business-types']),
+    businessSub: subById(lists['business-types']),
+    jobCategory: byId(lists['job-categories']),
+    jobSubCategory: subById(lists['job-categories']),
+    media: byId(lists.media),
+    employmentType: byId(lists['employment-types']),
+    market: new Map(
+      lists.markets
+        .filter((item) => typeof item.code === 'string')
+        .map((item) => [
+          item.code as string,
+          { code: item.code as string, exchangeCode: item.exchangeCode ?? null, name: item.name ?? null },
+        ]),
+    ),
+  };
+}
+
+let cached: Masters | undefined;
+
+/** The masters as released in data/masters (read once per process). */
+export function loadMasters(): Masters {
+  cached ??= buildMasters(
+    Object.fromEntries(masterNames.map((name) => [name, readMasterFile(name)])) as Record<
+      MasterName,
+      MasterItem[]
+    >,
+  );
+  return cached;
+}
+
+/** A copy of `masters` with one list replaced (a `master` source record). */
+export function withMasterList(masters: Masters, name: MasterName, items: MasterItem[]): Masters {
+  return buildMasters({ ...masters.lists, [name]: items });
+}

@@ -1,0 +1,303 @@
+/**
+ * The ingestion pipeline shared by the CLI and the BullMQ worker: validated source records in,
+ * `_bulk` writes out, bad records to the dead-letter sink with their reason, counts per type.
+ * Records are buffered and written `batchSize` at a time; the companies a batch touched are
+ * collected in `touched` for the caller to rebuild (the CLI at the end of the run, the worker
+ * through deduplicated rebuild jobs).
+ */
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { type BulkOp, writeBulkChunked } from './bulk-writer.js';
+import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
+import { type IndexNames, indexNames } from './index-names.js';
+import { loadMasters, type Masters, withMasterList } from './masters.js';
+import { withRetry } from './retry.js';
+import type {
+  CorporateSource,
+  DeleteCorporateSource,
+  JobSource,
+  MasterSource,
+  SourceRecord,
+} from './source-types.js';
+import {
+  type Doc,
+  RecordError,
+  toCorporateDocument,
+  toCorporateFields,
+  toJobDetailDocument,
+  toJobDocument,
+} from './transform.js';
+import { type Validated, validateLine, validateRecord } from './validate.js';
+
+export interface TypeCounts {
+  read: number;
+  indexed: number;
+  rejected: number;
+}
+
+export type Report = Record<string, TypeCounts>;
+
+export interface PipelineOptions {
+  client: OpenSearchClient;
+  indexPrefix: string;
+  deadLetter: DeadLetterSink;
+  /** Records per `_bulk` round (each job record is two writes: jobs and job-details). */
+  batchSize?: number;
+  now?: () => Date;
+  masters?: Masters;
+}
+
+interface Pending {
+  record: SourceRecord;
+  source: string | null;
+}
+
+const maxCachedCompanies = 50_000;
+
+function keyOf(record: SourceRecord): string | null {
+  if ('corporateNumber' in record) return record.corporateNumber;
+  if ('id' in record) return record.id;
+  return null;
+}
+
+export class IngestPipeline {
+  readonly report: Report = {};
+  /** corporateNumbers whose aggregates or postings may have changed */
+  readonly touched = new Set<string>();
+  masters: Masters;
+  private pending: Pending[] = [];
+  private readonly names: IndexNames;
+  private readonly batchSize: number;
+  private readonly now: () => Date;
+  /** company fields by corporateNumber, for the `corporate` copy on postings */
+  private readonly companies = new Map<string, Doc>();
+
+  constructor(private readonly options: PipelineOptions) {
+    this.names = indexNames(options.indexPrefix);
+    this.batchSize = options.batchSize ?? 1000;
+    this.now = options.now ?? (() => new Date());
+    this.masters = options.masters ?? loadMasters();
+  }
+
+  private count(type: string): TypeCounts {
+    this.report[type] ??= { read: 0, indexed: 0, rejected: 0 };
+    return this.report[type];
+  }
+
+  /** One NDJSON line; `source` says where it came from (`file:line`). */
+  addLine(line: string, source: string | null): Promise<void> {
+    return this.addValidated(validateLine(line), line, source);
+  }
+
+  add(value: unknown, source: string | null = null): Promise<void> {
+    return this.addValidated(validateRecord(value), value, source);
+  }
+
+  private async addValidated(result: Validated, raw: unknown, source: string | null): Promise<void> {
+    if (!result.ok) {
+      this.count(result.type).read++;
+      await this.reject(result.type, null, result.reason, source, raw);
+      return;
+    }
+    const { record } = result;
+    this.count(record.type).read++;
+    if (record.type === 'master' || record.type === 'delete_corporate') {
+      // both change what later records mean, so everything before them is written first
+      await this.flush();
+      if (record.type === 'master') this.applyMaster(record);
+      else await this.deleteCorporate(record, source);
+      return;
+    }
+    this.pending.push({ record, source });
+    if (this.pending.length >= this.batchSize) await this.flush();
+  }
+
+  private async reject(
+    type: string,
+    key: string | null,
+    reason: string,
+    source: string | null,
+    record: unknown,
+  ) {
+    this.count(type).rejected++;
+    const entry: DeadLetterEntry = { at: this.now().toISOString(), type, key, reason, source, record };
+    await this.options.deadLetter.add([entry]);
+  }
+
+  private applyMaster(record: MasterSource): void {
+    this.masters = withMasterList(this.masters, record.master, record.items);
+    this.companies.clear();
+    this.count('master').indexed++;
+  }
+
+  private async deleteCorporate(record: DeleteCorporateSource, source: string | null): Promise<void> {
+    const { client } = this.options;
+    const byCompany = { query: { term: { corporateNumber: record.corporateNumber } } };
+    try {
+      for (const index of [this.names.jobs, this.names.jobDetails]) {
+        await withRetry(() =>
+          client.deleteByQuery({ index, body: byCompany as never, refresh: true, conflicts: 'proceed' }),
+        );
+      }
+      await withRetry(() =>
+        client.delete({ index: this.names.corporates, id: record.corporateNumber }, { ignore: [404] }),
+      );
+    } catch {
+      await this.reject(
+        record.type,
+        record.corporateNumber,
+        'OpenSearch did not accept the delete',
+        source,
+        record,
+      );
+      return;
+    }
+    this.companies.delete(record.corporateNumber);
+    this.touched.delete(record.corporateNumber);
+    this.count(record.type).indexed++;
+  }
+
+  /** Company fields for the postings of this batch: from this run, else from the index. */
+  private async loadCompanies(numbers: string[]): Promise<void> {
+    const missing = [...new Set(numbers)].filter((number) => !this.companies.has(number));
+    if (missing.length === 0) return;
+    if (this.companies.size + missing.length > maxCachedCompanies) this.companies.clear();
+    const { body } = await withRetry(() =>
+      this.options.client.mget({
+        index: this.names.corporates,
+        body: { ids: missing },
+        _source_excludes: ['postings', 'aggregates'],
+      } as never),
+    );
+    for (const doc of (body as { docs: Array<{ _id: string; found?: boolean; _source?: Doc }> }).docs) {
+      if (doc.found && doc._source) this.companies.set(doc._id, doc._source);
+    }
+  }
+
+  private async corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const { body } = await withRetry(() =>
+      this.options.client.mget({
+        index: this.names.jobs,
+        body: { ids },
+        _source_includes: ['corporateNumber'],
+      } as never),
+    );
+    const found = new Map<string, string>();
+    for (const doc of (body as { docs: Array<{ _id: string; _source?: { corporateNumber?: string } }> })
+      .docs) {
+      if (doc._source?.corporateNumber) found.set(doc._id, doc._source.corporateNumber);
+    }
+    return found;
+  }
+
+  /** Writes the buffered records. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const now = this.now();
+    const rejected = new Map<number, string>();
+    const corporateOps: BulkOp<number>[] = [];
+    const otherOps: BulkOp<number>[] = [];
+
+    batch.forEach(({ record }, position) => {
+      if (record.type !== 'corporate') return;
+      try {
+        const fields = toCorporateFields(record as CorporateSource, this.masters);
+        const upsert = toCorporateDocument(record as CorporateSource, this.masters, now);
+        // an update keeps the aggregates and postings until the rebuild replaces them
+        corporateOps.push({
+          action: 'update',
+          index: this.names.corporates,
+          id: record.corporateNumber,
+          ref: position,
+          body: { doc: { ...fields, updatedAt: now.toISOString() }, upsert },
+        });
+        this.companies.set(record.corporateNumber, {
+          ...(this.companies.get(record.corporateNumber) ?? {}),
+          ...fields,
+        });
+      } catch (error) {
+        rejected.set(position, reasonOf(error));
+      }
+    });
+
+    const jobs = batch.filter((item) => item.record.type === 'job').map((item) => item.record as JobSource);
+    await this.loadCompanies(jobs.map((job) => job.corporateNumber));
+    const deletedJobIds = batch.flatMap(({ record }) => (record.type === 'delete_job' ? [record.id] : []));
+    const deletedJobOwners = await this.corporateNumbersOfJobs(deletedJobIds);
+
+    batch.forEach(({ record }, position) => {
+      if (record.type === 'job') {
+        const company = this.companies.get(record.corporateNumber);
+        if (!company) {
+          rejected.set(
+            position,
+            `corporateNumber: company ${record.corporateNumber} is not indexed; ingest its corporate record first`,
+          );
+          return;
+        }
+        try {
+          const job = toJobDocument(record, company, this.masters, now);
+          otherOps.push({ action: 'index', index: this.names.jobs, id: record.id, ref: position, body: job });
+          otherOps.push({
+            action: 'index',
+            index: this.names.jobDetails,
+            id: record.id,
+            ref: position,
+            body: toJobDetailDocument(record, now),
+          });
+        } catch (error) {
+          rejected.set(position, reasonOf(error));
+        }
+      } else if (record.type === 'delete_job') {
+        otherOps.push({ action: 'delete', index: this.names.jobs, id: record.id, ref: position });
+        otherOps.push({ action: 'delete', index: this.names.jobDetails, id: record.id, ref: position });
+      }
+    });
+
+    const failures = await writeBulkChunked(this.options.client, [...corporateOps, ...otherOps]);
+    for (const failure of failures)
+      if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
+
+    const entries: DeadLetterEntry[] = [];
+    batch.forEach(({ record, source }, position) => {
+      const counts = this.count(record.type);
+      const reason = rejected.get(position);
+      if (reason !== undefined) {
+        counts.rejected++;
+        entries.push({
+          at: now.toISOString(),
+          type: record.type,
+          key: keyOf(record),
+          reason,
+          source,
+          record,
+        });
+        return;
+      }
+      counts.indexed++;
+      if (record.type === 'corporate' || record.type === 'job') this.touched.add(record.corporateNumber);
+      if (record.type === 'delete_job') {
+        const owner = deletedJobOwners.get(record.id);
+        if (owner) this.touched.add(owner);
+      }
+    });
+    await this.options.deadLetter.add(entries);
+  }
+
+  totals(): TypeCounts {
+    const total = { read: 0, indexed: 0, rejected: 0 };
+    for (const counts of Object.values(this.report)) {
+      total.read += counts.read;
+      total.indexed += counts.indexed;
+      total.rejected += counts.rejected;
+    }
+    return total;
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof RecordError) return error.message;
+  return 'could not be transformed into an index document';
+}

@@ -1,0 +1,218 @@
+/**
+ * Company rebuild: recomputes a company's `aggregates`, nested `postings` and
+ * `workLocationCount` from its postings in the `jobs` index, then brings the `corporate` copy
+ * on each posting up to date where it differs (the fan-out of a company change). Idempotent:
+ * running it twice writes the same values.
+ *
+ * Past the nested-object limit of mappings/corporates.json (50,000), `postings` keeps the most
+ * recent postings by jobCreatedAt; the aggregates and workLocationCount still cover all.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../src/local/opensearch-node.js';
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { type BulkFailure, type BulkOp, writeBulkChunked } from './bulk-writer.js';
+import { type IndexNames, indexNames } from './index-names.js';
+import { withRetry } from './retry.js';
+import type { WorkLocationSource } from './source-types.js';
+import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
+import { countWorkLocations } from './work-location.js';
+
+const corporatesMapping = JSON.parse(
+  readFileSync(path.join(projectRoot, 'mappings', 'corporates.json'), 'utf8'),
+) as {
+  settings?: { index?: { mapping?: { nested_objects?: { limit?: number } } } };
+  mappings: { properties: { postings: { properties: Record<string, unknown> } } };
+};
+const nestedLimit = corporatesMapping.settings?.index?.mapping?.nested_objects?.limit ?? 10_000;
+const postingFields = Object.keys(corporatesMapping.mappings.properties.postings.properties);
+
+const postingSourceFields = [
+  'id',
+  'corporateNumber',
+  'corporateName',
+  'title',
+  'mediaId',
+  'employmentTypeId',
+  'jobCategoryId',
+  'jobSubCategoryId',
+  'salaryMin',
+  'salaryMax',
+  'hiringPlanMin',
+  'jobCreatedAt',
+  'jobOpenedOn',
+  'jobDeadlineOn',
+  'adPlan',
+  'contactEmail',
+  'contactPhoneNumber',
+  'hasDispatchLicense',
+  'hasRecruitmentLicense',
+  'workLocation',
+  'description',
+  'descriptionCollectedAt',
+  'corporate',
+];
+
+interface PostingSource extends Doc {
+  id: string;
+  corporateNumber: string;
+  workLocation?: WorkLocationSource | null;
+  corporate?: Doc | null;
+}
+
+export interface RebuildResult {
+  rebuilt: number;
+  /** Companies asked for that have no corporates document (nothing to rebuild). */
+  missing: number;
+  /** Postings whose `corporate` copy was rewritten. */
+  fannedOut: number;
+  failures: BulkFailure<string>[];
+}
+
+function maxBy(values: unknown[], toNumber: (value: string | number) => number): unknown {
+  let best: unknown = null;
+  let bestKey = Number.NEGATIVE_INFINITY;
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    const key = toNumber(value as string | number);
+    if (Number.isFinite(key) && key > bestKey) {
+      best = value;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+const asTime = (value: string | number) => Date.parse(String(value));
+const asNumber = (value: string | number) => Number(value);
+
+export function computeAggregates(postings: PostingSource[]): Doc {
+  const pick = (field: string) => postings.map((posting) => posting[field]);
+  return {
+    jobCreatedAtMax: maxBy(pick('jobCreatedAt'), asTime),
+    jobOpenedOnMax: maxBy(pick('jobOpenedOn'), asTime),
+    jobDeadlineOnMax: maxBy(pick('jobDeadlineOn'), asTime),
+    jobSalaryMinMax: maxBy(pick('salaryMin'), asNumber),
+    jobHiringPlanMinMax: maxBy(pick('hiringPlanMin'), asNumber),
+    postingCount: postings.length,
+  };
+}
+
+/** One nested posting of a corporates document; the text only while it is searchable. */
+export function toNestedPosting(posting: PostingSource, now: Date): Doc {
+  const recent = isRecent(posting.descriptionCollectedAt as string | null, now);
+  const values: Doc = {
+    ...posting,
+    hasContactEmail: Boolean(posting.contactEmail),
+    hasContactPhone: Boolean(posting.contactPhoneNumber),
+    description: recent ? (posting.description ?? null) : null,
+    descriptionCollectedAt: posting.descriptionCollectedAt ?? null,
+  };
+  return Object.fromEntries(postingFields.map((field) => [field, values[field] ?? null]));
+}
+
+function sameEmbed(a: Doc | null | undefined, b: Doc): boolean {
+  if (!a) return false;
+  return corporateEmbedFields.every(
+    (field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null),
+  );
+}
+
+async function readPostings(
+  client: OpenSearchClient,
+  names: IndexNames,
+  corporateNumbers: string[],
+): Promise<Map<string, PostingSource[]>> {
+  const byCompany = new Map<string, PostingSource[]>(corporateNumbers.map((number) => [number, []]));
+  let searchAfter: unknown[] | undefined;
+  for (;;) {
+    const { body } = await withRetry(() =>
+      client.search({
+        index: names.jobs,
+        body: {
+          size: 5000,
+          query: { terms: { corporateNumber: corporateNumbers } },
+          sort: [{ corporateNumber: 'asc' }, { id: 'asc' }],
+          _source: postingSourceFields,
+          ...(searchAfter ? { search_after: searchAfter } : {}),
+        } as never,
+      }),
+    );
+    const hits = body.hits.hits;
+    for (const hit of hits) {
+      const posting = hit._source as PostingSource;
+      byCompany.get(posting.corporateNumber)?.push(posting);
+    }
+    if (hits.length < 5000) return byCompany;
+    searchAfter = hits[hits.length - 1]?.sort as unknown[];
+  }
+}
+
+/** Rebuilds the given companies, in chunks of 200. */
+export async function rebuildCompanies(
+  client: OpenSearchClient,
+  prefix: string,
+  corporateNumbers: Iterable<string>,
+  options: { now?: Date; refresh?: boolean } = {},
+): Promise<RebuildResult> {
+  const names = indexNames(prefix);
+  const now = options.now ?? new Date();
+  const result: RebuildResult = { rebuilt: 0, missing: 0, fannedOut: 0, failures: [] };
+  const all = [...new Set(corporateNumbers)];
+  if (all.length === 0) return result;
+  if (options.refresh !== false) await withRetry(() => client.indices.refresh({ index: names.jobs }));
+  for (let start = 0; start < all.length; start += 200) {
+    const chunk = all.slice(start, start + 200);
+    const { body: found } = await withRetry(() =>
+      client.mget({
+        index: names.corporates,
+        body: { ids: chunk },
+        _source_excludes: ['postings', 'aggregates'],
+      } as never),
+    );
+    const postingsByCompany = await readPostings(client, names, chunk);
+    const corporateOps: BulkOp<string>[] = [];
+    const jobOps: BulkOp<string>[] = [];
+    for (const doc of (found as { docs: Array<{ _id: string; found?: boolean; _source?: Doc }> }).docs) {
+      if (!doc.found || !doc._source) {
+        result.missing++;
+        continue;
+      }
+      const postings = postingsByCompany.get(doc._id) ?? [];
+      const workLocationCount = countWorkLocations(postings.map((posting) => posting.workLocation));
+      const newest = [...postings]
+        .sort((a, b) => (asTime(String(b.jobCreatedAt)) || 0) - (asTime(String(a.jobCreatedAt)) || 0))
+        .slice(0, nestedLimit);
+      corporateOps.push({
+        action: 'update',
+        index: names.corporates,
+        id: doc._id,
+        ref: doc._id,
+        body: {
+          doc: {
+            aggregates: computeAggregates(postings),
+            postings: newest.map((posting) => toNestedPosting(posting, now)),
+            workLocationCount,
+            updatedAt: now.toISOString(),
+          },
+        },
+      });
+      const embed = toCorporateEmbed({ ...doc._source, workLocationCount });
+      for (const posting of postings) {
+        if (sameEmbed(posting.corporate, embed) && posting.corporateName === embed.name) continue;
+        jobOps.push({
+          action: 'update',
+          index: names.jobs,
+          id: posting.id,
+          ref: doc._id,
+          body: { doc: { corporate: embed, corporateName: embed.name } },
+        });
+      }
+    }
+    result.failures.push(...(await writeBulkChunked(client, corporateOps)));
+    result.failures.push(...(await writeBulkChunked(client, jobOps)));
+    result.rebuilt += corporateOps.length;
+    result.fannedOut += jobOps.length;
+  }
+  return result;
+}

@@ -1,0 +1,77 @@
+/**
+ * Source-record validation against the published JSON Schemas in schemas/ (ajv). A record
+ * that fails gets one reason naming the field, e.g. `salaryMin: must be integer`.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { projectRoot } from '../src/local/opensearch-node.js';
+import { isValidCorporateNumber } from './corporate-number.js';
+import type { SourceRecord, SourceType } from './source-types.js';
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+function readSchema(name: string): object {
+  return JSON.parse(readFileSync(path.join(projectRoot, 'schemas', `${name}.schema.json`), 'utf8')) as object;
+}
+
+function compileAll(): Record<SourceType, ValidateFunction> {
+  const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  ajv.addFormat('corporate-number', isValidCorporateNumber);
+  const deleteRecord = ajv.compile(readSchema('delete'));
+  return {
+    corporate: ajv.compile(readSchema('corporate')),
+    job: ajv.compile(readSchema('job')),
+    master: ajv.compile(readSchema('master')),
+    delete_corporate: deleteRecord,
+    delete_job: deleteRecord,
+  };
+}
+
+let validators: Record<SourceType, ValidateFunction> | undefined;
+
+export type Validated = { ok: true; record: SourceRecord } | { ok: false; type: string; reason: string };
+
+function describe(error: ErrorObject | undefined): string {
+  if (!error) return 'does not match the schema';
+  const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(record)';
+  if (error.keyword === 'additionalProperties')
+    return `${field === '(record)' ? '' : `${field}.`}${String(error.params.additionalProperty)}: unknown field`;
+  if (error.keyword === 'format' && error.params.format === 'corporate-number')
+    return `${field}: must be a 13-digit corporate number with a valid check digit`;
+  return `${field}: ${error.message ?? 'is invalid'}`;
+}
+
+/** Parses one NDJSON line and validates it; never throws. */
+export function validateLine(line: string): Validated {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { ok: false, type: 'unknown', reason: 'not valid JSON' };
+  }
+  return validateRecord(value);
+}
+
+export function validateRecord(value: unknown): Validated {
+  validators ??= compileAll();
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, type: 'unknown', reason: 'a record must be a JSON object' };
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string' || !(type in validators))
+    return {
+      ok: false,
+      type: 'unknown',
+      reason: `type: must be one of ${Object.keys(validators).join(', ')}`,
+    };
+  const validate = validators[type as SourceType];
+  if (validate(value)) return { ok: true, record: value as SourceRecord };
+  // delete records share one oneOf schema: report the branch matching the type
+  const errors = (validate.errors ?? []).filter(
+    (error) => error.keyword !== 'oneOf' && error.keyword !== 'const',
+  );
+  return { ok: false, type, reason: describe(errors[0] ?? validate.errors?.[0]) };
+}
