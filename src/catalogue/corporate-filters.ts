@@ -327,6 +327,7 @@ export const corporateFilters: readonly FilterDef[] = [
     field: 'postings.description',
     description:
       'A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting).',
+    collectedAtField: 'postings.descriptionCollectedAt',
     hook: 'only text with descriptionCollectedAt >= now-1M/d is seen, enforced in the query',
   }),
 ];

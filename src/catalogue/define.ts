@@ -58,6 +58,7 @@ export interface DefineOptions {
   /** Extra nested keys beside the canonical one. */
   aliases?: readonly string[];
   hook?: string;
+  collectedAtField?: string;
 }
 
 export function flatNames(key: string, ops: readonly Op[]): Record<string, Op> {
@@ -77,6 +78,7 @@ export function define(key: string, kind: Kind, options: DefineOptions): FilterD
     flat: { ...(options.flat ?? flatNames(key, ops)), ...options.flatAliases },
     nested: [key, ...(options.aliases ?? [])],
     ...(options.hook ? { hook: options.hook } : {}),
+    ...(options.collectedAtField ? { collectedAtField: options.collectedAtField } : {}),
   };
 }
 

@@ -133,6 +133,7 @@ export const jobFilters: readonly FilterDef[] = [
     field: 'description',
     description:
       'Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none).',
+    collectedAtField: 'descriptionCollectedAt',
     hook: 'only text with descriptionCollectedAt >= now-1M/d is seen, enforced in the query',
   }),
   {

@@ -110,6 +110,8 @@ export interface FilterDef {
   flat: Readonly<Record<string, Op>>;
   /** Nested keys accepted in `filters` / `filterGroups[i]`, canonical first, then aliases. */
   nested: readonly string[];
+  /** detailText only: the date the text was collected; conditions see the last month only. */
+  collectedAtField?: string;
   /** Why this entry is not the plain derivation from its key (aliases, renamed flat names, ...). */
   hook?: string;
 }

@@ -10,9 +10,11 @@ import { authenticate } from './authenticate.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { detailRouter } from './routes/detail.js';
 import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
 import { mastersRouter } from './routes/masters.js';
+import { searchRouter } from './routes/search.js';
 import { validateRequests } from './validation.js';
 
 export interface AppOptions {
@@ -41,6 +43,8 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(validateRequests());
   //    e. credit reservation (src/limits)
   //    f. search and detail routes
+  api.use(searchRouter(services));
+  api.use(detailRouter(services));
   app.use('/rest/v1', api);
   // 4. unknown route -> 404, then the one error middleware
   app.use(notFound());

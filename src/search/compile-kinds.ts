@@ -1,0 +1,114 @@
+/**
+ * One small compiler per filter kind (src/catalogue/types.ts `Kind`). Each turns one condition
+ * into the query of the records it names: for `any`/`anyContains`/… the records to keep, for
+ * `none`/`noneContains` the records to exclude (src/search/compile-query.ts puts those under
+ * `must_not` and wraps posting conditions in `nested`).
+ */
+import type { Types } from '@opensearch-project/opensearch';
+import type { Kind } from '../catalogue/types.js';
+import { normalizeText } from '../text/normalize.js';
+import type { Condition } from './parse-request.js';
+
+export type Query = Types.Common_QueryDsl.QueryContainer;
+
+/** Day boundaries of date conditions, and of the one-month window, are Japan's. */
+export const timeZone = 'Asia/Tokyo';
+/** Detail text is searchable for one calendar month back from today (DESIGN §4). */
+export const detailTextWindow = 'now-1M/d';
+
+type KindCompiler = (condition: Condition) => Query;
+
+/**
+ * { def: prefectureId, op: 'any', value: [13, 14] } -> { terms: { prefectureId: [13, 14] } }
+ * (also `none`: the same query names the records to exclude)
+ */
+function compileTerms({ def, value }: Condition): Query {
+  return { terms: { [def.field]: value as (string | number)[] } } satisfies Query;
+}
+
+function phrase(field: string, text: string): Query {
+  return { match_phrase: { [field]: normalizeText(text) } } satisfies Query;
+}
+
+function anyOf(queries: Query[]): Query {
+  return queries.length === 1
+    ? (queries[0] as Query)
+    : { bool: { should: queries, minimum_should_match: 1 } };
+}
+
+/**
+ * { def: cityName, op: 'anyContains', value: ['ＡＢＣ', '港'] }
+ * -> { bool: { should: [{ match_phrase: { 'cityName.substring': 'abc' } },
+ *                      { match_phrase: { 'cityName.substring': '港' } }], minimum_should_match: 1 } }
+ * allContains -> { bool: { filter: [...] } }; noneContains names the texts to exclude, as anyContains.
+ */
+function compileContains({ def, op, value }: Condition): Query {
+  const phrases = (value as string[]).map((text) => phrase(def.field, text));
+  return op === 'allContains' ? { bool: { filter: phrases } } : anyOf(phrases);
+}
+
+/**
+ * { def: jobDescription, op: 'anyContains', value: ['Java'] }
+ * -> { bool: { filter: [ { range: { descriptionCollectedAt: { gte: 'now-1M/d', time_zone: 'Asia/Tokyo' } } },
+ *                        { match_phrase: { description: 'java' } } ] } }
+ * The window is part of every detail-text condition, so text older than a month never matches
+ * (and never excludes) anything.
+ */
+function compileDetailText(condition: Condition): Query {
+  const window: Query = {
+    range: { [condition.def.collectedAtField as string]: { gte: detailTextWindow, time_zone: timeZone } },
+  };
+  return { bool: { filter: [window, compileContains(condition)] } };
+}
+
+/** { def: employeeCount, op: 'min', value: 50 } -> { range: { employeeCount: { gte: 50 } } } */
+function compileRange({ def, op, value }: Condition): Query {
+  return { range: { [def.field]: op === 'min' ? { gte: value as number } : { lte: value as number } } };
+}
+
+/**
+ * { def: foundedAt, op: 'to', value: '2020-03-31' }
+ * -> { range: { foundedAt: { lte: '2020-03-31||/d', time_zone: 'Asia/Tokyo' } } }
+ * `||/d` makes both bounds whole days: `to` takes in the last millisecond of its day.
+ */
+function compileDateRange({ def, op, value }: Condition): Query {
+  const bound = `${value as string}||/d`;
+  return {
+    range: { [def.field]: { ...(op === 'from' ? { gte: bound } : { lte: bound }), time_zone: timeZone } },
+  };
+}
+
+/**
+ * { def: hasFax, value: true } -> { exists: { field: 'fax' } }
+ * { def: hasFax, value: false } -> { bool: { must_not: [{ exists: { field: 'fax' } }] } }
+ * (listed: the same on markets.code; null never reaches the compiler)
+ */
+function compilePresence({ def, value }: Condition): Query {
+  const exists: Query = { exists: { field: def.field } };
+  return value === true ? exists : { bool: { must_not: [exists] } };
+}
+
+/**
+ * { def: hasDispatchLicense, value: true } -> { term: { hasDispatchLicense: true } }
+ * false: not true, i.e. false or unknown -> { bool: { must_not: [{ term: { hasDispatchLicense: true } }] } }
+ */
+function compileFlag({ def, value }: Condition): Query {
+  const isTrue: Query = { term: { [def.field]: true } };
+  return value === true ? isTrue : { bool: { must_not: [isTrue] } };
+}
+
+export const kindCompilers: Record<Kind, KindCompiler> = {
+  ids: compileTerms,
+  exact: compileTerms,
+  contains: compileContains,
+  detailText: compileDetailText,
+  range: compileRange,
+  dateRange: compileDateRange,
+  presence: compilePresence,
+  flag: compileFlag,
+  listed: compilePresence,
+};
+
+export function compileCondition(condition: Condition): Query {
+  return kindCompilers[condition.def.kind](condition);
+}

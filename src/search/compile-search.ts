@@ -1,0 +1,50 @@
+/**
+ * A search plan -> the complete OpenSearch search request: query, sort, paging, totals,
+ * highlighting, and the guards of DESIGN §4 (no partial results, a timeout shorter than the
+ * client's own request timeout of 10 s).
+ *
+ *   plan { conditions: [], limit: 25, offset: 50, includeTotalResults: false, sort: name asc }
+ *   -> { index: '<prefix>corporates', allow_partial_search_results: false, timeout: '5s', ...,
+ *        body: { query: { match_all: {} }, from: 50, size: 25, track_total_hits: false,
+ *                sort: [{ name: { order: 'asc', missing: '_last' } }, { corporateNumber: { order: 'asc' } }] } }
+ */
+import type { API } from '@opensearch-project/opensearch';
+import type { SearchCatalogue } from '../catalogue/searches.js';
+import { indexName } from '../opensearch/indices.js';
+import { compileQuery } from './compile-query.js';
+import { compileSort } from './compile-sort.js';
+import type { SearchPlan } from './parse-request.js';
+import { compileSnippetHighlight } from './snippets.js';
+
+/** The engine stops collecting after this long; the task is cancelled after `cancelAfter`. */
+export const searchTimeout = '5s';
+export const cancelAfter = '8s';
+
+/** Fields of the documents that are not part of the response records (docs/index-documents.md). */
+const sourceExcludes: Record<SearchCatalogue['index'], string[]> = {
+  corporates: ['postings', 'aggregates', 'updatedAt'],
+  jobs: ['description', 'descriptionCollectedAt', 'corporate', 'updatedAt'],
+};
+
+export function compileSearch(
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  indexPrefix: string,
+): API.Search_Request {
+  const highlight = search.index === 'jobs' ? compileSnippetHighlight(plan) : undefined;
+  return {
+    index: indexName(indexPrefix, search.index),
+    allow_partial_search_results: false,
+    timeout: searchTimeout,
+    cancel_after_time_interval: cancelAfter,
+    body: {
+      query: compileQuery(plan),
+      sort: compileSort(search.sort, plan.sort),
+      from: plan.offset,
+      size: plan.limit,
+      track_total_hits: plan.includeTotalResults,
+      _source: { excludes: sourceExcludes[search.index] },
+      ...(highlight ? { highlight } : {}),
+    },
+  };
+}

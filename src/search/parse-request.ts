@@ -1,0 +1,198 @@
+/**
+ * Request body -> a search plan the compiler reads. The body is checked against the same
+ * schemas openapi.yaml is generated from (src/catalogue/request-schema.ts), whatever ran
+ * before: a field the catalogue does not know is a 400, never dropped.
+ *
+ *   { prefectureIdOr: [13], filters: { jobTitle: { anyContains: ['営業'] } }, limit: 10 }
+ *   -> { conditions: [prefectureId any [13], jobTitle anyContains ['営業']], groups: [],
+ *        limit: 10, offset: 0, includeTotalResults: true, sort: { field: 'name', order: 'asc' } }
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { paging } from '../catalogue/paging.js';
+import { corporateSearchRequestSchemas, jobSearchRequestSchemas } from '../catalogue/request-schema.js';
+import type { SearchCatalogue } from '../catalogue/searches.js';
+import type { FilterDef, Op } from '../catalogue/types.js';
+import { errors, type FieldError } from '../http/errors.js';
+import { toFieldPath, toReason } from '../http/validation.js';
+
+export interface Condition {
+  def: FilterDef;
+  op: Op;
+  /** An array for any/none/…Contains, a scalar for the others. */
+  value: unknown;
+  /** The request path, for error reasons: `prefectureIdOr`, `filters.jobTitle.anyContains`. */
+  path: string;
+}
+
+export interface SearchPlan {
+  /** Flat fields and `filters`, all required (AND). */
+  conditions: Condition[];
+  /** `filterGroups`: at least one group must hold as well. */
+  groups: Condition[][];
+  limit: number;
+  offset: number;
+  includeTotalResults: boolean;
+  sort: { field: string; order: 'asc' | 'desc' };
+}
+
+const reservedFields = new Set(['limit', 'offset', 'includeTotalResults', 'sort', 'filters', 'filterGroups']);
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+addFormats(ajv, ['date']);
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(search: SearchCatalogue): ValidateFunction {
+  const name = search.schemaNames.request;
+  let validate = validators.get(name);
+  if (!validate) {
+    const schemas =
+      search.index === 'corporates' ? corporateSearchRequestSchemas() : jobSearchRequestSchemas();
+    ajv.addSchema({ $id: name, components: { schemas } });
+    validate = ajv.compile({ $ref: `${name}#/components/schemas/${name}` });
+    validators.set(name, validate);
+  }
+  return validate;
+}
+
+function toFieldError(error: ErrorObject): FieldError {
+  const params = error.params as {
+    additionalProperty?: string;
+    missingProperty?: string;
+    allowedValues?: unknown[];
+  };
+  const extra = params.additionalProperty ?? params.missingProperty;
+  const pointer = `/body${error.instancePath}${extra ? `/${extra}` : ''}`;
+  const message =
+    error.keyword === 'enum'
+      ? `must be equal to one of the allowed values: ${params.allowedValues?.join(', ')}`
+      : (error.message ?? '');
+  return { field: toFieldPath(pointer), reason: toReason(error.keyword, message) };
+}
+
+function schemaErrors(search: SearchCatalogue, body: unknown): FieldError[] {
+  const validate = validatorFor(search);
+  if (validate(body)) return [];
+  const seen = new Set<string>();
+  return (validate.errors ?? []).map(toFieldError).filter(({ field, reason }) => {
+    const key = `${field}\u0000${reason}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+interface Indexes {
+  flat: Map<string, { def: FilterDef; op: Op }>;
+  nested: Map<string, FilterDef[]>;
+}
+
+const indexCache = new WeakMap<SearchCatalogue, Indexes>();
+
+function indexesOf(search: SearchCatalogue): Indexes {
+  let indexes = indexCache.get(search);
+  if (!indexes) {
+    indexes = { flat: new Map(), nested: new Map() };
+    for (const def of search.filters) {
+      for (const [name, op] of Object.entries(def.flat)) indexes.flat.set(name, { def, op });
+      for (const key of def.nested) indexes.nested.set(key, [...(indexes.nested.get(key) ?? []), def]);
+    }
+    indexCache.set(search, indexes);
+  }
+  return indexes;
+}
+
+function push(out: Condition[], def: FilterDef, op: Op, value: unknown, path: string): void {
+  // listed: null = no condition (contract: "boolean, nullable")
+  if (value === null || value === undefined) return;
+  out.push({ def, op, value, path });
+}
+
+function parseFilters(
+  search: SearchCatalogue,
+  filters: Record<string, unknown>,
+  path: string,
+  problems: FieldError[],
+): Condition[] {
+  const out: Condition[] = [];
+  for (const [key, value] of Object.entries(filters)) {
+    const defs = indexesOf(search).nested.get(key);
+    const scalarDef = defs?.find((def) => def.ops.includes('is'));
+    if (scalarDef) {
+      push(out, scalarDef, 'is', value, `${path}.${key}`);
+      continue;
+    }
+    if (!defs || typeof value !== 'object' || value === null) {
+      problems.push({ field: `${path}.${key}`, reason: 'is not a field of this request' });
+      continue;
+    }
+    for (const [op, operand] of Object.entries(value)) {
+      const def = defs.find((candidate) => candidate.ops.includes(op as Op));
+      if (!def) problems.push({ field: `${path}.${key}.${op}`, reason: 'is not a field of this request' });
+      else push(out, def, op as Op, operand, `${path}.${key}.${op}`);
+    }
+  }
+  return out;
+}
+
+/** Bounds the schema cannot express: min <= max, from <= to, offset + limit within the window. */
+function boundErrors(conditions: Condition[], plan: Pick<SearchPlan, 'limit' | 'offset'>): FieldError[] {
+  const found: FieldError[] = [];
+  const lowers = conditions.filter(({ op }) => op === 'min' || op === 'from');
+  for (const lower of lowers) {
+    const upperOp = lower.op === 'min' ? 'max' : 'to';
+    for (const upper of conditions.filter(({ def, op }) => def === lower.def && op === upperOp)) {
+      if ((lower.value as number | string) > (upper.value as number | string))
+        found.push({
+          field: lower.path,
+          reason: `must not be greater than ${upper.path} (${String(upper.value)})`,
+        });
+    }
+  }
+  if (plan.offset + plan.limit > paging.resultWindow)
+    found.push({
+      field: 'offset',
+      reason: `offset + limit must be at most ${paging.resultWindow} (got ${plan.offset + plan.limit}); narrow the filters or change the sort to reach later records`,
+    });
+  return found;
+}
+
+/** Validates a request body and turns it into a plan; throws the 400 of the error catalogue. */
+export function parseSearchRequest(search: SearchCatalogue, body: unknown): SearchPlan {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw errors.validation([{ field: 'body', reason: 'must be a JSON object' }]);
+  const problems = schemaErrors(search, body);
+  if (problems.length > 0) throw errors.validation(problems);
+
+  const request = body as Record<string, unknown>;
+  const conditions: Condition[] = [];
+  for (const [name, value] of Object.entries(request)) {
+    if (reservedFields.has(name)) continue;
+    const entry = indexesOf(search).flat.get(name);
+    if (!entry) problems.push({ field: name, reason: 'is not a field of this request' });
+    else push(conditions, entry.def, entry.op, value, name);
+  }
+  if (request.filters)
+    conditions.push(...parseFilters(search, request.filters as Record<string, unknown>, 'filters', problems));
+  const groups = ((request.filterGroups as Record<string, unknown>[] | undefined) ?? []).map((group, i) =>
+    parseFilters(search, group, `filterGroups[${i}]`, problems),
+  );
+  const plan: SearchPlan = {
+    conditions,
+    groups,
+    limit: (request.limit as number | undefined) ?? paging.limit.default,
+    offset: (request.offset as number | undefined) ?? paging.offset.default,
+    includeTotalResults:
+      (request.includeTotalResults as boolean | undefined) ?? paging.includeTotalResults.default,
+    sort: (request.sort as SearchPlan['sort'] | undefined) ?? search.sort.default,
+  };
+  problems.push(
+    ...boundErrors(conditions, plan),
+    ...groups.flatMap((group) => boundErrors(group, { limit: 0, offset: 0 })),
+  );
+  if (problems.length > 0) throw errors.validation(problems);
+  return plan;
+}
