@@ -1,0 +1,116 @@
+/**
+ * The seven master endpoints through the real app: the data files' items, in the shape
+ * openapi.yaml documents; cacheable (max-age=86400, strong ETag, 304); a key required; free
+ * (no credits, no rate limit: a burst far above 5 per second all succeed).
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApp } from '../src/http/app.js';
+import { openApiFile } from '../src/http/validation.js';
+import { masterNames, readMasterFile } from '../src/masters/masters.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let app: ReturnType<typeof createApp>;
+let key: string;
+
+const spec = parse(readFileSync(openApiFile, 'utf8')) as {
+  paths: Record<
+    string,
+    { get: { responses: { '200': { content: { 'application/json': { schema: object } } } } } }
+  >;
+};
+const ajv = new Ajv({ strict: false, allErrors: true });
+ajv.addSchema(spec as object, 'openapi');
+
+beforeAll(async () => {
+  services = await setUpServices('masters');
+  ({ key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), {
+    userId: 'u-masters',
+  }));
+  app = createApp(services);
+});
+afterAll(async () => {
+  await services.close();
+});
+
+function get(path: string) {
+  return request(app).get(path).set('X-API-Key', key);
+}
+
+describe.each(masterNames)('GET /rest/v1/master/%s', (name) => {
+  it('returns the data file items, in the documented shape, cacheable for a day', async () => {
+    const res = await get(`/rest/v1/master/${name}`).expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('max-age=86400');
+    expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    expect(res.body).toEqual(readMasterFile(name).items);
+    expect(res.body.length).toBeGreaterThan(0);
+    const validate = ajv.compile({
+      $ref: `openapi#/paths/~1master~1${name}/get/responses/200/content/application~1json/schema`,
+    });
+    expect(validate(res.body), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('answers 304 with no body to a matching If-None-Match, 200 to another', async () => {
+    const first = await get(`/rest/v1/master/${name}`).expect(200);
+    const etag = first.headers.etag as string;
+    const again = await get(`/rest/v1/master/${name}`).set('If-None-Match', etag).expect(304);
+    expect(again.text).toBe('');
+    expect(again.headers.etag).toBe(etag);
+    expect(again.headers['cache-control']).toBe('max-age=86400');
+    await get(`/rest/v1/master/${name}`).set('If-None-Match', `W/${etag}, "other"`).expect(304);
+    await get(`/rest/v1/master/${name}`).set('If-None-Match', '"stale"').expect(200);
+  });
+
+  it('needs a key', async () => {
+    await request(app).get(`/rest/v1/master/${name}`).expect(401);
+  });
+});
+
+describe('master contents', () => {
+  it('prefectures: JIS codes 1..47 in order', async () => {
+    const res = await get('/rest/v1/master/prefectures').expect(200);
+    expect(res.body.map((p: { id: number }) => p.id)).toEqual(Array.from({ length: 47 }, (_, i) => i + 1));
+    expect(res.body[12]).toMatchObject({ id: 13, name: '東京都' });
+    expect(res.body[46]).toMatchObject({ id: 47, name: '沖縄県' });
+  });
+
+  it('industries, job categories and business types: major classes with subCategories', async () => {
+    for (const name of ['industries', 'job-categories', 'business-types']) {
+      const res = await get(`/rest/v1/master/${name}`).expect(200);
+      for (const major of res.body) {
+        expect(major.subCategories.length, `${name} ${major.id}`).toBeGreaterThan(0);
+      }
+    }
+    const industries = await get('/rest/v1/master/industries').expect(200);
+    expect(industries.body).toHaveLength(20);
+    expect(industries.body.flatMap((d: { subCategories: unknown[] }) => d.subCategories)).toHaveLength(99);
+  });
+
+  it('markets: by code, with the contract exchange codes', async () => {
+    const res = await get('/rest/v1/master/markets').expect(200);
+    const codes = res.body.map((m: { code: string }) => m.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes).toContain('tse_prime');
+    for (const market of res.body) expect(['tse', 'nse', 'fse', 'sse']).toContain(market.exchangeCode);
+  });
+});
+
+describe('masters are free and unlimited', () => {
+  it('50 requests at once all succeed, with no credit or rate-limit headers, and cost nothing', async () => {
+    await services.limits.ledger.grant('u-masters', 3);
+    const responses = await Promise.all(Array.from({ length: 50 }, () => get('/rest/v1/master/media')));
+    expect(responses.map((res) => res.status)).toEqual(Array(50).fill(200));
+    for (const res of responses) {
+      expect(res.headers['x-credits-remaining']).toBeUndefined();
+      expect(res.headers['x-ratelimit-limit']).toBeUndefined();
+    }
+    expect(await services.limits.ledger.balance('u-masters')).toBe(3);
+  });
+});
