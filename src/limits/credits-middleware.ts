@@ -13,7 +13,7 @@
  * X-Credits-Remaining on every charged response is the balance once this request is settled.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import stableStringify from 'safe-stable-stringify';
@@ -64,8 +64,12 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
         short.headers['X-Credits-Remaining'] = String(reserved.balance);
         return next(short);
       }
+      const charge: Charge = { requestId, balanceAfterReserve: reserved.balance, cost };
+      charges.set(res, charge);
       onHeaders(res, function (this: Response) {
-        const settled = this.statusCode < 400 ? reserved.balance : reserved.balance + cost;
+        const settled =
+          charge.balanceAfterRefund ??
+          (this.statusCode < 400 ? charge.balanceAfterReserve : charge.balanceAfterReserve + cost);
         this.setHeader('X-Credits-Remaining', String(settled));
       });
       settleCharge(req, res, limits, { userId, requestId, idempotencyKey, route }, log);
@@ -78,6 +82,36 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
       );
       return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
     }
+  };
+}
+
+interface Charge {
+  requestId: string;
+  balanceAfterReserve: number;
+  cost: number;
+  /** Set when the error path below refunded before the response went out. */
+  balanceAfterRefund?: number;
+}
+
+const charges = new WeakMap<Response, Charge>();
+
+/**
+ * Slot after the search routes: when a charged route fails, refund BEFORE the error response
+ * is written, so the caller's next balance check already shows it and X-Credits-Remaining is
+ * the balance after the refund. (A route that writes its own error response is refunded once
+ * the response is out; the refund is the same exactly-once script either way.)
+ */
+export function refundOnErrorMiddleware(limits: Limits, log?: Logger): ErrorRequestHandler {
+  return async (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const charge = charges.get(res);
+    if (!charge || res.headersSent) return next(error);
+    try {
+      const balance = await limits.ledger.refund(charge.requestId);
+      if (balance !== null) charge.balanceAfterRefund = balance;
+    } catch (refundError) {
+      log?.warn({ err: { message: (refundError as Error).message } }, 'refund deferred: ledger unavailable');
+    }
+    next(error);
   };
 }
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError, errors } from '../../src/http/errors.js';
-import { creditsMiddleware } from '../../src/limits/credits-middleware.js';
+import { creditsMiddleware, refundOnErrorMiddleware } from '../../src/limits/credits-middleware.js';
 import type { Limits } from '../../src/limits/limits.js';
 import { rateLimitMiddleware } from '../../src/limits/rate-limit-middleware.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
@@ -57,6 +57,7 @@ export async function startLimitsTestApp(opts: {
   app.post('/rest/v1/corporates/search', search);
   app.post('/rest/v1/jobs/search', search);
   app.get('/rest/v1/jobs/:jobId/detail', search);
+  app.use(refundOnErrorMiddleware(opts.limits));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const apiError = error instanceof ApiError ? error : errors.internal();
     res.status(apiError.status).set(apiError.headers).json(apiError.toBody());

@@ -1,0 +1,123 @@
+/**
+ * The credit ledger itself, on the real redis-server and in single-process mode: atomic
+ * check-and-debit, idempotent per reservation id, refund exactly once, never negative.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CreditLedger, createCreditLedger } from '../src/limits/credit-ledger.js';
+import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
+import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let redis: Redis;
+
+beforeAll(async () => {
+  services = await setUpServices('credits-ledger');
+  if (!services.redis) throw new Error('this file needs Redis');
+  redis = services.redis;
+});
+afterAll(async () => {
+  await services?.close();
+});
+
+const implementations: Array<[string, () => CreditLedger]> = [
+  [
+    'Redis',
+    () => createCreditLedger({ redis, keyPrefix: `${services.config.redisPrefix}${Math.random()}:` }),
+  ],
+  ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '' })],
+];
+
+describe.each(implementations)('%s ledger', (_name, make) => {
+  it('starts at 0, grants, and refuses to go below 0', async () => {
+    const ledger = make();
+    expect(await ledger.balance('u')).toBe(0);
+    expect(await ledger.grant('u', 10)).toBe(10);
+    expect(await ledger.grant('u', -4)).toBe(6);
+    await expect(ledger.grant('u', -7)).rejects.toThrow(/balance is 6/);
+    expect(await ledger.balance('u')).toBe(6);
+  });
+
+  it('reserves atomically: 50 concurrent reservations of 3 on 100 -> 33 succeed, 1 left', async () => {
+    const ledger = make();
+    await ledger.grant('u', 100);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => ledger.reserve('u', 3, `r-${i}`)));
+    expect(results.filter((r) => r.ok)).toHaveLength(33);
+    expect(results.filter((r) => !r.ok).every((r) => r.balance === 1)).toBe(true);
+    expect(await ledger.balance('u')).toBe(1);
+  });
+
+  it('debits once per reservation id, however often the reserve is replayed', async () => {
+    const ledger = make();
+    await ledger.grant('u', 10);
+    const replays = await Promise.all(Array.from({ length: 5 }, () => ledger.reserve('u', 2, 'same-id')));
+    expect(replays.every((r) => r.ok)).toBe(true);
+    expect(await ledger.balance('u')).toBe(8);
+  });
+
+  it('refunds exactly once, and never a committed debit', async () => {
+    const ledger = make();
+    await ledger.grant('u', 10);
+    await ledger.reserve('u', 4, 'a');
+    await ledger.reserve('u', 4, 'b');
+    expect(await ledger.balance('u')).toBe(2);
+    const refunds = await Promise.all([ledger.refund('a'), ledger.refund('a'), ledger.refund('a')]);
+    expect(refunds.filter((r) => r !== null)).toEqual([6]);
+    await ledger.commit('b');
+    expect(await ledger.refund('b')).toBeNull();
+    expect(await ledger.balance('u')).toBe(6);
+  });
+
+  it('reports a short balance without debiting', async () => {
+    const ledger = make();
+    await ledger.grant('u', 2);
+    expect(await ledger.reserve('u', 3, 'x')).toEqual({ ok: false, balance: 2 });
+    expect(await ledger.balance('u')).toBe(2);
+  });
+});
+
+describe('Redis ledger after a lost reply', () => {
+  it('a reserve that reaches Redis only after its refund debits nothing', async () => {
+    const ledger = createCreditLedger({ redis, keyPrefix: `${services.config.redisPrefix}late:` });
+    await ledger.grant('u', 5);
+    // the API gave up on the reserve (timeout) and cancelled it; then Redis runs the old reserve
+    expect(await ledger.refund('late-id')).toBeNull();
+    await expect(ledger.reserve('u', 1, 'late-id')).rejects.toThrow(/unavailable/);
+    expect(await ledger.balance('u')).toBe(5);
+  });
+});
+
+describe('single-process file ledger', () => {
+  it('two ledgers on one file (the keys CLI and npm start) see the same balances', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'credits-')), 'credits.json');
+    const server = new LocalCreditLedger(file);
+    const cli = new LocalCreditLedger(file);
+    expect(await cli.grant('u', 7)).toBe(7);
+    expect(await server.reserve('u', 2, 'r1')).toEqual({ ok: true, balance: 5 });
+    expect(await cli.balance('u')).toBe(5);
+    expect(await server.refund('r1')).toBe(7);
+    expect(await cli.balance('u')).toBe(7);
+  });
+});
+
+describe('openCreditLedger (the keys CLI)', () => {
+  it('opens the Redis ledger under REDIS_PREFIX when REDIS_URL is set', async () => {
+    const prefix = `${services.config.redisPrefix}cli:`;
+    const { ledger, close } = await openCreditLedger({
+      redisUrl: services.config.redisUrl,
+      redisPrefix: prefix,
+    });
+    try {
+      expect(ledger.mode).toBe('shared');
+      await ledger.grant('u', 42);
+      expect(await redis.get(`${prefix}credits:balance:u`)).toBe('42');
+    } finally {
+      await close();
+    }
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * Credits through HTTP on the real redis-server and the real OpenSearch: exact under 1,000
+ * concurrent searches on two app instances, no charge for a search that fails in OpenSearch,
+ * 402 before OpenSearch is asked, X-Credits-Remaining on every charged response.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLimits, type Limits } from '../src/limits/limits.js';
+import { freePort } from '../src/local/child-process.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+import { queryTotal, search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
+
+let services: Services;
+let limits: Limits;
+let appA: TestApp;
+let appB: TestApp;
+/** Same limits and Redis, but its OpenSearch is a closed port: every search fails (503). */
+let broken: TestApp;
+const closedOpenSearch = createOpenSearchClient(`http://127.0.0.1:${await freePort()}`);
+
+beforeAll(async () => {
+  services = await setUpServices('credits');
+  limits = createLimits({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    // out of the way: this file tests credits, not the rate
+    config: { ratePerSecond: 1_000_000, searchCost: 3 },
+  });
+  const deps = { limits, opensearch: services.opensearch, indexPrefix: services.config.indexPrefix };
+  appA = await startLimitsTestApp(deps);
+  appB = await startLimitsTestApp(deps);
+  broken = await startLimitsTestApp({ ...deps, opensearch: closedOpenSearch });
+});
+afterAll(async () => {
+  await Promise.all([appA?.close(), appB?.close(), broken?.close()]);
+  await closedOpenSearch.close();
+  await services?.close();
+});
+
+describe('credits under concurrency', () => {
+  it('1,000 concurrent searches on two instances: balance = start - cost x successes, never negative', async () => {
+    const start = 1000;
+    await limits.ledger.grant('heavy', start);
+    let lowest = start;
+    let running = true;
+    const watcher = (async () => {
+      while (running) {
+        lowest = Math.min(lowest, await limits.ledger.balance('heavy'));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    // every tenth through the instance whose OpenSearch is down: reserved, failed, refunded
+    const instance = (i: number) => (i % 10 === 9 ? broken : i % 2 === 0 ? appA : appB);
+    const responses = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) => search(instance(i).url, 'heavy')),
+    );
+    running = false;
+    await watcher;
+
+    const ok = responses.filter((res) => res.status === 200).length;
+    const short = responses.filter((res) => res.status === 402).length;
+    const failed = responses.filter((res) => res.status === 503).length;
+    expect(ok + short + failed).toBe(1000);
+    expect(failed).toBeGreaterThan(0);
+    expect(ok).toBeGreaterThan(0);
+    expect(ok).toBeLessThanOrEqual(333);
+    // a route writing its own 503 would be refunded just after the response: let it settle
+    await vi.waitFor(async () => expect(await limits.ledger.balance('heavy')).toBe(start - 3 * ok));
+    expect(lowest).toBeGreaterThanOrEqual(0);
+    expect(short).toBeGreaterThan(0);
+    console.log(`1,000 concurrent: ${ok} x 200, ${short} x 402, ${failed} x 503; balance ${start - 3 * ok}`);
+  });
+});
+
+describe('charging', () => {
+  it('charges a successful search its cost and shows the balance left', async () => {
+    await limits.ledger.grant('paying', 10);
+    const res = await search(appA.url, 'paying');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-credits-remaining')).toBe('7');
+    expect(await limits.ledger.balance('paying')).toBe(7);
+  });
+
+  it('does not charge a search that fails in OpenSearch (refunded exactly once)', async () => {
+    await limits.ledger.grant('unlucky', 10);
+    const one = await search(broken.url, 'unlucky');
+    expect(one.status).toBe(503);
+    expect(one.headers.get('retry-after')).toBe('1');
+    expect(one.headers.get('x-credits-remaining')).toBe('10');
+    expect((await one.json()).message).toMatch(/No credits were charged/);
+    // refunded before the 503 went out
+    expect(await limits.ledger.balance('unlucky')).toBe(10);
+
+    const results = await Promise.all(Array.from({ length: 3 }, () => search(broken.url, 'unlucky')));
+    expect(results.map((res) => res.status)).toEqual([503, 503, 503]);
+    expect(await limits.ledger.balance('unlucky')).toBe(10);
+    // and stays there: nothing refunded twice
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await limits.ledger.balance('unlucky')).toBe(10);
+  });
+
+  it('balance 0 -> 402, and OpenSearch receives no query', async () => {
+    const queriesBefore = await queryTotal(services.opensearch, services.config.indexPrefix);
+    const callsBefore = appA.searchCalls();
+    const responses = await Promise.all(Array.from({ length: 5 }, () => search(appA.url, 'broke')));
+    for (const res of responses) {
+      expect(res.status).toBe(402);
+      expect(res.headers.get('x-credits-remaining')).toBe('0');
+      expect(await res.json()).toEqual({
+        message: 'Not enough API credits: this search costs 3, the balance is 0.',
+      });
+    }
+    expect(appA.searchCalls()).toBe(callsBefore);
+    expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(queriesBefore);
+    // the same measure does see a query when the user can pay
+    await limits.ledger.grant('broke', 3);
+    expect((await search(appA.url, 'broke')).status).toBe(200);
+    expect(appA.searchCalls()).toBe(callsBefore + 1);
+    expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBeGreaterThan(queriesBefore);
+    expect(await limits.ledger.balance('broke')).toBe(0);
+  });
+
+  it('a balance short of the cost is a 402 and is left as it was', async () => {
+    await limits.ledger.grant('almost', 2);
+    const res = await search(appA.url, 'almost');
+    expect(res.status).toBe(402);
+    expect(await limits.ledger.balance('almost')).toBe(2);
+  });
+
+  it('job detail is free by default and touches no balance', async () => {
+    await limits.ledger.grant('reader', 3);
+    const res = await fetch(`${appA.url}/rest/v1/jobs/J-1/detail`, { headers: { 'x-test-user': 'reader' } });
+    expect(res.status).toBe(200);
+    expect(await limits.ledger.balance('reader')).toBe(3);
+  });
+
+  it('charges job detail when DETAIL_CREDIT_COST says so', async () => {
+    const priced = createLimits({
+      redis: services.redis,
+      keyPrefix: `${services.config.redisPrefix}priced:`,
+      config: { detailCost: 2 },
+    });
+    await priced.ledger.grant('reader', 3);
+    const app = await startLimitsTestApp({
+      limits: priced,
+      opensearch: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+    });
+    try {
+      const first = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, {
+        headers: { 'x-test-user': 'reader' },
+      });
+      expect(first.status).toBe(200);
+      expect(first.headers.get('x-credits-remaining')).toBe('1');
+      const second = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, {
+        headers: { 'x-test-user': 'reader' },
+      });
+      expect(second.status).toBe(402);
+    } finally {
+      await app.close();
+    }
+  });
+});
