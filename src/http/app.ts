@@ -5,6 +5,8 @@
 import express, { type Express } from 'express';
 import { keyStoreFor } from '../auth/api-keys.js';
 import type { KeyStore } from '../auth/key-store.js';
+import { creditsMiddleware, refundOnErrorMiddleware } from '../limits/credits-middleware.js';
+import { rateLimitMiddleware } from '../limits/rate-limit-middleware.js';
 import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
@@ -38,13 +40,17 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(authenticate(options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix)));
   //    b. masters: free, not rate-limited
   api.use(mastersRouter());
-  //    c. rate limit (src/limits)
+  //    c. rate limit (src/limits): X-RateLimit-*, 429; Redis away -> 503
+  api.use(rateLimitMiddleware(services.limits, services.logger));
   //    d. JSON body + openapi validation
   api.use(validateRequests());
-  //    e. credit reservation (src/limits)
+  //    e. credit reservation (src/limits): Idempotency-Key, 402 before OpenSearch, commit/refund
+  api.use(creditsMiddleware(services.limits, services.logger));
   //    f. search and detail routes
   api.use(searchRouter(services));
   api.use(detailRouter(services));
+  //    g. a failed charged route is refunded before its error response is written
+  api.use(refundOnErrorMiddleware(services.limits, services.logger));
   app.use('/rest/v1', api);
   // 4. unknown route -> 404, then the one error middleware
   app.use(notFound());

@@ -3,18 +3,19 @@
  * uses under the same configuration: Redis at REDIS_URL under REDIS_PREFIX, else the
  * single-process file under .local/. Call `close()` when done.
  *
- *   const { ledger, close } = await openCreditLedger(loadConfig());
+ *   const { ledger, close } = openCreditLedger(loadConfig());
  *   await ledger.grant('user-1', 100); // -> new balance
  *   await close();
  */
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { createRedis } from '../services.js';
 import { type CreditLedger, createCreditLedger, localLedgerFile } from './credit-ledger.js';
 
-export async function openCreditLedger(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): Promise<{
+export function openCreditLedger(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): {
   ledger: CreditLedger;
   close(): Promise<void>;
-}> {
+} {
   if (!config.redisUrl) {
     return {
       ledger: createCreditLedger({ redis: undefined, keyPrefix: '', file: localLedgerFile }),
@@ -23,22 +24,35 @@ export async function openCreditLedger(config: Pick<Config, 'redisUrl' | 'redisP
   }
   const redis = createRedis(config.redisUrl);
   redis.on('error', () => {}); // a failing call reports it (LimitsStoreUnavailable)
-  // commands are not queued while connecting (enableOfflineQueue: false), so wait for it
-  const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), 5000);
-    redis.once('ready', () => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
-  if (!ready) {
-    redis.disconnect();
-    throw new Error('Redis at REDIS_URL did not answer within 5 s');
-  }
+  const ledger = createCreditLedger({ redis, keyPrefix: config.redisPrefix });
+  const ready = untilReady(redis, 5000);
+  ready.catch(() => {}); // reported by the first call that waits on it
   return {
-    ledger: createCreditLedger({ redis, keyPrefix: config.redisPrefix }),
+    // commands are not queued while connecting (enableOfflineQueue: false): each call waits
+    ledger: {
+      mode: ledger.mode,
+      balance: (userId) => ready.then(() => ledger.balance(userId)),
+      grant: (userId, amount) => ready.then(() => ledger.grant(userId, amount)),
+      reserve: (userId, cost, id) => ready.then(() => ledger.reserve(userId, cost, id)),
+      commit: (id) => ready.then(() => ledger.commit(id)),
+      refund: (id) => ready.then(() => ledger.refund(id)),
+    },
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+async function untilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`Redis did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -1,0 +1,149 @@
+/**
+ * Idempotency-Key on searches, through the real app (auth, validation, search route) on the
+ * real redis-server and OpenSearch: a retry with the same key and body is answered from the
+ * stored response and charged once, also when the twins arrive concurrently; the same key
+ * with another body is a 422; a failed first attempt leaves the key free for the retry.
+ */
+import type { Express } from 'express';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApp } from '../src/http/app.js';
+import { createLimits, type Limits } from '../src/limits/limits.js';
+import { freePort } from '../src/local/child-process.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let limits: Limits;
+let app: Express;
+/** Same Redis, keys and ledger; its OpenSearch is a closed port. */
+let brokenApp: Express;
+const closedOpenSearch = createOpenSearchClient(`http://127.0.0.1:${await freePort()}`);
+const users = new Map<string, string>();
+
+async function keyFor(userId: string, credits: number): Promise<string> {
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
+  users.set(userId, key);
+  await limits.ledger.grant(userId, credits);
+  return key;
+}
+
+beforeAll(async () => {
+  services = await setUpServices('idempotency');
+  limits = createLimits({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    config: { ratePerSecond: 1000 },
+  });
+  app = createApp({ ...services, limits });
+  brokenApp = createApp({ ...services, limits, opensearch: closedOpenSearch });
+});
+afterAll(async () => {
+  await closedOpenSearch.close();
+  await services?.close();
+});
+
+function searchWith(target: Express, key: string, idempotencyKey: string | undefined, body: object) {
+  const req = request(target).post('/rest/v1/corporates/search').set('X-API-Key', key);
+  if (idempotencyKey !== undefined) req.set('Idempotency-Key', idempotencyKey);
+  return req.send(body);
+}
+
+describe('Idempotency-Key', () => {
+  it('answers a retry with the stored response and charges once', async () => {
+    const key = await keyFor('retrier', 10);
+    const first = await searchWith(app, key, 'k-1', { limit: 5 });
+    expect(first.status).toBe(200);
+    expect(first.headers['x-credits-remaining']).toBe('9');
+    const again = await searchWith(app, key, 'k-1', { limit: 5 });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.headers['x-credits-remaining']).toBe('9');
+    expect(await limits.ledger.balance('retrier')).toBe(9);
+    // a new key is a new search
+    expect((await searchWith(app, key, 'k-2', { limit: 5 })).headers['x-credits-remaining']).toBe('8');
+  });
+
+  it('treats the same body with its keys in another order as the same request', async () => {
+    const key = await keyFor('reorder', 10);
+    await searchWith(app, key, 'k', { limit: 5, offset: 0 }).expect(200);
+    const again = await searchWith(app, key, 'k', { offset: 0, limit: 5 }).expect(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(await limits.ledger.balance('reorder')).toBe(9);
+  });
+
+  it('refuses the same key with a different body (422), without charging', async () => {
+    const key = await keyFor('mixer', 10);
+    await searchWith(app, key, 'k', { limit: 5 }).expect(200);
+    const res = await searchWith(app, key, 'k', { limit: 6 });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      message: 'This Idempotency-Key was already used with a different request body.',
+      errors: [{ field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' }],
+    });
+    expect(await limits.ledger.balance('mixer')).toBe(9);
+  });
+
+  it('keys are per user: another user with the same key runs (and pays for) their own search', async () => {
+    const one = await keyFor('one', 5);
+    const two = await keyFor('two', 5);
+    await searchWith(app, one, 'shared', { limit: 5 }).expect(200);
+    const res = await searchWith(app, two, 'shared', { limit: 7 }).expect(200);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await limits.ledger.balance('two')).toBe(4);
+  });
+
+  it('charges once when the same key arrives 20 times at once', async () => {
+    const key = await keyFor('eager', 10);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => searchWith(app, key, 'burst', { limit: 3 })),
+    );
+    const byStatus = responses.reduce<Record<number, number>>((acc, res) => {
+      acc[res.status] = (acc[res.status] ?? 0) + 1;
+      return acc;
+    }, {});
+    // one runs; twins that arrive while it runs get 409 + Retry-After, later ones the replay
+    expect((byStatus[200] ?? 0) + (byStatus[409] ?? 0)).toBe(20);
+    expect(responses.filter((res) => res.status === 200 && !res.headers['idempotent-replayed'])).toHaveLength(
+      1,
+    );
+    for (const res of responses.filter((r) => r.status === 409)) {
+      expect(res.headers['retry-after']).toBe('1');
+      expect(res.body.message).toMatch(/still in progress/);
+    }
+    expect(await limits.ledger.balance('eager')).toBe(9);
+    // once done, a retry gets the stored answer
+    const later = await searchWith(app, key, 'burst', { limit: 3 }).expect(200);
+    expect(later.headers['idempotent-replayed']).toBe('true');
+    expect(await limits.ledger.balance('eager')).toBe(9);
+  });
+
+  it('a first attempt that failed in OpenSearch is not stored: the retry runs and is charged once', async () => {
+    const key = await keyFor('phoenix', 10);
+    const failed = await searchWith(brokenApp, key, 'k', { limit: 5 });
+    expect(failed.status).toBe(503);
+    expect(await limits.ledger.balance('phoenix')).toBe(10);
+    const retry = await searchWith(app, key, 'k', { limit: 5 }).expect(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(await limits.ledger.balance('phoenix')).toBe(9);
+  });
+
+  it('a 402 releases the key: after a top-up the retry runs', async () => {
+    const key = await keyFor('topup', 0);
+    await searchWith(app, key, 'k', { limit: 5 }).expect(402);
+    await limits.ledger.grant('topup', 1);
+    const retry = await searchWith(app, key, 'k', { limit: 5 }).expect(200);
+    expect(retry.headers['x-credits-remaining']).toBe('0');
+  });
+
+  it('rejects a malformed key with a 400 naming the header', async () => {
+    const key = await keyFor('typo', 5);
+    const res = await searchWith(app, key, 'has space', { limit: 5 });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toMatch(/Idempotency-Key|idempotency-key/);
+    expect(await limits.ledger.balance('typo')).toBe(5);
+  });
+});
