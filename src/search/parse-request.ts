@@ -43,6 +43,8 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
 addFormats(ajv, ['date']);
+// OpenAPI's int64: any whole number JSON can carry exactly; the bounds are the schema's min/max
+ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(search: SearchCatalogue): ValidateFunction {
