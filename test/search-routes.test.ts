@@ -1,0 +1,204 @@
+/**
+ * The search and detail routes through the real app (auth, validation and the rest of the
+ * /rest/v1 chain in front), on the real engine: response shapes, 400s naming the field, the
+ * detail endpoint after the searchable copy is gone, 404, and 503 when OpenSearch is away.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApp } from '../src/http/app.js';
+import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import type { Services } from '../src/services.js';
+import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let app: ReturnType<typeof createApp>;
+
+const acme = corporate({
+  name: 'アクメ株式会社',
+  summary: '物流とITの会社',
+  prefectureId: 13,
+  markets: [{ code: 'tse_prime', exchangeCode: 'tse', name: '東証プライム' }],
+  paidMedias: [{ mediaId: 3, mediaName: '求人ボックス' }],
+  workLocationCount: 2,
+  postings: [posting({ mediaId: 3 })],
+  aggregates: { postingCount: 1 },
+  updatedAt: '2026-11-01T00:00:00Z',
+});
+const acmeJob = job({
+  corporateNumber: acme.corporateNumber,
+  corporateName: 'アクメ株式会社',
+  title: '倉庫スタッフ',
+  mediaId: 3,
+  salaryMin: 250_000,
+  workLocation: { kind: 'office', prefectureId: 13 },
+  description: '<b>未経験</b>歓迎の倉庫スタッフ',
+  descriptionCollectedAt: daysAgo(2),
+});
+const detailOnly = {
+  id: 'rolled-off-1',
+  corporateNumber: acme.corporateNumber,
+  description: '一年前の本文 <i>',
+  descriptionCollectedAt: '2025-01-10T00:00:00Z',
+};
+
+/** A fresh user and key per test (the rate limit is per user), with credits to spend. */
+async function newKey(): Promise<string> {
+  const userId = `u-${Math.random().toString(36).slice(2)}`;
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
+  const { ledger, close } = openCreditLedger(services.config);
+  await ledger.grant(userId, 100);
+  await close();
+  return key;
+}
+
+beforeAll(async () => {
+  services = await setUpServices('search-routes');
+  app = createApp(services);
+  await indexFixture(services.opensearch, services.config.indexPrefix, {
+    corporates: [acme],
+    jobs: [acmeJob],
+    jobDetails: [
+      {
+        id: acmeJob.id,
+        corporateNumber: acme.corporateNumber,
+        description: acmeJob.description,
+        descriptionCollectedAt: acmeJob.descriptionCollectedAt,
+      },
+      detailOnly,
+    ],
+  });
+});
+afterAll(async () => {
+  await services?.close();
+});
+
+describe('POST /rest/v1/corporates/search', () => {
+  it('returns the Corporate record with every field, nulls for absent ones', async () => {
+    const res = await request(app)
+      .post('/rest/v1/corporates/search')
+      .set('X-API-Key', await newKey())
+      .send({ filters: { corporateName: { anyContains: ['アクメ'] } } })
+      .expect(200);
+    expect(res.body.totalResults).toBe(1);
+    const [record] = res.body.results;
+    expect(record).toMatchObject({
+      corporateNumber: acme.corporateNumber,
+      name: 'アクメ株式会社',
+      summary: '物流とITの会社',
+      prefectureId: 13,
+      markets: [{ code: 'tse_prime', exchangeCode: 'tse', name: '東証プライム' }],
+      paidMedias: [{ mediaId: 3, mediaName: '求人ボックス' }],
+      workLocationCount: 2,
+      furigana: null,
+      businessCategoryId: null,
+      totalAdCost: null,
+    });
+    expect(record).not.toHaveProperty('postings');
+    expect(record).not.toHaveProperty('aggregates');
+    expect(record).not.toHaveProperty('updatedAt');
+  });
+
+  it('refuses an unknown field with 400 naming it', async () => {
+    const res = await request(app)
+      .post('/rest/v1/corporates/search')
+      .set('X-API-Key', await newKey())
+      .send({ prefectureIdOr: [13], colour: 'red' })
+      .expect(400);
+    expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'colour' })]));
+  });
+
+  it('refuses a page past the result window with the bound in the reason', async () => {
+    const res = await request(app)
+      .post('/rest/v1/corporates/search')
+      .set('X-API-Key', await newKey())
+      .send({ offset: 9500, limit: 1000 })
+      .expect(400);
+    expect(JSON.stringify(res.body.errors)).toContain('10000');
+  });
+});
+
+describe('POST /rest/v1/jobs/search', () => {
+  it('returns the Job record with snippets and without the internal fields', async () => {
+    const res = await request(app)
+      .post('/rest/v1/jobs/search')
+      .set('X-API-Key', await newKey())
+      .send({ jobDescriptionPartialMatchOr: ['未経験'], includeTotalResults: false })
+      .expect(200);
+    expect(res.body.totalResults).toBeNull();
+    const [record] = res.body.results;
+    expect(record).toMatchObject({
+      id: acmeJob.id,
+      corporateNumber: acme.corporateNumber,
+      corporateName: 'アクメ株式会社',
+      title: '倉庫スタッフ',
+      mediaId: 3,
+      salaryMin: 250_000,
+      salaryMax: null,
+      jobPostingUrl: null,
+      workLocation: { kind: 'office', prefectureId: 13, cityName: null, address: null },
+    });
+    expect(record.descriptionSnippets).toEqual([
+      '&lt;b&gt;<mark>未経験</mark>&lt;&#x2F;b&gt;歓迎の倉庫スタッフ',
+    ]);
+    for (const internal of ['description', 'descriptionCollectedAt', 'corporate', 'updatedAt'])
+      expect(record).not.toHaveProperty(internal);
+  });
+});
+
+describe('GET /rest/v1/jobs/:jobId/detail', () => {
+  it('returns the full text', async () => {
+    const res = await request(app)
+      .get(`/rest/v1/jobs/${acmeJob.id}/detail`)
+      .set('X-API-Key', await newKey())
+      .expect(200);
+    expect(res.body).toEqual({
+      id: acmeJob.id,
+      corporateNumber: acme.corporateNumber,
+      description: '<b>未経験</b>歓迎の倉庫スタッフ',
+      descriptionCollectedAt: acmeJob.descriptionCollectedAt,
+    });
+  });
+
+  it('still answers after the searchable copy is gone', async () => {
+    const key = await newKey();
+    const search = await request(app)
+      .post('/rest/v1/jobs/search')
+      .set('X-API-Key', key)
+      .send({ filters: { corporateNumber: { any: [acme.corporateNumber] } } })
+      .expect(200);
+    expect(search.body.results.map((r: { id: string }) => r.id)).not.toContain('rolled-off-1');
+    const res = await request(app).get('/rest/v1/jobs/rolled-off-1/detail').set('X-API-Key', key).expect(200);
+    expect(res.body).toEqual(detailOnly);
+  });
+
+  it('is 404 in the error shape for an unknown id', async () => {
+    const res = await request(app)
+      .get('/rest/v1/jobs/no-such-job/detail')
+      .set('X-API-Key', await newKey())
+      .expect(404);
+    expect(res.body).toEqual({ message: expect.stringContaining('not found') });
+  });
+});
+
+describe('when OpenSearch is unreachable', () => {
+  it('answers 503 with Retry-After and no engine text', async () => {
+    const down = { ...services, opensearch: createOpenSearchClient('http://127.0.0.1:1') };
+    const downApp = createApp(down);
+    const key = await newKey();
+    for (const call of [
+      request(downApp).post('/rest/v1/corporates/search').set('X-API-Key', key).send({}),
+      request(downApp).post('/rest/v1/jobs/search').set('X-API-Key', key).send({}),
+      request(downApp).get('/rest/v1/jobs/x/detail').set('X-API-Key', key),
+    ]) {
+      const res = await call;
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toMatch(/^\d+$/);
+      expect(Object.keys(res.body)).toEqual(['message']);
+      expect(res.text).not.toMatch(/ECONNREFUSED|ConnectionError|127\.0\.0\.1/);
+    }
+    await down.opensearch.close();
+  });
+});
