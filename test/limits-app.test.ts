@@ -1,0 +1,192 @@
+/**
+ * Rate limit and credits through the REAL app (API keys, openapi validation, the search
+ * route, the error middleware): two createApp() instances on their own loopback ports sharing
+ * the real redis-server, searching the real OpenSearch.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApp } from '../src/http/app.js';
+import { createLimits } from '../src/limits/limits.js';
+import { freePort } from '../src/local/child-process.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+import { queryTotal } from './support/limits-test-app.js';
+
+let services: Services;
+const servers: Server[] = [];
+const closedOpenSearch = createOpenSearchClient(`http://127.0.0.1:${await freePort()}`);
+
+async function listen(app: ReturnType<typeof createApp>): Promise<string> {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function keyFor(userId: string): Promise<string> {
+  return (await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId })).key;
+}
+
+function post(baseUrl: string, key: string | undefined, body: unknown = { limit: 1 }) {
+  return fetch(`${baseUrl}/rest/v1/corporates/search`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+    body: JSON.stringify(body),
+  });
+}
+
+function statuses(responses: Response[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const res of responses) counts[res.status] = (counts[res.status] ?? 0) + 1;
+  return counts;
+}
+
+beforeAll(async () => {
+  services = await setUpServices('limits-app');
+});
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    server.close();
+  }
+  await closedOpenSearch.close();
+  await services?.close();
+});
+
+describe('default limits (5 per second, 1 credit per search)', () => {
+  let urlA: string;
+  let urlB: string;
+  beforeAll(async () => {
+    urlA = await listen(createApp(services));
+    urlB = await listen(createApp(services));
+    // warm both up (the validator compiles its schemas on first use), so a burst below lands
+    // inside one one-second window even on a slow machine
+    const warm = await keyFor('warm-up');
+    await services.limits.ledger.grant('warm-up', 2);
+    for (const url of [urlA, urlB]) expect((await post(url, warm)).status).toBe(200);
+  });
+
+  it('20 concurrent searches of one user -> exactly 5 pass, 15 get 429; another user is unaffected', async () => {
+    const [alice, bob] = [await keyFor('alice'), await keyFor('bob')];
+    await services.limits.ledger.grant('alice', 100);
+    await services.limits.ledger.grant('bob', 100);
+    const started = Date.now();
+    const [forAlice, forBob] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, (_, i) => post(i % 2 ? urlA : urlB, alice))),
+      Promise.all(Array.from({ length: 5 }, () => post(urlA, bob))),
+    ]);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(statuses(forAlice)).toEqual({ 200: 5, 429: 15 });
+    expect(statuses(forBob)).toEqual({ 200: 5 });
+    for (const res of [...forAlice, ...forBob]) {
+      expect(res.headers.get('x-ratelimit-limit')).toBe('5');
+      expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^[0-4]$/);
+      expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(
+        Math.floor(Date.now() / 1000),
+      );
+    }
+    for (const res of forAlice.filter((r) => r.status === 429)) {
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(await res.json()).toEqual({
+        message: 'Rate limit exceeded: at most 5 requests per second per user.',
+      });
+    }
+    expect(await services.limits.ledger.balance('alice')).toBe(95);
+    const paid = forAlice
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get('x-credits-remaining')));
+    expect(paid.sort((a, b) => a - b)).toEqual([95, 96, 97, 98, 99]);
+  });
+
+  it('order: no key -> 401 before the limiter; an invalid body -> 400, counted by the limiter, not charged', async () => {
+    const carol = await keyFor('carol');
+    await services.limits.ledger.grant('carol', 10);
+    const anonymous = await Promise.all(Array.from({ length: 10 }, () => post(urlA, undefined)));
+    expect(statuses(anonymous)).toEqual({ 401: 10 });
+    expect(anonymous[0]?.headers.get('x-ratelimit-limit')).toBeNull();
+
+    const invalid = await post(urlA, carol, { limit: 'many' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('x-ratelimit-remaining')).toBe('4');
+    expect(invalid.headers.get('x-credits-remaining')).toBeNull();
+    expect(await services.limits.ledger.balance('carol')).toBe(10);
+  });
+
+  it('balance 0 -> 402 with X-Credits-Remaining, and OpenSearch receives no query', async () => {
+    const dave = await keyFor('dave');
+    const before = await queryTotal(services.opensearch, services.config.indexPrefix);
+    const res = await post(urlA, dave);
+    expect(res.status).toBe(402);
+    expect(res.headers.get('x-credits-remaining')).toBe('0');
+    expect(await res.json()).toEqual({
+      message: 'Not enough API credits: this search costs 1, the balance is 0.',
+    });
+    expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
+    await services.limits.ledger.grant('dave', 1);
+    expect((await post(urlA, dave)).status).toBe(200);
+    expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBeGreaterThan(before);
+  });
+
+  it('a search that fails in OpenSearch is a 503 and is not charged', async () => {
+    const urlBroken = await listen(createApp({ ...services, opensearch: closedOpenSearch }));
+    const erin = await keyFor('erin');
+    await services.limits.ledger.grant('erin', 3);
+    const res = await post(urlBroken, erin);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBeTruthy();
+    expect(res.headers.get('x-credits-remaining')).toBe('3');
+    expect(await services.limits.ledger.balance('erin')).toBe(3);
+  });
+
+  it('masters are neither limited nor charged', async () => {
+    const frank = await keyFor('frank');
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${urlA}/rest/v1/master/prefectures`, { headers: { 'x-api-key': frank } }),
+      ),
+    );
+    expect(statuses(responses)).toEqual({ 200: 20 });
+    expect(responses[0]?.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(responses[0]?.headers.get('x-credits-remaining')).toBeNull();
+  });
+});
+
+describe('1,000 concurrent searches over two instances (rate limit out of the way)', () => {
+  it('leave balance = start - cost x successes exactly, never negative', async () => {
+    const limits = createLimits({
+      redis: services.redis,
+      keyPrefix: services.config.redisPrefix,
+      config: { ratePerSecond: 100_000, searchCost: 2 },
+    });
+    const urls = [
+      await listen(createApp({ ...services, limits })),
+      await listen(createApp({ ...services, limits })),
+    ];
+    const key = await keyFor('heavy');
+    const start = 801;
+    await limits.ledger.grant('heavy', start);
+    let lowest = start;
+    let running = true;
+    const watcher = (async () => {
+      while (running) {
+        lowest = Math.min(lowest, await limits.ledger.balance('heavy'));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    const responses = await Promise.all(Array.from({ length: 1000 }, (_, i) => post(urls[i % 2] ?? '', key)));
+    running = false;
+    await watcher;
+    const counts = statuses(responses);
+    const ok = counts[200] ?? 0;
+    console.log(`real app, 1,000 concurrent: ${JSON.stringify(counts)}; balance ${start - 2 * ok}`);
+    expect(ok).toBeGreaterThan(0);
+    expect(ok).toBeLessThanOrEqual(400);
+    expect((counts[200] ?? 0) + (counts[402] ?? 0) + (counts[503] ?? 0)).toBe(1000);
+    expect(await limits.ledger.balance('heavy')).toBe(start - 2 * ok);
+    expect(lowest).toBeGreaterThanOrEqual(0);
+  });
+});
