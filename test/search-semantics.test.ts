@@ -70,6 +70,8 @@ const jobMany = job({
   descriptionCollectedAt: daysAgo(1),
 });
 const jobNoText = job({ title: '本文なし' });
+// bounds: late evening of 31 March in Japan is 31 March, although it is 14:30 UTC
+const jobLateMarch = job({ title: '三月末', jobCreatedAt: '2025-03-31T23:30:00+09:00', salaryMin: 200_000 });
 
 const groupsFixture = [mixed, fullTimeEngineer, onBoth, onlyA, tokyo, abc, kana, recentKotlin, oldKotlin];
 
@@ -77,7 +79,7 @@ beforeAll(async () => {
   services = await setUpServices('search-semantics');
   await indexFixture(services.opensearch, services.config.indexPrefix, {
     corporates: groupsFixture,
-    jobs: [jobRecent, jobOld, jobScript, jobMany, jobNoText],
+    jobs: [jobRecent, jobOld, jobScript, jobMany, jobNoText, jobLateMarch],
   });
 });
 afterAll(async () => {
@@ -183,6 +185,19 @@ describe('detail text: only text collected within the last month', () => {
     const titles = await jobTitles({ jobDescriptionPartialMatchNot: ['Kotlin'] });
     expect(titles).toContain('古い求人');
     expect(titles).not.toContain('最近の求人');
+  });
+});
+
+describe('bounds are inclusive', () => {
+  it('counts whole days in Japan time', async () => {
+    expect(await jobTitles({ jobCreatedAtFrom: '2025-03-31', jobCreatedAtTo: '2025-03-31' })).toEqual(['三月末']);
+    expect(await jobTitles({ jobCreatedAtTo: '2025-03-30' })).not.toContain('三月末');
+    expect(await jobTitles({ jobCreatedAtFrom: '2025-04-01' })).not.toContain('三月末');
+  });
+
+  it('includes the bound itself in numeric ranges', async () => {
+    expect(await jobTitles({ salaryMin: 200_000, salaryMax: 200_000 })).toEqual(['三月末']);
+    expect(await jobTitles({ salaryMin: 200_001 })).toEqual([]);
   });
 });
 
