@@ -44,9 +44,12 @@ const detailOnly = {
   descriptionCollectedAt: '2025-01-10T00:00:00Z',
 };
 
+let lastUser = '';
+
 /** A fresh user and key per test (the rate limit is per user), with credits to spend. */
 async function newKey(): Promise<string> {
   const userId = `u-${Math.random().toString(36).slice(2)}`;
+  lastUser = userId;
   const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
   const { ledger, close } = openCreditLedger(services.config);
   await ledger.grant(userId, 100);
@@ -199,6 +202,10 @@ describe('when OpenSearch is unreachable', () => {
       expect(Object.keys(res.body)).toEqual(['message']);
       expect(res.text).not.toMatch(/ECONNREFUSED|ConnectionError|127\.0\.0\.1/);
     }
+    // a search the engine could not answer costs nothing
+    const { ledger, close } = openCreditLedger(services.config);
+    expect(await ledger.balance(lastUser)).toBe(100);
+    await close();
     await down.opensearch.close();
   });
 });
