@@ -44,6 +44,13 @@ export interface PipelineOptions {
   batchSize?: number;
   now?: () => Date;
   masters?: Masters;
+  /** Concurrent `_bulk` writes (default 2). */
+  maxInFlight?: number;
+  /**
+   * workLocationCount per company as it will be after this run (see scanWorkLocations), so
+   * postings get the right company copy on their first write instead of a fan-out later.
+   */
+  workLocationCounts?: Map<string, number>;
 }
 
 interface Pending {
@@ -70,12 +77,17 @@ export class IngestPipeline {
   private readonly now: () => Date;
   /** company fields by corporateNumber, for the `corporate` copy on postings */
   private readonly companies = new Map<string, Doc>();
+  private inFlight: Promise<void>[] = [];
+  private readonly maxInFlight: number;
+  private readonly workLocationCounts: Map<string, number>;
 
   constructor(private readonly options: PipelineOptions) {
     this.names = indexNames(options.indexPrefix);
     this.batchSize = options.batchSize ?? 1000;
     this.now = options.now ?? (() => new Date());
     this.masters = options.masters ?? loadMasters();
+    this.maxInFlight = options.maxInFlight ?? 2;
+    this.workLocationCounts = options.workLocationCounts ?? new Map();
   }
 
   private count(type: string): TypeCounts {
@@ -108,7 +120,7 @@ export class IngestPipeline {
       return;
     }
     this.pending.push({ record, source });
-    if (this.pending.length >= this.batchSize) await this.flush();
+    if (this.pending.length >= this.batchSize) await this.flushBatch();
   }
 
   private async reject(
@@ -190,8 +202,18 @@ export class IngestPipeline {
     return found;
   }
 
-  /** Writes the buffered records. */
+  /** Writes the buffered records and waits for every write in flight. */
   async flush(): Promise<void> {
+    await this.flushBatch();
+    await Promise.all(this.inFlight);
+  }
+
+  /**
+   * Transforms the buffered records and starts their `_bulk` write; up to `maxInFlight`
+   * writes run at once (the engine indexes on every core). A batch with deletes first waits
+   * for the writes before it, so a delete never overtakes the upsert it follows.
+   */
+  private async flushBatch(): Promise<void> {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
@@ -238,7 +260,9 @@ export class IngestPipeline {
           return;
         }
         try {
-          const job = toJobDocument(record, company, this.masters, now);
+          const count = this.workLocationCounts.get(record.corporateNumber);
+          const owner = count === undefined ? company : { ...company, workLocationCount: count };
+          const job = toJobDocument(record, owner, this.masters, now);
           otherOps.push({ action: 'index', index: this.names.jobs, id: record.id, ref: position, body: job });
           otherOps.push({
             action: 'index',
@@ -256,7 +280,24 @@ export class IngestPipeline {
       }
     });
 
-    const failures = await writeBulkChunked(this.options.client, [...corporateOps, ...otherOps]);
+    if (deletedJobIds.length > 0) await Promise.all(this.inFlight);
+    while (this.inFlight.length >= this.maxInFlight) await Promise.race(this.inFlight);
+    const write = this.writeAndSettle(batch, [...corporateOps, ...otherOps], rejected, deletedJobOwners, now);
+    const tracked: Promise<void> = write.finally(() => {
+      this.inFlight = this.inFlight.filter((item) => item !== tracked);
+    });
+    tracked.catch(() => undefined); // awaited by flush(); this only keeps Node from calling it unhandled
+    this.inFlight.push(tracked);
+  }
+
+  private async writeAndSettle(
+    batch: Pending[],
+    ops: BulkOp<number>[],
+    rejected: Map<number, string>,
+    deletedJobOwners: Map<string, string>,
+    now: Date,
+  ): Promise<void> {
+    const failures = await writeBulkChunked(this.options.client, ops);
     for (const failure of failures)
       if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
 

@@ -18,7 +18,7 @@ function readSchema(name: string): object {
 }
 
 function compileAll(): Record<SourceType, ValidateFunction> {
-  const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+  const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addFormat('corporate-number', isValidCorporateNumber);
   const deleteRecord = ajv.compile(readSchema('delete'));

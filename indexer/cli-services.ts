@@ -1,0 +1,43 @@
+/**
+ * What the indexer's command-line tools connect to: OPENSEARCH_URL, else the local dev node
+ * (reused when `npm run opensearch` or `npm start` keeps one running); REDIS_URL when set.
+ */
+import { loadConfig } from '../src/config.js';
+import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
+import { createLogger } from '../src/logger.js';
+import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { bootstrapIndices } from '../src/opensearch/indices.js';
+
+export interface CliServices {
+  opensearch: OpenSearchClient;
+  indexPrefix: string;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  close(): Promise<void>;
+}
+
+export async function openCliServices(): Promise<CliServices> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  let url = config.opensearchUrl;
+  let stopNode = async () => {};
+  if (!url) {
+    const node = await ensureDevOpenSearch((message) => logger.info(message));
+    url = node.url;
+    stopNode = node.stop;
+  }
+  // bulk writes of large batches need more time than a search is given
+  const opensearch = createOpenSearchClient(url);
+  const bulkClient = opensearch.child({ requestTimeout: 120_000 } as never) as OpenSearchClient;
+  await bootstrapIndices(opensearch, config.indexPrefix);
+  return {
+    opensearch: bulkClient,
+    indexPrefix: config.indexPrefix,
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    async close() {
+      await opensearch.close();
+      await stopNode();
+    },
+  };
+}

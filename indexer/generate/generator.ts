@@ -1,0 +1,89 @@
+/**
+ * The seeded sample data set: `corporates.ndjson` then `jobs.ndjson` (postings grouped by
+ * company), written as streams. Only a small stub per company (number, name, offices, weight)
+ * is held while the postings are made, so a million postings never sit in memory.
+ * Same seed and same `now` -> byte-identical files.
+ */
+import { once } from 'node:events';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import path from 'node:path';
+import { loadMasters } from '../masters.js';
+import { type CompanyStub, makeCompany } from './companies.js';
+import { makeJob } from './jobs.js';
+import { Random } from './random.js';
+
+export interface GenerateOptions {
+  companies: number;
+  jobs: number;
+  seed: number;
+  outDir: string;
+  /** The data set's "today": postings are dated up to this moment. */
+  now: Date;
+  onProgress?: (written: { companies: number; jobs: number }) => void;
+}
+
+export interface GeneratedFiles {
+  corporates: string;
+  jobs: string;
+}
+
+async function writeLine(stream: WriteStream, value: unknown): Promise<void> {
+  if (!stream.write(`${JSON.stringify(value)}\n`)) await once(stream, 'drain');
+}
+
+async function close(stream: WriteStream): Promise<void> {
+  stream.end();
+  await once(stream, 'finish');
+}
+
+/** Postings per company: proportional to the weights, summing exactly to `total`. */
+export function allocatePostings(weights: number[], total: number): number[] {
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sum === 0 || total === 0) return weights.map(() => 0);
+  const counts = weights.map((weight) => Math.floor((total * weight) / sum));
+  let left = total - counts.reduce((a, b) => a + b, 0);
+  const order = weights
+    .map((weight, index) => [weight, index] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  for (let i = 0; left > 0; i = (i + 1) % order.length, left--) {
+    const index = order[i]?.[1] as number;
+    counts[index] = (counts[index] ?? 0) + 1;
+  }
+  return counts;
+}
+
+export async function generateDataSet(options: GenerateOptions): Promise<GeneratedFiles> {
+  mkdirSync(options.outDir, { recursive: true });
+  const files = {
+    corporates: path.join(options.outDir, 'corporates.ndjson'),
+    jobs: path.join(options.outDir, 'jobs.ndjson'),
+  };
+  const masters = loadMasters();
+  const companyRandom = new Random(options.seed);
+  const jobRandom = new Random(options.seed ^ 0x5f3759df);
+  const stubs: CompanyStub[] = [];
+
+  const corporates = createWriteStream(files.corporates);
+  for (let index = 0; index < options.companies; index++) {
+    const { record, stub } = makeCompany(companyRandom, index, masters, options.now);
+    stubs.push(stub);
+    await writeLine(corporates, record);
+    if (index % 1000 === 999) options.onProgress?.({ companies: index + 1, jobs: 0 });
+  }
+  await close(corporates);
+
+  const counts = allocatePostings(
+    stubs.map((stub) => stub.weight),
+    options.jobs,
+  );
+  const jobs = createWriteStream(files.jobs);
+  let sequence = 0;
+  for (const [index, stub] of stubs.entries()) {
+    for (let n = 0; n < (counts[index] ?? 0); n++) {
+      await writeLine(jobs, makeJob(jobRandom, ++sequence, stub, masters, options.now));
+      if (sequence % 5000 === 0) options.onProgress?.({ companies: options.companies, jobs: sequence });
+    }
+  }
+  await close(jobs);
+  return files;
+}

@@ -1,0 +1,84 @@
+/**
+ * Roll-off: takes the searchable `description` out of `jobs` documents whose text was
+ * collected before the searchable window (one month, `now-1M/d`), in bounded batches, then
+ * rebuilds their companies so the nested copies go too. `job-details` is not touched: the
+ * detail endpoint keeps serving the text.
+ */
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { type BulkOp, writeBulk } from './bulk-writer.js';
+import { indexNames } from './index-names.js';
+import { rebuildCompanies } from './rebuild.js';
+import { withRetry } from './retry.js';
+import { searchableSince } from './transform.js';
+
+export interface RollOffOptions {
+  now?: Date;
+  batchSize?: number;
+  /** Rebuild the companies here (CLI) or hand them to the caller (worker: rebuild jobs). */
+  rebuild?: boolean;
+  onBatch?: (done: number) => void;
+}
+
+export interface RollOffResult {
+  postings: number;
+  companies: string[];
+  failures: number;
+}
+
+export async function rollOff(
+  client: OpenSearchClient,
+  prefix: string,
+  options: RollOffOptions = {},
+): Promise<RollOffResult> {
+  const names = indexNames(prefix);
+  const now = options.now ?? new Date();
+  const batchSize = options.batchSize ?? 1000;
+  const since = searchableSince(now).toISOString();
+  const companies = new Set<string>();
+  let postings = 0;
+  let failures = 0;
+  await withRetry(() => client.indices.refresh({ index: names.jobs }));
+  let searchAfter: unknown[] | undefined;
+  for (;;) {
+    const { body } = await withRetry(() =>
+      client.search({
+        index: names.jobs,
+        body: {
+          size: batchSize,
+          _source: ['corporateNumber'],
+          query: {
+            bool: {
+              filter: [{ exists: { field: 'description' } }],
+              should: [
+                { range: { descriptionCollectedAt: { lt: since } } },
+                { bool: { must_not: { exists: { field: 'descriptionCollectedAt' } } } },
+              ],
+              minimum_should_match: 1,
+            },
+          },
+          sort: [{ id: 'asc' }],
+          ...(searchAfter ? { search_after: searchAfter } : {}),
+        } as never,
+      }),
+    );
+    const hits = body.hits.hits;
+    if (hits.length === 0) break;
+    const ops: BulkOp<string>[] = hits.map((hit) => ({
+      action: 'update',
+      index: names.jobs,
+      id: String(hit._id),
+      ref: (hit._source as { corporateNumber: string }).corporateNumber,
+      body: { doc: { description: null } },
+    }));
+    const failed = await writeBulk(client, ops);
+    failures += failed.length;
+    postings += ops.length - failed.length;
+    for (const op of ops) companies.add(op.ref);
+    options.onBatch?.(postings);
+    if (hits.length < batchSize) break;
+    searchAfter = hits[hits.length - 1]?.sort as unknown[];
+  }
+  if (options.rebuild !== false && companies.size > 0)
+    await rebuildCompanies(client, prefix, companies, { now });
+  return { postings, companies: [...companies], failures };
+}
