@@ -38,7 +38,7 @@ export interface CreditLedger {
 }
 
 /** Where the single-process ledger keeps balances between `npm start` and the keys CLI. */
-export const localLedgerFile = path.join(projectRoot, '.local', 'credits.json');
+export const localLedgerFile = process.env.CREDITS_FILE || path.join(projectRoot, '.local', 'credits.json');
 
 export function createCreditLedger(opts: {
   redis: Redis | undefined;

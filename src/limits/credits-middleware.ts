@@ -18,7 +18,7 @@ import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import stableStringify from 'safe-stable-stringify';
 import { errors } from '../http/errors.js';
-import { type LimitedRoute, limitedRoute } from './limited-routes.js';
+import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
 import { LimitsStoreUnavailable } from './store-unavailable.js';
 
@@ -47,18 +47,20 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
           res.status(claim.response.status).json(claim.response.body);
           return;
         }
+        recordOutcome(res, limits, { userId, key: idempotencyKey, owner: requestId }, log);
       }
-      const release = () =>
-        idempotencyKey === undefined
-          ? Promise.resolve()
-          : limits.idempotency.release(userId, idempotencyKey, requestId);
       if (cost === 0) {
         if (route === 'search') res.set('X-Credits-Remaining', String(await limits.ledger.balance(userId)));
-        if (idempotencyKey !== undefined)
-          settleIdempotency(req, res, limits, userId, idempotencyKey, requestId, log);
         return next();
       }
-      const reserved = await reserveOrRelease(limits, userId, cost, requestId, release, log);
+      let reserved: Awaited<ReturnType<Limits['ledger']['reserve']>>;
+      try {
+        reserved = await limits.ledger.reserve(userId, cost, requestId);
+      } catch (error) {
+        // the debit may still happen in Redis after we gave up: cancel it (see the ledger)
+        refundWithRetry(limits, requestId, log);
+        throw error;
+      }
       if (!reserved.ok) {
         const short = errors.insufficientCredits(reserved.balance, cost);
         short.headers['X-Credits-Remaining'] = String(reserved.balance);
@@ -72,7 +74,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
           (this.statusCode < 400 ? charge.balanceAfterReserve : charge.balanceAfterReserve + cost);
         this.setHeader('X-Credits-Remaining', String(settled));
       });
-      settleCharge(req, res, limits, { userId, requestId, idempotencyKey, route }, log);
+      settleCharge(res, limits, requestId, log);
       return next();
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
@@ -133,112 +135,63 @@ function fingerprint(req: Request): string {
 }
 
 /**
- * Reserves, and if the reservation's outcome is unknown (Redis dropped or timed out) cancels
- * it in the background: the Lua refund leaves a marker, so a debit that Redis still runs
- * later is a no-op.
+ * Stores the response under the Idempotency-Key (status < 400) or releases the key (any
+ * failure, 402 included), BEFORE the response is written: a retry sent the moment this
+ * response arrives then finds the stored answer, not an in-flight claim.
  */
-async function reserveOrRelease(
+function recordOutcome(
+  res: Response,
   limits: Limits,
-  userId: string,
-  cost: number,
-  requestId: string,
-  release: () => Promise<void>,
+  claim: { userId: string; key: string; owner: string },
   log?: Logger,
-) {
-  try {
-    const reserved = await limits.ledger.reserve(userId, cost, requestId);
-    if (!reserved.ok) await release();
-    return reserved;
-  } catch (error) {
-    refundWithRetry(limits, requestId, log);
-    await release().catch(() => {});
-    throw error;
-  }
-}
-
-/** Captures the JSON body the route sends, for the Idempotency-Key record. */
-function captureJson(res: Response): { body?: unknown } {
-  const captured: { body?: unknown } = {};
+): void {
+  let recorded = false;
+  const record = (status: number, body: { value: unknown } | undefined): Promise<void> => {
+    recorded = true;
+    const write =
+      status < 400 && body
+        ? limits.idempotency.complete(claim.userId, claim.key, claim.owner, { status, body: body.value })
+        : limits.idempotency.release(claim.userId, claim.key, claim.owner);
+    return write.catch((error: Error) => {
+      // the claim then expires by itself (idempotencyPendingTtlSeconds)
+      log?.warn(
+        { err: { message: error.message }, requestId: res.locals.requestId },
+        'idempotency record not updated',
+      );
+    });
+  };
   const json = res.json.bind(res);
   res.json = (body: unknown) => {
-    captured.body = body;
-    return json(body);
+    void record(res.statusCode, { value: body }).finally(() => json(body));
+    return res;
   };
-  return captured;
+  // a client gone before any JSON was sent: release, so its retry runs
+  res.once('close', () => {
+    if (!recorded) void record(res.statusCode, undefined);
+  });
 }
 
 /** Once the response is out (or the client went away): commit or refund, exactly once. */
-function settleCharge(
-  _req: Request,
-  res: Response,
-  limits: Limits,
-  ctx: { userId: string; requestId: string; idempotencyKey: string | undefined; route: LimitedRoute },
-  log?: Logger,
-): void {
-  const captured = ctx.idempotencyKey === undefined ? undefined : captureJson(res);
+function settleCharge(res: Response, limits: Limits, requestId: string, log?: Logger): void {
   let settled = false;
   const settle = () => {
     if (settled) return;
     settled = true;
     // a client that disconnects mid-search still had the search run: it is charged
-    const success = res.statusCode < 400;
-    if (success) {
-      limits.ledger.commit(ctx.requestId).catch((error: Error) => {
-        // the debit stands as reserved, which is what commit records; nothing is lost
+    if (res.statusCode < 400) {
+      limits.ledger.commit(requestId).catch((error: Error) => {
+        // the debit stands as reserved; commit only records that it is final
         log?.warn(
-          { err: { message: error.message }, requestId: ctx.requestId },
+          { err: { message: error.message }, requestId: res.locals.requestId },
           'credit commit not recorded',
         );
       });
     } else {
-      refundWithRetry(limits, ctx.requestId, log);
-    }
-    if (ctx.idempotencyKey !== undefined) {
-      finishIdempotency(limits, ctx.userId, ctx.idempotencyKey, ctx.requestId, res.statusCode, captured, log);
+      refundWithRetry(limits, requestId, log);
     }
   };
   res.once('finish', settle);
   res.once('close', settle);
-}
-
-/** For a free search with an Idempotency-Key: store or release the record once done. */
-function settleIdempotency(
-  _req: Request,
-  res: Response,
-  limits: Limits,
-  userId: string,
-  key: string,
-  requestId: string,
-  log?: Logger,
-): void {
-  const captured = captureJson(res);
-  let settled = false;
-  const settle = () => {
-    if (settled) return;
-    settled = true;
-    finishIdempotency(limits, userId, key, requestId, res.statusCode, captured, log);
-  };
-  res.once('finish', settle);
-  res.once('close', settle);
-}
-
-function finishIdempotency(
-  limits: Limits,
-  userId: string,
-  key: string,
-  requestId: string,
-  status: number,
-  captured: { body?: unknown } | undefined,
-  log?: Logger,
-): void {
-  const done =
-    status < 400 && captured && 'body' in captured
-      ? limits.idempotency.complete(userId, key, requestId, { status, body: captured.body })
-      : limits.idempotency.release(userId, key, requestId);
-  done.catch((error: Error) => {
-    // the pending record expires by itself (idempotencyPendingTtlSeconds)
-    log?.warn({ err: { message: error.message }, requestId }, 'idempotency record not updated');
-  });
 }
 
 const refundRetryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];

@@ -43,7 +43,7 @@ export function loadLimitsConfig(env: NodeJS.ProcessEnv = process.env): LimitsCo
     detailCost: wholeNumber(env.DETAIL_CREDIT_COST, 0, 'DETAIL_CREDIT_COST'),
     reservationTtlSeconds: 7 * 24 * 3600,
     idempotencyTtlSeconds: wholeNumber(env.IDEMPOTENCY_TTL_SECONDS, 24 * 3600, 'IDEMPOTENCY_TTL_SECONDS', 1),
-    idempotencyPendingTtlSeconds: 60,
+    idempotencyPendingTtlSeconds: 30,
     unavailableRetryAfterSeconds: 1,
   };
 }
