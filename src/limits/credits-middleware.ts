@@ -20,7 +20,7 @@ import stableStringify from 'safe-stable-stringify';
 import { errors } from '../http/errors.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
-import { LimitsStoreUnavailable } from './store-unavailable.js';
+import { describeFailure, LimitsStoreUnavailable } from './store-unavailable.js';
 
 /** Visible ASCII, 1-255 characters: what the IETF draft's examples use (UUIDs, random tokens). */
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
@@ -79,7 +79,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
       log?.warn(
-        { err: { message: error.message }, requestId: res.locals.requestId, reservationId: requestId },
+        { err: describeFailure(error), requestId: res.locals.requestId, reservationId: requestId },
         'credit ledger unavailable',
       );
       return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
@@ -155,7 +155,7 @@ function recordOutcome(
     return write.catch((error: Error) => {
       // the claim then expires by itself (idempotencyPendingTtlSeconds)
       log?.warn(
-        { err: { message: error.message }, requestId: res.locals.requestId },
+        { err: describeFailure(error), requestId: res.locals.requestId },
         'idempotency record not updated',
       );
     });
@@ -182,7 +182,7 @@ function settleCharge(res: Response, limits: Limits, requestId: string, log?: Lo
       limits.ledger.commit(requestId).catch((error: Error) => {
         // the debit stands as reserved; commit only records that it is final
         log?.warn(
-          { err: { message: error.message }, requestId: res.locals.requestId },
+          { err: describeFailure(error), requestId: res.locals.requestId },
           'credit commit not recorded',
         );
       });
@@ -205,7 +205,7 @@ export function refundWithRetry(limits: Limits, requestId: string, log?: Logger,
   limits.ledger.refund(requestId).catch((error: Error) => {
     const delay = refundRetryDelaysMs[attempt];
     if (delay === undefined) {
-      log?.error({ err: { message: error.message }, requestId }, 'credit refund could not be recorded');
+      log?.error({ err: describeFailure(error), requestId }, 'credit refund could not be recorded');
       return;
     }
     setTimeout(() => refundWithRetry(limits, requestId, log, attempt + 1), delay).unref();

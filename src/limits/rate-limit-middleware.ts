@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { errors } from '../http/errors.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
-import { LimitsStoreUnavailable } from './store-unavailable.js';
+import { describeFailure, LimitsStoreUnavailable } from './store-unavailable.js';
 
 export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -23,7 +23,7 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
       decision = await limits.rateLimiter.consume(userId);
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
-      log?.warn({ err: { message: error.message } }, 'rate limiter unavailable');
+      log?.warn({ err: describeFailure(error) }, 'rate limiter unavailable');
       return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
     }
     const headers = {

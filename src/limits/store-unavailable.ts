@@ -21,3 +21,11 @@ export async function storeCall<T>(operation: string, call: () => Promise<T>): P
     throw new LimitsStoreUnavailable(operation, error);
   }
 }
+
+/** For a log line: what failed and why, from ioredis's own message (no keys, no values). */
+export function describeFailure(error: unknown): { message: string; cause?: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const cause =
+    error instanceof LimitsStoreUnavailable && error.cause instanceof Error ? error.cause.message : undefined;
+  return cause ? { message, cause } : { message };
+}
