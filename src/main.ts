@@ -3,6 +3,7 @@
  * the indices; serves on PORT (default 8080). Ctrl-C stops everything it started.
  */
 import type { Server } from 'node:http';
+import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
 import { loadConfig } from './config.js';
 import { createApp } from './http/app.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   cleanups.unshift(() => services.close());
   const created = await bootstrapIndices(services.opensearch, config.indexPrefix);
   if (created.length > 0) logger.info({ indices: created }, 'created indices');
+  if (config.loadSampleData) await loadSampleDataIfEmpty(services.opensearch, config.indexPrefix, logger);
   const app = createApp(services);
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info(`serving on http://${config.host}:${config.port} (OpenSearch ${opensearchUrl})`);

@@ -1,0 +1,19 @@
+/** `npm run rolloff`: the nightly roll-off, once, now (see ./rolloff.ts). */
+import { openCliServices } from './cli-services.js';
+import { rollOff } from './rolloff.js';
+
+const services = await openCliServices();
+try {
+  const started = Date.now();
+  const result = await rollOff(services.opensearch, services.indexPrefix, {
+    onBatch: (done) => process.stderr.write(`\r${done} postings rolled off`),
+  });
+  console.log(
+    `\nrolled off the searchable text of ${result.postings} postings of ${result.companies.length} companies ` +
+      `in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+      (result.failures > 0 ? `; ${result.failures} updates failed (run again)` : ''),
+  );
+  if (result.failures > 0) process.exitCode = 1;
+} finally {
+  await services.close();
+}
