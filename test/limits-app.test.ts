@@ -177,7 +177,10 @@ describe('1,000 concurrent searches over two instances (rate limit out of the wa
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     })();
-    const responses = await Promise.all(Array.from({ length: 1000 }, (_, i) => post(urls[i % 2] ?? '', key)));
+    // every tenth through a third instance whose OpenSearch is down: reserved, 503, refunded
+    const broken = await listen(createApp({ ...services, limits, opensearch: closedOpenSearch }));
+    const target = (i: number) => (i % 10 === 9 ? broken : (urls[i % 2] ?? ''));
+    const responses = await Promise.all(Array.from({ length: 1000 }, (_, i) => post(target(i), key)));
     running = false;
     await watcher;
     const counts = statuses(responses);
@@ -186,6 +189,7 @@ describe('1,000 concurrent searches over two instances (rate limit out of the wa
     expect(ok).toBeGreaterThan(0);
     expect(ok).toBeLessThanOrEqual(400);
     expect((counts[200] ?? 0) + (counts[402] ?? 0) + (counts[503] ?? 0)).toBe(1000);
+    expect(counts[503]).toBeGreaterThan(0);
     expect(await limits.ledger.balance('heavy')).toBe(start - 2 * ok);
     expect(lowest).toBeGreaterThanOrEqual(0);
   });
