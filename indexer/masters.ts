@@ -43,6 +43,8 @@ export interface Masters {
   businessSub: Map<number, string>;
   jobCategory: Map<number, string>;
   jobSubCategory: Map<number, string>;
+  /** minor id -> its major id, per master with subcategories */
+  parentOf: Record<'industries' | 'business-types' | 'job-categories', Map<number, number>>;
   media: Map<number, string>;
   employmentType: Map<number, string>;
   market: Map<string, Market>;
@@ -56,6 +58,12 @@ export function readMasterFile(name: MasterName): MasterItem[] {
 function byId(items: MasterItem[]): Map<number, string> {
   return new Map(
     items.filter((item) => typeof item.id === 'number').map((item) => [item.id as number, item.name]),
+  );
+}
+
+function parents(items: MasterItem[]): Map<number, number> {
+  return new Map(
+    items.flatMap((item) => (item.subCategories ?? []).map((sub) => [sub.id, item.id as number] as const)),
   );
 }
 
@@ -75,6 +83,11 @@ export function buildMasters(lists: Record<MasterName, MasterItem[]>): Masters {
     businessSub: subById(lists['business-types']),
     jobCategory: byId(lists['job-categories']),
     jobSubCategory: subById(lists['job-categories']),
+    parentOf: {
+      industries: parents(lists.industries),
+      'business-types': parents(lists['business-types']),
+      'job-categories': parents(lists['job-categories']),
+    },
     media: byId(lists.media),
     employmentType: byId(lists['employment-types']),
     market: new Map(

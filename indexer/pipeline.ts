@@ -61,8 +61,8 @@ interface Pending {
 const maxCachedCompanies = 50_000;
 
 function keyOf(record: SourceRecord): string | null {
-  if ('corporateNumber' in record) return record.corporateNumber;
-  if ('id' in record) return record.id;
+  if (record.type === 'job' || record.type === 'delete_job') return record.id;
+  if (record.type === 'corporate' || record.type === 'delete_corporate') return record.corporateNumber;
   return null;
 }
 

@@ -111,11 +111,20 @@ export function toNestedPosting(posting: PostingSource, now: Date): Doc {
   return Object.fromEntries(postingFields.map((field) => [field, values[field] ?? null]));
 }
 
+/** JSON with sorted keys: the engine may hand `_source` objects back in another key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Doc)[key] ?? null)}`)
+      .join(',')}}`;
+  return JSON.stringify(value ?? null);
+}
+
 function sameEmbed(a: Doc | null | undefined, b: Doc): boolean {
   if (!a) return false;
-  return corporateEmbedFields.every(
-    (field) => JSON.stringify(a[field] ?? null) === JSON.stringify(b[field] ?? null),
-  );
+  return corporateEmbedFields.every((field) => canonical(a[field]) === canonical(b[field]));
 }
 
 async function readPostings(

@@ -52,6 +52,21 @@ function lookup<K>(
   return name;
 }
 
+/** A minor class must sit under the major class given beside it. */
+function checkParent(
+  masters: Masters,
+  master: keyof Masters['parentOf'],
+  major: number | null | undefined,
+  minor: number | null | undefined,
+  fields: [string, string],
+): void {
+  if (major === null || major === undefined || minor === null || minor === undefined) return;
+  if (masters.parentOf[master].get(minor) !== major)
+    throw new RecordError(
+      `${fields[1]}: ${minor} is not a subcategory of ${fields[0]} ${major} in the ${master} master`,
+    );
+}
+
 function label(labels: Record<string, string>, value: string | null | undefined): string | null {
   return value ? (labels[value] ?? null) : null;
 }
@@ -67,6 +82,14 @@ export function toCorporateFields(source: CorporateSource, masters: Masters): Do
     mediaId,
     mediaName: lookup(masters.media, mediaId, 'paidMediaIds', 'media'),
   }));
+  checkParent(masters, 'industries', source.industryCategoryId, source.industrySubCategoryId, [
+    'industryCategoryId',
+    'industrySubCategoryId',
+  ]);
+  checkParent(masters, 'business-types', source.businessCategoryId, source.businessSubCategoryId, [
+    'businessCategoryId',
+    'businessSubCategoryId',
+  ]);
   return {
     corporateNumber: source.corporateNumber,
     name: source.name,
@@ -169,6 +192,10 @@ export function toCorporateEmbed(corporate: Doc): Doc {
 
 export function toJobDocument(source: JobSource, corporate: Doc, masters: Masters, now: Date): Doc {
   const location = source.workLocation;
+  checkParent(masters, 'job-categories', source.jobCategoryId, source.jobSubCategoryId, [
+    'jobCategoryId',
+    'jobSubCategoryId',
+  ]);
   // a text collected before the searchable window is kept only in job-details
   const recent = isRecent(source.descriptionCollectedAt, now);
   return {
