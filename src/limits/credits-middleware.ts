@@ -30,7 +30,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
     const route = limitedRoute(req);
     if (!route) return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
-    if (!userId) return next(errors.unauthenticated('An API key is required.'));
+    if (!userId) return next(errors.missingApiKey());
     // the ledger's idempotency key: minted here, never the caller's X-Request-Id, which a
     // caller could repeat to make a second search look like a replay of the first
     const requestId = randomUUID();
@@ -171,13 +171,13 @@ function recordOutcome(
   });
 }
 
-/** Once the response is out (or the client went away): commit or refund, exactly once. */
+/**
+ * Once the response is out: commit or refund (exactly once: the scripts are no-ops the second
+ * time). A client that disconnects mid-search leaves the reservation standing, so it is
+ * charged, unless the search then fails and refundOnErrorMiddleware gives it back.
+ */
 function settleCharge(res: Response, limits: Limits, requestId: string, log?: Logger): void {
-  let settled = false;
-  const settle = () => {
-    if (settled) return;
-    settled = true;
-    // a client that disconnects mid-search still had the search run: it is charged
+  res.once('finish', () => {
     if (res.statusCode < 400) {
       limits.ledger.commit(requestId).catch((error: Error) => {
         // the debit stands as reserved; commit only records that it is final
@@ -189,9 +189,7 @@ function settleCharge(res: Response, limits: Limits, requestId: string, log?: Lo
     } else {
       refundWithRetry(limits, requestId, log);
     }
-  };
-  res.once('finish', settle);
-  res.once('close', settle);
+  });
 }
 
 const refundRetryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];

@@ -16,7 +16,7 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
     if (!limitedRoute(req)) return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     // auth runs first; a limited route reached without a user is a wiring fault: fail closed
-    if (!userId) return next(errors.unauthenticated('An API key is required.'));
+    if (!userId) return next(errors.missingApiKey());
     if (limits.config.rateLimitExemptUsers.has(userId)) return next();
     let decision: Awaited<ReturnType<Limits['rateLimiter']['consume']>>;
     try {
