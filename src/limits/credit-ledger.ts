@@ -48,6 +48,6 @@ export function createCreditLedger(opts: {
   file?: string;
 }): CreditLedger {
   return opts.redis
-    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 7 * 24 * 3600)
+    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 3600)
     : new LocalCreditLedger(opts.file);
 }

@@ -12,7 +12,10 @@ export interface LimitsConfig {
   searchCost: number;
   /** Credits per job detail lookup (0: free, then the ledger is not touched). */
   detailCost: number;
-  /** How long a reservation record is kept, so a late refund or replayed debit still finds it. */
+  /**
+   * How long a reservation record is kept, so a replayed debit (seconds after a reconnect) or
+   * a retried refund (up to ~30 s) still finds it; one record per search, so not for days.
+   */
   reservationTtlSeconds: number;
   /** How long a completed Idempotency-Key response is replayed. */
   idempotencyTtlSeconds: number;
@@ -41,7 +44,7 @@ export function loadLimitsConfig(env: NodeJS.ProcessEnv = process.env): LimitsCo
     ),
     searchCost: wholeNumber(env.SEARCH_CREDIT_COST, 1, 'SEARCH_CREDIT_COST'),
     detailCost: wholeNumber(env.DETAIL_CREDIT_COST, 0, 'DETAIL_CREDIT_COST'),
-    reservationTtlSeconds: 7 * 24 * 3600,
+    reservationTtlSeconds: 3600,
     idempotencyTtlSeconds: wholeNumber(env.IDEMPOTENCY_TTL_SECONDS, 24 * 3600, 'IDEMPOTENCY_TTL_SECONDS', 1),
     idempotencyPendingTtlSeconds: 30,
     unavailableRetryAfterSeconds: 1,
