@@ -11,7 +11,8 @@ import { FileKeyStore } from './file-key-store.js';
 import { type ApiKeyRecord, type KeyStore, keyState } from './key-store.js';
 import { RedisKeyStore } from './redis-key-store.js';
 
-export const defaultKeysFile = path.join(projectRoot, '.local', 'api-keys.json');
+/** The single-process key file; API_KEYS_FILE moves it (tests use a temporary one). */
+export const defaultKeysFile = process.env.API_KEYS_FILE || path.join(projectRoot, '.local', 'api-keys.json');
 
 /** Redis when there is one (shared by all processes), else the file of single-process mode. */
 export function keyStoreFor(

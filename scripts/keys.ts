@@ -1,0 +1,156 @@
+/**
+ * `npm run keys -- <command>`: API keys and credit balances, in the store the API server uses
+ * under the same environment (Redis at REDIS_URL under REDIS_PREFIX, else the files under
+ * .local/ of single-process mode).
+ *
+ *   npm run keys -- create alice --expires 2027-12-31 --credits 1000 > .local/alice.key
+ *   npm run keys -- list [alice]
+ *   npm run keys -- revoke key_9f2c41d07a3b
+ *   npm run keys -- credits alice [--grant 500]
+ *
+ * `create` prints the key alone on stdout, once, so it can go straight into a file or a
+ * variable; everything else goes to stderr. The key is never stored, only its SHA-256.
+ */
+import { once } from 'node:events';
+import { Command, InvalidArgumentError } from 'commander';
+import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
+import { loadConfig } from '../src/config.js';
+import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { createRedis } from '../src/services.js';
+
+const say = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+function parseUserId(value: string): string {
+  if (!/^[A-Za-z0-9._@-]{1,128}$/.test(value))
+    throw new InvalidArgumentError('a user id is 1-128 characters of A-Z a-z 0-9 . _ @ -');
+  return value;
+}
+
+function parseExpiry(value: string): Date {
+  // a bare date means the end of that day in UTC: "valid through 2027-12-31"
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T23:59:59.999Z` : value);
+  if (Number.isNaN(date.getTime()))
+    throw new InvalidArgumentError('give a date YYYY-MM-DD or an ISO date-time');
+  return date;
+}
+
+function parseCredits(value: string): number {
+  const amount = Number(value);
+  if (!Number.isSafeInteger(amount)) throw new InvalidArgumentError('give a whole number');
+  return amount;
+}
+
+/** Runs `work` with the key store of this environment, closing Redis after. */
+async function withKeyStore<T>(work: (store: ReturnType<typeof keyStoreFor>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
+  redis?.on('error', () => {}); // a failing command reports it
+  try {
+    // commands are not queued while connecting (enableOfflineQueue: false)
+    if (redis && redis.status !== 'ready') await once(redis, 'ready', { signal: AbortSignal.timeout(5000) });
+    return await work(keyStoreFor(redis, config.redisPrefix));
+  } finally {
+    await redis?.quit().catch(() => redis.disconnect());
+  }
+}
+
+async function withLedger<T>(
+  work: (ledger: ReturnType<typeof openCreditLedger>['ledger']) => Promise<T>,
+): Promise<T> {
+  const { ledger, close } = openCreditLedger(loadConfig());
+  try {
+    return await work(ledger);
+  } finally {
+    await close();
+  }
+}
+
+function describeKey(record: ApiKeyRecord, now: Date): string {
+  return [
+    record.keyId,
+    `user=${record.userId}`,
+    `state=${keyState(record, now)}`,
+    `created=${record.createdAt}`,
+    `expires=${record.expiresAt ?? 'never'}`,
+    ...(record.revokedAt ? [`revoked=${record.revokedAt}`] : []),
+    ...(record.label ? [`label=${JSON.stringify(record.label)}`] : []),
+  ].join('  ');
+}
+
+export function keysProgram(): Command {
+  const program = new Command('keys')
+    .description('Manage API keys and credit balances')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (text) => process.stderr.write(text) });
+
+  program
+    .command('create')
+    .description('create a key for a user; prints the key alone on stdout, once')
+    .argument('<userId>', 'the user the key belongs to', parseUserId)
+    .option('--expires <date>', 'expiry: YYYY-MM-DD (end of that day, UTC) or an ISO date-time', parseExpiry)
+    .option('--credits <n>', "add n credits to the user's balance", parseCredits)
+    .option('--label <text>', 'a note for operators, e.g. "crm sync"')
+    .action(async (userId: string, options: { expires?: Date; credits?: number; label?: string }) => {
+      if (options.expires && options.expires.getTime() <= Date.now())
+        throw new InvalidArgumentError('--expires is in the past');
+      const { key, record } = await withKeyStore((store) =>
+        createApiKey(store, { userId, expiresAt: options.expires, label: options.label }),
+      );
+      process.stdout.write(`${key}\n`);
+      say(`created ${record.keyId} for user ${userId}, expires ${record.expiresAt ?? 'never'}`);
+      say('the key above is shown this once; keep it out of logs, chat and documents');
+      if (options.credits !== undefined) {
+        const balance = await withLedger((ledger) => ledger.grant(userId, options.credits as number));
+        say(`credits of ${userId}: ${balance}`);
+      }
+    });
+
+  program
+    .command('list')
+    .description('list keys (ids, owners, states; never the keys)')
+    .argument('[userId]', 'only this user', parseUserId)
+    .action(async (userId?: string) => {
+      const records = await withKeyStore((store) => store.list(userId));
+      const now = new Date();
+      for (const record of records) process.stdout.write(`${describeKey(record, now)}\n`);
+      if (records.length === 0) say('no keys');
+    });
+
+  program
+    .command('revoke')
+    .description('revoke a key by its id (see list); takes effect on the next request')
+    .argument('<keyId>', 'e.g. key_9f2c41d07a3b')
+    .action(async (keyId: string) => {
+      const found = await withKeyStore((store) => store.revoke(keyId, new Date()));
+      if (!found) {
+        say(`no key ${keyId}`);
+        process.exitCode = 1;
+        return;
+      }
+      say(`revoked ${keyId}`);
+    });
+
+  program
+    .command('credits')
+    .description("show a user's credit balance, or change it with --grant")
+    .argument('<userId>', 'the user', parseUserId)
+    .option('--grant <n>', 'add n credits (negative takes credits back, not below 0)', parseCredits)
+    .action(async (userId: string, options: { grant?: number }) => {
+      const balance = await withLedger((ledger) =>
+        options.grant === undefined ? ledger.balance(userId) : ledger.grant(userId, options.grant),
+      );
+      process.stdout.write(`${balance}\n`);
+    });
+
+  return program;
+}
+
+keysProgram()
+  .parseAsync()
+  .catch((error: Error) => {
+    say(`error: ${error.message}`);
+    process.exitCode = 1;
+  });
