@@ -122,6 +122,7 @@ export async function writeBulkChunked<Ref>(
   client: OpenSearchClient,
   ops: BulkOp<Ref>[],
   limits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 },
+  options: BulkOptions = {},
 ): Promise<BulkFailure<Ref>[]> {
   const failures: BulkFailure<Ref>[] = [];
   let batch: BulkOp<Ref>[] = [];
@@ -129,13 +130,13 @@ export async function writeBulkChunked<Ref>(
   for (const op of ops) {
     const size = op.body ? JSON.stringify(op.body).length : 0;
     if (batch.length > 0 && (batch.length >= limits.maxOps || bytes + size > limits.maxBytes)) {
-      failures.push(...(await writeBulk(client, batch)));
+      failures.push(...(await writeBulk(client, batch, options)));
       batch = [];
       bytes = 0;
     }
     batch.push(op);
     bytes += size;
   }
-  if (batch.length > 0) failures.push(...(await writeBulk(client, batch)));
+  if (batch.length > 0) failures.push(...(await writeBulk(client, batch, options)));
   return failures;
 }

@@ -21,7 +21,7 @@ import {
   scheduleRebuilds,
 } from './queue.js';
 import { rebuildCompanies } from './rebuild.js';
-import { isTransient } from './retry.js';
+import { isTransient, type RetryOptions } from './retry.js';
 import { rollOff } from './rolloff.js';
 
 export interface IndexerWorkerOptions {
@@ -32,6 +32,8 @@ export interface IndexerWorkerOptions {
   redisPrefix: string;
   logger: Logger;
   concurrency?: number;
+  /** Backoff inside one attempt on transient engine errors (BullMQ retries the job after that). */
+  retry?: RetryOptions;
 }
 
 export interface IndexerWorker {
@@ -45,7 +47,9 @@ export function mastersKey(redisPrefix: string): string {
 
 export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorker {
   const { opensearch, indexPrefix, connection, redisPrefix, logger } = options;
-  const queue = createIndexerQueue(connection.duplicate(), redisPrefix);
+  const queueConnection = connection.duplicate();
+  const workerConnection = connection.duplicate();
+  const queue = createIndexerQueue(queueConnection, redisPrefix);
   const deadLetter = new RedisDeadLetter(connection, redisPrefix);
   let masters: Masters = loadMasters();
   let mastersVersion = '';
@@ -70,6 +74,7 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
       indexPrefix,
       deadLetter,
       masters: await currentMasters(),
+      ...(options.retry ? { retry: options.retry } : {}),
     });
     const before = pipeline.masters;
     for (const [position, record] of job.data.records.entries()) {
@@ -142,6 +147,9 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
     async close() {
       await worker.close();
       await queue.close();
+      // BullMQ leaves connections it was handed open
+      queueConnection.disconnect();
+      workerConnection.disconnect();
     },
   };
 }

@@ -10,7 +10,7 @@ import { type BulkOp, writeBulkChunked } from './bulk-writer.js';
 import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import { loadMasters, type Masters, withMasterList } from './masters.js';
-import { withRetry } from './retry.js';
+import { type RetryOptions, withRetry } from './retry.js';
 import type {
   CorporateSource,
   DeleteCorporateSource,
@@ -44,6 +44,8 @@ export interface PipelineOptions {
   batchSize?: number;
   now?: () => Date;
   masters?: Masters;
+  /** Backoff on transient engine errors (default: 6 retries from 200 ms). */
+  retry?: RetryOptions;
   /** Concurrent `_bulk` writes (default 2). */
   maxInFlight?: number;
   /**
@@ -88,6 +90,10 @@ export class IngestPipeline {
     this.masters = options.masters ?? loadMasters();
     this.maxInFlight = options.maxInFlight ?? 2;
     this.workLocationCounts = options.workLocationCounts ?? new Map();
+  }
+
+  private retry<T>(run: () => Promise<T>): Promise<T> {
+    return withRetry(run, this.options.retry);
   }
 
   private count(type: string): TypeCounts {
@@ -146,11 +152,11 @@ export class IngestPipeline {
     const byCompany = { query: { term: { corporateNumber: record.corporateNumber } } };
     try {
       for (const index of [this.names.jobs, this.names.jobDetails]) {
-        await withRetry(() =>
+        await this.retry(() =>
           client.deleteByQuery({ index, body: byCompany as never, refresh: true, conflicts: 'proceed' }),
         );
       }
-      await withRetry(() =>
+      await this.retry(() =>
         client.delete({ index: this.names.corporates, id: record.corporateNumber }, { ignore: [404] }),
       );
     } catch {
@@ -173,7 +179,7 @@ export class IngestPipeline {
     const missing = [...new Set(numbers)].filter((number) => !this.companies.has(number));
     if (missing.length === 0) return;
     if (this.companies.size + missing.length > maxCachedCompanies) this.companies.clear();
-    const { body } = await withRetry(() =>
+    const { body } = await this.retry(() =>
       this.options.client.mget({
         index: this.names.corporates,
         body: { ids: missing },
@@ -187,7 +193,7 @@ export class IngestPipeline {
 
   private async corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const { body } = await withRetry(() =>
+    const { body } = await this.retry(() =>
       this.options.client.mget({
         index: this.names.jobs,
         body: { ids },
@@ -297,7 +303,7 @@ export class IngestPipeline {
     deletedJobOwners: Map<string, string>,
     now: Date,
   ): Promise<void> {
-    const failures = await writeBulkChunked(this.options.client, ops);
+    const failures = await writeBulkChunked(this.options.client, ops, undefined, this.options.retry);
     for (const failure of failures)
       if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
 

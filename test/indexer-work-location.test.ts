@@ -1,0 +1,60 @@
+/** workLocationCount's address normalisation (contract 2.5), table-driven. */
+import { describe, expect, it } from 'vitest';
+import type { WorkLocationSource } from '../indexer/source-types.js';
+import { countWorkLocations, normalizeStreet, workLocationKey } from '../indexer/work-location.js';
+
+describe('normalizeStreet', () => {
+  it.each([
+    ['道玄坂１丁目２番地３号', '道玄坂1-2-3'],
+    ['道玄坂 1-2-3', '道玄坂1-2-3'],
+    ['道玄坂一丁目2番3号', '道玄坂1-2-3'],
+    ['道玄坂1ー2ー3', '道玄坂1-2-3'],
+    ['道玄坂1−2−3', '道玄坂1-2-3'],
+    ['道玄坂１－２－３', '道玄坂1-2-3'],
+    ['道玄坂1丁目2-3', '道玄坂1-2-3'],
+    ['西新宿二十三丁目8番地の1', '西新宿23-8-1'],
+    ['栄町5-18-11　新スクエア10F', '栄町5-18-11新スクエア10f'],
+    ['大手町1丁目', '大手町1'],
+  ])('%s -> %s', (input, expected) => {
+    expect(normalizeStreet(input)).toBe(expected);
+  });
+});
+
+describe('workLocationKey', () => {
+  const onsite = (cityName: string | null, address: string | null): WorkLocationSource => ({
+    kind: 'onsite',
+    prefectureId: 13,
+    cityName,
+    address,
+  });
+
+  it('reads a city written into the street part', () => {
+    expect(workLocationKey(onsite(null, '渋谷区道玄坂1-2-3'))).toBe('13|渋谷区|道玄坂1-2-3');
+    expect(workLocationKey(onsite('渋谷区', '渋谷区道玄坂1丁目2番3号'))).toBe('13|渋谷区|道玄坂1-2-3');
+  });
+
+  it.each<[string, WorkLocationSource | null]>([
+    ['remote', { kind: 'remote' }],
+    ['client site', { kind: 'client_site', prefectureId: 13, cityName: '港区', address: '芝公園4-2-8' }],
+    ['one-off', { kind: 'one_off', prefectureId: 13, cityName: '港区', address: '芝公園4-2-8' }],
+    ['no street', onsite('港区', null)],
+    ['no city', onsite(null, '4-2-8')],
+    ['blank', onsite(' ', '　')],
+    ['none', null],
+  ])('does not count %s', (_label, location) => {
+    expect(workLocationKey(location)).toBeNull();
+  });
+
+  it('counts one place per normalised address and 0 when none', () => {
+    expect(
+      countWorkLocations([
+        onsite('渋谷区', '道玄坂１丁目２番地３号'),
+        onsite('渋谷区', '道玄坂 1-2-3'),
+        onsite('渋谷区', '道玄坂1-2-4'),
+        { kind: 'unknown', prefectureId: 13, cityName: '渋谷区', address: '道玄坂1丁目2番3号' },
+        { kind: 'remote' },
+      ]),
+    ).toBe(2);
+    expect(countWorkLocations([{ kind: 'remote' }, null])).toBe(0);
+  });
+});
