@@ -254,7 +254,7 @@ describe('company rebuild', () => {
       jobHiringPlanMinMax: 7,
       postingCount: 11,
     });
-    expect((company?.postings as Source[]).map((posting) => posting.id).sort()).toEqual(
+    expect(((company?.postings ?? []) as Source[]).map((posting) => posting.id).sort()).toEqual(
       Object.values(p)
         .map((posting) => posting.id)
         .sort(),
