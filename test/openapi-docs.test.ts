@@ -1,0 +1,48 @@
+/**
+ * The API reference served by the app: /docs (Swagger UI, every asset from this server, no
+ * CDN) and the raw description at /openapi.yaml, byte for byte the committed file. No key.
+ */
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/http/app.js';
+import { openApiFile } from '../src/http/validation.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let app: ReturnType<typeof createApp>;
+
+beforeAll(async () => {
+  services = await setUpServices('openapi-docs');
+  app = createApp(services);
+});
+afterAll(async () => {
+  await services.close();
+});
+
+describe('GET /openapi.yaml', () => {
+  it('serves the committed description without a key', async () => {
+    const res = await request(app).get('/openapi.yaml').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/yaml/);
+    expect(res.text).toBe(readFileSync(openApiFile, 'utf8'));
+  });
+});
+
+describe('GET /docs', () => {
+  it('serves the reference page, its scripts and styles from this server', async () => {
+    const page = await request(app).get('/docs/').expect(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    expect(assets.length).toBeGreaterThan(2);
+    for (const asset of assets) {
+      expect(asset, 'no external asset').not.toMatch(/^(https?:)?\/\//);
+      const res = await request(app).get(new URL(asset, 'http://local/docs/').pathname).expect(200);
+      expect(res.body.length || res.text.length).toBeGreaterThan(0);
+    }
+    // the page's initialiser carries the document itself
+    const init = await request(app).get('/docs/swagger-ui-init.js').expect(200);
+    expect(init.text).toContain('searchCorporates');
+    expect(init.text).toContain('"version": "2.0.0"');
+  });
+});
