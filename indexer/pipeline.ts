@@ -113,7 +113,8 @@ export class IngestPipeline {
   private async addValidated(result: Validated, raw: unknown, source: string | null): Promise<void> {
     if (!result.ok) {
       this.count(result.type).read++;
-      await this.reject(result.type, null, result.reason, source, raw);
+      const value = result.value ?? raw;
+      await this.reject(result.type, looseKeyOf(value), result.reason, source, value);
       return;
     }
     const { record } = result;
@@ -342,6 +343,14 @@ export class IngestPipeline {
     }
     return total;
   }
+}
+
+/** The id or corporateNumber of a record that failed validation, when it has one. */
+function looseKeyOf(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { id, corporateNumber, type } = value as Record<string, unknown>;
+  if ((type === 'job' || type === 'delete_job') && typeof id === 'string') return id;
+  return typeof corporateNumber === 'string' ? corporateNumber : null;
 }
 
 function reasonOf(error: unknown): string {

@@ -33,7 +33,10 @@ function compileAll(): Record<SourceType, ValidateFunction> {
 
 let validators: Record<SourceType, ValidateFunction> | undefined;
 
-export type Validated = { ok: true; record: SourceRecord } | { ok: false; type: string; reason: string };
+export type Validated =
+  | { ok: true; record: SourceRecord }
+  /** `value`: the parsed record when the line was JSON, so the dead-letter entry keeps it whole */
+  | { ok: false; type: string; reason: string; value?: unknown };
 
 function describe(error: ErrorObject | undefined): string {
   if (!error) return 'does not match the schema';
@@ -53,7 +56,8 @@ export function validateLine(line: string): Validated {
   } catch {
     return { ok: false, type: 'unknown', reason: 'not valid JSON' };
   }
-  return validateRecord(value);
+  const result = validateRecord(value);
+  return result.ok ? result : { ...result, value };
 }
 
 export function validateRecord(value: unknown): Validated {
@@ -69,9 +73,8 @@ export function validateRecord(value: unknown): Validated {
     };
   const validate = validators[type as SourceType];
   if (validate(value)) return { ok: true, record: value as SourceRecord };
+  const errorsOf = validate.errors ?? [];
   // delete records share one oneOf schema: report the branch matching the type
-  const errors = (validate.errors ?? []).filter(
-    (error) => error.keyword !== 'oneOf' && error.keyword !== 'const',
-  );
-  return { ok: false, type, reason: describe(errors[0] ?? validate.errors?.[0]) };
+  const errors = errorsOf.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'const');
+  return { ok: false, type, reason: describe(errors[0] ?? errorsOf[0]), value };
 }

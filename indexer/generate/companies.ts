@@ -212,7 +212,8 @@ export function makeCompany(
         ]),
       ]
     : [];
-  if (listed && random.chance(0.1)) listedOn.push('nse_premier');
+  // a few are listed on two exchanges
+  if (listed && random.chance(0.1) && !listedOn.includes('nse_premier')) listedOn.push('nse_premier');
 
   const [spend, low, high] = random.chance(0.3) ? (['none', 0, 0] as const) : random.pick(spendRanges);
   const hasSpend = random.chance(0.75);
