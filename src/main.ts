@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   if (!config.redisUrl) {
     logger.warn(
-      'no REDIS_URL: API keys, rate limits and credits are kept in this process (single-process mode only)',
+      'no REDIS_URL: rate limits and credits are kept in this process, API keys in .local/api-keys.json (shared with `npm run keys`); single-process mode only',
     );
   }
   const services = createServices({ ...config, opensearchUrl }, logger);
