@@ -106,7 +106,8 @@ function deriveRecord(record: Schema, schemas: Record<string, Schema>): Schema {
   }
   for (const name of nonNull)
     if (!properties[name]) throw new Error(`x-non-null names "${name}", which ${index} lacks`);
-  return { ...rest, required: Object.keys(properties), properties };
+  // closed: a record carries exactly these fields, so an internal one (postings, aggregates) cannot leak unnoticed
+  return { ...rest, required: Object.keys(properties), properties, additionalProperties: false };
 }
 
 /** Replaces a `headers: {$ref: '#/components/x-...'}` shorthand by the map it points to. */
