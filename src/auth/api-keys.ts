@@ -6,9 +6,9 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { projectRoot } from '../local/opensearch-node.js';
-import { generateApiKey, generateKeyId, hashApiKey, looksLikeApiKey } from './api-key.js';
+import { generateApiKey, generateKeyId, hashApiKey } from './api-key.js';
 import { FileKeyStore } from './file-key-store.js';
-import { type ApiKeyRecord, type KeyStore, keyState } from './key-store.js';
+import type { ApiKeyRecord, KeyStore } from './key-store.js';
 import { RedisKeyStore } from './redis-key-store.js';
 
 /** The single-process key file; API_KEYS_FILE moves it (tests use a temporary one). */
@@ -46,22 +46,4 @@ export async function createApiKey(
   };
   await store.add(record);
   return { key, record };
-}
-
-export type Authentication =
-  | { ok: true; record: ApiKeyRecord }
-  | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' };
-
-/** Checks a presented `X-API-Key` value. */
-export async function authenticateKey(
-  store: KeyStore,
-  presented: string | undefined,
-  now = new Date(),
-): Promise<Authentication> {
-  if (!presented) return { ok: false, reason: 'missing' };
-  if (!looksLikeApiKey(presented)) return { ok: false, reason: 'unknown' };
-  const record = await store.findByHash(hashApiKey(presented));
-  if (!record) return { ok: false, reason: 'unknown' };
-  const state = keyState(record, now);
-  return state === 'active' ? { ok: true, record } : { ok: false, reason: state };
 }

@@ -1,0 +1,64 @@
+/**
+ * Checks presented keys against the store, remembering the keys it verified recently. The
+ * memory is used only when the store cannot be reached (Redis away): then a key verified in
+ * the last `fallbackMs` still opens the routes that need no Redis (the masters, DESIGN §4);
+ * everything else gets 503. While the store answers, every request is checked against it, so
+ * a revocation takes effect on the next request.
+ */
+import { hashApiKey, looksLikeApiKey } from './api-key.js';
+import { type ApiKeyRecord, type KeyStore, keyState } from './key-store.js';
+
+export type Authentication =
+  | { ok: true; record: ApiKeyRecord }
+  | { ok: false; reason: 'missing' | 'unknown' | 'expired' | 'revoked' | 'unavailable' };
+
+export class KeyChecker {
+  private readonly verified = new Map<string, { record: ApiKeyRecord; at: number }>();
+
+  constructor(
+    private readonly store: KeyStore,
+    private readonly fallbackMs = 15 * 60_000,
+    private readonly maxRemembered = 10_000,
+  ) {}
+
+  async check(presented: string | undefined, now = new Date()): Promise<Authentication> {
+    if (!presented) return { ok: false, reason: 'missing' };
+    if (!looksLikeApiKey(presented)) return { ok: false, reason: 'unknown' };
+    const keyHash = hashApiKey(presented);
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await this.store.findByHash(keyHash);
+    } catch {
+      return this.fromMemory(keyHash, now);
+    }
+    if (!record) {
+      this.verified.delete(keyHash);
+      return { ok: false, reason: 'unknown' };
+    }
+    const state = keyState(record, now);
+    if (state !== 'active') {
+      this.verified.delete(keyHash);
+      return { ok: false, reason: state };
+    }
+    this.remember(keyHash, record, now);
+    return { ok: true, record };
+  }
+
+  private fromMemory(keyHash: string, now: Date): Authentication {
+    const remembered = this.verified.get(keyHash);
+    if (!remembered || now.getTime() - remembered.at > this.fallbackMs)
+      return { ok: false, reason: 'unavailable' };
+    const state = keyState(remembered.record, now);
+    return state === 'active' ? { ok: true, record: remembered.record } : { ok: false, reason: state };
+  }
+
+  private remember(keyHash: string, record: ApiKeyRecord, now: Date): void {
+    // Map keeps insertion order: re-inserting moves a key to the end, the oldest go first
+    this.verified.delete(keyHash);
+    this.verified.set(keyHash, { record, at: now.getTime() });
+    if (this.verified.size > this.maxRemembered) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+  }
+}

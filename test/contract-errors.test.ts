@@ -1,0 +1,58 @@
+/**
+ * The one error middleware on its own: an unexpected error becomes a generic 500 in the error
+ * shape, its text and stack stay in our log, never in the response.
+ */
+import { Writable } from 'node:stream';
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { errorMiddleware, notFound } from '../src/http/error-middleware.js';
+import { errors } from '../src/http/errors.js';
+import { requestId } from '../src/http/request-id.js';
+import { createLogger } from '../src/logger.js';
+
+function appThrowing(error: unknown, lines: string[]) {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const app = express();
+  app.use(requestId());
+  app.get('/boom', () => {
+    throw error;
+  });
+  app.use(notFound());
+  app.use(errorMiddleware(createLogger('info', sink)));
+  return app;
+}
+
+describe('error middleware', () => {
+  it('an unexpected error -> 500, generic message, cause logged with the request id only', async () => {
+    const lines: string[] = [];
+    const secret = 'search_phase_execution_exception at org.opensearch.Foo';
+    const res = await request(appThrowing(new Error(secret), lines))
+      .get('/boom')
+      .set('X-Request-Id', 'boom-1')
+      .expect(500);
+    expect(res.body).toEqual({ message: 'Internal server error.' });
+    expect(res.text).not.toContain('opensearch');
+    expect(res.text).not.toContain('at ');
+    const logged = JSON.parse(lines.join(''));
+    expect(logged).toMatchObject({ requestId: 'boom-1', msg: 'unexpected error', err: { message: secret } });
+  });
+
+  it('something thrown that is not an Error -> the same 500', async () => {
+    const res = await request(appThrowing('a string', [])).get('/boom').expect(500);
+    expect(res.body).toEqual({ message: 'Internal server error.' });
+  });
+
+  it('a catalogue error keeps its status, body and headers', async () => {
+    const res = await request(appThrowing(errors.rateLimited(3), []))
+      .get('/boom')
+      .expect(429);
+    expect(res.body).toEqual({ message: 'Rate limit exceeded: at most 5 requests per second per user.' });
+    expect(res.headers['retry-after']).toBe('3');
+  });
+});
