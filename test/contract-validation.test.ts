@@ -94,6 +94,18 @@ describe.each([
     expect(res.body).toEqual({ message: invalid, errors: expected });
   });
 
+  it('a value outside an enumeration -> 400 listing the allowed values', async () => {
+    const field = path.includes('corporates') ? 'corporateTypeOr' : 'corporateCorporateTypeOr';
+    const res = await post(path, { [field]: ['kabushiki_gaisha', 'kk'] });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        field: `${field}[1]`,
+        reason: expect.stringMatching(/^must be one of: kabushiki_gaisha, yugen_gaisha, .*other$/),
+      },
+    ]);
+  });
+
   it('an unknown sort field -> 400 listing the allowed ones', async () => {
     const res = await post(path, { sort: { field: 'nope', order: 'asc' } });
     expect(res.status).toBe(400);

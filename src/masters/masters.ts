@@ -1,7 +1,7 @@
 /**
  * The seven master lists, read once from data/masters/<name>.json (`{version, source, items}`).
- * Each is served as its `items` array; the serialised body and its ETag are computed once, so
- * a master request costs a hash-free header comparison or a buffer write.
+ * Each is served as its `items` array; the serialised body and its ETag are computed once at
+ * start, so a master request costs a header comparison and a buffer write, no hashing.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
