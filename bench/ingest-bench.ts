@@ -1,0 +1,194 @@
+/**
+ * Ingestion throughput: the project's pipeline (indexer/ingest.ts: validation, transform,
+ * bulk writes, company rebuilds with their fan-out) from the NDJSON source files into one
+ * prefix, beside raw `_bulk` of the same final documents (read back from the pipeline's
+ * indices) into a second prefix, with the same batch size and two requests in flight.
+ */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { FileDeadLetter } from '../indexer/dead-letter.js';
+import { ingestFiles } from '../indexer/ingest.js';
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+
+export interface IngestFigures {
+  documents: { corporates: number; jobs: number; jobDetails: number; total: number };
+  pipeline: { seconds: number; recordsSeconds: number; rebuildSeconds: number; docsPerSecond: number };
+  rawBulk: { seconds: number; docsPerSecond: number };
+  rejected: number;
+}
+
+const indices = ['corporates', 'jobs', 'job-details'] as const;
+
+async function count(client: OpenSearchClient, index: string): Promise<number> {
+  const { body } = await client.count({ index });
+  return body.count;
+}
+
+async function write(stream: WriteStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+/**
+ * Writes every document of the pipeline's indices as `_bulk` lines for `rawPrefix`. The
+ * corporates `_source` leaves out `postings.description` (mappings/corporates.json), so the
+ * searchable text is put back from the jobs index: the raw load then indexes what the
+ * pipeline indexed.
+ */
+async function dumpFinalDocuments(
+  client: OpenSearchClient,
+  pipelinePrefix: string,
+  rawPrefix: string,
+  file: string,
+): Promise<void> {
+  const out = createWriteStream(file);
+  for (const name of indices) {
+    const source = indexName(pipelinePrefix, name);
+    const target = indexName(rawPrefix, name);
+    let { body } = await client.search({ index: source, scroll: '2m', size: 500, body: { sort: ['_doc'] } });
+    while (body.hits.hits.length > 0) {
+      const hits = body.hits.hits as Array<{ _id: string; _source: Record<string, unknown> }>;
+      if (name === 'corporates') await restorePostingText(client, pipelinePrefix, hits);
+      for (const hit of hits) {
+        await write(out, `${JSON.stringify({ index: { _index: target, _id: hit._id } })}\n`);
+        await write(out, `${JSON.stringify(hit._source)}\n`);
+      }
+      ({ body } = await client.scroll({ scroll_id: body._scroll_id as string, scroll: '2m' }));
+    }
+    if (body._scroll_id) await client.clearScroll({ scroll_id: body._scroll_id });
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function restorePostingText(
+  client: OpenSearchClient,
+  prefix: string,
+  hits: Array<{ _source: Record<string, unknown> }>,
+): Promise<void> {
+  // a nested posting carries text exactly when the rebuild found it recent: it then keeps
+  // its descriptionCollectedAt and the jobs document holds the same text
+  const wanted = new Map<string, Record<string, unknown>[]>();
+  for (const hit of hits) {
+    for (const posting of (hit._source.postings ?? []) as Record<string, unknown>[]) {
+      const list = wanted.get(posting.id as string) ?? [];
+      list.push(posting);
+      wanted.set(posting.id as string, list);
+    }
+  }
+  const ids = [...wanted.keys()];
+  for (let i = 0; i < ids.length; i += 1000) {
+    const { body } = await client.mget({
+      index: indexName(prefix, 'jobs'),
+      body: { ids: ids.slice(i, i + 1000) },
+      _source_includes: ['description', 'descriptionCollectedAt'],
+    } as never);
+    for (const doc of (body as { docs: Array<{ _id: string; _source?: Record<string, unknown> }> }).docs) {
+      for (const posting of wanted.get(doc._id) ?? []) posting.description = null;
+      if (!doc._source) continue;
+      for (const posting of wanted.get(doc._id) ?? []) posting.description = doc._source.description ?? null;
+    }
+  }
+}
+
+/** `_bulk` of the dumped lines, `batch` documents per request, `inFlight` requests at once. */
+async function rawBulk(client: OpenSearchClient, file: string, batch: number, inFlight: number) {
+  const running = new Set<Promise<void>>();
+  let failures = 0;
+  const send = (lines: string[]) => {
+    const request = client
+      .bulk({ body: `${lines.join('\n')}\n` } as never)
+      .then(({ body }) => {
+        if ((body as { errors: boolean }).errors) failures++;
+      })
+      .finally(() => running.delete(request));
+    running.add(request);
+    return request;
+  };
+  let lines: string[] = [];
+  for await (const line of createInterface({
+    input: createReadStream(file),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    lines.push(line);
+    if (lines.length >= batch * 2) {
+      send(lines);
+      lines = [];
+      if (running.size >= inFlight) await Promise.race(running);
+    }
+  }
+  if (lines.length > 0) send(lines);
+  await Promise.all(running);
+  if (failures > 0) throw new Error(`raw _bulk: ${failures} requests had rejected items`);
+}
+
+/**
+ * 1. pipeline load into `pipelinePrefix` (fresh indices), refresh;
+ * 2. the final documents into `dumpFile`;
+ * 3. raw `_bulk` of them into `rawPrefix` (fresh indices), refresh.
+ */
+export async function measureIngestion(options: {
+  client: OpenSearchClient;
+  files: string[];
+  pipelinePrefix: string;
+  rawPrefix: string;
+  dumpFile: string;
+  deadLetterFile: string;
+  batchSize: number;
+  log: (line: string) => void;
+}): Promise<IngestFigures> {
+  const { client, pipelinePrefix, rawPrefix } = options;
+  await dropIndices(client, pipelinePrefix);
+  await bootstrapIndices(client, pipelinePrefix);
+  options.log('ingest: project pipeline (npm run ingest path) ...');
+  const started = performance.now();
+  const result = await ingestFiles(options.files, {
+    client,
+    indexPrefix: pipelinePrefix,
+    deadLetter: new FileDeadLetter(options.deadLetterFile),
+    batchSize: options.batchSize,
+  });
+  await client.indices.refresh({ index: `${pipelinePrefix}*` });
+  const pipelineSeconds = (performance.now() - started) / 1000;
+  const documents = {
+    corporates: await count(client, indexName(pipelinePrefix, 'corporates')),
+    jobs: await count(client, indexName(pipelinePrefix, 'jobs')),
+    jobDetails: await count(client, indexName(pipelinePrefix, 'job-details')),
+    total: 0,
+  };
+  documents.total = documents.corporates + documents.jobs + documents.jobDetails;
+  const rejected = Object.values(result.report).reduce((sum, counts) => sum + counts.rejected, 0);
+  options.log(
+    `ingest: pipeline ${documents.total} documents in ${pipelineSeconds.toFixed(1)} s ` +
+      `(records ${result.seconds.records.toFixed(1)} s, rebuilds ${result.seconds.rebuild.toFixed(1)} s)`,
+  );
+
+  options.log('ingest: dumping the final documents for the raw _bulk ...');
+  await dumpFinalDocuments(client, pipelinePrefix, rawPrefix, options.dumpFile);
+  await dropIndices(client, rawPrefix);
+  await bootstrapIndices(client, rawPrefix);
+  options.log('ingest: raw _bulk of the same documents ...');
+  const rawStarted = performance.now();
+  await rawBulk(client, options.dumpFile, options.batchSize, 2);
+  await client.indices.refresh({ index: `${rawPrefix}*` });
+  const rawSeconds = (performance.now() - rawStarted) / 1000;
+  const rawCount = (
+    await Promise.all(indices.map((name) => count(client, indexName(rawPrefix, name))))
+  ).reduce((a, b) => a + b, 0);
+  if (rawCount !== documents.total)
+    throw new Error(`raw _bulk indexed ${rawCount} documents, the pipeline ${documents.total}`);
+  options.log(`ingest: raw _bulk ${rawCount} documents in ${rawSeconds.toFixed(1)} s`);
+  const perSecond = (seconds: number) => Math.round(documents.total / seconds);
+  return {
+    documents,
+    pipeline: {
+      seconds: Math.round(pipelineSeconds * 10) / 10,
+      recordsSeconds: Math.round(result.seconds.records * 10) / 10,
+      rebuildSeconds: Math.round(result.seconds.rebuild * 10) / 10,
+      docsPerSecond: perSecond(pipelineSeconds),
+    },
+    rawBulk: { seconds: Math.round(rawSeconds * 10) / 10, docsPerSecond: perSecond(rawSeconds) },
+    rejected,
+  };
+}

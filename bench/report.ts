@@ -1,0 +1,154 @@
+/** The benchmark report: ratios against the DESIGN §6 targets, and the markdown table. */
+import type { StudyRow } from './detail-text-study.js';
+import type { IngestFigures } from './ingest-bench.js';
+import type { LoadResult } from './load.js';
+
+export interface QueryRow {
+  name: string;
+  path: string;
+  totalResults: number | null;
+  returned: number;
+  apiP50Ms: number;
+  rawP50Ms: number;
+}
+
+export interface BenchReport {
+  startedAt: string;
+  machine: Record<string, string | number>;
+  dataSet: { companies: number; postings: number; seed: number; dir: string };
+  setup: string[];
+  ingestion: IngestFigures | null;
+  queries: QueryRow[];
+  mix: Array<{ connections: number; api: LoadResult; raw: LoadResult }>;
+  masters: { connections: number; api: LoadResult; bare: LoadResult };
+  apiPeakRssMiB: number | null;
+  detailTextStudy: StudyRow[];
+  ratios: Array<{ what: string; value: number; target: string; met: boolean }>;
+}
+
+const r2 = (value: number) => Math.round(value * 100) / 100;
+
+export function computeRatios(report: Omit<BenchReport, 'ratios'>): BenchReport['ratios'] {
+  const ratios: BenchReport['ratios'] = [];
+  for (const row of report.mix) {
+    const c = row.connections;
+    const p50 = r2(row.api.latencyMs.p50 / row.raw.latencyMs.p50);
+    const p99 = r2(row.api.latencyMs.p99 / row.raw.latencyMs.p99);
+    const rps = r2(row.api.rps / row.raw.rps);
+    ratios.push({ what: `search p50 API/raw, c=${c}`, value: p50, target: '<= 1.15', met: p50 <= 1.15 });
+    ratios.push({ what: `search p99 API/raw, c=${c}`, value: p99, target: '<= 1.30', met: p99 <= 1.3 });
+    ratios.push({
+      what: `search throughput API/raw, c=${c}`,
+      value: rps,
+      target: c === 32 ? '>= 0.85' : '(none)',
+      met: c === 32 ? rps >= 0.85 : true,
+    });
+    ratios.push({
+      what: `search p95 API (ms), c=${c}`,
+      value: row.api.latencyMs.p95,
+      target: '< 150 (at 1M postings)',
+      met: row.api.latencyMs.p95 < 150,
+    });
+  }
+  const masters = r2(report.masters.api.rps / report.masters.bare.rps);
+  ratios.push({
+    what: 'masters throughput API/bare Express',
+    value: masters,
+    target: '>= 0.70',
+    met: masters >= 0.7,
+  });
+  if (report.ingestion) {
+    const ingest = r2(report.ingestion.pipeline.docsPerSecond / report.ingestion.rawBulk.docsPerSecond);
+    ratios.push({
+      what: 'ingestion pipeline/raw _bulk',
+      value: ingest,
+      target: '>= 0.80',
+      met: ingest >= 0.8,
+    });
+  }
+  return ratios;
+}
+
+const ms = (value: number) => value.toFixed(1);
+
+export function toMarkdown(report: BenchReport): string {
+  const lines: string[] = [];
+  const { dataSet, machine } = report;
+  lines.push(`# Benchmark, ${report.startedAt}`, '');
+  lines.push(
+    `Data set: ${dataSet.companies.toLocaleString('en')} companies, ${dataSet.postings.toLocaleString('en')} postings (seed ${dataSet.seed}).`,
+  );
+  lines.push(
+    `Machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; Node ${machine.node}; OpenSearch ${machine.opensearch} (heap ${machine.opensearchHeap}).`,
+    '',
+  );
+  for (const line of report.setup) lines.push(`- ${line}`);
+  lines.push(
+    '',
+    '## Ratios (DESIGN §6 targets)',
+    '',
+    '| measure | value | target | met |',
+    '|---|---|---|---|',
+  );
+  for (const ratio of report.ratios)
+    lines.push(`| ${ratio.what} | ${ratio.value} | ${ratio.target} | ${ratio.met ? 'yes' : 'no'} |`);
+  lines.push(
+    '',
+    '## Query mix',
+    '',
+    '| connections | API req/s | raw req/s | API p50 / p95 / p99 ms | raw p50 / p95 / p99 ms | API non-2xx |',
+  );
+  lines.push('|---|---|---|---|---|---|');
+  for (const row of report.mix) {
+    const a = row.api.latencyMs;
+    const b = row.raw.latencyMs;
+    lines.push(
+      `| ${row.connections} | ${row.api.rps} | ${row.raw.rps} | ${ms(a.p50)} / ${ms(a.p95)} / ${ms(a.p99)} | ${ms(b.p50)} / ${ms(b.p95)} / ${ms(b.p99)} | ${row.api.non2xx} |`,
+    );
+  }
+  lines.push(
+    '',
+    '## Each query alone (connections 1)',
+    '',
+    '| query | hits | API p50 ms | raw p50 ms |',
+    '|---|---|---|---|',
+  );
+  for (const query of report.queries)
+    lines.push(
+      `| ${query.name} | ${query.totalResults ?? `(not counted; ${query.returned} returned)`} | ${ms(query.apiP50Ms)} | ${ms(query.rawP50Ms)} |`,
+    );
+  const m = report.masters;
+  lines.push(
+    '',
+    '## Masters and memory',
+    '',
+    `GET /rest/v1/master/prefectures at ${m.connections} connections: API ${m.api.rps} req/s (p99 ${ms(m.api.latencyMs.p99)} ms), bare Express route ${m.bare.rps} req/s (p99 ${ms(m.bare.latencyMs.p99)} ms).`,
+    `Peak RSS of the API process over the whole run: ${report.apiPeakRssMiB ?? 'n/a'} MiB.`,
+  );
+  if (report.ingestion) {
+    const i = report.ingestion;
+    lines.push(
+      '',
+      '## Ingestion',
+      '',
+      `${i.documents.total.toLocaleString('en')} documents (${i.documents.corporates} corporates, ${i.documents.jobs} jobs, ${i.documents.jobDetails} job-details); ${i.rejected} rejected.`,
+      `Pipeline: ${i.pipeline.seconds} s (records ${i.pipeline.recordsSeconds} s + company rebuilds ${i.pipeline.rebuildSeconds} s), ${i.pipeline.docsPerSecond} docs/s. Raw _bulk of the same final documents: ${i.rawBulk.seconds} s, ${i.rawBulk.docsPerSecond} docs/s.`,
+    );
+  }
+  lines.push(
+    '',
+    '## Company search by detail text (DESIGN §3), engine time per search, connections 1',
+    '',
+    '| case | companies | nested p50 / p95 ms | jobs-first p50 / p95 ms |',
+    '|---|---|---|---|',
+  );
+  for (const row of report.detailTextStudy) {
+    const first = row.jobsFirstMs
+      ? `${ms(row.jobsFirstMs.p50)} / ${ms(row.jobsFirstMs.p95)}`
+      : (row.jobsFirstNote ?? 'n/a');
+    lines.push(
+      `| ${row.name} | ${row.companies} | ${ms(row.nestedMs.p50)} / ${ms(row.nestedMs.p95)} | ${first} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,376 @@
+/**
+ * `npm run bench`: one run of every measurement of DESIGN §6 on one data set.
+ *
+ *   npm run bench                              # 20,000 companies / 200,000 postings
+ *   npm run bench -- --companies 2000 --jobs 20000 --seconds 5
+ *   npm run bench -- --postings-1m             # 100,000 companies / 1,000,000 postings
+ *   npm run bench -- --reuse-index             # skip ingestion when the bench indices are full
+ *   npm run bench -- --publish                 # also write docs/bench-latest.md
+ *
+ * Starts its own OpenSearch node (under .local/opensearch/bench; OPENSEARCH_URL uses an
+ * existing one instead) and its own redis-server, generates the data set under
+ * .local/bench-data/ (reused when present), indexes it, runs the API as a child process, and
+ * writes bench-reports/<time>.json and .md (plus latest.json / latest.md).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { generateDataSet } from '../indexer/generate/generator.js';
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
+import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
+import { startLocalRedis } from '../src/local/redis-server.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { indexName } from '../src/opensearch/indices.js';
+import { compileSearch } from '../src/search/compile-search.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+import { studyDetailText } from './detail-text-study.js';
+import { type IngestFigures, measureIngestion } from './ingest-bench.js';
+import { type LoadRequest, runLoad } from './load.js';
+import { type BenchProcess, benchScript, startNodeProcess } from './processes.js';
+import { buildQueryMix } from './query-mix.js';
+import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
+
+function whole(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError('must be a positive whole number');
+  return parsed;
+}
+
+const options = new Command('bench')
+  .description('Benchmark the API beside raw OpenSearch and the indexer beside raw _bulk')
+  .option('--companies <n>', 'companies in the data set', whole, 20_000)
+  .option('--jobs <n>', 'postings in the data set', whole, 200_000)
+  .option('--postings-1m', 'the large set: 100,000 companies / 1,000,000 postings')
+  .option('--seed <n>', 'generator seed', whole, 1)
+  .option('--seconds <n>', 'seconds per load measurement', whole, 10)
+  .option('--heap <size>', 'heap of the OpenSearch node the bench starts', '2g')
+  .option('--reuse-index', 'skip ingestion when the bench indices already hold the data set')
+  .option('--publish', 'also write the markdown to docs/bench-latest.md')
+  .parse()
+  .opts<{
+    companies: number;
+    jobs: number;
+    postings1m?: boolean;
+    seed: number;
+    seconds: number;
+    heap: string;
+    reuseIndex?: boolean;
+    publish?: boolean;
+  }>();
+if (options.postings1m) {
+  options.companies = 100_000;
+  options.jobs = 1_000_000;
+}
+
+const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+const pipelinePrefix = 'bench-pipe-';
+const rawPrefix = 'bench-raw-';
+const benchUser = 'bench-user';
+const stops: Array<() => Promise<void>> = [];
+
+function today(): Date {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+async function dataSet() {
+  const now = today();
+  const dir = path.join(
+    projectRoot,
+    '.local',
+    'bench-data',
+    `c${options.companies}-j${options.jobs}-s${options.seed}-${now.toISOString().slice(0, 10)}`,
+  );
+  const done = path.join(dir, 'complete');
+  if (!existsSync(done)) {
+    log(`generating ${options.companies} companies / ${options.jobs} postings into ${dir}`);
+    await generateDataSet({
+      companies: options.companies,
+      jobs: options.jobs,
+      seed: options.seed,
+      now,
+      outDir: dir,
+    });
+    writeFileSync(done, new Date().toISOString());
+  } else log(`reusing the data set in ${dir}`);
+  return { dir, files: [path.join(dir, 'corporates.ndjson'), path.join(dir, 'jobs.ndjson')] };
+}
+
+function firstCorporateNumbers(file: string, count: number): string[] {
+  const numbers: string[] = [];
+  const text = readFileSync(file, 'utf8').slice(0, 2_000_000);
+  for (const line of text.split('\n')) {
+    const match = /"corporateNumber":"(\d{13})"/.exec(line);
+    if (match?.[1]) numbers.push(match[1]);
+    if (numbers.length >= count) break;
+  }
+  return numbers;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date().toISOString();
+  const data = await dataSet();
+
+  let opensearchUrl = process.env.OPENSEARCH_URL;
+  let node: LocalOpenSearch | undefined;
+  if (!opensearchUrl) {
+    node = await startLocalOpenSearch({
+      baseDir: path.join(projectRoot, '.local', 'opensearch', 'bench'),
+      clusterName: 'corpsearch-bench',
+      heap: options.heap,
+      log,
+    });
+    stops.push(node.stop);
+    opensearchUrl = node.url;
+  }
+  const client = createOpenSearchClient(opensearchUrl);
+  stops.unshift(() => client.close());
+  const redis = await startLocalRedis({ logDir: path.join(projectRoot, '.local', 'bench', 'redis') });
+  stops.unshift(redis.stop);
+
+  // 1. ingestion
+  let ingestion: IngestFigures | null = null;
+  const expected = options.companies;
+  let indexed = 0;
+  try {
+    indexed = (await client.count({ index: indexName(pipelinePrefix, 'corporates') })).body.count;
+  } catch {
+    indexed = 0;
+  }
+  if (options.reuseIndex && indexed === expected) log('reusing the indexed data set (--reuse-index)');
+  else {
+    ingestion = await measureIngestion({
+      // bulk writes of large batches need more time than a search is given (as indexer/cli-services.ts)
+      client: client.child({ requestTimeout: 120_000 } as never) as typeof client,
+      files: data.files,
+      pipelinePrefix,
+      rawPrefix,
+      dumpFile: path.join(data.dir, 'final-documents.bulk.ndjson'),
+      deadLetterFile: path.join(projectRoot, '.local', 'bench', 'dead-letter.ndjson'),
+      batchSize: 1000,
+      log,
+    });
+  }
+
+  // 2. the API as its own process, with a bench key; limits out of the way
+  const env = {
+    OPENSEARCH_URL: opensearchUrl,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: 'bench:',
+    INDEX_PREFIX: pipelinePrefix,
+    LOAD_SAMPLE_DATA: 'false',
+    RATE_LIMIT_EXEMPT_USERS: benchUser,
+    LOG_LEVEL: 'info',
+  };
+  const key = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/keys.ts',
+      'create',
+      benchUser,
+      '--credits',
+      '1000000000',
+      '--label',
+      'bench',
+    ],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  ).trim();
+  mkdirSync(path.join(projectRoot, '.local', 'bench'), { recursive: true });
+  const api: BenchProcess = await startNodeProcess({
+    script: benchScript('src/main.ts'),
+    env,
+    logFile: path.join(projectRoot, '.local', 'bench', 'api.log'),
+    readyPath: '/health',
+  });
+  stops.unshift(api.stop);
+  const bare = await startNodeProcess({
+    script: benchScript('bench/bare-express.ts'),
+    env: {},
+    logFile: path.join(projectRoot, '.local', 'bench', 'bare-express.log'),
+    readyPath: '/master/prefectures',
+  });
+  stops.unshift(bare.stop);
+
+  // 3. the query mix: API requests and the same compiled requests for OpenSearch
+  const mix = buildQueryMix(firstCorporateNumbers(data.files[0] as string, 100));
+  const apiRequests: LoadRequest[] = [];
+  const rawRequests: LoadRequest[] = [];
+  const queries: QueryRow[] = [];
+  for (const query of mix) {
+    const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
+    const compiled = compileSearch(search, parseSearchRequest(search, query.body), pipelinePrefix);
+    const params = new URLSearchParams({
+      allow_partial_search_results: String(compiled.allow_partial_search_results),
+      timeout: String(compiled.timeout),
+      cancel_after_time_interval: String(compiled.cancel_after_time_interval),
+    });
+    const apiRequest: LoadRequest = {
+      method: 'POST',
+      path: query.path,
+      headers: { 'x-api-key': key },
+      body: JSON.stringify(query.body),
+    };
+    const rawRequest: LoadRequest = {
+      method: 'POST',
+      path: `/${compiled.index as string}/_search?${params}`,
+      body: JSON.stringify(compiled.body),
+    };
+    apiRequests.push(apiRequest);
+    rawRequests.push(rawRequest);
+    const check = await fetch(`${api.url}${query.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: apiRequest.body as string,
+    });
+    const checked = (await check.json()) as { totalResults: number | null; results: unknown[] };
+    if (check.status !== 200) throw new Error(`${query.name}: the API answered ${check.status}`);
+    const apiAlone = await runLoad({ url: api.url, requests: [apiRequest], connections: 1, amount: 20 });
+    const rawAlone = await runLoad({
+      url: opensearchUrl,
+      requests: [rawRequest],
+      connections: 1,
+      amount: 20,
+    });
+    if (rawAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the compiled request`);
+    queries.push({
+      name: query.name,
+      path: query.path,
+      totalResults: checked.totalResults,
+      returned: checked.results.length,
+      apiP50Ms: apiAlone.latencyMs.p50,
+      rawP50Ms: rawAlone.latencyMs.p50,
+    });
+    log(
+      `query "${query.name}": ${checked.totalResults ?? '-'} hits, API p50 ${apiAlone.latencyMs.p50} ms, raw ${rawAlone.latencyMs.p50} ms`,
+    );
+  }
+
+  log('warm-up ...');
+  await runLoad({ url: api.url, requests: apiRequests, connections: 8, seconds: 3 });
+  await runLoad({ url: opensearchUrl, requests: rawRequests, connections: 8, seconds: 3 });
+  const mixRows: BenchReport['mix'] = [];
+  for (const connections of [1, 8, 32]) {
+    const apiLoad = await runLoad({
+      url: api.url,
+      requests: apiRequests,
+      connections,
+      seconds: options.seconds,
+    });
+    const rawLoad = await runLoad({
+      url: opensearchUrl,
+      requests: rawRequests,
+      connections,
+      seconds: options.seconds,
+    });
+    log(
+      `mix c=${connections}: API ${apiLoad.rps} req/s p50 ${apiLoad.latencyMs.p50} p95 ${apiLoad.latencyMs.p95} p99 ${apiLoad.latencyMs.p99} ms (non-2xx ${apiLoad.non2xx}); ` +
+        `raw ${rawLoad.rps} req/s p50 ${rawLoad.latencyMs.p50} p95 ${rawLoad.latencyMs.p95} p99 ${rawLoad.latencyMs.p99} ms`,
+    );
+    mixRows.push({ connections, api: apiLoad, raw: rawLoad });
+  }
+
+  // 4. masters beside a bare Express route
+  const masterRequest: LoadRequest = {
+    method: 'GET',
+    path: '/rest/v1/master/prefectures',
+    headers: { 'x-api-key': key },
+  };
+  await runLoad({ url: api.url, requests: [masterRequest], connections: 8, seconds: 2 });
+  await runLoad({
+    url: bare.url,
+    requests: [{ method: 'GET', path: '/master/prefectures' }],
+    connections: 8,
+    seconds: 2,
+  });
+  const mastersApi = await runLoad({
+    url: api.url,
+    requests: [masterRequest],
+    connections: 32,
+    seconds: options.seconds,
+  });
+  const mastersBare = await runLoad({
+    url: bare.url,
+    requests: [{ method: 'GET', path: '/master/prefectures' }],
+    connections: 32,
+    seconds: options.seconds,
+  });
+  log(`masters c=32: API ${mastersApi.rps} req/s, bare Express ${mastersBare.rps} req/s`);
+  const apiPeakRssMiB = api.peakRssMiB();
+
+  // 5. DESIGN §3: nested text vs jobs-first
+  log('detail-text study (nested vs jobs-first) ...');
+  const detailTextStudy = await studyDetailText(client, pipelinePrefix, 20);
+
+  const info = (await client.info()).body as { version: { number: string } };
+  const cpus = os.cpus();
+  const partial: Omit<BenchReport, 'ratios'> = {
+    startedAt,
+    machine: {
+      cpus: cpus.length,
+      cpuModel: cpus[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      os: `${os.type()} ${os.release()}`,
+      node: process.version,
+      opensearch: info.version.number,
+      opensearchHeap: node ? options.heap : 'external node',
+    },
+    dataSet: {
+      companies: options.companies,
+      postings: options.jobs,
+      seed: options.seed,
+      dir: path.relative(projectRoot, data.dir),
+    },
+    setup: [
+      `Rate limit and credits out of the way for the bench user "${benchUser}": RATE_LIMIT_EXEMPT_USERS=${benchUser} (no 429), and 1,000,000,000 credits granted with the keys CLI; each search still reserves and commits its credit in Redis, as in production.`,
+      'API: `node --import tsx src/main.ts` as a child process (OPENSEARCH_URL and REDIS_URL set, LOG_LEVEL=info, request log to a file); raw: the same request body src/search compiles, POSTed to OpenSearch by the same load tool.',
+      `Load: autocannon 9, ${options.seconds} s per measurement, the ${mix.length} queries cycled per connection; latency percentiles are nearest-rank over every response.`,
+      'Everything (OpenSearch, Redis, API, load generator) on the same machine; other work on the machine during the run is not controlled.',
+    ],
+    ingestion,
+    queries,
+    mix: mixRows,
+    masters: { connections: 32, api: mastersApi, bare: mastersBare },
+    apiPeakRssMiB,
+    detailTextStudy,
+  };
+  const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
+  const outDir = path.join(projectRoot, 'bench-reports');
+  mkdirSync(outDir, { recursive: true });
+  const stamp = startedAt.replace(/[:.]/g, '-');
+  const markdown = toMarkdown(report);
+  for (const name of [stamp, 'latest']) {
+    writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(outDir, `${name}.md`), markdown);
+  }
+  if (options.publish) writeFileSync(path.join(projectRoot, 'docs', 'bench-latest.md'), markdown);
+  process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
+}
+
+async function stopAll(): Promise<void> {
+  for (const stop of stops.splice(0)) {
+    try {
+      await stop();
+    } catch (error) {
+      log(`stop failed: ${(error as Error).message}`);
+    }
+  }
+}
+
+process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
+main()
+  .then(stopAll)
+  .catch(async (error: Error) => {
+    log(`bench failed: ${error.message}`);
+    await stopAll();
+    process.exitCode = 1;
+  });
