@@ -25,6 +25,9 @@ export function requestLog(logger: Logger) {
         path: req.url.split('?')[0],
       }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      // a 5xx line carries pino-http's own "failed with status code 503" error: keep its type
+      // and message, never a stack trace (STYLE: no stack in a log line)
+      err: (error: { type?: string; message?: string }) => ({ type: error.type, message: error.message }),
     },
     customProps: (_req: IncomingMessage, res: ServerResponse) => {
       const user = localsOf(res).user;
