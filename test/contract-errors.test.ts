@@ -3,6 +3,7 @@
  * shape, its text and stack stay in our log, never in the response.
  */
 import { Writable } from 'node:stream';
+import { errors as opensearchErrors } from '@opensearch-project/opensearch';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -40,7 +41,31 @@ describe('error middleware', () => {
     expect(res.text).not.toContain('opensearch');
     expect(res.text).not.toContain('at ');
     const logged = JSON.parse(lines.join(''));
-    expect(logged).toMatchObject({ requestId: 'boom-1', msg: 'unexpected error', err: { message: secret } });
+    expect(logged).toMatchObject({
+      requestId: 'boom-1',
+      msg: 'unexpected error',
+      error: { name: 'Error', message: secret },
+    });
+    expect(logged.error.stack).toBeUndefined();
+    expect(lines.join('')).not.toContain('at file:');
+  });
+
+  it('an OpenSearch client error -> 500, its text neither in the response nor in the log', async () => {
+    const lines: string[] = [];
+    const engineText = 'index_not_found_exception: no such index [secret-index]';
+    const error = new opensearchErrors.ResponseError({
+      body: { error: { type: 'index_not_found_exception', reason: engineText } },
+      statusCode: 404,
+      headers: {},
+      warnings: null,
+      meta: {} as never,
+    });
+    const res = await request(appThrowing(error, lines)).get('/boom').expect(500);
+    expect(res.body).toEqual({ message: 'Internal server error.' });
+    const logged = lines.join('');
+    expect(logged).not.toContain('secret-index');
+    expect(logged).not.toContain('index_not_found_exception');
+    expect(JSON.parse(logged).error).toEqual({ name: 'ResponseError', statusCode: 404 });
   });
 
   it('something thrown that is not an Error -> the same 500', async () => {

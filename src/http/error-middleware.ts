@@ -1,8 +1,10 @@
 /**
  * The one error middleware, last in the app. Every error becomes the catalogue body
- * `{message, errors?}`; anything not known is a 500 with a generic message, logged on our side
- * with its message and stack but never sent to the caller.
+ * `{message, errors?}`; anything not known is a 500 with a generic message. The log line
+ * names the error's class and message, never its stack; for an OpenSearch client error only
+ * its class and status code, never the engine's text.
  */
+import { errors as opensearchErrors } from '@opensearch-project/opensearch';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { errors } from './errors.js';
@@ -24,15 +26,17 @@ export function errorMiddleware(logger: Logger) {
     let apiError = toApiError(error, req);
     if (!apiError) {
       // the request log line (pino-http) carries the request id; this line the cause
-      logger.error(
-        {
-          requestId: locals(res).requestId,
-          err: error instanceof Error ? error : { message: String(error) },
-        },
-        'unexpected error',
-      );
+      logger.error({ requestId: locals(res).requestId, error: describeForLog(error) }, 'unexpected error');
       apiError = errors.internal();
     }
     res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
   };
+}
+
+function describeForLog(error: unknown): Record<string, unknown> {
+  if (error instanceof opensearchErrors.OpenSearchClientError) {
+    return { name: error.name, statusCode: (error as { meta?: { statusCode?: number } }).meta?.statusCode };
+  }
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: typeof error };
 }
