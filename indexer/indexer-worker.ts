@@ -15,9 +15,10 @@ import { IngestPipeline } from './pipeline.js';
 import {
   bullPrefix,
   createIndexerQueue,
+  maxDeferrals,
   queueName,
-  type RebuildJob,
   type RecordsJob,
+  rebuildSetKey,
   scheduleRebuilds,
 } from './queue.js';
 import { rebuildCompanies } from './rebuild.js';
@@ -69,7 +70,9 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
   }
 
   async function processRecords(job: Job<RecordsJob>): Promise<Record<string, unknown>> {
+    const deferrals = job.data.deferrals ?? 0;
     const pipeline = new IngestPipeline({
+      deferMissingCompany: deferrals < maxDeferrals,
       client: opensearch,
       indexPrefix,
       deadLetter,
@@ -90,24 +93,57 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
         Object.fromEntries(Object.entries(lists).map(([name, items]) => [name, JSON.stringify(items)])),
       );
     }
-    await scheduleRebuilds(queue, pipeline.touched);
-    return pipeline.report;
+    await scheduleRebuilds(queue, connection, redisPrefix, pipeline.touched);
+    if (pipeline.deferred.length > 0) {
+      // their company may be in a batch another worker is still writing: try again later
+      await queue.add(
+        'records',
+        {
+          records: pipeline.deferred.map((item) => item.record),
+          source: job.data.source ?? 'queue',
+          deferrals: deferrals + 1,
+        } satisfies RecordsJob,
+        { delay: 2000 * 2 ** deferrals, removeOnComplete: true, removeOnFail: 100 },
+      );
+    }
+    return {
+      ...pipeline.report,
+      ...(pipeline.deferred.length > 0 ? { deferred: pipeline.deferred.length } : {}),
+    };
+  }
+
+  /** Rebuilds the companies in the pending set, 200 at a time, until it is empty. */
+  async function drainRebuilds(): Promise<Record<string, number>> {
+    const key = rebuildSetKey(redisPrefix);
+    const total = { rebuilt: 0, fannedOut: 0 };
+    for (;;) {
+      const batch = await connection.spop(key, 200);
+      if (batch.length === 0) return total;
+      try {
+        const result = await rebuildCompanies(opensearch, indexPrefix, batch);
+        total.rebuilt += result.rebuilt;
+        total.fannedOut += result.fannedOut;
+        if (result.failures.length > 0) {
+          const failed = [...new Set(result.failures.map((failure) => failure.op.ref))];
+          await connection.sadd(key, ...failed);
+          throw new Error(`${failed.length} company rebuilds were not written`);
+        }
+      } catch (error) {
+        // back into the set, so the retry of this job (or the next drain) does them
+        await connection.sadd(key, ...batch);
+        throw error;
+      }
+    }
   }
 
   const worker = new Worker(
     queueName,
     async (job: Job) => {
       if (job.name === 'records') return processRecords(job as Job<RecordsJob>);
-      if (job.name === 'rebuild') {
-        const { corporateNumber } = job.data as RebuildJob;
-        const result = await rebuildCompanies(opensearch, indexPrefix, [corporateNumber]);
-        if (result.failures.length > 0)
-          throw new Error(`rebuild of ${corporateNumber}: ${result.failures.length} writes failed`);
-        return { rebuilt: result.rebuilt, fannedOut: result.fannedOut };
-      }
+      if (job.name === 'rebuild') return drainRebuilds();
       if (job.name === 'rolloff') {
         const result = await rollOff(opensearch, indexPrefix, { rebuild: false });
-        await scheduleRebuilds(queue, result.companies);
+        await scheduleRebuilds(queue, connection, redisPrefix, result.companies);
         return { postings: result.postings, companies: result.companies.length };
       }
       throw new Error(`unknown job kind ${job.name}`);

@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { type Job, QueueEvents } from 'bullmq';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { projectRoot } from '../src/local/opensearch-node.js';
@@ -12,7 +13,14 @@ import { openCliServices } from './cli-services.js';
 import { FileDeadLetter } from './dead-letter.js';
 import { ingestFiles, readLines } from './ingest.js';
 import type { Report } from './pipeline.js';
-import { createIndexerQueue, createQueueConnection, enqueueRecords } from './queue.js';
+import {
+  bullPrefix,
+  createIndexerQueue,
+  createQueueConnection,
+  enqueueRecords,
+  queueName,
+  waitForRoom,
+} from './queue.js';
 
 function whole(value: string): number {
   const parsed = Number(value);
@@ -24,7 +32,8 @@ function whole(value: string): number {
 const program = new Command('ingest')
   .description('Index NDJSON source records (corporate, job, master, delete_corporate, delete_job)')
   .argument('<files...>', 'NDJSON files')
-  .option('--batch-size <n>', 'records per _bulk round', whole, 1000)
+  .option('--batch-size <n>', 'records per _bulk round (per queued job with REDIS_URL)', whole, 1000)
+  .option('--no-wait', 'with REDIS_URL: return once queued, without waiting for the report')
   .option(
     '--dead-letter <file>',
     'where rejected records go',
@@ -38,7 +47,7 @@ const program = new Command('ingest')
   .parse();
 
 const files = program.args;
-const options = program.opts<{ batchSize: number; deadLetter: string }>();
+const options = program.opts<{ batchSize: number; deadLetter: string; wait: boolean }>();
 for (const file of files) {
   try {
     statSync(file);
@@ -61,35 +70,102 @@ try {
   if (services.redisUrl) {
     const connection = createQueueConnection(services.redisUrl);
     const queue = createIndexerQueue(connection, services.redisPrefix);
+    const eventsConnection = connection.duplicate();
+    const events = new QueueEvents(queueName, {
+      connection: eventsConnection,
+      prefix: bullPrefix(services.redisPrefix),
+    });
     const total = files.reduce((sum, file) => sum + statSync(file).size, 0);
     let bytes = 0;
     let batch: string[] = [];
-    let lines = 0;
-    let jobs = 0;
+    const jobs: Job[] = [];
+    const jobIds: string[] = [];
+    // completed records jobs are removed at once, so their reports are read from the events
+    const waiters = new Map<string, (report: Report | null) => void>();
+    const outcomes = new Map<string, Promise<Report | null>>();
+    const finished = new Map<string, Report | null>();
+    const settle = (id: string, report: Report | null) => {
+      finished.set(id, report);
+      waiters.get(id)?.(report);
+    };
+    events.on('completed', ({ jobId, returnvalue }) =>
+      settle(jobId, (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as Report),
+    );
+    events.on('failed', async ({ jobId }) => {
+      const job = await queue.getJob(jobId);
+      // given up: the worker has put the batch in the dead-letter list
+      if (!job || job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        const lost = (job?.data as { records?: unknown[] } | undefined)?.records?.length ?? 0;
+        settle(jobId, { unknown: { read: lost, indexed: 0, rejected: lost } });
+      }
+    });
+    await events.waitUntilReady();
+    const send = async () => {
+      await waitForRoom(queue);
+      const job = await enqueueRecords(queue, batch, 'ingest-cli');
+      const id = String(job.id);
+      jobs.push(job);
+      jobIds.push(id);
+      outcomes.set(
+        id,
+        finished.has(id)
+          ? Promise.resolve(finished.get(id) ?? null)
+          : new Promise((resolve) => waiters.set(id, resolve)),
+      );
+      batch = [];
+      bar.update(bytes);
+    };
     bar.start(total, 0, { phase: 'queue', unit: 'bytes' });
-    for await (const { line } of readLines(files, (read) => {
+    let currentFile = files[0];
+    for await (const { line, file } of readLines(files, (read) => {
       bytes += read;
     })) {
-      batch.push(line);
-      lines++;
-      if (batch.length >= options.batchSize) {
-        await enqueueRecords(queue, batch, 'ingest-cli');
-        jobs++;
-        batch = [];
-        bar.update(bytes);
+      if (file !== currentFile && options.wait) {
+        // companies first: the next file's postings find their company indexed
+        if (batch.length > 0) await send();
+        await Promise.all(outcomes.values());
+        currentFile = file;
       }
+      batch.push(line);
+      if (batch.length >= options.batchSize) await send();
     }
-    if (batch.length > 0) {
-      await enqueueRecords(queue, batch, 'ingest-cli');
-      jobs++;
-    }
+    if (batch.length > 0) await send();
     bar.update(total);
     bar.stop();
-    console.log(
-      `queued ${lines} records in ${jobs} jobs; the worker indexes them and lists rejected ones in ` +
-        `Redis ${services.redisPrefix}indexer:dead-letter`,
-    );
+    const deadLetterList = `${services.redisPrefix}indexer:dead-letter`;
+    if (options.wait) {
+      console.log(`queued ${jobs.length} batches; waiting for the worker (npm run worker) to index them`);
+      const report: Report = {};
+      let deferred = 0;
+      const add = (part: Report & { deferred?: number }) => {
+        deferred += part.deferred ?? 0;
+        for (const [type, counts] of Object.entries(part)) {
+          if (typeof counts !== 'object') continue;
+          const sum = report[type] ?? { read: 0, indexed: 0, rejected: 0 };
+          report[type] = sum;
+          sum.read += counts.read;
+          sum.indexed += counts.indexed;
+          sum.rejected += counts.rejected;
+        }
+      };
+      for (const id of jobIds) {
+        const outcome = await outcomes.get(id);
+        if (outcome) add(outcome);
+      }
+      printReport(report);
+      const rejected = Object.values(report).reduce((sum, counts) => sum + counts.rejected, 0);
+      if (rejected > 0)
+        console.log(`${rejected} rejected records with their reasons: Redis list ${deadLetterList}`);
+      if (deferred > 0)
+        console.log(`${deferred} postings wait in the queue for their company (not counted above)`);
+      process.exitCode = rejected > 0 ? 2 : 0;
+    } else {
+      console.log(`queued ${jobs.length} batches; rejected records will be in Redis list ${deadLetterList}`);
+    }
+    await events.close();
     await queue.close();
+    // BullMQ leaves connections it was handed open
+    eventsConnection.disconnect();
     connection.disconnect();
   } else {
     const deadLetter = new FileDeadLetter(options.deadLetter);

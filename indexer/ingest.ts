@@ -42,7 +42,7 @@ export async function* readLines(files: string[], onBytes: (bytes: number) => vo
       number++;
       onBytes(Buffer.byteLength(line) + 1);
       if (line.trim() === '') continue;
-      yield { line, source: `${path.basename(file)}:${number}` };
+      yield { line, file, source: `${path.basename(file)}:${number}` };
     }
   }
 }

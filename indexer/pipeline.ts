@@ -44,6 +44,11 @@ export interface PipelineOptions {
   batchSize?: number;
   now?: () => Date;
   masters?: Masters;
+  /**
+   * Worker: hold back a posting whose company is not indexed yet (its corporate record may be
+   * in a batch still being written) instead of rejecting it; see `deferred`.
+   */
+  deferMissingCompany?: boolean;
   /** Backoff on transient engine errors (default: 6 retries from 200 ms). */
   retry?: RetryOptions;
   /** Concurrent `_bulk` writes (default 2). */
@@ -72,6 +77,8 @@ export class IngestPipeline {
   readonly report: Report = {};
   /** corporateNumbers whose aggregates or postings may have changed */
   readonly touched = new Set<string>();
+  /** postings held back because their company is not indexed yet (deferMissingCompany) */
+  readonly deferred: Array<{ record: SourceRecord; source: string | null }> = [];
   masters: Masters;
   private pending: Pending[] = [];
   private readonly names: IndexNames;
@@ -226,6 +233,7 @@ export class IngestPipeline {
     this.pending = [];
     const now = this.now();
     const rejected = new Map<number, string>();
+    const deferred = new Set<number>();
     const corporateOps: BulkOp<number>[] = [];
     const otherOps: BulkOp<number>[] = [];
 
@@ -259,6 +267,10 @@ export class IngestPipeline {
     batch.forEach(({ record }, position) => {
       if (record.type === 'job') {
         const company = this.companies.get(record.corporateNumber);
+        if (!company && this.options.deferMissingCompany) {
+          deferred.add(position);
+          return;
+        }
         if (!company) {
           rejected.set(
             position,
@@ -289,7 +301,13 @@ export class IngestPipeline {
 
     if (deletedJobIds.length > 0) await Promise.all(this.inFlight);
     while (this.inFlight.length >= this.maxInFlight) await Promise.race(this.inFlight);
-    const write = this.writeAndSettle(batch, [...corporateOps, ...otherOps], rejected, deletedJobOwners, now);
+    const write = this.writeAndSettle(
+      batch,
+      [...corporateOps, ...otherOps],
+      { rejected, deferred },
+      deletedJobOwners,
+      now,
+    );
     const tracked: Promise<void> = write.finally(() => {
       this.inFlight = this.inFlight.filter((item) => item !== tracked);
     });
@@ -300,7 +318,7 @@ export class IngestPipeline {
   private async writeAndSettle(
     batch: Pending[],
     ops: BulkOp<number>[],
-    rejected: Map<number, string>,
+    { rejected, deferred }: { rejected: Map<number, string>; deferred: Set<number> },
     deletedJobOwners: Map<string, string>,
     now: Date,
   ): Promise<void> {
@@ -311,6 +329,11 @@ export class IngestPipeline {
     const entries: DeadLetterEntry[] = [];
     batch.forEach(({ record, source }, position) => {
       const counts = this.count(record.type);
+      if (deferred.has(position)) {
+        counts.read--; // counted again when it comes back
+        this.deferred.push({ record, source });
+        return;
+      }
       const reason = rejected.get(position);
       if (reason !== undefined) {
         counts.rejected++;

@@ -1,11 +1,11 @@
 /**
  * The indexer's BullMQ queue. Job kinds:
  *   records  {records: SourceRecord-like[], source?}  a batch from the ingestion pipeline
- *   rebuild  {corporateNumber}                       one company rebuild (deduplicated)
+ *   rebuild  {}                                       drains the set of companies to rebuild
  *   rolloff  {}                                       nightly (repeatable) removal of old texts
  * Keys live under `<REDIS_PREFIX>bull:indexer:*`.
  */
-import { Queue } from 'bullmq';
+import { type Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 
 export const queueName = 'indexer';
@@ -16,11 +16,12 @@ export const rollOffScheduleId = 'nightly-rolloff';
 export interface RecordsJob {
   records: unknown[];
   source?: string;
+  /** how many times these postings came back because their company was not indexed yet */
+  deferrals?: number;
 }
 
-export interface RebuildJob {
-  corporateNumber: string;
-}
+/** Postings waiting for their company come back this many times (2 s, 4 s, ... 32 s) before they are rejected. */
+export const maxDeferrals = 5;
 
 export function bullPrefix(redisPrefix: string): string {
   return `${redisPrefix}bull`;
@@ -44,27 +45,54 @@ export function createIndexerQueue(connection: Redis, redisPrefix: string): Queu
   });
 }
 
-export async function enqueueRecords(queue: Queue, records: unknown[], source?: string): Promise<void> {
-  await queue.add('records', { records, ...(source ? { source } : {}) } satisfies RecordsJob);
+/** A records job holds its batch in Redis: drop it once done (failures keep 100 for a look). */
+export async function enqueueRecords(queue: Queue, records: unknown[], source?: string): Promise<Job> {
+  return queue.add('records', { records, ...(source ? { source } : {}) } satisfies RecordsJob, {
+    removeOnComplete: true,
+    removeOnFail: 100,
+  });
 }
 
 /**
- * One rebuild per company however many changes arrive: BullMQ deduplication by
- * corporateNumber. While a rebuild runs, one more is kept (keepLastIfActive), so a change
- * that lands during a rebuild is never lost.
+ * Waits while the worker is `maxWaiting` batches behind, so a large file is not parked in
+ * Redis memory all at once.
  */
-export async function scheduleRebuilds(queue: Queue, corporateNumbers: Iterable<string>): Promise<void> {
+export async function waitForRoom(queue: Queue, maxWaiting = 20): Promise<void> {
+  while ((await queue.getWaitingCount()) > maxWaiting)
+    await new Promise((resolve) => setTimeout(resolve, 250));
+}
+
+export function rebuildSetKey(redisPrefix: string): string {
+  return `${redisPrefix}indexer:rebuild-pending`;
+}
+
+/**
+ * Company rebuilds are deduplicated through a Redis set of corporateNumbers (a company changed
+ * a hundred times is in it once) drained by one `rebuild` job at a time, 200 companies per
+ * round, as the CLI does. The job is deduplicated too (keepLastIfActive): changes during the
+ * delay fold into the pending job, and a change that lands while a drain runs leaves exactly
+ * one more drain behind it, so none is lost.
+ */
+export async function scheduleRebuilds(
+  queue: Queue,
+  redis: Redis,
+  redisPrefix: string,
+  corporateNumbers: Iterable<string>,
+): Promise<void> {
   const all = [...corporateNumbers];
-  for (let i = 0; i < all.length; i += 200) {
-    await Promise.all(
-      all.slice(i, i + 200).map((corporateNumber) =>
-        queue.add('rebuild', { corporateNumber } satisfies RebuildJob, {
-          delay: rebuildDelayMs,
-          deduplication: { id: `rebuild-${corporateNumber}`, keepLastIfActive: true },
-        }),
-      ),
-    );
-  }
+  if (all.length === 0) return;
+  for (let i = 0; i < all.length; i += 1000)
+    await redis.sadd(rebuildSetKey(redisPrefix), ...all.slice(i, i + 1000));
+  await queue.add(
+    'rebuild',
+    {},
+    {
+      delay: rebuildDelayMs,
+      deduplication: { id: 'rebuild', keepLastIfActive: true },
+      removeOnComplete: true,
+      removeOnFail: 100,
+    },
+  );
 }
 
 /** The nightly roll-off, 03:00 JST. */
