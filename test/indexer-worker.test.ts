@@ -15,7 +15,9 @@ import {
   createQueueConnection,
   enqueueRecords,
   rebuildSetKey,
+  rollOffScheduleId,
   scheduleRebuilds,
+  scheduleRollOff,
 } from '../indexer/queue.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
@@ -164,6 +166,18 @@ describe('the indexer worker', () => {
       await downQueue.close();
       await unreachable.close();
     }
+  });
+
+  it('schedules the nightly roll-off once, however often the worker starts', async () => {
+    await scheduleRollOff(queue);
+    await scheduleRollOff(queue);
+    expect(await queue.getJobSchedulersCount()).toBe(1);
+    expect(await queue.getJobScheduler(rollOffScheduleId)).toMatchObject({
+      pattern: '0 3 * * *',
+      tz: 'Asia/Tokyo',
+      name: 'rolloff',
+    });
+    await queue.removeJobScheduler(rollOffScheduleId);
   });
 
   it('keeps one pending rebuild per company however many changes arrive', async () => {
