@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import type { DeadLetterSink } from './dead-letter.js';
+import { indexNames } from './index-names.js';
 import { IngestPipeline, type Report } from './pipeline.js';
 import { type RebuildResult, rebuildCompanies } from './rebuild.js';
 import type { JobSource } from './source-types.js';
@@ -94,21 +95,28 @@ export async function ingestFiles(files: string[], options: IngestOptions): Prom
   const recordsDone = Date.now();
   const companies = [...pipeline.touched];
   const rebuild: RebuildResult = { rebuilt: 0, missing: 0, fannedOut: 0, failures: [] };
-  for (let i = 0; i < companies.length; i += 1000) {
-    const part = await rebuildCompanies(options.client, options.indexPrefix, companies.slice(i, i + 1000), {
-      refresh: i === 0,
-      ...(options.now ? { now: options.now() } : {}),
-    });
-    rebuild.rebuilt += part.rebuilt;
-    rebuild.missing += part.missing;
-    rebuild.fannedOut += part.fannedOut;
-    rebuild.failures.push(...part.failures);
-    options.onProgress?.({
-      phase: 'rebuild',
-      done: Math.min(i + 1000, companies.length),
-      total: companies.length,
-    });
-  }
+  if (companies.length > 0)
+    await options.client.indices.refresh({ index: indexNames(options.indexPrefix).jobs });
+  // two rounds of 200 companies at a time: one reads while the other writes
+  let next = 0;
+  let rebuiltSoFar = 0;
+  const rebuildSome = async () => {
+    while (next < companies.length) {
+      const slice = companies.slice(next, next + 200);
+      next += slice.length;
+      const part = await rebuildCompanies(options.client, options.indexPrefix, slice, {
+        refresh: false,
+        ...(options.now ? { now: options.now() } : {}),
+      });
+      rebuild.rebuilt += part.rebuilt;
+      rebuild.missing += part.missing;
+      rebuild.fannedOut += part.fannedOut;
+      rebuild.failures.push(...part.failures);
+      rebuiltSoFar += slice.length;
+      options.onProgress?.({ phase: 'rebuild', done: rebuiltSoFar, total: companies.length });
+    }
+  };
+  await Promise.all([rebuildSome(), rebuildSome()]);
   return {
     report: pipeline.report,
     rebuild,
