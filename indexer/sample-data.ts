@@ -29,21 +29,28 @@ function today(): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
-async function ensureSampleFiles(dir: string, logger: Logger): Promise<string[]> {
+export interface SampleOptions {
+  size?: { companies: number; jobs: number; seed: number };
+  dir?: string;
+}
+
+async function ensureSampleFiles(
+  dir: string,
+  size: NonNullable<SampleOptions['size']>,
+  logger: Logger,
+): Promise<string[]> {
   const metaFile = path.join(dir, 'meta.json');
   const files = [path.join(dir, 'corporates.ndjson'), path.join(dir, 'jobs.ndjson')];
   if (existsSync(metaFile) && files.every((file) => existsSync(file))) {
     const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as SampleMeta;
     const ageDays = (Date.now() - Date.parse(meta.now)) / 86_400_000;
-    if (meta.seed === sampleSize.seed && meta.jobs === sampleSize.jobs && ageDays <= maxAgeDays) return files;
+    const same = meta.seed === size.seed && meta.jobs === size.jobs && meta.companies === size.companies;
+    if (same && ageDays <= maxAgeDays) return files;
   }
   const now = today();
   const started = Date.now();
-  await generateDataSet({ ...sampleSize, now, outDir: dir });
-  writeFileSync(
-    metaFile,
-    `${JSON.stringify({ ...sampleSize, now: now.toISOString() } satisfies SampleMeta)}\n`,
-  );
+  await generateDataSet({ ...size, now, outDir: dir });
+  writeFileSync(metaFile, `${JSON.stringify({ ...size, now: now.toISOString() } satisfies SampleMeta)}\n`);
   logger.info({ dir, ms: Date.now() - started }, 'generated the sample data set');
   return files;
 }
@@ -53,22 +60,22 @@ export async function loadSampleDataIfEmpty(
   client: OpenSearchClient,
   indexPrefix: string,
   logger: Logger,
+  options: SampleOptions = {},
 ): Promise<boolean> {
   const names = indexNames(indexPrefix);
+  const size = options.size ?? sampleSize;
   const { body } = await client.count({ index: names.corporates });
   if (body.count > 0) return false;
   const started = Date.now();
-  const files = await ensureSampleFiles(path.join(projectRoot, '.local', 'sample'), logger);
-  logger.info(
-    { companies: sampleSize.companies, postings: sampleSize.jobs },
-    'indices are empty: loading the sample',
-  );
+  const dir = options.dir ?? path.join(projectRoot, '.local', 'sample');
+  const files = await ensureSampleFiles(dir, size, logger);
+  logger.info({ companies: size.companies, postings: size.jobs }, 'indices are empty: loading the sample');
   const bulkClient = client.child({ requestTimeout: 120_000 } as never) as OpenSearchClient;
   let lastTenth = -1;
   const result = await ingestFiles(files, {
     client: bulkClient,
     indexPrefix,
-    deadLetter: new FileDeadLetter(path.join(projectRoot, '.local', 'dead-letter', 'sample.ndjson')),
+    deadLetter: new FileDeadLetter(path.join(dir, 'dead-letter.ndjson')),
     onProgress: ({ phase, done, total }) => {
       const tenth = Math.floor((done / Math.max(total, 1)) * 10);
       if (phase === 'records' && tenth !== lastTenth) {

@@ -1,0 +1,45 @@
+/** The start-up sample load (npm start): generated when missing, loaded only into empty indices. */
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexNames } from '../indexer/index-names.js';
+import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'sample-'));
+const size = { companies: 60, jobs: 400, seed: 7 };
+const logger = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  services = await setUpServices('sample', { redisUrl: undefined });
+});
+
+afterAll(async () => {
+  await services.close();
+});
+
+describe('loadSampleDataIfEmpty', () => {
+  it('generates the set and loads it into empty indices', async () => {
+    const loaded = await loadSampleDataIfEmpty(services.opensearch, services.config.indexPrefix, logger, {
+      size,
+      dir,
+    });
+    expect(loaded).toBe(true);
+    expect(existsSync(path.join(dir, 'jobs.ndjson'))).toBe(true);
+    const names = indexNames(services.config.indexPrefix);
+    expect((await services.opensearch.count({ index: names.corporates })).body.count).toBe(60);
+    expect((await services.opensearch.count({ index: names.jobs })).body.count).toBe(400);
+    expect((await services.opensearch.count({ index: names.jobDetails })).body.count).toBe(400);
+    expect(existsSync(path.join(dir, 'dead-letter.ndjson'))).toBe(false);
+  });
+
+  it('leaves indices that hold data alone', async () => {
+    expect(
+      await loadSampleDataIfEmpty(services.opensearch, services.config.indexPrefix, logger, { size, dir }),
+    ).toBe(false);
+  });
+});
