@@ -89,34 +89,6 @@ export async function writeBulk<Ref>(
   return failures;
 }
 
-/** Collects operations and writes them when a batch is full, by count or by bytes. */
-export class BulkBuffer<Ref> {
-  private ops: BulkOp<Ref>[] = [];
-  private bytes = 0;
-
-  constructor(
-    private readonly client: OpenSearchClient,
-    private readonly onFlushed: (ops: BulkOp<Ref>[], failures: BulkFailure<Ref>[]) => Promise<void> | void,
-    private readonly limits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 },
-    private readonly options: BulkOptions = {},
-  ) {}
-
-  async add(op: BulkOp<Ref>, approxBytes: number): Promise<void> {
-    this.ops.push(op);
-    this.bytes += approxBytes;
-    if (this.ops.length >= this.limits.maxOps || this.bytes >= this.limits.maxBytes) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.ops.length === 0) return;
-    const ops = this.ops;
-    this.ops = [];
-    this.bytes = 0;
-    const failures = await writeBulk(this.client, ops, this.options);
-    await this.onFlushed(ops, failures);
-  }
-}
-
 /** Writes many operations in requests of at most `maxOps` operations and about `maxBytes`. */
 export async function writeBulkChunked<Ref>(
   client: OpenSearchClient,

@@ -55,7 +55,7 @@ export class RedisDeadLetter implements DeadLetterSink {
   }
 }
 
-/** Keeps entries in memory (a run that only reports, e.g. the start-up sample load). */
+/** Keeps entries in memory (tests, and callers that report the entries themselves). */
 export class MemoryDeadLetter implements DeadLetterSink {
   readonly location = 'memory';
   readonly entries: DeadLetterEntry[] = [];

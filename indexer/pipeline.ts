@@ -356,16 +356,6 @@ export class IngestPipeline {
     });
     await this.options.deadLetter.add(entries);
   }
-
-  totals(): TypeCounts {
-    const total = { read: 0, indexed: 0, rejected: 0 };
-    for (const counts of Object.values(this.report)) {
-      total.read += counts.read;
-      total.indexed += counts.indexed;
-      total.rejected += counts.rejected;
-    }
-    return total;
-  }
 }
 
 /** The id or corporateNumber of a record that failed validation, when it has one. */
