@@ -8,7 +8,7 @@ import path from 'node:path';
 import { type Job, QueueEvents } from 'bullmq';
 import { SingleBar } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
-import { projectRoot } from '../src/local/opensearch-node.js';
+import { projectRoot } from '../src/project-root.js';
 import { openCliServices } from './cli-services.js';
 import { FileDeadLetter } from './dead-letter.js';
 import { ingestFiles, readLines } from './ingest.js';

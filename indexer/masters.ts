@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../src/local/opensearch-node.js';
+import { projectRoot } from '../src/project-root.js';
 
 export const masterNames = [
   'prefectures',

@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { projectRoot } from '../src/project-root.js';
 import { type BulkFailure, type BulkOp, writeBulkChunked } from './bulk-writer.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import { withRetry } from './retry.js';

@@ -7,8 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { projectRoot } from '../src/project-root.js';
 import { FileDeadLetter } from './dead-letter.js';
 import { generateDataSet } from './generate/generator.js';
 import { indexNames } from './index-names.js';

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../src/local/opensearch-node.js';
+import { projectRoot } from '../src/project-root.js';
 import {
   corporateTypeLabels,
   fundingSeriesLabels,

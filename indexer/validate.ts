@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { projectRoot } from '../src/local/opensearch-node.js';
+import { projectRoot } from '../src/project-root.js';
 import { isValidCorporateNumber } from './corporate-number.js';
 import type { SourceRecord, SourceType } from './source-types.js';
 

@@ -5,7 +5,7 @@
 
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { projectRoot } from '../local/opensearch-node.js';
+import { projectRoot } from '../project-root.js';
 import { generateApiKey, generateKeyId, hashApiKey } from './api-key.js';
 import { FileKeyStore } from './file-key-store.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';

@@ -12,7 +12,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { parse } from 'yaml';
-import { projectRoot } from '../local/opensearch-node.js';
+import { projectRoot } from '../project-root.js';
 import { ApiError, errors, type FieldError } from './errors.js';
 
 export const openApiFile = path.join(projectRoot, 'openapi.yaml');

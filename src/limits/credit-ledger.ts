@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { projectRoot } from '../local/opensearch-node.js';
+import { projectRoot } from '../project-root.js';
 import { LocalCreditLedger } from './local-credit-ledger.js';
 import { RedisCreditLedger } from './redis-credit-ledger.js';
 

@@ -10,10 +10,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../project-root.js';
 import { freePortBetween, isProcessAlive, type ManagedChild, sleep, spawnManaged } from './child-process.js';
 
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { projectRoot };
+
 const pomFile = path.join(projectRoot, 'opensearch-local', 'pom.xml');
 const MIN_JAVA = 21;
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../local/opensearch-node.js';
+import { projectRoot } from '../project-root.js';
 
 export const masterNames = [
   'prefectures',

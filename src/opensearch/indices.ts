@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../local/opensearch-node.js';
+import { projectRoot } from '../project-root.js';
 import type { OpenSearchClient } from './client.js';
 
 const mappingsDir = path.join(projectRoot, 'mappings');
