@@ -14,4 +14,4 @@ if [ ! -x "$venv/bin/st" ]; then
 fi
 export SCHEMATHESIS="$PWD/$venv/bin/st"
 # SIGTERM first (the runner stops what it started), SIGKILL 30 s later
-exec timeout --kill-after=30 "${FUZZ_TIMEOUT:-420}" npx --no-install tsx scripts/fuzz.ts
+exec timeout --kill-after=30 "${FUZZ_TIMEOUT:-420}" node --import tsx scripts/fuzz.ts

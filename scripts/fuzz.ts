@@ -68,6 +68,9 @@ function runSchemathesis(url: string, key: string): Promise<number> {
   return new Promise((resolve) => {
     // the key travels in the environment (scripts/schemathesis.toml), not on the command line
     const child = spawn(st, args, { stdio: 'inherit', env: { ...process.env, FUZZ_API_KEY: key } });
+    stops.unshift(async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
