@@ -282,7 +282,11 @@ function distinct(conds: Cond[]): Cond[] {
     for (const cond of seen.values()) {
       if (cond.op !== lower) continue;
       const other = seen.get(`${cond.def.nested[0]}.${upper}`);
-      if (other && other.def === cond.def && (cond.value as number | string) > (other.value as number | string))
+      if (
+        other &&
+        other.def === cond.def &&
+        (cond.value as number | string) > (other.value as number | string)
+      )
         [cond.value, other.value] = [other.value, cond.value];
     }
   }
