@@ -190,7 +190,9 @@ describe('detail text: only text collected within the last month', () => {
 
 describe('bounds are inclusive', () => {
   it('counts whole days in Japan time', async () => {
-    expect(await jobTitles({ jobCreatedAtFrom: '2025-03-31', jobCreatedAtTo: '2025-03-31' })).toEqual(['三月末']);
+    expect(await jobTitles({ jobCreatedAtFrom: '2025-03-31', jobCreatedAtTo: '2025-03-31' })).toEqual([
+      '三月末',
+    ]);
     expect(await jobTitles({ jobCreatedAtTo: '2025-03-30' })).not.toContain('三月末');
     expect(await jobTitles({ jobCreatedAtFrom: '2025-04-01' })).not.toContain('三月末');
   });
