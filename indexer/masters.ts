@@ -3,20 +3,9 @@
  * A `master` source record replaces one list for the rest of a run (see schemas/README.md),
  * so a new medium can be named before the data files are released.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { projectRoot } from '../src/project-root.js';
+import { type MasterName, masterNames, readMasterFile } from '../src/masters/masters.js';
 
-export const masterNames = [
-  'prefectures',
-  'industries',
-  'business-types',
-  'media',
-  'job-categories',
-  'markets',
-  'employment-types',
-] as const;
-export type MasterName = (typeof masterNames)[number];
+export type { MasterName };
 
 export interface MasterItem {
   id?: number;
@@ -48,11 +37,6 @@ export interface Masters {
   media: Map<number, string>;
   employmentType: Map<number, string>;
   market: Map<string, Market>;
-}
-
-export function readMasterFile(name: MasterName): MasterItem[] {
-  const file = path.join(projectRoot, 'data', 'masters', `${name}.json`);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { items: MasterItem[] }).items;
 }
 
 function byId(items: MasterItem[]): Map<number, string> {
@@ -106,10 +90,9 @@ let cached: Masters | undefined;
 /** The masters as released in data/masters (read once per process). */
 export function loadMasters(): Masters {
   cached ??= buildMasters(
-    Object.fromEntries(masterNames.map((name) => [name, readMasterFile(name)])) as Record<
-      MasterName,
-      MasterItem[]
-    >,
+    Object.fromEntries(
+      masterNames.map((name) => [name, readMasterFile(name).items as MasterItem[]]),
+    ) as Record<MasterName, MasterItem[]>,
   );
   return cached;
 }
