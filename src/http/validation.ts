@@ -42,7 +42,8 @@ export function validateRequests(): RequestHandler[] {
       validateResponses: false,
       // authentication runs before validation (src/http/authenticate.ts)
       validateSecurity: false,
-      validateFormats: 'full',
+      validateFormats: true,
+      ajvFormats: { mode: 'full' },
       $refParser: { mode: 'dereference' },
     }),
   ];
