@@ -79,7 +79,7 @@ export function toMarkdown(report: BenchReport): string {
     `Data set: ${dataSet.companies.toLocaleString('en')} companies, ${dataSet.postings.toLocaleString('en')} postings (seed ${dataSet.seed}).`,
   );
   lines.push(
-    `Machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; Node ${machine.node}; OpenSearch ${machine.opensearch} (heap ${machine.opensearchHeap}).`,
+    `Machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; Node ${machine.node}; OpenSearch ${machine.opensearch} (heap ${machine.opensearchHeap}); code at ${machine.commit}.`,
     '',
   );
   for (const line of report.setup) lines.push(`- ${line}`);

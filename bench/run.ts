@@ -110,6 +110,20 @@ function firstCorporateNumbers(file: string, count: number): string[] {
   return numbers;
 }
 
+function gitDescribe(): string {
+  try {
+    const run = (args: string[]) =>
+      execFileSync('git', args, {
+        cwd: projectRoot,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
+    return `${run(['rev-parse', '--short', 'HEAD'])}${run(['status', '--porcelain']) ? ' (with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const data = await dataSet();
@@ -323,6 +337,8 @@ async function main(): Promise<void> {
       node: process.version,
       opensearch: info.version.number,
       opensearchHeap: node ? options.heap : 'external node',
+      // the code measured: figures from different commits are not comparable
+      commit: gitDescribe(),
     },
     dataSet: {
       companies: options.companies,
