@@ -4,11 +4,14 @@
  */
 import type { Server } from 'node:http';
 import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
+import { corporateSearch, jobSearch } from './catalogue/searches.js';
 import { loadConfig } from './config.js';
 import { createApp } from './http/app.js';
+import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
 import { createLogger } from './logger.js';
 import { bootstrapIndices } from './opensearch/indices.js';
+import { compileRequestChecks } from './search/parse-request.js';
 import { createServices } from './services.js';
 
 const config = loadConfig();
@@ -33,6 +36,10 @@ async function main(): Promise<void> {
   if (created.length > 0) logger.info({ indices: created }, 'created indices');
   if (config.loadSampleData) await loadSampleDataIfEmpty(services.opensearch, config.indexPrefix, logger);
   const app = createApp(services);
+  // compile the request schemas before taking traffic: compiling on a first request blocks
+  // the process long enough for other requests' Redis commands to time out
+  await warmUpValidation();
+  compileRequestChecks([corporateSearch, jobSearch]);
   const server: Server = app.listen(config.port, config.host, () => {
     logger.info(`serving on http://${config.host}:${config.port} (OpenSearch ${opensearchUrl})`);
   });

@@ -60,6 +60,11 @@ function validatorFor(search: SearchCatalogue): ValidateFunction {
   return validate;
 }
 
+/** Compiles the request checks now rather than on each search's first request (start-up). */
+export function compileRequestChecks(searches: SearchCatalogue[]): void {
+  for (const search of searches) validatorFor(search);
+}
+
 function toFieldError(error: ErrorObject): FieldError {
   const params = error.params as {
     additionalProperty?: string;
