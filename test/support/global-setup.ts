@@ -1,7 +1,8 @@
 /**
  * Starts one real OpenSearch node and one real redis-server for the whole test run, unless
- * OPENSEARCH_URL / REDIS_URL name existing ones. Test files reach them through
- * `inject('opensearchUrl')` / `inject('redisUrl')` (see ./env.ts).
+ * OPENSEARCH_URL / REDIS_URL name existing ones: in containers (testcontainers) when a Docker
+ * engine answers, else the local node from Maven Central and Debian's redis-server.
+ * Test files reach them through `inject('opensearchUrl')` / `inject('redisUrl')` (./env.ts).
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { projectRoot, startLocalOpenSearch } from '../../src/local/opensearch-node.js';
 import { startLocalRedis } from '../../src/local/redis-server.js';
+import { dockerEngineAnswers, startOpenSearchContainer, startRedisContainer } from './containers.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,7 +24,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const log = (message: string) => console.log(`[test servers] ${message}`);
   let opensearchUrl = process.env.OPENSEARCH_URL;
   let redisUrl = process.env.REDIS_URL;
+  const containers = (!opensearchUrl || !redisUrl) && dockerEngineAnswers();
   try {
+    if (!opensearchUrl && containers) {
+      const node = await startOpenSearchContainer();
+      stops.push(node.stop);
+      opensearchUrl = node.url;
+      log(`OpenSearch container is up at ${node.url}`);
+    }
+    if (!redisUrl && containers) {
+      const redis = await startRedisContainer();
+      stops.push(redis.stop);
+      redisUrl = redis.url;
+      log(`Redis container is up at ${redis.url}`);
+    }
     if (!opensearchUrl) {
       const baseDir = mkdtempSync(path.join(projectRoot, '.local', 'test-opensearch-'));
       const node = await startLocalOpenSearch({
