@@ -2,6 +2,7 @@
  * Company records of the sample data set. Each company also returns the few facts its
  * postings need (`CompanyStub`), so postings are made without keeping company records around.
  */
+import { fundingSeries, type revenueRanges } from '../../src/catalogue/enums.js';
 import { corporateCheckDigit } from '../corporate-number.js';
 import type { MasterItem, Masters } from '../masters.js';
 import type { CorporateSource } from '../source-types.js';
@@ -53,27 +54,6 @@ const corporateTypes: ReadonlyArray<readonly [string, number]> = [
   ['national_org', 1],
   ['local_gov', 1],
   ['other', 5],
-];
-
-const revenueRanges = [
-  'under_100m',
-  'from_100m_to_300m',
-  'from_300m_to_1b',
-  'from_1b_to_5b',
-  'from_5b_to_30b',
-  'from_30b_to_100b',
-  'over_100b',
-] as const;
-
-const fundingSeries = [
-  'seed',
-  'series_a',
-  'series_b',
-  'series_c',
-  'series_d',
-  'series_e',
-  'series_f',
-  'series_g',
 ];
 
 /** Annual ad spend ranges with their yen bounds. */
