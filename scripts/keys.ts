@@ -13,7 +13,7 @@
  */
 import { once } from 'node:events';
 import { Command, InvalidArgumentError } from 'commander';
-import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
 import { loadConfig } from '../src/config.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';

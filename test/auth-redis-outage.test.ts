@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../src/auth/api-keys.js';
+import { createApiKey } from '../src/auth/key-admin.js';
 import { RedisKeyStore } from '../src/auth/redis-key-store.js';
 import { createApp } from '../src/http/app.js';
 import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';

@@ -5,8 +5,8 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../src/auth/api-key.js';
-import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { hashApiKey } from '../src/auth/key-material.js';
 import type { KeyStore } from '../src/auth/key-store.js';
 import { createApp } from '../src/http/app.js';
 import { createLogger } from '../src/logger.js';

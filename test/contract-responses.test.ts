@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
-import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { openApiFile } from '../src/http/validation.js';
 import type { Services } from '../src/services.js';

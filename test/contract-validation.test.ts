@@ -4,7 +4,7 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';

@@ -8,7 +8,7 @@ import { Ajv } from 'ajv';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { openApiFile } from '../src/http/validation.js';
 import { masterNames, readMasterFile } from '../src/masters/masters.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, keyStoreFor } from '../src/auth/api-keys.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';

@@ -5,7 +5,7 @@
  * everything else gets 503. While the store answers, every request is checked against it, so
  * a revocation takes effect on the next request.
  */
-import { hashApiKey, looksLikeApiKey } from './api-key.js';
+import { hashApiKey, looksLikeApiKey } from './key-material.js';
 import { type ApiKeyRecord, type KeyStore, keyState } from './key-store.js';
 
 export type Authentication =

@@ -1,7 +1,7 @@
 /**
  * Where API keys live. Two stores with one interface: Redis (shared by every API process and
  * the CLI) and a JSON file under .local/ for single-process mode without REDIS_URL.
- * A record never holds the key itself, only its SHA-256 (api-key.ts).
+ * A record never holds the key itself, only its SHA-256 (key-material.ts).
  */
 export interface ApiKeyRecord {
   keyId: string;

@@ -3,7 +3,7 @@
  * auth -> (masters: free, unlimited) -> rate limit -> validation -> credits -> search.
  */
 import express, { type Express } from 'express';
-import { keyStoreFor } from '../auth/api-keys.js';
+import { keyStoreFor } from '../auth/key-admin.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from '../limits/credits-middleware.js';
 import { rateLimitMiddleware } from '../limits/rate-limit-middleware.js';
@@ -20,7 +20,7 @@ import { searchRouter } from './routes/search.js';
 import { validateRequests } from './validation.js';
 
 export interface AppOptions {
-  /** Default: Redis when services.redis, else the single-process key file (src/auth/api-keys.ts). */
+  /** Default: Redis when services.redis, else the single-process key file (src/auth/key-admin.ts). */
   keyStore?: KeyStore;
 }
 

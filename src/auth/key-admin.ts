@@ -6,8 +6,8 @@
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { projectRoot } from '../project-root.js';
-import { generateApiKey, generateKeyId, hashApiKey } from './api-key.js';
 import { FileKeyStore } from './file-key-store.js';
+import { generateApiKey, generateKeyId, hashApiKey } from './key-material.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 import { RedisKeyStore } from './redis-key-store.js';
 
