@@ -11,7 +11,14 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../project-root.js';
-import { freePortBetween, isProcessAlive, type ManagedChild, sleep, spawnManaged } from './child-process.js';
+import {
+  freePort,
+  freePortBetween,
+  isProcessAlive,
+  type ManagedChild,
+  sleep,
+  spawnManaged,
+} from './child-process.js';
 
 export { projectRoot };
 
@@ -90,11 +97,22 @@ export function resolveClasspath(stateDir: string): string {
   return readFileSync(cacheFile, 'utf8').trim();
 }
 
-/** Settings written before the first start; the runner keeps an existing opensearch.yml. */
-function nodeSettings(clusterName: string): string {
+/**
+ * Settings written before every start (the runner keeps an existing opensearch.yml). The node
+ * gets its own transport port and seeds discovery with that port alone: by default a node
+ * probes the local ports 9300-9305 and joins any node there with the same cluster name, so
+ * two checkouts on one machine would merge into one cluster and take each other's shards
+ * with them when one stops.
+ */
+function nodeSettings(clusterName: string, transportPort: number): string {
   return [
     `cluster.name: ${clusterName}`,
     'network.host: 127.0.0.1',
+    `transport.port: ${transportPort}`,
+    `discovery.seed_hosts: ["127.0.0.1:${transportPort}"]`,
+    // with discovery configured, the node no longer bootstraps by itself: name itself (the
+    // runner calls node 1 "Node 1") as the first cluster manager
+    'cluster.initial_cluster_manager_nodes: ["Node 1"]',
     // a full disk on a dev machine must not flip indices to read-only mid-test
     'cluster.routing.allocation.disk.threshold_enabled: false',
     'action.destructive_requires_name: true',
@@ -133,7 +151,7 @@ export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promis
   const nodeConfigDir = path.join(opts.baseDir, 'node_1', 'config');
   mkdirSync(nodeConfigDir, { recursive: true });
   const ymlFile = path.join(nodeConfigDir, 'opensearch.yml');
-  if (!existsSync(ymlFile)) writeFileSync(ymlFile, nodeSettings(opts.clusterName));
+  writeFileSync(ymlFile, nodeSettings(opts.clusterName, await freePort()));
 
   // The runner serves node 1 on the first free port from baseHttpPort + 1 up to 9299 (its
   // fixed ceiling); the port it chose is read back from its log line.
