@@ -8,6 +8,7 @@ import { createLimits, type Limits } from '../src/limits/limits.js';
 import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
+import { watchLowestBalance } from './support/balance-watch.js';
 import { setUpServices } from './support/env.js';
 import { queryTotal, search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
 
@@ -42,21 +43,13 @@ describe('credits under concurrency', () => {
   it('1,000 concurrent searches on two instances: balance = start - cost x successes, never negative', async () => {
     const start = 1000;
     await limits.ledger.grant('heavy', start);
-    let lowest = start;
-    let running = true;
-    const watcher = (async () => {
-      while (running) {
-        lowest = Math.min(lowest, await limits.ledger.balance('heavy'));
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    })();
+    const watch = watchLowestBalance(limits.ledger, 'heavy', start);
     // every tenth through the instance whose OpenSearch is down: reserved, failed, refunded
     const instance = (i: number) => (i % 10 === 9 ? broken : i % 2 === 0 ? appA : appB);
     const responses = await Promise.all(
       Array.from({ length: 1000 }, (_, i) => search(instance(i).url, 'heavy')),
     );
-    running = false;
-    await watcher;
+    const lowest = await watch.stop();
 
     const ok = responses.filter((res) => res.status === 200).length;
     const short = responses.filter((res) => res.status === 402).length;

@@ -12,6 +12,7 @@ import { createLimits } from '../src/limits/limits.js';
 import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
+import { watchLowestBalance } from './support/balance-watch.js';
 import { setUpServices } from './support/env.js';
 import { queryTotal } from './support/limits-test-app.js';
 
@@ -169,20 +170,12 @@ describe('1,000 concurrent searches over two instances (rate limit out of the wa
     const key = await keyFor('heavy');
     const start = 801;
     await limits.ledger.grant('heavy', start);
-    let lowest = start;
-    let running = true;
-    const watcher = (async () => {
-      while (running) {
-        lowest = Math.min(lowest, await limits.ledger.balance('heavy'));
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    })();
+    const watch = watchLowestBalance(limits.ledger, 'heavy', start);
     // every tenth through a third instance whose OpenSearch is down: reserved, 503, refunded
     const broken = await listen(createApp({ ...services, limits, opensearch: closedOpenSearch }));
     const target = (i: number) => (i % 10 === 9 ? broken : (urls[i % 2] ?? ''));
     const responses = await Promise.all(Array.from({ length: 1000 }, (_, i) => post(target(i), key)));
-    running = false;
-    await watcher;
+    const lowest = await watch.stop();
     const counts = statuses(responses);
     const ok = counts[200] ?? 0;
     console.log(`real app, 1,000 concurrent: ${JSON.stringify(counts)}; balance ${start - 2 * ok}`);
