@@ -74,3 +74,14 @@ export async function startNodeProcess(options: {
 }
 
 export const benchScript = (name: string) => path.join(projectRoot, name);
+
+/** Runs the stop functions in list order, once each; a failing one is logged and passed over. */
+export async function stopAll(stops: Array<() => Promise<void>>, log: (line: string) => void): Promise<void> {
+  for (const stop of stops.splice(0)) {
+    try {
+      await stop();
+    } catch (error) {
+      log(`stop failed: ${(error as Error).message}`);
+    }
+  }
+}

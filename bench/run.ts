@@ -28,7 +28,7 @@ import { parseSearchRequest } from '../src/search/parse-request.js';
 import { studyDetailText } from './detail-text-study.js';
 import { type IngestFigures, measureIngestion } from './ingest-bench.js';
 import { type LoadRequest, runLoad } from './load.js';
-import { type BenchProcess, benchScript, startNodeProcess } from './processes.js';
+import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
 
@@ -372,21 +372,13 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
 }
 
-async function stopAll(): Promise<void> {
-  for (const stop of stops.splice(0)) {
-    try {
-      await stop();
-    } catch (error) {
-      log(`stop failed: ${(error as Error).message}`);
-    }
-  }
-}
+const stopEverything = () => stopAll(stops, log);
 
-process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
+process.on('SIGINT', () => void stopEverything().then(() => process.exit(130)));
 main()
-  .then(stopAll)
+  .then(stopEverything)
   .catch(async (error: Error) => {
     log(`bench failed: ${error.message}`);
-    await stopAll();
+    await stopEverything();
     process.exitCode = 1;
   });

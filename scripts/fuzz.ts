@@ -14,7 +14,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { benchScript, startNodeProcess } from '../bench/processes.js';
+import { benchScript, startNodeProcess, stopAll } from '../bench/processes.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
@@ -29,15 +29,7 @@ const userId = 'fuzz-user';
 const log = (line: string) => process.stderr.write(`fuzz: ${line}\n`);
 const stops: Array<() => Promise<void>> = [];
 
-async function stopAll(): Promise<void> {
-  for (const stop of stops.splice(0)) {
-    try {
-      await stop();
-    } catch (error) {
-      log(`stop failed: ${(error as Error).message}`);
-    }
-  }
-}
+const stopEverything = () => stopAll(stops, log);
 
 function runSchemathesis(url: string, key: string): Promise<number> {
   const st = process.env.SCHEMATHESIS ?? path.join(projectRoot, '.local', 'fuzz-venv', 'bin', 'st');
@@ -73,26 +65,6 @@ function runSchemathesis(url: string, key: string): Promise<number> {
     });
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
-}
-
-/**
- * One search answered 200 before fuzzing starts: the first credit reservation loads the
- * ledger's Lua scripts into Redis, which on a busy machine can pass the 2 s command timeout
- * and answer 503 (by design: fail closed). Fuzzing is about the contract, not the cold start.
- */
-async function warmUp(url: string, key: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const res = await fetch(`${url}/rest/v1/corporates/search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: '{"limit":1}',
-    });
-    await res.arrayBuffer();
-    if (res.status === 200) return;
-    if (Date.now() > deadline) throw new Error(`warm-up search answered ${res.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 async function main(): Promise<number> {
@@ -161,22 +133,21 @@ async function main(): Promise<number> {
     readyPath: '/health',
   });
   stops.unshift(api.stop);
-  await warmUp(api.url, key);
   log(`API at ${api.url} (log: .local/fuzz/api.log); running schemathesis`);
   const code = await runSchemathesis(api.url, key);
   await dropIndices(client, prefix);
   return code;
 }
 
-process.on('SIGTERM', () => void stopAll().then(() => process.exit(143)));
-process.on('SIGINT', () => void stopAll().then(() => process.exit(130)));
+process.on('SIGTERM', () => void stopEverything().then(() => process.exit(143)));
+process.on('SIGINT', () => void stopEverything().then(() => process.exit(130)));
 main()
   .then(async (code) => {
-    await stopAll();
+    await stopEverything();
     process.exitCode = code;
   })
   .catch(async (error: Error) => {
     log(`failed: ${error.message}`);
-    await stopAll();
+    await stopEverything();
     process.exitCode = 1;
   });
