@@ -2,7 +2,7 @@
  * What the indexer's command-line tools connect to: OPENSEARCH_URL, else the local dev node
  * (reused when `npm run opensearch` or `npm start` keeps one running); REDIS_URL when set.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
@@ -17,12 +17,15 @@ export interface CliServices {
 }
 
 export async function openCliServices(): Promise<CliServices> {
-  const config = loadConfig();
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   let url = config.opensearchUrl;
   let stopNode = async () => {};
   if (!url) {
-    const node = await ensureDevOpenSearch((message) => logger.info(message));
+    const node = await ensureDevOpenSearch((message) => logger.info(message), {
+      heap: config.opensearchHeap,
+      javaHome: config.javaHome,
+    });
     url = node.url;
     stopNode = node.stop;
   }

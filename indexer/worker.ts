@@ -2,14 +2,14 @@
  * `npm run worker` / `node dist/indexer/worker.js` (docker compose): consumes the indexer
  * queue and keeps the nightly roll-off scheduled. Needs OPENSEARCH_URL and REDIS_URL.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 import { createIndexerWorker } from './indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from './queue.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const logger = createLogger(config.logLevel);
 if (!config.opensearchUrl || !config.redisUrl) {
   logger.error('the indexer worker needs OPENSEARCH_URL and REDIS_URL');

@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { Command, InvalidArgumentError } from 'commander';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { createRedis } from '../src/services.js';
 
@@ -45,13 +45,13 @@ function parseCredits(value: string): number {
 
 /** Runs `work` with the key store of this environment, closing Redis after. */
 async function withKeyStore<T>(work: (store: ReturnType<typeof keyStoreFor>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = loadConfigOrExit();
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', () => {}); // a failing command reports it
   try {
     // commands are not queued while connecting (enableOfflineQueue: false)
     if (redis && redis.status !== 'ready') await once(redis, 'ready', { signal: AbortSignal.timeout(5000) });
-    return await work(keyStoreFor(redis, config.redisPrefix));
+    return await work(keyStoreFor(redis, config.redisPrefix, config.keysFile));
   } finally {
     await redis?.quit().catch(() => redis.disconnect());
   }
@@ -60,7 +60,7 @@ async function withKeyStore<T>(work: (store: ReturnType<typeof keyStoreFor>) => 
 async function withLedger<T>(
   work: (ledger: ReturnType<typeof openCreditLedger>['ledger']) => Promise<T>,
 ): Promise<T> {
-  const { ledger, close } = openCreditLedger(loadConfig());
+  const { ledger, close } = openCreditLedger(loadConfigOrExit());
   try {
     return await work(ledger);
   } finally {

@@ -1,7 +1,40 @@
 /**
- * Configuration from the environment. Every setting has a local default, so `npm start`
- * works with nothing set: a local OpenSearch node, in-memory Redis equivalents.
+ * The one configuration module: every environment variable the service, the indexer and the
+ * CLIs read is declared, typed, validated and defaulted here (zod), once at start, and the
+ * result is passed down. Every setting has a local default, so `npm start` works with nothing
+ * set: a local OpenSearch node, in-memory Redis equivalents.
+ *
+ * A bad value is refused as one line naming the variable, e.g.
+ *   LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"
+ * (`ConfigError`; the entry points print its message and exit 1, no stack trace).
  */
+import path from 'node:path';
+import { z } from 'zod';
+import { projectRoot } from './project-root.js';
+
+/** Rate-limit and credit settings (docs/decisions.md, "Rate limits and credits"). */
+export interface LimitsConfig {
+  /** Requests per second per user on the searches and the detail endpoint (default 5). */
+  ratePerSecond: number;
+  /** User ids the rate limiter lets through unmetered (benchmarks); credits still apply. */
+  rateLimitExemptUsers: ReadonlySet<string>;
+  /** Credits per company or job search. */
+  searchCost: number;
+  /** Credits per job detail lookup (0: free, then the ledger is not touched). */
+  detailCost: number;
+  /**
+   * How long a reservation record is kept, so a replayed debit (seconds after a reconnect) or
+   * a retried refund (up to ~30 s) still finds it; one record per search, so not for days.
+   */
+  reservationTtlSeconds: number;
+  /** How long a completed Idempotency-Key response is replayed. */
+  idempotencyTtlSeconds: number;
+  /** How long an in-flight Idempotency-Key blocks its twins if the process dies mid-request. */
+  idempotencyPendingTtlSeconds: number;
+  /** Retry-After on a 503 when Redis is away. */
+  unavailableRetryAfterSeconds: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -15,26 +48,205 @@ export interface Config {
   redisPrefix: string;
   /** Load the sample data set when the indices are empty (`npm start`). */
   loadSampleData: boolean;
-  logLevel: string;
+  logLevel: LogLevel;
+  limits: LimitsConfig;
+  /** Single-process mode: the API key file shared by `npm start` and the keys CLI. */
+  keysFile: string;
+  /** Single-process mode: the credit balances shared by `npm start` and the keys CLI. */
+  creditsFile: string;
+  /** JVM heap of a local OpenSearch node this process starts (`-Xms`/`-Xmx`). */
+  opensearchHeap: string;
+  /** The JDK of the local OpenSearch node; unset: the newest under /usr/lib/jvm. */
+  javaHome: string | undefined;
 }
 
-function intFrom(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0)
-    throw new Error(`${name} must be a whole number, got "${value}"`);
-  return parsed;
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** A start-up setting that cannot be used; its message is the one line to print. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
 }
 
+// An empty variable counts as unset, the way a compose file's `FOO=` is meant.
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === '' ? undefined : value));
+
+function wholeNumber(fallback: number, min = 0) {
+  return optionalText.transform((value, ctx) => {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a whole number of at least ${min}, got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+}
+
+function oneOf<T extends string>(choices: readonly T[], fallback: T) {
+  return optionalText.transform((value, ctx) => {
+    if (value === undefined) return fallback;
+    if (!(choices as readonly string[]).includes(value)) {
+      ctx.addIssue({ code: 'custom', message: `must be one of ${choices.join(', ')}, got "${value}"` });
+      return z.NEVER;
+    }
+    return value as T;
+  });
+}
+
+function url(protocols: readonly string[]) {
+  return optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !protocols.includes(parsed.protocol)) {
+      // the value may hold a password: name the variable and the rule only
+      ctx.addIssue({ code: 'custom', message: `must be a URL starting ${protocols.join(' or ')}//` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
+const flag = (fallback: boolean) =>
+  optionalText.transform((value, ctx) => {
+    if (value === undefined) return fallback;
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    ctx.addIssue({ code: 'custom', message: `must be true or false, got "${value}"` });
+    return z.NEVER;
+  });
+
+const localFile = (name: string) =>
+  optionalText.transform((value) => value ?? path.join(projectRoot, '.local', name));
+
+/** Every environment variable read anywhere in the project, by name. */
+const environment = z.object({
+  PORT: wholeNumber(8080),
+  HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
+  OPENSEARCH_URL: url(['http:', 'https:']),
+  REDIS_URL: url(['redis:', 'rediss:']),
+  // `??` semantics: an empty prefix is a real choice
+  INDEX_PREFIX: z.string().default(''),
+  REDIS_PREFIX: z.string().default('cs:'),
+  LOAD_SAMPLE_DATA: flag(true),
+  LOG_LEVEL: oneOf(logLevels, 'info'),
+  RATE_LIMIT_PER_SECOND: wholeNumber(5, 1),
+  RATE_LIMIT_EXEMPT_USERS: z.string().default(''),
+  SEARCH_CREDIT_COST: wholeNumber(1),
+  DETAIL_CREDIT_COST: wholeNumber(0),
+  IDEMPOTENCY_TTL_SECONDS: wholeNumber(24 * 3600, 1),
+  API_KEYS_FILE: localFile('api-keys.json'),
+  CREDITS_FILE: localFile('credits.json'),
+  OPENSEARCH_HEAP: optionalText.transform((value, ctx) => {
+    if (value === undefined) return '1g';
+    if (!/^\d+[kmg]$/i.test(value)) {
+      ctx.addIssue({ code: 'custom', message: `must be a JVM size such as 512m or 2g, got "${value}"` });
+      return z.NEVER;
+    }
+    return value;
+  }),
+  JAVA_HOME: optionalText,
+});
+
+/** Reads and checks the environment; throws a `ConfigError` naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = environment.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(problems.join('; '));
+  }
+  const e = parsed.data;
   return {
-    port: intFrom(env.PORT, 8080, 'PORT'),
-    host: env.HOST || '127.0.0.1',
-    opensearchUrl: env.OPENSEARCH_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
-    indexPrefix: env.INDEX_PREFIX ?? '',
-    redisPrefix: env.REDIS_PREFIX ?? 'cs:',
-    loadSampleData: env.LOAD_SAMPLE_DATA !== 'false',
-    logLevel: env.LOG_LEVEL || 'info',
+    port: e.PORT,
+    host: e.HOST,
+    opensearchUrl: e.OPENSEARCH_URL,
+    redisUrl: e.REDIS_URL,
+    indexPrefix: e.INDEX_PREFIX,
+    redisPrefix: e.REDIS_PREFIX,
+    loadSampleData: e.LOAD_SAMPLE_DATA,
+    logLevel: e.LOG_LEVEL,
+    limits: {
+      ratePerSecond: e.RATE_LIMIT_PER_SECOND,
+      rateLimitExemptUsers: new Set(
+        e.RATE_LIMIT_EXEMPT_USERS.split(',')
+          .map((id) => id.trim())
+          .filter((id) => id !== ''),
+      ),
+      searchCost: e.SEARCH_CREDIT_COST,
+      detailCost: e.DETAIL_CREDIT_COST,
+      reservationTtlSeconds: 3600,
+      idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
+      idempotencyPendingTtlSeconds: 30,
+      unavailableRetryAfterSeconds: 1,
+    },
+    keysFile: e.API_KEYS_FILE,
+    creditsFile: e.CREDITS_FILE,
+    opensearchHeap: e.OPENSEARCH_HEAP,
+    javaHome: e.JAVA_HOME,
   };
+}
+
+/** The rate-limit and credit part alone (its tests). */
+export function loadLimitsConfig(env: NodeJS.ProcessEnv = process.env): LimitsConfig {
+  return loadConfig(env).limits;
+}
+
+/** The configuration with nothing set: what tests and library callers start from. */
+export function defaultConfig(): Config {
+  return loadConfig({});
+}
+
+/**
+ * The effective configuration as one JSON text, secrets masked: the user and password of a
+ * URL become `***` (`redis://***:***@cache:6379`), so it can be pasted into a ticket.
+ */
+export function describeConfig(config: Config): string {
+  const masked = (value: string | undefined): string | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!parsed.username && !parsed.password) return value;
+      if (parsed.username) parsed.username = '***';
+      if (parsed.password) parsed.password = '***';
+      return parsed.toString();
+    } catch {
+      return '***';
+    }
+  };
+  const shown = {
+    ...config,
+    opensearchUrl: masked(config.opensearchUrl),
+    redisUrl: masked(config.redisUrl),
+    limits: { ...config.limits, rateLimitExemptUsers: [...config.limits.rateLimitExemptUsers] },
+  };
+  // unset settings show as null rather than vanish
+  return JSON.stringify(shown, (_key, value) => (value === undefined ? null : value), 2);
+}
+
+/**
+ * For entry points: the configuration, or the one-line reason and exit code 1. A stack trace
+ * would bury the variable's name.
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`configuration: ${error.message}\n`);
+    process.exit(1);
+  }
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import type { LogLevel } from './config.js';
 
 /** Paths never written to a log line: the API key, in any casing a header may arrive in. */
 export const redactedPaths = [
@@ -9,6 +10,6 @@ export const redactedPaths = [
   '*.apiKey',
 ];
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return pino({ level, redact: { paths: redactedPaths, censor: '[redacted]' } }, destination);
 }

@@ -5,7 +5,7 @@
 import type { Server } from 'node:http';
 import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
 import { corporateSearch, jobSearch } from './catalogue/searches.js';
-import { loadConfig } from './config.js';
+import { describeConfig, loadConfigOrExit } from './config.js';
 import { createApp } from './http/app.js';
 import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
@@ -14,14 +14,21 @@ import { bootstrapIndices } from './opensearch/indices.js';
 import { compileRequestChecks } from './search/parse-request.js';
 import { createServices } from './services.js';
 
-const config = loadConfig();
+const config = loadConfigOrExit();
+if (process.argv.includes('--print-config')) {
+  process.stdout.write(`${describeConfig(config)}\n`);
+  process.exit(0);
+}
 const logger = createLogger(config.logLevel);
 const cleanups: Array<() => Promise<void>> = [];
 
 async function main(): Promise<void> {
   let opensearchUrl = config.opensearchUrl;
   if (!opensearchUrl) {
-    const node = await ensureDevOpenSearch((message) => logger.info(message));
+    const node = await ensureDevOpenSearch((message) => logger.info(message), {
+      heap: config.opensearchHeap,
+      javaHome: config.javaHome,
+    });
     cleanups.push(node.stop);
     opensearchUrl = node.url;
   }

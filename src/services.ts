@@ -5,7 +5,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { localLedgerFile } from './limits/credit-ledger.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
 
@@ -40,7 +39,12 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
     logger,
     opensearch,
     redis,
-    limits: createLimits({ redis, keyPrefix: config.redisPrefix, ledgerFile: localLedgerFile }),
+    limits: createLimits({
+      redis,
+      keyPrefix: config.redisPrefix,
+      config: config.limits,
+      ledgerFile: config.creditsFile,
+    }),
     async close() {
       redis?.disconnect();
       await opensearch.close();

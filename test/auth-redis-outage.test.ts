@@ -50,7 +50,10 @@ describe('key store unreachable', () => {
       .get('/rest/v1/master/prefectures')
       .set('X-API-Key', unseen)
       .expect(503);
-    expect(refused.body).toEqual({ message: 'API keys cannot be checked right now; retry shortly.' });
+    expect(refused.body).toEqual({
+      message: 'API keys cannot be checked right now; retry shortly.',
+      code: 'key_store_unavailable',
+    });
     expect(refused.headers['retry-after']).toBe('1');
     expect(Date.now() - started).toBeLessThan(5000);
     await request(app).get('/rest/v1/master/prefectures').expect(401);

@@ -51,15 +51,15 @@ function call(method: 'GET' | 'POST', path: string, key?: string) {
 
 describe.each(endpoints)('%s %s', (method, path) => {
   it.each([
-    ['missing', undefined, 'Send your API key in the X-API-Key header.'],
-    ['unknown', `csk_${'A'.repeat(43)}`, 'The API key is not valid.'],
-    ['malformed', 'hello', 'The API key is not valid.'],
-    ['expired', 'expired', 'The API key has expired; ask for a new one.'],
-    ['revoked', 'revoked', 'The API key has been revoked; ask for a new one.'],
-  ] as const)('a %s key -> 401 in the error shape', async (_state, key, message) => {
+    ['missing', undefined, 'Send your API key in the X-API-Key header.', 'api_key_missing'],
+    ['unknown', `csk_${'A'.repeat(43)}`, 'The API key is not valid.', 'api_key_invalid'],
+    ['malformed', 'hello', 'The API key is not valid.', 'api_key_invalid'],
+    ['expired', 'expired', 'The API key has expired; ask for a new one.', 'api_key_expired'],
+    ['revoked', 'revoked', 'The API key has been revoked; ask for a new one.', 'api_key_revoked'],
+  ] as const)('a %s key -> 401 in the error shape', async (_state, key, message, code) => {
     const presented = key === 'expired' || key === 'revoked' ? keys[key] : key;
     const res = await call(method, path, presented).expect(401);
-    expect(res.body).toEqual({ message });
+    expect(res.body).toEqual({ message, code });
     expect(res.headers['x-request-id']).toBeTruthy();
   });
 });

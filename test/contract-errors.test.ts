@@ -7,8 +7,8 @@ import { errors as opensearchErrors } from '@opensearch-project/opensearch';
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { errors } from '../src/errors/catalogue.js';
 import { errorMiddleware, notFound } from '../src/http/error-middleware.js';
-import { errors } from '../src/http/errors.js';
 import { requestId } from '../src/http/request-id.js';
 import { createLogger } from '../src/logger.js';
 
@@ -37,7 +37,7 @@ describe('error middleware', () => {
       .get('/boom')
       .set('X-Request-Id', 'boom-1')
       .expect(500);
-    expect(res.body).toEqual({ message: 'Internal server error.' });
+    expect(res.body).toEqual({ message: 'Internal server error.', code: 'internal_error' });
     expect(res.text).not.toContain('opensearch');
     expect(res.text).not.toContain('at ');
     const logged = JSON.parse(lines.join(''));
@@ -61,7 +61,7 @@ describe('error middleware', () => {
       meta: {} as never,
     });
     const res = await request(appThrowing(error, lines)).get('/boom').expect(500);
-    expect(res.body).toEqual({ message: 'Internal server error.' });
+    expect(res.body).toEqual({ message: 'Internal server error.', code: 'internal_error' });
     const logged = lines.join('');
     expect(logged).not.toContain('secret-index');
     expect(logged).not.toContain('index_not_found_exception');
@@ -70,14 +70,17 @@ describe('error middleware', () => {
 
   it('something thrown that is not an Error -> the same 500', async () => {
     const res = await request(appThrowing('a string', [])).get('/boom').expect(500);
-    expect(res.body).toEqual({ message: 'Internal server error.' });
+    expect(res.body).toEqual({ message: 'Internal server error.', code: 'internal_error' });
   });
 
   it('a catalogue error keeps its status, body and headers', async () => {
     const res = await request(appThrowing(errors.rateLimited(3), []))
       .get('/boom')
       .expect(429);
-    expect(res.body).toEqual({ message: 'Rate limit exceeded: at most 5 requests per second per user.' });
+    expect(res.body).toEqual({
+      message: 'Rate limit exceeded: at most 5 requests per second per user.',
+      code: 'rate_limited',
+    });
     expect(res.headers['retry-after']).toBe('3');
   });
 });

@@ -91,7 +91,7 @@ describe.each([
   ])('%s -> 400 naming the field', async (_label, body, expected) => {
     const res = await post(path, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: invalid, errors: expected });
+    expect(res.body).toEqual({ message: invalid, code: 'invalid_request', errors: expected });
   });
 
   it('a value outside an enumeration -> 400 listing the allowed values', async () => {
@@ -131,7 +131,11 @@ describe.each([
   it('a body that is not an object -> 400 on the body', async () => {
     const res = await post(path, [1, 2]);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: invalid, errors: [{ field: 'body', reason: 'must be an object' }] });
+    expect(res.body).toEqual({
+      message: invalid,
+      code: 'invalid_request',
+      errors: [{ field: 'body', reason: 'must be an object' }],
+    });
   });
 });
 
@@ -145,6 +149,7 @@ describe('bodies that cannot be read', () => {
       .expect(400);
     expect(res.body).toEqual({
       message: 'The request body is not valid JSON.',
+      code: 'malformed_json',
       errors: [{ field: 'body', reason: 'must be valid JSON' }],
     });
   });
@@ -156,7 +161,10 @@ describe('bodies that cannot be read', () => {
       .set('Content-Type', 'text/plain')
       .send('limit=10')
       .expect(415);
-    expect(res.body).toEqual({ message: 'Send the request body as application/json.' });
+    expect(res.body).toEqual({
+      message: 'Send the request body as application/json.',
+      code: 'unsupported_media_type',
+    });
   });
 
   it('a body over 100 kB -> 413', async () => {
@@ -164,7 +172,10 @@ describe('bodies that cannot be read', () => {
       corporateNameOr: Array.from({ length: 900 }, (_, i) => `${'株'.repeat(40)}${i}`),
     });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ message: 'The request body is larger than 100kb.' });
+    expect(res.body).toEqual({
+      message: 'The request body is larger than 100kb.',
+      code: 'payload_too_large',
+    });
   });
 });
 
@@ -176,12 +187,16 @@ describe('routes', () => {
       .expect(404);
     expect(res.body).toEqual({
       message: 'There is no endpoint GET /rest/v1/nothing-here; see /docs for the API reference.',
+      code: 'route_not_found',
     });
   });
 
   it('an unknown route outside /rest/v1 -> 404 in the error shape, no key needed', async () => {
     const res = await request(app).get('/nope?x=1').expect(404);
-    expect(res.body).toEqual({ message: 'There is no endpoint GET /nope; see /docs for the API reference.' });
+    expect(res.body).toEqual({
+      message: 'There is no endpoint GET /nope; see /docs for the API reference.',
+      code: 'route_not_found',
+    });
   });
 
   it('a wrong method -> 405 in the error shape', async () => {

@@ -102,6 +102,7 @@ describe('charging', () => {
       expect(res.headers.get('x-credits-remaining')).toBe('0');
       expect(await res.json()).toEqual({
         message: 'Not enough API credits: this search costs 3, the balance is 0.',
+        code: 'insufficient_credits',
       });
     }
     expect(appA.searchCalls()).toBe(callsBefore);

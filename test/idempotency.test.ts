@@ -82,6 +82,7 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       message: 'This Idempotency-Key was already used with a different request body.',
+      code: 'idempotency_key_reused',
       errors: [{ field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' }],
     });
     expect(await limits.ledger.balance('mixer')).toBe(9);

@@ -60,7 +60,10 @@ describe('with Redis', () => {
 
     await keys(['revoke', keyId], env());
     const res = await request(app).get('/rest/v1/master/markets').set('X-API-Key', key).expect(401);
-    expect(res.body).toEqual({ message: 'The API key has been revoked; ask for a new one.' });
+    expect(res.body).toEqual({
+      message: 'The API key has been revoked; ask for a new one.',
+      code: 'api_key_revoked',
+    });
     expect((await keys(['list', 'cli-user'], env())).stdout).toContain('state=revoked');
   });
 

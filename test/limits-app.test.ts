@@ -94,6 +94,7 @@ describe('default limits (5 per second, 1 credit per search)', () => {
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(await res.json()).toEqual({
         message: 'Rate limit exceeded: at most 5 requests per second per user.',
+        code: 'rate_limited',
       });
     }
     expect(await services.limits.ledger.balance('alice')).toBe(95);
@@ -125,6 +126,7 @@ describe('default limits (5 per second, 1 credit per search)', () => {
     expect(res.headers.get('x-credits-remaining')).toBe('0');
     expect(await res.json()).toEqual({
       message: 'Not enough API credits: this search costs 1, the balance is 0.',
+      code: 'insufficient_credits',
     });
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
     await services.limits.ledger.grant('dave', 1);

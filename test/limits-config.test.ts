@@ -1,6 +1,6 @@
-/** Rate-limit and credit settings from the environment (src/limits/limits-config.ts). */
+/** Rate-limit and credit settings from the environment (src/config.ts). */
 import { describe, expect, it } from 'vitest';
-import { loadLimitsConfig } from '../src/limits/limits-config.js';
+import { loadLimitsConfig } from '../src/config.js';
 
 describe('loadLimitsConfig', () => {
   it('has the contract defaults with nothing set', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildOpenApi, generatedSpecFile, renderOpenApi } from '../scripts/gen-openapi.js';
 import { corporateSearchRequestSchemas, jobSearchRequestSchemas } from '../src/catalogue/request-schema.js';
-import { errors } from '../src/http/errors.js';
+import { errors } from '../src/errors/catalogue.js';
 
 type Schema = {
   type?: string;

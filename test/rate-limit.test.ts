@@ -69,6 +69,7 @@ describe('5 requests per second per user', () => {
       expect(Number(retryAfter)).toBeLessThanOrEqual(1);
       expect(await res.json()).toEqual({
         message: 'Rate limit exceeded: at most 5 requests per second per user.',
+        code: 'rate_limited',
       });
     }
   });

@@ -69,6 +69,7 @@ async function expectFailClosed(user: string): Promise<void> {
   expect(res.headers.get('retry-after')).toBe('1');
   expect(await res.json()).toEqual({
     message: 'Rate limiting and credits are temporarily unavailable; retry shortly. No credits were charged.',
+    code: 'limits_unavailable',
   });
 }
 

@@ -182,7 +182,7 @@ describe('GET /rest/v1/jobs/:jobId/detail', () => {
       .get('/rest/v1/jobs/no-such-job/detail')
       .set('X-API-Key', await newKey())
       .expect(404);
-    expect(res.body).toEqual({ message: expect.stringContaining('not found') });
+    expect(res.body).toEqual({ message: expect.stringContaining('not found'), code: 'not_found' });
   });
 });
 
@@ -199,7 +199,7 @@ describe('when OpenSearch is unreachable', () => {
       const res = await call;
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
-      expect(Object.keys(res.body)).toEqual(['message']);
+      expect(Object.keys(res.body)).toEqual(['message', 'code']);
       expect(res.text).not.toMatch(/ECONNREFUSED|ConnectionError|127\.0\.0\.1/);
     }
     // a search the engine could not answer costs nothing

@@ -3,22 +3,19 @@
  * only its hash exists.
  */
 
-import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { projectRoot } from '../project-root.js';
+import { defaultConfig } from '../config.js';
 import { FileKeyStore } from './file-key-store.js';
 import { generateApiKey, generateKeyId, hashApiKey } from './key-material.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 import { RedisKeyStore } from './redis-key-store.js';
 
-/** The single-process key file; API_KEYS_FILE moves it (tests use a temporary one). */
-export const defaultKeysFile = process.env.API_KEYS_FILE || path.join(projectRoot, '.local', 'api-keys.json');
-
 /** Redis when there is one (shared by all processes), else the file of single-process mode. */
 export function keyStoreFor(
   redis: Redis | undefined,
   redisPrefix: string,
-  keysFile = defaultKeysFile,
+  /** Single-process mode: `config.keysFile` (API_KEYS_FILE). */
+  keysFile = defaultConfig().keysFile,
 ): KeyStore {
   return redis ? new RedisKeyStore(redis, redisPrefix) : new FileKeyStore(keysFile);
 }

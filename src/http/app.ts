@@ -20,7 +20,7 @@ import { searchRouter } from './routes/search.js';
 import { validateRequests } from './validation.js';
 
 export interface AppOptions {
-  /** Default: Redis when services.redis, else the single-process key file (src/auth/key-admin.ts). */
+  /** Default: Redis when services.redis, else the single-process key file (`config.keysFile`). */
   keyStore?: KeyStore;
 }
 
@@ -37,7 +37,11 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // 3. /rest/v1, in this order:
   const api = express.Router();
   //    a. authenticate (X-API-Key) -> res.locals.user
-  api.use(authenticate(options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix)));
+  api.use(
+    authenticate(
+      options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix, services.config.keysFile),
+    ),
+  );
   //    b. masters: free, not rate-limited
   api.use(mastersRouter());
   //    c. rate limit (src/limits): X-RateLimit-*, 429; Redis away -> 503

@@ -7,7 +7,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { KeyChecker } from '../auth/key-checker.js';
 import type { KeyStore } from '../auth/key-store.js';
-import { errors } from './errors.js';
+import { errors } from '../errors/catalogue.js';
 import { locals } from './locals.js';
 
 const failures = {

@@ -7,7 +7,7 @@
 import { errors as opensearchErrors } from '@opensearch-project/opensearch';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { errors } from './errors.js';
+import { errors } from '../errors/catalogue.js';
 import { locals } from './locals.js';
 import { toApiError } from './validation.js';
 

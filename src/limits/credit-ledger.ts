@@ -11,9 +11,7 @@
  * the keys CLI and `npm start` see the same numbers; ./local-credit-ledger.ts).
  * The keys CLI opens the right one with `openCreditLedger(config)` (./open-credit-ledger.ts).
  */
-import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { projectRoot } from '../project-root.js';
 import { LocalCreditLedger } from './local-credit-ledger.js';
 import { RedisCreditLedger } from './redis-credit-ledger.js';
 
@@ -36,9 +34,6 @@ export interface CreditLedger {
   /** Gives a reserved debit back, exactly once; returns the balance after, or null if nothing was refunded. */
   refund(requestId: string): Promise<number | null>;
 }
-
-/** Where the single-process ledger keeps balances between `npm start` and the keys CLI. */
-export const localLedgerFile = process.env.CREDITS_FILE || path.join(projectRoot, '.local', 'credits.json');
 
 export function createCreditLedger(opts: {
   redis: Redis | undefined;

@@ -17,7 +17,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import stableStringify from 'safe-stable-stringify';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors/catalogue.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
 import { describeFailure, LimitsStoreUnavailable } from './store-unavailable.js';

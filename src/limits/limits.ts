@@ -4,9 +4,9 @@
  * (single-process mode only; credits then persist in `ledgerFile`).
  */
 import type { Redis } from 'ioredis';
+import { defaultConfig, type LimitsConfig } from '../config.js';
 import { type CreditLedger, createCreditLedger } from './credit-ledger.js';
 import { type IdempotencyStore, LocalIdempotencyStore, RedisIdempotencyStore } from './idempotency-store.js';
-import { type LimitsConfig, loadLimitsConfig } from './limits-config.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 export interface Limits {
@@ -20,11 +20,12 @@ export interface Limits {
 export function createLimits(opts: {
   redis: Redis | undefined;
   keyPrefix: string;
+  /** Over the defaults (src/config.ts); the server passes its whole `config.limits`. */
   config?: Partial<LimitsConfig>;
-  /** Single-process mode: persist credit balances here (see localLedgerFile). */
+  /** Single-process mode: persist credit balances here (`config.creditsFile`). */
   ledgerFile?: string;
 }): Limits {
-  const config = { ...loadLimitsConfig(), ...opts.config };
+  const config = { ...defaultConfig().limits, ...opts.config };
   const ttls = {
     doneSeconds: config.idempotencyTtlSeconds,
     pendingSeconds: config.idempotencyPendingTtlSeconds,

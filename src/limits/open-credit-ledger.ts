@@ -8,17 +8,23 @@
  *   await close();
  */
 import type { Redis } from 'ioredis';
-import type { Config } from '../config.js';
+import { type Config, defaultConfig } from '../config.js';
 import { createRedis } from '../services.js';
-import { type CreditLedger, createCreditLedger, localLedgerFile } from './credit-ledger.js';
+import { type CreditLedger, createCreditLedger } from './credit-ledger.js';
 
-export function openCreditLedger(config: Pick<Config, 'redisUrl' | 'redisPrefix'>): {
+export function openCreditLedger(
+  config: Pick<Config, 'redisUrl' | 'redisPrefix'> & Partial<Pick<Config, 'creditsFile'>>,
+): {
   ledger: CreditLedger;
   close(): Promise<void>;
 } {
   if (!config.redisUrl) {
     return {
-      ledger: createCreditLedger({ redis: undefined, keyPrefix: '', file: localLedgerFile }),
+      ledger: createCreditLedger({
+        redis: undefined,
+        keyPrefix: '',
+        file: config.creditsFile ?? defaultConfig().creditsFile,
+      }),
       close: async () => {},
     };
   }

@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { errors } from '../http/errors.js';
+import { errors } from '../errors/catalogue.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
 import { describeFailure, LimitsStoreUnavailable } from './store-unavailable.js';

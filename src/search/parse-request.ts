@@ -13,8 +13,8 @@ import { paging } from '../catalogue/paging.js';
 import { corporateSearchRequestSchemas, jobSearchRequestSchemas } from '../catalogue/request-schema.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { FilterDef, Op } from '../catalogue/types.js';
-import { errors, type FieldError } from '../http/errors.js';
-import { toFieldPath, toReason } from '../http/validation.js';
+import { errors, type FieldError } from '../errors/catalogue.js';
+import { toFieldPath, toReason } from '../errors/field-errors.js';
 
 export interface Condition {
   def: FilterDef;

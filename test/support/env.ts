@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import type { Config } from '../../src/config.js';
+import { type Config, defaultConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient } from '../../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices } from '../../src/opensearch/indices.js';
@@ -24,6 +24,7 @@ export function testConfig(
 ): Config & { opensearchUrl: string } {
   const prefix = uniquePrefix(label);
   return {
+    ...defaultConfig(),
     port: 0,
     host: '127.0.0.1',
     opensearchUrl: inject('opensearchUrl'),

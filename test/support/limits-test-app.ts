@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError, errors } from '../../src/http/errors.js';
+import { ApiError, errors } from '../../src/errors/catalogue.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from '../../src/limits/credits-middleware.js';
 import type { Limits } from '../../src/limits/limits.js';
 import { rateLimitMiddleware } from '../../src/limits/rate-limit-middleware.js';

@@ -1,0 +1,171 @@
+/**
+ * The one error catalogue, independent of any transport. Every error the API can answer with
+ * has a stable machine `code` (what a client branches on), its HTTP status, and a message for
+ * a person. The HTTP layer only renders an `ApiError` (src/http/error-middleware.ts) as
+ * `{ message, code, errors?: [{ field, reason }] }`; `field` is the request path as the caller
+ * wrote it (`limit`, `sort.order`, `filters.prefectureId.any[2]`).
+ *
+ * Nothing from OpenSearch, no stack trace and no API key ever goes into `message` or `reason`.
+ * Every code is documented in openapi/openapi.base.yaml (`Error.code`) and docs/api.md; a test
+ * (test/error-codes.test.ts) fails when one is missing there.
+ */
+
+/** code -> HTTP status and what the code means (the documentation's wording). */
+export const errorCatalogue = {
+  invalid_request: {
+    status: 400,
+    meaning: 'A field is unknown, missing, of the wrong type or out of range; see errors[].',
+  },
+  malformed_json: { status: 400, meaning: 'The body is not valid JSON.' },
+  api_key_missing: { status: 401, meaning: 'No X-API-Key header was sent.' },
+  api_key_invalid: { status: 401, meaning: 'The key is not one this API issued.' },
+  api_key_expired: { status: 401, meaning: 'The key is past its expiry date.' },
+  api_key_revoked: { status: 401, meaning: 'The key was revoked.' },
+  insufficient_credits: {
+    status: 402,
+    meaning: 'The balance is below the cost of this search; nothing was searched or charged.',
+  },
+  not_found: { status: 404, meaning: 'The requested record (a job posting) does not exist.' },
+  route_not_found: { status: 404, meaning: 'There is no endpoint at this path.' },
+  method_not_allowed: { status: 405, meaning: 'The path exists but does not accept this method.' },
+  idempotency_in_progress: {
+    status: 409,
+    meaning: 'A request with this Idempotency-Key is still running; retry after Retry-After.',
+  },
+  payload_too_large: { status: 413, meaning: 'The body is larger than 100 kB.' },
+  unsupported_media_type: { status: 415, meaning: 'The body is not sent as application/json.' },
+  idempotency_key_reused: {
+    status: 422,
+    meaning: 'This Idempotency-Key was used before with a different body.',
+  },
+  rate_limited: {
+    status: 429,
+    meaning: 'More requests per second than the user may send; retry after Retry-After.',
+  },
+  internal_error: { status: 500, meaning: 'An unexpected error on the server; nothing was charged.' },
+  search_unavailable: {
+    status: 503,
+    meaning: 'The search engine is unavailable or gave a partial answer; nothing was charged.',
+  },
+  key_store_unavailable: { status: 503, meaning: 'API keys cannot be checked right now.' },
+  limits_unavailable: {
+    status: 503,
+    meaning: 'Rate limits and credits cannot be checked right now; nothing was charged.',
+  },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
+
+export interface FieldError {
+  field: string;
+  reason: string;
+}
+
+export interface ErrorBody {
+  message: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldError[],
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = errorCatalogue[code].status;
+  }
+
+  toBody(): ErrorBody {
+    return this.errors && this.errors.length > 0
+      ? { message: this.message, code: this.code, errors: this.errors }
+      : { message: this.message, code: this.code };
+  }
+}
+
+const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
+
+/** One factory per situation; several situations may share a code. */
+export const errors = {
+  validation: (fieldErrors: FieldError[]) =>
+    new ApiError(
+      'invalid_request',
+      'The request is invalid; correct the fields listed in errors.',
+      fieldErrors,
+    ),
+  malformedJson: () =>
+    new ApiError('malformed_json', 'The request body is not valid JSON.', [
+      { field: 'body', reason: 'must be valid JSON' },
+    ]),
+  missingApiKey: () => new ApiError('api_key_missing', 'Send your API key in the X-API-Key header.'),
+  unknownApiKey: () => new ApiError('api_key_invalid', 'The API key is not valid.'),
+  expiredApiKey: () => new ApiError('api_key_expired', 'The API key has expired; ask for a new one.'),
+  revokedApiKey: () => new ApiError('api_key_revoked', 'The API key has been revoked; ask for a new one.'),
+  insufficientCredits: (balance: number, cost: number) =>
+    new ApiError(
+      'insufficient_credits',
+      `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`,
+    ),
+  notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
+  routeNotFound: (method: string, path: string) =>
+    new ApiError(
+      'route_not_found',
+      `There is no endpoint ${method} ${path}; see /docs for the API reference.`,
+    ),
+  methodNotAllowed: (method: string, path: string) =>
+    new ApiError('method_not_allowed', `${path} does not accept ${method}; see /docs for the API reference.`),
+  payloadTooLarge: (limit: string) =>
+    new ApiError('payload_too_large', `The request body is larger than ${limit}.`),
+  unsupportedMediaType: () =>
+    new ApiError('unsupported_media_type', 'Send the request body as application/json.'),
+  idempotencyConflict: () =>
+    new ApiError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request body.',
+      [{ field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' }],
+    ),
+  idempotencyInProgress: () =>
+    new ApiError(
+      'idempotency_in_progress',
+      'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
+      undefined,
+      retryAfter(1),
+    ),
+  keyStoreUnavailable: (retryAfterSeconds = 1) =>
+    new ApiError(
+      'key_store_unavailable',
+      'API keys cannot be checked right now; retry shortly.',
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
+  rateLimited: (retryAfterSeconds: number, perSecond = 5) =>
+    new ApiError(
+      'rate_limited',
+      `Rate limit exceeded: at most ${perSecond} requests per second per user.`,
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
+  internal: () => new ApiError('internal_error', 'Internal server error.'),
+  searchUnavailable: (retryAfterSeconds = 1) =>
+    new ApiError(
+      'search_unavailable',
+      'The search engine is unavailable; retry shortly. No credits were charged.',
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
+  limitsUnavailable: (retryAfterSeconds = 1) =>
+    new ApiError(
+      'limits_unavailable',
+      'Rate limiting and credits are temporarily unavailable; retry shortly. No credits were charged.',
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
+} as const;
