@@ -15,7 +15,6 @@ import { indexName } from '../src/opensearch/indices.js';
 import { detailTextWindow } from '../src/search/compile-kinds.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
-import { normalizeText } from '../src/text/normalize.js';
 import { type LatencySummary, summarize } from './load.js';
 
 interface StudyCase {
@@ -64,7 +63,7 @@ function nestedRequest(prefix: string, study: StudyCase): API.Search_Request {
 async function jobsFirst(client: OpenSearchClient, prefix: string, study: StudyCase) {
   const filter: unknown[] = [
     { range: { descriptionCollectedAt: { gte: detailTextWindow, time_zone: 'Asia/Tokyo' } } },
-    { match_phrase: { description: normalizeText(study.text) } },
+    { match_phrase: { description: study.text } },
   ];
   if (study.employmentTypeIds) filter.push({ terms: { employmentTypeId: study.employmentTypeIds } });
   const numbers: string[] = [];

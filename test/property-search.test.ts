@@ -27,7 +27,7 @@ import { createApp } from '../src/http/app.js';
 import { createLimits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
-import { normalizeText } from '../src/text/normalize.js';
+import { foldText } from '../src/text/normalize.js';
 import { setUpServices } from './support/env.js';
 
 type Record_ = Record<string, unknown>;
@@ -119,8 +119,7 @@ function japanDay(value: unknown): string {
   return new Date(Date.parse(text) + 9 * 3600_000).toISOString().slice(0, 10);
 }
 
-const contains = (value: unknown, fragment: string) =>
-  normalizeText(String(value)).includes(normalizeText(fragment));
+const contains = (value: unknown, fragment: string) => foldText(String(value)).includes(foldText(fragment));
 
 interface Cond {
   def: FilterDef;

@@ -6,7 +6,6 @@
  */
 import type { Types } from '@opensearch-project/opensearch';
 import type { Kind } from '../catalogue/types.js';
-import { normalizeText } from '../text/normalize.js';
 import type { Condition } from './parse-request.js';
 
 export type Query = Types.Common_QueryDsl.QueryContainer;
@@ -26,8 +25,12 @@ function compileTerms({ def, value }: Condition): Query {
   return { terms: { [def.field]: value as (string | number)[] } } satisfies Query;
 }
 
+/**
+ * The text goes as the user wrote it: the field's analyzer folds it (mappings/analysis.json
+ * `text_fold`: NFKC, case, ㈱ -> (株)) exactly as it folded the indexed text.
+ */
 function phrase(field: string, text: string): Query {
-  return { match_phrase: { [field]: normalizeText(text) } } satisfies Query;
+  return { match_phrase: { [field]: text } } satisfies Query;
 }
 
 function anyOf(queries: Query[]): Query {
@@ -38,7 +41,7 @@ function anyOf(queries: Query[]): Query {
 
 /**
  * { def: cityName, op: 'anyContains', value: ['ＡＢＣ', '港'] }
- * -> { bool: { should: [{ match_phrase: { 'cityName.substring': 'abc' } },
+ * -> { bool: { should: [{ match_phrase: { 'cityName.substring': 'ＡＢＣ' } },
  *                      { match_phrase: { 'cityName.substring': '港' } }], minimum_should_match: 1 } }
  * allContains -> { bool: { filter: [...] } }; noneContains names the texts to exclude, as anyContains.
  */
@@ -50,7 +53,7 @@ function compileContains({ def, op, value }: Condition): Query {
 /**
  * { def: jobDescription, op: 'anyContains', value: ['Java'] }
  * -> { bool: { filter: [ { range: { descriptionCollectedAt: { gte: 'now-1M/d', time_zone: 'Asia/Tokyo' } } },
- *                        { match_phrase: { description: 'java' } } ] } }
+ *                        { match_phrase: { description: 'Java' } } ] } }
  * The window is part of every detail-text condition, so text older than a month never matches
  * (and never excludes) anything.
  */

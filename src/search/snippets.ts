@@ -5,11 +5,10 @@
  * condition the excerpt is the opening of the text (no marks), or none when there is no text.
  *
  *   plan with jobDescriptionPartialMatchOr: ['Java']
- *   -> highlight.fields.description.highlight_query = { bool: { should: [{ match_phrase: { description: 'java' } }] } }
+ *   -> highlight.fields.description.highlight_query = { bool: { should: [{ match_phrase: { description: 'Java' } }] } }
  *   hit.highlight.description = ['…経験者歓迎 <mark>Java</mark> &lt;b&gt;…'] -> descriptionSnippets
  */
 import type { Types } from '@opensearch-project/opensearch';
-import { normalizeText } from '../text/normalize.js';
 import type { Query } from './compile-kinds.js';
 import type { SearchPlan } from './parse-request.js';
 
@@ -20,7 +19,7 @@ const snippetField = 'description';
 function highlightedTexts(plan: Pick<SearchPlan, 'conditions' | 'groups'>): string[] {
   const texts = [...plan.conditions, ...plan.groups.flat()]
     .filter(({ def, op }) => def.kind === 'detailText' && (op === 'anyContains' || op === 'allContains'))
-    .flatMap(({ value }) => (value as string[]).map(normalizeText));
+    .flatMap(({ value }) => value as string[]);
   return [...new Set(texts)];
 }
 
