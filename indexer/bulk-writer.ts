@@ -15,11 +15,20 @@ export interface BulkOp<Ref = unknown> {
   body?: Record<string, unknown>;
   /** Who asked for this write, handed back with a failure (e.g. the source line). */
   ref: Ref;
+  /**
+   * The source version (epoch ms of the record's `sourceUpdatedAt`): an index or delete is
+   * then written with `version_type: external_gte`, so it never replaces a newer version.
+   */
+  version?: number;
+  /** An update whose script may decline an older version (`ctx.op = 'noop'`). */
+  versioned?: boolean;
 }
 
 export interface BulkFailure<Ref = unknown> {
   op: BulkOp<Ref>;
   reason: string;
+  /** Not an error: the index already holds this key at a newer version; nothing was written. */
+  older?: boolean;
 }
 
 export interface BulkOptions extends RetryOptions {
@@ -28,6 +37,7 @@ export interface BulkOptions extends RetryOptions {
 
 interface BulkItemResult {
   status: number;
+  result?: string;
   error?: { type?: string; reason?: string; caused_by?: { type?: string; reason?: string } };
 }
 
@@ -47,6 +57,7 @@ function toLines(ops: BulkOp[]): unknown[] {
         _index: op.index,
         _id: op.id,
         ...(op.action === 'update' ? { retry_on_conflict: 3 } : {}),
+        ...(op.version !== undefined ? { version: op.version, version_type: 'external_gte' } : {}),
       },
     });
     if (op.action !== 'delete') lines.push(op.body);
@@ -73,12 +84,22 @@ export async function writeBulk<Ref>(
       options,
     );
     const retry: BulkOp<Ref>[] = [];
+    body.items.forEach((entry, position) => {
+      const item = Object.values(entry)[0] as BulkItemResult | undefined;
+      const op = batch[position];
+      if (!item || !op) return;
+      if (op.versioned && item.result === 'noop') failures.push({ op, reason: 'older', older: true });
+    });
     if (body.errors) {
       body.items.forEach((entry, position) => {
         const item = Object.values(entry)[0] as BulkItemResult | undefined;
         const op = batch[position];
         if (!item || !op || item.status < 300) return;
         if (op.action === 'delete' && item.status === 404) return;
+        if (op.version !== undefined && item.status === 409) {
+          failures.push({ op, reason: 'older', older: true });
+          return;
+        }
         if (isTransientStatus(item.status) && attempt < (options.retries ?? 6)) retry.push(op);
         else failures.push({ op, reason: describeItemError(item) });
       });

@@ -32,6 +32,8 @@ export interface TypeCounts {
   read: number;
   indexed: number;
   rejected: number;
+  /** records not written because the index holds a newer version of their key (sourceUpdatedAt) */
+  older?: number;
 }
 
 export type Report = Record<string, TypeCounts>;
@@ -66,6 +68,26 @@ interface Pending {
 }
 
 const maxCachedCompanies = 50_000;
+
+/** The record's source version, epoch ms of `sourceUpdatedAt`, when it has one. */
+function versionOf(record: SourceRecord): number | undefined {
+  const at = 'sourceUpdatedAt' in record ? record.sourceUpdatedAt : undefined;
+  return at ? Date.parse(at) : undefined;
+}
+
+/**
+ * A company upsert with a source version: the stored `sourceVersion` decides, so an older
+ * record leaves a newer one alone (`noop`). An update (not an index with external versions)
+ * because the company's postings and aggregates belong to the rebuild, not to the record.
+ */
+const versionedCompanyUpdate = [
+  'if (ctx._source.sourceVersion != null && params.version < ctx._source.sourceVersion) {',
+  "  ctx.op = 'noop';",
+  '} else {',
+  '  for (entry in params.doc.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }',
+  '  ctx._source.sourceVersion = params.version;',
+  '}',
+].join('\n');
 
 function keyOf(record: SourceRecord): string | null {
   if (record.type === 'job' || record.type === 'delete_job') return record.id;
@@ -243,13 +265,29 @@ export class IngestPipeline {
         const fields = toCorporateFields(record as CorporateSource, this.masters);
         const upsert = toCorporateDocument(record as CorporateSource, this.masters, now);
         // an update keeps the aggregates and postings until the rebuild replaces them
-        corporateOps.push({
-          action: 'update',
-          index: this.names.corporates,
-          id: record.corporateNumber,
-          ref: position,
-          body: { doc: { ...fields, updatedAt: now.toISOString() }, upsert },
-        });
+        const doc = { ...fields, updatedAt: now.toISOString() };
+        const version = versionOf(record);
+        corporateOps.push(
+          version === undefined
+            ? {
+                action: 'update',
+                index: this.names.corporates,
+                id: record.corporateNumber,
+                ref: position,
+                body: { doc, upsert },
+              }
+            : {
+                action: 'update',
+                index: this.names.corporates,
+                id: record.corporateNumber,
+                ref: position,
+                versioned: true,
+                body: {
+                  script: { source: versionedCompanyUpdate, lang: 'painless', params: { doc, version } },
+                  upsert: { ...upsert, sourceVersion: version },
+                },
+              },
+        );
         this.companies.set(record.corporateNumber, {
           ...(this.companies.get(record.corporateNumber) ?? {}),
           ...fields,
@@ -282,20 +320,46 @@ export class IngestPipeline {
           const count = this.workLocationCounts.get(record.corporateNumber);
           const owner = count === undefined ? company : { ...company, workLocationCount: count };
           const job = toJobDocument(record, owner, this.masters, now);
-          otherOps.push({ action: 'index', index: this.names.jobs, id: record.id, ref: position, body: job });
+          const version = versionOf(record);
+          const versioned = version === undefined ? {} : { version };
+          otherOps.push({
+            action: 'index',
+            index: this.names.jobs,
+            id: record.id,
+            ref: position,
+            body: job,
+            ...versioned,
+          });
           otherOps.push({
             action: 'index',
             index: this.names.jobDetails,
             id: record.id,
             ref: position,
             body: toJobDetailDocument(record, now),
+            ...versioned,
           });
         } catch (error) {
           rejected.set(position, reasonOf(error));
         }
       } else if (record.type === 'delete_job') {
-        otherOps.push({ action: 'delete', index: this.names.jobs, id: record.id, ref: position });
-        otherOps.push({ action: 'delete', index: this.names.jobDetails, id: record.id, ref: position });
+        // with a version, the delete leaves a tombstone (kept `index.gc_deletes`, 7 days) that
+        // refuses an older upsert arriving late
+        const version = versionOf(record);
+        const versioned = version === undefined ? {} : { version };
+        otherOps.push({
+          action: 'delete',
+          index: this.names.jobs,
+          id: record.id,
+          ref: position,
+          ...versioned,
+        });
+        otherOps.push({
+          action: 'delete',
+          index: this.names.jobDetails,
+          id: record.id,
+          ref: position,
+          ...versioned,
+        });
       }
     });
 
@@ -323,8 +387,11 @@ export class IngestPipeline {
     now: Date,
   ): Promise<void> {
     const failures = await writeBulkChunked(this.options.client, ops, undefined, this.options.retry);
-    for (const failure of failures)
-      if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
+    const older = new Set<number>();
+    for (const failure of failures) {
+      if (failure.older) older.add(failure.op.ref);
+      else if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
+    }
 
     const entries: DeadLetterEntry[] = [];
     batch.forEach(({ record, source }, position) => {
@@ -345,6 +412,11 @@ export class IngestPipeline {
           source,
           record,
         });
+        return;
+      }
+      if (older.has(position)) {
+        // a newer version of this key is already indexed: nothing to write, nothing to rebuild
+        counts.older = (counts.older ?? 0) + 1;
         return;
       }
       counts.indexed++;

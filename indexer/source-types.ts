@@ -37,6 +37,7 @@ export interface CorporateSource {
   paidMediaSpend?: string | null;
   paidMediaIds?: number[];
   summary?: string | null;
+  sourceUpdatedAt?: string | null;
 }
 
 export interface WorkLocationSource {
@@ -75,6 +76,7 @@ export interface JobSource {
   workLocation?: WorkLocationSource | null;
   description?: string | null;
   descriptionCollectedAt?: string | null;
+  sourceUpdatedAt?: string | null;
 }
 
 export interface MasterSource {
@@ -87,11 +89,13 @@ export interface MasterSource {
 export interface DeleteCorporateSource {
   type: 'delete_corporate';
   corporateNumber: string;
+  sourceUpdatedAt?: string | null;
 }
 
 export interface DeleteJobSource {
   type: 'delete_job';
   id: string;
+  sourceUpdatedAt?: string | null;
 }
 
 export type SourceRecord =
