@@ -33,6 +33,51 @@ function compileAll(): Record<SourceType, ValidateFunction> {
 
 let validators: Record<SourceType, ValidateFunction> | undefined;
 
+type Properties = Record<string, { type?: string | string[]; properties?: Properties }>;
+
+/** The fields a schema lets be null, by record type: `phoneNumber`, `workLocation.address`, … */
+function nullableFields(): Map<string, Set<string>> {
+  const byType = new Map<string, Set<string>>();
+  const collect = (properties: Properties, prefix: string, into: Set<string>) => {
+    for (const [name, property] of Object.entries(properties)) {
+      const types = Array.isArray(property.type) ? property.type : [property.type];
+      if (types.includes('null') && types.includes('string')) into.add(`${prefix}${name}`);
+      if (property.properties) collect(property.properties, `${prefix}${name}.`, into);
+    }
+  };
+  for (const name of ['corporate', 'job']) {
+    const schema = readSchema(name) as { properties: Properties };
+    const fields = new Set<string>();
+    collect(schema.properties, '', fields);
+    byType.set(name, fields);
+  }
+  return byType;
+}
+
+let nullable: Map<string, Set<string>> | undefined;
+
+/**
+ * An optional text that is empty or only white space means "none": stored as null, so every
+ * filter on it ("has a phone number", presence and flags alike) sees the same thing.
+ *   { phoneNumber: '', workLocation: { address: ' ' } } -> { phoneNumber: null, workLocation: { address: null } }
+ */
+function emptyToNull(value: Record<string, unknown>): Record<string, unknown> {
+  nullable ??= nullableFields();
+  const fields = nullable.get(String(value.type));
+  if (!fields) return value;
+  const fix = (node: Record<string, unknown>, prefix: string): Record<string, unknown> => {
+    const out: Record<string, unknown> = { ...node };
+    for (const [key, item] of Object.entries(node)) {
+      const field = `${prefix}${key}`;
+      if (typeof item === 'string' && item.trim() === '' && fields.has(field)) out[key] = null;
+      else if (item && typeof item === 'object' && !Array.isArray(item))
+        out[key] = fix(item as Record<string, unknown>, `${field}.`);
+    }
+    return out;
+  };
+  return fix(value, '');
+}
+
 export type Validated =
   | { ok: true; record: SourceRecord }
   /** `value`: the parsed record when the line was JSON, so the dead-letter entry keeps it whole */
@@ -72,7 +117,8 @@ export function validateRecord(value: unknown): Validated {
       reason: `type: must be one of ${Object.keys(validators).join(', ')}`,
     };
   const validate = validators[type as SourceType];
-  if (validate(value)) return { ok: true, record: value as SourceRecord };
+  const record = emptyToNull(value as Record<string, unknown>);
+  if (validate(record)) return { ok: true, record: record as unknown as SourceRecord };
   const errorsOf = validate.errors ?? [];
   // delete records share one oneOf schema: report the branch matching the type
   const errors = errorsOf.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'const');
