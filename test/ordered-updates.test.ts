@@ -93,7 +93,7 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
     expect(await source(names.jobDetails, posting.id)).toBeUndefined();
     await rebuildCompanies(services.opensearch, services.config.indexPrefix, [numbers.alpha]);
     const company = await source(names.corporates, numbers.alpha);
-    expect((company?.postings as Array<{ id: string }>).map((p) => p.id)).not.toContain(posting.id);
+    expect(((company?.postings ?? []) as Array<{ id: string }>).map((p) => p.id)).not.toContain(posting.id);
   });
 
   it('two versions in parallel batches, many times over: the newest always wins', async () => {
