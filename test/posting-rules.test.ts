@@ -5,7 +5,7 @@
  * filterGroups without totals in job search, and a posting flag `false` against null.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/http/errors.js';
+import { ApiError } from '../src/errors/catalogue.js';
 import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
