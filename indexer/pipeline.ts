@@ -265,8 +265,9 @@ export class IngestPipeline {
         const fields = toCorporateFields(record as CorporateSource, this.masters);
         const upsert = toCorporateDocument(record as CorporateSource, this.masters, now);
         // an update keeps the aggregates and postings until the rebuild replaces them
-        const doc = { ...fields, updatedAt: now.toISOString() };
         const version = versionOf(record);
+        // a record without a version clears the stored one: from then on, arrival order
+        const doc = { ...fields, updatedAt: now.toISOString(), sourceVersion: version ?? null };
         corporateOps.push(
           version === undefined
             ? {
@@ -274,7 +275,7 @@ export class IngestPipeline {
                 index: this.names.corporates,
                 id: record.corporateNumber,
                 ref: position,
-                body: { doc, upsert },
+                body: { doc, upsert: { ...upsert, sourceVersion: null } },
               }
             : {
                 action: 'update',

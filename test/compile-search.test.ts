@@ -127,7 +127,7 @@ describe('compileSearch', () => {
                     "should": [
                       {
                         "match_phrase": {
-                          "description": "java",
+                          "description": "Ｊａｖａ",
                         },
                       },
                       {
@@ -169,7 +169,7 @@ describe('compileSearch', () => {
                           "filter": [
                             {
                               "match_phrase": {
-                                "description": "java",
+                                "description": "Ｊａｖａ",
                               },
                             },
                             {
