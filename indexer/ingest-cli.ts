@@ -146,6 +146,7 @@ try {
           sum.read += counts.read;
           sum.indexed += counts.indexed;
           sum.rejected += counts.rejected;
+          if (counts.older) sum.older = (sum.older ?? 0) + counts.older;
         }
       };
       for (const id of jobIds) {
