@@ -1,34 +1,61 @@
 /**
  * Company records of the sample data set. Each company also returns the few facts its
  * postings need (`CompanyStub`), so postings are made without keeping company records around.
+ *
+ * What makes them believable: the legal form fixes the years a company can have been founded
+ * in (有限会社 only 1940 to April 2006, 合同会社 from May 2006, 一般社団法人 from December
+ * 2008); capital and head count follow the form and the listing (long-tailed, listed companies
+ * far larger); the address, postal code and telephone number belong to one city (places.ts);
+ * the line of business (profiles.ts) decides the industry codes, the name, the media bought and
+ * later what the postings hire for.
  */
 import { fundingSeries, type revenueRanges } from '../../src/catalogue/enums.js';
 import { corporateCheckDigit } from '../corporate-number.js';
-import type { MasterItem, Masters } from '../masters.js';
+import type { Masters } from '../masters.js';
 import type { CorporateSource } from '../source-types.js';
+import {
+  circledNumbers,
+  hardCaseSchedule,
+  romanNumerals,
+  scheduled,
+  toFullWidth,
+  toHalfWidthKana,
+  variant,
+} from './hard-cases.js';
+import {
+  type City,
+  cityNamed,
+  faxBeside,
+  phoneNumber,
+  pickCity,
+  pickPlace,
+  postalCode,
+  prefectureWeights,
+  type Town,
+} from './places.js';
+import { type Profile, profiles, publicProfile, staffingProfile } from './profiles.js';
 import type { Random } from './random.js';
 import {
-  buildings,
-  citiesByPrefecture,
-  corporateTypeWords,
+  buildingWords,
   fiscalMonths,
+  foreignStems,
   givenNames,
+  latinStems,
   nameStems,
-  nameSuffixes,
-  prefectureCapitals,
-  prefectureWeights,
-  staffingSuffixes,
+  nationalBodies,
+  nonProfitFields,
   summaryParts,
   surnames,
-  towns,
 } from './vocabulary.js';
 
 export interface Office {
-  prefectureId: number;
-  cityName: string;
-  town: string;
-  numbers: [number, number, number];
+  city: City;
+  town: Town;
+  /** 丁目 (0 when the town has none), 番(地), 号 (null: written as 番地 only) */
+  numbers: [number, number, number | null];
   building: string | null;
+  phone: string;
+  postalCode: string;
 }
 
 export interface CompanyStub {
@@ -42,21 +69,161 @@ export interface CompanyStub {
   offices: Office[];
   /** relative share of all postings */
   weight: number;
+  profile: Profile;
+  /** media it pays for (its postings appear there most) */
+  paidMedia: number[];
 }
 
+const day = 86_400_000;
+
+interface LegalForm {
+  word: string;
+  reading: string;
+  corporateType: string;
+  /** founding-date eras [from, to (null: now), weight]: the form did not exist outside them */
+  eras: ReadonlyArray<readonly [string, string | null, number]>;
+  /** share of names with the form in front (前株) rather than behind (後株) */
+  inFront: number;
+}
+
+/** When each form could be founded (Commercial Code 1893/1899; 有限会社法 1940-2006; 会社法 2006; 一般社団・財団法人法 2008). */
+const legalForms = {
+  kk: {
+    word: '株式会社',
+    reading: 'カブシキガイシャ',
+    corporateType: 'kabushiki_gaisha',
+    eras: [
+      ['1893-07-01', '1945-12-31', 4],
+      ['1946-01-01', '1990-12-31', 32],
+      ['1991-01-01', '2006-04-30', 24],
+      ['2006-05-01', null, 40],
+    ],
+    inFront: 0.5,
+  },
+  kkListed: {
+    word: '株式会社',
+    reading: 'カブシキガイシャ',
+    corporateType: 'kabushiki_gaisha',
+    eras: [
+      ['1893-07-01', '1945-12-31', 20],
+      ['1946-01-01', '1990-12-31', 50],
+      ['1991-01-01', '2018-12-31', 30],
+    ],
+    inFront: 0.3,
+  },
+  yk: {
+    word: '有限会社',
+    reading: 'ユウゲンガイシャ',
+    corporateType: 'yugen_gaisha',
+    eras: [
+      ['1940-01-01', '1990-12-31', 45],
+      ['1991-01-01', '2006-04-30', 55],
+    ],
+    inFront: 0.5,
+  },
+  gk: {
+    word: '合同会社',
+    reading: 'ゴウドウガイシャ',
+    corporateType: 'godo_gaisha',
+    eras: [
+      ['2006-05-01', '2014-12-31', 25],
+      ['2015-01-01', null, 75],
+    ],
+    inFront: 0.4,
+  },
+  gomei: {
+    word: '合名会社',
+    reading: 'ゴウメイガイシャ',
+    corporateType: 'gomei_gaisha',
+    eras: [
+      ['1893-07-01', '1945-12-31', 45],
+      ['1946-01-01', '1990-12-31', 45],
+      ['1991-01-01', null, 10],
+    ],
+    inFront: 0.3,
+  },
+  goshi: {
+    word: '合資会社',
+    reading: 'ゴウシガイシャ',
+    corporateType: 'goshi_gaisha',
+    eras: [
+      ['1893-07-01', '1945-12-31', 40],
+      ['1946-01-01', '1990-12-31', 45],
+      ['1991-01-01', null, 15],
+    ],
+    inFront: 0.3,
+  },
+  ippanShadan: {
+    word: '一般社団法人',
+    reading: 'イッパンシャダンホウジン',
+    corporateType: 'other',
+    eras: [['2008-12-01', null, 1]],
+    inFront: 1,
+  },
+  ippanZaidan: {
+    word: '一般財団法人',
+    reading: 'イッパンザイダンホウジン',
+    corporateType: 'other',
+    eras: [['2008-12-01', null, 1]],
+    inFront: 1,
+  },
+  npo: {
+    word: '特定非営利活動法人',
+    reading: 'トクテイヒエイリカツドウホウジン',
+    corporateType: 'other',
+    eras: [['1998-12-01', null, 1]],
+    inFront: 1,
+  },
+  iryo: {
+    word: '医療法人社団',
+    reading: 'イリョウホウジンシャダン',
+    corporateType: 'other',
+    eras: [['1950-08-01', null, 1]],
+    inFront: 1,
+  },
+  shafuku: {
+    word: '社会福祉法人',
+    reading: 'シャカイフクシホウジン',
+    corporateType: 'other',
+    eras: [['1952-01-01', null, 1]],
+    inFront: 1,
+  },
+  gakko: {
+    word: '学校法人',
+    reading: 'ガッコウホウジン',
+    corporateType: 'other',
+    eras: [['1950-03-15', null, 1]],
+    inFront: 1,
+  },
+  dokuho: {
+    word: '独立行政法人',
+    reading: 'ドクリツギョウセイホウジン',
+    corporateType: 'other',
+    eras: [
+      ['2001-04-01', '2001-04-01', 5],
+      ['2003-10-01', '2004-04-01', 4],
+      ['2004-04-02', null, 1],
+    ],
+    inFront: 1,
+  },
+} as const satisfies Record<string, LegalForm>;
+
+type FormKey = keyof typeof legalForms;
+
+/** corporateType as the corporate-number register counts it, with its share of companies. */
 const corporateTypes: ReadonlyArray<readonly [string, number]> = [
   ['kabushiki_gaisha', 70],
   ['godo_gaisha', 10],
   ['yugen_gaisha', 9],
-  ['gomei_gaisha', 1],
-  ['goshi_gaisha', 1.5],
+  ['gomei_gaisha', 0.7],
+  ['goshi_gaisha', 1.3],
   ['foreign_company', 1.5],
   ['national_org', 1],
   ['local_gov', 1],
-  ['other', 5],
+  ['other', 5.5],
 ];
 
-/** Annual ad spend ranges with their yen bounds. */
+/** Annual ad spend ranges with their yen bounds, smallest first. */
 const spendRanges: ReadonlyArray<readonly [string, number, number]> = [
   ['none', 0, 0],
   ['from_0_to_1m', 1, 999_999],
@@ -69,38 +236,102 @@ const spendRanges: ReadonlyArray<readonly [string, number, number]> = [
   ['over_100m', 100_000_000, 600_000_000],
 ];
 
-export function cityOf(random: Random, prefectureId: number): string {
-  const cities = citiesByPrefecture[prefectureId];
-  return cities ? random.pick(cities) : (prefectureCapitals[prefectureId] ?? '中央区');
+/** Revenue per employee in million yen, by line of business (a trading house sells far more per head than a care home). */
+const revenuePerHead: Record<string, number> = {
+  software: 15,
+  manufacturing: 30,
+  construction: 30,
+  care: 6,
+  food_retail: 10,
+  logistics: 15,
+  trading: 80,
+  real_estate: 50,
+  professional: 15,
+  education: 7,
+  finance: 40,
+  staffing: 9,
+  public: 12,
+};
+
+function normal(random: Random): number {
+  return Math.log(random.logNormal(1, 1));
 }
 
-function makeOffice(random: Random, prefectureId: number): Office {
+function dateIn(random: Random, eras: LegalForm['eras'], now: Date): Date {
+  const [from, to] = random.weighted(eras.map((era) => [era, era[2]] as const));
+  const start = Date.parse(`${from}T00:00:00Z`);
+  const latest = now.getTime() - 60 * day;
+  const end = Math.min(to === null ? latest : Date.parse(`${to}T00:00:00Z`), latest);
+  return new Date(start + Math.floor((random.float() * (Math.max(end, start) - start + day)) / day) * day);
+}
+
+function makeOffice(random: Random, city: City, large = false): Office {
+  const town = random.pick(city.towns);
+  const [stem] = random.pick(nameStems);
+  const numbers: Office['numbers'] =
+    town.chome > 0
+      ? [random.int(1, town.chome), random.int(1, 28), random.chance(0.85) ? random.int(1, 25) : null]
+      : [
+          0,
+          random.int(1, town.name.includes('通') ? 800 : 60),
+          random.chance(0.7) ? random.int(1, 30) : null,
+        ];
+  let building: string | null = null;
+  if (random.chance(0.55)) {
+    const name = random.weighted<string>([
+      [`${stem}ビル`, 3],
+      [`${town.name}${random.pick(buildingWords)}`, 3],
+      [`第${random.int(2, 5)}${stem}ビル`, 1],
+      [`${random.pick(surnames)}ビル`, 2],
+      [`${stem}ビル${random.pick(romanNumerals)}`, 0.4],
+    ]);
+    const floor = random.int(1, 12);
+    building = random.weighted<string>([
+      [`${name}${floor}F`, 3],
+      [`${name} ${floor}階`, 3],
+      [`${name}${floor}0${random.int(1, 5)}`, 1],
+      [name, 2],
+    ]);
+  }
   return {
-    prefectureId,
-    cityName: cityOf(random, prefectureId),
-    town: random.pick(towns),
-    numbers: [random.int(1, 9), random.int(1, 30), random.int(1, 25)],
-    building: random.chance(0.5)
-      ? `${random.pick(['', '新'])}${random.pick(buildings)}${random.int(2, 12)}F`
-      : null,
+    city,
+    town,
+    numbers,
+    building,
+    phone: phoneNumber(random, city),
+    postalCode: postalCode(random, city, large),
   };
 }
 
-/** 1丁目2番3号 / 1-2-3 / １－２－３: one address in the ways real postings write it. */
+const kanjiDigits = ['', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+/**
+ * One address in the ways real records write it: 丸の内二丁目7番2号 / 丸の内2-7-2 / 丸の内２－７－２ /
+ * 丸の内2丁目7-2 / 桜丘町26番1号 (a town with no 丁目) / 上本能寺前町488番地.
+ */
 export function writeStreet(random: Random, office: Office): string {
-  const [a, b, c] = office.numbers;
-  const style = random.int(0, 4);
-  const wide = (text: string) =>
-    text.replace(/[0-9-]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
-  const numbers = [
-    `${a}丁目${b}番${c}号`,
-    `${a}-${b}-${c}`,
-    wide(`${a}-${b}-${c}`),
-    `${a}丁目${b}-${c}`,
-    `${a}丁目${b}番地${c}`,
-  ][style];
-  const building = office.building ? `${random.chance(0.5) ? ' ' : '　'}${office.building}` : '';
-  return `${office.town}${numbers}${building}`;
+  const [chome, ban, go] = office.numbers;
+  const town = office.town.name;
+  let numbers: string;
+  if (chome === 0) {
+    numbers =
+      go === null ? `${ban}番地` : random.pick([`${ban}番${go}号`, `${ban}-${go}`, `${ban}番地${go}`]);
+  } else {
+    const tail = go === null ? `${ban}` : `${ban}-${go}`;
+    const style = random.int(0, 5);
+    numbers = [
+      go === null ? `${chome}丁目${ban}番地` : `${chome}丁目${ban}番${go}号`,
+      `${chome}-${tail}`,
+      toFullWidth(`${chome}-${tail}`),
+      `${chome}丁目${tail}`,
+      chome < 10
+        ? `${kanjiDigits[chome]}丁目${go === null ? `${ban}番地` : `${ban}番${go}号`}`
+        : `${chome}丁目${tail}`,
+      `${chome}-${tail}`.replace(/-/g, '−'),
+    ][style] as string;
+  }
+  const building = office.building ? `${random.pick([' ', '　', ''])}${office.building}` : '';
+  return `${town}${numbers}${building}`;
 }
 
 function corporateNumber(random: Random, index: number): string {
@@ -111,20 +342,23 @@ function corporateNumber(random: Random, index: number): string {
   return `${corporateCheckDigit(base)}${base}`;
 }
 
-function pickSub(random: Random, items: MasterItem[]): [number, number] {
-  const major = random.pick(items);
-  const sub = random.pick(major.subCategories ?? [{ id: major.id as number, name: major.name }]);
-  return [major.id as number, sub.id];
+function pickSub(
+  random: Random,
+  masters: Masters,
+  subs: readonly number[],
+  master: 'industries' | 'business-types',
+) {
+  const sub = random.pick(subs);
+  return [masters.parentOf[master].get(sub) as number, sub] as const;
 }
 
-function revenueFor(employees: number): (typeof revenueRanges)[number] {
-  const perHead = employees * 20; // about 20 million yen of revenue per employee
-  if (perHead < 100) return 'under_100m';
-  if (perHead < 300) return 'from_100m_to_300m';
-  if (perHead < 1000) return 'from_300m_to_1b';
-  if (perHead < 5000) return 'from_1b_to_5b';
-  if (perHead < 30_000) return 'from_5b_to_30b';
-  if (perHead < 100_000) return 'from_30b_to_100b';
+function revenueFor(millionYen: number): (typeof revenueRanges)[number] {
+  if (millionYen < 100) return 'under_100m';
+  if (millionYen < 300) return 'from_100m_to_300m';
+  if (millionYen < 1000) return 'from_300m_to_1b';
+  if (millionYen < 5000) return 'from_1b_to_5b';
+  if (millionYen < 30_000) return 'from_5b_to_30b';
+  if (millionYen < 100_000) return 'from_30b_to_100b';
   return 'over_100b';
 }
 
@@ -134,13 +368,306 @@ function transitionFlags(random: Random, diff6: number, diff12: number): string 
   if (diff12 > 0 && diff6 > 0 && random.chance(0.4)) flags.push('12ヶ月連続増加');
   if (diff6 < 0 && random.chance(0.6)) flags.push('6ヶ月連続減少');
   if (diff12 < 0 && random.chance(0.3)) flags.push('12ヶ月連続減少');
-  if (flags.length === 0 && random.chance(0.3)) flags.push('横ばい');
+  if (flags.length === 0 && diff6 === 0 && random.chance(0.5)) flags.push('横ばい');
   return flags.length > 0 ? flags.join(',') : null;
 }
 
-function summary(random: Random): string {
+/** Head counts 13, 7 and 1 month ago: a yearly trend plus a little noise; small firms often unchanged. */
+function headcountHistory(random: Random, current: number, large: boolean, ageDays: number) {
+  const steady = current < 30 && random.chance(0.5);
+  const growth = steady ? 0 : (large ? 0.02 : 0.04) + normal(random) * (large ? 0.05 : 0.15);
+  const jitter = () => (steady ? 0 : normal(random) * (large ? 0.01 : 0.04));
+  const at = (monthsBefore: number) =>
+    Math.max(0, Math.round(current / (1 + growth) ** ((monthsBefore - 1) / 12) / (1 + jitter())));
+  return {
+    emp1: current,
+    emp7: ageDays > 7 * 31 ? at(7) : null,
+    emp13: ageDays > 13 * 31 ? at(13) : null,
+  };
+}
+
+/** Capital in million yen by form; listed companies and big subsidiaries far larger. */
+function capitalFor(
+  random: Random,
+  form: FormKey,
+  employees: number,
+  listed: boolean,
+  founded: Date,
+): number | null {
+  const round = (value: number) => (value >= 100 ? Math.round(value) : Math.round(value * 10) / 10);
+  switch (form) {
+    case 'kkListed':
+      return round(Math.max(100, random.logNormal(3000, 1.3)));
+    case 'kk': {
+      if (listed || employees > 300) return round(Math.max(10, random.logNormal(200, 1.1)));
+      const amount = random.weighted<number>([
+        [1, 4],
+        [3, 6],
+        [5, 8],
+        [10, 30],
+        [20, 8],
+        [30, 8],
+        [50, 6],
+        [99, 3],
+        [100, 3],
+        [random.logNormal(150, 0.8), 4],
+      ]);
+      // 1991-2006: a new 株式会社 needed 10 million yen
+      const minimum = founded >= new Date('1991-04-01') && founded < new Date('2006-05-01') ? 10 : 0;
+      return round(Math.max(minimum, amount));
+    }
+    case 'yk':
+      return random.weighted<number>([
+        [3, 55],
+        [5, 15],
+        [10, 18],
+        [20, 5],
+        [30, 4],
+        [6, 3],
+      ]);
+    case 'gk':
+      return employees > 200
+        ? round(random.logNormal(500, 1))
+        : random.weighted<number>([
+            [0.1, 3],
+            [0.5, 5],
+            [1, 25],
+            [3, 15],
+            [5, 10],
+            [10, 10],
+          ]);
+    case 'gomei':
+    case 'goshi':
+      return random.weighted<number>([
+        [0.5, 3],
+        [1, 5],
+        [3, 4],
+        [5, 3],
+        [10, 2],
+      ]);
+    case 'dokuho':
+      return round(random.logNormal(50_000, 1.2));
+    default:
+      return null;
+  }
+}
+
+/** Distinct ids drawn by weight. */
+function weightedSample(
+  random: Random,
+  entries: ReadonlyArray<readonly [number, number]>,
+  count: number,
+): number[] {
+  const pool = [...entries];
+  const out: number[] = [];
+  while (out.length < count && pool.length > 0) {
+    const id = random.weighted(pool);
+    out.push(id);
+    pool.splice(
+      pool.findIndex(([item]) => item === id),
+      1,
+    );
+  }
+  return out.sort((a, b) => a - b);
+}
+
+interface Naming {
+  form: FormKey | null;
+  /** founding date and seat fixed by the name (a national body) */
+  founded?: string;
+  seat?: City;
+  name: string;
+  furigana: string | null;
+  domain: string;
+}
+
+function nameCompany(
+  random: Random,
+  index: number,
+  corporateType: string,
+  profile: Profile,
+  listed: boolean,
+  head: City,
+): Naming {
+  const id = String(index);
+  if (corporateType === 'local_gov') {
+    const city = head.name.replace(/^(.+?[市])(.+区)$/, '$1');
+    return { form: null, name: city, furigana: null, domain: `city-${id}.example.lg.jp` };
+  }
+  if (corporateType === 'national_org') {
+    const [name, reading, romaji, founded, prefectureId, cityName] = random.pick(nationalBodies);
+    return {
+      form: null,
+      name,
+      furigana: reading,
+      domain: `${romaji}-${id}.example.go.jp`,
+      founded,
+      seat: cityNamed(prefectureId, cityName),
+    };
+  }
+  if (corporateType === 'foreign_company') {
+    const [stem, romaji] = random.pick(foreignStems);
+    const [tail, tailRomaji] = random.pick([
+      ['インク', 'inc'],
+      ['リミテッド', 'ltd'],
+      ['コーポレーション', 'corp'],
+      ['エルエルシー', 'llc'],
+      ['ゲーエムベーハー', 'gmbh'],
+    ] as const);
+    return {
+      form: null,
+      name: `${stem}・${tail}`,
+      furigana: `${stem}${tail}`,
+      domain: `${romaji}-${tailRomaji}${id}.example.com`,
+    };
+  }
+  if (corporateType === 'other') {
+    const form = random.weighted<FormKey>(
+      profile.key === 'care'
+        ? [
+            ['shafuku', 5],
+            ['iryo', 4],
+            ['npo', 2],
+            ['ippanShadan', 1],
+          ]
+        : profile.key === 'education'
+          ? [
+              ['gakko', 6],
+              ['ippanShadan', 1],
+              ['npo', 1],
+            ]
+          : [
+              ['ippanShadan', 6],
+              ['ippanZaidan', 2],
+              ['npo', 2],
+              ['dokuho', 1],
+            ],
+    );
+    const { word, reading } = legalForms[form];
+    const [region, regionReading, regionRomaji] = random.pick([
+      ['日本', 'ニホン', 'japan'],
+      ['全国', 'ゼンコク', 'zenkoku'],
+      ['関東', 'カントウ', 'kanto'],
+      ['関西', 'カンサイ', 'kansai'],
+      ['九州', 'キュウシュウ', 'kyushu'],
+      ['東北', 'トウホク', 'tohoku'],
+    ] as const);
+    const [field, fieldReading, fieldRomaji] = random.pick(nonProfitFields);
+    const [body, bodyReading] =
+      form === 'shafuku' || form === 'iryo'
+        ? random.pick([
+            ['会', 'カイ'],
+            ['福祉会', 'フクシカイ'],
+            ['厚生会', 'コウセイカイ'],
+          ] as const)
+        : form === 'gakko'
+          ? random.pick([
+              ['学園', 'ガクエン'],
+              ['学院', 'ガクイン'],
+            ] as const)
+          : random.pick([
+              ['協会', 'キョウカイ'],
+              ['振興会', 'シンコウカイ'],
+              ['推進機構', 'スイシンキコウ'],
+              ['連合会', 'レンゴウカイ'],
+            ] as const);
+    const [stem, stemReading, stemRomaji] = random.pick(nameStems);
+    const core =
+      form === 'shafuku' || form === 'iryo' || form === 'gakko'
+        ? [`${stem}${body}`, `${stemReading}${bodyReading}`, stemRomaji]
+        : [
+            `${region}${field}${body}`,
+            `${regionReading}${fieldReading}${bodyReading}`,
+            `${regionRomaji}-${fieldRomaji}`,
+          ];
+    const tld = form === 'gakko' ? 'ac.jp' : form === 'dokuho' ? 'go.jp' : 'or.jp';
+    return {
+      form,
+      name: `${word}${core[0]}`,
+      furigana: `${reading}${core[1]}`,
+      domain: `${core[2]}${id}.example.${tld}`,
+    };
+  }
+  const form: FormKey =
+    corporateType === 'kabushiki_gaisha'
+      ? listed
+        ? 'kkListed'
+        : 'kk'
+      : corporateType === 'yugen_gaisha'
+        ? 'yk'
+        : corporateType === 'godo_gaisha'
+          ? 'gk'
+          : corporateType === 'gomei_gaisha'
+            ? 'gomei'
+            : 'goshi';
+  const { word, reading, inFront } = legalForms[form];
+  const [stem, stemReading, stemRomaji] = random.pick(nameStems);
+  const [suffix, suffixReading, suffixRomaji] = random.pick(profile.suffixes);
+  const front = random.chance(inFront);
+  const domain = `${stemRomaji}-${suffixRomaji}${id}.example.co.jp`;
+  const withForm = (core: string, formWord: string) => (front ? `${formWord}${core}` : `${core}${formWord}`);
+  const furigana = withForm(`${stemReading}${suffixReading}`, reading);
+
+  if (scheduled(hardCaseSchedule.veryLongName, index)) {
+    const parts = [`${stem}${suffix}`];
+    for (let i = 0; parts.join('・').length < 100; i++) {
+      const [more] = random.pick(nameStems);
+      const [moreSuffix] = random.pick(profile.suffixes);
+      parts.push(
+        `${more}${moreSuffix}`,
+        random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']),
+      );
+    }
+    // one in five exactly at the schema's maximum of 300 characters, cut as a register would
+    if (variant(hardCaseSchedule.veryLongName, index, 5) === 0) {
+      while (parts.join('・').length < 300) parts.push(random.pick(nameStems)[0]);
+      return {
+        form,
+        name: withForm(parts.join('・').slice(0, 300 - word.length), word),
+        furigana: null,
+        domain,
+      };
+    }
+    return { form, name: withForm(parts.join('・'), word), furigana: null, domain };
+  }
+  if (scheduled(hardCaseSchedule.compatibleName, index)) {
+    const kk = form === 'kk' || form === 'kkListed';
+    const abbreviations = kk ? ['㈱', '（株）', '(株)'] : form === 'yk' ? ['㈲', '（有）', '(有)'] : null;
+    const pick = variant(hardCaseSchedule.compatibleName, index, 6);
+    if (abbreviations && pick < 3)
+      return { form, name: withForm(`${stem}${suffix}`, abbreviations[pick] as string), furigana, domain };
+    if (pick === 3 || (!abbreviations && pick === 0)) {
+      const [latin, latinRomaji] = random.pick(latinStems);
+      return {
+        form,
+        name: withForm(`${toFullWidth(latin)}${suffix}`, word),
+        furigana: null,
+        domain: `${latinRomaji}-${suffixRomaji}${id}.example.co.jp`,
+      };
+    }
+    if (pick === 4 || (!abbreviations && pick === 1))
+      return {
+        form,
+        name: withForm(toHalfWidthKana(`${stemReading}${suffixReading}`), word),
+        furigana,
+        domain,
+      };
+    return {
+      form,
+      name: withForm(`${stem}${suffix}${random.pick(romanNumerals)}`, word),
+      furigana: null,
+      domain,
+    };
+  }
+  return { form, name: withForm(`${stem}${suffix}`, word), furigana, domain };
+}
+
+function summary(random: Random, profile: Profile, index: number): string {
   const p = summaryParts;
-  return `${random.pick(p.openings)}${random.pick(p.fields)}${random.pick(p.verbs)}${random.pick(p.extras)}${random.pick(p.endings)}`;
+  const text = `${random.pick(p.openings)}${random.pick(profile.fields)}${random.pick(p.verbs)}${random.pick(p.extras)}${random.pick(p.endings)}`;
+  if (!scheduled(hardCaseSchedule.compatibleSummary, index)) return text;
+  const [a, b, c] = circledNumbers;
+  return `${text}主な事業は${a}${random.pick(profile.fields)}、${b}${random.pick(profile.fields)}、${c}関連サービスの３本柱です。営業時間は９：００～１８：００、℡ でもお気軽にお問い合わせください。`;
 }
 
 export function makeCompany(
@@ -151,30 +678,84 @@ export function makeCompany(
 ): { record: CorporateSource; stub: CompanyStub } {
   const staffing = random.chance(0.004) || index === 0;
   const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
-  const [typeWord, typeReading] = corporateTypeWords[corporateType] ?? ['', ''];
-  const stem = random.pick(nameStems);
-  const suffix = random.pick(staffing ? staffingSuffixes : nameSuffixes);
-  const before = random.chance(0.6);
-  const name = before ? `${typeWord}${stem[0]}${suffix[0]}` : `${stem[0]}${suffix[0]}${typeWord}`;
-  const furigana = before ? `${typeReading}${stem[1]}${suffix[1]}` : `${stem[1]}${suffix[1]}${typeReading}`;
-  const domain = `${stem[2]}-${suffix[2]}${index}.co.jp`;
-  const prefectureId = random.weighted(prefectureWeights);
-  const head = makeOffice(random, prefectureId);
-  const employees = Math.max(1, Math.round(random.logNormal(staffing ? 2000 : 40, 1.6)));
-  const branchCount = staffing ? random.int(20, 80) : employees > 300 ? random.int(1, 8) : random.int(0, 2);
-  const offices = [head];
-  for (let i = 0; i < branchCount; i++)
-    offices.push(makeOffice(random, random.chance(0.5) ? prefectureId : random.weighted(prefectureWeights)));
+  const profile = staffing
+    ? staffingProfile
+    : corporateType === 'national_org' || corporateType === 'local_gov'
+      ? publicProfile
+      : random.weighted(profiles.map((p) => [p, p.weight] as const));
+  const listed =
+    corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
+  const place = pickPlace(random);
+  const naming = nameCompany(random, index, corporateType, profile, listed, place);
+  const head = naming.seat ?? place;
+  const form = naming.form;
 
-  const known = random.chance(0.85);
-  const emp13 = known ? Math.max(0, Math.round(employees * (0.7 + random.float() * 0.5))) : null;
-  const emp7 =
-    known && emp13 !== null ? Math.max(0, Math.round(emp13 * (0.85 + random.float() * 0.3))) : null;
-  const emp1 = known ? employees : null;
+  const employees = Math.max(
+    1,
+    Math.round(
+      staffing
+        ? random.logNormal(2500, 0.9)
+        : listed
+          ? Math.max(30, random.logNormal(1200, 1.1))
+          : corporateType === 'national_org' || corporateType === 'local_gov'
+            ? random.logNormal(900, 0.9)
+            : corporateType === 'foreign_company'
+              ? random.logNormal(60, 1.3)
+              : form === 'kk'
+                ? random.logNormal(18, 1.4)
+                : form === 'gk'
+                  ? random.chance(0.03)
+                    ? random.logNormal(400, 1)
+                    : random.logNormal(4, 1.1)
+                  : form === 'dokuho'
+                    ? random.logNormal(600, 0.9)
+                    : form === 'shafuku' || form === 'iryo' || form === 'gakko'
+                      ? random.logNormal(80, 1)
+                      : random.logNormal(5, 0.9),
+    ),
+  );
+
+  const headOffice = makeOffice(random, head, employees > 1000);
+  const branchCount = staffing
+    ? random.int(20, 80)
+    : employees > 300
+      ? random.int(1, 8)
+      : employees > 30
+        ? random.int(0, 2)
+        : random.chance(0.15)
+          ? 1
+          : 0;
+  const offices = [headOffice];
+  for (let i = 0; i < branchCount; i++) {
+    const city = random.chance(0.5)
+      ? pickCity(random, head.prefectureId)
+      : pickCity(random, random.weighted(prefectureWeights));
+    offices.push(makeOffice(random, city));
+  }
+
+  const eras =
+    form !== null
+      ? legalForms[form].eras
+      : corporateType === 'foreign_company'
+        ? ([
+            ['1870-01-01', '1950-12-31', 35],
+            ['1951-01-01', '2018-12-31', 65],
+          ] as const)
+        : naming.founded
+          ? ([[naming.founded, naming.founded, 1]] as const)
+          : null;
+  const founded = eras ? dateIn(random, eras, now) : null;
+  const ageDays = founded ? (now.getTime() - founded.getTime()) / day : 36_500;
+  const young = corporateType === 'kabushiki_gaisha' && ageDays < 3650;
+
+  const history = headcountHistory(random, employees, employees > 300, ageDays);
+  const known = random.chance(corporateType === 'local_gov' || corporateType === 'national_org' ? 0.6 : 0.88);
+  const emp1 = known ? history.emp1 : null;
+  const emp7 = known ? history.emp7 : null;
+  const emp13 = known ? history.emp13 : null;
   const diff6 = emp1 !== null && emp7 !== null ? emp1 - emp7 : null;
   const diff12 = emp1 !== null && emp13 !== null ? emp1 - emp13 : null;
 
-  const listed = random.chance(employees > 1000 ? 0.5 : employees > 100 ? 0.06 : 0.005);
   const listedOn = listed
     ? [
         random.weighted<string>([
@@ -192,57 +773,74 @@ export function makeCompany(
         ]),
       ]
     : [];
-  // a few are listed on two exchanges
+  // some Tokyo Prime companies founded in Aichi are also on the Nagoya Premier market
   if (listed && random.chance(0.1) && !listedOn.includes('nse_premier')) listedOn.push('nse_premier');
 
-  const [spend, low, high] = random.chance(0.3) ? (['none', 0, 0] as const) : random.pick(spendRanges);
+  // ad spend grows with size: a 5-person firm rarely spends 10 million yen a year
   const hasSpend = random.chance(0.75);
-  const activeMedia = masters.lists.media
-    .filter((item) => item.active !== false)
-    .map((item) => item.id as number);
-  const [industryCategoryId, industrySubCategoryId] = pickSub(random, masters.lists.industries);
-  const [businessCategoryId, businessSubCategoryId] = pickSub(random, masters.lists['business-types']);
-  const young = random.chance(0.08);
-  const founded = young
-    ? new Date(now.getTime() - random.int(200, 3650) * 86_400_000)
-    : new Date(Date.UTC(random.int(1890, 2020), random.int(0, 11), random.int(1, 28)));
-  const hasDispatchLicense = staffing ? true : random.chance(0.9) ? random.chance(0.05) : null;
+  const spendLevel = Math.round(1 + 1.7 * Math.log10(employees + 1) + normal(random) * 1.3);
+  const [spend, low, high] = random.chance(employees < 10 ? 0.45 : 0.2)
+    ? (spendRanges[0] as (typeof spendRanges)[number])
+    : (spendRanges[Math.min(8, Math.max(1, spendLevel))] as (typeof spendRanges)[number]);
+  const paidMedia =
+    hasSpend && spend !== 'none'
+      ? weightedSample(random, profile.media, Math.min(4, 1 + Math.floor(Math.max(0, spendLevel - 1) / 2)))
+      : [];
+  const [industryCategoryId, industrySubCategoryId] = pickSub(
+    random,
+    masters,
+    profile.industries,
+    'industries',
+  );
+  const [businessCategoryId, businessSubCategoryId] = pickSub(
+    random,
+    masters,
+    profile.businessTypes,
+    'business-types',
+  );
+  const hasDispatchLicense = staffing ? true : random.chance(0.9) ? random.chance(0.04) : null;
   const hasRecruitmentLicense = staffing ? true : random.chance(0.9) ? random.chance(0.05) : null;
-  const area = String(random.int(10, 99));
+  const revenue =
+    employees * (revenuePerHead[profile.key] ?? 15) * (listed ? 1.5 : 1) * random.logNormal(1, 0.5);
+  const phone = headOffice.phone;
 
   const record: CorporateSource = {
     type: 'corporate',
     corporateNumber: corporateNumber(random, index),
-    name,
-    furigana: random.chance(0.9) ? furigana : null,
+    name: naming.name,
+    furigana: naming.furigana !== null && random.chance(0.9) ? naming.furigana : null,
     corporateType,
-    postalCode: random.chance(0.92)
-      ? `${random.int(100, 999)}-${String(random.int(0, 9999)).padStart(4, '0')}`
-      : null,
-    prefectureId,
-    cityName: head.cityName,
-    streetAddress: writeStreet(random, head),
+    postalCode: random.chance(0.94) ? headOffice.postalCode : null,
+    prefectureId: head.prefectureId,
+    cityName: head.name,
+    streetAddress: writeStreet(random, headOffice),
     industryCategoryId,
     industrySubCategoryId,
     businessCategoryId,
     businessSubCategoryId,
-    phoneNumber: random.chance(0.9) ? `0${area}-${random.int(100, 999)}-${random.int(1000, 9999)}` : null,
-    fax: random.chance(0.5) ? `0${area}-${random.int(100, 999)}-${random.int(1000, 9999)}` : null,
-    websiteUrl: random.chance(0.75) ? `https://www.${domain}/` : null,
-    email: random.chance(0.4) ? `info@${domain}` : null,
+    phoneNumber: random.chance(0.9) ? phone : null,
+    fax: random.chance(0.5) ? faxBeside(random, phone) : null,
+    websiteUrl: random.chance(0.8) ? `https://www.${naming.domain}/` : null,
+    email: random.chance(0.4) ? `info@${naming.domain}` : null,
     employeeCount: random.chance(0.95) ? employees : null,
-    capitalMillionYen: random.chance(0.9)
-      ? Math.round(random.logNormal(Math.max(3, employees / 4), 1) * 10) / 10
+    capitalMillionYen:
+      random.chance(0.92) && form !== null
+        ? capitalFor(random, form, employees, listed, founded ?? now)
+        : null,
+    revenueRange: random.chance(corporateType === 'local_gov' || corporateType === 'national_org' ? 0 : 0.8)
+      ? revenueFor(revenue)
       : null,
-    revenueRange: random.chance(0.8) ? revenueFor(employees) : null,
     marketCodes: listedOn,
-    fiscalMonth: random.chance(0.9)
-      ? random.weighted(
-          fiscalMonths.map((month) => [month, month === '3月' ? 12 : month === '12月' ? 5 : 1] as const),
-        )
-      : null,
+    fiscalMonth:
+      corporateType === 'local_gov' || corporateType === 'national_org'
+        ? '3月'
+        : random.chance(0.9)
+          ? random.weighted(
+              fiscalMonths.map((month) => [month, month === '3月' ? 12 : month === '12月' ? 5 : 1] as const),
+            )
+          : null,
     ceoName: random.chance(0.95) ? `${random.pick(surnames)} ${random.pick(givenNames)}` : null,
-    foundedAt: random.chance(0.9) ? `${founded.toISOString().slice(0, 10)}T00:00:00+09:00` : null,
+    foundedAt: founded && random.chance(0.92) ? `${founded.toISOString().slice(0, 10)}T00:00:00+09:00` : null,
     hasDispatchLicense,
     hasRecruitmentLicense,
     emp1MAgo: emp1,
@@ -251,25 +849,27 @@ export function makeCompany(
     employeeDiff6mMin: diff6,
     employeeDiff12m: diff12,
     employeeTransition: diff6 !== null && diff12 !== null ? transitionFlags(random, diff6, diff12) : null,
-    fundingSeries: young && random.chance(0.6) ? random.pick(fundingSeries) : null,
+    fundingSeries: young && !listed && random.chance(0.5) ? random.pick(fundingSeries) : null,
     totalAdCost: hasSpend ? random.int(low, high) : null,
     paidMediaSpend: hasSpend ? spend : null,
-    paidMediaIds:
-      hasSpend && spend !== 'none' ? random.sample(activeMedia, random.int(1, 4)).sort((a, b) => a - b) : [],
-    summary: random.chance(0.9) ? summary(random) : null,
+    paidMediaIds: paidMedia,
+    summary: random.chance(0.9) ? summary(random, profile, index) : null,
   };
+  // about 30% of companies have no posting at all
   const weight = staffing ? random.int(150, 400) : random.chance(0.3) ? 0 : random.logNormal(1, 1.1);
   return {
     record,
     stub: {
       corporateNumber: record.corporateNumber,
-      name,
-      domain,
+      name: naming.name,
+      domain: naming.domain,
       staffing,
       hasDispatchLicense,
       hasRecruitmentLicense,
       offices,
       weight,
+      profile,
+      paidMedia,
     },
   };
 }

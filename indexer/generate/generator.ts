@@ -5,8 +5,9 @@
  * Same seed and same `now` -> byte-identical files.
  */
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
+import { projectRoot } from '../../src/project-root.js';
 import { loadMasters } from '../masters.js';
 import { type CompanyStub, makeCompany } from './companies.js';
 import { makeJob } from './jobs.js';
@@ -19,6 +20,12 @@ export interface GenerateOptions {
   outDir: string;
   /** The data set's "today": postings are dated up to this moment. */
   now: Date;
+  /**
+   * The nested-posting limit of the corporates index (default: read from
+   * mappings/corporates.json). Sets of at least four times this many postings get one to three
+   * companies with more postings than that.
+   */
+  nestedLimit?: number;
   onProgress?: (written: { companies: number; jobs: number }) => void;
 }
 
@@ -52,6 +59,51 @@ export function allocatePostings(weights: number[], total: number): number[] {
   return counts;
 }
 
+/** `index.mapping.nested_objects.limit` of mappings/corporates.json (OpenSearch's default 10,000 if unset). */
+export function nestedPostingLimit(): number {
+  const mapping = JSON.parse(readFileSync(path.join(projectRoot, 'mappings', 'corporates.json'), 'utf8')) as {
+    settings?: { index?: { mapping?: { nested_objects?: { limit?: number } } } };
+  };
+  return mapping.settings?.index?.mapping?.nested_objects?.limit ?? 10_000;
+}
+
+/**
+ * Companies past the nested limit, and how far past: 10 over, 1 over, 5% over. None below
+ * four times the limit in postings; one at 4x (the 200,000-posting bench set), three at 18x
+ * (the 1,000,000 set).
+ */
+export function pastLimitCounts(jobs: number, limit: number): number[] {
+  if (limit <= 0 || jobs < 4 * limit) return [];
+  const count = Math.min(3, Math.max(1, Math.floor(jobs / (6 * limit))));
+  return [limit + 10, limit + 1, limit + Math.max(2, Math.round(limit * 0.05))].slice(0, count);
+}
+
+/** Postings per company: the past-limit companies (staffing firms first) get theirs, the rest share by weight. */
+export function postingCounts(
+  stubs: Pick<CompanyStub, 'weight' | 'staffing'>[],
+  jobs: number,
+  limit: number,
+): number[] {
+  const pastLimit = pastLimitCounts(jobs, limit);
+  const order = stubs
+    .map((stub, index) => [stub, index] as const)
+    .sort(
+      (a, b) => Number(b[0].staffing) - Number(a[0].staffing) || b[0].weight - a[0].weight || a[1] - b[1],
+    );
+  const chosen = new Map<number, number>();
+  for (const [i, count] of pastLimit.entries()) {
+    const entry = order[i];
+    if (entry) chosen.set(entry[1], count);
+  }
+  const reserved = [...chosen.values()].reduce((a, b) => a + b, 0);
+  const counts = allocatePostings(
+    stubs.map((stub, index) => (chosen.has(index) ? 0 : stub.weight)),
+    jobs - reserved,
+  );
+  for (const [index, count] of chosen) counts[index] = count;
+  return counts;
+}
+
 export async function generateDataSet(options: GenerateOptions): Promise<GeneratedFiles> {
   mkdirSync(options.outDir, { recursive: true });
   const files = {
@@ -72,10 +124,7 @@ export async function generateDataSet(options: GenerateOptions): Promise<Generat
   }
   await close(corporates);
 
-  const counts = allocatePostings(
-    stubs.map((stub) => stub.weight),
-    options.jobs,
-  );
+  const counts = postingCounts(stubs, options.jobs, options.nestedLimit ?? nestedPostingLimit());
   const jobs = createWriteStream(files.jobs);
   let sequence = 0;
   for (const [index, stub] of stubs.entries()) {

@@ -1,23 +1,40 @@
-/** Posting records of the sample data set, made company by company. */
+/**
+ * Posting records of the sample data set, made company by company. A posting hires for what
+ * its company's line of business hires for, is carried by the media that company buys or by
+ * the free channels, and is based at one of the company's offices.
+ */
 import type { Masters } from '../masters.js';
 import type { JobSource, WorkLocationSource } from '../source-types.js';
-import { type CompanyStub, cityOf, writeStreet } from './companies.js';
+import { searchableSince } from '../transform.js';
+import { type CompanyStub, type Office, writeStreet } from './companies.js';
+import {
+  circledNumbers,
+  hardCaseSchedule,
+  romanNumerals,
+  scheduled,
+  toFullWidth,
+  toHalfWidthKana,
+  variant,
+} from './hard-cases.js';
+import { pickCity } from './places.js';
+import { freeMedia } from './profiles.js';
 import type { Random } from './random.js';
 import { adPlans, descriptionParts, givenNames, surnames, titleHooks } from './vocabulary.js';
 
 const day = 86_400_000;
+const minute = 60_000;
 
-/** Employment type ids (data/masters/employment-types.json) with their share of postings. */
-const employmentWeights: ReadonlyArray<readonly [number, number]> = [
-  [1, 45],
-  [2, 10],
-  [3, 12],
-  [4, 20],
-  [5, 4],
-  [6, 3],
-  [7, 1],
-  [8, 2],
-  [9, 3],
+/** Every employment type keeps a small share whatever the line of business. */
+const baseEmployment: ReadonlyArray<readonly [number, number]> = [
+  [1, 3],
+  [2, 2],
+  [3, 2],
+  [4, 3],
+  [5, 1],
+  [6, 1],
+  [7, 0.5],
+  [8, 1],
+  [9, 1],
 ];
 
 interface SalaryRule {
@@ -41,6 +58,15 @@ const salaryRules: Record<number, SalaryRule> = {
 
 const unitWords = { yearly: '年収', monthly: '月給', daily: '日給', hourly: '時給' };
 
+const workLocationKinds: ReadonlyArray<WorkLocationSource['kind'] | null> = [
+  'onsite',
+  'remote',
+  'client_site',
+  'one_off',
+  'unknown',
+  null,
+];
+
 function isoDate(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }
@@ -55,70 +81,128 @@ function salary(random: Random, employmentTypeId: number) {
   return { salaryMin: min, salaryMax: max, salaryUnit: rule.unit };
 }
 
-function workLocation(random: Random, company: CompanyStub): WorkLocationSource | null {
-  const kind = random.weighted<WorkLocationSource['kind'] | null>(
-    company.staffing
-      ? [
-          ['client_site', 45],
-          ['onsite', 40],
-          ['one_off', 5],
-          ['remote', 2],
-          ['unknown', 4],
-          [null, 4],
-        ]
-      : [
-          ['onsite', 72],
-          ['remote', 6],
-          ['client_site', 6],
-          ['one_off', 3],
-          ['unknown', 5],
-          [null, 8],
-        ],
-  );
+function workLocation(
+  random: Random,
+  sequence: number,
+  company: CompanyStub,
+  office: Office,
+): WorkLocationSource | null {
+  const schedule = hardCaseSchedule.everyWorkLocationKind;
+  const forced = sequence % schedule.every < workLocationKinds.length ? sequence % schedule.every : -1;
+  const kind =
+    forced >= 0
+      ? (workLocationKinds[forced] ?? null)
+      : random.weighted<WorkLocationSource['kind'] | null>(
+          company.staffing
+            ? [
+                ['client_site', 45],
+                ['onsite', 40],
+                ['one_off', 5],
+                ['remote', 2],
+                ['unknown', 4],
+                [null, 4],
+              ]
+            : [
+                ['onsite', 72],
+                ['remote', 6],
+                ['client_site', 6],
+                ['one_off', 3],
+                ['unknown', 5],
+                [null, 8],
+              ],
+        );
   if (kind === null) return null;
-  const office = random.pick(company.offices);
   if (kind === 'remote') return { kind, prefectureId: null, cityName: null, address: null };
-  if (kind === 'client_site' || kind === 'one_off') {
-    return {
-      kind,
-      prefectureId: office.prefectureId,
-      cityName: cityOf(random, office.prefectureId),
-      address: null,
-    };
-  }
+  const prefectureId = office.city.prefectureId;
+  if (kind === 'client_site' || kind === 'one_off')
+    return { kind, prefectureId, cityName: pickCity(random, prefectureId).name, address: null };
   const incomplete = random.chance(0.06);
   return {
     kind,
-    prefectureId: office.prefectureId,
-    cityName: incomplete && random.chance(0.5) ? null : office.cityName,
+    prefectureId,
+    cityName: incomplete && random.chance(0.5) ? null : office.city.name,
     address: incomplete ? null : writeStreet(random, office),
   };
 }
 
+function title(
+  random: Random,
+  sequence: number,
+  employmentName: string,
+  job: string,
+  company: CompanyStub,
+  office: Office,
+): string {
+  const hooks = random.sample(titleHooks, random.int(0, 3));
+  const where = random.chance(0.25) ? `（${office.city.name}）` : '';
+  const plain = `【${employmentName}】${job}${where}${hooks.length > 0 ? `／${hooks.join('／')}` : ''}`;
+  const schedule = hardCaseSchedule.compatibleTitle;
+  if (!scheduled(schedule, sequence)) return plain;
+  switch (variant(schedule, sequence, 7)) {
+    case 0:
+      return `【${employmentName}】${job}${random.pick(circledNumbers)}${where}`;
+    case 1:
+      return `【${employmentName}】${job}（${random.pick(romanNumerals)}期生募集）`;
+    case 2:
+      return `${plain}／時給1,200円～`;
+    case 3:
+      return `${plain}／${toFullWidth(`年間休日${random.int(105, 125)}日`)}`;
+    case 4:
+      return `【${toHalfWidthKana(employmentName)}】${job}${where}`;
+    case 5:
+      return `【${company.name.replace(/株式会社/, '㈱')}】${job}`;
+    default:
+      return `${plain}／℡応募歓迎`;
+  }
+}
+
 function description(
   random: Random,
-  title: string,
-  pay: string,
-  place: string,
+  sequence: number,
+  opening: { title: string; pay: string; place: string; categoryId: number; phone: string },
   company: CompanyStub,
 ): string {
   const p = descriptionParts;
   const pickSome = (items: readonly string[], from: number, to: number) =>
     random.sample(items, random.int(from, to)).join('');
+  const duties = p.duties[opening.categoryId] ?? p.duties[1] ?? [];
   const sections = [
-    `【募集職種】${title}`,
-    `【仕事内容】${pickSome(p.duties, 2, 4)}${pickSome(p.team, 1, 3)}`,
+    `【募集職種】${opening.title}`,
+    `【仕事内容】${pickSome(duties, 1, 2)}${pickSome(p.team, 1, 3)}`,
     `【応募資格】${pickSome(p.requirements, 1, 3)}`,
     `【歓迎スキル】${pickSome(p.welcome, 1, 3)}`,
-    `【給与】${pay}。経験・能力を考慮のうえ決定します。昇給年1回、賞与年2回（業績による）。`,
-    `【勤務地】${place}。転勤は原則ありません。`,
-    `【勤務時間】${pickSome(p.hours, 1, 2)}`,
-    `【休日休暇】${pickSome(p.holidays, 2, 4)}`,
+    `【給与】${opening.pay}。経験・能力を考慮のうえ決定します。昇給年1回、賞与年2回（業績による）。`,
+    `【勤務地】${opening.place}。転勤は原則ありません。`,
+    `【雇用期間・試用期間】${random.pick(p.probation)}`,
+    `【勤務時間】${random.pick(p.hours)}`,
+    `【休日休暇】${random.pick(p.holidays.slice(0, 2))}${pickSome(p.holidays.slice(2), 1, 2)}`,
     `【福利厚生】${pickSome(p.benefits, 2, 5)}`,
+    `【受動喫煙対策】${random.pick(p.smoking)}`,
     `【選考プロセス】${pickSome(p.process, 1, 3)}`,
     `【会社情報】${company.name}は、お客様と社員の双方に選ばれる会社を目指しています。${pickSome(p.team, 1, 2)}`,
   ];
+  if (scheduled(hardCaseSchedule.compatibleText, sequence)) {
+    const [a, b, c] = circledNumbers;
+    sections.push(
+      `【応募方法】${a}Webから応募 ${b}℡ ${opening.phone}（受付９：００～１８：００） ${c}履歴書を郵送。` +
+        `${company.name.replace(/株式会社/, '㈱')}採用担当（ｽﾀｯﾌ一同）がお待ちしています。月給２５万円～、第Ⅱ期の研修あり。`,
+    );
+  }
   return sections.join('\n\n');
+}
+
+const mixes = new Map<
+  string,
+  { media: ReadonlyArray<readonly [number, number]>; employment: ReadonlyArray<readonly [number, number]> }
+>();
+
+function mixOf(profile: CompanyStub['profile']) {
+  let mix = mixes.get(profile.key);
+  if (!mix) {
+    mix = { media: [...profile.media, ...freeMedia], employment: [...baseEmployment, ...profile.employment] };
+    mixes.set(profile.key, mix);
+  }
+  return mix;
 }
 
 export function makeJob(
@@ -129,34 +213,56 @@ export function makeJob(
   now: Date,
 ): JobSource {
   const id = `J${String(sequence).padStart(9, '0')}`;
-  const mediaIds = masters.lists.media.map(
-    (item) => [item.id as number, item.active === false ? 0.2 : 3] as const,
-  );
-  const mediaId = random.weighted(mediaIds);
-  const employmentTypeId = company.staffing && random.chance(0.6) ? 3 : random.weighted(employmentWeights);
-  const category = random.pick(masters.lists['job-categories']);
+  const profile = company.profile;
+  const mix = mixOf(profile);
+  const mediaId =
+    company.paidMedia.length > 0 && random.chance(0.55)
+      ? random.pick(company.paidMedia)
+      : random.weighted(mix.media);
+  const employmentTypeId = random.weighted(mix.employment);
+  const category = random.chance(0.85)
+    ? (masters.lists['job-categories'].find((item) => item.id === random.weighted(profile.jobCategories)) ??
+      random.pick(masters.lists['job-categories']))
+    : random.pick(masters.lists['job-categories']);
   const sub = random.pick(category.subCategories ?? []);
   const employmentName = masters.employmentType.get(employmentTypeId) ?? '';
-  const hooks = random.sample(titleHooks, random.int(0, 3));
-  const title = `【${employmentName}】${sub?.name ?? category.name}${hooks.length > 0 ? `／${hooks.join('／')}` : ''}`;
-  const createdAt = now.getTime() - random.int(0, 180 * day) - random.int(0, day);
-  const openedOn = random.chance(0.95) ? createdAt - random.int(0, 5) * day : null;
-  const deadlineOn = openedOn !== null && random.chance(0.6) ? openedOn + random.int(14, 120) * day : null;
+  const office = random.pick(company.offices);
+  const jobTitle = title(random, sequence, employmentName, sub?.name ?? category.name, company, office);
+
   const pay = salary(random, employmentTypeId);
   const hiringPlanMin = random.chance(0.7) ? Math.max(1, Math.round(random.logNormal(2, 0.9))) : null;
-  const location = workLocation(random, company);
+  const location = workLocation(random, sequence, company, office);
   const place = location?.address
     ? `${location.cityName ?? ''}${location.address}`
     : location?.kind === 'remote'
       ? 'フルリモート'
-      : '当社指定の就業先';
+      : location?.cityName
+        ? `${location.cityName}内の就業先`
+        : '当社指定の就業先';
   const payText =
     pay.salaryMin !== null
       ? `${unitWords[pay.salaryUnit]}${pay.salaryMin.toLocaleString('en-US')}円〜`
       : '応相談';
+  const phone = random.chance(0.1)
+    ? `0120-${random.int(100, 999)}-${String(random.int(0, 999)).padStart(3, '0')}`
+    : office.phone;
+
+  let createdAt = now.getTime() - random.int(0, 180 * day) - random.int(0, day);
   const hasText = random.chance(0.95);
-  // collected over the last ~3 months, so about a third stays in the searchable month
-  const collectedAt = hasText ? new Date(now.getTime() - random.int(0, 92 * day)).toISOString() : null;
+  // collected over the last ~3 months (a posting is never younger than its text), so about a
+  // third stays in the searchable month; 4% sit within 10 minutes of its start, on either side
+  let collectedAt: number | null = null;
+  if (hasText) {
+    const since = searchableSince(now).getTime();
+    if (scheduled(hardCaseSchedule.textJustInside, sequence))
+      collectedAt = since + random.int(0, 10 * minute);
+    else if (scheduled(hardCaseSchedule.textJustOutside, sequence))
+      collectedAt = since - random.int(1000, 10 * minute);
+    else collectedAt = now.getTime() - random.int(0, 92 * day);
+    createdAt = Math.min(createdAt, collectedAt - random.int(1, 48) * 3600_000);
+  }
+  const openedOn = random.chance(0.95) ? createdAt - random.int(0, 5) * day : null;
+  const deadlineOn = openedOn !== null && random.chance(0.6) ? openedOn + random.int(14, 120) * day : null;
   const inherit = random.chance(0.7);
   return {
     type: 'job',
@@ -164,7 +270,7 @@ export function makeJob(
     shortId: sequence.toString(36).padStart(7, '0'),
     corporateNumber: company.corporateNumber,
     mediaId,
-    title,
+    title: jobTitle,
     url: `https://jobs.example.jp/media/${mediaId}/${id}`,
     jobPostingUrl: random.chance(0.5) ? `https://www.${company.domain}/recruit/${id}` : null,
     jobCreatedAt: new Date(createdAt).toISOString(),
@@ -179,13 +285,18 @@ export function makeJob(
     adPlan: random.chance(0.8) ? random.pick(adPlans) : null,
     contactName: random.chance(0.7) ? `${random.pick(surnames)} ${random.pick(givenNames)}` : null,
     contactEmail: random.chance(0.5) ? `recruit@${company.domain}` : null,
-    contactPhoneNumber: random.chance(0.6)
-      ? `0${random.int(10, 99)}-${random.int(100, 999)}-${random.int(1000, 9999)}`
-      : null,
+    contactPhoneNumber: random.chance(0.6) ? phone : null,
     hasDispatchLicense: inherit ? null : (company.hasDispatchLicense ?? random.chance(0.1)),
     hasRecruitmentLicense: inherit ? null : (company.hasRecruitmentLicense ?? random.chance(0.1)),
     workLocation: location,
-    description: hasText ? description(random, title, payText, place, company) : null,
-    descriptionCollectedAt: collectedAt,
+    description: hasText
+      ? description(
+          random,
+          sequence,
+          { title: jobTitle, pay: payText, place, categoryId: category.id as number, phone },
+          company,
+        )
+      : null,
+    descriptionCollectedAt: collectedAt === null ? null : new Date(collectedAt).toISOString(),
   };
 }

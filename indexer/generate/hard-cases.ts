@@ -1,0 +1,72 @@
+/**
+ * The shapes that break search, written on purpose at fixed rates (docs/sample-data.md lists
+ * them). Rare cases are placed by record number, not drawn, so every set of a few hundred
+ * companies or a few thousand postings holds each of them and the rates are exact.
+ */
+
+/** `index % every === at`: the record numbers that get a case. */
+export interface Schedule {
+  every: number;
+  at: number;
+}
+
+export const hardCaseSchedule = {
+  /** company names with ㈱ / （株） / (株) / ㈲ / full-width Latin / half-width kana / Ⅱ: 5% */
+  compatibleName: { every: 20, at: 3 },
+  /** names of 100-300 characters (one in five exactly 300, the schema's maximum): 0.5% */
+  veryLongName: { every: 200, at: 11 },
+  /** company summaries with compatibility characters: 5% */
+  compatibleSummary: { every: 20, at: 8 },
+  /** posting titles with ①, Ⅱ, ～, full-width digits, half-width kana, ㈱ or ℡: 5% */
+  compatibleTitle: { every: 20, at: 5 },
+  /** detail texts with ①②③ lists, ～ ranges, ℡, full-width digits, ㈱, half-width kana: 10% */
+  compatibleText: { every: 10, at: 4 },
+  /** detail texts collected within 10 minutes after the start of the searchable window: 2% */
+  textJustInside: { every: 50, at: 7 },
+  /** detail texts collected within 10 minutes before the start of the searchable window: 2% */
+  textJustOutside: { every: 50, at: 32 },
+  /** postings 0-5 of every 200 take each work-location kind in turn, and null */
+  everyWorkLocationKind: { every: 200, at: 0 },
+} as const satisfies Record<string, Schedule>;
+
+export function scheduled(schedule: Schedule, index: number): boolean {
+  return index % schedule.every === schedule.at;
+}
+
+/** Which variant of a case a record gets: cycles through them as the record number grows. */
+export function variant(schedule: Schedule, index: number, count: number): number {
+  return Math.floor(index / schedule.every) % count;
+}
+
+const fullKana =
+  'ァアィイゥウェエォオカキクケコサシスセソタチッツテトナニヌネノハヒフヘホマミムメモャヤュユョヨラリルレロワヲンー・「」。、';
+const halfKana = 'ｧｱｨｲｩｳｪｴｫｵｶｷｸｹｺｻｼｽｾｿﾀﾁｯﾂﾃﾄﾅﾆﾇﾈﾉﾊﾋﾌﾍﾎﾏﾐﾑﾒﾓｬﾔｭﾕｮﾖﾗﾘﾙﾚﾛﾜｦﾝｰ･｢｣｡､';
+const voiced = 'ガギグゲゴザジズゼゾダヂヅデドバビブベボ';
+const voicedBase = 'カキクケコサシスセソタチツテトハヒフヘホ';
+const semiVoiced = 'パピプペポ';
+const semiVoicedBase = 'ハヒフヘホ';
+
+/** Full-width katakana to the half-width forms legacy systems still write (ガ -> ｶﾞ). */
+export function toHalfWidthKana(text: string): string {
+  let out = '';
+  for (const char of text) {
+    const v = voiced.indexOf(char);
+    const p = semiVoiced.indexOf(char);
+    if (char === 'ヴ') out += 'ｳﾞ';
+    else if (v >= 0) out += `${halfKana[fullKana.indexOf(voicedBase[v] as string)]}ﾞ`;
+    else if (p >= 0) out += `${halfKana[fullKana.indexOf(semiVoicedBase[p] as string)]}ﾟ`;
+    else {
+      const k = fullKana.indexOf(char);
+      out += k >= 0 ? halfKana[k] : char;
+    }
+  }
+  return out;
+}
+
+/** ASCII letters, digits and punctuation to their full-width forms (A1- -> Ａ１－). */
+export function toFullWidth(text: string): string {
+  return text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
+}
+
+export const circledNumbers = ['①', '②', '③', '④', '⑤'];
+export const romanNumerals = ['Ⅱ', 'Ⅲ', 'Ⅳ'];
