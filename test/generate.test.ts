@@ -436,8 +436,8 @@ describe('a sample a Japanese reader believes', () => {
     expect(ratios.some((r) => r > 1) && ratios.some((r) => r < 1)).toBe(true);
     // the 6-month step lies between (a trend, not a zigzag) for most
     const between = histories.filter((c) => {
-      const [a, b, d] = [c.emp13MAgo, c.emp7MAgo, c.emp1MAgo] as number[];
-      return b === undefined || b === null || (b - a) * (d - b) >= 0 || Math.abs(b - a) <= 0.05 * a;
+      const [a, b, d] = [c.emp13MAgo as number, c.emp7MAgo ?? null, c.emp1MAgo as number];
+      return b === null || (b - a) * (d - b) >= 0 || Math.abs(b - a) <= 0.05 * a;
     });
     expect(between.length / histories.length).toBeGreaterThan(0.6);
   });

@@ -610,7 +610,7 @@ function nameCompany(
 
   if (scheduled(hardCaseSchedule.veryLongName, index)) {
     const parts = [`${stem}${suffix}`];
-    for (let i = 0; parts.join('・').length < 100; i++) {
+    while (parts.join('・').length < 100) {
       const [more] = random.pick(nameStems);
       const [moreSuffix] = random.pick(profile.suffixes);
       parts.push(
