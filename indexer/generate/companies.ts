@@ -253,6 +253,18 @@ const revenuePerHead: Record<string, number> = {
   public: 12,
 };
 
+/** Industry (JSIC) and business codes of public bodies and associations, by type or form. */
+const publicCodes: Record<string, { industries: readonly number[]; businessTypes: readonly number[] }> = {
+  national_org: { industries: [97], businessTypes: [801] },
+  local_gov: { industries: [98], businessTypes: [802] },
+  dokuho: { industries: [71], businessTypes: [803] },
+  ippanShadan: { industries: [93], businessTypes: [804, 805] },
+  ippanZaidan: { industries: [93], businessTypes: [803, 804] },
+};
+
+/** Start-ups that raise rounds are mostly software and services. */
+const fundedShare: Record<string, number> = { software: 0.7, professional: 0.6, finance: 0.4, care: 0.2 };
+
 function normal(random: Random): number {
   return Math.log(random.logNormal(1, 1));
 }
@@ -280,7 +292,7 @@ function makeOffice(random: Random, city: City, large = false): Office {
   if (random.chance(0.55)) {
     const name = random.weighted<string>([
       [`${stem}ビル`, 3],
-      [`${town.name}${random.pick(buildingWords)}`, 3],
+      [`${town.name.length <= 4 ? town.name : stem}${random.pick(buildingWords)}`, 3],
       [`第${random.int(2, 5)}${stem}ビル`, 1],
       [`${random.pick(surnames)}ビル`, 2],
       [`${stem}ビル${random.pick(romanNumerals)}`, 0.4],
@@ -678,7 +690,7 @@ export function makeCompany(
 ): { record: CorporateSource; stub: CompanyStub } {
   const staffing = random.chance(0.004) || index === 0;
   const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
-  const profile = staffing
+  const chosen = staffing
     ? staffingProfile
     : corporateType === 'national_org' || corporateType === 'local_gov'
       ? publicProfile
@@ -686,8 +698,11 @@ export function makeCompany(
   const listed =
     corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
   const place = pickPlace(random);
-  const naming = nameCompany(random, index, corporateType, profile, listed, place);
+  const naming = nameCompany(random, index, corporateType, chosen, listed, place);
   const head = naming.seat ?? place;
+  // an association or foundation outside care and education works as a public body does
+  const profile =
+    corporateType === 'other' && chosen.key !== 'care' && chosen.key !== 'education' ? publicProfile : chosen;
   const form = naming.form;
 
   const employees = Math.max(
@@ -786,16 +801,17 @@ export function makeCompany(
     hasSpend && spend !== 'none'
       ? weightedSample(random, profile.media, Math.min(4, 1 + Math.floor(Math.max(0, spendLevel - 1) / 2)))
       : [];
+  const codes = (naming.form && publicCodes[naming.form]) ?? publicCodes[corporateType] ?? profile;
   const [industryCategoryId, industrySubCategoryId] = pickSub(
     random,
     masters,
-    profile.industries,
+    codes.industries,
     'industries',
   );
   const [businessCategoryId, businessSubCategoryId] = pickSub(
     random,
     masters,
-    profile.businessTypes,
+    codes.businessTypes,
     'business-types',
   );
   const hasDispatchLicense = staffing ? true : random.chance(0.9) ? random.chance(0.04) : null;
@@ -849,7 +865,8 @@ export function makeCompany(
     employeeDiff6mMin: diff6,
     employeeDiff12m: diff12,
     employeeTransition: diff6 !== null && diff12 !== null ? transitionFlags(random, diff6, diff12) : null,
-    fundingSeries: young && !listed && random.chance(0.5) ? random.pick(fundingSeries) : null,
+    fundingSeries:
+      young && !listed && random.chance(fundedShare[profile.key] ?? 0.12) ? random.pick(fundingSeries) : null,
     totalAdCost: hasSpend ? random.int(low, high) : null,
     paidMediaSpend: hasSpend ? spend : null,
     paidMediaIds: paidMedia,

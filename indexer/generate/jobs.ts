@@ -131,10 +131,10 @@ function title(
   employmentName: string,
   job: string,
   company: CompanyStub,
-  office: Office,
+  city: string | null,
 ): string {
   const hooks = random.sample(titleHooks, random.int(0, 3));
-  const where = random.chance(0.25) ? `（${office.city.name}）` : '';
+  const where = city && random.chance(0.25) ? `（${city}）` : '';
   const plain = `【${employmentName}】${job}${where}${hooks.length > 0 ? `／${hooks.join('／')}` : ''}`;
   const schedule = hardCaseSchedule.compatibleTitle;
   if (!scheduled(schedule, sequence)) return plain;
@@ -220,18 +220,25 @@ export function makeJob(
       ? random.pick(company.paidMedia)
       : random.weighted(mix.media);
   const employmentTypeId = random.weighted(mix.employment);
-  const category = random.chance(0.85)
+  const category = random.chance(0.92)
     ? (masters.lists['job-categories'].find((item) => item.id === random.weighted(profile.jobCategories)) ??
       random.pick(masters.lists['job-categories']))
     : random.pick(masters.lists['job-categories']);
   const sub = random.pick(category.subCategories ?? []);
   const employmentName = masters.employmentType.get(employmentTypeId) ?? '';
   const office = random.pick(company.offices);
-  const jobTitle = title(random, sequence, employmentName, sub?.name ?? category.name, company, office);
+  const location = workLocation(random, sequence, company, office);
+  const jobTitle = title(
+    random,
+    sequence,
+    employmentName,
+    sub?.name ?? category.name,
+    company,
+    location?.kind === 'remote' ? null : (location?.cityName ?? null),
+  );
 
   const pay = salary(random, employmentTypeId);
   const hiringPlanMin = random.chance(0.7) ? Math.max(1, Math.round(random.logNormal(2, 0.9))) : null;
-  const location = workLocation(random, sequence, company, office);
   const place = location?.address
     ? `${location.cityName ?? ''}${location.address}`
     : location?.kind === 'remote'
