@@ -370,7 +370,7 @@ export const profiles: readonly Profile[] = [
     industries: [81, 82],
     businessTypes: [1201, 1202, 1203, 1204, 1205],
     suffixes: [
-      ['学院', 'ガクイン', 'gakuin'],
+      ['スクール', 'スクール', 'school'],
       ['ゼミナール', 'ゼミナール', 'seminar'],
       ['アカデミー', 'アカデミー', 'academy'],
       ['教育', 'キョウイク', 'kyoiku'],
