@@ -488,6 +488,8 @@ interface Naming {
   /** founding date and seat fixed by the name (a national body) */
   founded?: string;
   seat?: City;
+  /** founding date drawn with the name, for companies */
+  foundedDate?: Date;
   name: string;
   furigana: string | null;
   domain: string;
@@ -500,6 +502,7 @@ function nameCompany(
   profile: Profile,
   listed: boolean,
   head: City,
+  now: Date,
 ): Naming {
   const id = String(index);
   if (corporateType === 'local_gov') {
@@ -613,8 +616,16 @@ function nameCompany(
             ? 'gomei'
             : 'goshi';
   const { word, reading, inFront } = legalForms[form];
-  const [stem, stemReading, stemRomaji] = random.pick(nameStems);
-  const [suffix, suffixReading, suffixRomaji] = random.pick(profile.suffixes);
+  // an old firm has an old-fashioned name: 大和工業, not ソレイユシステムズ (and no 昭和 before 1926)
+  const founded = dateIn(random, legalForms[form].eras, now);
+  const year = founded.getUTCFullYear();
+  const kanji = (text: string) => /^[\u4e00-\u9fff]+$/.test(text);
+  const stems =
+    year < 1975 ? nameStems.filter(([k]) => kanji(k) && (year >= 1926 || k !== '昭和')) : nameStems;
+  const oldSuffixes = profile.suffixes.filter(([k]) => kanji(k));
+  const suffixes = year < 1975 && oldSuffixes.length > 0 ? oldSuffixes : profile.suffixes;
+  const [stem, stemReading, stemRomaji] = random.pick(stems);
+  const [suffix, suffixReading, suffixRomaji] = random.pick(suffixes);
   const front = random.chance(inFront);
   const domain = `${stemRomaji}-${suffixRomaji}${id}.example.co.jp`;
   const withForm = (core: string, formWord: string) => (front ? `${formWord}${core}` : `${core}${formWord}`);
@@ -634,23 +645,31 @@ function nameCompany(
     if (variant(hardCaseSchedule.veryLongName, index, 5) === 0) {
       while (parts.join('・').length < 300) parts.push(random.pick(nameStems)[0]);
       return {
+        foundedDate: founded,
         form,
         name: withForm(parts.join('・').slice(0, 300 - word.length), word),
         furigana: null,
         domain,
       };
     }
-    return { form, name: withForm(parts.join('・'), word), furigana: null, domain };
+    return { foundedDate: founded, form, name: withForm(parts.join('・'), word), furigana: null, domain };
   }
   if (scheduled(hardCaseSchedule.compatibleName, index)) {
     const kk = form === 'kk' || form === 'kkListed';
     const abbreviations = kk ? ['㈱', '（株）', '(株)'] : form === 'yk' ? ['㈲', '（有）', '(有)'] : null;
     const pick = variant(hardCaseSchedule.compatibleName, index, 6);
     if (abbreviations && pick < 3)
-      return { form, name: withForm(`${stem}${suffix}`, abbreviations[pick] as string), furigana, domain };
+      return {
+        foundedDate: founded,
+        form,
+        name: withForm(`${stem}${suffix}`, abbreviations[pick] as string),
+        furigana,
+        domain,
+      };
     if (pick === 3 || (!abbreviations && pick === 0)) {
       const [latin, latinRomaji] = random.pick(latinStems);
       return {
+        foundedDate: founded,
         form,
         name: withForm(`${toFullWidth(latin)}${suffix}`, word),
         furigana: null,
@@ -659,19 +678,21 @@ function nameCompany(
     }
     if (pick === 4 || (!abbreviations && pick === 1))
       return {
+        foundedDate: founded,
         form,
         name: withForm(toHalfWidthKana(`${stemReading}${suffixReading}`), word),
         furigana,
         domain,
       };
     return {
+      foundedDate: founded,
       form,
       name: withForm(`${stem}${suffix}${random.pick(romanNumerals)}`, word),
       furigana: null,
       domain,
     };
   }
-  return { form, name: withForm(`${stem}${suffix}`, word), furigana, domain };
+  return { foundedDate: founded, form, name: withForm(`${stem}${suffix}`, word), furigana, domain };
 }
 
 function summary(random: Random, profile: Profile, index: number): string {
@@ -698,7 +719,7 @@ export function makeCompany(
   const listed =
     corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
   const place = pickPlace(random);
-  const naming = nameCompany(random, index, corporateType, chosen, listed, place);
+  const naming = nameCompany(random, index, corporateType, chosen, listed, place, now);
   const head = naming.seat ?? place;
   // an association or foundation outside care and education works as a public body does
   const profile =
@@ -759,7 +780,7 @@ export function makeCompany(
         : naming.founded
           ? ([[naming.founded, naming.founded, 1]] as const)
           : null;
-  const founded = eras ? dateIn(random, eras, now) : null;
+  const founded = naming.foundedDate ?? (eras ? dateIn(random, eras, now) : null);
   const ageDays = founded ? (now.getTime() - founded.getTime()) / day : 36_500;
   const young = corporateType === 'kabushiki_gaisha' && ageDays < 3650;
 
