@@ -409,7 +409,8 @@ function capitalFor(
   const round = (value: number) => (value >= 100 ? Math.round(value) : Math.round(value * 10) / 10);
   switch (form) {
     case 'kkListed':
-      return round(Math.max(100, random.logNormal(3000, 1.3)));
+      // about 2.5 million yen per employee, never below 100 million
+      return round(Math.max(100, random.logNormal(employees * 2.5, 1)));
     case 'kk': {
       if (listed || employees > 300) return round(Math.max(10, random.logNormal(200, 1.1)));
       const amount = random.weighted<number>([

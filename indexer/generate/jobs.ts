@@ -159,7 +159,14 @@ function title(
 function description(
   random: Random,
   sequence: number,
-  opening: { title: string; pay: string; place: string; categoryId: number; phone: string },
+  opening: {
+    title: string;
+    pay: string;
+    place: string;
+    categoryId: number;
+    employmentTypeId: number;
+    phone: string;
+  },
   company: CompanyStub,
 ): string {
   const p = descriptionParts;
@@ -169,11 +176,11 @@ function description(
   const sections = [
     `【募集職種】${opening.title}`,
     `【仕事内容】${pickSome(duties, 1, 2)}${pickSome(p.team, 1, 3)}`,
-    `【応募資格】${pickSome(p.requirements, 1, 3)}`,
-    `【歓迎スキル】${pickSome(p.welcome, 1, 3)}`,
+    `【応募資格】${pickSome([...p.requirements, ...(p.requirementsFor[opening.categoryId] ?? [])], 1, 3)}`,
+    `【歓迎スキル】${pickSome([...p.welcome, ...(p.welcomeFor[opening.categoryId] ?? [])], 1, 2)}`,
     `【給与】${opening.pay}。経験・能力を考慮のうえ決定します。昇給年1回、賞与年2回（業績による）。`,
     `【勤務地】${opening.place}。転勤は原則ありません。`,
-    `【雇用期間・試用期間】${random.pick(p.probation)}`,
+    `【雇用期間・試用期間】${random.pick(p.terms[opening.employmentTypeId] ?? ['契約内容は面談時にご説明します。'])}`,
     `【勤務時間】${random.pick(p.hours)}`,
     `【休日休暇】${random.pick(p.holidays.slice(0, 2))}${pickSome(p.holidays.slice(2), 1, 2)}`,
     `【福利厚生】${pickSome(p.benefits, 2, 5)}`,
@@ -300,7 +307,14 @@ export function makeJob(
       ? description(
           random,
           sequence,
-          { title: jobTitle, pay: payText, place, categoryId: category.id as number, phone },
+          {
+            title: jobTitle,
+            pay: payText,
+            place,
+            categoryId: category.id as number,
+            employmentTypeId,
+            phone,
+          },
           company,
         )
       : null,
