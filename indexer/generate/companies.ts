@@ -215,7 +215,7 @@ const corporateTypes: ReadonlyArray<readonly [string, number]> = [
   ['kabushiki_gaisha', 70],
   ['godo_gaisha', 10],
   ['yugen_gaisha', 9],
-  ['gomei_gaisha', 0.7],
+  ['gomei_gaisha', 1.2],
   ['goshi_gaisha', 1.3],
   ['foreign_company', 1.5],
   ['national_org', 1],
@@ -712,11 +712,13 @@ export function makeCompany(
 ): { record: CorporateSource; stub: CompanyStub } {
   const staffing = random.chance(0.004) || index === 0;
   const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
-  const chosen = staffing
+  const line = staffing
     ? staffingProfile
     : corporateType === 'national_org' || corporateType === 'local_gov'
       ? publicProfile
       : random.weighted(profiles.map((p) => [p, p.weight] as const));
+  const trade = line.trades ? random.pick(line.trades) : null;
+  const chosen: Profile = trade ? { ...line, ...trade } : line;
   const listed =
     corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
   const place = pickPlace(random);

@@ -6,6 +6,14 @@
  * through タウンワーク and バイトル.
  */
 
+/** One trade within a line of business: its codes, name endings and what it says it does agree. */
+export interface Trade {
+  industries: readonly number[];
+  businessTypes: readonly number[];
+  suffixes: ReadonlyArray<readonly [string, string, string]>;
+  fields: readonly string[];
+}
+
 export interface Profile {
   key: string;
   weight: number;
@@ -23,6 +31,8 @@ export interface Profile {
   employment: ReadonlyArray<readonly [number, number]>;
   /** media ids (media.json) the company buys, with their odds */
   media: ReadonlyArray<readonly [number, number]>;
+  /** trades a company of this line is one of (each replaces the four fields above) */
+  trades?: readonly Trade[];
 }
 
 /** Free and public channels every kind of employer also turns up on. */
@@ -101,6 +111,57 @@ export const profiles: readonly Profile[] = [
       '樹脂成形品の製造',
       '自動車部品の製造',
     ],
+    trades: [
+      {
+        industries: [9],
+        businessTypes: [101],
+        suffixes: [
+          ['食品', 'ショクヒン', 'shokuhin'],
+          ['製菓', 'セイカ', 'seika'],
+          ['フーズ', 'フーズ', 'foods'],
+        ],
+        fields: ['食品の製造・販売', '菓子の製造', '業務用食品の製造'],
+      },
+      {
+        industries: [16, 18],
+        businessTypes: [102, 103],
+        suffixes: [
+          ['化学', 'カガク', 'kagaku'],
+          ['化成', 'カセイ', 'kasei'],
+        ],
+        fields: ['樹脂成形品の製造', '工業用薬品の製造'],
+      },
+      {
+        industries: [22, 24, 26],
+        businessTypes: [105],
+        suffixes: [
+          ['工業', 'コウギョウ', 'kogyo'],
+          ['製作所', 'セイサクショ', 'seisakusho'],
+          ['金属', 'キンゾク', 'kinzoku'],
+          ['鉄工所', 'テッコウショ', 'tekkosho'],
+        ],
+        fields: ['精密部品の加工', '産業用機械の設計・製造', '金属プレス加工'],
+      },
+      {
+        industries: [28, 29],
+        businessTypes: [104, 107],
+        suffixes: [
+          ['電機', 'デンキ', 'denki'],
+          ['精機', 'セイキ', 'seiki'],
+          ['電子', 'デンシ', 'denshi'],
+        ],
+        fields: ['電子部品の製造', '制御機器の設計・製造', '計測機器の製造'],
+      },
+      {
+        industries: [31],
+        businessTypes: [106],
+        suffixes: [
+          ['工業', 'コウギョウ', 'kogyo'],
+          ['製作所', 'セイサクショ', 'seisakusho'],
+        ],
+        fields: ['自動車部品の製造', '輸送機器部品の加工'],
+      },
+    ],
     jobCategories: [
       [10, 8],
       [5, 4],
@@ -176,7 +237,6 @@ export const profiles: readonly Profile[] = [
     jobCategories: [
       [7, 12],
       [2, 1],
-      [11, 0.5],
     ],
     employment: [
       [1, 45],
@@ -211,6 +271,37 @@ export const profiles: readonly Profile[] = [
       '美容室の運営',
       'ドラッグストアの運営',
     ],
+    trades: [
+      {
+        industries: [76, 77],
+        businessTypes: [501],
+        suffixes: [
+          ['フーズ', 'フーズ', 'foods'],
+          ['ダイニング', 'ダイニング', 'dining'],
+          ['キッチン', 'キッチン', 'kitchen'],
+        ],
+        fields: ['飲食店の運営', '居酒屋チェーンの運営', '弁当・惣菜の製造販売'],
+      },
+      {
+        industries: [56, 57, 58, 60],
+        businessTypes: [301, 302, 303, 305],
+        suffixes: [
+          ['商店', 'ショウテン', 'shoten'],
+          ['ストア', 'ストア', 'store'],
+          ['リテイリング', 'リテイリング', 'retailing'],
+        ],
+        fields: ['スーパーマーケットの運営', '食料品の小売', 'ドラッグストアの運営', '衣料品の小売'],
+      },
+      {
+        industries: [78],
+        businessTypes: [503],
+        suffixes: [
+          ['ビューティー', 'ビューティー', 'beauty'],
+          ['ヘアー', 'ヘアー', 'hair'],
+        ],
+        fields: ['美容室の運営', 'エステティックサロンの運営'],
+      },
+    ],
     jobCategories: [
       [9, 6],
       [8, 6],
@@ -244,6 +335,36 @@ export const profiles: readonly Profile[] = [
       ['交通', 'コウツウ', 'kotsu'],
     ],
     fields: ['物流センターの運営', '一般貨物自動車運送', '倉庫・保管', 'タクシー・バス事業'],
+    trades: [
+      {
+        industries: [44, 48],
+        businessTypes: [1301],
+        suffixes: [
+          ['運輸', 'ウンユ', 'unyu'],
+          ['急便', 'キュウビン', 'kyubin'],
+          ['ロジスティクス', 'ロジスティクス', 'logistics'],
+        ],
+        fields: ['一般貨物自動車運送', '企業間の配送'],
+      },
+      {
+        industries: [47],
+        businessTypes: [1305],
+        suffixes: [
+          ['倉庫', 'ソウコ', 'soko'],
+          ['物流', 'ブツリュウ', 'butsuryu'],
+        ],
+        fields: ['物流センターの運営', '倉庫・保管'],
+      },
+      {
+        industries: [43],
+        businessTypes: [1301],
+        suffixes: [
+          ['交通', 'コウツウ', 'kotsu'],
+          ['自動車', 'ジドウシャ', 'jidosha'],
+        ],
+        fields: ['タクシー事業', '路線バス・貸切バス事業'],
+      },
+    ],
     jobCategories: [
       [11, 10],
       [2, 1],
@@ -307,6 +428,36 @@ export const profiles: readonly Profile[] = [
       ['リース', 'リース', 'lease'],
     ],
     fields: ['賃貸住宅の仲介・管理', '分譲マンションの開発', 'オフィスビルの賃貸', '建設機械のレンタル'],
+    trades: [
+      {
+        industries: [68, 69],
+        businessTypes: [1004, 1005],
+        suffixes: [
+          ['不動産', 'フドウサン', 'fudosan'],
+          ['地所', 'ジショ', 'jisho'],
+          ['エステート', 'エステート', 'estate'],
+        ],
+        fields: ['賃貸住宅の仲介・管理', '分譲マンションの開発', 'オフィスビルの賃貸'],
+      },
+      {
+        industries: [68],
+        businessTypes: [1002],
+        suffixes: [
+          ['ハウジング', 'ハウジング', 'housing'],
+          ['ホーム', 'ホーム', 'home'],
+        ],
+        fields: ['注文住宅の設計・施工', '建売住宅の販売'],
+      },
+      {
+        industries: [70],
+        businessTypes: [406],
+        suffixes: [
+          ['リース', 'リース', 'lease'],
+          ['レンタル', 'レンタル', 'rental'],
+        ],
+        fields: ['建設機械のレンタル', '事務機器のリース'],
+      },
+    ],
     jobCategories: [
       [1, 8],
       [2, 2],
@@ -341,6 +492,37 @@ export const profiles: readonly Profile[] = [
       'Webマーケティング支援',
       '広告の企画・制作',
       '会計・税務のアドバイザリー',
+    ],
+    trades: [
+      {
+        industries: [72],
+        businessTypes: [506, 904],
+        suffixes: [
+          ['コンサルティング', 'コンサルティング', 'consulting'],
+          ['総研', 'ソウケン', 'soken'],
+          ['パートナーズ', 'パートナーズ', 'partners'],
+        ],
+        fields: ['経営コンサルティング', '会計・税務のアドバイザリー', '人事制度の設計支援'],
+      },
+      {
+        industries: [73],
+        businessTypes: [703, 706],
+        suffixes: [
+          ['エージェンシー', 'エージェンシー', 'agency'],
+          ['企画', 'キカク', 'kikaku'],
+          ['広告社', 'コウコクシャ', 'kokokusha'],
+        ],
+        fields: ['広告の企画・制作', 'Webマーケティング支援'],
+      },
+      {
+        industries: [72, 74],
+        businessTypes: [706, 1006],
+        suffixes: [
+          ['デザイン', 'デザイン', 'design'],
+          ['設計事務所', 'セッケイジムショ', 'sekkei'],
+        ],
+        fields: ['グラフィックデザイン', '建築設計'],
+      },
     ],
     jobCategories: [
       [14, 6],
@@ -406,6 +588,33 @@ export const profiles: readonly Profile[] = [
       ['保険サービス', 'ホケンサービス', 'hoken'],
     ],
     fields: ['法人向けリース', '保険代理店業務', '資産運用の助言', '個人向け融資'],
+    trades: [
+      {
+        industries: [64],
+        businessTypes: [406],
+        suffixes: [
+          ['ファイナンス', 'ファイナンス', 'finance'],
+          ['クレジット', 'クレジット', 'credit'],
+        ],
+        fields: ['個人向け融資', '法人向けファクタリング'],
+      },
+      {
+        industries: [65],
+        businessTypes: [403, 407],
+        suffixes: [
+          ['証券', 'ショウケン', 'shoken'],
+          ['キャピタル', 'キャピタル', 'capital'],
+          ['アセットマネジメント', 'アセットマネジメント', 'am'],
+        ],
+        fields: ['資産運用の助言', '株式の売買仲介'],
+      },
+      {
+        industries: [67],
+        businessTypes: [405],
+        suffixes: [['保険サービス', 'ホケンサービス', 'hoken']],
+        fields: ['保険代理店業務'],
+      },
+    ],
     jobCategories: [
       [1, 6],
       [2, 3],
