@@ -283,11 +283,7 @@ function makeOffice(random: Random, city: City, large = false): Office {
   const numbers: Office['numbers'] =
     town.chome > 0
       ? [random.int(1, town.chome), random.int(1, 28), random.chance(0.85) ? random.int(1, 25) : null]
-      : [
-          0,
-          random.int(1, town.name.includes('通') ? 800 : 60),
-          random.chance(0.7) ? random.int(1, 30) : null,
-        ];
+      : [0, random.int(1, town.name.length > 8 ? 800 : 60), random.chance(0.7) ? random.int(1, 30) : null];
   let building: string | null = null;
   if (random.chance(0.55)) {
     const name = random.weighted<string>([
@@ -617,12 +613,13 @@ function nameCompany(
             ? 'gomei'
             : 'goshi';
   const { word, reading, inFront } = legalForms[form];
-  // an old firm has an old-fashioned name: 大和工業, not ソレイユシステムズ (and no 昭和 before 1926)
+  // an old firm has an old-fashioned name: 大和工業, not ソレイユシステムズ (and 昭和 only for Shōwa-era firms)
   const founded = dateIn(random, legalForms[form].eras, now);
   const year = founded.getUTCFullYear();
   const kanji = (text: string) => /^[\u4e00-\u9fff]+$/.test(text);
-  const stems =
-    year < 1975 ? nameStems.filter(([k]) => kanji(k) && (year >= 1926 || k !== '昭和')) : nameStems;
+  const stems = nameStems.filter(
+    ([k]) => (year >= 1975 || kanji(k)) && (k !== '昭和' || (year >= 1926 && year < 1990)),
+  );
   const oldSuffixes = profile.suffixes.filter(([k]) => kanji(k));
   const suffixes = year < 1975 && oldSuffixes.length > 0 ? oldSuffixes : profile.suffixes;
   const [stem, stemReading, stemRomaji] = random.pick(stems);

@@ -683,7 +683,12 @@ export const publicProfile: Profile = {
   industries: [71, 93, 97, 98],
   businessTypes: [801, 802, 803, 804, 805],
   suffixes: [],
-  fields: ['調査研究と政策提言', '業界の振興と会員支援', '住民サービスと地域振興', '資格試験と講習の実施'],
+  fields: [
+    '調査研究と政策提言',
+    '業界の振興と会員支援',
+    '会員企業の支援と業界の振興',
+    '資格試験と講習の実施',
+  ],
   jobCategories: [
     [15, 6],
     [2, 4],
