@@ -189,10 +189,12 @@ function description(
     `【会社情報】${company.name}は、お客様と社員の双方に選ばれる会社を目指しています。${pickSome(p.team, 1, 2)}`,
   ];
   if (scheduled(hardCaseSchedule.compatibleText, sequence)) {
+    // 時給1,850円〜 as legacy systems write it: 時給１，８５０円～
+    const wide = (text: string) => toFullWidth(text).replace(/〜/g, '～');
     const [a, b, c] = circledNumbers;
     sections.push(
       `【応募方法】${a}Webから応募 ${b}℡ ${opening.phone}（受付９：００～１８：００） ${c}履歴書を郵送。` +
-        `${company.name.replace(/株式会社/, '㈱')}採用担当（ｽﾀｯﾌ一同）がお待ちしています。月給２５万円～、第Ⅱ期の研修あり。`,
+        `${company.name.replace(/株式会社/, '㈱')}採用担当（ｽﾀｯﾌ一同）がお待ちしています。${wide(opening.pay)}、第Ⅱ期の研修あり。`,
     );
   }
   return sections.join('\n\n');
