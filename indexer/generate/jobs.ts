@@ -163,6 +163,7 @@ function description(
     title: string;
     pay: string;
     place: string;
+    job: string;
     categoryId: number;
     employmentTypeId: number;
     phone: string;
@@ -175,7 +176,7 @@ function description(
   const duties = p.duties[opening.categoryId] ?? p.duties[1] ?? [];
   const sections = [
     `【募集職種】${opening.title}`,
-    `【仕事内容】${pickSome(duties, 1, 2)}${pickSome(p.team, 1, 3)}`,
+    `【仕事内容】${opening.job}として、${pickSome(duties, 1, 2)}${pickSome(p.team, 1, 3)}`,
     `【応募資格】${pickSome([...p.requirements, ...(p.requirementsFor[opening.categoryId] ?? [])], 1, 3)}`,
     `【歓迎スキル】${pickSome([...p.welcome, ...(p.welcomeFor[opening.categoryId] ?? [])], 1, 2)}`,
     `【給与】${opening.pay}。経験・能力を考慮のうえ決定します。昇給年1回、賞与年2回（業績による）。`,
@@ -311,6 +312,7 @@ export function makeJob(
           sequence,
           {
             title: jobTitle,
+            job: sub?.name ?? category.name,
             pay: payText,
             place,
             categoryId: category.id as number,
