@@ -20,7 +20,12 @@ function topLevelFields(index: string, without: string[]): string[] {
   return Object.keys(properties).filter((field) => !without.includes(field));
 }
 
-const corporateFields = topLevelFields('corporates', ['postings', 'aggregates', 'updatedAt', 'sourceVersion']);
+const corporateFields = topLevelFields('corporates', [
+  'postings',
+  'aggregates',
+  'updatedAt',
+  'sourceVersion',
+]);
 const jobFields = topLevelFields('jobs', ['description', 'descriptionCollectedAt', 'corporate', 'updatedAt']);
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
