@@ -60,14 +60,16 @@ function nestedRequest(prefix: string, study: StudyCase): API.Search_Request {
   return compileSearch(corporateSearch, parseSearchRequest(corporateSearch, body), prefix);
 }
 
+type Query = NonNullable<NonNullable<API.Search_Request['body']>['query']>;
+
 async function jobsFirst(client: OpenSearchClient, prefix: string, study: StudyCase) {
-  const filter: unknown[] = [
+  const filter: Query[] = [
     { range: { descriptionCollectedAt: { gte: detailTextWindow, time_zone: 'Asia/Tokyo' } } },
     { match_phrase: { description: study.text } },
   ];
   if (study.employmentTypeIds) filter.push({ terms: { employmentTypeId: study.employmentTypeIds } });
   const numbers: string[] = [];
-  let after: Record<string, unknown> | undefined;
+  let after: Record<string, string> | undefined;
   for (;;) {
     const { body } = await client.search({
       index: indexName(prefix, 'jobs'),
@@ -84,11 +86,11 @@ async function jobsFirst(client: OpenSearchClient, prefix: string, study: StudyC
             },
           },
         },
-      } as never,
+      },
     });
     const agg = (
       body.aggregations as {
-        companies: { buckets: Array<{ key: { n: string } }>; after_key?: Record<string, unknown> };
+        companies: { buckets: Array<{ key: { n: string } }>; after_key?: Record<string, string> };
       }
     ).companies;
     for (const bucket of agg.buckets) numbers.push(bucket.key.n);
@@ -100,7 +102,7 @@ async function jobsFirst(client: OpenSearchClient, prefix: string, study: StudyC
   const { body } = await client.search({
     ...request,
     body: { ...request.body, query: { bool: { filter: [{ terms: { corporateNumber: numbers } }] } } },
-  } as never);
+  });
   const total = body.hits.total;
   return { total: typeof total === 'number' ? total : (total?.value ?? 0), overLimit: false };
 }

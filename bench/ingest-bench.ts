@@ -9,7 +9,9 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
+import { sendRawBulk } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { getSources } from '../src/opensearch/documents.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 
 export interface IngestFigures {
@@ -79,15 +81,13 @@ async function restorePostingText(
   }
   const ids = [...wanted.keys()];
   for (let i = 0; i < ids.length; i += 1000) {
-    const { body } = await client.mget({
-      index: indexName(prefix, 'jobs'),
-      body: { ids: ids.slice(i, i + 1000) },
-      _source_includes: ['description', 'descriptionCollectedAt'],
-    } as never);
-    for (const doc of (body as { docs: Array<{ _id: string; _source?: Record<string, unknown> }> }).docs) {
-      for (const posting of wanted.get(doc._id) ?? []) posting.description = null;
-      if (!doc._source) continue;
-      for (const posting of wanted.get(doc._id) ?? []) posting.description = doc._source.description ?? null;
+    const docs = await getSources(client, indexName(prefix, 'jobs'), ids.slice(i, i + 1000), {
+      includes: ['description', 'descriptionCollectedAt'],
+    });
+    for (const doc of docs) {
+      for (const posting of wanted.get(doc.id) ?? []) posting.description = null;
+      if (!doc.source) continue;
+      for (const posting of wanted.get(doc.id) ?? []) posting.description = doc.source.description ?? null;
     }
   }
 }
@@ -97,10 +97,9 @@ async function rawBulk(client: OpenSearchClient, file: string, batch: number, in
   const running = new Set<Promise<void>>();
   let failures = 0;
   const send = (lines: string[]) => {
-    const request = client
-      .bulk({ body: `${lines.join('\n')}\n` } as never)
-      .then(({ body }) => {
-        if ((body as { errors: boolean }).errors) failures++;
+    const request = sendRawBulk(client, `${lines.join('\n')}\n`)
+      .then((hadErrors) => {
+        if (hadErrors) failures++;
       })
       .finally(() => running.delete(request));
     running.add(request);

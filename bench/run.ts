@@ -21,7 +21,7 @@ import { generateDataSet } from '../indexer/generate/generator.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -157,8 +157,7 @@ async function main(): Promise<void> {
   if (options.reuseIndex && indexed === expected) log('reusing the indexed data set (--reuse-index)');
   else {
     ingestion = await measureIngestion({
-      // bulk writes of large batches need more time than a search is given (as indexer/cli-services.ts)
-      client: client.child({ requestTimeout: 120_000 } as never) as typeof client,
+      client: createBulkClient(client),
       files: data.files,
       pipelinePrefix,
       rawPrefix,

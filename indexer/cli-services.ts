@@ -5,7 +5,7 @@
 import { loadConfigOrExit } from '../src/config.js';
 import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
-import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 
 export interface CliServices {
@@ -29,9 +29,8 @@ export async function openCliServices(): Promise<CliServices> {
     url = node.url;
     stopNode = node.stop;
   }
-  // bulk writes of large batches need more time than a search is given
   const opensearch = createOpenSearchClient(url);
-  const bulkClient = opensearch.child({ requestTimeout: 120_000 } as never) as OpenSearchClient;
+  const bulkClient = createBulkClient(opensearch);
   await bootstrapIndices(opensearch, config.indexPrefix);
   return {
     opensearch: bulkClient,

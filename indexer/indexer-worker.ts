@@ -9,6 +9,7 @@ import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { isTransientError, type RetryOptions } from '../src/opensearch/retry.js';
 import { type DeadLetterEntry, RedisDeadLetter } from './dead-letter.js';
 import { buildMasters, loadMasters, type MasterItem, type MasterName, type Masters } from './masters.js';
 import { IngestPipeline } from './pipeline.js';
@@ -22,7 +23,6 @@ import {
   scheduleRebuilds,
 } from './queue.js';
 import { rebuildCompanies } from './rebuild.js';
-import { isTransient, type RetryOptions } from './retry.js';
 import { rollOff } from './rolloff.js';
 
 export interface IndexerWorkerOptions {
@@ -158,7 +158,7 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
   worker.on('failed', (job, error) => {
     if (!job) return;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-    const reason = isTransient(error) ? 'OpenSearch unavailable' : 'indexer error';
+    const reason = isTransientError(error) ? 'OpenSearch unavailable' : 'indexer error';
     logger.warn(
       { jobId: job.id, kind: job.name, attempts: job.attemptsMade, final, reason },
       'indexer job failed',

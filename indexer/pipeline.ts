@@ -5,12 +5,14 @@
  * collected in `touched` for the caller to rebuild (the CLI at the end of the run, the worker
  * through deduplicated rebuild jobs).
  */
+
+import { type BulkOp, writeBulkChunked } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
-import { type BulkOp, writeBulkChunked } from './bulk-writer.js';
+import { deleteMatching, getSources } from '../src/opensearch/documents.js';
+import { type RetryOptions, withRetry } from '../src/opensearch/retry.js';
 import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import { loadMasters, type Masters, withMasterList } from './masters.js';
-import { type RetryOptions, withRetry } from './retry.js';
 import type {
   CorporateSource,
   DeleteCorporateSource,
@@ -179,13 +181,10 @@ export class IngestPipeline {
 
   private async deleteCorporate(record: DeleteCorporateSource, source: string | null): Promise<void> {
     const { client } = this.options;
-    const byCompany = { query: { term: { corporateNumber: record.corporateNumber } } };
+    const byCompany = { term: { corporateNumber: record.corporateNumber } };
     try {
-      for (const index of [this.names.jobs, this.names.jobDetails]) {
-        await this.retry(() =>
-          client.deleteByQuery({ index, body: byCompany as never, refresh: true, conflicts: 'proceed' }),
-        );
-      }
+      for (const index of [this.names.jobs, this.names.jobDetails])
+        await deleteMatching(client, index, byCompany, this.options.retry);
       await this.retry(() =>
         client.delete({ index: this.names.corporates, id: record.corporateNumber }, { ignore: [404] }),
       );
@@ -209,32 +208,27 @@ export class IngestPipeline {
     const missing = [...new Set(numbers)].filter((number) => !this.companies.has(number));
     if (missing.length === 0) return;
     if (this.companies.size + missing.length > maxCachedCompanies) this.companies.clear();
-    const { body } = await this.retry(() =>
-      this.options.client.mget({
-        index: this.names.corporates,
-        body: { ids: missing },
-        _source_excludes: ['postings', 'aggregates'],
-      } as never),
+    const docs = await getSources<Doc>(
+      this.options.client,
+      this.names.corporates,
+      missing,
+      { excludes: ['postings', 'aggregates'] },
+      this.options.retry,
     );
-    for (const doc of (body as { docs: Array<{ _id: string; found?: boolean; _source?: Doc }> }).docs) {
-      if (doc.found && doc._source) this.companies.set(doc._id, doc._source);
-    }
+    for (const doc of docs) if (doc.source) this.companies.set(doc.id, doc.source);
   }
 
   private async corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const { body } = await this.retry(() =>
-      this.options.client.mget({
-        index: this.names.jobs,
-        body: { ids },
-        _source_includes: ['corporateNumber'],
-      } as never),
+    const docs = await getSources<{ corporateNumber?: string }>(
+      this.options.client,
+      this.names.jobs,
+      ids,
+      { includes: ['corporateNumber'] },
+      this.options.retry,
     );
     const found = new Map<string, string>();
-    for (const doc of (body as { docs: Array<{ _id: string; _source?: { corporateNumber?: string } }> })
-      .docs) {
-      if (doc._source?.corporateNumber) found.set(doc._id, doc._source.corporateNumber);
-    }
+    for (const doc of docs) if (doc.source?.corporateNumber) found.set(doc.id, doc.source.corporateNumber);
     return found;
   }
 

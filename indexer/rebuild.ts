@@ -7,25 +7,20 @@
  * Past the nested-object limit of mappings/corporates.json (50,000), `postings` keeps the most
  * recent postings by jobCreatedAt; the aggregates and workLocationCount still cover all.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+
+import { type BulkFailure, type BulkOp, writeBulkChunked } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
-import { projectRoot } from '../src/project-root.js';
-import { type BulkFailure, type BulkOp, writeBulkChunked } from './bulk-writer.js';
+import { getSources } from '../src/opensearch/documents.js';
+import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
+import { withRetry } from '../src/opensearch/retry.js';
+import { scan } from '../src/opensearch/scan.js';
 import { type IndexNames, indexNames } from './index-names.js';
-import { withRetry } from './retry.js';
 import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
 import { countWorkLocations } from './work-location.js';
 
-const corporatesMapping = JSON.parse(
-  readFileSync(path.join(projectRoot, 'mappings', 'corporates.json'), 'utf8'),
-) as {
-  settings?: { index?: { mapping?: { nested_objects?: { limit?: number } } } };
-  mappings: { properties: { postings: { properties: Record<string, unknown> } } };
-};
-const nestedLimit = corporatesMapping.settings?.index?.mapping?.nested_objects?.limit ?? 10_000;
-const postingFields = Object.keys(corporatesMapping.mappings.properties.postings.properties);
+const nestedLimit = nestedObjectsLimit('corporates');
+const postingFields = mappingFields('corporates', 'postings');
 
 const postingSourceFields = [
   'id',
@@ -133,28 +128,17 @@ async function readPostings(
   corporateNumbers: string[],
 ): Promise<Map<string, PostingSource[]>> {
   const byCompany = new Map<string, PostingSource[]>(corporateNumbers.map((number) => [number, []]));
-  let searchAfter: unknown[] | undefined;
-  for (;;) {
-    const { body } = await withRetry(() =>
-      client.search({
-        index: names.jobs,
-        body: {
-          size: 5000,
-          query: { terms: { corporateNumber: corporateNumbers } },
-          sort: [{ corporateNumber: 'asc' }, { id: 'asc' }],
-          _source: postingSourceFields,
-          ...(searchAfter ? { search_after: searchAfter } : {}),
-        } as never,
-      }),
-    );
-    const hits = body.hits.hits;
-    for (const hit of hits) {
-      const posting = hit._source as PostingSource;
-      byCompany.get(posting.corporateNumber)?.push(posting);
-    }
-    if (hits.length < 5000) return byCompany;
-    searchAfter = hits[hits.length - 1]?.sort as unknown[];
+  const pages = scan<PostingSource>(client, {
+    index: names.jobs,
+    query: { terms: { corporateNumber: corporateNumbers } },
+    sort: [{ corporateNumber: 'asc' }, { id: 'asc' }],
+    source: postingSourceFields,
+    pageSize: 5000,
+  });
+  for await (const hits of pages) {
+    for (const { source: posting } of hits) byCompany.get(posting.corporateNumber)?.push(posting);
   }
+  return byCompany;
 }
 
 /** Rebuilds the given companies, in chunks of 200. */
@@ -172,22 +156,18 @@ export async function rebuildCompanies(
   if (options.refresh !== false) await withRetry(() => client.indices.refresh({ index: names.jobs }));
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
-    const { body: found } = await withRetry(() =>
-      client.mget({
-        index: names.corporates,
-        body: { ids: chunk },
-        _source_excludes: ['postings', 'aggregates'],
-      } as never),
-    );
+    const found = await getSources<Doc>(client, names.corporates, chunk, {
+      excludes: ['postings', 'aggregates'],
+    });
     const postingsByCompany = await readPostings(client, names, chunk);
     const corporateOps: BulkOp<string>[] = [];
     const jobOps: BulkOp<string>[] = [];
-    for (const doc of (found as { docs: Array<{ _id: string; found?: boolean; _source?: Doc }> }).docs) {
-      if (!doc.found || !doc._source) {
+    for (const doc of found) {
+      if (!doc.source) {
         result.missing++;
         continue;
       }
-      const postings = postingsByCompany.get(doc._id) ?? [];
+      const postings = postingsByCompany.get(doc.id) ?? [];
       const workLocationCount = countWorkLocations(postings.map((posting) => posting.workLocation));
       const newest = [...postings]
         .sort((a, b) => (asTime(String(b.jobCreatedAt)) || 0) - (asTime(String(a.jobCreatedAt)) || 0))
@@ -195,8 +175,8 @@ export async function rebuildCompanies(
       corporateOps.push({
         action: 'update',
         index: names.corporates,
-        id: doc._id,
-        ref: doc._id,
+        id: doc.id,
+        ref: doc.id,
         body: {
           doc: {
             aggregates: computeAggregates(postings),
@@ -206,14 +186,14 @@ export async function rebuildCompanies(
           },
         },
       });
-      const embed = toCorporateEmbed({ ...doc._source, workLocationCount });
+      const embed = toCorporateEmbed({ ...doc.source, workLocationCount });
       for (const posting of postings) {
         if (sameEmbed(posting.corporate, embed) && posting.corporateName === embed.name) continue;
         jobOps.push({
           action: 'update',
           index: names.jobs,
           id: posting.id,
-          ref: doc._id,
+          ref: doc.id,
           body: { doc: { corporate: embed, corporateName: embed.name } },
         });
       }

@@ -4,11 +4,13 @@
  * rebuilds their companies so the nested copies go too. `job-details` is not touched: the
  * detail endpoint keeps serving the text.
  */
+
+import { type BulkOp, writeBulk } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
-import { type BulkOp, writeBulk } from './bulk-writer.js';
+import { withRetry } from '../src/opensearch/retry.js';
+import { scan } from '../src/opensearch/scan.js';
 import { indexNames } from './index-names.js';
 import { rebuildCompanies } from './rebuild.js';
-import { withRetry } from './retry.js';
 import { searchableSince } from './transform.js';
 
 export interface RollOffOptions {
@@ -38,36 +40,28 @@ export async function rollOff(
   let postings = 0;
   let failures = 0;
   await withRetry(() => client.indices.refresh({ index: names.jobs }));
-  let searchAfter: unknown[] | undefined;
-  for (;;) {
-    const { body } = await withRetry(() =>
-      client.search({
-        index: names.jobs,
-        body: {
-          size: batchSize,
-          _source: ['corporateNumber'],
-          query: {
-            bool: {
-              filter: [{ exists: { field: 'description' } }],
-              should: [
-                { range: { descriptionCollectedAt: { lt: since } } },
-                { bool: { must_not: { exists: { field: 'descriptionCollectedAt' } } } },
-              ],
-              minimum_should_match: 1,
-            },
-          },
-          sort: [{ id: 'asc' }],
-          ...(searchAfter ? { search_after: searchAfter } : {}),
-        } as never,
-      }),
-    );
-    const hits = body.hits.hits;
-    if (hits.length === 0) break;
+  const pages = scan<{ corporateNumber: string }>(client, {
+    index: names.jobs,
+    query: {
+      bool: {
+        filter: [{ exists: { field: 'description' } }],
+        should: [
+          { range: { descriptionCollectedAt: { lt: since } } },
+          { bool: { must_not: { exists: { field: 'descriptionCollectedAt' } } } },
+        ],
+        minimum_should_match: 1,
+      },
+    },
+    sort: [{ id: 'asc' }],
+    source: ['corporateNumber'],
+    pageSize: batchSize,
+  });
+  for await (const hits of pages) {
     const ops: BulkOp<string>[] = hits.map((hit) => ({
       action: 'update',
       index: names.jobs,
-      id: String(hit._id),
-      ref: (hit._source as { corporateNumber: string }).corporateNumber,
+      id: hit.id,
+      ref: hit.source.corporateNumber,
       body: { doc: { description: null } },
     }));
     const failed = await writeBulk(client, ops);
@@ -75,8 +69,6 @@ export async function rollOff(
     postings += ops.length - failed.length;
     for (const op of ops) companies.add(op.ref);
     options.onBatch?.(postings);
-    if (hits.length < batchSize) break;
-    searchAfter = hits[hits.length - 1]?.sort as unknown[];
   }
   if (options.rebuild !== false && companies.size > 0)
     await rebuildCompanies(client, prefix, companies, { now });

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { projectRoot } from '../src/project-root.js';
 import { FileDeadLetter } from './dead-letter.js';
 import { generateDataSet } from './generate/generator.js';
@@ -70,7 +70,7 @@ export async function loadSampleDataIfEmpty(
   const dir = options.dir ?? path.join(projectRoot, '.local', 'sample');
   const files = await ensureSampleFiles(dir, size, logger);
   logger.info({ companies: size.companies, postings: size.jobs }, 'indices are empty: loading the sample');
-  const bulkClient = client.child({ requestTimeout: 120_000 } as never) as OpenSearchClient;
+  const bulkClient = createBulkClient(client);
   let lastTenth = -1;
   const result = await ingestFiles(files, {
     client: bulkClient,

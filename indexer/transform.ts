@@ -7,9 +7,7 @@
  *   -> jobs/j1 {id:'j1', mediaName:'doda', corporateName:'国税庁', corporate:{...}, ...}
  *   -> job-details/j1 {id:'j1', corporateNumber, description, descriptionCollectedAt}
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { projectRoot } from '../src/project-root.js';
+import { mappingFields } from '../src/opensearch/mappings.js';
 import {
   corporateTypeLabels,
   fundingSeriesLabels,
@@ -24,21 +22,8 @@ export class RecordError extends Error {}
 
 export type Doc = Record<string, unknown>;
 
-function mappingProperties(file: string, ...pathInMapping: string[]): string[] {
-  const raw = JSON.parse(readFileSync(path.join(projectRoot, 'mappings', file), 'utf8')) as {
-    mappings: { properties: Record<string, { properties?: Record<string, unknown> }> };
-  };
-  let properties: Record<string, { properties?: Record<string, unknown> }> = raw.mappings.properties;
-  for (const key of pathInMapping)
-    properties = (properties[key]?.properties ?? {}) as Record<
-      string,
-      { properties?: Record<string, unknown> }
-    >;
-  return Object.keys(properties);
-}
-
 /** The company fields copied onto each posting: whatever mappings/jobs.json lists under `corporate`. */
-export const corporateEmbedFields = mappingProperties('jobs.json', 'corporate');
+export const corporateEmbedFields = mappingFields('jobs', 'corporate');
 
 function lookup<K>(
   map: Map<K, string>,

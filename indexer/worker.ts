@@ -4,7 +4,7 @@
  */
 import { loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 import { createIndexerWorker } from './indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from './queue.js';
@@ -15,7 +15,7 @@ if (!config.opensearchUrl || !config.redisUrl) {
   logger.error('the indexer worker needs OPENSEARCH_URL and REDIS_URL');
   process.exit(1);
 }
-const opensearch = createOpenSearchClient(config.opensearchUrl).child({ requestTimeout: 120_000 } as never);
+const opensearch = createBulkClient(createOpenSearchClient(config.opensearchUrl));
 await bootstrapIndices(opensearch, config.indexPrefix);
 const connection = createQueueConnection(config.redisUrl);
 const scheduler = createIndexerQueue(connection, config.redisPrefix);

@@ -20,7 +20,7 @@ import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 
 const workDir = path.join(projectRoot, '.local', 'fuzz');
@@ -84,9 +84,7 @@ async function main(): Promise<number> {
   stops.unshift(redis.stop);
 
   // a small data set, so searches return records whose shapes the schema checks
-  const client = createOpenSearchClient(opensearchUrl).child({
-    requestTimeout: 120_000,
-  } as never) as ReturnType<typeof createOpenSearchClient>;
+  const client = createBulkClient(createOpenSearchClient(opensearchUrl));
   stops.unshift(() => client.close());
   await dropIndices(client, prefix);
   await bootstrapIndices(client, prefix);

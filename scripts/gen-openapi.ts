@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import * as enums from '../src/catalogue/enums.js';
 import { corporateSearchRequestSchemas, jobSearchRequestSchemas } from '../src/catalogue/request-schema.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
 
 type Schema = Record<string, unknown> & {
   properties?: Record<string, Schema>;
@@ -88,9 +89,8 @@ function deriveRecord(record: Schema, schemas: Record<string, Schema>): Schema {
     properties: refinements = {},
     ...rest
   } = record as Schema & { 'x-from-mapping': string; 'x-exclude'?: string[]; 'x-non-null'?: string[] };
-  const mapping = JSON.parse(readFileSync(path.join(root, 'mappings', `${index}.json`), 'utf8')) as {
-    mappings: { properties: Record<string, MappingField> };
-  };
+  const mapping = indexDefinitions().find((def) => def.name === index);
+  if (!mapping) throw new Error(`x-from-mapping: no mappings/${index}.json`);
   const properties: Record<string, Schema> = {};
   const fields = Object.entries(mapping.mappings.properties).filter(([name]) => !exclude.includes(name));
   // fields only in the base spec (e.g. descriptionSnippets) come after the mapping's

@@ -3,7 +3,7 @@
  * need: 1-2 gram substring matching on Japanese text, width and case folding, highlighting.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { indexDefinitions } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { testOpenSearch, uniquePrefix } from './support/env.js';
 
 const client = testOpenSearch();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../src/catalogue/searches.js';
 import { sortFieldNames } from '../src/catalogue/sort-fields.js';
-import { indexDefinitions } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job, setField } from './fixtures/search/docs.js';

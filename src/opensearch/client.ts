@@ -1,14 +1,34 @@
+/**
+ * The OpenSearch clients, built here and nowhere else.
+ *
+ *   const client = createOpenSearchClient(config.opensearchUrl); // searches: 10 s
+ *   const writer = createBulkClient(client);                     // same connections, 120 s
+ */
 import { Client } from '@opensearch-project/opensearch';
+
+/** What one search may take before the API answers 503 (docs/decisions.md, "Rate limits and credits"). */
+export const searchRequestTimeoutMs = 10_000;
+/** What one `_bulk` of a large batch, a delete-by-query or a rebuild read may take. */
+export const bulkRequestTimeoutMs = 120_000;
 
 export function createOpenSearchClient(url: string): Client {
   return new Client({
     node: url,
-    // bounded: a search never waits longer than the API's own deadline (DESIGN §4)
-    requestTimeout: 10_000,
+    // bounded: a search never waits longer than the API's own deadline
+    requestTimeout: searchRequestTimeoutMs,
     maxRetries: 1,
     // no gzip: the API and OpenSearch share a host or a LAN, where compressing every request
     // and response costs CPU on both sides and saves no time
   });
+}
+
+/**
+ * The client the indexer writes with: the same connection pool, a longer request timeout.
+ * Closing the parent closes it too.
+ */
+export function createBulkClient(client: Client): Client {
+  // the typings of child() accept only a subset of ClientOptions; requestTimeout is honoured
+  return client.child({ requestTimeout: bulkRequestTimeoutMs } as never) as Client;
 }
 
 export type { Client as OpenSearchClient };

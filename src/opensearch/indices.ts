@@ -1,46 +1,14 @@
 /**
  * Index bootstrap: each file mappings/<name>.json (except analysis.json) defines one index
- * `{version, settings?, mappings}`. The API and the indexer address indices by alias
+ * `{version, settings?, mappings}` (read by ./mappings.ts). The API and the indexer address indices by alias
  * (`<prefix><name>`); the alias points at the versioned index `<prefix><name>-v<version>`,
  * so a mapping change is a new version reindexed behind the alias with no downtime.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { projectRoot } from '../project-root.js';
+import type { API } from '@opensearch-project/opensearch';
 import type { OpenSearchClient } from './client.js';
+import { indexDefinitions } from './mappings.js';
 
-const mappingsDir = path.join(projectRoot, 'mappings');
-
-interface IndexDefinition {
-  name: string;
-  version: number;
-  settings: Record<string, unknown>;
-  mappings: Record<string, unknown>;
-}
-
-function readJson(file: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(path.join(mappingsDir, file), 'utf8')) as Record<string, unknown>;
-}
-
-export function indexDefinitions(): IndexDefinition[] {
-  const { _comment, ...sharedSettings } = readJson('analysis.json');
-  return readdirSync(mappingsDir)
-    .filter((file) => file.endsWith('.json') && file !== 'analysis.json')
-    .sort()
-    .map((file) => {
-      const def = readJson(file) as {
-        version: number;
-        settings?: Record<string, unknown>;
-        mappings: Record<string, unknown>;
-      };
-      return {
-        name: file.replace(/\.json$/, ''),
-        version: def.version,
-        settings: { number_of_shards: 1, number_of_replicas: 0, ...sharedSettings, ...def.settings },
-        mappings: def.mappings,
-      };
-    });
-}
+type IndicesCreateBody = API.Indices_Create_Request['body'];
 
 /** Alias names the code uses, e.g. `indexNames('t1-').jobs === 't1-jobs'`. */
 export function indexName(prefix: string, name: string): string {
@@ -57,7 +25,11 @@ export async function bootstrapIndices(client: OpenSearchClient, prefix: string)
     if (exists.body) continue;
     await client.indices.create({
       index: concrete,
-      body: { settings: def.settings, mappings: def.mappings, aliases: { [alias]: {} } } as never,
+      body: {
+        settings: def.settings as NonNullable<IndicesCreateBody>['settings'],
+        mappings: def.mappings as NonNullable<IndicesCreateBody>['mappings'],
+        aliases: { [alias]: {} },
+      },
     });
     created.push(concrete);
   }

@@ -1,28 +1,13 @@
 /**
- * OpenSearch failures -> the error catalogue. Timeouts, rejections (429), an unreachable or
- * overloaded cluster and partial results are 503 with Retry-After (DESIGN §4); anything else
- * the engine refuses is our fault, a 500. Only the status and the error type are logged,
+ * OpenSearch failures -> the error catalogue. What src/opensearch/retry.ts calls transient
+ * (timeouts, rejections, an unreachable or overloaded cluster) and partial results are 503
+ * with Retry-After; anything else the engine refuses is our fault, a 500. Only the status and the error type are logged,
  * never the engine's text (it may quote the request).
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors/catalogue.js';
-
-const retryableStatuses = new Set([408, 429, 502, 503, 504]);
-
-export function isSearchUnavailable(error: unknown): boolean {
-  if (
-    error instanceof clientErrors.ConnectionError ||
-    error instanceof clientErrors.TimeoutError ||
-    error instanceof clientErrors.NoLivingConnectionsError
-  )
-    return true;
-  if (error instanceof clientErrors.ResponseError) {
-    const status = error.meta.statusCode ?? 0;
-    return retryableStatuses.has(status) || status >= 500;
-  }
-  return false;
-}
+import { isTransientError } from '../opensearch/retry.js';
 
 export function toSearchError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
@@ -33,7 +18,7 @@ export function toSearchError(error: unknown, logger: Logger): ApiError {
       : error instanceof Error
         ? error.name
         : typeof error;
-  if (isSearchUnavailable(error)) {
+  if (isTransientError(error)) {
     logger.warn({ opensearch: { status, type } }, 'search engine unavailable');
     return errors.searchUnavailable();
   }

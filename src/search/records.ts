@@ -8,16 +8,13 @@
  *   -> { corporateNumber: '1010001000001', name: '株式会社A', furigana: null, ..., markets: [],
  *        paidMedias: [], workLocationCount: 0, summary: null }
  */
-import { indexDefinitions } from '../opensearch/indices.js';
+import { mappingFields } from '../opensearch/mappings.js';
 import { toSnippets } from './snippets.js';
 
 type Doc = Record<string, unknown>;
 
 function topLevelFields(index: string, without: string[]): string[] {
-  const def = indexDefinitions().find((candidate) => candidate.name === index);
-  const properties = (def?.mappings as { properties?: Record<string, unknown> } | undefined)?.properties;
-  if (!properties) throw new Error(`mappings/${index}.json has no properties`);
-  return Object.keys(properties).filter((field) => !without.includes(field));
+  return mappingFields(index).filter((field) => !without.includes(field));
 }
 
 const corporateFields = topLevelFields('corporates', [

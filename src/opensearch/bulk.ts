@@ -1,10 +1,11 @@
 /**
  * `_bulk` writes in batches sized for throughput (by operation count and by bytes). Whole
- * requests that fail transiently are retried with backoff; single items answered 429/503 are
- * sent again; any other item error becomes a failure with its reason, and the rest of the
+ * requests that fail transiently are retried with backoff; single items answered with a
+ * transient status (./retry.ts) are sent again; any other item error becomes a failure with its reason, and the rest of the
  * batch lands. A delete of a missing document counts as done (deletes are idempotent).
  */
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { API } from '@opensearch-project/opensearch';
+import type { OpenSearchClient } from './client.js';
 import { isTransientStatus, type RetryOptions, withRetry } from './retry.js';
 
 export interface BulkOp<Ref = unknown> {
@@ -49,8 +50,8 @@ export function describeItemError(item: BulkItemResult): string {
   return `rejected by OpenSearch: ${error.type ?? 'error'}: ${(error.reason ?? '').slice(0, 300)}${cause.slice(0, 200)}`;
 }
 
-function toLines(ops: BulkOp[]): unknown[] {
-  const lines: unknown[] = [];
+function toLines(ops: BulkOp[]): API.Bulk_RequestBody {
+  const lines: API.Bulk_RequestBody = [];
   for (const op of ops) {
     lines.push({
       [op.action]: {
@@ -60,7 +61,7 @@ function toLines(ops: BulkOp[]): unknown[] {
         ...(op.version !== undefined ? { version: op.version, version_type: 'external_gte' } : {}),
       },
     });
-    if (op.action !== 'delete') lines.push(op.body);
+    if (op.action !== 'delete') lines.push(op.body ?? {});
   }
   return lines;
 }
@@ -78,7 +79,7 @@ export async function writeBulk<Ref>(
     const { body } = await withRetry(
       () =>
         client.bulk({
-          body: toLines(batch) as never,
+          body: toLines(batch),
           ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
         }),
       options,
@@ -132,4 +133,14 @@ export async function writeBulkChunked<Ref>(
   }
   if (batch.length > 0) failures.push(...(await writeBulk(client, batch, options)));
   return failures;
+}
+
+/**
+ * One `_bulk` of ready-made NDJSON text, as a client that prepares its lines elsewhere sends
+ * it (the benchmark's raw baseline); resolves to whether any item failed.
+ */
+export async function sendRawBulk(client: OpenSearchClient, ndjson: string): Promise<boolean> {
+  // the typings want parsed lines; the client sends a string body as it is
+  const { body } = await client.bulk({ body: ndjson as unknown as API.Bulk_RequestBody });
+  return body.errors;
 }

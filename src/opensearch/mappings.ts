@@ -1,0 +1,78 @@
+/**
+ * The one reader of mappings/*.json. Each file (except analysis.json, the shared text
+ * analysis) defines one index `{version, settings?, mappings}`; everything that needs a field
+ * list or an index setting (index bootstrap, the response records, the indexer's transform and
+ * rebuild) asks here, so a field added to a mapping reaches all of them.
+ *
+ *   mappingFields('jobs', 'corporate')          // the company fields copied onto a posting
+ *   nestedObjectsLimit('corporates')            // 50000
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../project-root.js';
+
+export const mappingsDir = path.join(projectRoot, 'mappings');
+
+interface MappingProperty {
+  type?: string;
+  properties?: Record<string, MappingProperty>;
+  [key: string]: unknown;
+}
+
+export interface IndexDefinition {
+  name: string;
+  version: number;
+  settings: Record<string, unknown>;
+  mappings: { properties: Record<string, MappingProperty>; [key: string]: unknown };
+}
+
+interface MappingFile {
+  version: number;
+  settings?: { index?: { mapping?: { nested_objects?: { limit?: number } } } } & Record<string, unknown>;
+  mappings: IndexDefinition['mappings'];
+}
+
+function readJson<T>(file: string): T {
+  return JSON.parse(readFileSync(path.join(mappingsDir, file), 'utf8')) as T;
+}
+
+let cached: IndexDefinition[] | undefined;
+
+/** Every index, sorted by name, with the shared analysis merged into its settings. */
+export function indexDefinitions(): IndexDefinition[] {
+  if (!cached) {
+    const { _comment, ...sharedSettings } = readJson<Record<string, unknown>>('analysis.json');
+    cached = readdirSync(mappingsDir)
+      .filter((file) => file.endsWith('.json') && file !== 'analysis.json')
+      .sort()
+      .map((file) => {
+        const def = readJson<MappingFile>(file);
+        return {
+          name: file.replace(/\.json$/, ''),
+          version: def.version,
+          settings: { number_of_shards: 1, number_of_replicas: 0, ...sharedSettings, ...def.settings },
+          mappings: def.mappings,
+        };
+      });
+  }
+  return structuredClone(cached);
+}
+
+function definition(index: string): IndexDefinition {
+  const def = indexDefinitions().find((candidate) => candidate.name === index);
+  if (!def) throw new Error(`no mappings/${index}.json`);
+  return def;
+}
+
+/** The property names at `objectPath` in an index's mapping (top level when empty). */
+export function mappingFields(index: string, ...objectPath: string[]): string[] {
+  let properties: Record<string, MappingProperty> = definition(index).mappings.properties;
+  for (const key of objectPath) properties = properties[key]?.properties ?? {};
+  return Object.keys(properties);
+}
+
+/** `index.mapping.nested_objects.limit` of an index (OpenSearch's default 10,000 when unset). */
+export function nestedObjectsLimit(index: string): number {
+  const settings = definition(index).settings as MappingFile['settings'];
+  return settings?.index?.mapping?.nested_objects?.limit ?? 10_000;
+}

@@ -1,0 +1,66 @@
+/**
+ * The one way to read every document matching a query: pages of `search_after` over a point
+ * in time, so a scan sees one consistent view of the index however long it runs and whatever
+ * is written meanwhile (the roll-off updates the very documents it scans). The point in time
+ * is closed when the loop ends, early exits and errors included.
+ *
+ *   for await (const page of scan(client, { index: 'jobs', query, sort: [{ id: 'asc' }] }))
+ *     for (const hit of page) ...
+ */
+import type { API } from '@opensearch-project/opensearch';
+import type { OpenSearchClient } from './client.js';
+import { withRetry } from './retry.js';
+
+export interface ScanOptions {
+  index: string;
+  query: Record<string, unknown>;
+  /** A total order: end with a unique field (`id`), so no two hits share a sort key. */
+  sort: Array<Record<string, 'asc' | 'desc'>>;
+  /** Fields of `_source` to return (all when omitted). */
+  source?: string[];
+  pageSize?: number;
+  /** How long the point in time lives between two pages. */
+  keepAlive?: string;
+}
+
+export interface ScanHit<T> {
+  id: string;
+  source: T;
+}
+
+type SearchBody = NonNullable<API.Search_Request['body']>;
+
+export async function* scan<T = Record<string, unknown>>(
+  client: OpenSearchClient,
+  options: ScanOptions,
+): AsyncGenerator<ScanHit<T>[]> {
+  const pageSize = options.pageSize ?? 1000;
+  const keepAlive = options.keepAlive ?? '2m';
+  const { body: pit } = await withRetry(() =>
+    client.createPit({ index: [options.index], keep_alive: keepAlive }),
+  );
+  try {
+    let searchAfter: API.Search_RequestBody['search_after'];
+    for (;;) {
+      const body: SearchBody = {
+        size: pageSize,
+        query: options.query as SearchBody['query'],
+        sort: options.sort as SearchBody['sort'],
+        pit: { id: pit.pit_id, keep_alive: keepAlive },
+        track_total_hits: false,
+        ...(options.source ? { _source: options.source } : {}),
+        ...(searchAfter ? { search_after: searchAfter } : {}),
+      };
+      const { body: page } = await withRetry(() => client.search({ body }));
+      const hits = page.hits.hits;
+      if (hits.length > 0)
+        yield hits.map((hit) => ({ id: String(hit._id), source: (hit._source ?? {}) as T }));
+      if (hits.length < pageSize) return;
+      searchAfter = hits[hits.length - 1]?.sort;
+    }
+  } finally {
+    await client.deletePit({ body: { pit_id: [pit.pit_id] } }).catch(() => {
+      // it expires by itself after keepAlive
+    });
+  }
+}
