@@ -17,6 +17,7 @@ import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
 import { mastersRouter } from './routes/masters.js';
 import { searchRouter } from './routes/search.js';
+import { parseSearchBodies } from './search-plan.js';
 import { validateRequests } from './validation.js';
 
 export interface AppOptions {
@@ -46,8 +47,9 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(mastersRouter());
   //    c. rate limit (src/limits): X-RateLimit-*, 429; Redis away -> 503
   api.use(rateLimitMiddleware(services.limits, services.logger));
-  //    d. JSON body + openapi validation
+  //    d. JSON body + openapi validation; a search body parsed into its plan
   api.use(validateRequests());
+  api.use(parseSearchBodies());
   //    e. credit reservation (src/limits): Idempotency-Key, 402 before OpenSearch, commit/refund
   api.use(creditsMiddleware(services.limits, services.logger));
   //    f. search and detail routes

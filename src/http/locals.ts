@@ -4,6 +4,8 @@
  * /rest/v1 can rely on it. Rate limits and credits key on `user.id` (the user, not the key).
  */
 import type { Response } from 'express';
+import type { SearchCatalogue } from '../catalogue/searches.js';
+import type { SearchPlan } from '../search/plan.js';
 
 export interface AuthenticatedUser {
   /** The user the API key belongs to. */
@@ -15,6 +17,8 @@ export interface AuthenticatedUser {
 export interface AppLocals {
   requestId: string;
   user?: AuthenticatedUser;
+  /** A search body parsed at the validation step (./search-plan.ts). */
+  plan?: { search: SearchCatalogue; plan: SearchPlan };
 }
 
 export function locals(res: Response): AppLocals {

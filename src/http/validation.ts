@@ -12,6 +12,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { parse } from 'yaml';
+import { corporateSearch, jobSearch } from '../catalogue/searches.js';
 import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
 import { projectRoot } from '../project-root.js';
@@ -39,8 +40,7 @@ export function validateRequests(): RequestHandler[] {
     requireJsonBody,
     express.json({ limit: maxBodySize, strict: false }),
     ...OpenApiValidator.middleware({
-      // a copy: the validator annotates the document it is given
-      apiSpec: structuredClone(openApiDocument()),
+      apiSpec: validatorDocument(),
       validateRequests: { allErrors: true, removeAdditional: false, coerceTypes: false },
       validateResponses: false,
       // authentication runs before validation (src/http/authenticate.ts)
@@ -54,6 +54,27 @@ export function validateRequests(): RequestHandler[] {
 }
 
 let shared: RequestHandler[] | undefined;
+
+/** The request schemas the search parser validates itself (src/search/parse-request.ts). */
+const parsedBodies = new Set([corporateSearch, jobSearch].map((search) => search.schemaNames.request));
+
+/**
+ * The description as the validator gets it: a copy (the validator annotates the document it
+ * is given) in which the two search bodies are only required to be JSON objects. Their full
+ * check is the search parser's, run once (docs/decisions.md, "One validation per search
+ * body"); everything else (paths, methods, parameters, content types, other bodies) stays here.
+ */
+function validatorDocument(): OpenAPIV3.DocumentV3 {
+  const document = structuredClone(openApiDocument());
+  for (const item of Object.values(document.paths ?? {})) {
+    const content = (item?.post?.requestBody as OpenAPIV3.RequestBodyObject | undefined)?.content;
+    const json = content?.['application/json'];
+    const ref = (json?.schema as OpenAPIV3.ReferenceObject | undefined)?.$ref;
+    if (json && ref && parsedBodies.has(ref.replace('#/components/schemas/', '')))
+      json.schema = { type: 'object' };
+  }
+  return document;
+}
 
 /**
  * Sends one request per POST operation of the description through the shared validator, on a

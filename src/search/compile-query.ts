@@ -16,7 +16,7 @@
  */
 import { excludingOps } from '../catalogue/types.js';
 import { compileCondition, type Query } from './compile-kinds.js';
-import type { Condition, SearchPlan } from './parse-request.js';
+import type { Condition, SearchPlan } from './plan.js';
 
 const postingsPath = 'postings';
 

@@ -13,7 +13,7 @@ import type { SearchCatalogue } from '../catalogue/searches.js';
 import { indexName } from '../opensearch/indices.js';
 import { compileQuery } from './compile-query.js';
 import { compileSort } from './compile-sort.js';
-import type { SearchPlan } from './parse-request.js';
+import type { SearchPlan } from './plan.js';
 import { compileSnippetHighlight } from './snippets.js';
 
 /** The engine stops collecting after this long; the task is cancelled after `cancelAfter`. */

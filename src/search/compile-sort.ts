@@ -8,7 +8,7 @@
  */
 import type { Types } from '@opensearch-project/opensearch';
 import type { SortCatalogue } from '../catalogue/sort-fields.js';
-import type { SearchPlan } from './parse-request.js';
+import type { SearchPlan } from './plan.js';
 
 export type Sort = Types.Common.SortCombinations[];
 

@@ -1,7 +1,9 @@
 /**
- * Request body -> a search plan the compiler reads. The body is checked against the same
- * schemas openapi.yaml is generated from (src/catalogue/request-schema.ts), whatever ran
- * before: a field the catalogue does not know is a 400, never dropped.
+ * Request body -> a search plan the compiler reads (./plan.ts). This is the one validation of
+ * a search body: against the same schemas openapi.yaml is generated from
+ * (src/catalogue/request-schema.ts), then the bounds a schema cannot say. The HTTP layer's
+ * openapi validator checks only that the body is an object (src/http/validation.ts); a field
+ * the catalogue does not know is a 400, never dropped.
  *
  *   { prefectureIdOr: [13], filters: { jobTitle: { anyContains: ['営業'] } }, limit: 10 }
  *   -> { conditions: [prefectureId any [13], jobTitle anyContains ['営業']], groups: [],
@@ -15,26 +17,7 @@ import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { FilterDef, Op } from '../catalogue/types.js';
 import { errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
-
-export interface Condition {
-  def: FilterDef;
-  op: Op;
-  /** An array for any/none/…Contains, a scalar for the others. */
-  value: unknown;
-  /** The request path, for error reasons: `prefectureIdOr`, `filters.jobTitle.anyContains`. */
-  path: string;
-}
-
-export interface SearchPlan {
-  /** Flat fields and `filters`, all required (AND). */
-  conditions: Condition[];
-  /** `filterGroups`: at least one group must hold as well. */
-  groups: Condition[][];
-  limit: number;
-  offset: number;
-  includeTotalResults: boolean;
-  sort: { field: string; order: 'asc' | 'desc' };
-}
+import type { Condition, SearchPlan } from './plan.js';
 
 const reservedFields = new Set(['limit', 'offset', 'includeTotalResults', 'sort', 'filters', 'filterGroups']);
 

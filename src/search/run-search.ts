@@ -1,5 +1,7 @@
 /**
- * Runs a search end to end: parse and check the body, compile, ask OpenSearch, map the hits.
+ * Runs a search: compile a plan, ask OpenSearch, map the hits. `runPlan` takes a plan parsed
+ * earlier (the HTTP path parses before credits are reserved: src/http/search-plan.ts);
+ * `searchCorporates` / `searchJobs` parse the body first.
  * `{ totalResults, results }`; totalResults is the exact count, or null when not asked for.
  */
 import type { API } from '@opensearch-project/opensearch';
@@ -8,6 +10,7 @@ import type { Services } from '../services.js';
 import { compileSearch } from './compile-search.js';
 import { assertComplete, toSearchError } from './opensearch-errors.js';
 import { parseSearchRequest } from './parse-request.js';
+import type { SearchPlan } from './plan.js';
 import { toCorporateRecord, toJobRecord } from './records.js';
 
 export interface SearchResponse {
@@ -20,13 +23,18 @@ interface Hit {
   highlight?: Record<string, string[]>;
 }
 
-async function runSearch(
+const toRecords = new Map<SearchCatalogue, (hit: Hit) => Record<string, unknown>>([
+  [corporateSearch, (hit) => toCorporateRecord(hit._source ?? {})],
+  [jobSearch, (hit) => toJobRecord(hit._source ?? {}, hit.highlight)],
+]);
+
+export async function runPlan(
   services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
   search: SearchCatalogue,
-  body: unknown,
-  toRecord: (hit: Hit) => Record<string, unknown>,
+  plan: SearchPlan,
 ): Promise<SearchResponse> {
-  const plan = parseSearchRequest(search, body);
+  const toRecord = toRecords.get(search);
+  if (!toRecord) throw new Error(`no record mapping for the ${search.index} search`);
   const request = compileSearch(search, plan, services.config.indexPrefix);
   let response: API.Search_ResponseBody;
   try {
@@ -42,13 +50,16 @@ async function runSearch(
   };
 }
 
-export function searchCorporates(
+export async function searchCorporates(
   services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
   body: unknown,
 ) {
-  return runSearch(services, corporateSearch, body, (hit) => toCorporateRecord(hit._source ?? {}));
+  return runPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body));
 }
 
-export function searchJobs(services: Pick<Services, 'opensearch' | 'config' | 'logger'>, body: unknown) {
-  return runSearch(services, jobSearch, body, (hit) => toJobRecord(hit._source ?? {}, hit.highlight));
+export async function searchJobs(
+  services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
+  body: unknown,
+) {
+  return runPlan(services, jobSearch, parseSearchRequest(jobSearch, body));
 }

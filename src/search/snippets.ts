@@ -10,7 +10,7 @@
  */
 import type { Types } from '@opensearch-project/opensearch';
 import type { Query } from './compile-kinds.js';
-import type { SearchPlan } from './parse-request.js';
+import type { SearchPlan } from './plan.js';
 
 export const maxSnippets = 5;
 const snippetField = 'description';

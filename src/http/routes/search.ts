@@ -1,15 +1,20 @@
-/** POST /corporates/search and POST /jobs/search (mounted under /rest/v1 by src/http/app.ts). */
+/**
+ * POST /corporates/search and POST /jobs/search (mounted under /rest/v1 by src/http/app.ts).
+ * The body was parsed into a plan at the validation step (../search-plan.ts).
+ */
 import { type Request, type Response, Router } from 'express';
-import { searchCorporates, searchJobs } from '../../search/run-search.js';
+import { runPlan } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
+import { locals } from '../locals.js';
 
 export function searchRouter(services: Services): Router {
   const router = Router();
-  router.post('/corporates/search', async (req: Request, res: Response) => {
-    res.json(await searchCorporates(services, req.body ?? {}));
-  });
-  router.post('/jobs/search', async (req: Request, res: Response) => {
-    res.json(await searchJobs(services, req.body ?? {}));
-  });
+  const run = async (_req: Request, res: Response) => {
+    const parsed = locals(res).plan;
+    if (!parsed) throw new Error('search route reached without a parsed plan');
+    res.json(await runPlan(services, parsed.search, parsed.plan));
+  };
+  router.post('/corporates/search', run);
+  router.post('/jobs/search', run);
   return router;
 }
