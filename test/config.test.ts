@@ -15,7 +15,7 @@ const root = path.resolve(import.meta.dirname, '..');
 async function start(args: string[], env: Record<string, string>) {
   const { OPENSEARCH_URL: _o, REDIS_URL: _r, LOG_LEVEL: _l, ...rest } = process.env;
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/start.ts', ...args], {
       cwd: root,
       env: { ...rest, ...env },
       timeout: 60_000,

@@ -1,0 +1,93 @@
+/**
+ * Starts the API: with no OPENSEARCH_URL, starts (or reuses) the local OpenSearch node;
+ * creates the indices; runs the caller's `beforeServing` step (the sample load of `npm start`,
+ * scripts/start.ts); serves on PORT. Ctrl-C stops everything it started.
+ *
+ * The entry points: src/main.ts (production, `node dist/src/main.js`) and scripts/start.ts
+ * (`npm start`). `--print-config` prints the effective configuration and exits.
+ */
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { corporateSearch, jobSearch } from './catalogue/searches.js';
+import { type Config, describeConfig, loadConfigOrExit } from './config.js';
+import { createApp } from './http/app.js';
+import { warmUpValidation } from './http/validation.js';
+import { ensureDevOpenSearch } from './local/opensearch-node.js';
+import { createLogger } from './logger.js';
+import type { OpenSearchClient } from './opensearch/client.js';
+import { bootstrapIndices } from './opensearch/indices.js';
+import { compileRequestChecks } from './search/parse-request.js';
+import { createServices } from './services.js';
+
+export interface StartContext {
+  config: Config;
+  opensearch: OpenSearchClient;
+  logger: Logger;
+}
+
+export interface StartOptions {
+  /** Runs after the indices exist and before the server listens. */
+  beforeServing?: (context: StartContext) => Promise<void>;
+}
+
+export function startServer(options: StartOptions = {}): void {
+  const config = loadConfigOrExit();
+  if (process.argv.includes('--print-config')) {
+    process.stdout.write(`${describeConfig(config)}\n`);
+    process.exit(0);
+  }
+  const logger = createLogger(config.logLevel);
+  const cleanups: Array<() => Promise<void>> = [];
+
+  async function start(): Promise<void> {
+    let opensearchUrl = config.opensearchUrl;
+    if (!opensearchUrl) {
+      const node = await ensureDevOpenSearch((message) => logger.info(message), {
+        heap: config.opensearchHeap,
+        javaHome: config.javaHome,
+      });
+      cleanups.push(node.stop);
+      opensearchUrl = node.url;
+    }
+    if (!config.redisUrl) {
+      logger.warn(
+        `no REDIS_URL: rate limits and credits are kept in this process, API keys in ${config.keysFile} (shared with \`npm run keys\`); single-process mode only`,
+      );
+    }
+    const services = createServices({ ...config, opensearchUrl }, logger);
+    cleanups.unshift(() => services.close());
+    const created = await bootstrapIndices(services.opensearch, config.indexPrefix);
+    if (created.length > 0) logger.info({ indices: created }, 'created indices');
+    await options.beforeServing?.({ config, opensearch: services.opensearch, logger });
+    const app = createApp(services);
+    // compile the request schemas before taking traffic: compiling on a first request blocks
+    // the process long enough for other requests' Redis commands to time out
+    await warmUpValidation();
+    compileRequestChecks([corporateSearch, jobSearch]);
+    const server: Server = app.listen(config.port, config.host, () => {
+      logger.info(`serving on http://${config.host}:${config.port} (OpenSearch ${opensearchUrl})`);
+    });
+    cleanups.unshift(() => new Promise((resolve) => server.close(() => resolve())));
+  }
+
+  let stopping = false;
+  async function shutdown(code: number): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    for (const cleanup of cleanups) {
+      try {
+        await cleanup();
+      } catch (error) {
+        logger.error({ err: { message: (error as Error).message } }, 'error during shutdown');
+      }
+    }
+    process.exit(code);
+  }
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  start().catch((error: Error) => {
+    logger.error({ err: { message: error.message } }, 'start-up failed');
+    void shutdown(1);
+  });
+}
