@@ -17,7 +17,7 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
-import { createRedis } from '../src/services.js';
+import { createRedis } from '../src/redis.js';
 
 const say = (line: string): void => {
   process.stderr.write(`${line}\n`);

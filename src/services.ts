@@ -2,11 +2,12 @@
  * The dependencies every request handler sees. Built once per process by `createServices`;
  * tests build their own with per-file index and key prefixes.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
+import { createRedis } from './redis.js';
 
 export interface Services {
   config: Config;
@@ -17,17 +18,6 @@ export interface Services {
   /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
   limits: Limits;
   close(): Promise<void>;
-}
-
-export function createRedis(url: string): Redis {
-  return new Redis(url, {
-    // fail fast instead of queueing commands while Redis is away (searches fail closed)
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-  });
 }
 
 export function createServices(config: Config & { opensearchUrl: string }, logger: Logger): Services {

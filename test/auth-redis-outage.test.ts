@@ -14,7 +14,8 @@ import { createApiKey } from '../src/auth/key-admin.js';
 import { RedisKeyStore } from '../src/auth/redis-key-store.js';
 import { createApp } from '../src/http/app.js';
 import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
-import { createRedis, type Services } from '../src/services.js';
+import { createRedis } from '../src/redis.js';
+import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
 
 let local: LocalRedis;

@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CreditLedger, createCreditLedger } from '../src/limits/credit-ledger.js';
+import type { CreditLedger } from '../src/limits/credit-ledger.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
-import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { createCreditLedger, openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
 

@@ -14,7 +14,8 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
-import { createRedis, type Services } from '../src/services.js';
+import { createRedis } from '../src/redis.js';
+import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
 import { search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
 

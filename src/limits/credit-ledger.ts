@@ -9,11 +9,9 @@
  * Two implementations: Redis (shared by every API process; ./redis-credit-ledger.ts) and the
  * single-process one (this process only, balances optionally kept in a file under .local/ so
  * the keys CLI and `npm start` see the same numbers; ./local-credit-ledger.ts).
- * The keys CLI opens the right one with `openCreditLedger(config)` (./open-credit-ledger.ts).
+ * `createCreditLedger` and, for the keys CLI, `openCreditLedger(config)` pick the right one
+ * (./open-credit-ledger.ts).
  */
-import type { Redis } from 'ioredis';
-import { LocalCreditLedger } from './local-credit-ledger.js';
-import { RedisCreditLedger } from './redis-credit-ledger.js';
 
 export type ReserveResult =
   /** Debited (or already debited under this request id); `balance` is after the debit. */
@@ -33,16 +31,4 @@ export interface CreditLedger {
   commit(requestId: string): Promise<void>;
   /** Gives a reserved debit back, exactly once; returns the balance after, or null if nothing was refunded. */
   refund(requestId: string): Promise<number | null>;
-}
-
-export function createCreditLedger(opts: {
-  redis: Redis | undefined;
-  keyPrefix: string;
-  reservationTtlSeconds?: number;
-  /** Single-process mode only: persist balances here (omit for memory only). */
-  file?: string;
-}): CreditLedger {
-  return opts.redis
-    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 3600)
-    : new LocalCreditLedger(opts.file);
 }

@@ -5,8 +5,9 @@
  */
 import type { Redis } from 'ioredis';
 import { defaultConfig, type LimitsConfig } from '../config.js';
-import { type CreditLedger, createCreditLedger } from './credit-ledger.js';
+import type { CreditLedger } from './credit-ledger.js';
 import { type IdempotencyStore, LocalIdempotencyStore, RedisIdempotencyStore } from './idempotency-store.js';
+import { createCreditLedger } from './open-credit-ledger.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
 
 export interface Limits {

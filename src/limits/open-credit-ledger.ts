@@ -9,8 +9,22 @@
  */
 import type { Redis } from 'ioredis';
 import { type Config, defaultConfig } from '../config.js';
-import { createRedis } from '../services.js';
-import { type CreditLedger, createCreditLedger } from './credit-ledger.js';
+import { createRedis } from '../redis.js';
+import type { CreditLedger } from './credit-ledger.js';
+import { LocalCreditLedger } from './local-credit-ledger.js';
+import { RedisCreditLedger } from './redis-credit-ledger.js';
+
+export function createCreditLedger(opts: {
+  redis: Redis | undefined;
+  keyPrefix: string;
+  reservationTtlSeconds?: number;
+  /** Single-process mode only: persist balances here (omit for memory only). */
+  file?: string;
+}): CreditLedger {
+  return opts.redis
+    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 3600)
+    : new LocalCreditLedger(opts.file);
+}
 
 export function openCreditLedger(
   config: Pick<Config, 'redisUrl' | 'redisPrefix'> & Partial<Pick<Config, 'creditsFile'>>,

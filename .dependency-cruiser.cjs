@@ -1,0 +1,52 @@
+/**
+ * The import rules of the project (`npm run lint:deps`, part of `npm run lint`):
+ * the layers point one way, and nothing imports in a circle.
+ *
+ *   src/            the API and what it is built from: imports nothing from indexer/, bench/, scripts/
+ *   src/search, src/limits, src/errors, src/opensearch, src/catalogue: know nothing of HTTP
+ *   indexer/, bench/, scripts/: may import src/
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'src-stands-alone',
+      comment: 'The service must not depend on the indexer, the benchmarks or the scripts.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(indexer|bench|scripts)/' },
+    },
+    {
+      name: 'core-knows-no-http',
+      comment: 'Search, limits, errors, OpenSearch access and the catalogue are transport-neutral.',
+      severity: 'error',
+      from: { path: '^src/(search|limits|errors|opensearch|catalogue)/' },
+      to: { path: '^src/http/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycle, anywhere.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|\\.local)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
+  },
+};
