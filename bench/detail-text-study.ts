@@ -1,5 +1,5 @@
 /**
- * DESIGN §3's open measurement: company search by detail text, two ways, on the same data.
+ * The open question of docs/decisions.md ("Benchmarks"): company search by detail text, two ways, on the same data.
  *  - nested: the project's way. The corporates document's nested postings carry the text of
  *    the last month; one query (what src/search compiles for `jobDescriptionPartialMatchOr`).
  *  - jobs-first: the text (and the other conditions on the same posting) is resolved on the

@@ -1,4 +1,4 @@
-/** The benchmark report: ratios against the DESIGN §6 targets, and the markdown table. */
+/** The benchmark report: ratios against the performance targets (docs/decisions.md, "Performance targets"), and the markdown table. */
 import type { StudyRow } from './detail-text-study.js';
 import type { IngestFigures } from './ingest-bench.js';
 import type { LoadResult } from './load.js';
@@ -85,7 +85,7 @@ export function toMarkdown(report: BenchReport): string {
   for (const line of report.setup) lines.push(`- ${line}`);
   lines.push(
     '',
-    '## Ratios (DESIGN §6 targets)',
+    '## Ratios (targets: docs/decisions.md, "Performance targets")',
     '',
     '| measure | value | target | met |',
     '|---|---|---|---|',
@@ -137,7 +137,7 @@ export function toMarkdown(report: BenchReport): string {
   }
   lines.push(
     '',
-    '## Company search by detail text (DESIGN §3), engine time per search, connections 1',
+    '## Company search by detail text (docs/decisions.md, "Benchmarks"), engine time per search, connections 1',
     '',
     '| case | companies | nested p50 / p95 ms | jobs-first p50 / p95 ms |',
     '|---|---|---|---|',

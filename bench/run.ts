@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: one run of every measurement of DESIGN §6 on one data set.
+ * `npm run bench`: one run of every measurement behind the performance targets (docs/decisions.md) on one data set.
  *
  *   npm run bench                              # 20,000 companies / 200,000 postings
  *   npm run bench -- --companies 2000 --jobs 20000 --seconds 5
@@ -320,7 +320,7 @@ async function main(): Promise<void> {
   log(`masters c=32: API ${mastersApi.rps} req/s, bare Express ${mastersBare.rps} req/s`);
   const apiPeakRssMiB = api.peakRssMiB();
 
-  // 5. DESIGN §3: nested text vs jobs-first
+  // 5. detail-text study: nested text vs jobs-first
   log('detail-text study (nested vs jobs-first) ...');
   const detailTextStudy = await studyDetailText(client, pipelinePrefix, 20);
 

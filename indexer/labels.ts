@@ -1,4 +1,4 @@
-/** Display labels of the contract's enumerations (contract 2.1), written beside each code. */
+/** Display labels of the contract's enumerations (src/catalogue/enums.ts), written beside each code. */
 export const corporateTypeLabels: Record<string, string> = {
   kabushiki_gaisha: '株式会社',
   yugen_gaisha: '有限会社',

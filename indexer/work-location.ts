@@ -1,5 +1,5 @@
 /**
- * workLocationCount (contract 2.5): distinct normalised on-site work addresses of a company's
+ * workLocationCount (docs/api.md, "Records"): distinct normalised on-site work addresses of a company's
  * postings. Differently written forms of one address give one key, e.g.
  *   「渋谷区」「道玄坂１丁目２番地３号」 and 「渋谷区」「道玄坂 1-2-3」 -> `13|渋谷区|道玄坂1-2-3`.
  * Not counted: remote, client_site and one_off postings, and addresses without a city or a

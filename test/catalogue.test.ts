@@ -1,6 +1,6 @@
 /**
  * Keeps the filter catalogue in step with the contract and the mappings: every flat field the
- * contract (4.2, 4.3, 4.4) and DESIGN §4 name is declared, nothing else is, names never clash,
+ * contract (4.2, 4.3, 4.4) and docs/decisions.md name is declared, nothing else is, names never clash,
  * and every index field the catalogue queries exists in mappings/*.json.
  */
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ const fromTo = (...stems: string[]) => stems.flatMap((s) => pairs(s, 'From', 'To
 const contains = (...stems: string[]) => stems.flatMap((s) => pairs(s, 'PartialMatchOr', 'PartialMatchNot'));
 const containsAll = (...stems: string[]) => stems.flatMap((s) => [...contains(s), `${s}PartialMatchAnd`]);
 
-/** Contract 4.2 + 4.4 + DESIGN §4 (both license spellings). */
+/** The flat company filters (docs/api.md, "Filters") and both license spellings. */
 const contractCorporateFlat = [
   ...orNot('corporateName', 'prefectureId', 'industryCategoryId', 'industrySubCategoryId'),
   ...orNot('businessCategoryId', 'businessSubCategoryId', 'corporateType', 'marketCode', 'revenueRange'),
@@ -38,7 +38,7 @@ const contractCorporateFlat = [
   ...containsAll('jobDescription', 'summary'),
 ];
 
-/** Contract 4.3 + 4.4 + the fundingSeries aliases. */
+/** The flat job filters (docs/api.md, "Filters") and the fundingSeries aliases. */
 const contractJobFlat = [
   ...orNot('jobTitle', 'corporateName', 'mediaId', 'jobCategoryId', 'jobSubCategoryId', 'employmentTypeId'),
   ...contains('jobTitle', 'corporateName'),
@@ -61,7 +61,7 @@ const contractJobFlat = [
   ...containsAll('jobDescription', 'summary'),
 ];
 
-/** Nested paths named by contract 4.5 (each must be accepted by at least one search). */
+/** Nested paths of docs/api.md, "Filters" (each must be accepted by at least one search). */
 const contractNestedPaths = [
   'corporateName.anyContains',
   'corporateNumber.any',
@@ -176,7 +176,7 @@ describe.each([
 });
 
 describe('the nested form', () => {
-  it('accepts every path contract 4.5 names', () => {
+  it('accepts every documented nested path', () => {
     const accepted = new Set<string>();
     for (const search of [corporateSearch, jobSearch])
       for (const def of search.filters)
@@ -196,7 +196,7 @@ describe('the nested form', () => {
 });
 
 describe('sorting', () => {
-  it('offers every sort field of contract 4.1 and the aliases', () => {
+  it('offers every documented sort field and the aliases', () => {
     expect(Object.keys(corporateSearch.sort.fields)).toEqual(
       expect.arrayContaining([
         'name',

@@ -1,5 +1,5 @@
 /**
- * The 400 bodies of contract §7 / DESIGN §4, through the real app: `field` is the request path
+ * The 400 bodies of docs/api.md, "Errors", through the real app: `field` is the request path
  * as written, `reason` says what to change. Plus 413, 415, 404 and 405 in the same shape.
  */
 import request from 'supertest';

@@ -1,4 +1,4 @@
-/** workLocationCount's address normalisation (contract 2.5), table-driven. */
+/** workLocationCount's address normalisation (docs/api.md, "Records"), table-driven. */
 import { describe, expect, it } from 'vitest';
 import type { WorkLocationSource } from '../indexer/source-types.js';
 import { countWorkLocations, normalizeStreet, workLocationKey } from '../indexer/work-location.js';

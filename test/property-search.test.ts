@@ -266,7 +266,7 @@ function toBody(conds: Cond[], nestedMask: boolean[]): Record_ {
 
 /**
  * Distinct (field, op) pairs (two values for one name would be one condition in the body),
- * and bounds in order: a lower bound past the upper one is a 400 by design (DESIGN §4).
+ * and bounds in order: a lower bound past the upper one is a 400 by design (docs/decisions.md).
  */
 function distinct(conds: Cond[]): Cond[] {
   const seen = new Map<string, Cond>();

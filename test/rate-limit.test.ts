@@ -1,5 +1,5 @@
 /**
- * Per-user rate limit (DESIGN §4) on the real redis-server: exact under concurrency, shared by
+ * Per-user rate limit (docs/decisions.md) on the real redis-server: exact under concurrency, shared by
  * two app instances, headers on every limited response, masters untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * Checks presented keys against the store, remembering the keys it verified recently. The
  * memory is used only when the store cannot be reached (Redis away): then a key verified in
- * the last `fallbackMs` still opens the routes that need no Redis (the masters, DESIGN §4);
+ * the last `fallbackMs` still opens the routes that need no Redis (the masters; docs/decisions.md, "Rate limits and credits");
  * everything else gets 503. While the store answers, every request is checked against it, so
  * a revocation takes effect on the next request.
  */

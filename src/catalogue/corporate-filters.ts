@@ -1,5 +1,5 @@
 /**
- * The filters of company search (contract 4.2, 4.4, 4.5; DESIGN §4), declared once.
+ * The filters of company search (docs/api.md, "Filters"; docs/decisions.md, "Search semantics"), declared once.
  * `companyAttributeFilters` are reused by job search on the job's `corporate` object.
  */
 import { define, items } from './define.js';
@@ -146,7 +146,8 @@ export const companyAttributeFilters = {
     scope: company,
     field: 'workLocationCount',
     item: items.count,
-    description: 'Number of work locations (contract 2.5), inclusive bounds.',
+    description:
+      "Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds.",
     flat: {},
     hook: 'nested form only (filters.workLocationCount.min/max): the flat lists of 4.2/4.3 do not name it',
   }),
@@ -183,7 +184,7 @@ export const corporateFilters: readonly FilterDef[] = [
   {
     ...c.prefectureId,
     nested: ['prefectureId', 'corporatePrefectureId'],
-    hook: 'nested alias corporatePrefectureId (contract 4.5 names both)',
+    hook: 'nested alias corporatePrefectureId (both names are accepted)',
   },
   c.cityName,
   c.streetAddress,
@@ -195,7 +196,7 @@ export const corporateFilters: readonly FilterDef[] = [
   {
     ...c.marketCode,
     nested: ['marketCode', 'corporateMarketCode'],
-    hook: 'nested alias corporateMarketCode (contract 4.5 names both)',
+    hook: 'nested alias corporateMarketCode (both names are accepted)',
   },
   c.isListed,
   c.revenueRange,
@@ -209,13 +210,13 @@ export const corporateFilters: readonly FilterDef[] = [
     scope: company,
     field: 'hasDispatchLicense',
     description: 'true: the company holds a staffing-dispatch license; false: it does not (or unknown).',
-    hook: 'license spelling 1 of 2 (DESIGN §4): on the company; jobHasDispatchLicense is on its postings',
+    hook: 'license spelling 1 of 2: on the company; jobHasDispatchLicense is on its postings',
   }),
   define('hasRecruitmentLicense', 'flag', {
     scope: company,
     field: 'hasRecruitmentLicense',
     description: 'true: the company holds a placement license; false: it does not (or unknown).',
-    hook: 'license spelling 1 of 2 (DESIGN §4): on the company; jobHasRecruitmentLicense is on its postings',
+    hook: 'license spelling 1 of 2: on the company; jobHasRecruitmentLicense is on its postings',
   }),
   define('foundedAt', 'dateRange', {
     scope: company,
@@ -243,14 +244,14 @@ export const corporateFilters: readonly FilterDef[] = [
     field: 'postings.mediaId',
     description: 'A posting on one of these media (Not: no posting on them).',
     aliases: ['mediaId'],
-    hook: 'nested alias mediaId (contract 4.5 names both)',
+    hook: 'nested alias mediaId (both names are accepted)',
   }),
   define('jobEmploymentTypeId', 'ids', {
     scope: posting,
     field: 'postings.employmentTypeId',
     description: 'A posting with one of these employment types (Not: no posting with them).',
     aliases: ['employmentTypeId'],
-    hook: 'nested alias employmentTypeId (contract 4.5 names both)',
+    hook: 'nested alias employmentTypeId (both names are accepted)',
   }),
   define('jobSalary', 'range', {
     scope: posting,
@@ -305,13 +306,13 @@ export const corporateFilters: readonly FilterDef[] = [
     scope: posting,
     field: 'postings.hasDispatchLicense',
     description: 'A posting stating (true) / not stating (false) a staffing-dispatch license.',
-    hook: 'license spelling 2 of 2 (DESIGN §4): on the postings',
+    hook: 'license spelling 2 of 2: on the postings',
   }),
   define('jobHasRecruitmentLicense', 'flag', {
     scope: posting,
     field: 'postings.hasRecruitmentLicense',
     description: 'A posting stating (true) / not stating (false) a placement license.',
-    hook: 'license spelling 2 of 2 (DESIGN §4): on the postings',
+    hook: 'license spelling 2 of 2: on the postings',
   }),
   define('jobHiringPlanMin', 'range', {
     scope: posting,

@@ -1,4 +1,4 @@
-/** The enumerations of contract 2.1, exact values. */
+/** The enumerations of the API, exact values (listed in openapi.yaml). */
 export const exchangeCodes = ['tse', 'nse', 'fse', 'sse'] as const;
 
 export const corporateTypes = [

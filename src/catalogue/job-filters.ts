@@ -1,5 +1,5 @@
 /**
- * The filters of job search (contract 4.3, 4.4, 4.5; DESIGN §4), declared once. Company
+ * The filters of job search (docs/api.md, "Filters"; docs/decisions.md, "Search semantics"), declared once. Company
  * conditions reuse the company-search declarations on the job's denormalised `corporate` object.
  */
 import { companyAttributeFilters as c } from './corporate-filters.js';
@@ -10,7 +10,7 @@ const job = 'job' as const;
 
 /**
  * In job search the company keys of the nested form are accepted beside the `corporate…` ones
- * (contract 4.5 names filters.prefectureId and filters.corporatePrefectureId alike), so a
+ * (filters.prefectureId and filters.corporatePrefectureId alike), so a
  * `filters` object written for company search means the same here.
  */
 function linked(def: FilterDef, extra: Parameters<typeof onJobCorporate>[1] = {}): FilterDef {
@@ -43,7 +43,7 @@ export const jobFilters: readonly FilterDef[] = [
     field: 'mediaId',
     description: 'Job medium (media master id).',
     aliases: ['jobMediaId'],
-    hook: 'nested alias jobMediaId (contract 4.5 names both)',
+    hook: 'nested alias jobMediaId (both names are accepted)',
   }),
   define('jobCategoryId', 'ids', {
     scope: job,
@@ -60,7 +60,7 @@ export const jobFilters: readonly FilterDef[] = [
     field: 'employmentTypeId',
     description: 'Employment type (employment-types master id).',
     aliases: ['jobEmploymentTypeId'],
-    hook: 'nested alias jobEmploymentTypeId (contract 4.5 names both)',
+    hook: 'nested alias jobEmploymentTypeId (both names are accepted)',
   }),
   define('adPlan', 'exact', {
     scope: job,
@@ -163,7 +163,7 @@ export const jobFilters: readonly FilterDef[] = [
   linked(c.hasFax),
   linked(c.fundingSeries, {
     flatAliases: { fundingSeriesOr: 'any', fundingSeriesNot: 'none' },
-    hook: 'flat aliases fundingSeriesOr/fundingSeriesNot (contract 4.3)',
+    hook: 'flat aliases fundingSeriesOr/fundingSeriesNot (the flat spelling of fundingSeries)',
   }),
   linked(c.totalAdCost),
   linked(c.paidMediaSpend),

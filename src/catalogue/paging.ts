@@ -1,4 +1,4 @@
-/** Paging bounds (contract 4.1, 8) and the engine's result window. */
+/** Paging bounds (docs/api.md, "Sorting and paging") and the engine's result window. */
 export const paging = {
   limit: { min: 1, max: 1000, default: 25 },
   offset: { min: 0, default: 0 },

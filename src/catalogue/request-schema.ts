@@ -131,7 +131,7 @@ function requestSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
     [filters]: {
       type: 'object',
       description:
-        'Nested filter form (contract 4.5): different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to.',
+        'Nested filter form: different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to.',
       additionalProperties: false,
       properties: nestedConditionSchemas(search.filters),
     },

@@ -1,5 +1,5 @@
 /**
- * Sortable fields (contract 4.1): request name -> index field. Company aggregate sorts use the
+ * Sortable fields (docs/api.md, "Sorting and paging"): request name -> index field. Company aggregate sorts use the
  * maximum over the company's postings, precomputed in `aggregates.*Max`. Every sort puts
  * documents without the value last in both orders, and ends on a unique key so pages are stable.
  */
@@ -32,7 +32,7 @@ export const corporateSort: SortCatalogue = {
     jobHiringPlanMin: 'aggregates.jobHiringPlanMinMax',
     workLocationCount: 'workLocationCount',
   },
-  // DESIGN §4: the guides also sort by employeeDiff6m (= employeeDiff6mMin)
+  // the guides also sort by employeeDiff6m (= employeeDiff6mMin)
   aliases: { employeeDiff6m: 'employeeDiff6mMin' },
   default: { field: 'name', order: 'asc' },
   tieBreaker: 'corporateNumber',

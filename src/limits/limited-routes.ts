@@ -1,5 +1,5 @@
 /**
- * Which requests are rate limited and charged (DESIGN §4): the two searches and the job
+ * Which requests are rate limited and charged (docs/decisions.md): the two searches and the job
  * detail. Masters, /health and unknown routes are neither.
  *
  *   POST /rest/v1/corporates/search -> 'search'

@@ -1,5 +1,5 @@
 /**
- * Per-user request rate (DESIGN §4: 5 per second per user on the searches and the detail
+ * Per-user request rate (docs/decisions.md: 5 per second per user on the searches and the detail
  * endpoint). With Redis every API process counts in the same key (rate-limiter-flexible's
  * RateLimiterRedis: one Lua script does SET NX EX + INCRBY + PTTL, so concurrent requests
  * are counted exactly); without Redis, RateLimiterMemory counts in this process only.

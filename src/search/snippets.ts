@@ -1,5 +1,5 @@
 /**
- * `descriptionSnippets` of job results (contract 2.4, DESIGN §3): at most 5 excerpts of the
+ * `descriptionSnippets` of job results (docs/api.md, "Records"): at most 5 excerpts of the
  * detail text. Only detail-text conditions are highlighted, matched words in `<mark>`, every
  * other character HTML-escaped by the highlighter's html encoder. Without a detail-text
  * condition the excerpt is the opening of the text (no marks), or none when there is no text.

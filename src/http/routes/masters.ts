@@ -1,7 +1,7 @@
 /**
  * `GET /rest/v1/master/<name>` for the seven master lists. Behind authentication, before the
  * rate limit and credits: a key is required, nothing is limited or charged.
- * `Cache-Control: max-age=86400` (contract §4 rule 4) and a strong ETag; a matching
+ * `Cache-Control: max-age=86400` (docs/api.md, "Limits and credits") and a strong ETag; a matching
  * `If-None-Match` gets 304 with no body.
  */
 import { Router } from 'express';
