@@ -11,19 +11,15 @@ import type { Logger } from 'pino';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { isTransientError, type RetryOptions } from '../src/opensearch/retry.js';
 import { type DeadLetterEntry, RedisDeadLetter } from './dead-letter.js';
+import type { JobContext } from './jobs/context.js';
+import { mastersKey } from './jobs/masters-key.js';
+import { drainRebuilds } from './jobs/rebuild-job.js';
+import { processRecords } from './jobs/records-job.js';
+import { runRollOff } from './jobs/rolloff-job.js';
 import { buildMasters, loadMasters, type MasterItem, type MasterName, type Masters } from './masters.js';
-import { IngestPipeline } from './pipeline.js';
-import {
-  bullPrefix,
-  createIndexerQueue,
-  maxDeferrals,
-  queueName,
-  type RecordsJob,
-  rebuildSetKey,
-  scheduleRebuilds,
-} from './queue.js';
-import { rebuildCompanies } from './rebuild.js';
-import { rollOff } from './rolloff.js';
+import { bullPrefix, createIndexerQueue, queueName, type RecordsJob } from './queue.js';
+
+export { mastersKey };
 
 export interface IndexerWorkerOptions {
   opensearch: OpenSearchClient;
@@ -40,10 +36,6 @@ export interface IndexerWorkerOptions {
 export interface IndexerWorker {
   worker: Worker;
   close(): Promise<void>;
-}
-
-export function mastersKey(redisPrefix: string): string {
-  return `${redisPrefix}indexer:masters`;
 }
 
 export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorker {
@@ -69,87 +61,27 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
     return masters;
   }
 
-  async function processRecords(job: Job<RecordsJob>): Promise<Record<string, unknown>> {
-    const deferrals = job.data.deferrals ?? 0;
-    const pipeline = new IngestPipeline({
-      deferMissingCompany: deferrals < maxDeferrals,
-      client: opensearch,
-      indexPrefix,
-      deadLetter,
-      masters: await currentMasters(),
-      ...(options.retry ? { retry: options.retry } : {}),
-    });
-    const before = pipeline.masters;
-    for (const [position, record] of job.data.records.entries()) {
-      const source = `${job.data.source ?? 'queue'}#${job.id}:${position + 1}`;
-      if (typeof record === 'string') await pipeline.addLine(record, source);
-      else await pipeline.add(record, source);
-    }
-    await pipeline.flush();
-    if (pipeline.masters !== before) {
-      const lists = pipeline.masters.lists;
-      await connection.hset(
-        mastersKey(redisPrefix),
-        Object.fromEntries(Object.entries(lists).map(([name, items]) => [name, JSON.stringify(items)])),
-      );
-    }
-    await scheduleRebuilds(queue, connection, redisPrefix, pipeline.touched);
-    if (pipeline.deferred.length > 0) {
-      // their company may be in a batch another worker is still writing: try again later
-      await queue.add(
-        'records',
-        {
-          records: pipeline.deferred.map((item) => item.record),
-          source: job.data.source ?? 'queue',
-          deferrals: deferrals + 1,
-        } satisfies RecordsJob,
-        { delay: 2000 * 2 ** deferrals, removeOnComplete: true, removeOnFail: 100 },
-      );
-    }
-    return {
-      ...pipeline.report,
-      ...(pipeline.deferred.length > 0 ? { deferred: pipeline.deferred.length } : {}),
-    };
-  }
-
-  /** Rebuilds the companies in the pending set, 200 at a time, until it is empty. */
-  async function drainRebuilds(): Promise<Record<string, number>> {
-    const key = rebuildSetKey(redisPrefix);
-    const total = { rebuilt: 0, fannedOut: 0 };
-    for (;;) {
-      const batch = await connection.spop(key, 200);
-      if (batch.length === 0) return total;
-      try {
-        const result = await rebuildCompanies(opensearch, indexPrefix, batch);
-        total.rebuilt += result.rebuilt;
-        total.fannedOut += result.fannedOut;
-        if (result.failures.length > 0) {
-          const failed = [...new Set(result.failures.map((failure) => failure.op.ref))];
-          await connection.sadd(key, ...failed);
-          throw new Error(`${failed.length} company rebuilds were not written`);
-        }
-      } catch (error) {
-        // back into the set, so the retry of this job (or the next drain) does them
-        await connection.sadd(key, ...batch);
-        throw error;
-      }
-    }
-  }
+  const context: JobContext = {
+    opensearch,
+    indexPrefix,
+    connection,
+    redisPrefix,
+    queue,
+    deadLetter,
+    currentMasters,
+    ...(options.retry ? { retry: options.retry } : {}),
+  };
 
   const worker = new Worker(
     queueName,
     async (job: Job) => {
-      if (job.name === 'records') return processRecords(job as Job<RecordsJob>);
-      if (job.name === 'rebuild') return drainRebuilds();
-      if (job.name === 'rolloff') {
-        const result = await rollOff(opensearch, indexPrefix, { rebuild: false });
-        await scheduleRebuilds(queue, connection, redisPrefix, result.companies);
-        return { postings: result.postings, companies: result.companies.length };
-      }
+      if (job.name === 'records') return processRecords(context, job as Job<RecordsJob>);
+      if (job.name === 'rebuild') return drainRebuilds(context);
+      if (job.name === 'rolloff') return runRollOff(context);
       throw new Error(`unknown job kind ${job.name}`);
     },
     {
-      connection: connection.duplicate(),
+      connection: workerConnection,
       prefix: bullPrefix(redisPrefix),
       concurrency: options.concurrency ?? 4,
     },

@@ -1,0 +1,33 @@
+/**
+ * A `rebuild` job: drains the set of companies waiting for a rebuild (../queue.ts), 200 at a
+ * time; what fails goes back into the set for the job's retry.
+ */
+
+import { rebuildSetKey } from '../queue.js';
+import { rebuildCompanies } from '../rebuild.js';
+import type { JobContext } from './context.js';
+
+/** Rebuilds the companies in the pending set, 200 at a time, until it is empty. */
+export async function drainRebuilds(context: JobContext): Promise<Record<string, number>> {
+  const { opensearch, indexPrefix, connection, redisPrefix } = context;
+  const key = rebuildSetKey(redisPrefix);
+  const total = { rebuilt: 0, fannedOut: 0 };
+  for (;;) {
+    const batch = await connection.spop(key, 200);
+    if (batch.length === 0) return total;
+    try {
+      const result = await rebuildCompanies(opensearch, indexPrefix, batch);
+      total.rebuilt += result.rebuilt;
+      total.fannedOut += result.fannedOut;
+      if (result.failures.length > 0) {
+        const failed = [...new Set(result.failures.map((failure) => failure.op.ref))];
+        await connection.sadd(key, ...failed);
+        throw new Error(`${failed.length} company rebuilds were not written`);
+      }
+    } catch (error) {
+      // back into the set, so the retry of this job (or the next drain) does them
+      await connection.sadd(key, ...batch);
+      throw error;
+    }
+  }
+}
