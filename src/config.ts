@@ -16,6 +16,11 @@ import { projectRoot } from './project-root.js';
 export interface LimitsConfig {
   /** Requests per second per user on the searches and the detail endpoint (default 5). */
   ratePerSecond: number;
+  /**
+   * Length of the rate window in seconds (default 1, "per second"). Tests widen it so a burst
+   * counted "exactly N pass" stays inside one window however slow the machine; not in the env.
+   */
+  rateWindowSeconds: number;
   /** User ids the rate limiter lets through unmetered (benchmarks); credits still apply. */
   rateLimitExemptUsers: ReadonlySet<string>;
   /** Credits per company or job search. */
@@ -181,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     limits: {
       ratePerSecond: e.RATE_LIMIT_PER_SECOND,
+      rateWindowSeconds: 1,
       rateLimitExemptUsers: new Set(
         e.RATE_LIMIT_EXEMPT_USERS.split(',')
           .map((id) => id.trim())

@@ -146,10 +146,10 @@ export const errors = {
       undefined,
       retryAfter(retryAfterSeconds),
     ),
-  rateLimited: (retryAfterSeconds: number, perSecond = 5) =>
+  rateLimited: (retryAfterSeconds: number, perSecond = 5, windowSeconds = 1) =>
     new ApiError(
       'rate_limited',
-      `Rate limit exceeded: at most ${perSecond} requests per second per user.`,
+      `Rate limit exceeded: at most ${perSecond} requests per ${windowSeconds === 1 ? 'second' : `${windowSeconds} seconds`} per user.`,
       undefined,
       retryAfter(retryAfterSeconds),
     ),

@@ -38,6 +38,7 @@ export function createLimits(opts: {
       redis: opts.redis,
       keyPrefix: opts.keyPrefix,
       pointsPerSecond: config.ratePerSecond,
+      windowSeconds: config.rateWindowSeconds,
     }),
     ledger: createCreditLedger({
       redis: opts.redis,

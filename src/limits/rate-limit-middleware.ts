@@ -33,7 +33,11 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
     };
     res.set(headers);
     if (decision.allowed) return next();
-    const rejection = errors.rateLimited(decision.retryAfterSeconds, decision.limit);
+    const rejection = errors.rateLimited(
+      decision.retryAfterSeconds,
+      decision.limit,
+      limits.config.rateWindowSeconds,
+    );
     Object.assign(rejection.headers, headers); // kept even by an error writer that resets headers
     return next(rejection);
   };

@@ -34,8 +34,14 @@ export function createRateLimiter(opts: {
   redis: Redis | undefined;
   keyPrefix: string;
   pointsPerSecond: number;
+  /** Default 1 (the contract's "per second"); tests widen it, see LimitsConfig. */
+  windowSeconds?: number;
 }): RateLimiter {
-  const common = { keyPrefix: `${opts.keyPrefix}rate`, points: opts.pointsPerSecond, duration: 1 };
+  const common = {
+    keyPrefix: `${opts.keyPrefix}rate`,
+    points: opts.pointsPerSecond,
+    duration: opts.windowSeconds ?? 1,
+  };
   const limiter = opts.redis
     ? new RateLimiterRedis({ ...common, storeClient: opts.redis, rejectIfRedisNotReady: true })
     : new RateLimiterMemory(common);
