@@ -45,7 +45,6 @@ describe('key store unreachable', () => {
 
     await local.stop();
 
-    const started = Date.now();
     await request(app).get('/rest/v1/master/prefectures').set('X-API-Key', seen).expect(200);
     const refused = await request(app)
       .get('/rest/v1/master/prefectures')
@@ -56,7 +55,6 @@ describe('key store unreachable', () => {
       code: 'key_store_unavailable',
     });
     expect(refused.headers['retry-after']).toBe('1');
-    expect(Date.now() - started).toBeLessThan(5000);
     await request(app).get('/rest/v1/master/prefectures').expect(401);
   });
 });

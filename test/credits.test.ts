@@ -4,38 +4,51 @@
  * 402 before OpenSearch is asked, X-Credits-Remaining on every charged response.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCreditLedger } from '../src/limits/credit-ledger.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
-import { watchLowestBalance } from './support/balance-watch.js';
+import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
-import { queryTotal, search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
+import { type LedgerHistory, recordLedger } from './support/ledger-history.js';
+import {
+  queryTotal,
+  search,
+  startLimitsTestApp,
+  type TestApp,
+  userHeaders,
+} from './support/limits-test-app.js';
 
 let services: Services;
 let limits: Limits;
+/** Every ledger call the apps made, with the ledger's answers. */
+let history: LedgerHistory;
 let appA: TestApp;
 let appB: TestApp;
 /** Same limits and Redis, but its OpenSearch is a closed port: every search fails (503). */
 let broken: TestApp;
-const closedOpenSearch = createOpenSearchClient(`http://127.0.0.1:${await freePort()}`);
+const deadEngine = await startDeadEndpoint();
+const closedOpenSearch = createOpenSearchClient(deadEngine.url);
 
 beforeAll(async () => {
   services = await setUpServices('credits');
-  limits = createLimits({
+  const real = createLimits({
     redis: services.redis,
     keyPrefix: services.config.redisPrefix,
     // out of the way: this file tests credits, not the rate
     config: { ratePerSecond: 1_000_000, searchCost: 3 },
   });
+  history = recordLedger(real.ledger);
+  limits = { ...real, ledger: history.ledger };
   const deps = { limits, opensearch: services.opensearch, indexPrefix: services.config.indexPrefix };
   appA = await startLimitsTestApp(deps);
   appB = await startLimitsTestApp(deps);
-  broken = await startLimitsTestApp({ ...deps, opensearch: closedOpenSearch });
+  broken = await startLimitsTestApp({ ...deps, opensearch: closedOpenSearch, seed: false });
 });
 afterAll(async () => {
   await Promise.all([appA?.close(), appB?.close(), broken?.close()]);
   await closedOpenSearch.close();
+  await deadEngine.close();
   await services?.close();
 });
 
@@ -43,27 +56,28 @@ describe('credits under concurrency', () => {
   it('1,000 concurrent searches on two instances: balance = start - cost x successes, never negative', async () => {
     const start = 1000;
     await limits.ledger.grant('heavy', start);
-    const watch = watchLowestBalance(limits.ledger, 'heavy', start);
     // every tenth through the instance whose OpenSearch is down: reserved, failed, refunded
     const instance = (i: number) => (i % 10 === 9 ? broken : i % 2 === 0 ? appA : appB);
     const responses = await Promise.all(
       Array.from({ length: 1000 }, (_, i) => search(instance(i).url, 'heavy')),
     );
-    const lowest = await watch.stop();
 
     const ok = responses.filter((res) => res.status === 200).length;
     const short = responses.filter((res) => res.status === 402).length;
     const failed = responses.filter((res) => res.status === 503).length;
     expect(ok + short + failed).toBe(1000);
+    // every balance the ledger reported after a debit, refund or grant: none below zero
+    expect(history.lowest('heavy')).toBeGreaterThanOrEqual(0);
     expect(failed).toBeGreaterThan(0);
     expect(ok).toBeGreaterThan(0);
     expect(ok).toBeLessThanOrEqual(333);
     // a route writing its own 503 would be refunded just after the response: let it settle
     await vi.waitFor(async () => expect(await limits.ledger.balance('heavy')).toBe(start - 3 * ok));
-    expect(lowest).toBeGreaterThanOrEqual(0);
+    expect(history.reservations('heavy').length).toBe(ok + failed);
     expect(short).toBeGreaterThan(0);
     console.log(`1,000 concurrent: ${ok} x 200, ${short} x 402, ${failed} x 503; balance ${start - 3 * ok}`);
-  });
+    // a bound on a loaded machine, not a speed claim: 1,000 searches through one OpenSearch
+  }, 240_000);
 });
 
 describe('charging', () => {
@@ -88,14 +102,20 @@ describe('charging', () => {
     const results = await Promise.all(Array.from({ length: 3 }, () => search(broken.url, 'unlucky')));
     expect(results.map((res) => res.status)).toEqual([503, 503, 503]);
     expect(await limits.ledger.balance('unlucky')).toBe(10);
-    // and stays there: nothing refunded twice
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // refunded exactly once, shown by the ledger's state: each of the four reservations was
+    // paid back once, and a further refund of any of them gives nothing back
+    const reservations = history.reservations('unlucky');
+    expect(reservations).toHaveLength(4);
+    await vi.waitFor(() => {
+      for (const id of reservations) expect(history.refundsPaid(id)).toBe(1);
+    });
+    const direct = createCreditLedger({ redis: services.redis, keyPrefix: services.config.redisPrefix });
+    for (const id of reservations) expect(await direct.refund(id)).toBeNull();
     expect(await limits.ledger.balance('unlucky')).toBe(10);
   });
 
   it('balance 0 -> 402, and OpenSearch receives no query', async () => {
     const queriesBefore = await queryTotal(services.opensearch, services.config.indexPrefix);
-    const callsBefore = appA.searchCalls();
     const responses = await Promise.all(Array.from({ length: 5 }, () => search(appA.url, 'broke')));
     for (const res of responses) {
       expect(res.status).toBe(402);
@@ -105,12 +125,10 @@ describe('charging', () => {
         code: 'insufficient_credits',
       });
     }
-    expect(appA.searchCalls()).toBe(callsBefore);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(queriesBefore);
     // the same measure does see a query when the user can pay
     await limits.ledger.grant('broke', 3);
     expect((await search(appA.url, 'broke')).status).toBe(200);
-    expect(appA.searchCalls()).toBe(callsBefore + 1);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBeGreaterThan(queriesBefore);
     expect(await limits.ledger.balance('broke')).toBe(0);
   });
@@ -124,7 +142,7 @@ describe('charging', () => {
 
   it('job detail is free by default and touches no balance', async () => {
     await limits.ledger.grant('reader', 3);
-    const res = await fetch(`${appA.url}/rest/v1/jobs/J-1/detail`, { headers: { 'x-test-user': 'reader' } });
+    const res = await fetch(`${appA.url}/rest/v1/jobs/J-1/detail`, { headers: await userHeaders('reader') });
     expect(res.status).toBe(200);
     expect(await limits.ledger.balance('reader')).toBe(3);
   });
@@ -143,12 +161,12 @@ describe('charging', () => {
     });
     try {
       const first = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, {
-        headers: { 'x-test-user': 'reader' },
+        headers: await userHeaders('reader'),
       });
       expect(first.status).toBe(200);
       expect(first.headers.get('x-credits-remaining')).toBe('1');
       const second = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, {
-        headers: { 'x-test-user': 'reader' },
+        headers: await userHeaders('reader'),
       });
       expect(second.status).toBe(402);
     } finally {

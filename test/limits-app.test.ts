@@ -7,18 +7,23 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createApp } from '../src/http/app.js';
+import { warmUpValidation } from '../src/http/validation.js';
 import { createLimits } from '../src/limits/limits.js';
-import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { compileRequestChecks } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
-import { watchLowestBalance } from './support/balance-watch.js';
+import { postJson } from './support/bounded-http.js';
+import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
+import { recordLedger } from './support/ledger-history.js';
 import { queryTotal } from './support/limits-test-app.js';
 
 let services: Services;
 const servers: Server[] = [];
-const closedOpenSearch = createOpenSearchClient(`http://127.0.0.1:${await freePort()}`);
+const deadEngine = await startDeadEndpoint();
+const closedOpenSearch = createOpenSearchClient(deadEngine.url);
 
 async function listen(app: ReturnType<typeof createApp>): Promise<string> {
   const server = app.listen(0, '127.0.0.1');
@@ -32,11 +37,7 @@ async function keyFor(userId: string): Promise<string> {
 }
 
 function post(baseUrl: string, key: string | undefined, body: unknown = { limit: 1 }) {
-  return fetch(`${baseUrl}/rest/v1/corporates/search`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
-    body: JSON.stringify(body),
-  });
+  return postJson(`${baseUrl}/rest/v1/corporates/search`, key ? { 'x-api-key': key } : {}, body);
 }
 
 function statuses(responses: Response[]): Record<number, number> {
@@ -54,32 +55,38 @@ afterAll(async () => {
     server.close();
   }
   await closedOpenSearch.close();
+  await deadEngine.close();
   await services?.close();
 });
 
-describe('default limits (5 per second, 1 credit per search)', () => {
+describe('default limits (5 per window, 1 credit per search)', () => {
   let urlA: string;
   let urlB: string;
   beforeAll(async () => {
+    // the default limits but a 60-second window: a burst counted exactly stays inside one
+    // window however slow the machine (the one-second window: test/rate-limit.test.ts)
+    const limits = createLimits({
+      redis: services.redis,
+      keyPrefix: services.config.redisPrefix,
+      config: { rateWindowSeconds: 60 },
+    });
+    services = { ...services, limits };
+    // as src/main.ts does before serving: a first request that compiled the schemas would
+    // hold the process long enough for the burst's Redis commands to time out
+    await warmUpValidation();
+    compileRequestChecks([corporateSearch, jobSearch]);
     urlA = await listen(createApp(services));
     urlB = await listen(createApp(services));
-    // warm both up (the validator compiles its schemas on first use), so a burst below lands
-    // inside one one-second window even on a slow machine
-    const warm = await keyFor('warm-up');
-    await services.limits.ledger.grant('warm-up', 2);
-    for (const url of [urlA, urlB]) expect((await post(url, warm)).status).toBe(200);
   });
 
   it('20 concurrent searches of one user -> exactly 5 pass, 15 get 429; another user is unaffected', async () => {
     const [alice, bob] = [await keyFor('alice'), await keyFor('bob')];
     await services.limits.ledger.grant('alice', 100);
     await services.limits.ledger.grant('bob', 100);
-    const started = Date.now();
     const [forAlice, forBob] = await Promise.all([
       Promise.all(Array.from({ length: 20 }, (_, i) => post(i % 2 ? urlA : urlB, alice))),
       Promise.all(Array.from({ length: 5 }, () => post(urlA, bob))),
     ]);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(statuses(forAlice)).toEqual({ 200: 5, 429: 15 });
     expect(statuses(forBob)).toEqual({ 200: 5 });
     for (const res of [...forAlice, ...forBob]) {
@@ -93,7 +100,7 @@ describe('default limits (5 per second, 1 credit per search)', () => {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(res.headers.get('x-request-id')).toBeTruthy();
       expect(await res.json()).toEqual({
-        message: 'Rate limit exceeded: at most 5 requests per second per user.',
+        message: 'Rate limit exceeded: at most 5 requests per 60 seconds per user.',
         code: 'rate_limited',
       });
     }
@@ -160,11 +167,13 @@ describe('default limits (5 per second, 1 credit per search)', () => {
 
 describe('1,000 concurrent searches over two instances (rate limit out of the way)', () => {
   it('leave balance = start - cost x successes exactly, never negative', async () => {
-    const limits = createLimits({
+    const real = createLimits({
       redis: services.redis,
       keyPrefix: services.config.redisPrefix,
       config: { ratePerSecond: 100_000, searchCost: 2 },
     });
+    const history = recordLedger(real.ledger);
+    const limits = { ...real, ledger: history.ledger };
     const urls = [
       await listen(createApp({ ...services, limits })),
       await listen(createApp({ ...services, limits })),
@@ -172,12 +181,10 @@ describe('1,000 concurrent searches over two instances (rate limit out of the wa
     const key = await keyFor('heavy');
     const start = 801;
     await limits.ledger.grant('heavy', start);
-    const watch = watchLowestBalance(limits.ledger, 'heavy', start);
     // every tenth through a third instance whose OpenSearch is down: reserved, 503, refunded
     const broken = await listen(createApp({ ...services, limits, opensearch: closedOpenSearch }));
     const target = (i: number) => (i % 10 === 9 ? broken : (urls[i % 2] ?? ''));
     const responses = await Promise.all(Array.from({ length: 1000 }, (_, i) => post(target(i), key)));
-    const lowest = await watch.stop();
     const counts = statuses(responses);
     const ok = counts[200] ?? 0;
     console.log(`real app, 1,000 concurrent: ${JSON.stringify(counts)}; balance ${start - 2 * ok}`);
@@ -186,6 +193,8 @@ describe('1,000 concurrent searches over two instances (rate limit out of the wa
     expect((counts[200] ?? 0) + (counts[402] ?? 0) + (counts[503] ?? 0)).toBe(1000);
     expect(counts[503]).toBeGreaterThan(0);
     expect(await limits.ledger.balance('heavy')).toBe(start - 2 * ok);
-    expect(lowest).toBeGreaterThanOrEqual(0);
-  });
+    // every balance the ledger answered after a debit, refund or grant: none below zero
+    expect(history.lowest('heavy')).toBeGreaterThanOrEqual(0);
+    // a bound on a loaded machine, not a speed claim: 1,000 searches through one OpenSearch
+  }, 240_000);
 });

@@ -1,12 +1,16 @@
 /**
- * Per-user rate limit (docs/decisions.md) on the real redis-server: exact under concurrency, shared by
- * two app instances, headers on every limited response, masters untouched.
+ * Per-user rate limit on the real redis-server, through the real app: exact under concurrency,
+ * shared by two app instances, headers on every limited response, masters untouched.
+ *
+ * The exact-count bursts run on a 60-second window (rateWindowSeconds), so "exactly 5 of 20
+ * pass" holds however slowly a busy machine sends the 20; the contract's one-second window
+ * is tested where its length is the point (coming back after Retry-After).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
-import { search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
+import { search, startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
 
 let services: Services;
 let limits: Limits;
@@ -15,14 +19,16 @@ let appB: TestApp;
 
 beforeAll(async () => {
   services = await setUpServices('rate-limit');
-  limits = createLimits({ redis: services.redis, keyPrefix: services.config.redisPrefix });
+  limits = createLimits({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    config: { rateWindowSeconds: 60 },
+  });
   const deps = { limits, opensearch: services.opensearch, indexPrefix: services.config.indexPrefix };
   appA = await startLimitsTestApp(deps);
   appB = await startLimitsTestApp(deps);
   for (const user of ['alice', 'bob', 'carol', 'dave', 'erin', 'mallory', 'warm-up'])
     await limits.ledger.grant(user, 1000);
-  // first requests pay for connections and scripts; the bursts below must fit in one second
-  for (const app of [appA, appB]) expect((await search(app.url, 'warm-up')).status).toBe(200);
 });
 afterAll(async () => {
   await appA?.close();
@@ -36,14 +42,13 @@ function statuses(responses: globalThis.Response[]): Record<number, number> {
   return counts;
 }
 
-describe('5 requests per second per user', () => {
+describe('5 requests per window per user', () => {
   it('lets exactly 5 of 20 concurrent searches through; a second user is unaffected', async () => {
-    const started = Date.now();
+    const before = Math.floor(Date.now() / 1000);
     const [alice, bob] = await Promise.all([
       Promise.all(Array.from({ length: 20 }, () => search(appA.url, 'alice'))),
       Promise.all(Array.from({ length: 5 }, () => search(appA.url, 'bob'))),
     ]);
-    expect(Date.now() - started).toBeLessThan(1000); // all inside one window
     expect(statuses(alice)).toEqual({ 200: 5, 429: 15 });
     expect(statuses(bob)).toEqual({ 200: 5 });
 
@@ -54,8 +59,8 @@ describe('5 requests per second per user', () => {
       expect(remaining).toBeGreaterThanOrEqual(0);
       expect(remaining).toBeLessThanOrEqual(4);
       const reset = Number(res.headers.get('x-ratelimit-reset'));
-      expect(reset).toBeGreaterThanOrEqual(nowSeconds);
-      expect(reset).toBeLessThanOrEqual(nowSeconds + 2);
+      expect(reset).toBeGreaterThanOrEqual(Math.max(nowSeconds, before + 59));
+      expect(reset).toBeLessThanOrEqual(nowSeconds + 61);
     }
     const remainingOfPassed = alice
       .filter((res) => res.status === 200)
@@ -66,20 +71,45 @@ describe('5 requests per second per user', () => {
       expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
       const retryAfter = res.headers.get('retry-after') ?? '';
       expect(retryAfter).toMatch(/^[1-9]\d*$/);
-      expect(Number(retryAfter)).toBeLessThanOrEqual(1);
+      expect(Number(retryAfter)).toBeLessThanOrEqual(60);
       expect(await res.json()).toEqual({
-        message: 'Rate limit exceeded: at most 5 requests per second per user.',
+        message: 'Rate limit exceeded: at most 5 requests per 60 seconds per user.',
         code: 'rate_limited',
       });
     }
   });
 
-  it('lets the user through again after the window', async () => {
-    const first = await Promise.all(Array.from({ length: 6 }, () => search(appA.url, 'carol')));
-    expect(statuses(first)).toEqual({ 200: 5, 429: 1 });
-    const retryAfter = Number(first.find((res) => res.status === 429)?.headers.get('retry-after'));
-    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 50));
-    expect((await search(appA.url, 'carol')).status).toBe(200);
+  it("the contract's one-second window: a 429 says so, and after Retry-After the user is let through", async () => {
+    const perSecond = createLimits({
+      redis: services.redis,
+      keyPrefix: `${services.config.redisPrefix}second:`,
+    });
+    await perSecond.ledger.grant('carol', 100);
+    const app = await startLimitsTestApp({
+      limits: perSecond,
+      opensearch: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+    });
+    try {
+      // sequential until the first 429: at most 6 requests, each in whatever window it lands
+      let rejected: globalThis.Response | undefined;
+      for (let i = 0; i < 60 && !rejected; i++) {
+        const res = await search(app.url, 'carol');
+        if (res.status === 429) rejected = res;
+        else expect(res.status).toBe(200);
+      }
+      if (!rejected) throw new Error('no 429 in 60 sequential requests');
+      expect(rejected.headers.get('retry-after')).toBe('1');
+      expect(await rejected.json()).toEqual({
+        message: 'Rate limit exceeded: at most 5 requests per second per user.',
+        code: 'rate_limited',
+      });
+      // Retry-After is the promise under test: waiting it out ends the window that refused
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await search(app.url, 'carol')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 
   it('counts one budget across two app instances sharing Redis', async () => {
@@ -90,20 +120,18 @@ describe('5 requests per second per user', () => {
   });
 
   it('limits job search and job detail in the same budget', async () => {
+    const erin = await userHeaders('erin');
     const responses = await Promise.all([
       ...Array.from({ length: 4 }, () => search(appA.url, 'erin', { path: '/rest/v1/jobs/search' })),
-      ...Array.from({ length: 4 }, () =>
-        fetch(`${appB.url}/rest/v1/jobs/J-1/detail`, { headers: { 'x-test-user': 'erin' } }),
-      ),
+      ...Array.from({ length: 4 }, () => fetch(`${appB.url}/rest/v1/jobs/J-1/detail`, { headers: erin })),
     ]);
     expect(statuses(responses)).toEqual({ 200: 5, 429: 3 });
   });
 
   it('does not limit masters, and sends no rate-limit headers there', async () => {
+    const mallory = await userHeaders('mallory');
     const responses = await Promise.all(
-      Array.from({ length: 30 }, () =>
-        fetch(`${appA.url}/rest/v1/master/prefectures`, { headers: { 'x-test-user': 'mallory' } }),
-      ),
+      Array.from({ length: 30 }, () => fetch(`${appA.url}/rest/v1/master/prefectures`, { headers: mallory })),
     );
     expect(statuses(responses)).toEqual({ 200: 30 });
     expect(responses[0]?.headers.get('x-ratelimit-limit')).toBeNull();
@@ -118,7 +146,7 @@ describe('configuration', () => {
     const custom = createLimits({
       redis: services.redis,
       keyPrefix: `${services.config.redisPrefix}custom:`,
-      config: { ratePerSecond: 3, rateLimitExemptUsers: new Set(['bench']) },
+      config: { ratePerSecond: 3, rateWindowSeconds: 60, rateLimitExemptUsers: new Set(['bench']) },
     });
     await custom.ledger.grant('bench', 100);
     await custom.ledger.grant('frank', 100);
@@ -143,7 +171,7 @@ describe('configuration', () => {
 
 describe('single-process mode (no Redis)', () => {
   it('counts in memory with the same rule', async () => {
-    const memory = createLimits({ redis: undefined, keyPrefix: 'mem:' });
+    const memory = createLimits({ redis: undefined, keyPrefix: 'mem:', config: { rateWindowSeconds: 60 } });
     expect(memory.mode).toBe('single-process');
     await memory.ledger.grant('alice', 100);
     const app = await startLimitsTestApp({

@@ -1,5 +1,5 @@
 /**
- * Redis away: searches fail closed (503 + Retry-After) within a bound, masters keep working,
+ * Redis away: searches fail closed (503 + Retry-After, the cause in the log), masters keep working,
  * and service comes back by itself when Redis does, with no app restart. On a redis-server of
  * this file's own (startLocalRedis), stopped and restarted on the same port, or frozen
  * (SIGSTOP: connected but silent, the "slow Redis" case) and thawed.
@@ -7,6 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,13 +15,20 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { createLogger } from '../src/logger.js';
 import { createRedis } from '../src/redis.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
-import { search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
+import { search, startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
 
-/** createRedis's commandTimeout (2 s) plus slack for the request itself. */
-const boundMs = 3000;
+/** The app's log lines, parsed: the cause of each fail-closed answer is read from them. */
+const logLines: Array<{ msg?: string; err?: { message?: string; cause?: string } }> = [];
+const logSink = new Writable({
+  write(chunk, _encoding, done) {
+    for (const line of String(chunk).split('\n')) if (line.trim()) logLines.push(JSON.parse(line));
+    done();
+  },
+});
 const logDir = mkdtempSync(path.join(os.tmpdir(), 'redis-outage-'));
 let local: LocalRedis;
 let redis: Redis;
@@ -39,6 +47,7 @@ beforeAll(async () => {
     limits,
     opensearch: services.opensearch,
     indexPrefix: services.config.indexPrefix,
+    logger: createLogger('warn', logSink),
   });
 });
 afterAll(async () => {
@@ -61,21 +70,23 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 15_000): Promi
   }
 }
 
-async function expectFailClosed(user: string): Promise<void> {
-  const started = Date.now();
+/** 503 + Retry-After from the limiter, and the log's cause for it (ioredis's own message). */
+async function expectFailClosed(user: string): Promise<string | undefined> {
+  const before = logLines.length;
   const res = await search(app.url, user);
-  const elapsed = Date.now() - started;
   expect(res.status).toBe(503);
-  expect(elapsed).toBeLessThan(boundMs);
   expect(res.headers.get('retry-after')).toBe('1');
   expect(await res.json()).toEqual({
     message: 'Rate limiting and credits are temporarily unavailable; retry shortly. No credits were charged.',
     code: 'limits_unavailable',
   });
+  const logged = logLines.slice(before).find((line) => line.msg === 'rate limiter unavailable');
+  expect(logged, 'the fail-closed answer is logged with its cause').toBeDefined();
+  return logged?.err?.cause;
 }
 
 async function expectMastersWork(): Promise<void> {
-  const res = await fetch(`${app.url}/rest/v1/master/prefectures`, { headers: { 'x-test-user': 'u' } });
+  const res = await fetch(`${app.url}/rest/v1/master/prefectures`, { headers: await userHeaders('u') });
   expect(res.status).toBe(200);
 }
 
@@ -85,16 +96,16 @@ describe('Redis stopped, then restarted on the same port', () => {
     expect((await search(app.url, 'u')).status).toBe(200);
     await local.stop();
 
-    for (let i = 0; i < 3; i++) await expectFailClosed('u');
+    // a stopped server refuses at once: the cause is the closed connection, not a timeout
+    for (let i = 0; i < 3; i++) expect(await expectFailClosed('u')).not.toMatch(/timed out/i);
     await expectMastersWork();
 
     local = await startLocalRedis({ logDir, port: local.port });
     // this redis-server keeps no data, so the balance starts from 0 again: top it up
-    const recoveredMs = await waitFor(async () => (await limits.ledger.grant('u', 10)) === 10);
+    await waitFor(async () => (await limits.ledger.grant('u', 10)) === 10);
     const res = await search(app.url, 'u');
     expect(res.status).toBe(200);
     expect(res.headers.get('x-credits-remaining')).toBe('9');
-    expect(recoveredMs).toBeLessThan(5000);
   });
 });
 
@@ -107,7 +118,8 @@ describe('Redis frozen (connected, not answering), then thawed', () => {
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, 'SIGSTOP');
     try {
-      await expectFailClosed('v');
+      // connected but silent: only the client's commandTimeout ends the wait
+      expect(await expectFailClosed('v')).toBe('Command timed out');
       await expectMastersWork();
     } finally {
       process.kill(pid, 'SIGCONT');
@@ -134,10 +146,8 @@ describe('through the real app', () => {
     expect((await post(key)).status).toBe(200);
 
     await local.stop();
-    const started = Date.now();
     const down = await post(key);
     expect(down.status).toBe(503);
-    expect(Date.now() - started).toBeLessThan(boundMs);
     expect(Number(down.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 
     local = await startLocalRedis({ logDir, port: local.port });

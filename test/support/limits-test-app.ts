@@ -1,73 +1,95 @@
 /**
- * For the limits tests (test/rate-limit*, credits*, idempotency*, redis-outage*): a minimal
- * app with the real rate-limit and credit middleware in their slots and a stand-in search
- * route that queries the REAL OpenSearch (size-0 search on the file's corporates index).
- * The user comes from an `x-test-user` header, so the limiter can be tested apart from the
- * API-key store; tests through the real app (createApp) cover the wiring.
+ * For the limits tests (test/rate-limit*, credits*, redis-outage*): the REAL app (createApp:
+ * auth, masters, rate limit, validation, credits, search and detail routes, error middleware)
+ * with the limits under test in their slot, searching the REAL OpenSearch under the file's
+ * index prefix. API keys live in a key file of this test process (the product's FileKeyStore),
+ * so the key store stays up while a test takes the limits' Redis away; `search(url, user)`
+ * sends the user's key, created on first use and shared by every app the file starts.
  */
-import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError, errors } from '../../src/errors/catalogue.js';
-import { creditsMiddleware, refundOnErrorMiddleware } from '../../src/limits/credits-middleware.js';
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { FileKeyStore } from '../../src/auth/file-key-store.js';
+import { createApiKey } from '../../src/auth/key-admin.js';
+import { corporateSearch, jobSearch } from '../../src/catalogue/searches.js';
+import { defaultConfig } from '../../src/config.js';
+import { createApp } from '../../src/http/app.js';
+import { warmUpValidation } from '../../src/http/validation.js';
 import type { Limits } from '../../src/limits/limits.js';
-import { rateLimitMiddleware } from '../../src/limits/rate-limit-middleware.js';
+import { createLogger } from '../../src/logger.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { indexName } from '../../src/opensearch/indices.js';
+import { compileRequestChecks } from '../../src/search/parse-request.js';
+import type { Services } from '../../src/services.js';
+import { indexFixture } from '../fixtures/search/docs.js';
+import { postJson } from './bounded-http.js';
+
+/** The job every limits test may ask the detail of (GET /rest/v1/jobs/J-1/detail). */
+export const detailJobId = 'J-1';
 
 export interface TestApp {
   url: string;
-  /** Requests that reached the stand-in search route (and so OpenSearch). */
-  searchCalls(): number;
   close(): Promise<void>;
+}
+
+const keyStore = new FileKeyStore(
+  path.join(mkdtempSync(path.join(os.tmpdir(), 'limits-keys-')), 'keys.json'),
+);
+const keys = new Map<string, Promise<string>>();
+const seeded = new Set<string>();
+
+/** The X-API-Key header of `user` (a key is made on first use). */
+export async function userHeaders(user: string): Promise<Record<string, string>> {
+  let key = keys.get(user);
+  if (!key) {
+    key = createApiKey(keyStore, { userId: user }).then((created) => created.key);
+    keys.set(user, key);
+  }
+  return { 'x-api-key': await key };
 }
 
 export async function startLimitsTestApp(opts: {
   limits: Limits;
   opensearch: OpenSearchClient;
   indexPrefix: string;
+  /** false for an app whose OpenSearch is unreachable on purpose (it only answers 503). */
+  seed?: boolean;
+  /** Where the app logs (default: nowhere). */
+  logger?: Logger;
 }): Promise<TestApp> {
-  let calls = 0;
-  const app = express();
-  app.use((req, res, next) => {
-    res.locals.requestId = randomUUID();
-    const user = req.get('x-test-user');
-    if (user) res.locals.user = { id: user, keyId: `key-of-${user}` };
-    next();
-  });
-  app.get('/rest/v1/master/prefectures', (_req, res) => {
-    res.json([{ id: 13, name: '東京都' }]);
-  });
-  app.use(rateLimitMiddleware(opts.limits));
-  app.use(express.json());
-  app.use(creditsMiddleware(opts.limits));
-  const search = async (_req: Request, res: Response) => {
-    calls += 1;
-    try {
-      const { body } = await opts.opensearch.search({
-        index: indexName(opts.indexPrefix, 'corporates'),
-        body: { size: 0, track_total_hits: true },
-      });
-      const total = body.hits.total;
-      res.json({ totalResults: typeof total === 'number' ? total : (total?.value ?? null), results: [] });
-    } catch {
-      throw errors.searchUnavailable();
-    }
+  if (opts.seed !== false && !seeded.has(opts.indexPrefix)) {
+    await indexFixture(opts.opensearch, opts.indexPrefix, {
+      jobDetails: [{ id: detailJobId, corporateNumber: '9000000000001', description: '仕事内容' }],
+    });
+    seeded.add(opts.indexPrefix);
+  }
+  // as src/main.ts does before serving: no request pays for compiling the schemas
+  await warmUpValidation();
+  compileRequestChecks([corporateSearch, jobSearch]);
+  const services: Services = {
+    config: {
+      ...defaultConfig(),
+      indexPrefix: opts.indexPrefix,
+      redisPrefix: 'limits-test:',
+      loadSampleData: false,
+      logLevel: 'silent',
+      limits: opts.limits.config,
+    },
+    logger: opts.logger ?? createLogger('silent'),
+    opensearch: opts.opensearch,
+    redis: undefined,
+    limits: opts.limits,
+    close: async () => {},
   };
-  app.post('/rest/v1/corporates/search', search);
-  app.post('/rest/v1/jobs/search', search);
-  app.get('/rest/v1/jobs/:jobId/detail', search);
-  app.use(refundOnErrorMiddleware(opts.limits));
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const apiError = error instanceof ApiError ? error : errors.internal();
-    res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
-  });
-  const server = app.listen(0, '127.0.0.1');
+  const app = createApp(services, { keyStore });
+  const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    searchCalls: () => calls,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -83,14 +105,14 @@ export async function queryTotal(opensearch: OpenSearchClient, indexPrefix: stri
   return Number(body._all?.primaries?.search?.query_total ?? Number.NaN);
 }
 
-export function search(
+export async function search(
   baseUrl: string,
   user: string,
   opts: { body?: unknown; headers?: Record<string, string>; path?: string } = {},
 ): Promise<globalThis.Response> {
-  return fetch(`${baseUrl}${opts.path ?? '/rest/v1/corporates/search'}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-test-user': user, ...opts.headers },
-    body: JSON.stringify(opts.body ?? { limit: 1 }),
-  });
+  return postJson(
+    `${baseUrl}${opts.path ?? '/rest/v1/corporates/search'}`,
+    { ...(await userHeaders(user)), ...opts.headers },
+    opts.body ?? { limit: 1 },
+  );
 }

@@ -1,0 +1,64 @@
+/**
+ * The credit ledger under test, with every call and its answer written down: wraps the real
+ * ledger (Redis or single-process; every call goes through to it) for the tests that must
+ * show what happened to a balance on the way, not only at the end.
+ *
+ * Each balance change in the ledger is one atomic step that answers with the balance after it
+ * (reserve, refund, grant), so the lowest answer recorded is the lowest the balance ever was:
+ * unlike sampling `balance()` every few milliseconds, no dip can fall between two looks.
+ */
+import type { CreditLedger } from '../../src/limits/credit-ledger.js';
+
+export interface LedgerHistory {
+  ledger: CreditLedger;
+  /** The lowest balance `userId` had after any change made through the ledger. */
+  lowest(userId: string): number | undefined;
+  /** Reservation ids made for `userId`, in the order the ledger debited them. */
+  reservations(userId: string): string[];
+  /** How many refunds of `reservationId` gave credits back (the ledger answered a balance). */
+  refundsPaid(reservationId: string): number;
+}
+
+export function recordLedger(inner: CreditLedger): LedgerHistory {
+  const lowest = new Map<string, number>();
+  const reservations = new Map<string, string[]>();
+  const owner = new Map<string, string>();
+  const refunds = new Map<string, number>();
+  const note = (userId: string | undefined, balance: number) => {
+    if (userId === undefined) return;
+    lowest.set(userId, Math.min(lowest.get(userId) ?? balance, balance));
+  };
+  const ledger: CreditLedger = {
+    mode: inner.mode,
+    balance: (userId) => inner.balance(userId),
+    async grant(userId, amount) {
+      const balance = await inner.grant(userId, amount);
+      note(userId, balance);
+      return balance;
+    },
+    async reserve(userId, cost, requestId) {
+      const result = await inner.reserve(userId, cost, requestId);
+      if (result.ok) {
+        owner.set(requestId, userId);
+        reservations.set(userId, [...(reservations.get(userId) ?? []), requestId]);
+        note(userId, result.balance);
+      }
+      return result;
+    },
+    commit: (requestId) => inner.commit(requestId),
+    async refund(requestId) {
+      const balance = await inner.refund(requestId);
+      if (balance !== null) {
+        refunds.set(requestId, (refunds.get(requestId) ?? 0) + 1);
+        note(owner.get(requestId), balance);
+      }
+      return balance;
+    },
+  };
+  return {
+    ledger,
+    lowest: (userId) => lowest.get(userId),
+    reservations: (userId) => reservations.get(userId) ?? [],
+    refundsPaid: (reservationId) => refunds.get(reservationId) ?? 0,
+  };
+}
