@@ -47,7 +47,13 @@ async function freshKey(credits = 10): Promise<string> {
 beforeAll(async () => {
   services = await setUpServices('contract-responses');
   dir = mkdtempSync(path.join(tmpdir(), 'contract-responses-'));
-  const files = await generateDataSet({ companies: 40, jobs: 200, seed: 7, now: new Date(), outDir: dir });
+  const files = await generateDataSet({
+    companies: 40,
+    jobs: 200,
+    seed: 7,
+    now: new Date('2026-04-01T00:00:00+09:00'),
+    outDir: dir,
+  });
   await ingestFiles([files.corporates, files.jobs], {
     client: services.opensearch,
     indexPrefix: services.config.indexPrefix,

@@ -115,7 +115,13 @@ describe('the indexer worker', () => {
   it('holds back a posting whose company arrives in a later batch, then indexes it', async () => {
     const early = job({ corporateNumber: numbers.beta });
     await enqueueRecords(queue, [early], 'test');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // the worker has held it back once it re-queued it as a delayed job of its own
+    const heldBack = await eventually(
+      async () =>
+        (await queue.getDelayed()).some((delayed) => JSON.stringify(delayed.data).includes(early.id)),
+      (found) => found,
+    );
+    expect(heldBack).toBe(true);
     await enqueueRecords(
       queue,
       [corporate({ corporateNumber: numbers.beta, name: 'ベータ工業株式会社' })],

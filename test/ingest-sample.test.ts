@@ -6,8 +6,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexNames } from '../indexer/index-names.js';
 import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
+import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import type { Services } from '../src/services.js';
-import { setUpServices } from './support/env.js';
+import { corporate, indexFixture } from './fixtures/search/docs.js';
+import { setUpServices, uniquePrefix } from './support/env.js';
 
 let services: Services;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sample-'));
@@ -38,8 +40,19 @@ describe('loadSampleDataIfEmpty', () => {
   });
 
   it('leaves indices that hold data alone', async () => {
-    expect(
-      await loadSampleDataIfEmpty(services.opensearch, services.config.indexPrefix, logger, { size, dir }),
-    ).toBe(false);
+    // its own prefix holding one company, whatever ran before: nothing is loaded over it
+    const prefix = uniquePrefix('sample-held');
+    await bootstrapIndices(services.opensearch, prefix);
+    try {
+      await indexFixture(services.opensearch, prefix, { corporates: [corporate()] });
+      const otherDir = mkdtempSync(path.join(os.tmpdir(), 'sample-held-'));
+      expect(await loadSampleDataIfEmpty(services.opensearch, prefix, logger, { size, dir: otherDir })).toBe(
+        false,
+      );
+      expect((await services.opensearch.count({ index: indexNames(prefix).corporates })).body.count).toBe(1);
+      expect(existsSync(path.join(otherDir, 'jobs.ndjson'))).toBe(false);
+    } finally {
+      await dropIndices(services.opensearch, prefix);
+    }
   });
 });
