@@ -80,7 +80,17 @@ describe('the key store', () => {
     const all = await store.list();
     expect(all.map((record) => record.userId).sort()).toEqual(['u-active', 'u-expired', 'u-revoked']);
     const stored = await services.redis?.keys(`${services.config.redisPrefix}apikey*`);
-    const values = await Promise.all((stored ?? []).map((key) => services.redis?.get(key).catch(() => '')));
+    // every key under the prefix, whatever its type: a value that cannot be read fails the test
+    const values = await Promise.all(
+      (stored ?? []).map(async (key) => {
+        const type = await services.redis?.type(key);
+        if (type === 'string') return services.redis?.get(key);
+        if (type === 'hash') return JSON.stringify(await services.redis?.hgetall(key));
+        if (type === 'set') return JSON.stringify(await services.redis?.smembers(key));
+        if (type === 'zset') return JSON.stringify(await services.redis?.zrange(key, '0', '-1'));
+        throw new Error(`key ${key} is a ${type}: read it here`);
+      }),
+    );
     const dump = [...(stored ?? []), ...values].join('\n');
     for (const key of Object.values(keys)) {
       expect(dump).not.toContain(key);

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
+import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
 
 let services: Services;
@@ -20,7 +20,8 @@ let limits: Limits;
 let app: Express;
 /** Same Redis, keys and ledger; its OpenSearch is a closed port. */
 let brokenApp: Express;
-const closedOpenSearch = createOpenSearchClient(`http://127.0.0.1:${await freePort()}`);
+const deadEngine = await startDeadEndpoint();
+const closedOpenSearch = createOpenSearchClient(deadEngine.url);
 const users = new Map<string, string>();
 
 async function keyFor(userId: string, credits: number): Promise<string> {
@@ -42,6 +43,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await closedOpenSearch.close();
+  await deadEngine.close();
   await services?.close();
 });
 
@@ -97,29 +99,63 @@ describe('Idempotency-Key', () => {
     expect(await limits.ledger.balance('two')).toBe(4);
   });
 
-  it('charges once when the same key arrives 20 times at once', async () => {
+  it('charges once when the same key arrives 20 times while the first is running', async () => {
     const key = await keyFor('eager', 10);
-    const responses = await Promise.all(
-      Array.from({ length: 20 }, () => searchWith(app, key, 'burst', { limit: 3 })),
+    // the first request's search is held at the engine's door until the twins have answered,
+    // so "arrives while it runs" is certain rather than left to timing
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived = () => {};
+    const searching = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const real = services.opensearch;
+    const gated = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property !== 'search') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<typeof real.search>) => {
+          arrived();
+          await held;
+          return target.search(...args);
+        };
+      },
+    });
+    const gatedApp = createApp({ ...services, limits, opensearch: gated });
+    const first = searchWith(gatedApp, key, 'burst', { limit: 3 }).then((res) => res);
+    await searching;
+    const twins = await Promise.all(
+      Array.from({ length: 19 }, () => searchWith(app, key, 'burst', { limit: 3 })),
     );
-    const byStatus = responses.reduce<Record<number, number>>((acc, res) => {
-      acc[res.status] = (acc[res.status] ?? 0) + 1;
-      return acc;
-    }, {});
-    // one runs; twins that arrive while it runs get 409 + Retry-After, later ones the replay
-    expect((byStatus[200] ?? 0) + (byStatus[409] ?? 0)).toBe(20);
-    expect(responses.filter((res) => res.status === 200 && !res.headers['idempotent-replayed'])).toHaveLength(
-      1,
-    );
-    for (const res of responses.filter((r) => r.status === 409)) {
+    expect(twins.map((res) => res.status)).toEqual(Array(19).fill(409));
+    for (const res of twins) {
       expect(res.headers['retry-after']).toBe('1');
       expect(res.body.message).toMatch(/still in progress/);
     }
+    release();
+    const done = await first;
+    expect(done.status).toBe(200);
+    expect(done.headers['idempotent-replayed']).toBeUndefined();
     expect(await limits.ledger.balance('eager')).toBe(9);
     // once done, a retry gets the stored answer
     const later = await searchWith(app, key, 'burst', { limit: 3 }).expect(200);
     expect(later.headers['idempotent-replayed']).toBe('true');
+    expect(later.body).toEqual(done.body);
     expect(await limits.ledger.balance('eager')).toBe(9);
+  });
+
+  it('charges once when the same key arrives 20 times at once', async () => {
+    const key = await keyFor('eager-too', 10);
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => searchWith(app, key, 'burst', { limit: 3 })),
+    );
+    // one runs; twins get 409 while it runs or its replay after: which, depends on timing
+    expect(responses.every((res) => res.status === 200 || res.status === 409)).toBe(true);
+    expect(responses.filter((res) => res.status === 200 && !res.headers['idempotent-replayed'])).toHaveLength(
+      1,
+    );
+    expect(await limits.ledger.balance('eager-too')).toBe(9);
   });
 
   it('a first attempt that failed in OpenSearch is not stored: the retry runs and is charged once', async () => {

@@ -263,6 +263,17 @@ describe('descriptionSnippets', () => {
     const { results } = await searchJobs(services, { jobTitleOr: ['スクリプト求人'] });
     expect(results[0]).not.toHaveProperty('description');
     expect(results[0]).not.toHaveProperty('corporate');
+    // a company search with a matching detail-text condition: the company is found, and no
+    // record carries snippets, a description or the postings it was found by
+    const companies = await searchCorporates(services, {
+      limit: 100,
+      jobDescriptionPartialMatchOr: ['Kotlin'],
+    });
+    expect(companies.results.map((record) => record.name)).toEqual(['最近Kotlin']);
+    for (const record of companies.results) {
+      for (const field of ['descriptionSnippets', 'description', 'postings'])
+        expect(record).not.toHaveProperty(field);
+    }
   });
 });
 
