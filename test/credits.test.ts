@@ -4,8 +4,8 @@
  * 402 before OpenSearch is asked, X-Credits-Remaining on every charged response.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCreditLedger } from '../src/limits/credit-ledger.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
+import { createCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
 import { startDeadEndpoint } from './support/dead-endpoint.js';

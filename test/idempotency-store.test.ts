@@ -10,7 +10,7 @@ import {
   LocalIdempotencyStore,
   RedisIdempotencyStore,
 } from '../src/limits/idempotency-store.js';
-import { createRedis } from '../src/services.js';
+import { createRedis } from '../src/redis.js';
 import { uniquePrefix } from './support/env.js';
 
 const ttls = { doneSeconds: 60, pendingSeconds: 5 };
