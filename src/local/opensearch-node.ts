@@ -144,8 +144,30 @@ async function waitForHealth(url: string, node: ManagedChild, timeoutMs: number)
   throw new Error(`OpenSearch did not become healthy within ${timeoutMs} ms:\n${node.tail()}`);
 }
 
-/** Starts a node under `baseDir`, waits for yellow/green health, returns its URL. */
+/** Thrown when the JVM ends before its HTTP port answers. */
+class ExitedDuringStartup extends Error {}
+
+/**
+ * Starts a node under `baseDir`, waits for yellow/green health, returns its URL.
+ *
+ * The runner picks its HTTP port by probing for one nobody answers on, then binds it seconds
+ * later; when another process (a second node started at the same moment) takes the port in
+ * between, the runner closes its node and exits with no message. Such an early exit is
+ * retried on a fresh port, up to three starts in all; any other failure is not.
+ */
 export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
+  const attempts = 3;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (error) {
+      if (!(error instanceof ExitedDuringStartup) || attempt >= attempts) throw error;
+      opts.log?.(`OpenSearch exited during start-up (start ${attempt} of ${attempts}); starting again`);
+    }
+  }
+}
+
+async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
   const log = opts.log ?? (() => {});
   const started = Date.now();
   const javaHome = pickJavaHome(opts.javaHome ?? loadConfig().javaHome);
@@ -197,7 +219,8 @@ export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promis
   try {
     const portDeadline = Date.now() + (opts.startTimeoutMs ?? 180_000);
     while (boundPort === undefined) {
-      if (node.child.exitCode !== null) throw new Error(`OpenSearch exited during start-up:\n${node.tail()}`);
+      if (node.child.exitCode !== null)
+        throw new ExitedDuringStartup(`OpenSearch exited during start-up:\n${node.tail()}`);
       if (Date.now() > portDeadline)
         throw new Error(`OpenSearch did not open its HTTP port:\n${node.tail()}`);
       await sleep(100);
