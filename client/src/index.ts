@@ -1,0 +1,294 @@
+/**
+ * A typed client for the corpsearch API. The types come from openapi.yaml (generated into
+ * ./generated/openapi.ts by `npm run gen:client`); requests go through openapi-fetch.
+ *
+ *   const api = createCorpsearchClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
+ *   const page = await api.searchCorporates({ limit: 10, filters: { prefectureId: { any: [13] } } });
+ *   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } }, { pageSize: 100 })) { ... }
+ *
+ * What the wrapper adds to the generated types:
+ * - one Idempotency-Key per logical search, sent again on each of its retries, so a retried
+ *   search is charged once;
+ * - retries on 429 (rate limit), on 503 (nothing was charged) and on 409 (the same
+ *   Idempotency-Key still running), each after the server's Retry-After;
+ * - paging as async iterators (offset paging; each page is one search and costs its credits).
+ */
+import createFetchClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from './generated/openapi.js';
+
+export type { components, paths } from './generated/openapi.js';
+
+type Schemas = components['schemas'];
+export type CorporateSearchRequest = Schemas['CorporateSearchRequest'];
+export type JobSearchRequest = Schemas['JobSearchRequest'];
+export type CorporateFilters = Schemas['CorporateFilters'];
+export type JobFilters = Schemas['JobFilters'];
+export type CorporateSearchResponse = Schemas['CorporateSearchResponse'];
+export type JobSearchResponse = Schemas['JobSearchResponse'];
+export type Corporate = Schemas['Corporate'];
+export type Job = Schemas['Job'];
+export type JobDetail = Schemas['JobDetail'];
+export type ErrorBody = Schemas['Error'];
+
+/** The master lists, by the last segment of their path. */
+export type MasterName = {
+  [P in keyof paths]: P extends `/master/${infer Name}` ? Name : never;
+}[keyof paths];
+export type MasterRecord<Name extends MasterName> = NonNullable<
+  paths[`/master/${Name}`]['get']['responses'][200]['content']
+>['application/json'][number];
+
+/** The engine's result window: offset + limit may not pass it. */
+export const resultWindow = 10_000;
+
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  status: number;
+  delayMs: number;
+  idempotencyKey: string | null;
+}
+
+export interface ClientOptions {
+  /** Where the service runs, without `/rest/v1`: `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Retries of one request after 429/503/409 (default 3). */
+  maxRetries?: number;
+  /**
+   * A Retry-After longer than this is not waited for: the error goes to the caller
+   * (default 30 s).
+   */
+  maxRetryDelayMs?: number;
+  /** Called before each retry (logging, metrics). */
+  onRetry?: (info: RetryInfo) => void;
+  /** Default: globalThis.fetch. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Default: crypto.randomUUID. */
+  newIdempotencyKey?: () => string;
+}
+
+/** Facts of one response besides its body. */
+export interface ResponseMeta {
+  status: number;
+  requestId: string | null;
+  creditsRemaining: number | null;
+  rateLimitRemaining: number | null;
+  /** true when the server answered from an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+  idempotencyKey: string | null;
+}
+
+export type Page<Response> = Response & { meta: ResponseMeta };
+
+/** A non-2xx answer, after any retries. `body.errors` lists `{field, reason}` on a 400. */
+export class CorpsearchError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ErrorBody | undefined,
+    readonly meta: ResponseMeta,
+  ) {
+    const details = body?.errors?.map((error) => `${error.field}: ${error.reason}`).join('; ');
+    super(
+      `${status} ${body?.message ?? 'request failed'}${details ? ` (${details})` : ''}${
+        meta.requestId ? ` [request ${meta.requestId}]` : ''
+      }`,
+    );
+    this.name = 'CorpsearchError';
+  }
+}
+
+export interface SearchOptions {
+  /** Reuse a key only to retry this very search yourself; default: a fresh one per call. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface PagingOptions {
+  /** Records per page (one search each), 1-1000; default 100. */
+  pageSize?: number;
+  /** Stop after this many records in all. */
+  maxResults?: number;
+  signal?: AbortSignal;
+}
+
+/** 429 always; 503 says nothing was charged; 409 is a twin with our own key still running. */
+function retryable(status: number, idempotencyKey: string | null): boolean {
+  return status === 429 || status === 503 || (status === 409 && idempotencyKey !== null);
+}
+
+/** Retry-After in seconds or as an HTTP date, in ms; null when absent or unreadable. */
+export function retryAfterMs(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
+function numberHeader(response: Response, name: string): number | null {
+  const value = response.headers.get(name);
+  return value === null || value === '' ? null : Number(value);
+}
+
+function metaOf(response: Response, idempotencyKey: string | null): ResponseMeta {
+  return {
+    status: response.status,
+    requestId: response.headers.get('x-request-id'),
+    creditsRemaining: numberHeader(response, 'x-credits-remaining'),
+    rateLimitRemaining: numberHeader(response, 'x-ratelimit-remaining'),
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+    idempotencyKey,
+  };
+}
+
+/**
+ * A fetch that retries what the server says to retry. The request is cloned per attempt, so
+ * each retry sends the same body and the same Idempotency-Key.
+ */
+export function retryingFetch(options: ClientOptions): (request: Request) => Promise<Response> {
+  const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const maxRetries = options.maxRetries ?? 3;
+  const maxDelay = options.maxRetryDelayMs ?? 30_000;
+  return async (request) => {
+    const idempotencyKey = request.headers.get('idempotency-key');
+    for (let attempt = 1; ; attempt += 1) {
+      const response = await baseFetch(request.clone());
+      if (attempt > maxRetries || !retryable(response.status, idempotencyKey)) return response;
+      const told = retryAfterMs(response.headers.get('retry-after'));
+      // without Retry-After: 0.5 s, 1 s, 2 s ...; jitter keeps a fleet of clients from
+      // retrying in the same millisecond
+      const delayMs = (told ?? 500 * 2 ** (attempt - 1)) + Math.floor(Math.random() * 100);
+      if (delayMs > maxDelay) return response;
+      await response.body?.cancel();
+      options.onRetry?.({ attempt, status: response.status, delayMs, idempotencyKey });
+      await sleep(delayMs, request.signal);
+    }
+  };
+}
+
+export interface CorpsearchClient {
+  /** The underlying openapi-fetch client (typed by path), for anything not wrapped here. */
+  raw: Client<paths>;
+  searchCorporates(
+    body: CorporateSearchRequest,
+    options?: SearchOptions,
+  ): Promise<Page<CorporateSearchResponse>>;
+  searchJobs(body: JobSearchRequest, options?: SearchOptions): Promise<Page<JobSearchResponse>>;
+  /** One search per page, starting at `body.offset` (default 0). */
+  corporatePages(
+    body: CorporateSearchRequest,
+    options?: PagingOptions,
+  ): AsyncGenerator<Page<CorporateSearchResponse>>;
+  jobPages(body: JobSearchRequest, options?: PagingOptions): AsyncGenerator<Page<JobSearchResponse>>;
+  /** Every matching record, page by page. */
+  eachCorporate(body: CorporateSearchRequest, options?: PagingOptions): AsyncGenerator<Corporate>;
+  eachJob(body: JobSearchRequest, options?: PagingOptions): AsyncGenerator<Job>;
+  jobDetail(jobId: string, options?: { signal?: AbortSignal }): Promise<JobDetail & { meta: ResponseMeta }>;
+  master<Name extends MasterName>(name: Name): Promise<MasterRecord<Name>[]>;
+}
+
+export function createCorpsearchClient(options: ClientOptions): CorpsearchClient {
+  const newKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
+  const raw = createFetchClient<paths>({
+    baseUrl: `${options.baseUrl.replace(/\/+$/, '')}/rest/v1`,
+    headers: { 'X-API-Key': options.apiKey },
+    fetch: retryingFetch(options),
+  });
+
+  function unwrap<T>(
+    result: { data?: T; error?: unknown; response: Response },
+    idempotencyKey: string | null,
+  ): T & { meta: ResponseMeta } {
+    const meta = metaOf(result.response, idempotencyKey);
+    if (result.data === undefined || !result.response.ok) {
+      throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+    }
+    return { ...result.data, meta };
+  }
+
+  async function searchCorporates(body: CorporateSearchRequest, opts: SearchOptions = {}) {
+    const key = opts.idempotencyKey ?? newKey();
+    const result = await raw.POST('/corporates/search', {
+      body,
+      params: { header: { 'Idempotency-Key': key } },
+      signal: opts.signal,
+    });
+    return unwrap(result, key);
+  }
+
+  async function searchJobs(body: JobSearchRequest, opts: SearchOptions = {}) {
+    const key = opts.idempotencyKey ?? newKey();
+    const result = await raw.POST('/jobs/search', {
+      body,
+      params: { header: { 'Idempotency-Key': key } },
+      signal: opts.signal,
+    });
+    return unwrap(result, key);
+  }
+
+  async function* pages<B extends { limit?: number; offset?: number; includeTotalResults?: boolean }, R>(
+    search: (body: B, opts: SearchOptions) => Promise<Page<R & { results: unknown[] }>>,
+    body: B,
+    opts: PagingOptions,
+  ): AsyncGenerator<Page<R & { results: unknown[] }>> {
+    const pageSize = opts.pageSize ?? 100;
+    let offset = body.offset ?? 0;
+    let remaining = opts.maxResults ?? Number.POSITIVE_INFINITY;
+    let first = true;
+    while (remaining > 0 && offset < resultWindow) {
+      const limit = Math.min(pageSize, remaining, resultWindow - offset);
+      // the total is counted once, on the first page; later pages skip that work
+      const page = await search(
+        { ...body, limit, offset, ...(first ? {} : { includeTotalResults: false }) },
+        { signal: opts.signal },
+      );
+      first = false;
+      yield page;
+      if (page.results.length < limit) return;
+      offset += page.results.length;
+      remaining -= page.results.length;
+    }
+  }
+
+  async function* records<T>(source: AsyncGenerator<{ results: unknown[] }>): AsyncGenerator<T> {
+    for await (const page of source) for (const record of page.results) yield record as T;
+  }
+
+  return {
+    raw,
+    searchCorporates,
+    searchJobs,
+    corporatePages: (body, opts = {}) => pages(searchCorporates, body, opts),
+    jobPages: (body, opts = {}) => pages(searchJobs, body, opts),
+    eachCorporate: (body, opts = {}) => records<Corporate>(pages(searchCorporates, body, opts)),
+    eachJob: (body, opts = {}) => records<Job>(pages(searchJobs, body, opts)),
+    async jobDetail(jobId, opts = {}) {
+      const result = await raw.GET('/jobs/{jobId}/detail', {
+        params: { path: { jobId } },
+        signal: opts.signal,
+      });
+      return unwrap(result, null);
+    },
+    async master(name) {
+      const result = await raw.GET(`/master/${name}` as '/master/prefectures');
+      const meta = metaOf(result.response, null);
+      if (!result.data) throw new CorpsearchError(result.response.status, undefined, meta);
+      return result.data as MasterRecord<typeof name>[];
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Type tests of the client, checked by `tsc` (npm run typecheck) and by
+ * test/client-types.test.ts, which also compiles this file with the `@ts-expect-error` lines
+ * left bare to show each of them is a real compile error. Never run, only compiled.
+ */
+import { expectTypeOf } from 'vitest';
+import {
+  type Corporate,
+  type CorporateSearchRequest,
+  createCorpsearchClient,
+  type Job,
+  type JobSearchRequest,
+  type MasterName,
+} from '../src/index.js';
+
+const api = createCorpsearchClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'unused' });
+
+export async function typeTests(): Promise<void> {
+  // a correct body, nested and flat forms
+  const good: CorporateSearchRequest = {
+    limit: 10,
+    filters: { prefectureId: { any: [13] }, employeeCount: { min: 50 } },
+    filterGroups: [{ mediaId: { any: [3] } }],
+    prefectureIdOr: [27],
+    sort: { field: 'employeeCount', order: 'desc' },
+  };
+  const page = await api.searchCorporates(good);
+  expectTypeOf(page.results).toEqualTypeOf<Corporate[]>();
+  expectTypeOf(page.totalResults).toEqualTypeOf<number | null>();
+  expectTypeOf<Corporate['corporateNumber']>().toEqualTypeOf<string>();
+  expectTypeOf<MasterName>().toEqualTypeOf<
+    | 'prefectures'
+    | 'industries'
+    | 'business-types'
+    | 'media'
+    | 'job-categories'
+    | 'markets'
+    | 'employment-types'
+  >();
+  for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } })) {
+    expectTypeOf(job).toEqualTypeOf<Job>();
+  }
+
+  // EXPECT-ERROR misspelt: a misspelt filter name (prefectureID for prefectureId)
+  // @ts-expect-error
+  await api.searchCorporates({ filters: { prefectureID: { any: [13] } } });
+
+  // EXPECT-ERROR flat: a misspelt flat filter name
+  // @ts-expect-error
+  await api.searchCorporates({ prefectureIdOrr: [13] });
+
+  // EXPECT-ERROR op: an operator the filter does not have
+  // @ts-expect-error
+  await api.searchCorporates({ filters: { prefectureId: { contains: [13] } } });
+
+  // EXPECT-ERROR value: a string where the filter takes master ids
+  // @ts-expect-error
+  await api.searchCorporates({ filters: { prefectureId: { any: ['Tokyo'] } } });
+
+  // EXPECT-ERROR sort: a sort field of the other search
+  const badSort: JobSearchRequest = {
+    // @ts-expect-error
+    sort: { field: 'employeeCount', order: 'asc' },
+  };
+  void badSort;
+}

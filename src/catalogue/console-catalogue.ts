@@ -1,0 +1,100 @@
+/**
+ * The filter catalogue as the query console (/console) shows it: per search, each nested
+ * filter key once, in the contract's three groups, with its conditions, the schema of one
+ * value and, for ids and codes, the master list whose names the console offers.
+ *
+ *   { key: 'prefectureId', group: 'company', description: '...',
+ *     master: { name: 'prefectures', level: 'top' },
+ *     conditions: [{ op: 'any', kind: 'ids', item: {...} }, { op: 'none', ... }] }
+ */
+import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
+import type { FilterDef, Kind, Op, SchemaObject } from './types.js';
+
+export type ConsoleGroup = 'company' | 'postings' | 'detailText';
+
+export interface ConsoleMaster {
+  /** `/rest/v1/master/<name>` */
+  name:
+    | 'prefectures'
+    | 'industries'
+    | 'business-types'
+    | 'media'
+    | 'job-categories'
+    | 'markets'
+    | 'employment-types';
+  /** top: the list's own entries; sub: their `subCategories`. */
+  level: 'top' | 'sub';
+  /** The entry field the filter takes: `id`, or `code` for markets. */
+  valueField: 'id' | 'code';
+}
+
+export interface ConsoleFilter {
+  key: string;
+  group: ConsoleGroup;
+  description: string;
+  master?: ConsoleMaster;
+  conditions: Array<{ op: Op; kind: Kind; item: SchemaObject }>;
+}
+
+export interface ConsoleSearch {
+  name: 'corporates' | 'jobs';
+  path: string;
+  filters: ConsoleFilter[];
+  sortFields: string[];
+  defaultSort: { field: string; order: 'asc' | 'desc' };
+}
+
+const masterRules: Array<[RegExp, ConsoleMaster]> = [
+  [/prefectureId$/i, { name: 'prefectures', level: 'top', valueField: 'id' }],
+  [/industryCategoryId$/i, { name: 'industries', level: 'top', valueField: 'id' }],
+  [/industrySubCategoryId$/i, { name: 'industries', level: 'sub', valueField: 'id' }],
+  [/businessCategoryId$/i, { name: 'business-types', level: 'top', valueField: 'id' }],
+  [/businessSubCategoryId$/i, { name: 'business-types', level: 'sub', valueField: 'id' }],
+  [/jobCategoryId$/i, { name: 'job-categories', level: 'top', valueField: 'id' }],
+  [/jobSubCategoryId$/i, { name: 'job-categories', level: 'sub', valueField: 'id' }],
+  [/mediaId$/i, { name: 'media', level: 'top', valueField: 'id' }],
+  [/employmentTypeId$/i, { name: 'employment-types', level: 'top', valueField: 'id' }],
+  [/marketCode$/i, { name: 'markets', level: 'top', valueField: 'code' }],
+];
+
+export function masterOf(key: string): ConsoleMaster | undefined {
+  return masterRules.find(([pattern]) => pattern.test(key))?.[1];
+}
+
+function groupOf(def: FilterDef): ConsoleGroup {
+  if (def.kind === 'detailText') return 'detailText';
+  if (def.scope === 'company' || def.scope === 'jobCorporate') return 'company';
+  return 'postings';
+}
+
+function filtersOf(search: SearchCatalogue): ConsoleFilter[] {
+  const byKey = new Map<string, ConsoleFilter>();
+  for (const def of search.filters) {
+    const key = def.nested[0];
+    if (!key) continue;
+    const entry = byKey.get(key) ?? {
+      key,
+      group: groupOf(def),
+      description: def.description,
+      ...(def.kind === 'ids' || key.endsWith('marketCode') ? { master: masterOf(key) } : {}),
+      conditions: [],
+    };
+    if (entry.master === undefined) delete entry.master;
+    for (const op of def.ops) entry.conditions.push({ op, kind: def.kind, item: def.item });
+    byKey.set(key, entry);
+  }
+  return [...byKey.values()];
+}
+
+export function consoleCatalogue(): ConsoleSearch[] {
+  return [
+    { name: 'corporates', path: '/rest/v1/corporates/search', search: corporateSearch },
+    { name: 'jobs', path: '/rest/v1/jobs/search', search: jobSearch },
+  ].map(({ name, path, search }) => ({
+    name: name as ConsoleSearch['name'],
+    path,
+    filters: filtersOf(search),
+    sortFields: [...Object.keys(search.sort.fields), ...Object.keys(search.sort.aliases)],
+    defaultSort: search.sort.default,
+  }));
+}
