@@ -89,10 +89,10 @@ export function toReason(errorCode: string, message: string): string {
       match = message.match(/fewer than (\d+) items/);
       return match?.[1] === '1' ? 'must not be empty' : `must have at least ${match?.[1]} items`;
     case 'maxLength':
-      match = message.match(/longer than (\d+) characters/);
+      match = message.match(/(?:more|longer) than (\d+) characters/);
       return `must be at most ${match?.[1]} characters long`;
     case 'minLength':
-      match = message.match(/shorter than (\d+) characters/);
+      match = message.match(/(?:fewer|shorter) than (\d+) characters/);
       return match?.[1] === '1' ? 'must not be empty' : `must be at least ${match?.[1]} characters long`;
     case 'minProperties':
       return 'must not be empty';

@@ -29,6 +29,8 @@ export function errorMiddleware(logger: Logger) {
       logger.error({ requestId: locals(res).requestId, error: describeForLog(error) }, 'unexpected error');
       apiError = errors.internal();
     }
+    // the request log line says what was wrong: field and reason, never the value sent
+    if (apiError.errors && apiError.status < 500) locals(res).fieldErrors = apiError.errors;
     res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
   };
 }

@@ -19,6 +19,8 @@ export interface AppLocals {
   user?: AuthenticatedUser;
   /** A search body parsed at the validation step (./search-plan.ts). */
   plan?: { search: SearchCatalogue; plan: SearchPlan };
+  /** A 4xx's `{field, reason}` list, for the request log line (names and reasons only). */
+  fieldErrors?: ReadonlyArray<{ field: string; reason: string }>;
 }
 
 export function locals(res: Response): AppLocals {

@@ -1,6 +1,6 @@
 /**
  * One structured log line per request (pino-http). The request is logged as method, path
- * (query string dropped) and request id only: no headers at all, so neither `X-API-Key` nor
+ * (query string dropped) and request id only, plus a 4xx's `{field, reason}` list: no headers at all, so neither `X-API-Key` nor
  * anything a client mistakenly puts in a query string can reach a log line. The logger's
  * redact paths (src/logger.ts) are the second line of defence.
  */
@@ -30,8 +30,12 @@ export function requestLog(logger: Logger) {
       err: (error: { type?: string; message?: string }) => ({ type: error.type, message: error.message }),
     },
     customProps: (_req: IncomingMessage, res: ServerResponse) => {
-      const user = localsOf(res).user;
-      return user ? { userId: user.id, keyId: user.keyId } : {};
+      const { user, fieldErrors } = localsOf(res);
+      return {
+        ...(user ? { userId: user.id, keyId: user.keyId } : {}),
+        // a 400's reasons (field paths and our own wording, no request values), at info level
+        ...(fieldErrors ? { errors: fieldErrors.map(({ field, reason }) => ({ field, reason })) } : {}),
+      };
     },
     // 4xx are the caller's business, 5xx ours
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),

@@ -16,6 +16,7 @@ import { corporateSearch, jobSearch } from '../catalogue/searches.js';
 import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
 import { projectRoot } from '../project-root.js';
+import { namesAt, suggestName } from './suggest.js';
 
 export const openApiFile = path.join(projectRoot, 'openapi.yaml');
 export const maxBodySize = '100kb';
@@ -144,7 +145,7 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
   const requestPath = req.originalUrl.split('?')[0] ?? req.path;
   switch (error.status) {
     case 400:
-      return errors.validation(uniqueFieldErrors(error.errors ?? []));
+      return errors.validation(uniqueFieldErrors(error.errors ?? [], bodySchemaOf(req)));
     case 404:
       return errors.routeNotFound(req.method, requestPath);
     case 405:
@@ -156,13 +157,46 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
   }
 }
 
-function uniqueFieldErrors(validatorErrors: NonNullable<ValidatorError['errors']>): FieldError[] {
+/** The JSON request-body schema of the operation a request is for, if it has one. */
+function bodySchemaOf(req: Request): unknown {
+  const document = openApiDocument();
+  const base = document.servers?.[0]?.url ?? '';
+  const requestPath = (req.originalUrl.split('?')[0] ?? req.path).replace(base, '');
+  const operation = (
+    document.paths?.[requestPath] as Record<string, OpenAPIV3.OperationObject> | undefined
+  )?.[req.method.toLowerCase()];
+  const body = operation?.requestBody as OpenAPIV3.RequestBodyObject | undefined;
+  return body?.content?.['application/json']?.schema;
+}
+
+/** `is not a field of this request; did you mean "prefectureId"?` when a name is close. */
+function unknownFieldReason(pointer: string, bodySchema: unknown): string {
+  const reason = 'is not a field of this request';
+  const segments = pointer.split('/').slice(1);
+  if (segments.shift() !== 'body' || bodySchema === undefined) return reason;
+  const name = segments.pop();
+  if (name === undefined) return reason;
+  const suggestion = suggestName(
+    name,
+    namesAt(openApiDocument() as Parameters<typeof namesAt>[0], bodySchema as object, segments),
+  );
+  return suggestion ? `${reason}; did you mean "${suggestion}"?` : reason;
+}
+
+function uniqueFieldErrors(
+  validatorErrors: NonNullable<ValidatorError['errors']>,
+  bodySchema: unknown,
+): FieldError[] {
   const seen = new Set<string>();
   const fieldErrors: FieldError[] = [];
   for (const error of validatorErrors) {
+    const keyword = (error.errorCode ?? '').replace(/\.openapi\.validation$/, '');
     const fieldError = {
       field: toFieldPath(error.path),
-      reason: toReason(error.errorCode ?? '', error.message),
+      reason:
+        keyword === 'additionalProperties'
+          ? unknownFieldReason(error.path, bodySchema)
+          : toReason(error.errorCode ?? '', error.message),
     };
     const key = `${fieldError.field}\n${fieldError.reason}`;
     if (!seen.has(key)) {
