@@ -16,9 +16,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
+import { cliProgram } from '../src/cli.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
@@ -39,8 +40,10 @@ function whole(value: string): number {
   return parsed;
 }
 
-const options = new Command('bench')
-  .description('Benchmark the API beside raw OpenSearch and the indexer beside raw _bulk')
+const options = cliProgram(
+  'bench',
+  'Benchmark the API beside raw OpenSearch and the indexer beside raw _bulk',
+)
   .option('--companies <n>', 'companies in the data set', whole, 20_000)
   .option('--jobs <n>', 'postings in the data set', whole, 200_000)
   .option('--postings-1m', 'the large set: 100,000 companies / 1,000,000 postings')

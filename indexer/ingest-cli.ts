@@ -7,7 +7,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { type Job, QueueEvents } from 'bullmq';
 import { SingleBar } from 'cli-progress';
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { cliProgram } from '../src/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { openCliServices } from './cli-services.js';
 import { FileDeadLetter } from './dead-letter.js';
@@ -29,8 +30,11 @@ function whole(value: string): number {
   return parsed;
 }
 
-const program = new Command('ingest')
-  .description('Index NDJSON source records (corporate, job, master, delete_corporate, delete_job)')
+const program = cliProgram(
+  'ingest',
+  'Index NDJSON source records (corporate, job, master, delete_corporate, delete_job). ' +
+    'OpenSearch: OPENSEARCH_URL, else the local node; with REDIS_URL the batches go to the worker.',
+)
   .argument('<files...>', 'NDJSON files')
   .option('--batch-size <n>', 'records per _bulk round (per queued job with REDIS_URL)', whole, 1000)
   .option('--no-wait', 'with REDIS_URL: return once queued, without waiting for the report')

@@ -1,19 +1,28 @@
 /** `npm run rolloff`: the nightly roll-off, once, now (see ./rolloff.ts). */
+import { cliProgram, runCli } from '../src/cli.js';
 import { openCliServices } from './cli-services.js';
 import { rollOff } from './rolloff.js';
 
-const services = await openCliServices();
-try {
-  const started = Date.now();
-  const result = await rollOff(services.opensearch, services.indexPrefix, {
-    onBatch: (done) => process.stderr.write(`\r${done} postings rolled off`),
-  });
-  console.log(
-    `\nrolled off the searchable text of ${result.postings} postings of ${result.companies.length} companies ` +
-      `in ${((Date.now() - started) / 1000).toFixed(1)} s` +
-      (result.failures > 0 ? `; ${result.failures} updates failed (run again)` : ''),
-  );
-  if (result.failures > 0) process.exitCode = 1;
-} finally {
-  await services.close();
-}
+cliProgram(
+  'rolloff',
+  'Remove the searchable detail text of postings collected more than a month ago, once, now ' +
+    '(the worker also does this nightly at 03:00 JST). OpenSearch: OPENSEARCH_URL, else the local node.',
+).parse();
+
+runCli('rolloff', async () => {
+  const services = await openCliServices();
+  try {
+    const started = Date.now();
+    const result = await rollOff(services.opensearch, services.indexPrefix, {
+      onBatch: (done) => process.stderr.write(`\r${done} postings rolled off`),
+    });
+    console.log(
+      `\nrolled off the searchable text of ${result.postings} postings of ${result.companies.length} companies ` +
+        `in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+        (result.failures > 0 ? `; ${result.failures} updates failed (run again)` : ''),
+    );
+    if (result.failures > 0) process.exitCode = 1;
+  } finally {
+    await services.close();
+  }
+});

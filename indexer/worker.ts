@@ -1,40 +1,50 @@
 /**
  * `npm run worker` / `node dist/indexer/worker.js` (docker compose): consumes the indexer
- * queue and keeps the nightly roll-off scheduled. Needs OPENSEARCH_URL and REDIS_URL.
+ * queue and keeps the nightly roll-off scheduled. Needs REDIS_URL (the queue lives there);
+ * OpenSearch is OPENSEARCH_URL, else the local node, like the other CLIs.
  */
+import { cliProgram, runCli } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
-import { bootstrapIndices } from '../src/opensearch/indices.js';
+import { openCliServices } from './cli-services.js';
 import { createIndexerWorker } from './indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from './queue.js';
 
-const config = loadConfigOrExit();
-const logger = createLogger(config.logLevel);
-if (!config.opensearchUrl || !config.redisUrl) {
-  logger.error('the indexer worker needs OPENSEARCH_URL and REDIS_URL');
-  process.exit(1);
-}
-const opensearch = createBulkClient(createOpenSearchClient(config.opensearchUrl));
-await bootstrapIndices(opensearch, config.indexPrefix);
-const connection = createQueueConnection(config.redisUrl);
-const scheduler = createIndexerQueue(connection, config.redisPrefix);
-await scheduleRollOff(scheduler);
-await scheduler.close();
-const worker = createIndexerWorker({
-  opensearch,
-  indexPrefix: config.indexPrefix,
-  connection,
-  redisPrefix: config.redisPrefix,
-  logger,
-});
-logger.info('indexer worker running (nightly roll-off at 03:00 JST)');
+cliProgram(
+  'worker',
+  'Consume the indexer queue (batches queued by `ingest` with REDIS_URL) and schedule the nightly ' +
+    'roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
+).parse();
 
-async function stop(): Promise<void> {
-  await worker.close();
-  connection.disconnect();
-  await opensearch.close();
-  process.exit(0);
-}
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+runCli('worker', async () => {
+  const config = loadConfigOrExit();
+  if (!config.redisUrl)
+    throw new Error('the indexer queue lives in Redis: set REDIS_URL (e.g. redis://127.0.0.1:6379)');
+  const logger = createLogger(config.logLevel);
+  const services = await openCliServices();
+  const redisUrl = config.redisUrl;
+  const connection = createQueueConnection(redisUrl);
+  const scheduler = createIndexerQueue(connection, config.redisPrefix);
+  await scheduleRollOff(scheduler);
+  await scheduler.close();
+  const worker = createIndexerWorker({
+    opensearch: services.opensearch,
+    indexPrefix: services.indexPrefix,
+    connection,
+    redisPrefix: config.redisPrefix,
+    logger,
+  });
+  logger.info('indexer worker running (nightly roll-off at 03:00 JST)');
+
+  let stopping = false;
+  async function stop(): Promise<void> {
+    if (stopping) return;
+    stopping = true;
+    await worker.close();
+    connection.disconnect();
+    await services.close();
+    process.exit(0);
+  }
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+});

@@ -12,9 +12,10 @@
  * variable; everything else goes to stderr. The key is never stored, only its SHA-256.
  */
 import { once } from 'node:events';
-import { Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
+import { cliProgram, exitCodesHelp } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { createRedis } from '../src/redis.js';
@@ -34,13 +35,28 @@ function parseExpiry(value: string): Date {
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T23:59:59.999Z` : value);
   if (Number.isNaN(date.getTime()))
     throw new InvalidArgumentError('give a date YYYY-MM-DD or an ISO date-time');
+  if (date.getTime() <= Date.now()) throw new InvalidArgumentError('the date is in the past');
   return date;
 }
 
 function parseCredits(value: string): number {
   const amount = Number(value);
-  if (!Number.isSafeInteger(amount)) throw new InvalidArgumentError('give a whole number');
+  if (value.trim() === '' || !Number.isSafeInteger(amount))
+    throw new InvalidArgumentError('give a whole number');
   return amount;
+}
+
+/** A new key's starting credits: a grant, so never negative. */
+function parseStartingCredits(value: string): number {
+  const amount = parseCredits(value);
+  if (amount < 0) throw new InvalidArgumentError('give a whole number of 0 or more');
+  return amount;
+}
+
+function parseLabel(value: string): string {
+  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value))
+    throw new InvalidArgumentError('a label is at most 200 characters, without control characters');
+  return value;
 }
 
 /** Runs `work` with the key store of this environment, closing Redis after. */
@@ -81,31 +97,39 @@ function describeKey(record: ApiKeyRecord, now: Date): string {
 }
 
 export function keysProgram(): Command {
-  const program = new Command('keys')
-    .description('Manage API keys and credit balances')
-    .showHelpAfterError()
-    .configureOutput({ writeOut: (text) => process.stderr.write(text) });
+  // help goes to stderr: stdout carries only a created key or a listing
+  const program = cliProgram('keys', 'Manage API keys and credit balances').configureOutput({
+    writeOut: (text) => process.stderr.write(text),
+  });
 
   program
     .command('create')
     .description('create a key for a user; prints the key alone on stdout, once')
     .argument('<userId>', 'the user the key belongs to', parseUserId)
     .option('--expires <date>', 'expiry: YYYY-MM-DD (end of that day, UTC) or an ISO date-time', parseExpiry)
-    .option('--credits <n>', "add n credits to the user's balance", parseCredits)
-    .option('--label <text>', 'a note for operators, e.g. "crm sync"')
+    .option('--credits <n>', "add n (0 or more) credits to the user's balance", parseStartingCredits)
+    .option('--label <text>', 'a note for operators, e.g. "crm sync"', parseLabel)
     .action(async (userId: string, options: { expires?: Date; credits?: number; label?: string }) => {
-      if (options.expires && options.expires.getTime() <= Date.now())
-        throw new InvalidArgumentError('--expires is in the past');
+      // every argument is checked by its parser before this runs; the ledger is reached
+      // before the key is stored, and a key whose credits could not be granted is revoked
+      if (options.credits !== undefined) await withLedger((ledger) => ledger.balance(userId));
       const { key, record } = await withKeyStore((store) =>
         createApiKey(store, { userId, expiresAt: options.expires, label: options.label }),
       );
+      if (options.credits !== undefined) {
+        try {
+          const balance = await withLedger((ledger) => ledger.grant(userId, options.credits as number));
+          say(`credits of ${userId}: ${balance}`);
+        } catch (error) {
+          await withKeyStore((store) => store.revoke(record.keyId, new Date()));
+          throw new Error(
+            `credits could not be granted (${(error as Error).message}); key ${record.keyId} revoked`,
+          );
+        }
+      }
       process.stdout.write(`${key}\n`);
       say(`created ${record.keyId} for user ${userId}, expires ${record.expiresAt ?? 'never'}`);
       say('the key above is shown this once; keep it out of logs, chat and documents');
-      if (options.credits !== undefined) {
-        const balance = await withLedger((ledger) => ledger.grant(userId, options.credits as number));
-        say(`credits of ${userId}: ${balance}`);
-      }
     });
 
   program
@@ -145,6 +169,7 @@ export function keysProgram(): Command {
       process.stdout.write(`${balance}\n`);
     });
 
+  for (const command of program.commands) command.addHelpText('after', exitCodesHelp);
   return program;
 }
 

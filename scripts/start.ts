@@ -10,6 +10,7 @@ import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
 import { startServer } from '../src/server.js';
 
 startServer({
+  command: 'npm start',
   beforeServing: async ({ config, opensearch, logger }) => {
     if (config.loadSampleData) await loadSampleDataIfEmpty(opensearch, config.indexPrefix, logger);
   },

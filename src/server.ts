@@ -7,6 +7,7 @@
  * (`npm start`). `--print-config` prints the effective configuration and exits.
  */
 import type { Server } from 'node:http';
+import net from 'node:net';
 import type { Logger } from 'pino';
 import { corporateSearch, jobSearch } from './catalogue/searches.js';
 import { type Config, describeConfig, loadConfigOrExit } from './config.js';
@@ -28,6 +29,30 @@ export interface StartContext {
 export interface StartOptions {
   /** Runs after the indices exist and before the server listens. */
   beforeServing?: (context: StartContext) => Promise<void>;
+  /** Names the command in the one line a failed start-up prints, e.g. `npm start`. */
+  command?: string;
+}
+
+/** Fails before anything is started when another process holds the port. */
+async function assertPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(port, host, () => resolve());
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw portError(error, host, port);
+  });
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+function portError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+  if (error.code === 'EADDRINUSE')
+    return new Error(
+      `port ${port} on ${host} is already in use (another \`npm start\`?); stop that process or set PORT`,
+    );
+  if (error.code === 'EACCES') return new Error(`no permission to listen on ${host}:${port}; set PORT above 1023`);
+  return new Error(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
 }
 
 export function startServer(options: StartOptions = {}): void {
@@ -40,6 +65,7 @@ export function startServer(options: StartOptions = {}): void {
   const cleanups: Array<() => Promise<void>> = [];
 
   async function start(): Promise<void> {
+    await assertPortFree(config.host, config.port);
     let opensearchUrl = config.opensearchUrl;
     if (!opensearchUrl) {
       const node = await ensureDevOpenSearch((message) => logger.info(message), {
@@ -64,10 +90,16 @@ export function startServer(options: StartOptions = {}): void {
     // the process long enough for other requests' Redis commands to time out
     await warmUpValidation();
     compileRequestChecks([corporateSearch, jobSearch]);
-    const server: Server = app.listen(config.port, config.host, () => {
-      logger.info(`serving on http://${config.host}:${config.port} (OpenSearch ${opensearchUrl})`);
+    // the port was free at start; another process may have taken it while OpenSearch started
+    const server: Server = await new Promise((resolve, reject) => {
+      // Express 5 hands a listen error to this callback
+      const listening: Server = app.listen(config.port, config.host, (error?: NodeJS.ErrnoException) => {
+        if (error) reject(portError(error, config.host, config.port));
+        else resolve(listening);
+      });
     });
     cleanups.unshift(() => new Promise((resolve) => server.close(() => resolve())));
+    logger.info(`serving on http://${config.host}:${config.port} (OpenSearch ${opensearchUrl})`);
   }
 
   let stopping = false;
@@ -87,7 +119,8 @@ export function startServer(options: StartOptions = {}): void {
   process.on('SIGTERM', () => void shutdown(0));
 
   start().catch((error: Error) => {
-    logger.error({ err: { message: error.message } }, 'start-up failed');
+    // one plain line for the person at the terminal, then everything started so far is stopped
+    process.stderr.write(`${options.command ?? 'corpsearch-api'}: ${error.message}\n`);
     void shutdown(1);
   });
 }

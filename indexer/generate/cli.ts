@@ -2,7 +2,8 @@
  * `npm run generate -- --companies 2000 --jobs 20000 --seed 42 --out .local/data`
  * Writes corporates.ndjson and jobs.ndjson (source records, schemas/) into --out.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { cliProgram } from '../../src/cli.js';
 import { generateDataSet } from './generator.js';
 
 function whole(value: string): number {
@@ -22,8 +23,10 @@ function today(): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
-const program = new Command('generate')
-  .description('Write a seeded, deterministic sample data set as NDJSON source records')
+const program = cliProgram(
+  'generate',
+  'Write a seeded, deterministic sample data set as NDJSON source records',
+)
   .option('--companies <n>', 'number of companies', whole, 2000)
   .option('--jobs <n>', 'number of postings', whole, 20000)
   .option('--seed <n>', 'random seed (same seed and --now: same bytes)', whole, 1)
