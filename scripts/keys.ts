@@ -35,7 +35,7 @@ function parseExpiry(value: string): Date {
   const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T23:59:59.999Z` : value);
   if (Number.isNaN(date.getTime()))
     throw new InvalidArgumentError('give a date YYYY-MM-DD or an ISO date-time');
-  if (date.getTime() <= Date.now()) throw new InvalidArgumentError('the date is in the past');
+  if (date.getTime() <= Date.now()) throw new InvalidArgumentError('--expires is in the past');
   return date;
 }
 
@@ -54,7 +54,8 @@ function parseStartingCredits(value: string): number {
 }
 
 function parseLabel(value: string): string {
-  if (value.length > 200 || /[\u0000-\u001f\u007f]/.test(value))
+  const control = [...value].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+  if (value.length > 200 || control)
     throw new InvalidArgumentError('a label is at most 200 characters, without control characters');
   return value;
 }
