@@ -188,6 +188,7 @@ describe('typed client against the real server', () => {
     const error = await api.searchCorporates({ limit: 0 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CorpsearchError);
     expect((error as CorpsearchError).status).toBe(400);
+    expect((error as CorpsearchError).code).toBe('invalid_request');
     expect((error as CorpsearchError).body?.errors).toEqual([
       { field: 'limit', reason: 'must be at least 1' },
     ]);

@@ -83,6 +83,9 @@ export type Page<Response> = Response & { meta: ResponseMeta };
 
 /** A non-2xx answer, after any retries. `body.errors` lists `{field, reason}` on a 400. */
 export class CorpsearchError extends Error {
+  /** The machine-readable code (`invalid_request`, `rate_limited`, ...), when the body had one. */
+  readonly code: ErrorBody['code'] | undefined;
+
   constructor(
     readonly status: number,
     readonly body: ErrorBody | undefined,
@@ -95,6 +98,7 @@ export class CorpsearchError extends Error {
       }`,
     );
     this.name = 'CorpsearchError';
+    this.code = body?.code;
   }
 }
 

@@ -219,6 +219,34 @@ export interface components {
         Error: {
             /** @description What went wrong, for a person. */
             message: string;
+            /**
+             * @description What went wrong, for a program; stable across releases (docs/api.md, "Errors").
+             *
+             *     | code | status | meaning |
+             *     |---|---|---|
+             *     | `invalid_request` | 400 | A field is unknown, missing, of the wrong type or out of range; `errors` lists each. |
+             *     | `malformed_json` | 400 | The body is not valid JSON. |
+             *     | `api_key_missing` | 401 | No `X-API-Key` header was sent. |
+             *     | `api_key_invalid` | 401 | The key is not one this API issued. |
+             *     | `api_key_expired` | 401 | The key is past its expiry date. |
+             *     | `api_key_revoked` | 401 | The key was revoked. |
+             *     | `insufficient_credits` | 402 | The balance is below the cost of this search; nothing was searched or charged. |
+             *     | `not_found` | 404 | No such job posting. |
+             *     | `route_not_found` | 404 | No endpoint at this path. |
+             *     | `method_not_allowed` | 405 | The path does not accept this method. |
+             *     | `idempotency_in_progress` | 409 | A request with this `Idempotency-Key` is still running. |
+             *     | `payload_too_large` | 413 | The body is larger than 100 kB. |
+             *     | `unsupported_media_type` | 415 | The body is not sent as `application/json`. |
+             *     | `idempotency_key_reused` | 422 | This `Idempotency-Key` was used with a different body. |
+             *     | `rate_limited` | 429 | Too many requests per second for this user. |
+             *     | `internal_error` | 500 | An unexpected error on our side; nothing was charged. |
+             *     | `search_unavailable` | 503 | The search engine is briefly unavailable; nothing was charged. |
+             *     | `key_store_unavailable` | 503 | API keys cannot be checked right now. |
+             *     | `limits_unavailable` | 503 | Rate limits and credits cannot be checked right now; nothing was charged. |
+             * @example invalid_request
+             * @enum {string}
+             */
+            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
         };
@@ -1880,6 +1908,7 @@ export interface components {
                 /**
                  * @example {
                  *       "message": "The request is invalid; correct the fields listed in errors.",
+                 *       "code": "invalid_request",
                  *       "errors": [
                  *         {
                  *           "field": "limit",
@@ -1908,7 +1937,8 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Send your API key in the X-API-Key header."
+                 *       "message": "Send your API key in the X-API-Key header.",
+                 *       "code": "api_key_missing"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
