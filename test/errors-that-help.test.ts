@@ -26,10 +26,12 @@ beforeAll(async () => {
       callback();
     },
   });
-  app = createApp({ ...services, logger: createLogger('info', sink) });
   const userId = 'helpful-errors';
   ({ key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId }));
   await services.limits.ledger.grant(userId, 100);
+  // built after the Redis commands above: building the app holds the event loop for a moment,
+  // long enough on a busy machine for an in-flight command to hit its 2 s timeout
+  app = createApp({ ...services, logger: createLogger('info', sink) });
 });
 afterAll(async () => {
   await services?.close();
