@@ -51,7 +51,8 @@ function portError(error: NodeJS.ErrnoException, host: string, port: number): Er
     return new Error(
       `port ${port} on ${host} is already in use (another \`npm start\`?); stop that process or set PORT`,
     );
-  if (error.code === 'EACCES') return new Error(`no permission to listen on ${host}:${port}; set PORT above 1023`);
+  if (error.code === 'EACCES')
+    return new Error(`no permission to listen on ${host}:${port}; set PORT above 1023`);
   return new Error(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
 }
 

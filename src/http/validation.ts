@@ -15,8 +15,8 @@ import { parse } from 'yaml';
 import { corporateSearch, jobSearch } from '../catalogue/searches.js';
 import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
+import { namesAt, unknownFieldReason } from '../errors/suggest.js';
 import { projectRoot } from '../project-root.js';
-import { namesAt, suggestName } from './suggest.js';
 
 export const openApiFile = path.join(projectRoot, 'openapi.yaml');
 export const maxBodySize = '100kb';
@@ -169,18 +169,15 @@ function bodySchemaOf(req: Request): unknown {
   return body?.content?.['application/json']?.schema;
 }
 
-/** `is not a field of this request; did you mean "prefectureId"?` when a name is close. */
-function unknownFieldReason(pointer: string, bodySchema: unknown): string {
-  const reason = 'is not a field of this request';
+/** `is not a field of this request; did you mean "..."?` for a body field, when a name is close. */
+function bodyFieldReason(pointer: string, bodySchema: unknown): string {
   const segments = pointer.split('/').slice(1);
-  if (segments.shift() !== 'body' || bodySchema === undefined) return reason;
+  if (segments.shift() !== 'body' || bodySchema === undefined) return unknownFieldReason(undefined, []);
   const name = segments.pop();
-  if (name === undefined) return reason;
-  const suggestion = suggestName(
+  return unknownFieldReason(
     name,
     namesAt(openApiDocument() as Parameters<typeof namesAt>[0], bodySchema as object, segments),
   );
-  return suggestion ? `${reason}; did you mean "${suggestion}"?` : reason;
 }
 
 function uniqueFieldErrors(
@@ -195,7 +192,7 @@ function uniqueFieldErrors(
       field: toFieldPath(error.path),
       reason:
         keyword === 'additionalProperties'
-          ? unknownFieldReason(error.path, bodySchema)
+          ? bodyFieldReason(error.path, bodySchema)
           : toReason(error.errorCode ?? '', error.message),
     };
     const key = `${fieldError.field}\n${fieldError.reason}`;

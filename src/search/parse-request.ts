@@ -17,6 +17,7 @@ import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { FilterDef, Op } from '../catalogue/types.js';
 import { errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
+import { unknownFieldReason } from '../errors/suggest.js';
 import type { Condition, SearchPlan } from './plan.js';
 
 const reservedFields = new Set(['limit', 'offset', 'includeTotalResults', 'sort', 'filters', 'filterGroups']);
@@ -24,7 +25,14 @@ const reservedFields = new Set(['limit', 'offset', 'includeTotalResults', 'sort'
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+// verbose: an error carries its schema, so an unknown field's reason can name the closest allowed one
+const ajv = new Ajv({
+  allErrors: true,
+  strict: false,
+  coerceTypes: false,
+  useDefaults: false,
+  verbose: true,
+});
 addFormats(ajv, ['date']);
 // OpenAPI's int64: any whole number JSON can carry exactly; the bounds are the schema's min/max
 ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
@@ -60,6 +68,12 @@ function toFieldError(error: ErrorObject): FieldError {
     error.keyword === 'enum'
       ? `must be equal to one of the allowed values: ${params.allowedValues?.join(', ')}`
       : (error.message ?? '');
+  if (error.keyword === 'additionalProperties') {
+    const allowed = Object.keys(
+      (error.parentSchema as { properties?: object } | undefined)?.properties ?? {},
+    );
+    return { field: toFieldPath(pointer), reason: unknownFieldReason(params.additionalProperty, allowed) };
+  }
   return { field: toFieldPath(pointer), reason: toReason(error.keyword, message) };
 }
 
@@ -116,12 +130,19 @@ function parseFilters(
       continue;
     }
     if (!defs || typeof value !== 'object' || value === null) {
-      problems.push({ field: `${path}.${key}`, reason: 'is not a field of this request' });
+      problems.push({
+        field: `${path}.${key}`,
+        reason: unknownFieldReason(defs ? undefined : key, [...indexesOf(search).nested.keys()]),
+      });
       continue;
     }
     for (const [op, operand] of Object.entries(value)) {
       const def = defs.find((candidate) => candidate.ops.includes(op as Op));
-      if (!def) problems.push({ field: `${path}.${key}.${op}`, reason: 'is not a field of this request' });
+      if (!def)
+        problems.push({
+          field: `${path}.${key}.${op}`,
+          reason: unknownFieldReason(op, [...new Set(defs.flatMap((candidate) => candidate.ops))]),
+        });
       else push(out, def, op as Op, operand, `${path}.${key}.${op}`);
     }
   }
@@ -162,7 +183,11 @@ export function parseSearchRequest(search: SearchCatalogue, body: unknown): Sear
   for (const [name, value] of Object.entries(request)) {
     if (reservedFields.has(name)) continue;
     const entry = indexesOf(search).flat.get(name);
-    if (!entry) problems.push({ field: name, reason: 'is not a field of this request' });
+    if (!entry)
+      problems.push({
+        field: name,
+        reason: unknownFieldReason(name, [...reservedFields, ...indexesOf(search).flat.keys()]),
+      });
     else push(conditions, entry.def, entry.op, value, name);
   }
   if (request.filters)

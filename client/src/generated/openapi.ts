@@ -813,7 +813,7 @@ export interface components {
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
             jobDescriptionPartialMatchNot?: string[];
         };
-        /** @description Nested filter form (contract 4.5): different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
+        /** @description Nested filter form: different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
         CorporateFilters: {
             /** @description Company name equals the string exactly. / Company name contains the string. */
             corporateName?: {
@@ -1020,11 +1020,11 @@ export interface components {
                 /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
                 none?: number[];
             };
-            /** @description Number of work locations (contract 2.5), inclusive bounds. */
+            /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
             workLocationCount?: {
-                /** @description Number of work locations (contract 2.5), inclusive bounds. Inclusive lower bound. */
+                /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive lower bound. */
                 min?: number;
-                /** @description Number of work locations (contract 2.5), inclusive bounds. Inclusive upper bound. */
+                /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
@@ -1400,7 +1400,7 @@ export interface components {
             /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
             corporateEmployeeTransitionPartialMatchNot?: string[];
         };
-        /** @description Nested filter form (contract 4.5): different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
+        /** @description Nested filter form: different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
         JobFilters: {
             /** @description Job title equals the string exactly. / Job title contains the string. */
             jobTitle?: {
@@ -1870,18 +1870,18 @@ export interface components {
                 /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
                 noneContains?: string[];
             };
-            /** @description Linked company: number of work locations (contract 2.5), inclusive bounds. */
+            /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
             corporateWorkLocationCount?: {
-                /** @description Linked company: number of work locations (contract 2.5), inclusive bounds. Inclusive lower bound. */
+                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive lower bound. */
                 min?: number;
-                /** @description Linked company: number of work locations (contract 2.5), inclusive bounds. Inclusive upper bound. */
+                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
-            /** @description Alias of corporateWorkLocationCount. Linked company: number of work locations (contract 2.5), inclusive bounds. */
+            /** @description Alias of corporateWorkLocationCount. Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
             workLocationCount?: {
-                /** @description Linked company: number of work locations (contract 2.5), inclusive bounds. Inclusive lower bound. */
+                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive lower bound. */
                 min?: number;
-                /** @description Linked company: number of work locations (contract 2.5), inclusive bounds. Inclusive upper bound. */
+                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
         };

@@ -46,3 +46,10 @@ export function suggestName(name: string, allowed: readonly string[]): string | 
   const tolerance = Math.min(3, Math.max(1, Math.floor(name.length / 4)));
   return distance(name, best) <= tolerance ? best : undefined;
 }
+
+/** `is not a field of this request; did you mean "prefectureId"?`, or without the question. */
+export function unknownFieldReason(name: string | undefined, allowed: readonly string[]): string {
+  const reason = 'is not a field of this request';
+  const suggestion = name === undefined ? undefined : suggestName(name, allowed);
+  return suggestion ? `${reason}; did you mean "${suggestion}"?` : reason;
+}
