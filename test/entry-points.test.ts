@@ -240,6 +240,6 @@ describe('npm run generate, ingest, rolloff', () => {
       INDEX_PREFIX: prefix('worker-bad'),
     });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('the indexer worker needs OPENSEARCH_URL and REDIS_URL');
+    expect(result.stderr).toContain('worker: the indexer queue lives in Redis: set REDIS_URL');
   });
 });
