@@ -21,10 +21,11 @@ const floors = {
   'src/limits/**': floor(90, 90, 85), // 93.1 / 93.4 / 88.6
   'src/local/**': floor(35, 75, 69), // 38.1 / 78.6 / 72.5 (the servers start outside the workers)
   'src/masters/**': floor(97, 97, 72), // 100 / 100 / 75.0
-  'src/opensearch/**': floor(97, 97, 87), // 100 / 100 / 90.9
+  'src/opensearch/**': floor(92, 90, 76), // 97.0 / 95.5 / 81.6 (after the access layer moved in)
   'src/search/**': floor(95, 97, 86), // 98.6 / 100 / 89.8
-  'src/text/**': floor(97, 97, 97), // 100 / 100 / 100
+  'src/text/**': floor(95, 95, 85), // 100 / 100 / 90.0 (after the generated fold table)
   'indexer/*.ts': floor(78, 96, 80), // 81.5 / 99.0 / 83.7
+  'indexer/jobs/**': floor(72, 75, 74), // 77.1 / 80.0 / 79.2
   'indexer/generate/**': floor(93, 97, 92), // 96.0 / 100 / 95.3
 };
 
