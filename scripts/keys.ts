@@ -164,10 +164,22 @@ export function keysProgram(): Command {
     .argument('<userId>', 'the user', parseUserId)
     .option('--grant <n>', 'add n credits (negative takes credits back, not below 0)', parseCredits)
     .action(async (userId: string, options: { grant?: number }) => {
-      const balance = await withLedger((ledger) =>
-        options.grant === undefined ? ledger.balance(userId) : ledger.grant(userId, options.grant),
-      );
+      const [balance, account] = await withLedger(async (ledger) => [
+        options.grant === undefined
+          ? await ledger.balance(userId)
+          : await ledger.grant(userId, options.grant),
+        await ledger.account(userId),
+      ]);
+      // stdout: the balance alone (for scripts); stderr: what is in flight and what was refunded
       process.stdout.write(`${balance}\n`);
+      say(
+        `open reservations: ${account.open.reservations} (${account.open.credits} credits: searches in flight, or left by a stopped API process and refunded automatically)`,
+      );
+      say(
+        `refunded automatically: ${account.autoRefunded.reservations} orphaned reservations, ${account.autoRefunded.credits} credits`,
+      );
+      for (const refund of account.autoRefunded.recent)
+        say(`  ${refund.at}  reservation ${refund.reservationId}  ${refund.cost} credit(s) refunded`);
     });
 
   for (const command of program.commands) command.addHelpText('after', exitCodesHelp);

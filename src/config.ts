@@ -38,6 +38,14 @@ export interface LimitsConfig {
   idempotencyPendingTtlSeconds: number;
   /** Retry-After on a 503 when Redis is away. */
   unavailableRetryAfterSeconds: number;
+  /**
+   * CREDIT_RESERVATION_TIMEOUT_SECONDS: a reservation neither committed nor refunded after
+   * this long belongs to a dead process and is refunded by the sweep. Longer than the request
+   * deadline plus the commit's retries (about 30 s), so a live search is never refunded.
+   */
+  reservationOrphanSeconds: number;
+  /** CREDIT_SWEEP_INTERVAL_SECONDS: how often each API process looks for orphaned reservations. */
+  sweepIntervalSeconds: number;
 }
 
 export interface Config {
@@ -59,6 +67,21 @@ export interface Config {
   keysFile: string;
   /** Single-process mode: the credit balances shared by `npm start` and the keys CLI. */
   creditsFile: string;
+  /** REQUEST_DEADLINE_MS: the most a /rest/v1 request may take; then 503 with Retry-After. */
+  requestDeadlineMs: number;
+  /** REDIS_BUDGET_MS: all of one request's Redis work together (never more than the deadline). */
+  redisBudgetMs: number;
+  /** Slow or stuck clients: how long the HTTP server waits for them (src/http/server.ts). */
+  http: {
+    /** HTTP_HEADERS_TIMEOUT_MS: the request line and all headers must arrive within this. */
+    headersTimeoutMs: number;
+    /** HTTP_REQUEST_TIMEOUT_MS: the whole request, body included. */
+    requestTimeoutMs: number;
+    /** HTTP_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+  };
+  /** OPERATOR_TOKEN: `Authorization: Bearer <token>` on /health shows the details; unset: never. */
+  operatorToken: string | undefined;
   /** JVM heap of a local OpenSearch node this process starts (`-Xms`/`-Xmx`). */
   opensearchHeap: string;
   /** The JDK of the local OpenSearch node; unset: the newest under /usr/lib/jvm. */
@@ -154,6 +177,14 @@ const environment = z.object({
   SEARCH_CREDIT_COST: wholeNumber(1),
   DETAIL_CREDIT_COST: wholeNumber(0),
   IDEMPOTENCY_TTL_SECONDS: wholeNumber(24 * 3600, 1),
+  CREDIT_RESERVATION_TIMEOUT_SECONDS: wholeNumber(60, 1),
+  CREDIT_SWEEP_INTERVAL_SECONDS: wholeNumber(10, 1),
+  REQUEST_DEADLINE_MS: wholeNumber(3000, 1),
+  REDIS_BUDGET_MS: wholeNumber(1000, 1),
+  HTTP_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 1),
+  HTTP_REQUEST_TIMEOUT_MS: wholeNumber(15_000, 1),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(5_000, 1),
+  OPERATOR_TOKEN: optionalText,
   API_KEYS_FILE: localFile('api-keys.json'),
   CREDITS_FILE: localFile('credits.json'),
   OPENSEARCH_HEAP: optionalText.transform((value, ctx) => {
@@ -175,6 +206,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(problems.join('; '));
   }
   const e = parsed.data;
+  // a live search must never look orphaned: its reservation would be refunded mid-search
+  if (e.CREDIT_RESERVATION_TIMEOUT_SECONDS * 1000 <= e.REQUEST_DEADLINE_MS)
+    throw new ConfigError(
+      `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.REQUEST_DEADLINE_MS} ms`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -198,7 +234,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
       idempotencyPendingTtlSeconds: 30,
       unavailableRetryAfterSeconds: 1,
+      reservationOrphanSeconds: e.CREDIT_RESERVATION_TIMEOUT_SECONDS,
+      sweepIntervalSeconds: e.CREDIT_SWEEP_INTERVAL_SECONDS,
     },
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    redisBudgetMs: e.REDIS_BUDGET_MS,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    operatorToken: e.OPERATOR_TOKEN,
     keysFile: e.API_KEYS_FILE,
     creditsFile: e.CREDITS_FILE,
     opensearchHeap: e.OPENSEARCH_HEAP,
@@ -237,6 +283,7 @@ export function describeConfig(config: Config): string {
     ...config,
     opensearchUrl: masked(config.opensearchUrl),
     redisUrl: masked(config.redisUrl),
+    operatorToken: config.operatorToken === undefined ? undefined : '***',
     limits: { ...config.limits, rateLimitExemptUsers: [...config.limits.rateLimitExemptUsers] },
   };
   // unset settings show as null rather than vanish

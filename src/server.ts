@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { corporateSearch, jobSearch } from './catalogue/searches.js';
 import { type Config, describeConfig, loadConfigOrExit } from './config.js';
 import { createApp } from './http/app.js';
+import { createHttpServer } from './http/server.js';
 import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
 import { createLogger } from './logger.js';
@@ -92,15 +93,17 @@ export function startServer(options: StartOptions = {}): void {
     await warmUpValidation();
     compileRequestChecks([corporateSearch, jobSearch]);
     // the port was free at start; another process may have taken it while OpenSearch started
-    const server: Server = await new Promise((resolve, reject) => {
-      // Express 5 hands a listen error to this callback
-      const listening: Server = app.listen(config.port, config.host, (error?: NodeJS.ErrnoException) => {
-        if (error) reject(portError(error, config.host, config.port));
-        else resolve(listening);
-      });
+    const server: Server = createHttpServer(app, config.http);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(portError(error, config.host, config.port)),
+      );
+      server.listen(config.port, config.host, () => resolve());
     });
     cleanups.unshift(() => new Promise((resolve) => server.close(() => resolve())));
-    logger.info(`serving on http://${config.host}:${config.port} (OpenSearch ${opensearchUrl})`);
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info(`serving on http://${config.host}:${port} (OpenSearch ${opensearchUrl})`);
   }
 
   let stopping = false;

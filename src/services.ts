@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLimits, type Limits } from './limits/limits.js';
+import { startOrphanSweeper } from './limits/orphan-sweeper.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
 import { createRedis } from './redis.js';
 
@@ -24,18 +25,22 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
   const opensearch = createOpenSearchClient(config.opensearchUrl);
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', (error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
+  const limits = createLimits({
+    redis,
+    keyPrefix: config.redisPrefix,
+    config: config.limits,
+    ledgerFile: config.creditsFile,
+  });
+  // every API process sweeps: orphans get refunded as long as any one of them runs
+  const sweeper = startOrphanSweeper(limits.ledger, limits.config.sweepIntervalSeconds, logger);
   return {
     config,
     logger,
     opensearch,
     redis,
-    limits: createLimits({
-      redis,
-      keyPrefix: config.redisPrefix,
-      config: config.limits,
-      ledgerFile: config.creditsFile,
-    }),
+    limits,
     async close() {
+      sweeper.stop();
       redis?.disconnect();
       await opensearch.close();
     },

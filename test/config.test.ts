@@ -28,6 +28,41 @@ async function start(args: string[], env: Record<string, string>) {
 }
 
 describe('loadConfig', () => {
+  it('deadline, Redis budget, HTTP timeouts, orphan sweep and operator token: defaults and overrides', () => {
+    expect(loadConfig({})).toMatchObject({
+      requestDeadlineMs: 3000,
+      redisBudgetMs: 1000,
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, keepAliveTimeoutMs: 5_000 },
+      operatorToken: undefined,
+      limits: { reservationOrphanSeconds: 60, sweepIntervalSeconds: 10 },
+    });
+    expect(
+      loadConfig({
+        REQUEST_DEADLINE_MS: '5000',
+        REDIS_BUDGET_MS: '500',
+        HTTP_HEADERS_TIMEOUT_MS: '2000',
+        HTTP_REQUEST_TIMEOUT_MS: '4000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '1000',
+        OPERATOR_TOKEN: 'ops',
+        CREDIT_RESERVATION_TIMEOUT_SECONDS: '120',
+        CREDIT_SWEEP_INTERVAL_SECONDS: '5',
+      }),
+    ).toMatchObject({
+      requestDeadlineMs: 5000,
+      redisBudgetMs: 500,
+      http: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000 },
+      operatorToken: 'ops',
+      limits: { reservationOrphanSeconds: 120, sweepIntervalSeconds: 5 },
+    });
+    expect(describeConfig(loadConfig({ OPERATOR_TOKEN: 'ops-secret' }))).not.toContain('ops-secret');
+  });
+
+  it('refuses an orphan timeout that a live search could outlast', () => {
+    expect(() => loadConfig({ REQUEST_DEADLINE_MS: '60000' })).toThrow(
+      /CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS/,
+    );
+    expect(() => loadConfig({ REQUEST_DEADLINE_MS: '0' })).toThrow(ConfigError);
+  });
   it('has a default for everything', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

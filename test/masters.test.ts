@@ -1,6 +1,6 @@
 /**
  * The seven master endpoints through the real app: the data files' items, in the shape
- * openapi.yaml documents; cacheable (max-age=86400, strong ETag, 304); a key required; free
+ * openapi.yaml documents; cacheable by the caller only (private, max-age=86400, Vary: X-API-Key, strong ETag, 304); a key required; free
  * (no credits, no rate limit: a burst far above 5 per second all succeed).
  */
 import { readFileSync } from 'node:fs';
@@ -64,7 +64,8 @@ describe.each(masterNames)('GET /rest/v1/master/%s', (name) => {
   it('returns the data file items, in the documented shape, cacheable for a day', async () => {
     const res = await get(`/rest/v1/master/${name}`).expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.headers['cache-control']).toBe('max-age=86400');
+    expect(res.headers['cache-control']).toBe('private, max-age=86400');
+    expect(res.headers.vary).toBe('X-API-Key');
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
     expect(res.body).toEqual(fileItems(name));
     expect(res.body.length).toBeGreaterThan(0);
@@ -80,7 +81,8 @@ describe.each(masterNames)('GET /rest/v1/master/%s', (name) => {
     const again = await get(`/rest/v1/master/${name}`).set('If-None-Match', etag).expect(304);
     expect(again.text).toBe('');
     expect(again.headers.etag).toBe(etag);
-    expect(again.headers['cache-control']).toBe('max-age=86400');
+    expect(again.headers['cache-control']).toBe('private, max-age=86400');
+    expect(again.headers.vary).toBe('X-API-Key');
     await get(`/rest/v1/master/${name}`).set('If-None-Match', `W/${etag}, "other"`).expect(304);
     await get(`/rest/v1/master/${name}`).set('If-None-Match', '"stale"').expect(200);
   });

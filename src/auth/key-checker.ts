@@ -5,6 +5,7 @@
  * everything else gets 503. While the store answers, every request is checked against it, so
  * a revocation takes effect on the next request.
  */
+import { type Deadline, withinRedisBudget } from '../deadline.js';
 import { hashApiKey, looksLikeApiKey } from './key-material.js';
 import { type ApiKeyRecord, type KeyStore, keyState } from './key-store.js';
 
@@ -19,15 +20,49 @@ export class KeyChecker {
     private readonly store: KeyStore,
     private readonly fallbackMs = 15 * 60_000,
     private readonly maxRemembered = 10_000,
+    private readonly recentMs = 60_000,
   ) {}
 
-  async check(presented: string | undefined, now = new Date()): Promise<Authentication> {
+  /**
+   * For the masters: a key verified within `recentMs` waits at most `waitMs` for the store;
+   * if the store is slower (a stalled Redis), the remembered record answers and the lookup
+   * finishes in the background (updating or dropping the memory). While the store is well it
+   * answers within the wait, so a revocation still takes effect on the next request.
+   */
+  async checkPreferringMemory(
+    presented: string | undefined,
+    waitMs: number,
+    deadline?: Deadline,
+    now = new Date(),
+  ): Promise<Authentication> {
+    const remembered =
+      presented && looksLikeApiKey(presented) ? this.verified.get(hashApiKey(presented)) : undefined;
+    if (
+      !remembered ||
+      now.getTime() - remembered.at > this.recentMs ||
+      keyState(remembered.record, now) !== 'active'
+    )
+      return this.check(presented, now, deadline);
+    const lookup = this.check(presented, now, deadline);
+    let timer: NodeJS.Timeout | undefined;
+    const fromMemory = new Promise<Authentication>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: true, record: remembered.record }), waitMs);
+    });
+    try {
+      return await Promise.race([lookup, fromMemory]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** `deadline`: the store lookup waits at most the request's Redis budget (src/deadline.ts). */
+  async check(presented: string | undefined, now = new Date(), deadline?: Deadline): Promise<Authentication> {
     if (!presented) return { ok: false, reason: 'missing' };
     if (!looksLikeApiKey(presented)) return { ok: false, reason: 'unknown' };
     const keyHash = hashApiKey(presented);
     let record: ApiKeyRecord | undefined;
     try {
-      record = await this.store.findByHash(keyHash);
+      record = await withinRedisBudget(deadline, 'key lookup', () => this.store.findByHash(keyHash));
     } catch {
       return this.fromMemory(keyHash, now);
     }

@@ -34,6 +34,10 @@ export const errorCatalogue = {
   },
   payload_too_large: { status: 413, meaning: 'The body is larger than 100 kB.' },
   unsupported_media_type: { status: 415, meaning: 'The body is not sent as application/json.' },
+  unsupported_charset: {
+    status: 415,
+    meaning: 'The Content-Type names a charset other than UTF-8; errors[] names Content-Type.',
+  },
   idempotency_key_reused: {
     status: 422,
     meaning: 'This Idempotency-Key was used before with a different body.',
@@ -48,6 +52,10 @@ export const errorCatalogue = {
     meaning: 'The search engine is unavailable or gave a partial answer; nothing was charged.',
   },
   key_store_unavailable: { status: 503, meaning: 'API keys cannot be checked right now.' },
+  deadline_exceeded: {
+    status: 503,
+    meaning: 'The request did not complete within its deadline (3 s by default); nothing was charged.',
+  },
   limits_unavailable: {
     status: 503,
     meaning: 'Rate limits and credits cannot be checked right now; nothing was charged.',
@@ -93,6 +101,17 @@ export class ApiError extends Error {
 
 const retryAfter = (seconds: number) => ({ 'Retry-After': String(seconds) });
 
+/**
+ * RFC 9110 §11.6.1: a 401 names how to authenticate. There is no registered scheme for a key
+ * in a header of its own, so the challenge names the header, as API gateways commonly do.
+ */
+const apiKeyChallenge = () => ({ 'WWW-Authenticate': 'ApiKey realm="corpsearch-api", header="X-API-Key"' });
+
+function formatSeconds(ms: number): string {
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)}-second`;
+}
+
 /** One factory per situation; several situations may share a code. */
 export const errors = {
   validation: (fieldErrors: FieldError[]) =>
@@ -105,10 +124,29 @@ export const errors = {
     new ApiError('malformed_json', 'The request body is not valid JSON.', [
       { field: 'body', reason: 'must be valid JSON' },
     ]),
-  missingApiKey: () => new ApiError('api_key_missing', 'Send your API key in the X-API-Key header.'),
-  unknownApiKey: () => new ApiError('api_key_invalid', 'The API key is not valid.'),
-  expiredApiKey: () => new ApiError('api_key_expired', 'The API key has expired; ask for a new one.'),
-  revokedApiKey: () => new ApiError('api_key_revoked', 'The API key has been revoked; ask for a new one.'),
+  missingApiKey: () =>
+    new ApiError(
+      'api_key_missing',
+      'Send your API key in the X-API-Key header.',
+      undefined,
+      apiKeyChallenge(),
+    ),
+  unknownApiKey: () =>
+    new ApiError('api_key_invalid', 'The API key is not valid.', undefined, apiKeyChallenge()),
+  expiredApiKey: () =>
+    new ApiError(
+      'api_key_expired',
+      'The API key has expired; ask for a new one.',
+      undefined,
+      apiKeyChallenge(),
+    ),
+  revokedApiKey: () =>
+    new ApiError(
+      'api_key_revoked',
+      'The API key has been revoked; ask for a new one.',
+      undefined,
+      apiKeyChallenge(),
+    ),
   insufficientCredits: (balance: number, cost: number) =>
     new ApiError(
       'insufficient_credits',
@@ -126,6 +164,13 @@ export const errors = {
     new ApiError('payload_too_large', `The request body is larger than ${limit}.`),
   unsupportedMediaType: () =>
     new ApiError('unsupported_media_type', 'Send the request body as application/json.'),
+  unsupportedCharset: (charset: string) =>
+    new ApiError('unsupported_charset', 'Send the request body as application/json in UTF-8.', [
+      {
+        field: 'Content-Type',
+        reason: `charset must be utf-8 (or left out), not ${JSON.stringify(charset.slice(0, 40))}`,
+      },
+    ]),
   idempotencyConflict: () =>
     new ApiError(
       'idempotency_key_reused',
@@ -158,6 +203,13 @@ export const errors = {
     new ApiError(
       'search_unavailable',
       'The search engine is unavailable; retry shortly. No credits were charged.',
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
+  deadlineExceeded: (deadlineMs: number, retryAfterSeconds = 1) =>
+    new ApiError(
+      'deadline_exceeded',
+      `The request did not complete within its ${formatSeconds(deadlineMs)} deadline; retry shortly. No credits were charged.`,
       undefined,
       retryAfter(retryAfterSeconds),
     ),

@@ -83,17 +83,22 @@ export function toReason(errorCode: string, message: string): string {
         `must match ${match?.[1] ?? 'the documented pattern'}`
       );
     case 'maxItems':
-      match = message.match(/more than (\d+) items/);
-      return `must have at most ${match?.[1]} items`;
     case 'minItems':
-      match = message.match(/fewer than (\d+) items/);
-      return match?.[1] === '1' ? 'must not be empty' : `must have at least ${match?.[1]} items`;
     case 'maxLength':
-      match = message.match(/(?:more|longer) than (\d+) characters/);
-      return `must be at most ${match?.[1]} characters long`;
-    case 'minLength':
-      match = message.match(/(?:fewer|shorter) than (\d+) characters/);
-      return match?.[1] === '1' ? 'must not be empty' : `must be at least ${match?.[1]} characters long`;
+    case 'minLength': {
+      // ajv 8: "must NOT have more than 200 characters", "must NOT have fewer than 1 items"
+      const limit = /(\d+)/.exec(message)?.[1];
+      const unit = keyword.endsWith('Items') ? 'items' : 'characters';
+      if (limit === undefined) return keyword.startsWith('max') ? 'is too long' : 'is too short';
+      if (keyword.startsWith('max'))
+        return unit === 'items'
+          ? `must have at most ${limit} items`
+          : `must be at most ${limit} characters long`;
+      if (limit === '1') return 'must not be empty';
+      return unit === 'items'
+        ? `must have at least ${limit} items`
+        : `must be at least ${limit} characters long`;
+    }
     case 'minProperties':
       return 'must not be empty';
     case 'uniqueItems':

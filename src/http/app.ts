@@ -9,6 +9,7 @@ import { creditsMiddleware, refundOnErrorMiddleware } from '../limits/credits-mi
 import { rateLimitMiddleware } from '../limits/rate-limit-middleware.js';
 import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
+import { requestDeadline } from './deadline.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
@@ -19,6 +20,7 @@ import { healthRouter } from './routes/health.js';
 import { mastersRouter } from './routes/masters.js';
 import { searchRouter } from './routes/search.js';
 import { parseSearchBodies } from './search-plan.js';
+import { securityHeaders } from './security-headers.js';
 import { validateRequests } from './validation.js';
 
 export interface AppOptions {
@@ -30,15 +32,24 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // 1. request id and structured request log (API key redacted)
+  // 1. request id and structured request log (API key redacted); security headers
   app.use(requestId());
   app.use(requestLog(services.logger));
+  app.use(securityHeaders());
   // 2. /health, /docs, /openapi.yaml, /console: no key (the console asks for one)
   app.use(healthRouter(services));
   app.use(docsRouter());
   app.use(consoleRouter());
   // 3. /rest/v1, in this order:
   const api = express.Router();
+  //    0. the request's deadline: Redis and OpenSearch get the time left; 503 when it is up
+  api.use(
+    requestDeadline({
+      totalMs: services.config.requestDeadlineMs,
+      redisMs: services.config.redisBudgetMs,
+      logger: services.logger,
+    }),
+  );
   //    a. authenticate (X-API-Key) -> res.locals.user
   api.use(
     authenticate(

@@ -7,6 +7,7 @@
 import { errors as opensearchErrors } from '@opensearch-project/opensearch';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { DeadlineExceeded } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { locals } from './locals.js';
 import { toApiError } from './validation.js';
@@ -20,10 +21,16 @@ export function notFound() {
 export function errorMiddleware(logger: Logger) {
   return (error: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
-      next(error);
+      // answered already (the deadline's 503, or a response fully written): a late failure
+      // of the work behind it has nobody to go to; a half-written response is Express's to cut
+      if (!res.writableEnded && !(error instanceof DeadlineExceeded)) next(error);
       return;
     }
-    let apiError = toApiError(error, req);
+    if (res.destroyed) return; // the caller hung up
+    let apiError =
+      error instanceof DeadlineExceeded
+        ? errors.deadlineExceeded(locals(res).deadline?.totalMs ?? 0)
+        : toApiError(error, req);
     if (!apiError) {
       // the request log line (pino-http) carries the request id; this line the cause
       logger.error({ requestId: locals(res).requestId, error: describeForLog(error) }, 'unexpected error');

@@ -5,6 +5,7 @@
  */
 import type { Response } from 'express';
 import type { SearchCatalogue } from '../catalogue/searches.js';
+import type { Deadline } from '../deadline.js';
 import type { SearchPlan } from '../search/plan.js';
 
 export interface AuthenticatedUser {
@@ -16,6 +17,10 @@ export interface AuthenticatedUser {
 
 export interface AppLocals {
   requestId: string;
+  /** Epoch ms when the first middleware saw the request: the deadline counts from here. */
+  receivedAt?: number;
+  /** Set under /rest/v1 (src/http/deadline.ts): the time this request may still take. */
+  deadline?: Deadline;
   user?: AuthenticatedUser;
   /** A search body parsed at the validation step (./search-plan.ts). */
   plan?: { search: SearchCatalogue; plan: SearchPlan };

@@ -109,11 +109,23 @@ export async function warmUpValidation(): Promise<void> {
   }
 }
 
+const charsetParameter = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i;
+
 function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
   // a body is present when it has a length or is chunked (RFC 9112 §6.3)
   const hasBody =
     req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) throw errors.unsupportedMediaType();
+  if (!hasBody) {
+    next();
+    return;
+  }
+  if (!req.is('application/json')) throw errors.unsupportedMediaType();
+  // JSON is UTF-8 (RFC 8259 §8.1): any other charset, aliases such as utf8 included, is a 415
+  const charset = charsetParameter.exec(req.headers['content-type'] ?? '');
+  if (charset) {
+    const name = charset[1] ?? charset[2] ?? '';
+    if (name.toLowerCase() !== 'utf-8') throw errors.unsupportedCharset(name);
+  }
   next();
 }
 
@@ -141,11 +153,17 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
   const type = (error as { type?: unknown })?.type;
   if (type === 'entity.parse.failed') return errors.malformedJson();
   if (type === 'entity.too.large' || status === 413) return errors.payloadTooLarge(maxBodySize);
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return errors.unsupportedMediaType();
   if (!isValidatorError(error)) return undefined;
   const requestPath = req.originalUrl.split('?')[0] ?? req.path;
   switch (error.status) {
-    case 400:
+    case 400: {
+      const undecodable = error.errors?.some((e) => /malformed uri/i.test(e.message));
+      const parameter = undecodable ? undecodablePathParameter(requestPath) : undefined;
+      if (parameter)
+        return errors.validation([{ field: parameter, reason: 'must be valid percent-encoded UTF-8' }]);
       return errors.validation(uniqueFieldErrors(error.errors ?? [], bodySchemaOf(req)));
+    }
     case 404:
       return errors.routeNotFound(req.method, requestPath);
     case 405:
@@ -155,6 +173,31 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The validator reports a path segment that does not decode (`/jobs/%ff%fe/detail`) as a
+ * "malformed uri" at the whole path; the caller needs the parameter's name as the contract
+ * writes it: `jobId`. Found by matching the path against the description's templates.
+ */
+function undecodablePathParameter(requestPath: string): string | undefined {
+  const base = openApiDocument().servers?.[0]?.url ?? '';
+  const actual = (requestPath.startsWith(base) ? requestPath.slice(base.length) : requestPath).split('/');
+  for (const template of Object.keys(openApiDocument().paths ?? {})) {
+    const expected = template.split('/');
+    if (expected.length !== actual.length) continue;
+    const matches = expected.every((segment, i) => segment.startsWith('{') || segment === actual[i]);
+    if (!matches) continue;
+    for (const [i, segment] of expected.entries()) {
+      if (!segment.startsWith('{')) continue;
+      try {
+        decodeURIComponent(actual[i] ?? '');
+      } catch {
+        return segment.slice(1, -1);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The JSON request-body schema of the operation a request is for, if it has one. */

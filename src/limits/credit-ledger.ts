@@ -25,10 +25,34 @@ export interface CreditLedger {
   balance(userId: string): Promise<number>;
   /** Adds `amount` (negative takes credits back, never below 0); returns the new balance. */
   grant(userId: string, amount: number): Promise<number>;
-  /** Atomic check-and-debit, idempotent per `requestId`. */
-  reserve(userId: string, cost: number, requestId: string): Promise<ReserveResult>;
+  /**
+   * Atomic check-and-debit, idempotent per `requestId`. `giveUpAt` (epoch ms): when the
+   * caller stops waiting; a reserve the store only gets to after it debits nothing.
+   */
+  reserve(userId: string, cost: number, requestId: string, giveUpAt?: number): Promise<ReserveResult>;
   /** Makes the debit final. */
   commit(requestId: string): Promise<void>;
   /** Gives a reserved debit back, exactly once; returns the balance after, or null if nothing was refunded. */
   refund(requestId: string): Promise<number | null>;
+  /** Refunds every reservation left open past the orphan time (its process died), exactly once. */
+  sweepOrphans(): Promise<SweepResult>;
+  /** For the keys CLI: balance, open reservations, automatic refunds. */
+  account(userId: string): Promise<AccountReport>;
+}
+
+export interface SweepResult {
+  reservations: number;
+  credits: number;
+}
+
+export interface AccountReport {
+  balance: number;
+  /** Reserved and not yet committed or refunded (searches in flight, or orphans not yet swept). */
+  open: { reservations: number; credits: number };
+  /** Orphaned reservations the sweep refunded: totals, and the latest (newest first, at most 10). */
+  autoRefunded: {
+    reservations: number;
+    credits: number;
+    recent: Array<{ at: string; reservationId: string; cost: number }>;
+  };
 }

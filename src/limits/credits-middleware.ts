@@ -17,10 +17,11 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import stableStringify from 'safe-stable-stringify';
+import { type Deadline, stillAnswering } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
-import { describeFailure, LimitsStoreUnavailable } from './store-unavailable.js';
+import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-unavailable.js';
 
 /** Visible ASCII, 1-255 characters: what the IETF draft's examples use (UUIDs, random tokens). */
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
@@ -35,14 +36,27 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
     // caller could repeat to make a second search look like a replay of the first
     const requestId = randomUUID();
     const cost = route === 'search' ? limits.config.searchCost : limits.config.detailCost;
+    const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
+    const giveUpAt = deadline?.redisExpiresAt;
     try {
       const idempotencyKey = route === 'search' ? readIdempotencyKey(req) : undefined;
       if (idempotencyKey !== undefined) {
-        const claim = await limits.idempotency.claim(userId, idempotencyKey, fingerprint(req), requestId);
+        const claim = await inRedisBudget(deadline, 'idempotency claim', () =>
+          limits.idempotency.claim(userId, idempotencyKey, fingerprint(req), requestId, giveUpAt),
+        );
+        if (!stillAnswering(res)) {
+          // answered meanwhile (deadline, hang-up): free the key for the caller's retry
+          if (claim.kind === 'claimed')
+            void limits.idempotency.release(userId, idempotencyKey, requestId).catch(() => {});
+          return;
+        }
         if (claim.kind === 'conflict') return next(errors.idempotencyConflict());
         if (claim.kind === 'in-progress') return next(errors.idempotencyInProgress());
         if (claim.kind === 'replay') {
-          const balance = await limits.ledger.balance(userId);
+          const balance = await inRedisBudget(deadline, 'credit balance', () =>
+            limits.ledger.balance(userId),
+          );
+          if (!stillAnswering(res)) return;
           res.set({ 'X-Credits-Remaining': String(balance), 'Idempotent-Replayed': 'true' });
           res.status(claim.response.status).json(claim.response.body);
           return;
@@ -50,16 +64,30 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
         recordOutcome(res, limits, { userId, key: idempotencyKey, owner: requestId }, log);
       }
       if (cost === 0) {
-        if (route === 'search') res.set('X-Credits-Remaining', String(await limits.ledger.balance(userId)));
+        if (route === 'search') {
+          const balance = await inRedisBudget(deadline, 'credit balance', () =>
+            limits.ledger.balance(userId),
+          );
+          if (!stillAnswering(res)) return;
+          res.set('X-Credits-Remaining', String(balance));
+        }
         return next();
       }
       let reserved: Awaited<ReturnType<Limits['ledger']['reserve']>>;
       try {
-        reserved = await limits.ledger.reserve(userId, cost, requestId);
+        reserved = await inRedisBudget(deadline, 'credit reserve', () =>
+          limits.ledger.reserve(userId, cost, requestId, giveUpAt),
+        );
       } catch (error) {
         // the debit may still happen in Redis after we gave up: cancel it (see the ledger)
         refundWithRetry(limits, requestId, log);
         throw error;
+      }
+      if (!stillAnswering(res)) {
+        // the deadline answered (or the caller hung up) while the reserve ran: the response
+        // is out, so 'finish' below would never come; give the credit back now
+        if (reserved.ok) refundWithRetry(limits, requestId, log);
+        return;
       }
       if (!reserved.ok) {
         const short = errors.insufficientCredits(reserved.balance, cost);
@@ -173,39 +201,49 @@ function recordOutcome(
 
 /**
  * Once the response is out: commit or refund (exactly once: the scripts are no-ops the second
- * time). A client that disconnects mid-search leaves the reservation standing, so it is
- * charged, unless the search then fails and refundOnErrorMiddleware gives it back.
+ * time). A caller that hangs up before its answer is out gets nothing, so it is refunded;
+ * its search is stopped through the request's deadline signal (src/http/deadline.ts).
+ * Both are retried while Redis is away: an uncommitted reservation would otherwise be
+ * refunded by the orphan sweep (a free search), an unrefunded one only by the sweep (late).
  */
 function settleCharge(res: Response, limits: Limits, requestId: string, log?: Logger): void {
   res.once('finish', () => {
-    if (res.statusCode < 400) {
-      limits.ledger.commit(requestId).catch((error: Error) => {
-        // the debit stands as reserved; commit only records that it is final
-        log?.warn(
-          { err: describeFailure(error), requestId: res.locals.requestId },
-          'credit commit not recorded',
-        );
-      });
-    } else {
-      refundWithRetry(limits, requestId, log);
-    }
+    if (res.statusCode < 400) settleWithRetry('commit', limits, requestId, log);
+    else refundWithRetry(limits, requestId, log);
+  });
+  res.once('close', () => {
+    if (!res.writableFinished) refundWithRetry(limits, requestId, log);
   });
 }
 
-const refundRetryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];
+const retryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];
 
 /**
  * Refunds `requestId` exactly once (the Lua script is a no-op the second time), retrying
  * while Redis is away, for about half a minute, so an outage during a failing search does
- * not keep the user's credit.
+ * not keep the user's credit. After that the orphan sweep refunds it.
  */
-export function refundWithRetry(limits: Limits, requestId: string, log?: Logger, attempt = 0): void {
-  limits.ledger.refund(requestId).catch((error: Error) => {
-    const delay = refundRetryDelaysMs[attempt];
+export function refundWithRetry(limits: Limits, requestId: string, log?: Logger): void {
+  settleWithRetry('refund', limits, requestId, log);
+}
+
+function settleWithRetry(
+  step: 'commit' | 'refund',
+  limits: Limits,
+  requestId: string,
+  log?: Logger,
+  attempt = 0,
+): void {
+  const call = step === 'commit' ? limits.ledger.commit(requestId) : limits.ledger.refund(requestId);
+  call.catch((error: Error) => {
+    const delay = retryDelaysMs[attempt];
     if (delay === undefined) {
-      log?.error({ err: describeFailure(error), requestId }, 'credit refund could not be recorded');
+      log?.error(
+        { err: describeFailure(error), reservationId: requestId },
+        `credit ${step} could not be recorded; the orphan sweep will refund the reservation`,
+      );
       return;
     }
-    setTimeout(() => refundWithRetry(limits, requestId, log, attempt + 1), delay).unref();
+    setTimeout(() => settleWithRetry(step, limits, requestId, log, attempt + 1), delay).unref();
   });
 }

@@ -11,7 +11,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { storeCall } from './store-unavailable.js';
+import { luaNowMs, RedisClock } from './redis-clock.js';
+import { LimitsStoreUnavailable, storeCall } from './store-unavailable.js';
 
 export interface StoredResponse {
   status: number;
@@ -25,8 +26,17 @@ export type IdempotencyClaim =
   | { kind: 'replay'; response: StoredResponse };
 
 export interface IdempotencyStore {
-  /** Claims `key` for `owner` (the request id) unless it is known already. */
-  claim(userId: string, key: string, fingerprint: string, owner: string): Promise<IdempotencyClaim>;
+  /**
+   * Claims `key` for `owner` (the request id) unless it is known already. `giveUpAt` (epoch
+   * ms): when the caller stops waiting; a claim the store only gets to after it claims nothing.
+   */
+  claim(
+    userId: string,
+    key: string,
+    fingerprint: string,
+    owner: string,
+    giveUpAt?: number,
+  ): Promise<IdempotencyClaim>;
   /** Stores the owner's successful response for replay. */
   complete(userId: string, key: string, owner: string, response: StoredResponse): Promise<void>;
   /** Releases the owner's claim after a failure. */
@@ -45,10 +55,14 @@ function keyDigest(key: string): string {
   return createHash('sha256').update(key).digest('base64url');
 }
 
-// KEYS: record; ARGV: fingerprint, owner, pending ttl
+// KEYS: record; ARGV: fingerprint, owner, pending ttl, give-up time (Redis ms)
+// a claim run after the API stopped waiting for it claims nothing: it would block the
+// caller's retry with 409s for the pending ttl
 const claimScript = `
+${luaNowMs}
 local r = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'response')
 if not r[1] then
+  if now > tonumber(ARGV[4]) then return {'late'} end
   redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', 'pending', 'owner', ARGV[2])
   redis.call('EXPIRE', KEYS[1], ARGV[3])
   return {'claimed'}
@@ -80,6 +94,7 @@ type Script = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
 
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly commands: Record<'csIdemClaim' | 'csIdemComplete' | 'csIdemRelease', Script>;
+  private readonly clock: RedisClock;
 
   constructor(
     redis: Redis,
@@ -90,16 +105,31 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     redis.defineCommand('csIdemComplete', { numberOfKeys: 1, lua: completeScript });
     redis.defineCommand('csIdemRelease', { numberOfKeys: 1, lua: releaseScript });
     this.commands = redis as unknown as typeof this.commands;
+    this.clock = new RedisClock(redis);
   }
 
   private recordKey(userId: string, key: string): string {
     return `${this.keyPrefix}idempotency:${userId}:${keyDigest(key)}`;
   }
 
-  async claim(userId: string, key: string, fingerprint: string, owner: string): Promise<IdempotencyClaim> {
+  async claim(
+    userId: string,
+    key: string,
+    fingerprint: string,
+    owner: string,
+    giveUpAt = Date.now() + 2000,
+  ): Promise<IdempotencyClaim> {
     const [kind, response] = (await storeCall('idempotency claim', () =>
-      this.commands.csIdemClaim(this.recordKey(userId, key), fingerprint, owner, this.ttls.pendingSeconds),
-    )) as [IdempotencyClaim['kind'], string | undefined];
+      this.commands.csIdemClaim(
+        this.recordKey(userId, key),
+        fingerprint,
+        owner,
+        this.ttls.pendingSeconds,
+        this.clock.toRedisMs(giveUpAt),
+      ),
+    )) as [IdempotencyClaim['kind'] | 'late', string | undefined];
+    if (kind === 'late')
+      throw new LimitsStoreUnavailable('idempotency claim', new Error('ran after its expiry'));
     if (kind === 'replay') return { kind, response: JSON.parse(response ?? 'null') as StoredResponse };
     return { kind } as IdempotencyClaim;
   }

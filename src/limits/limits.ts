@@ -44,6 +44,7 @@ export function createLimits(opts: {
       redis: opts.redis,
       keyPrefix: opts.keyPrefix,
       reservationTtlSeconds: config.reservationTtlSeconds,
+      orphanAfterSeconds: config.reservationOrphanSeconds,
       file: opts.redis ? undefined : opts.ledgerFile,
     }),
     idempotency: opts.redis

@@ -18,16 +18,19 @@ export function createCreditLedger(opts: {
   redis: Redis | undefined;
   keyPrefix: string;
   reservationTtlSeconds?: number;
+  /** A reservation still open after this long is refunded by the sweep (default 60 s). */
+  orphanAfterSeconds?: number;
   /** Single-process mode only: persist balances here (omit for memory only). */
   file?: string;
 }): CreditLedger {
+  const orphanAfterMs = (opts.orphanAfterSeconds ?? 60) * 1000;
   return opts.redis
-    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 3600)
-    : new LocalCreditLedger(opts.file);
+    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 3600, orphanAfterMs)
+    : new LocalCreditLedger(opts.file, orphanAfterMs);
 }
 
 export function openCreditLedger(
-  config: Pick<Config, 'redisUrl' | 'redisPrefix'> & Partial<Pick<Config, 'creditsFile'>>,
+  config: Pick<Config, 'redisUrl' | 'redisPrefix'> & Partial<Pick<Config, 'creditsFile' | 'limits'>>,
 ): {
   ledger: CreditLedger;
   close(): Promise<void>;
@@ -38,13 +41,18 @@ export function openCreditLedger(
         redis: undefined,
         keyPrefix: '',
         file: config.creditsFile ?? defaultConfig().creditsFile,
+        orphanAfterSeconds: orphanAfterSeconds(config),
       }),
       close: async () => {},
     };
   }
   const redis = createRedis(config.redisUrl);
   redis.on('error', () => {}); // a failing call reports it (LimitsStoreUnavailable)
-  const ledger = createCreditLedger({ redis, keyPrefix: config.redisPrefix });
+  const ledger = createCreditLedger({
+    redis,
+    keyPrefix: config.redisPrefix,
+    orphanAfterSeconds: orphanAfterSeconds(config),
+  });
   const ready = untilReady(redis, 5000);
   ready.catch(() => {}); // reported by the first call that waits on it
   return {
@@ -53,14 +61,20 @@ export function openCreditLedger(
       mode: ledger.mode,
       balance: (userId) => ready.then(() => ledger.balance(userId)),
       grant: (userId, amount) => ready.then(() => ledger.grant(userId, amount)),
-      reserve: (userId, cost, id) => ready.then(() => ledger.reserve(userId, cost, id)),
+      reserve: (userId, cost, id, giveUpAt) => ready.then(() => ledger.reserve(userId, cost, id, giveUpAt)),
       commit: (id) => ready.then(() => ledger.commit(id)),
       refund: (id) => ready.then(() => ledger.refund(id)),
+      sweepOrphans: () => ready.then(() => ledger.sweepOrphans()),
+      account: (userId) => ready.then(() => ledger.account(userId)),
     },
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+function orphanAfterSeconds(config: Partial<Pick<Config, 'limits'>>): number {
+  return (config.limits ?? defaultConfig().limits).reservationOrphanSeconds;
 }
 
 async function untilReady(redis: Redis, timeoutMs: number): Promise<void> {

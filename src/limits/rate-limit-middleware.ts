@@ -6,10 +6,11 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { type Deadline, stillAnswering } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
-import { describeFailure, LimitsStoreUnavailable } from './store-unavailable.js';
+import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-unavailable.js';
 
 export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -20,12 +21,16 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
     if (limits.config.rateLimitExemptUsers.has(userId)) return next();
     let decision: Awaited<ReturnType<Limits['rateLimiter']['consume']>>;
     try {
-      decision = await limits.rateLimiter.consume(userId);
+      const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
+      decision = await inRedisBudget(deadline, 'rate limit', () =>
+        limits.rateLimiter.consume(userId, deadline?.redisExpiresAt),
+      );
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
       log?.warn({ err: describeFailure(error) }, 'rate limiter unavailable');
       return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
     }
+    if (!stillAnswering(res)) return;
     const headers = {
       'X-RateLimit-Limit': String(decision.limit),
       'X-RateLimit-Remaining': String(decision.remaining),

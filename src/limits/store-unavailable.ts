@@ -1,3 +1,5 @@
+import { type Deadline, DeadlineExceeded, withinRedisBudget } from '../deadline.js';
+
 /**
  * Raised when Redis (or the single-process store) cannot answer: disconnected, timed out,
  * or erroring. The middleware turns it into a 503 with Retry-After (errors.limitsUnavailable):
@@ -28,4 +30,21 @@ export function describeFailure(error: unknown): { message: string; cause?: stri
   const cause =
     error instanceof LimitsStoreUnavailable && error.cause instanceof Error ? error.cause.message : undefined;
   return cause ? { message, cause } : { message };
+}
+
+/**
+ * A store call inside the request's Redis budget (src/deadline.ts): when the budget runs out
+ * first, LimitsStoreUnavailable (503), and the call's late answer is ignored.
+ */
+export async function inRedisBudget<T>(
+  deadline: Deadline | undefined,
+  operation: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await withinRedisBudget(deadline, operation, call);
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) throw new LimitsStoreUnavailable(operation, error);
+    throw error;
+  }
 }

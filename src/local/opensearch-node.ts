@@ -32,6 +32,8 @@ export interface LocalOpenSearch {
   stop(): Promise<void>;
   startedHere: boolean;
   startupMs: number;
+  /** The JVM's pid when this process started it (fault tests stop and resume it). */
+  pid?: number;
 }
 
 export interface LocalOpenSearchOptions {
@@ -229,7 +231,7 @@ async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch>
     await waitForHealth(url, node, Math.max(1000, portDeadline - Date.now()));
     const startupMs = Date.now() - started;
     log(`OpenSearch is up at ${url} after ${(startupMs / 1000).toFixed(1)} s`);
-    return { url, stop, startedHere: true, startupMs };
+    return { url, stop, startedHere: true, startupMs, pid: node.pid };
   } catch (error) {
     await stop();
     throw error;

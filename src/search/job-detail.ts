@@ -1,5 +1,8 @@
 /** GET /jobs/{jobId}/detail: the full text from `job-details`, kept after the searchable copy rolled off. */
+
+import { type Deadline, DeadlineExceeded } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
+import { withinDeadline } from '../opensearch/deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
 import { toSearchError } from './opensearch-errors.js';
@@ -8,15 +11,19 @@ import { toJobDetail } from './records.js';
 export async function getJobDetail(
   services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
   jobId: string,
+  deadline?: Deadline,
 ) {
   let found: { found?: boolean; _source?: Record<string, unknown> };
   try {
-    const response = await services.opensearch.get(
-      { index: indexName(services.config.indexPrefix, 'job-details'), id: jobId },
-      { ignore: [404] },
+    const response = await withinDeadline(deadline, 'job detail', (options) =>
+      services.opensearch.get(
+        { index: indexName(services.config.indexPrefix, 'job-details'), id: jobId },
+        { ignore: [404], ...options },
+      ),
     );
     found = response.body as typeof found;
   } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
     throw toSearchError(error, services.logger);
   }
   if (!found.found || !found._source) throw errors.notFound('Job');

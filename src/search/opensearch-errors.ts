@@ -6,6 +6,7 @@
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import type { Logger } from 'pino';
+import type { Deadline } from '../deadline.js';
 import { ApiError, errors } from '../errors/catalogue.js';
 import { isTransientError } from '../opensearch/retry.js';
 
@@ -29,4 +30,19 @@ export function toSearchError(error: unknown, logger: Logger): ApiError {
 /** A 200 that still is not a full answer: timed out or some shards failed. */
 export function assertComplete(body: { timed_out?: boolean; _shards?: { failed?: number } }): void {
   if (body.timed_out || (body._shards?.failed ?? 0) > 0) throw errors.searchUnavailable();
+}
+
+/** The engine-side limits for a search that must end by the deadline (search `timeout`, task cancellation). */
+export function engineTimeouts(deadline: Deadline | undefined): {
+  timeout?: string;
+  cancel_after_time_interval?: string;
+} {
+  if (!deadline) return {};
+  const remaining = deadline.remainingMs();
+  // the engine stops collecting a little before the deadline, so its (partial, hence 503)
+  // answer can still travel back; the task is cancelled at the deadline at the latest
+  return {
+    timeout: `${Math.max(1, remaining - 200)}ms`,
+    cancel_after_time_interval: `${Math.max(1, remaining)}ms`,
+  };
 }

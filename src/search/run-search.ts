@@ -6,9 +6,11 @@
  */
 import type { API } from '@opensearch-project/opensearch';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
+import { type Deadline, DeadlineExceeded } from '../deadline.js';
+import { withinDeadline } from '../opensearch/deadline.js';
 import type { Services } from '../services.js';
 import { compileSearch } from './compile-search.js';
-import { assertComplete, toSearchError } from './opensearch-errors.js';
+import { assertComplete, engineTimeouts, toSearchError } from './opensearch-errors.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
 import { toCorporateRecord, toJobRecord } from './records.js';
@@ -32,14 +34,21 @@ export async function runPlan(
   services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
   search: SearchCatalogue,
   plan: SearchPlan,
+  deadline?: Deadline,
 ): Promise<SearchResponse> {
   const toRecord = toRecords.get(search);
   if (!toRecord) throw new Error(`no record mapping for the ${search.index} search`);
-  const request = compileSearch(search, plan, services.config.indexPrefix);
+  const request = {
+    ...compileSearch(search, plan, services.config.indexPrefix),
+    ...engineTimeouts(deadline),
+  };
   let response: API.Search_ResponseBody;
   try {
-    response = (await services.opensearch.search(request)).body;
+    response = (
+      await withinDeadline(deadline, 'search', (options) => services.opensearch.search(request, options))
+    ).body;
   } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
     throw toSearchError(error, services.logger);
   }
   assertComplete(response);
@@ -50,16 +59,19 @@ export async function runPlan(
   };
 }
 
+/** `deadline`: the request's (src/deadline.ts); without one the client's own timeout applies. */
 export async function searchCorporates(
   services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
   body: unknown,
+  deadline?: Deadline,
 ) {
-  return runPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body));
+  return runPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body), deadline);
 }
 
 export async function searchJobs(
   services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
   body: unknown,
+  deadline?: Deadline,
 ) {
-  return runPlan(services, jobSearch, parseSearchRequest(jobSearch, body));
+  return runPlan(services, jobSearch, parseSearchRequest(jobSearch, body), deadline);
 }

@@ -33,6 +33,10 @@ export function testConfig(
     redisPrefix: prefix,
     loadSampleData: false,
     logLevel: 'silent',
+    // generous: the suite shares two cores with other suites and JVMs, where a cold first
+    // request can take seconds; the deadline tests (test/deadline-*.test.ts) set their own
+    requestDeadlineMs: 20_000,
+    redisBudgetMs: 5_000,
     ...overrides,
   };
 }

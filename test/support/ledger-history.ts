@@ -36,8 +36,8 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
       note(userId, balance);
       return balance;
     },
-    async reserve(userId, cost, requestId) {
-      const result = await inner.reserve(userId, cost, requestId);
+    async reserve(userId, cost, requestId, giveUpAt) {
+      const result = await inner.reserve(userId, cost, requestId, giveUpAt);
       if (result.ok) {
         owner.set(requestId, userId);
         reservations.set(userId, [...(reservations.get(userId) ?? []), requestId]);
@@ -54,6 +54,9 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
       }
       return balance;
     },
+    // the sweep only gives credits back (orphaned reservations), so it cannot lower a balance
+    sweepOrphans: () => inner.sweepOrphans(),
+    account: (userId) => inner.account(userId),
   };
   return {
     ledger,

@@ -76,6 +76,10 @@ export async function startLimitsTestApp(opts: {
       redisPrefix: 'limits-test:',
       loadSampleData: false,
       logLevel: 'silent',
+      // as test/support/env.ts: 1,000 concurrent searches on a loaded machine can outlast the
+      // production deadline and Redis budget; those 503s are the deadline tests' subject
+      requestDeadlineMs: 20_000,
+      redisBudgetMs: 5_000,
       limits: opts.limits.config,
     },
     logger: opts.logger ?? createLogger('silent'),

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
+import { pageSecurityPolicy } from '../security-headers.js';
 import { openApiDocument, openApiFile } from '../validation.js';
 
 export function docsRouter(): Router {
@@ -18,6 +19,8 @@ export function docsRouter(): Router {
   const document = { ...openApiDocument(), servers: [{ url: '/rest/v1' }] };
   router.use(
     '/docs',
+    // Swagger UI under the page policy (security-headers.ts): its own files only, no inline script
+    pageSecurityPolicy(),
     swaggerUi.serve,
     swaggerUi.setup(document, {
       customSiteTitle: 'Corporate and Job Search API 2.0.0',

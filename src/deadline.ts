@@ -1,0 +1,114 @@
+/**
+ * One deadline per request. Everything the request waits on (Redis, OpenSearch) is given the
+ * time that is left, never a fixed timeout of its own, so a stall anywhere ends the request at
+ * the deadline and not at the sum of the per-call timeouts.
+ *
+ *   const deadline = new Deadline({ totalMs: 3000, redisMs: 1000 });
+ *   await withinRedisBudget(deadline, 'credit reserve', () => redis.csCreditReserve(...));
+ *   await opensearch.search(request, { requestTimeout: deadline.remainingMs(), maxRetries: 0 });
+ *   deadline.signal.aborted; // true once the time is up (or the caller hung up)
+ *
+ * Redis gets a shorter budget of its own (`redisMs`) for all of a request's Redis work
+ * together: Redis answers in a millisecond when it is well, so waiting longer only delays the
+ * 503 a caller would get anyway.
+ */
+export class DeadlineExceeded extends Error {
+  constructor(readonly operation: string) {
+    super(`the request deadline passed during ${operation}`);
+    this.name = 'DeadlineExceeded';
+  }
+}
+
+export class Deadline {
+  readonly startedAt: number;
+  readonly expiresAt: number;
+  /** When this request stops waiting on Redis (never after expiresAt). */
+  readonly redisExpiresAt: number;
+  readonly totalMs: number;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  /** `now`: when the request arrived, if earlier than this call (its time in the queue counts). */
+  constructor(opts: { totalMs: number; redisMs: number; now?: number }) {
+    this.startedAt = opts.now ?? Date.now();
+    this.totalMs = opts.totalMs;
+    this.expiresAt = this.startedAt + opts.totalMs;
+    this.redisExpiresAt = this.startedAt + Math.min(opts.redisMs, opts.totalMs);
+    this.timer = setTimeout(
+      () => this.controller.abort(new DeadlineExceeded('the request')),
+      Math.max(0, this.expiresAt - Date.now()),
+    );
+    this.timer.unref();
+  }
+
+  /** Aborted when the deadline passes or the caller hangs up. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get expired(): boolean {
+    return this.controller.signal.aborted || Date.now() >= this.expiresAt;
+  }
+
+  remainingMs(now = Date.now()): number {
+    return Math.max(0, this.expiresAt - now);
+  }
+
+  redisRemainingMs(now = Date.now()): number {
+    return Math.max(0, this.redisExpiresAt - now);
+  }
+
+  /** The request is over (answered): stop the timer; nothing more will wait on it. */
+  release(): void {
+    clearTimeout(this.timer);
+  }
+
+  /** The caller hung up: nothing more needs doing for it (`signal` aborts, the timer stops). */
+  cancel(operation: string): void {
+    clearTimeout(this.timer);
+    this.controller.abort(new DeadlineExceeded(operation));
+  }
+}
+
+/**
+ * Runs one Redis call inside the request's Redis budget. The call is not cancelled when the
+ * budget runs out (Redis has no way to take back a command already sent): every command the
+ * API sends is written so that executing it late changes nothing (see the ledger, the rate
+ * limiter and the Idempotency-Key store), and its late answer is ignored here.
+ */
+export async function withinRedisBudget<T>(
+  deadline: Deadline | undefined,
+  operation: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  if (!deadline) return call();
+  const budget = deadline.redisRemainingMs();
+  if (budget <= 0) throw new DeadlineExceeded(operation);
+  let timer: NodeJS.Timeout | undefined;
+  const pending = call();
+  // a late rejection after the race is lost must not become an unhandled rejection
+  pending.catch(() => {});
+  try {
+    return await Promise.race([
+      pending,
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new DeadlineExceeded(operation)), budget);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * False once the response has gone out (the deadline's 503, or a client that hung up): a
+ * handler that finishes late must not write, and a middleware must not hand on. Typed by
+ * shape so that src/limits can use it without knowing the HTTP layer.
+ */
+export function stillAnswering(res: {
+  headersSent: boolean;
+  writableEnded: boolean;
+  destroyed: boolean;
+}): boolean {
+  return !res.headersSent && !res.writableEnded && !res.destroyed;
+}
