@@ -31,7 +31,7 @@ export async function openCliServices(): Promise<CliServices> {
   }
   const opensearch = createOpenSearchClient(url);
   const bulkClient = createBulkClient(opensearch);
-  await bootstrapIndices(opensearch, config.indexPrefix);
+  await bootstrapIndices(opensearch, config.indexPrefix, config.index);
   return {
     opensearch: bulkClient,
     indexPrefix: config.indexPrefix,

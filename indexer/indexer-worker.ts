@@ -8,6 +8,7 @@
 import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { metrics } from '../src/metrics.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { isTransientError, type RetryOptions } from '../src/opensearch/retry.js';
 import { type DeadLetterEntry, RedisDeadLetter } from './dead-letter.js';
@@ -89,6 +90,7 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
 
   worker.on('failed', (job, error) => {
     if (!job) return;
+    metrics.indexerJobsFailed.inc({ name: job.name });
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
     const reason = isTransientError(error) ? 'OpenSearch unavailable' : 'indexer error';
     logger.warn(
@@ -104,6 +106,7 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
       source: `${(job.data as RecordsJob).source ?? 'queue'}#${job.id}:${position + 1}`,
       record,
     }));
+    metrics.indexerDeadLettered.inc(entries.length);
     void deadLetter
       .add(entries)
       .catch(() => logger.error({ jobId: job.id }, 'could not write the dead-letter list'));

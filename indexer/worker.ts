@@ -6,6 +6,7 @@
 import { cliProgram, runCli } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { queueDepthGauge, startMetricsServer } from '../src/metrics.js';
 import { openCliServices } from './cli-services.js';
 import { createIndexerWorker } from './indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from './queue.js';
@@ -26,7 +27,12 @@ runCli('worker', async () => {
   const connection = createQueueConnection(redisUrl);
   const scheduler = createIndexerQueue(connection, config.redisPrefix);
   await scheduleRollOff(scheduler);
-  await scheduler.close();
+  // kept open for the queue-depth gauge, read on each scrape
+  queueDepthGauge(() => scheduler.getJobCounts('waiting', 'active', 'delayed', 'failed'));
+  // a worker beside an API process on one host must not take the API's metrics port
+  const metricsPort = config.metricsPort ?? 9465;
+  const metricsServer =
+    metricsPort > 0 ? await startMetricsServer(config.metricsHost, metricsPort, logger) : undefined;
   const worker = createIndexerWorker({
     opensearch: services.opensearch,
     indexPrefix: services.indexPrefix,
@@ -37,14 +43,20 @@ runCli('worker', async () => {
   logger.info('indexer worker running (nightly roll-off at 03:00 JST)');
 
   let stopping = false;
-  async function stop(): Promise<void> {
+  async function stop(reason: string): Promise<void> {
     if (stopping) return;
     stopping = true;
+    const started = Date.now();
+    logger.info({ reason }, 'stopping: finishing the jobs in hand');
     await worker.close();
+    await scheduler.close();
+    await metricsServer?.close();
     connection.disconnect();
     await services.close();
+    logger.info({ reason, ms: Date.now() - started }, 'stopped');
+    logger.flush();
     process.exit(0);
   }
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
 });

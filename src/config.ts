@@ -86,6 +86,37 @@ export interface Config {
   opensearchHeap: string;
   /** The JDK of the local OpenSearch node; unset: the newest under /usr/lib/jvm. */
   javaHome: string | undefined;
+  /** New indices' shape (see indexSettingsFrom). */
+  index: IndexShape;
+  /** Prometheus `GET /metrics` listener (src/metrics.ts); port 0 = off. Never the public port. */
+  metricsHost: string;
+  /** Unset: 9464 for the API, 9465 for a worker (two processes on one host must not collide). */
+  metricsPort: number | undefined;
+}
+
+/**
+ * Shards, replicas and refresh interval of the indices bootstrap creates (existing indices
+ * keep theirs). Production defaults: 1 shard (1M postings is a few GB: one shard per index
+ * keeps scoring and paging exact and cheap), one replica as soon as a second node exists
+ * (`auto_expand_replicas: 0-1`, so a lone dev or test node stays green), refresh every 1 s
+ * (a posting is searchable a second after it is indexed).
+ *   INDEX_SHARDS (1), INDEX_REPLICAS (unset = 0-1 by node count; a number = exactly that),
+ *   INDEX_REFRESH_INTERVAL (1s; -1 turns refresh off, e.g. for a bulk reload)
+ */
+export interface IndexShape {
+  shards: number;
+  replicas: number | undefined;
+  refreshInterval: string;
+}
+
+export function indexSettingsFrom(shape: IndexShape): Record<string, unknown> {
+  return {
+    number_of_shards: shape.shards,
+    ...(shape.replicas === undefined
+      ? { auto_expand_replicas: '0-1' }
+      : { number_of_replicas: shape.replicas, auto_expand_replicas: false }),
+    refresh_interval: shape.refreshInterval,
+  };
 }
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -149,6 +180,30 @@ function url(protocols: readonly string[]) {
   });
 }
 
+/** One URL, or several separated by commas (the nodes of one OpenSearch cluster). */
+function urlList(protocols: readonly string[]) {
+  return optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parts = value.split(',').map((part) => part.trim());
+    const valid = parts.every((part) => {
+      try {
+        return protocols.includes(new URL(part).protocol);
+      } catch {
+        return false;
+      }
+    });
+    if (!valid) {
+      // the value may hold a password: name the variable and the rule only
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a URL starting ${protocols.join(' or ')}//, or several separated by commas`,
+      });
+      return z.NEVER;
+    }
+    return parts.join(',');
+  });
+}
+
 const flag = (fallback: boolean) =>
   optionalText.transform((value, ctx) => {
     if (value === undefined) return fallback;
@@ -165,7 +220,7 @@ const localFile = (name: string) =>
 const environment = z.object({
   PORT: wholeNumber(8080),
   HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
-  OPENSEARCH_URL: url(['http:', 'https:']),
+  OPENSEARCH_URL: urlList(['http:', 'https:']),
   REDIS_URL: url(['redis:', 'rediss:']),
   // `??` semantics: an empty prefix is a real choice
   INDEX_PREFIX: z.string().default(''),
@@ -196,6 +251,37 @@ const environment = z.object({
     return value;
   }),
   JAVA_HOME: optionalText,
+  INDEX_SHARDS: wholeNumber(1, 1),
+  INDEX_REPLICAS: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a whole number of at least 0, got "${value}"` });
+      return z.NEVER;
+    }
+    return parsed;
+  }),
+  INDEX_REFRESH_INTERVAL: optionalText.transform((value, ctx) => {
+    if (value === undefined) return '1s';
+    if (!/^(-1|\d+(ms|s|m))$/.test(value)) {
+      ctx.addIssue({ code: 'custom', message: `must be like 1s, 500ms, 30s or -1, got "${value}"` });
+      return z.NEVER;
+    }
+    return value;
+  }),
+  METRICS_HOST: optionalText.transform((value) => value ?? '127.0.0.1'),
+  METRICS_PORT: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a port number (0 turns metrics off), got "${value}"`,
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  }),
 });
 
 /** Reads and checks the environment; throws a `ConfigError` naming every bad variable. */
@@ -249,6 +335,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     creditsFile: e.CREDITS_FILE,
     opensearchHeap: e.OPENSEARCH_HEAP,
     javaHome: e.JAVA_HOME,
+    index: { shards: e.INDEX_SHARDS, replicas: e.INDEX_REPLICAS, refreshInterval: e.INDEX_REFRESH_INTERVAL },
+    metricsHost: e.METRICS_HOST,
+    metricsPort: e.METRICS_PORT,
   };
 }
 
@@ -281,7 +370,7 @@ export function describeConfig(config: Config): string {
   };
   const shown = {
     ...config,
-    opensearchUrl: masked(config.opensearchUrl),
+    opensearchUrl: config.opensearchUrl?.split(',').map(masked).join(','),
     redisUrl: masked(config.redisUrl),
     operatorToken: config.operatorToken === undefined ? undefined : '***',
     limits: { ...config.limits, rateLimitExemptUsers: [...config.limits.rateLimitExemptUsers] },

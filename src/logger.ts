@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { LogLevel } from './config.js';
 
 /** Paths never written to a log line: the API key, in any casing a header may arrive in. */
@@ -10,6 +11,14 @@ export const redactedPaths = [
   '*.apiKey',
 ];
 
+/**
+ * JSON lines (one object per line, for a log collector), or pino-pretty's readable lines when
+ * stdout is a terminal and no destination is given. Redaction happens before either.
+ */
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: redactedPaths, censor: '[redacted]' } }, destination);
+  const options = { level, redact: { paths: redactedPaths, censor: '[redacted]' } };
+  if (!destination && process.stdout.isTTY) {
+    return pino(options, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', sync: true }));
+  }
+  return pino(options, destination);
 }

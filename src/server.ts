@@ -12,10 +12,12 @@ import type { Logger } from 'pino';
 import { corporateSearch, jobSearch } from './catalogue/searches.js';
 import { type Config, describeConfig, loadConfigOrExit } from './config.js';
 import { createApp } from './http/app.js';
+import { processState } from './http/readiness.js';
 import { createHttpServer } from './http/server.js';
 import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
 import { createLogger } from './logger.js';
+import { startMetricsServer } from './metrics.js';
 import type { OpenSearchClient } from './opensearch/client.js';
 import { bootstrapIndices } from './opensearch/indices.js';
 import { compileRequestChecks } from './search/parse-request.js';
@@ -84,7 +86,7 @@ export function startServer(options: StartOptions = {}): void {
     }
     const services = createServices({ ...config, opensearchUrl }, logger);
     cleanups.unshift(() => services.close());
-    const created = await bootstrapIndices(services.opensearch, config.indexPrefix);
+    const created = await bootstrapIndices(services.opensearch, config.indexPrefix, config.index);
     if (created.length > 0) logger.info({ indices: created }, 'created indices');
     await options.beforeServing?.({ config, opensearch: services.opensearch, logger });
     const app = createApp(services);
@@ -92,6 +94,12 @@ export function startServer(options: StartOptions = {}): void {
     // the process long enough for other requests' Redis commands to time out
     await warmUpValidation();
     compileRequestChecks([corporateSearch, jobSearch]);
+    processState.markValidatorsCompiled();
+    const metricsPort = config.metricsPort ?? 9464;
+    if (metricsPort > 0) {
+      const metricsServer = await startMetricsServer(config.metricsHost, metricsPort, logger);
+      cleanups.push(metricsServer.close);
+    }
     // the port was free at start; another process may have taken it while OpenSearch started
     const server: Server = createHttpServer(app, config.http);
     await new Promise<void>((resolve, reject) => {
@@ -100,16 +108,29 @@ export function startServer(options: StartOptions = {}): void {
       );
       server.listen(config.port, config.host, () => resolve());
     });
-    cleanups.unshift(() => new Promise((resolve) => server.close(() => resolve())));
+    // stop accepting at once, let in-flight requests finish, then close the rest
+    cleanups.unshift(
+      () =>
+        new Promise((resolve) => {
+          processState.markDraining();
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+    );
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    logger.info(`serving on http://${config.host}:${port} (OpenSearch ${opensearchUrl})`);
+    logger.info(
+      { port, opensearchNodes: opensearchUrl.split(',').length },
+      `serving on http://${config.host}:${port}`,
+    );
   }
 
   let stopping = false;
-  async function shutdown(code: number): Promise<void> {
+  async function shutdown(code: number, reason: string): Promise<void> {
     if (stopping) return;
     stopping = true;
+    const started = Date.now();
+    logger.info({ reason }, 'stopping');
     for (const cleanup of cleanups) {
       try {
         await cleanup();
@@ -117,14 +138,16 @@ export function startServer(options: StartOptions = {}): void {
         logger.error({ err: { message: (error as Error).message } }, 'error during shutdown');
       }
     }
+    logger.info({ reason, ms: Date.now() - started, code }, 'stopped');
+    logger.flush();
     process.exit(code);
   }
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  process.on('SIGINT', () => void shutdown(0, 'SIGINT'));
+  process.on('SIGTERM', () => void shutdown(0, 'SIGTERM'));
 
   start().catch((error: Error) => {
     // one plain line for the person at the terminal, then everything started so far is stopped
     process.stderr.write(`${options.command ?? 'corpsearch-api'}: ${error.message}\n`);
-    void shutdown(1);
+    void shutdown(1, 'start-up failed');
   });
 }

@@ -13,6 +13,7 @@ import { requestDeadline } from './deadline.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
+import { requestMetrics } from './request-metrics.js';
 import { consoleRouter } from './routes/console.js';
 import { detailRouter } from './routes/detail.js';
 import { docsRouter } from './routes/docs.js';
@@ -36,7 +37,9 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(requestId());
   app.use(requestLog(services.logger));
   app.use(securityHeaders());
-  // 2. /health, /docs, /openapi.yaml, /console: no key (the console asks for one)
+  app.use(requestMetrics());
+  // 2. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
+  //    one; metrics: src/metrics.ts, on their own port)
   app.use(healthRouter(services));
   app.use(docsRouter());
   app.use(consoleRouter());

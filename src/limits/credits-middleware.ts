@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import stableStringify from 'safe-stable-stringify';
 import { type Deadline, stillAnswering } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
+import { metrics } from '../metrics.js';
 import { limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-unavailable.js';
@@ -80,13 +81,13 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
         );
       } catch (error) {
         // the debit may still happen in Redis after we gave up: cancel it (see the ledger)
-        refundWithRetry(limits, requestId, log);
+        refundWithRetry(limits, requestId, log, cost);
         throw error;
       }
       if (!stillAnswering(res)) {
         // the deadline answered (or the caller hung up) while the reserve ran: the response
         // is out, so 'finish' below would never come; give the credit back now
-        if (reserved.ok) refundWithRetry(limits, requestId, log);
+        if (reserved.ok) refundWithRetry(limits, requestId, log, cost);
         return;
       }
       if (!reserved.ok) {
@@ -102,7 +103,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
           (this.statusCode < 400 ? charge.balanceAfterReserve : charge.balanceAfterReserve + cost);
         this.setHeader('X-Credits-Remaining', String(settled));
       });
-      settleCharge(res, limits, requestId, log);
+      settleCharge(res, limits, requestId, log, cost);
       return next();
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
@@ -137,7 +138,10 @@ export function refundOnErrorMiddleware(limits: Limits, log?: Logger): ErrorRequ
     if (!charge || res.headersSent) return next(error);
     try {
       const balance = await limits.ledger.refund(charge.requestId);
-      if (balance !== null) charge.balanceAfterRefund = balance;
+      if (balance !== null) {
+        charge.balanceAfterRefund = balance;
+        metrics.creditsRefunded.inc(charge.cost);
+      }
     } catch (refundError) {
       log?.warn({ err: { message: (refundError as Error).message } }, 'refund deferred: ledger unavailable');
     }
@@ -206,13 +210,23 @@ function recordOutcome(
  * Both are retried while Redis is away: an uncommitted reservation would otherwise be
  * refunded by the orphan sweep (a free search), an unrefunded one only by the sweep (late).
  */
-function settleCharge(res: Response, limits: Limits, requestId: string, log?: Logger): void {
+function settleCharge(
+  res: Response,
+  limits: Limits,
+  requestId: string,
+  log: Logger | undefined,
+  cost: number,
+): void {
   res.once('finish', () => {
-    if (res.statusCode < 400) settleWithRetry('commit', limits, requestId, log);
-    else refundWithRetry(limits, requestId, log);
+    if (res.statusCode < 400) {
+      metrics.creditsCharged.inc(cost);
+      settleWithRetry('commit', limits, requestId, log);
+    } else {
+      refundWithRetry(limits, requestId, log, cost);
+    }
   });
   res.once('close', () => {
-    if (!res.writableFinished) refundWithRetry(limits, requestId, log);
+    if (!res.writableFinished) refundWithRetry(limits, requestId, log, cost);
   });
 }
 
@@ -223,8 +237,8 @@ const retryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];
  * while Redis is away, for about half a minute, so an outage during a failing search does
  * not keep the user's credit. After that the orphan sweep refunds it.
  */
-export function refundWithRetry(limits: Limits, requestId: string, log?: Logger): void {
-  settleWithRetry('refund', limits, requestId, log);
+export function refundWithRetry(limits: Limits, requestId: string, log?: Logger, cost?: number): void {
+  settleWithRetry('refund', limits, requestId, log, cost);
 }
 
 function settleWithRetry(
@@ -232,9 +246,16 @@ function settleWithRetry(
   limits: Limits,
   requestId: string,
   log?: Logger,
+  cost?: number,
   attempt = 0,
 ): void {
-  const call = step === 'commit' ? limits.ledger.commit(requestId) : limits.ledger.refund(requestId);
+  const call =
+    step === 'commit'
+      ? limits.ledger.commit(requestId)
+      : limits.ledger.refund(requestId).then((balance) => {
+          // null: already refunded (refundOnErrorMiddleware counted it) or never debited
+          if (balance !== null && cost !== undefined) metrics.creditsRefunded.inc(cost);
+        });
   call.catch((error: Error) => {
     const delay = retryDelaysMs[attempt];
     if (delay === undefined) {
@@ -244,6 +265,6 @@ function settleWithRetry(
       );
       return;
     }
-    setTimeout(() => settleWithRetry(step, limits, requestId, log, attempt + 1), delay).unref();
+    setTimeout(() => settleWithRetry(step, limits, requestId, log, cost, attempt + 1), delay).unref();
   });
 }

@@ -32,8 +32,10 @@ export interface LocalOpenSearch {
   stop(): Promise<void>;
   startedHere: boolean;
   startupMs: number;
-  /** The JVM's pid when this process started it (fault tests stop and resume it). */
+  /** The JVM's pid when this process started it (the setpriv wrapper execs into it; fault
+   * tests stop, resume and kill it); absent for a reused node. */
   pid?: number;
+  transportPort?: number;
 }
 
 export interface LocalOpenSearchOptions {
@@ -48,6 +50,16 @@ export interface LocalOpenSearchOptions {
   ephemeral?: boolean;
   log?: (message: string) => void;
   startTimeoutMs?: number;
+  /** Fixed ports (a cluster member restarted in place keeps its address); default: free ones. */
+  httpPort?: number;
+  transportPort?: number;
+  /**
+   * Cluster membership: the transport addresses of every member (this node's included). All
+   * members bootstrap together from this list; a lone node (the default) seeds with itself.
+   */
+  clusterTransportPorts?: number[];
+  /** Health to wait for before returning: a member waits only until the cluster answers. */
+  waitForStatus?: 'yellow' | 'green' | 'answering';
 }
 
 /** Reads `JAVA_VERSION="25.0.1"` from a JDK's `release` file. */
@@ -108,15 +120,17 @@ export function resolveClasspath(stateDir: string): string {
  * two checkouts on one machine would merge into one cluster and take each other's shards
  * with them when one stops.
  */
-function nodeSettings(clusterName: string, transportPort: number): string {
+function nodeSettings(clusterName: string, transportPort: number, members: number[]): string {
+  const seeds = (members.length > 0 ? members : [transportPort]).map((port) => `"127.0.0.1:${port}"`);
   return [
     `cluster.name: ${clusterName}`,
     'network.host: 127.0.0.1',
     `transport.port: ${transportPort}`,
-    `discovery.seed_hosts: ["127.0.0.1:${transportPort}"]`,
-    // with discovery configured, the node no longer bootstraps by itself: name itself (the
-    // runner calls node 1 "Node 1") as the first cluster manager
-    'cluster.initial_cluster_manager_nodes: ["Node 1"]',
+    `discovery.seed_hosts: [${seeds.join(', ')}]`,
+    // with discovery configured, a node no longer bootstraps by itself. The members are named
+    // by transport address: the runner calls the one node of every JVM "Node 1", and a name
+    // that matches several nodes cannot bootstrap a cluster.
+    `cluster.initial_cluster_manager_nodes: [${seeds.join(', ')}]`,
     // a full disk on a dev machine must not flip indices to read-only mid-test
     'cluster.routing.allocation.disk.threshold_enabled: false',
     'action.destructive_requires_name: true',
@@ -124,7 +138,12 @@ function nodeSettings(clusterName: string, transportPort: number): string {
   ].join('\n');
 }
 
-async function waitForHealth(url: string, node: ManagedChild, timeoutMs: number): Promise<void> {
+async function waitForHealth(
+  url: string,
+  node: ManagedChild,
+  timeoutMs: number,
+  status: 'yellow' | 'green' | 'answering' = 'yellow',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void node.exited.then(() => {
@@ -133,10 +152,12 @@ async function waitForHealth(url: string, node: ManagedChild, timeoutMs: number)
   while (Date.now() < deadline) {
     if (exited) throw new Error(`OpenSearch exited during start-up:\n${node.tail()}`);
     try {
-      const res = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=2s`);
+      const wanted = status === 'answering' ? 'red' : status;
+      const res = await fetch(`${url}/_cluster/health?wait_for_status=${wanted}&timeout=2s`);
       if (res.ok) {
         const body = (await res.json()) as { status?: string };
-        if (body.status === 'green' || body.status === 'yellow') return;
+        if (body.status === 'green' || (status !== 'green' && body.status === 'yellow')) return;
+        if (status === 'answering' && body.status === 'red') return;
       }
     } catch {
       // not listening yet
@@ -177,11 +198,12 @@ async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch>
   const nodeConfigDir = path.join(opts.baseDir, 'node_1', 'config');
   mkdirSync(nodeConfigDir, { recursive: true });
   const ymlFile = path.join(nodeConfigDir, 'opensearch.yml');
-  writeFileSync(ymlFile, nodeSettings(opts.clusterName, await freePort()));
+  const transportPort = opts.transportPort ?? (await freePort());
+  writeFileSync(ymlFile, nodeSettings(opts.clusterName, transportPort, opts.clusterTransportPorts ?? []));
 
   // The runner serves node 1 on the first free port from baseHttpPort + 1 up to 9299 (its
   // fixed ceiling); the port it chose is read back from its log line.
-  const httpPort = (await freePortBetween(9201, 9299)) - 1;
+  const httpPort = (opts.httpPort ?? (await freePortBetween(9201, 9299))) - 1;
   let boundPort: number | undefined;
   const heap = opts.heap ?? loadConfig().opensearchHeap;
   const javaArgs = [
@@ -228,10 +250,10 @@ async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch>
       await sleep(100);
     }
     const url = `http://127.0.0.1:${boundPort}`;
-    await waitForHealth(url, node, Math.max(1000, portDeadline - Date.now()));
+    await waitForHealth(url, node, Math.max(1000, portDeadline - Date.now()), opts.waitForStatus);
     const startupMs = Date.now() - started;
     log(`OpenSearch is up at ${url} after ${(startupMs / 1000).toFixed(1)} s`);
-    return { url, stop, startedHere: true, startupMs, pid: node.pid };
+    return { url, stop, startedHere: true, startupMs, pid: node.pid, transportPort };
   } catch (error) {
     await stop();
     throw error;

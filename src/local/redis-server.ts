@@ -1,6 +1,7 @@
 /**
- * A real `redis-server` (Debian package) on a free loopback port, for test runs: no
- * persistence, tied to the parent's life like the OpenSearch node.
+ * A real `redis-server` (Debian package) on a free loopback port, tied to the parent's life
+ * like the OpenSearch node. Test runs keep nothing on disk; the local cluster
+ * (`npm run cluster`) turns on the append-only file, as production must.
  */
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
@@ -10,6 +11,7 @@ import { commandExists, freePort, sleep, spawnManaged } from './child-process.js
 export interface LocalRedis {
   url: string;
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -30,7 +32,15 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startLocalRedis(opts: { logDir: string; port?: number }): Promise<LocalRedis> {
+export interface LocalRedisOptions {
+  /** Log file folder, and the data folder when `appendOnly`. */
+  logDir: string;
+  port?: number;
+  /** appendonly yes, fsync every second, in `logDir`: keys and balances survive a restart. */
+  appendOnly?: boolean;
+}
+
+export async function startLocalRedis(opts: LocalRedisOptions): Promise<LocalRedis> {
   if (!commandExists('redis-server')) {
     throw new Error('redis-server is not installed (Debian: apt-get install redis-server), or set REDIS_URL');
   }
@@ -38,7 +48,19 @@ export async function startLocalRedis(opts: { logDir: string; port?: number }): 
   const port = opts.port ?? (await freePort());
   const server = spawnManaged(
     'redis-server',
-    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', opts.logDir],
+    [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--save',
+      '',
+      '--appendonly',
+      opts.appendOnly ? 'yes' : 'no',
+      ...(opts.appendOnly ? ['--appendfsync', 'everysec'] : []),
+      '--dir',
+      opts.logDir,
+    ],
     { logFile: path.join(opts.logDir, `redis-${port}.log`) },
   );
   const deadline = Date.now() + 15_000;
@@ -50,5 +72,5 @@ export async function startLocalRedis(opts: { logDir: string; port?: number }): 
     }
     await sleep(50);
   }
-  return { url: `redis://127.0.0.1:${port}`, port, stop: () => server.stop(5_000) };
+  return { url: `redis://127.0.0.1:${port}`, port, pid: server.pid, stop: () => server.stop(5_000) };
 }

@@ -11,9 +11,18 @@ export const searchRequestTimeoutMs = 10_000;
 /** What one `_bulk` of a large batch, a delete-by-query or a rebuild read may take. */
 export const bulkRequestTimeoutMs = 120_000;
 
+/**
+ * `url`: one node, or several separated by commas (`http://10.0.0.1:9200,http://10.0.0.2:9200`):
+ * the client spreads requests over them and, when one stops answering, resends to another
+ * (a search or a get is safe to resend) and leaves the dead one out until it answers again.
+ */
 export function createOpenSearchClient(url: string): Client {
+  const nodes = url
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   return new Client({
-    node: url,
+    nodes,
     // bounded: a search never waits longer than the API's own deadline
     requestTimeout: searchRequestTimeoutMs,
     maxRetries: 1,

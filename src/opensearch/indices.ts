@@ -5,35 +5,64 @@
  * so a mapping change is a new version reindexed behind the alias with no downtime.
  */
 import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from './client.js';
+import { type IndexShape, indexSettingsFrom } from '../config.js';
+import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
 import { indexDefinitions } from './mappings.js';
 
 type IndicesCreateBody = API.Indices_Create_Request['body'];
+
+/** The defaults of INDEX_SHARDS / INDEX_REPLICAS / INDEX_REFRESH_INTERVAL (src/config.ts). */
+const defaultShape: IndexShape = { shards: 1, replicas: undefined, refreshInterval: '1s' };
 
 /** Alias names the code uses, e.g. `indexNames('t1-').jobs === 't1-jobs'`. */
 export function indexName(prefix: string, name: string): string {
   return `${prefix}${name}`;
 }
 
-/** Creates every missing versioned index and points its alias at it. Idempotent. */
-export async function bootstrapIndices(client: OpenSearchClient, prefix: string): Promise<string[]> {
+/**
+ * Creates every missing versioned index and points its alias at it. Idempotent. `shape`:
+ * shards, replicas, refresh of the indices it creates; the entry points pass `config.index`.
+ */
+export async function bootstrapIndices(
+  client: OpenSearchClient,
+  prefix: string,
+  shape: IndexShape = defaultShape,
+): Promise<string[]> {
   const created: string[] = [];
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
     const concrete = `${alias}-v${def.version}`;
     const exists = await client.indices.exists({ index: concrete });
     if (exists.body) continue;
-    await client.indices.create({
-      index: concrete,
-      body: {
-        settings: def.settings as NonNullable<IndicesCreateBody>['settings'],
-        mappings: def.mappings as NonNullable<IndicesCreateBody>['mappings'],
-        aliases: { [alias]: {} },
-      },
-    });
+    // a mapping file's own settings win over the configured shape
+    const settings = { ...indexSettingsFrom(shape), ...def.settings };
+    try {
+      await client.indices.create(
+        {
+          index: concrete,
+          body: {
+            settings: settings as NonNullable<IndicesCreateBody>['settings'],
+            mappings: def.mappings as NonNullable<IndicesCreateBody>['mappings'],
+            aliases: { [alias]: {} },
+          },
+        },
+        // a busy cluster can take longer than a search's timeout to create an index, and a
+        // timed-out create that the client resends finds the index already there
+        { requestTimeout: bulkRequestTimeoutMs },
+      );
+    } catch (error) {
+      // another process (a second API or worker starting at the same moment) created it first;
+      // the alias came with it in the same request
+      if (errorType(error) === 'resource_already_exists_exception') continue;
+      throw error;
+    }
     created.push(concrete);
   }
   return created;
+}
+
+function errorType(error: unknown): string | undefined {
+  return (error as { meta?: { body?: { error?: { type?: string } } } }).meta?.body?.error?.type;
 }
 
 /** Deletes the indices under a prefix (tests). */

@@ -38,7 +38,10 @@ function readJson<T>(file: string): T {
 
 let cached: IndexDefinition[] | undefined;
 
-/** Every index, sorted by name, with the shared analysis merged into its settings. */
+/**
+ * Every index, sorted by name, with the shared analysis merged into its settings. Shards,
+ * replicas and refresh are not here: bootstrap takes them from configuration (INDEX_SHARDS, ...).
+ */
 export function indexDefinitions(): IndexDefinition[] {
   if (!cached) {
     const { _comment, ...sharedSettings } = readJson<Record<string, unknown>>('analysis.json');
@@ -50,7 +53,7 @@ export function indexDefinitions(): IndexDefinition[] {
         return {
           name: file.replace(/\.json$/, ''),
           version: def.version,
-          settings: { number_of_shards: 1, number_of_replicas: 0, ...sharedSettings, ...def.settings },
+          settings: { ...sharedSettings, ...def.settings },
           mappings: def.mappings,
         };
       });

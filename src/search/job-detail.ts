@@ -2,6 +2,7 @@
 
 import { type Deadline, DeadlineExceeded } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
+import { metrics } from '../metrics.js';
 import { withinDeadline } from '../opensearch/deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
@@ -14,6 +15,7 @@ export async function getJobDetail(
   deadline?: Deadline,
 ) {
   let found: { found?: boolean; _source?: Record<string, unknown> };
+  const timer = metrics.engineDuration.startTimer({ operation: 'job_detail' });
   try {
     const response = await withinDeadline(deadline, 'job detail', (options) =>
       services.opensearch.get(
@@ -22,7 +24,9 @@ export async function getJobDetail(
       ),
     );
     found = response.body as typeof found;
+    timer({ outcome: 'ok' });
   } catch (error) {
+    timer({ outcome: 'error' });
     if (error instanceof DeadlineExceeded) throw error;
     throw toSearchError(error, services.logger);
   }

@@ -7,6 +7,7 @@
 import type { API } from '@opensearch-project/opensearch';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import { type Deadline, DeadlineExceeded } from '../deadline.js';
+import { metrics } from '../metrics.js';
 import { withinDeadline } from '../opensearch/deadline.js';
 import type { Services } from '../services.js';
 import { compileSearch } from './compile-search.js';
@@ -43,11 +44,14 @@ export async function runPlan(
     ...engineTimeouts(deadline),
   };
   let response: API.Search_ResponseBody;
+  const timer = metrics.engineDuration.startTimer({ operation: `${search.index}_search` });
   try {
     response = (
       await withinDeadline(deadline, 'search', (options) => services.opensearch.search(request, options))
     ).body;
+    timer({ outcome: 'ok' });
   } catch (error) {
+    timer({ outcome: 'error' });
     if (error instanceof DeadlineExceeded) throw error;
     throw toSearchError(error, services.logger);
   }

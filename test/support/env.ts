@@ -37,6 +37,9 @@ export function testConfig(
     // request can take seconds; the deadline tests (test/deadline-*.test.ts) set their own
     requestDeadlineMs: 20_000,
     redisBudgetMs: 5_000,
+    index: { shards: 1, replicas: undefined, refreshInterval: '1s' },
+    metricsHost: '127.0.0.1',
+    metricsPort: 0,
     ...overrides,
   };
 }

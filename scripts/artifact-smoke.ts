@@ -1,0 +1,159 @@
+/**
+ * `npm run smoke:artifact`: the production artifact, built as the Dockerfile builds it, run the
+ * way compose runs it. `npm run build` here; the tracked files plus dist/ into a temporary
+ * folder; production dependencies only there (`npm ci --omit=dev`); then, against a local
+ * OpenSearch node and redis-server, `node dist/src/main.js` and `node dist/indexer/worker.js`
+ * from that folder, and the built CLIs for a key and an ingest through the queue: readiness,
+ * one ingest, one search. Everything it starts is stopped in a `finally`.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, type ManagedChild, sleep, spawnManaged } from '../src/local/child-process.js';
+import { startLocalOpenSearch } from '../src/local/opensearch-node.js';
+import { startLocalRedis } from '../src/local/redis-server.js';
+import { projectRoot } from '../src/project-root.js';
+
+const started = Date.now();
+const say = (line: string) =>
+  console.log(`[artifact +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}`);
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`,
+    );
+  return result.stdout;
+}
+
+async function waitReady(url: string, child: ManagedChild): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.child.exitCode !== null) throw new Error(`exited during start-up:\n${child.tail()}`);
+    const status = await fetch(`${url}/readyz`).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${url}/readyz not 200 within 120 s:\n${child.tail()}`);
+    await sleep(300);
+  }
+}
+
+async function main(): Promise<void> {
+  const stops: Array<() => Promise<void>> = [];
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-artifact-'));
+  try {
+    say('npm run build');
+    rmSync(path.join(projectRoot, 'dist'), { recursive: true, force: true });
+    run('npm', ['run', '-s', 'build'], projectRoot);
+    const app = path.join(tmp, 'app');
+    mkdirSync(app);
+    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: projectRoot, encoding: 'utf8' })
+      .split('\0')
+      .filter(Boolean);
+    for (const file of tracked)
+      cpSync(path.join(projectRoot, file), path.join(app, file), { recursive: true });
+    cpSync(path.join(projectRoot, 'dist'), path.join(app, 'dist'), { recursive: true });
+    say('npm ci --omit=dev (production dependencies only) in a copy');
+    run('npm', ['ci', '--omit=dev', '--no-fund', '--no-audit', '--loglevel=error'], app);
+    const devOnly = ['tsx', 'vitest', 'typescript', '@biomejs/biome'].filter(
+      (name) => spawnSync('test', ['-e', path.join(app, 'node_modules', name)]).status === 0,
+    );
+    if (devOnly.length > 0)
+      throw new Error(`dev dependencies present in the production copy: ${devOnly.join(', ')}`);
+
+    const node = await startLocalOpenSearch({
+      baseDir: path.join(tmp, 'opensearch'),
+      clusterName: `corpsearch-artifact-${process.pid}`,
+      heap: '512m',
+      ephemeral: true,
+      log: say,
+    });
+    stops.push(node.stop);
+    const redis = await startLocalRedis({ logDir: path.join(tmp, 'redis') });
+    stops.push(redis.stop);
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: tmp,
+      NODE_ENV: 'production',
+      OPENSEARCH_URL: node.url,
+      REDIS_URL: redis.url,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOAD_SAMPLE_DATA: 'false',
+      METRICS_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    };
+    const worker = spawnManaged(process.execPath, ['dist/indexer/worker.js'], {
+      cwd: app,
+      env: { ...env, METRICS_PORT: String(await freePort()) },
+      logFile: path.join(tmp, 'worker.log'),
+    });
+    stops.push(() => worker.stop(10_000));
+    const api = spawnManaged(process.execPath, ['dist/src/main.js'], {
+      cwd: app,
+      env,
+      logFile: path.join(tmp, 'api.log'),
+    });
+    stops.push(() => api.stop(10_000));
+    const url = `http://127.0.0.1:${port}`;
+    await waitReady(url, api);
+    const health = await fetch(`${url}/health`).then((res) => res.status);
+    say(`node dist/src/main.js ready at ${url} (GET /readyz 200, GET /health ${health})`);
+
+    const key = run(
+      process.execPath,
+      ['dist/scripts/keys.js', 'create', 'smoke', '--credits', '10'],
+      app,
+      env,
+    ).trim();
+    const dataDir = path.join(tmp, 'data');
+    run(
+      process.execPath,
+      ['dist/indexer/generate/cli.js', '--companies', '20', '--jobs', '100', '--seed', '7', '--out', dataDir],
+      app,
+      env,
+    );
+    say('ingest through the queue (built CLI -> built worker)');
+    run(
+      process.execPath,
+      [
+        'dist/indexer/ingest-cli.js',
+        path.join(dataDir, 'corporates.ndjson'),
+        path.join(dataDir, 'jobs.ndjson'),
+      ],
+      app,
+      env,
+    );
+    let total = 0;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const res = await fetch(`${url}/rest/v1/jobs/search`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+        body: JSON.stringify({ limit: 1, includeTotalResults: true }),
+      });
+      const body = (await res.json()) as { totalResults?: number };
+      if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
+      total = body.totalResults ?? 0;
+      if (total === 100) break;
+      await sleep(1000);
+    }
+    if (total !== 100) throw new Error(`search found ${total} postings, expected 100`);
+    say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
+    writeFileSync(path.join(tmp, 'ok'), '');
+    say('production artifact smoke passed');
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main().catch((error: Error) => {
+  console.error(`[artifact] FAILED: ${error.message}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,122 @@
+/**
+ * Prometheus metrics (prom-client), served by a listener of their own: `GET /metrics` on
+ * METRICS_HOST:METRICS_PORT (127.0.0.1:9464 for the API, 9465 for the worker; 0 turns it
+ * off), never on the public port, so a caller of the API cannot read traffic, balances moved
+ * or queue depth. Every process (each API process, each worker) serves its own figures;
+ * Prometheus sums them.
+ *
+ * Ingest rate is `rate(corpsearch_indexer_records_total{outcome="indexed"}[1m])`.
+ */
+import http, { type Server } from 'node:http';
+import type { Logger } from 'pino';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'corpsearch_' });
+
+const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export const metrics = {
+  httpRequests: new Counter({
+    name: 'corpsearch_http_requests_total',
+    help: 'HTTP requests answered, by route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  }),
+  httpDuration: new Histogram({
+    name: 'corpsearch_http_request_duration_seconds',
+    help: 'Time from request to response, by route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  engineDuration: new Histogram({
+    name: 'corpsearch_opensearch_duration_seconds',
+    help: 'Round trip of the OpenSearch request behind a search or a detail, by operation and outcome',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: latencyBuckets,
+    registers: [registry],
+  }),
+  rejected: new Counter({
+    name: 'corpsearch_requests_rejected_total',
+    help: 'Requests refused before the search: rate_limited (429), insufficient_credits (402), unavailable (503)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+  creditsCharged: new Counter({
+    name: 'corpsearch_credits_charged_total',
+    help: 'Credits committed by successful charged requests',
+    registers: [registry],
+  }),
+  creditsRefunded: new Counter({
+    name: 'corpsearch_credits_refunded_total',
+    help: 'Credits given back after a charged request failed',
+    registers: [registry],
+  }),
+  indexerRecords: new Counter({
+    name: 'corpsearch_indexer_records_total',
+    help: 'Source records handled by the indexer, by outcome (indexed, rejected)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
+  indexerDeadLettered: new Counter({
+    name: 'corpsearch_indexer_dead_lettered_total',
+    help: 'Records written to the dead-letter list (rejected, or given up on after retries)',
+    registers: [registry],
+  }),
+  indexerJobsFailed: new Counter({
+    name: 'corpsearch_indexer_jobs_failed_total',
+    help: 'Queue job attempts that failed (each is retried until its attempts run out)',
+    labelNames: ['name'] as const,
+    registers: [registry],
+  }),
+};
+
+/** A gauge read when scraped, e.g. the queue's job counts. */
+export function queueDepthGauge(read: () => Promise<Record<string, number>>): Gauge<'state'> {
+  return new Gauge({
+    name: 'corpsearch_indexer_queue_jobs',
+    help: 'Indexer queue jobs by state (waiting, active, delayed, failed)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      try {
+        for (const [state, count] of Object.entries(await read())) this.set({ state }, count);
+      } catch {
+        // Redis away: leave the last figures; the scrape itself must not fail
+      }
+    },
+  });
+}
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** `GET /metrics` on host:port; resolves once listening. */
+export function startMetricsServer(host: string, port: number, logger: Logger): Promise<MetricsServer> {
+  const server: Server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    registry.metrics().then(
+      (body) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(body),
+      () => res.writeHead(500).end(),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      const url = `http://${host}:${bound}/metrics`;
+      logger.info(`metrics on ${url}`);
+      resolve({
+        url,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+  });
+}

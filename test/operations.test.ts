@@ -1,0 +1,156 @@
+/**
+ * Liveness, readiness and the Prometheus metrics, against the real OpenSearch node and
+ * redis-server of the test run.
+ */
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { indexSettingsFrom, loadConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { processState } from '../src/http/readiness.js';
+import { createLogger } from '../src/logger.js';
+import { registry, startMetricsServer } from '../src/metrics.js';
+import { dropIndices } from '../src/opensearch/indices.js';
+import type { Services } from '../src/services.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+const operatorToken = 'operator-token-for-the-operations-test';
+const asOperator = { Authorization: `Bearer ${operatorToken}` };
+
+beforeAll(async () => {
+  services = await setUpServices('operations', { operatorToken });
+});
+afterAll(async () => {
+  await services.close();
+});
+
+describe('GET /livez and GET /readyz', () => {
+  it('livez is 200 whatever the dependencies say', async () => {
+    const down = {
+      ...services,
+      redis: new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false }),
+    };
+    await request(createApp(down)).get('/livez').expect(200, { status: 'ok' });
+    down.redis.disconnect();
+  });
+
+  it('readyz is 503 naming "validators" until the request validators are compiled, then 200', async () => {
+    const app = createApp(services);
+    if (!processState.validatorsCompiled) {
+      const res = await request(app).get('/readyz').set(asOperator).expect(503);
+      expect(res.body.failing).toEqual(['validators']);
+      expect(res.headers['retry-after']).toBe('1');
+    }
+    processState.markValidatorsCompiled();
+    await request(app).get('/readyz').set(asOperator).expect(200, { status: 'ready', failing: [] });
+    await request(app).get('/readyz').expect(200, { status: 'ready' });
+  });
+
+  it('readyz is 503 naming "redis" when Redis does not answer', async () => {
+    processState.markValidatorsCompiled();
+    const redis = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+    });
+    const res = await request(createApp({ ...services, redis }))
+      .get('/readyz')
+      .set(asOperator)
+      .expect(503);
+    expect(res.body.failing).toEqual(['redis']);
+    // without the token: the status and nothing that names a dependency
+    const anonymous = await request(createApp({ ...services, redis }))
+      .get('/readyz')
+      .expect(503);
+    expect(anonymous.body).toEqual({ status: 'not-ready' });
+    expect(anonymous.headers['retry-after']).toBe('1');
+    redis.disconnect();
+  });
+
+  it('readyz is 503 naming "indices" when the aliases are missing', async () => {
+    processState.markValidatorsCompiled();
+    const config = { ...services.config, indexPrefix: `${services.config.indexPrefix}missing-` };
+    await dropIndices(services.opensearch, config.indexPrefix);
+    const res = await request(createApp({ ...services, config }))
+      .get('/readyz')
+      .set(asOperator)
+      .expect(503);
+    expect(res.body.failing).toEqual(['indices']);
+  });
+
+  it('readyz is 503 naming "opensearch" (and so "indices") when the engine does not answer', async () => {
+    processState.markValidatorsCompiled();
+    const { createOpenSearchClient } = await import('../src/opensearch/client.js');
+    const opensearch = createOpenSearchClient('http://127.0.0.1:1');
+    const res = await request(createApp({ ...services, opensearch }))
+      .get('/readyz')
+      .set(asOperator)
+      .expect(503);
+    expect(res.body.failing).toEqual(['opensearch', 'indices']);
+    await opensearch.close();
+  });
+});
+
+describe('metrics', () => {
+  it('counts requests by route template and status, never by the id in the path', async () => {
+    const app = createApp(services);
+    await request(app).get('/rest/v1/jobs/J000000001/detail').set('X-API-Key', 'cs_live_nope');
+    await request(app).get('/livez').expect(200);
+    const text = await registry.metrics();
+    expect(text).toMatch(/corpsearch_http_requests_total\{method="GET",route="\/livez",status="200"\} \d+/);
+    expect(text).toMatch(
+      /corpsearch_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/livez",status="200"\}/,
+    );
+    expect(text).not.toContain('J000000001');
+  });
+
+  it('are served on their own listener, not by the API app', async () => {
+    const server = await startMetricsServer('127.0.0.1', 0, createLogger('silent'));
+    try {
+      const res = await fetch(server.url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      const text = await res.text();
+      for (const name of [
+        'corpsearch_http_requests_total',
+        'corpsearch_opensearch_duration_seconds',
+        'corpsearch_requests_rejected_total',
+        'corpsearch_credits_charged_total',
+        'corpsearch_credits_refunded_total',
+        'corpsearch_indexer_records_total',
+        'corpsearch_indexer_dead_lettered_total',
+        'corpsearch_process_resident_memory_bytes',
+      ])
+        expect(text).toContain(`# TYPE ${name}`);
+      expect((await fetch(server.url.replace('/metrics', '/other'))).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+    await request(createApp(services)).get('/metrics').expect(404);
+  });
+});
+
+describe('index shape from configuration', () => {
+  it('defaults to 1 shard, one replica once a second node exists, refresh 1s', () => {
+    expect(indexSettingsFrom(loadConfig({}).index)).toEqual({
+      number_of_shards: 1,
+      auto_expand_replicas: '0-1',
+      refresh_interval: '1s',
+    });
+  });
+
+  it('takes INDEX_SHARDS, INDEX_REPLICAS and INDEX_REFRESH_INTERVAL', () => {
+    const config = loadConfig({ INDEX_SHARDS: '3', INDEX_REPLICAS: '2', INDEX_REFRESH_INTERVAL: '30s' });
+    expect(indexSettingsFrom(config.index)).toEqual({
+      number_of_shards: 3,
+      number_of_replicas: 2,
+      auto_expand_replicas: false,
+      refresh_interval: '30s',
+    });
+  });
+
+  it('refuses a refresh interval OpenSearch would not take, naming the variable', () => {
+    expect(() => loadConfig({ INDEX_REFRESH_INTERVAL: 'soon' })).toThrow(/INDEX_REFRESH_INTERVAL/);
+  });
+});
