@@ -213,6 +213,17 @@ async function waitForGreen(os: OpenSearchClient, timeoutMs: number): Promise<nu
   return -1;
 }
 
+/**
+ * Queue jobs waiting, running or delayed, plus companies waiting for a rebuild. The nightly
+ * roll-off's next run is a delayed job that is always there: it is not pending work.
+ */
+async function pendingWork(queue: ReturnType<typeof createIndexerQueue>, redis: Redis): Promise<number> {
+  const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+  const scheduled = (await queue.getDelayed()).filter((job) => job.name === 'rolloff').length;
+  const jobs = Object.values(counts).reduce((a, b) => a + b, 0) - scheduled;
+  return jobs + (await redis.scard(rebuildSetKey(redisPrefix)));
+}
+
 /** Until no queue job is waiting, running or delayed and no company rebuild is pending. */
 async function waitIdle(
   queue: ReturnType<typeof createIndexerQueue>,
@@ -221,16 +232,7 @@ async function waitIdle(
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const counts = await queue.getJobCounts(
-      'waiting',
-      'active',
-      'delayed',
-      'prioritized',
-      'waiting-children',
-    );
-    const pending =
-      Object.values(counts).reduce((a, b) => a + b, 0) + (await redis.scard(rebuildSetKey(redisPrefix)));
-    if (pending === 0) return true;
+    if ((await pendingWork(queue, redis)) === 0) return true;
     if (Date.now() > deadline) return false;
     await sleep(1000);
   }
@@ -541,21 +543,12 @@ async function main(): Promise<void> {
       const doneBy = Date.now() + 900_000;
       let lastReport = Date.now();
       for (;;) {
-        const counts = await queue.getJobCounts(
-          'waiting',
-          'active',
-          'delayed',
-          'prioritized',
-          'waiting-children',
-        );
-        const pending =
-          Object.values(counts).reduce((a, b) => a + b, 0) +
-          (await control.scard(rebuildSetKey(redisPrefix)));
+        const pending = await pendingWork(queue, control);
         if (pending === 0 && (await count()) >= expectedIds.length) break;
         if (Date.now() > doneBy) break;
         if (Date.now() - lastReport > 30_000) {
           lastReport = Date.now();
-          say(`   ${await count()} postings searchable; queue ${JSON.stringify(counts)}`);
+          say(`   ${await count()} postings searchable; ${pending} queue jobs and company rebuilds pending`);
         }
         await sleep(1000);
       }
