@@ -5,7 +5,7 @@
  */
 import { cliProgram, runCli } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger, endLogs } from '../src/logger.js';
 import { queueDepthGauge, startMetricsServer } from '../src/metrics.js';
 import { openCliServices } from './cli-services.js';
 import { createIndexerWorker } from './indexer-worker.js';
@@ -54,7 +54,7 @@ runCli('worker', async () => {
     connection.disconnect();
     await services.close();
     logger.info({ reason, ms: Date.now() - started }, 'stopped');
-    logger.flush();
+    await endLogs(logger);
     process.exit(0);
   }
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,10 +1,12 @@
 /**
  * `npm run smoke:artifact`: the production artifact, built as the Dockerfile builds it, run the
- * way compose runs it. `npm run build` here; the tracked files plus dist/ into a temporary
- * folder; production dependencies only there (`npm ci --omit=dev`); then, against a local
- * OpenSearch node and redis-server, `node dist/src/main.js` and `node dist/indexer/worker.js`
- * from that folder, and the built CLIs for a key and an ingest through the queue: readiness,
- * one ingest, one search. Everything it starts is stopped in a `finally`.
+ * way compose runs it. The tracked files (what `COPY . .` takes past .dockerignore) into a
+ * temporary folder, and there the Dockerfile's steps: `npm install`, `npm run build`,
+ * `npm prune --omit=dev`; then, against a local OpenSearch node and redis-server,
+ * `node dist/src/main.js` and `node dist/indexer/worker.js` from that folder, and the built CLIs
+ * for a key and an ingest through the queue: readiness, one ingest, one search. The working
+ * tree's own dist/ and node_modules/ are not touched. Everything it starts is stopped in a
+ * `finally`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,9 +48,6 @@ async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-artifact-'));
   try {
-    say('npm run build');
-    rmSync(path.join(projectRoot, 'dist'), { recursive: true, force: true });
-    run('npm', ['run', '-s', 'build'], projectRoot);
     const app = path.join(tmp, 'app');
     mkdirSync(app);
     const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: projectRoot, encoding: 'utf8' })
@@ -56,9 +55,13 @@ async function main(): Promise<void> {
       .filter(Boolean);
     for (const file of tracked)
       cpSync(path.join(projectRoot, file), path.join(app, file), { recursive: true });
-    cpSync(path.join(projectRoot, 'dist'), path.join(app, 'dist'), { recursive: true });
-    say('npm ci --omit=dev (production dependencies only) in a copy');
-    run('npm', ['ci', '--omit=dev', '--no-fund', '--no-audit', '--loglevel=error'], app);
+    // the Dockerfile's build stage, step for step (not `npm ci`: the image is built with
+    // `npm install` and pruned, and the smoke must test that artifact)
+    say('npm install in a copy of the tracked files');
+    run('npm', ['install', '--no-fund', '--no-audit', '--loglevel=error'], app);
+    say('npm run build && npm prune --omit=dev (production dependencies only)');
+    run('npm', ['run', '-s', 'build'], app);
+    run('npm', ['prune', '--omit=dev', '--no-fund', '--no-audit', '--loglevel=error'], app);
     const devOnly = ['tsx', 'vitest', 'typescript', '@biomejs/biome'].filter(
       (name) => spawnSync('test', ['-e', path.join(app, 'node_modules', name)]).status === 0,
     );

@@ -22,3 +22,24 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
   }
   return pino(options, destination);
 }
+
+/**
+ * Writes out what the logger still holds and closes its output: the last step before
+ * `process.exit`. pino writes stdout asynchronously; exiting while a line is still being
+ * written put the `stopped` line before `stopping`. Bounded, so a stuck output cannot hold
+ * the exit.
+ */
+export function endLogs(logger: Logger, timeoutMs = 2000): Promise<void> {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as
+    | { end?: () => void; once?: (event: string, listener: () => void) => void; destroyed?: boolean }
+    | undefined;
+  if (!stream?.end || !stream.once || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs);
+    stream.once?.('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    stream.end?.();
+  });
+}

@@ -16,7 +16,7 @@ import { processState } from './http/readiness.js';
 import { createHttpServer } from './http/server.js';
 import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
-import { createLogger } from './logger.js';
+import { createLogger, endLogs } from './logger.js';
 import { startMetricsServer } from './metrics.js';
 import type { OpenSearchClient } from './opensearch/client.js';
 import { bootstrapIndices } from './opensearch/indices.js';
@@ -139,7 +139,7 @@ export function startServer(options: StartOptions = {}): void {
       }
     }
     logger.info({ reason, ms: Date.now() - started, code }, 'stopped');
-    logger.flush();
+    await endLogs(logger);
     process.exit(code);
   }
   process.on('SIGINT', () => void shutdown(0, 'SIGINT'));

@@ -2,17 +2,22 @@
  * Liveness, readiness and the Prometheus metrics, against the real OpenSearch node and
  * redis-server of the test run.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
+import { freePort, sleep, spawnManaged } from '../src/local/child-process.js';
 import { createLogger } from '../src/logger.js';
 import { registry, startMetricsServer } from '../src/metrics.js';
 import { dropIndices } from '../src/opensearch/indices.js';
+import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
-import { setUpServices } from './support/env.js';
+import { setUpServices, uniquePrefix } from './support/env.js';
 
 let services: Services;
 const operatorToken = 'operator-token-for-the-operations-test';
@@ -89,6 +94,56 @@ describe('GET /livez and GET /readyz', () => {
       .expect(503);
     expect(res.body.failing).toEqual(['opensearch', 'indices']);
     await opensearch.close();
+  });
+});
+
+describe('the production entry (src/main.ts)', () => {
+  it('creates the indices, turns ready, and on SIGTERM logs stopping and stopped and exits 0', async () => {
+    const prefix = uniquePrefix('entry');
+    const port = await freePort();
+    const logDir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-entry-'));
+    const logFile = path.join(logDir, 'api.log');
+    const api = spawnManaged(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: projectRoot,
+      logFile,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        OPENSEARCH_URL: inject('opensearchUrl'),
+        REDIS_URL: inject('redisUrl'),
+        INDEX_PREFIX: prefix,
+        REDIS_PREFIX: prefix,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+    });
+    try {
+      // a bound on waiting, not a speed check: start-up on a loaded machine takes seconds
+      let ready: { status: number; body: unknown } = { status: 0, body: null };
+      for (let attempt = 0; attempt < 240 && ready.status !== 200; attempt++) {
+        if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.tail()}`);
+        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          async (res) => ({ status: res.status, body: await res.json() }),
+          () => ({ status: 0, body: null }),
+        );
+        if (ready.status !== 200) await sleep(500);
+      }
+      expect(ready).toEqual({ status: 200, body: { status: 'ready', failing: [] } });
+      await api.stop(10_000);
+      expect(await api.exited).toBe(0);
+      const messages = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages).toContain(`serving on http://127.0.0.1:${port}`);
+      expect(messages.slice(-2)).toEqual(['stopping', 'stopped']);
+    } finally {
+      await api.stop(10_000);
+      await dropIndices(services.opensearch, prefix);
+      rmSync(logDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Process state the readiness probe reads: the request validators are compiled (src/main.ts
+ * Process state the readiness probe reads: the request validators are compiled (src/server.ts
  * marks it once they are), and the process is not draining (set on SIGTERM, so a balancer
  * stops sending before the listener closes).
  */
