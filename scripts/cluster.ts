@@ -1,5 +1,5 @@
 /**
- * `npm run cluster`: the production shape on this machine, without Docker (src/local/stack.ts):
+ * `npm run cluster`: the production shape on this machine, without Docker (scripts/local-stack.ts):
  * 3 OpenSearch nodes, redis-server with the append-only file, 2 API processes, 2 workers.
  * Prints where each listens; Ctrl-C stops all of them. Data stays under .local/cluster/
  * between runs (`--fresh` starts empty).
@@ -7,8 +7,8 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { startStack } from '../src/local/stack.js';
 import { projectRoot } from '../src/project-root.js';
+import { startStack } from './local-stack.js';
 
 function whole(value: string): number {
   const parsed = Number(value);

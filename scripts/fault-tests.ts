@@ -1,5 +1,5 @@
 /**
- * `npm run test:faults`: the production shape (src/local/stack.ts: 3 OpenSearch nodes,
+ * `npm run test:faults`: the production shape (scripts/local-stack.ts: 3 OpenSearch nodes,
  * redis-server with the append-only file, 2 API processes, 2 workers) loses one member at a
  * time under load, and each case prints its figures:
  *   a. kill -9 one OpenSearch node during 30 s of search load by several users
@@ -25,9 +25,9 @@ import {
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createLimits } from '../src/limits/limits.js';
 import { sleep } from '../src/local/child-process.js';
-import { type Stack, type StackProcess, startStack } from '../src/local/stack.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { projectRoot } from '../src/project-root.js';
+import { type Stack, type StackProcess, startStack } from './local-stack.js';
 
 const indexPrefix = 'faults-';
 const redisPrefix = 'faults:';

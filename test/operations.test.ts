@@ -6,13 +6,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
 import { freePort, sleep, spawnManaged } from '../src/local/child-process.js';
-import { createLogger } from '../src/logger.js';
+import { createLogger, endLogs } from '../src/logger.js';
 import { registry, startMetricsServer } from '../src/metrics.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
@@ -143,6 +144,29 @@ describe('the production entry (src/main.ts)', () => {
       await api.stop(10_000);
       await dropIndices(services.opensearch, prefix);
       rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('endLogs', () => {
+  it('writes out every line still held by an asynchronous destination, in order, then closes it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-endlogs-'));
+    try {
+      const file = path.join(dir, 'out.log');
+      const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+      const logger = createLogger('info', destination);
+      for (let line = 0; line < 200; line++) logger.info({ line }, 'working');
+      logger.info('stopping');
+      logger.info('stopped');
+      await endLogs(logger);
+      const messages = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(messages).toHaveLength(202);
+      expect(messages.slice(-2)).toEqual(['stopping', 'stopped']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -10,10 +10,10 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../project-root.js';
-import { freePort, type ManagedChild, sleep, spawnManaged } from './child-process.js';
-import { type LocalOpenSearch, startLocalOpenSearch } from './opensearch-node.js';
-import { type LocalRedis, startLocalRedis } from './redis-server.js';
+import { freePort, type ManagedChild, sleep, spawnManaged } from '../src/local/child-process.js';
+import { type LocalOpenSearch, startLocalOpenSearch } from '../src/local/opensearch-node.js';
+import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { projectRoot } from '../src/project-root.js';
 
 export interface StackOptions {
   /** Data, AOF and logs; kept between runs unless `ephemeral`. */
