@@ -45,7 +45,8 @@ function envWith(extra: Record<string, string>): NodeJS.ProcessEnv {
     LOG_LEVEL: _l,
     ...rest
   } = process.env;
-  return { ...rest, LOAD_SAMPLE_DATA: 'false', ...extra };
+  // no metrics listener: its fixed default ports would collide between test runs sharing a machine
+  return { ...rest, LOAD_SAMPLE_DATA: 'false', METRICS_PORT: '0', ...extra };
 }
 
 function start(script: string, args: string[], env: Record<string, string>): ChildProcess {
