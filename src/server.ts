@@ -126,11 +126,12 @@ export function startServer(options: StartOptions = {}): void {
   }
 
   let stopping = false;
-  async function shutdown(code: number, reason: string): Promise<void> {
+  /** `reason` undefined: a failed start, already told on stderr in one line; no stop lines. */
+  async function shutdown(code: number, reason?: string): Promise<void> {
     if (stopping) return;
     stopping = true;
     const started = Date.now();
-    logger.info({ reason }, 'stopping');
+    if (reason) logger.info({ reason }, 'stopping');
     for (const cleanup of cleanups) {
       try {
         await cleanup();
@@ -138,7 +139,7 @@ export function startServer(options: StartOptions = {}): void {
         logger.error({ err: { message: (error as Error).message } }, 'error during shutdown');
       }
     }
-    logger.info({ reason, ms: Date.now() - started, code }, 'stopped');
+    if (reason) logger.info({ reason, ms: Date.now() - started, code }, 'stopped');
     await endLogs(logger);
     process.exit(code);
   }
@@ -148,6 +149,6 @@ export function startServer(options: StartOptions = {}): void {
   start().catch((error: Error) => {
     // one plain line for the person at the terminal, then everything started so far is stopped
     process.stderr.write(`${options.command ?? 'corpsearch-api'}: ${error.message}\n`);
-    void shutdown(1, 'start-up failed');
+    void shutdown(1);
   });
 }
