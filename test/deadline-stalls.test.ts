@@ -322,6 +322,7 @@ describe('an API process killed with searches in flight', () => {
         REDIS_PREFIX: prefix,
         LOAD_SAMPLE_DATA: 'false',
         LOG_LEVEL: 'info', // "serving on ..." is an info line
+        METRICS_PORT: '0', // two APIs at once: the default metrics port fits only one
         // long enough that the searches are still in flight when the process is killed
         REQUEST_DEADLINE_MS: '6000',
         CREDIT_RESERVATION_TIMEOUT_SECONDS: String(reservationTimeoutSeconds),
