@@ -131,7 +131,7 @@ describe('the production entry (src/main.ts)', () => {
         );
         if (ready.status !== 200) await sleep(500);
       }
-      expect(ready).toEqual({ status: 200, body: { status: 'ready', failing: [] } });
+      expect(ready).toEqual({ status: 200, body: { status: 'ready' } });
       await api.stop(10_000);
       expect(await api.exited).toBe(0);
       const messages = readFileSync(logFile, 'utf8')
