@@ -237,16 +237,18 @@ export interface components {
              *     | `idempotency_in_progress` | 409 | A request with this `Idempotency-Key` is still running. |
              *     | `payload_too_large` | 413 | The body is larger than 100 kB. |
              *     | `unsupported_media_type` | 415 | The body is not sent as `application/json`. |
+             *     | `unsupported_charset` | 415 | The `Content-Type` names a charset other than UTF-8; `errors` names `Content-Type`. |
              *     | `idempotency_key_reused` | 422 | This `Idempotency-Key` was used with a different body. |
              *     | `rate_limited` | 429 | Too many requests per second for this user. |
              *     | `internal_error` | 500 | An unexpected error on our side; nothing was charged. |
              *     | `search_unavailable` | 503 | The search engine is briefly unavailable; nothing was charged. |
              *     | `key_store_unavailable` | 503 | API keys cannot be checked right now. |
+             *     | `deadline_exceeded` | 503 | The request did not complete within its deadline (3 s by default); nothing was charged. |
              *     | `limits_unavailable` | 503 | Rate limits and credits cannot be checked right now; nothing was charged. |
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
         };
@@ -1931,6 +1933,7 @@ export interface components {
         /** @description The `X-API-Key` header is missing, or the key is unknown, expired or revoked. */
         Unauthorized: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1995,7 +1998,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is not sent as `application/json`. */
+        /** @description The request body is not sent as `application/json`, or names a charset other than UTF-8 (`errors` then names `Content-Type`). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
@@ -2028,7 +2031,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The search engine, or the key, limit and credit store, is briefly unavailable. Nothing was charged; retry after `Retry-After` seconds. */
+        /** @description The search engine, or the key, limit and credit store, is briefly unavailable, or the request did not complete within its deadline (3 s by default; the message says which). Nothing was charged; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -2043,6 +2046,7 @@ export interface components {
         NotModified: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control"];
+                Vary: components["headers"]["Vary"];
                 ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
@@ -2072,8 +2076,12 @@ export interface components {
         "Idempotent-Replayed": boolean;
         /** @description The id of this request (yours if you sent a sane one); quote it when reporting a problem. */
         "X-Request-Id": string;
-        /** @description `max-age=86400`: the list may be cached for 24 hours. */
+        /** @description `private, max-age=86400`: the list may be cached for 24 hours, by your client only (a shared cache must not serve it to a caller without a key). */
         "Cache-Control": string;
+        /** @description `X-API-Key`: a cached list belongs to the key it was fetched with. */
+        Vary: string;
+        /** @description How to authenticate; the API key goes in the `X-API-Key` header. */
+        "WWW-Authenticate": string;
         /** @description Strong validator of the list; send it back in `If-None-Match` to get 304 when unchanged. */
         ETag: string;
     };
@@ -2219,6 +2227,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2245,6 +2254,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2271,6 +2281,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2297,6 +2308,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2323,6 +2335,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2349,6 +2362,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2375,6 +2389,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
                     ETag: components["headers"]["ETag"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
