@@ -5,11 +5,11 @@
  * filterGroups without totals in job search, and a posting flag `false` against null.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors/catalogue.js';
 import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
+import { rejection } from './support/rejection.js';
 
 let services: Services;
 const FULL_TIME = 1;
@@ -111,15 +111,6 @@ afterAll(async () => {
 async function names(body: Record<string, unknown>): Promise<string[]> {
   const { results } = await searchCorporates(services, { limit: 100, ...body });
   return results.map((record) => String(record.name)).sort();
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe('texts', () => {

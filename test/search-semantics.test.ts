@@ -4,11 +4,11 @@
  * snippets, and the request checks the compiler makes itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors/catalogue.js';
 import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
+import { rejection } from './support/rejection.js';
 
 let services: Services;
 
@@ -94,15 +94,6 @@ async function companyNames(body: Record<string, unknown>): Promise<string[]> {
 async function jobTitles(body: Record<string, unknown>): Promise<string[]> {
   const { results } = await searchJobs(services, { limit: 100, ...body });
   return results.map((record) => String(record.title)).sort();
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe('same-posting rule (company search)', () => {
