@@ -46,6 +46,10 @@ export interface LimitsConfig {
   reservationOrphanSeconds: number;
   /** CREDIT_SWEEP_INTERVAL_SECONDS: how often each API process looks for orphaned reservations. */
   sweepIntervalSeconds: number;
+  /** Export price: one credit per this many records sent, rounded up (EXPORT_RECORDS_PER_CREDIT). */
+  exportRecordsPerCredit: number;
+  /** Exports one user may run at the same time (EXPORT_MAX_CONCURRENT). */
+  exportMaxConcurrent: number;
 }
 
 export interface Config {
@@ -92,6 +96,18 @@ export interface Config {
   metricsHost: string;
   /** Unset: 9464 for the API, 9465 for a worker (two processes on one host must not collide). */
   metricsPort: number | undefined;
+  /**
+   * Key of the cursor signatures (HMAC-SHA256), CURSOR_SECRET, at least 32 characters. Unset:
+   * a random key per process, so cursors die with the process and are refused by another
+   * one; set the same value on every API process for cursors to survive restarts and move
+   * between processes.
+   */
+  cursorSecret?: string;
+  /**
+   * The indices' index.max_result_window (10,000, the engine's default, which mappings/ keep);
+   * only tests set it, beside a lowered index setting, to reach deep pages with little data.
+   */
+  resultWindow?: number;
 }
 
 /**
@@ -240,6 +256,8 @@ const environment = z.object({
   HTTP_REQUEST_TIMEOUT_MS: wholeNumber(15_000, 1),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(5_000, 1),
   OPERATOR_TOKEN: optionalText,
+  EXPORT_RECORDS_PER_CREDIT: wholeNumber(1000, 1),
+  EXPORT_MAX_CONCURRENT: wholeNumber(2, 1),
   API_KEYS_FILE: localFile('api-keys.json'),
   CREDITS_FILE: localFile('credits.json'),
   OPENSEARCH_HEAP: optionalText.transform((value, ctx) => {
@@ -282,6 +300,15 @@ const environment = z.object({
     }
     return parsed;
   }),
+  CURSOR_SECRET: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    if (value.length < 32) {
+      // never echo a secret back
+      ctx.addIssue({ code: 'custom', message: 'must be at least 32 characters' });
+      return z.NEVER;
+    }
+    return value;
+  }),
 });
 
 /** Reads and checks the environment; throws a `ConfigError` naming every bad variable. */
@@ -322,6 +349,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       unavailableRetryAfterSeconds: 1,
       reservationOrphanSeconds: e.CREDIT_RESERVATION_TIMEOUT_SECONDS,
       sweepIntervalSeconds: e.CREDIT_SWEEP_INTERVAL_SECONDS,
+      exportRecordsPerCredit: e.EXPORT_RECORDS_PER_CREDIT,
+      exportMaxConcurrent: e.EXPORT_MAX_CONCURRENT,
     },
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     redisBudgetMs: e.REDIS_BUDGET_MS,
@@ -338,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     index: { shards: e.INDEX_SHARDS, replicas: e.INDEX_REPLICAS, refreshInterval: e.INDEX_REFRESH_INTERVAL },
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
+    ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
   };
 }
 
@@ -371,6 +401,7 @@ export function describeConfig(config: Config): string {
   const shown = {
     ...config,
     opensearchUrl: config.opensearchUrl?.split(',').map(masked).join(','),
+    cursorSecret: config.cursorSecret ? '***' : undefined,
     redisUrl: masked(config.redisUrl),
     operatorToken: config.operatorToken === undefined ? undefined : '***',
     limits: { ...config.limits, rateLimitExemptUsers: [...config.limits.rateLimitExemptUsers] },

@@ -84,6 +84,11 @@ export function startServer(options: StartOptions = {}): void {
         `no REDIS_URL: rate limits and credits are kept in this process, API keys in ${config.keysFile} (shared with \`npm run keys\`); single-process mode only`,
       );
     }
+    if (!config.cursorSecret) {
+      logger.warn(
+        'no CURSOR_SECRET: cursors are signed with a random key of this process; they stop working when it restarts and are refused by other API processes',
+      );
+    }
     const services = createServices({ ...config, opensearchUrl }, logger);
     cleanups.unshift(() => services.close());
     const created = await bootstrapIndices(services.opensearch, config.indexPrefix, config.index);

@@ -2,13 +2,31 @@
  * The dependencies every request handler sees. Built once per process by `createServices`;
  * tests build their own with per-file index and key prefixes.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { paging } from './catalogue/paging.js';
 import type { Config } from './config.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { startOrphanSweeper } from './limits/orphan-sweeper.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
 import { createRedis } from './redis.js';
+import {
+  type BoundaryStore,
+  LocalBoundaryStore,
+  RedisBoundaryStore,
+} from './search/paging/boundary-store.js';
+
+export interface PagingServices {
+  /** Deep offset paging's remembered places (Redis, else this process). */
+  boundaries: BoundaryStore;
+  /** HMAC key of cursor tokens (CURSOR_SECRET, else random per process). */
+  cursorSecret: Buffer;
+  /** index.max_result_window: pages within it use from/size. */
+  resultWindow: number;
+  /** Results a deep page may walk past the nearest boundary. */
+  maxWalk: number;
+}
 
 export interface Services {
   config: Config;
@@ -18,6 +36,7 @@ export interface Services {
   redis: Redis | undefined;
   /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
   limits: Limits;
+  paging: PagingServices;
   close(): Promise<void>;
 }
 
@@ -39,10 +58,23 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
     opensearch,
     redis,
     limits,
+    paging: createPaging(config, redis),
     async close() {
       sweeper.stop();
       redis?.disconnect();
       await opensearch.close();
     },
+  };
+}
+
+export function createPaging(config: Config, redis: Redis | undefined): PagingServices {
+  const resultWindow = config.resultWindow ?? paging.resultWindow;
+  return {
+    boundaries: redis
+      ? new RedisBoundaryStore(redis, config.redisPrefix, paging.deepPagingTtlSeconds)
+      : new LocalBoundaryStore(paging.deepPagingTtlSeconds),
+    cursorSecret: config.cursorSecret ? Buffer.from(config.cursorSecret, 'utf8') : randomBytes(32),
+    resultWindow,
+    maxWalk: (paging.maxWalk / paging.resultWindow) * resultWindow,
   };
 }

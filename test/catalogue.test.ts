@@ -124,8 +124,8 @@ describe.each([
   ['company search', corporateSearch, contractCorporateFlat, corporateSearchRequestSchemas()],
   ['job search', jobSearch, contractJobFlat, jobSearchRequestSchemas()],
 ] as const)('the %s catalogue', (_label, search, contractFlat, schemas) => {
-  it('declares exactly the flat fields of the contract', () => {
-    expect([...flatNames(search)].sort()).toEqual([...contractFlat].sort());
+  it('declares exactly the flat fields of the contract, and the change-feed bounds beside them', () => {
+    expect([...flatNames(search)].sort()).toEqual([...contractFlat, 'updatedAtFrom', 'updatedAtTo'].sort());
   });
 
   it('never declares a flat name twice', () => {
@@ -219,6 +219,9 @@ describe('sorting', () => {
       ]),
     );
     expect(corporateSearch.sort.aliases).toEqual({ employeeDiff6m: 'employeeDiff6mMin' });
-    expect(Object.keys(jobSearch.sort.fields)).toHaveLength(18);
+    // the contract's 18, and updatedAt for the change feed
+    expect(Object.keys(jobSearch.sort.fields)).toHaveLength(19);
+    expect(jobSearch.sort.fields.updatedAt).toBe('updatedAt');
+    expect(corporateSearch.sort.fields.updatedAt).toBe('updatedAt');
   });
 });

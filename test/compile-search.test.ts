@@ -65,7 +65,7 @@ describe('compileSearch', () => {
             "excludes": [
               "postings",
               "aggregates",
-              "updatedAt",
+              "sourceVersion",
             ],
           },
           "from": 0,
@@ -112,7 +112,6 @@ describe('compileSearch', () => {
               "description",
               "descriptionCollectedAt",
               "corporate",
-              "updatedAt",
             ],
           },
           "from": 50,

@@ -45,7 +45,7 @@ describe('openapi.yaml', () => {
     expect(spec.servers.map((server) => server.url)).toEqual(['/rest/v1']);
   });
 
-  it('has every endpoint of the contract', () => {
+  it('has every endpoint of the contract, and the list endpoints beside them', () => {
     const operations = Object.entries(spec.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
@@ -53,6 +53,10 @@ describe('openapi.yaml', () => {
       [
         'POST /corporates/search',
         'POST /jobs/search',
+        'POST /corporates/count',
+        'POST /jobs/count',
+        'POST /corporates/export',
+        'POST /jobs/export',
         'GET /jobs/{jobId}/detail',
         ...[
           'prefectures',

@@ -101,7 +101,8 @@ describe('POST /rest/v1/corporates/search', () => {
     });
     expect(record).not.toHaveProperty('postings');
     expect(record).not.toHaveProperty('aggregates');
-    expect(record).not.toHaveProperty('updatedAt');
+    // the change-feed timestamp is part of the record
+    expect(record.updatedAt).toBe('2026-11-01T00:00:00Z');
   });
 
   it('refuses an unknown field with 400 naming it', async () => {
@@ -113,13 +114,42 @@ describe('POST /rest/v1/corporates/search', () => {
     expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'colour' })]));
   });
 
-  it('refuses a page past the result window with the bound in the reason', async () => {
+  it('serves a page past the result window (empty past the end) with the exact total', async () => {
+    const key = await newKey();
+    const all = await request(app)
+      .post('/rest/v1/corporates/search')
+      .set('X-API-Key', key)
+      .send({})
+      .expect(200);
     const res = await request(app)
       .post('/rest/v1/corporates/search')
-      .set('X-API-Key', await newKey())
+      .set('X-API-Key', key)
       .send({ offset: 9500, limit: 1000 })
-      .expect(400);
-    expect(JSON.stringify(res.body.errors)).toContain('10000');
+      .expect(200);
+    expect(res.body).toEqual({ totalResults: all.body.totalResults, results: [] });
+  });
+
+  it('pages by cursor: nextCursor on each page, null on the last', async () => {
+    const key = await newKey();
+    const first = await request(app)
+      .post('/rest/v1/corporates/search')
+      .set('X-API-Key', key)
+      .send({ cursor: '*', limit: 1 })
+      .expect(200);
+    expect(first.body.results).toHaveLength(1);
+    const ids = [first.body.results[0].corporateNumber];
+    let cursor: string | null = first.body.nextCursor;
+    while (cursor) {
+      const page = await request(app)
+        .post('/rest/v1/corporates/search')
+        .set('X-API-Key', key)
+        .send({ cursor, limit: 1 })
+        .expect(200);
+      ids.push(...page.body.results.map((r: { corporateNumber: string }) => r.corporateNumber));
+      cursor = page.body.nextCursor;
+    }
+    expect(ids).toHaveLength(first.body.totalResults);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
 
@@ -146,8 +176,9 @@ describe('POST /rest/v1/jobs/search', () => {
     expect(record.descriptionSnippets).toEqual([
       '&lt;b&gt;<mark>未経験</mark>&lt;&#x2F;b&gt;歓迎の倉庫スタッフ',
     ]);
-    for (const internal of ['description', 'descriptionCollectedAt', 'corporate', 'updatedAt'])
+    for (const internal of ['description', 'descriptionCollectedAt', 'corporate'])
       expect(record).not.toHaveProperty(internal);
+    expect(record).toHaveProperty('updatedAt', null);
   });
 });
 

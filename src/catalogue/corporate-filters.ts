@@ -331,4 +331,11 @@ export const corporateFilters: readonly FilterDef[] = [
     collectedAtField: 'postings.descriptionCollectedAt',
     hook: 'only text with descriptionCollectedAt >= now-1M/d is seen, enforced in the query',
   }),
+  define('updatedAt', 'dateRange', {
+    scope: company,
+    field: 'updatedAt',
+    item: items.dateOrInstant,
+    description:
+      'When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync.',
+  }),
 ];

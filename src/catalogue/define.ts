@@ -29,6 +29,15 @@ export const items = {
   millionYen: { type: 'number', minimum: 0 },
   date: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', example: '2025-04-01' },
   boolean: { type: 'boolean' },
+  /** A whole day (Japan), or an exact instant for a change feed. */
+  dateOrInstant: {
+    type: 'string',
+    anyOf: [
+      { format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' },
+      { format: 'date-time', pattern: 'T' },
+    ],
+    example: '2026-11-01T09:00:00+09:00',
+  },
   corporateNumber: { type: 'string', pattern: '^[0-9]{13}$', example: '1010001000001' },
   enumOf: (values: readonly string[]): SchemaObject => ({ type: 'string', enum: values }),
 } satisfies Record<string, SchemaObject | ((values: readonly string[]) => SchemaObject)>;

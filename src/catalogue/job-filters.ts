@@ -174,4 +174,11 @@ export const jobFilters: readonly FilterDef[] = [
   linked(c.workLocationCount, {
     hook: 'nested form only (filters.workLocationCount / corporateWorkLocationCount)',
   }),
+  define('updatedAt', 'dateRange', {
+    scope: job,
+    field: 'updatedAt',
+    item: items.dateOrInstant,
+    description:
+      'When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync.',
+  }),
 ];

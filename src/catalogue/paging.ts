@@ -3,8 +3,17 @@ export const paging = {
   limit: { min: 1, max: 1000, default: 25 },
   offset: { min: 0, default: 0 },
   includeTotalResults: { default: true },
-  /** index.max_result_window of the indices: offset + limit may not pass it. */
+  /**
+   * index.max_result_window of the indices: pages within it use from/size; deeper ones
+   * continue with search_after over a point in time (src/search/paging).
+   */
   resultWindow: 10_000,
+  /** A deep page may walk at most this many results past the nearest remembered boundary. */
+  maxWalk: 100_000,
+  /** How long a deep-paging snapshot and its boundaries live after their last use. */
+  deepPagingTtlSeconds: 600,
+  /** How long a cursor (and its snapshot) lives after its page was served. */
+  cursorTtlSeconds: 600,
   /** At most this many groups in `filterGroups`, and this many values in one array. */
   maxGroups: 20,
   maxValues: 1000,

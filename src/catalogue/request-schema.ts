@@ -5,6 +5,9 @@
  * and the compiler cannot disagree. Schemas reference each other only by
  * `$ref: '#/components/schemas/<Name>'`.
  */
+
+import { facetNames } from '../search/facets.js';
+import { recordFieldNames } from '../search/records.js';
 import { sortOrders } from './enums.js';
 import { paging } from './paging.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
@@ -88,7 +91,53 @@ function ref(name: string): SchemaObject {
   return { $ref: `#/components/schemas/${name}` };
 }
 
+/** Request fields that page through results: not part of an export, which sends them all. */
+export const pagingFields = ['limit', 'offset', 'includeTotalResults', 'cursor', 'facets'] as const;
+
+export const exportFormats = ['csv', 'jsonl'] as const;
+export const exportEncodings = ['utf-8', 'shift_jis'] as const;
+
+function exportSchema(searchSchema: SchemaObject): SchemaObject {
+  const properties = { ...(searchSchema.properties as Record<string, SchemaObject>) };
+  for (const field of pagingFields) delete properties[field];
+  return {
+    type: 'object',
+    description:
+      'The search body without paging (every result is sent), with the file format, its encoding and a credit cap.',
+    additionalProperties: false,
+    properties: {
+      format: {
+        type: 'string',
+        enum: [...exportFormats],
+        default: 'csv',
+        description:
+          'csv: a header row of field names, then one row per record (CRLF; lists and objects as JSON text; null as an empty cell). jsonl: one JSON record per line.',
+      },
+      encoding: {
+        type: 'string',
+        enum: [...exportEncodings],
+        default: 'utf-8',
+        description:
+          'CSV only. utf-8: with a byte order mark, so Excel detects it. shift_jis: Windows-31J (CP932), for older Excel and Japanese business tools; a character it cannot hold becomes `?`.',
+      },
+      maxCredits: {
+        type: 'integer',
+        minimum: 0,
+        description:
+          'The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged.',
+      },
+      ...properties,
+    },
+  };
+}
+
 function requestSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
+  const schemas = searchSchemas(search);
+  const searchSchema = schemas[search.schemaNames.request] as SchemaObject;
+  return { ...schemas, [search.schemaNames.export]: exportSchema(searchSchema) };
+}
+
+function searchSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
   const { request, filters, sort } = search.schemaNames;
   return {
     [request]: {
@@ -102,18 +151,39 @@ function requestSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
           minimum: paging.limit.min,
           maximum: paging.limit.max,
           default: paging.limit.default,
-          description: `Page size. offset + limit may not exceed ${paging.resultWindow}.`,
+          description: 'Page size.',
         },
         offset: {
           type: 'integer',
           minimum: paging.offset.min,
           default: paging.offset.default,
-          description: `Results to skip. offset + limit may not exceed ${paging.resultWindow}.`,
+          description: `Results to skip: any offset up to the total. Pages past the first ${paging.resultWindow.toLocaleString('en-US')} results are read from a snapshot of the list (point in time) that each page keeps for ${paging.deepPagingTtlSeconds / 60} minutes, so the next page continues where this one ended at the cost of a first page; a jump more than ${paging.maxWalk.toLocaleString('en-US')} results past the furthest page reached is a 400 (page there in steps, or use \`cursor\`).`,
+        },
+        cursor: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 4096,
+          description: `Cursor paging: \`"${'*'}"\` for the first page; then the \`nextCursor\` of the page before, with the same filters and sort (limit may change). Every result comes exactly once, in order, from a snapshot taken at the first page, also while the data changes. A cursor expires ${paging.cursorTtlSeconds / 60} minutes after its page was served. Not combinable with offset. Each page costs like a search.`,
         },
         includeTotalResults: {
           type: 'boolean',
           default: paging.includeTotalResults.default,
           description: 'true: totalResults is the exact count; false: totalResults is null (faster).',
+        },
+        facets: {
+          type: 'array',
+          description: `Exact counts per value under the current filters, with the master's name, in \`facets\` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count.${search.index === 'corporates' ? ' Posting facets (job…) count companies that have a matching posting, not postings.' : ''}`,
+          items: { type: 'string', enum: facetNames(search) },
+          minItems: 1,
+          uniqueItems: true,
+        },
+        fields: {
+          type: 'array',
+          description:
+            'Only these fields in each record (and only these are read from the index); default: every field.',
+          items: { type: 'string', enum: [...recordFieldNames[search.index]] },
+          minItems: 1,
+          uniqueItems: true,
         },
         sort: ref(sort),
         filters: ref(filters),
@@ -148,12 +218,12 @@ function requestSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
   };
 }
 
-/** Components CorporateSearchRequest, CorporateFilters, SortCorporate. */
+/** Components CorporateSearchRequest, CorporateExportRequest, CorporateFilters, SortCorporate. */
 export function corporateSearchRequestSchemas(): Record<string, SchemaObject> {
   return requestSchemas(corporateSearch);
 }
 
-/** Components JobSearchRequest, JobFilters, SortJob. */
+/** Components JobSearchRequest, JobExportRequest, JobFilters, SortJob. */
 export function jobSearchRequestSchemas(): Record<string, SchemaObject> {
   return requestSchemas(jobSearch);
 }

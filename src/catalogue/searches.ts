@@ -10,19 +10,29 @@ export interface SearchCatalogue {
   filters: readonly FilterDef[];
   sort: SortCatalogue;
   /** OpenAPI component names of the request parts. */
-  schemaNames: { request: string; filters: string; sort: string };
+  schemaNames: { request: string; export: string; filters: string; sort: string };
 }
 
 export const corporateSearch: SearchCatalogue = {
   index: 'corporates',
   filters: corporateFilters,
   sort: corporateSort,
-  schemaNames: { request: 'CorporateSearchRequest', filters: 'CorporateFilters', sort: 'SortCorporate' },
+  schemaNames: {
+    request: 'CorporateSearchRequest',
+    export: 'CorporateExportRequest',
+    filters: 'CorporateFilters',
+    sort: 'SortCorporate',
+  },
 };
 
 export const jobSearch: SearchCatalogue = {
   index: 'jobs',
   filters: jobFilters,
   sort: jobSort,
-  schemaNames: { request: 'JobSearchRequest', filters: 'JobFilters', sort: 'SortJob' },
+  schemaNames: {
+    request: 'JobSearchRequest',
+    export: 'JobExportRequest',
+    filters: 'JobFilters',
+    sort: 'SortJob',
+  },
 };

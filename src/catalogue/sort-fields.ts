@@ -31,6 +31,7 @@ export const corporateSort: SortCatalogue = {
     jobSalaryMin: 'aggregates.jobSalaryMinMax',
     jobHiringPlanMin: 'aggregates.jobHiringPlanMinMax',
     workLocationCount: 'workLocationCount',
+    updatedAt: 'updatedAt',
   },
   // the guides also sort by employeeDiff6m (= employeeDiff6mMin)
   aliases: { employeeDiff6m: 'employeeDiff6mMin' },
@@ -58,6 +59,7 @@ export const jobSort: SortCatalogue = {
     corporateFax: 'corporate.fax',
     corporateEmail: 'corporate.email',
     corporateWebsiteUrl: 'corporate.websiteUrl',
+    updatedAt: 'updatedAt',
   },
   aliases: {},
   default: { field: 'jobCreatedAt', order: 'desc' },

@@ -27,6 +27,7 @@ export interface SchemaObject {
   minProperties?: number;
   example?: unknown;
   $ref?: string;
+  anyOf?: SchemaObject[];
 }
 
 /**

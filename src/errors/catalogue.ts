@@ -46,6 +46,10 @@ export const errorCatalogue = {
     status: 429,
     meaning: 'More requests per second than the user may send; retry after Retry-After.',
   },
+  too_many_exports: {
+    status: 429,
+    meaning: 'The user already runs as many exports as allowed at once; retry when one has finished.',
+  },
   internal_error: { status: 500, meaning: 'An unexpected error on the server; nothing was charged.' },
   search_unavailable: {
     status: 503,
@@ -195,6 +199,13 @@ export const errors = {
     new ApiError(
       'rate_limited',
       `Rate limit exceeded: at most ${perSecond} requests per ${windowSeconds === 1 ? 'second' : `${windowSeconds} seconds`} per user.`,
+      undefined,
+      retryAfter(retryAfterSeconds),
+    ),
+  tooManyExports: (max: number, retryAfterSeconds = 5) =>
+    new ApiError(
+      'too_many_exports',
+      `At most ${max} exports per user run at the same time; retry when one has finished.`,
       undefined,
       retryAfter(retryAfterSeconds),
     ),

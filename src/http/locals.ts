@@ -6,6 +6,7 @@
 import type { Response } from 'express';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
+import type { ExportRequest } from '../search/export.js';
 import type { SearchPlan } from '../search/plan.js';
 
 export interface AuthenticatedUser {
@@ -22,10 +23,12 @@ export interface AppLocals {
   /** Set under /rest/v1 (src/http/deadline.ts): the time this request may still take. */
   deadline?: Deadline;
   user?: AuthenticatedUser;
-  /** A search body parsed at the validation step (./search-plan.ts). */
+  /** A search or count body parsed at the validation step (./search-plan.ts). */
   plan?: { search: SearchCatalogue; plan: SearchPlan };
   /** A 4xx's `{field, reason}` list, for the request log line (names and reasons only). */
   fieldErrors?: ReadonlyArray<{ field: string; reason: string }>;
+  /** An export body parsed at the validation step (./search-plan.ts). */
+  exportRequest?: { search: SearchCatalogue; request: ExportRequest };
 }
 
 export function locals(res: Response): AppLocals {

@@ -56,14 +56,19 @@ export function validateRequests(): RequestHandler[] {
 
 let shared: RequestHandler[] | undefined;
 
-/** The request schemas the search parser validates itself (src/search/parse-request.ts). */
-const parsedBodies = new Set([corporateSearch, jobSearch].map((search) => search.schemaNames.request));
+/**
+ * The request schemas the search and export parsers validate themselves
+ * (src/search/parse-request.ts, src/search/export.ts): search and count bodies, export bodies.
+ */
+const parsedBodies = new Set(
+  [corporateSearch, jobSearch].flatMap((search) => [search.schemaNames.request, search.schemaNames.export]),
+);
 
 /**
  * The description as the validator gets it: a copy (the validator annotates the document it
- * is given) in which the two search bodies are only required to be JSON objects. Their full
- * check is the search parser's, run once (docs/decisions.md, "One validation per search
- * body"); everything else (paths, methods, parameters, content types, other bodies) stays here.
+ * is given) in which the search, count and export bodies are only required to be JSON
+ * objects. Their full check is the parsers', run once (docs/decisions.md, "One validation per
+ * search body"); everything else (paths, methods, parameters, content types, other bodies) stays here.
  */
 function validatorDocument(): OpenAPIV3.DocumentV3 {
   const document = structuredClone(openApiDocument());

@@ -38,6 +38,19 @@ export interface CreditLedger {
   sweepOrphans(): Promise<SweepResult>;
   /** For the keys CLI: balance, open reservations, automatic refunds. */
   account(userId: string): Promise<AccountReport>;
+  /**
+   * Makes a reservation final at `finalCost` (at most what was reserved) and gives the rest
+   * back, exactly once (exports: reserved for every record, charged for those sent).
+   * Returns the balance after, or null if the reservation was not open.
+   */
+  settle(requestId: string, finalCost: number): Promise<number | null>;
+  /**
+   * Pushes an open reservation's orphan time a full orphan timeout ahead (an export renews
+   * its one reservation while it streams, so the sweep never refunds a live export); false
+   * if it is no longer open (settled, refunded, or already swept). Late-harmless: it never
+   * reopens a reservation.
+   */
+  keepOpen(requestId: string): Promise<boolean>;
 }
 
 export interface SweepResult {

@@ -6,6 +6,7 @@
 import type { Redis } from 'ioredis';
 import { defaultConfig, type LimitsConfig } from '../config.js';
 import type { CreditLedger } from './credit-ledger.js';
+import { type ExportSlots, LocalExportSlots, RedisExportSlots } from './export-slots.js';
 import { type IdempotencyStore, LocalIdempotencyStore, RedisIdempotencyStore } from './idempotency-store.js';
 import { createCreditLedger } from './open-credit-ledger.js';
 import { createRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -16,6 +17,8 @@ export interface Limits {
   readonly rateLimiter: RateLimiter;
   readonly ledger: CreditLedger;
   readonly idempotency: IdempotencyStore;
+  /** Running exports per user (EXPORT_MAX_CONCURRENT). */
+  readonly exportSlots: ExportSlots;
 }
 
 export function createLimits(opts: {
@@ -50,5 +53,8 @@ export function createLimits(opts: {
     idempotency: opts.redis
       ? new RedisIdempotencyStore(opts.redis, opts.keyPrefix, ttls)
       : new LocalIdempotencyStore(ttls),
+    exportSlots: opts.redis
+      ? new RedisExportSlots(opts.redis, opts.keyPrefix, config.exportMaxConcurrent)
+      : new LocalExportSlots(config.exportMaxConcurrent),
   };
 }

@@ -156,4 +156,23 @@ export class LocalCreditLedger implements CreditLedger {
       autoRefunded: { ...totals, recent: (this.autoRefunds.get(userId) ?? []).slice(0, 10) },
     };
   }
+
+  async settle(requestId: string, finalCost: number): Promise<number | null> {
+    this.load();
+    const reservation = this.reservations.get(requestId);
+    if (!reservation) return null;
+    this.reservations.delete(requestId);
+    const after = this.add(reservation.userId, reservation.cost - Math.min(finalCost, reservation.cost));
+    this.save();
+    return after;
+  }
+
+  async keepOpen(requestId: string): Promise<boolean> {
+    this.load();
+    const reservation = this.reservations.get(requestId);
+    if (!reservation) return false;
+    reservation.dueAt = Date.now() + this.orphanAfterMs;
+    this.save();
+    return true;
+  }
 }

@@ -66,6 +66,8 @@ export function openCreditLedger(
       refund: (id) => ready.then(() => ledger.refund(id)),
       sweepOrphans: () => ready.then(() => ledger.sweepOrphans()),
       account: (userId) => ready.then(() => ledger.account(userId)),
+      settle: (id, cost) => ready.then(() => ledger.settle(id, cost)),
+      keepOpen: (id) => ready.then(() => ledger.keepOpen(id)),
     },
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());

@@ -17,7 +17,9 @@
  * process, refunds those in one script, so whichever process comes first does it and the
  * others find nothing (exactly once). Each automatic refund is recorded for the user
  * (`credits:auto-refunds:<user>`, last 100; totals in `credits:auto-refund-totals:<user>`),
- * which the keys CLI shows.
+ * which the keys CLI shows. An export holds one reservation for its whole stream, which may
+ * last longer than the orphan time: while it streams it pushes its orphan time ahead
+ * (`keepOpen`, every third of the orphan time), and settles at the records sent when it ends.
  */
 import type { Redis } from 'ioredis';
 import type { AccountReport, CreditLedger, ReserveResult, SweepResult } from './credit-ledger.js';
@@ -96,6 +98,28 @@ end
 return {refunded, credits}
 `;
 
+// KEYS: reservation, open set; ARGV: final cost -> {1, balance after} settled now | {0, 0} not open
+const settleScript = `
+redis.call('ZREM', KEYS[2], KEYS[1])
+local r = redis.call('HMGET', KEYS[1], 'state', 'cost', 'account')
+if r[1] ~= 'reserved' then return {0, 0} end
+local final = math.min(tonumber(ARGV[1]), tonumber(r[2]))
+local after = redis.call('INCRBY', r[3], tonumber(r[2]) - final)
+redis.call('HSET', KEYS[1], 'state', 'committed', 'cost', final)
+return {1, after}
+`;
+
+// KEYS: reservation, open set; ARGV: orphan after (ms) -> 1 pushed back | 0 not open.
+// ZADD XX: a renewal that arrives after the settle or the sweep took the reservation out of
+// the set adds nothing back (late-harmless).
+const keepOpenScript = `
+${luaNowMs}
+if redis.call('HGET', KEYS[1], 'state') ~= 'reserved' then return 0 end
+if not redis.call('ZSCORE', KEYS[2], KEYS[1]) then return 0 end
+redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[1]), KEYS[1])
+return 1
+`;
+
 // KEYS: balance; ARGV: amount -> {1, balance after} | {0, balance} would go below 0
 const grantScript = `
 local balance = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -112,6 +136,8 @@ interface LedgerCommands {
   csCreditRefund: Script;
   csCreditGrant: Script;
   csCreditSweep: Script;
+  csCreditSettle: Script;
+  csCreditKeepOpen: Script;
 }
 
 /** How long a reserve without a request deadline may wait before it debits nothing. */
@@ -138,6 +164,8 @@ export class RedisCreditLedger implements CreditLedger {
     redis.defineCommand('csCreditRefund', { numberOfKeys: 2, lua: refundScript });
     redis.defineCommand('csCreditGrant', { numberOfKeys: 1, lua: grantScript });
     redis.defineCommand('csCreditSweep', { numberOfKeys: 1, lua: sweepScript });
+    redis.defineCommand('csCreditSettle', { numberOfKeys: 2, lua: settleScript });
+    redis.defineCommand('csCreditKeepOpen', { numberOfKeys: 2, lua: keepOpenScript });
     this.commands = redis as unknown as LedgerCommands;
     this.clock = new RedisClock(redis);
   }
@@ -214,6 +242,20 @@ export class RedisCreditLedger implements CreditLedger {
       this.commands.csCreditRefund(this.reservationKey(requestId), this.openKey, this.reservationTtlSeconds),
     )) as [number, number];
     return refunded === 1 ? balance : null;
+  }
+
+  async settle(requestId: string, finalCost: number): Promise<number | null> {
+    const [settled, balance] = (await storeCall('credit settle', () =>
+      this.commands.csCreditSettle(this.reservationKey(requestId), this.openKey, finalCost),
+    )) as [number, number];
+    return settled === 1 ? balance : null;
+  }
+
+  async keepOpen(requestId: string): Promise<boolean> {
+    const renewed = await storeCall('credit keep-open', () =>
+      this.commands.csCreditKeepOpen(this.reservationKey(requestId), this.openKey, this.orphanAfterMs),
+    );
+    return renewed === 1;
   }
 
   async sweepOrphans(): Promise<SweepResult> {

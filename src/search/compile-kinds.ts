@@ -75,7 +75,8 @@ function compileRange({ def, op, value }: Condition): Query {
  * `||/d` makes both bounds whole days: `to` takes in the last millisecond of its day.
  */
 function compileDateRange({ def, op, value }: Condition): Query {
-  const bound = `${value as string}||/d`;
+  // a date-time (updatedAt) is an exact instant: no rounding
+  const bound = (value as string).includes('T') ? (value as string) : `${value as string}||/d`;
   return {
     range: { [def.field]: { ...(op === 'from' ? { gte: bound } : { lte: bound }), time_zone: timeZone } },
   };

@@ -8,11 +8,12 @@
  *        body: { query: { match_all: {} }, from: 50, size: 25, track_total_hits: false,
  *                sort: [{ name: { order: 'asc', missing: '_last' } }, { corporateNumber: { order: 'asc' } }] } }
  */
-import type { API } from '@opensearch-project/opensearch';
+import type { API, Types } from '@opensearch-project/opensearch';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import { indexName } from '../opensearch/indices.js';
 import { compileQuery } from './compile-query.js';
 import { compileSort } from './compile-sort.js';
+import { compileFacets } from './facets.js';
 import type { SearchPlan } from './plan.js';
 import { compileSnippetHighlight } from './snippets.js';
 
@@ -22,8 +23,8 @@ export const cancelAfter = '8s';
 
 /** Fields of the documents that are not part of the response records (docs/index-documents.md). */
 const sourceExcludes: Record<SearchCatalogue['index'], string[]> = {
-  corporates: ['postings', 'aggregates', 'updatedAt'],
-  jobs: ['description', 'descriptionCollectedAt', 'corporate', 'updatedAt'],
+  corporates: ['postings', 'aggregates', 'sourceVersion'],
+  jobs: ['description', 'descriptionCollectedAt', 'corporate'],
 };
 
 export function compileSearch(
@@ -31,7 +32,11 @@ export function compileSearch(
   plan: SearchPlan,
   indexPrefix: string,
 ): API.Search_Request {
-  const highlight = search.index === 'jobs' ? compileSnippetHighlight(plan) : undefined;
+  const wantsSnippets = !plan.fields || plan.fields.includes('descriptionSnippets');
+  const highlight = search.index === 'jobs' && wantsSnippets ? compileSnippetHighlight(plan) : undefined;
+  // `fields`: fetch only what the records show (snippets come from the highlighter, not _source)
+  const includes = plan.fields?.filter((field) => field !== 'descriptionSnippets');
+  const aggs = compileFacets(search, plan);
   return {
     index: indexName(indexPrefix, search.index),
     allow_partial_search_results: false,
@@ -43,8 +48,13 @@ export function compileSearch(
       from: plan.offset,
       size: plan.limit,
       track_total_hits: plan.includeTotalResults,
-      _source: { excludes: sourceExcludes[search.index] },
+      _source: includes
+        ? includes.length > 0
+          ? { includes }
+          : false
+        : { excludes: sourceExcludes[search.index] },
       ...(highlight ? { highlight } : {}),
+      ...(aggs ? { aggs: aggs as Record<string, Types.Common_Aggregations.AggregationContainer> } : {}),
     },
   };
 }

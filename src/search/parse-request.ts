@@ -20,7 +20,17 @@ import { toFieldPath, toReason } from '../errors/field-errors.js';
 import { unknownFieldReason } from '../errors/suggest.js';
 import type { Condition, SearchPlan } from './plan.js';
 
-const reservedFields = new Set(['limit', 'offset', 'includeTotalResults', 'sort', 'filters', 'filterGroups']);
+const reservedFields = new Set([
+  'limit',
+  'offset',
+  'includeTotalResults',
+  'sort',
+  'filters',
+  'filterGroups',
+  'cursor',
+  'facets',
+  'fields',
+]);
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -33,7 +43,7 @@ const ajv = new Ajv({
   useDefaults: false,
   verbose: true,
 });
-addFormats(ajv, ['date']);
+addFormats(ajv, ['date', 'date-time']);
 // OpenAPI's int64: any whole number JSON can carry exactly; the bounds are the schema's min/max
 ajv.addFormat('int64', { type: 'number', validate: (value: number) => Number.isSafeInteger(value) });
 const validators = new Map<string, ValidateFunction>();
@@ -149,8 +159,8 @@ function parseFilters(
   return out;
 }
 
-/** Bounds the schema cannot express: min <= max, from <= to, offset + limit within the window. */
-function boundErrors(conditions: Condition[], plan: Pick<SearchPlan, 'limit' | 'offset'>): FieldError[] {
+/** Bounds the schema cannot express: min <= max, from <= to, no offset beside a cursor. */
+function boundErrors(conditions: Condition[], plan: Pick<SearchPlan, 'offset' | 'cursor'>): FieldError[] {
   const found: FieldError[] = [];
   const lowers = conditions.filter(({ op }) => op === 'min' || op === 'from');
   for (const lower of lowers) {
@@ -163,10 +173,10 @@ function boundErrors(conditions: Condition[], plan: Pick<SearchPlan, 'limit' | '
         });
     }
   }
-  if (plan.offset + plan.limit > paging.resultWindow)
+  if (plan.cursor !== undefined && plan.offset > 0)
     found.push({
       field: 'offset',
-      reason: `offset + limit must be at most ${paging.resultWindow} (got ${plan.offset + plan.limit}); narrow the filters or change the sort to reach later records`,
+      reason: 'cannot be combined with cursor: a cursor page starts where the cursor points',
     });
   return found;
 }
@@ -203,10 +213,13 @@ export function parseSearchRequest(search: SearchCatalogue, body: unknown): Sear
     includeTotalResults:
       (request.includeTotalResults as boolean | undefined) ?? paging.includeTotalResults.default,
     sort: (request.sort as SearchPlan['sort'] | undefined) ?? search.sort.default,
+    ...(typeof request.cursor === 'string' ? { cursor: request.cursor } : {}),
+    facets: (request.facets as string[] | undefined) ?? [],
+    ...(Array.isArray(request.fields) ? { fields: request.fields as string[] } : {}),
   };
   problems.push(
     ...boundErrors(conditions, plan),
-    ...groups.flatMap((group) => boundErrors(group, { limit: 0, offset: 0 })),
+    ...groups.flatMap((group) => boundErrors(group, { offset: 0 })),
   );
   if (problems.length > 0) throw errors.validation(problems);
   return plan;

@@ -25,4 +25,10 @@ export interface SearchPlan {
   offset: number;
   includeTotalResults: boolean;
   sort: { field: string; order: 'asc' | 'desc' };
+  /** Cursor paging: `*` for the first page, else the `nextCursor` of the page before. */
+  cursor?: string;
+  /** Facet names (src/search/facets.ts), in the order asked. */
+  facets: string[];
+  /** `fields`: only these record fields; undefined = all. */
+  fields?: string[];
 }

@@ -17,15 +17,22 @@ function topLevelFields(index: string, without: string[]): string[] {
   return mappingFields(index).filter((field) => !without.includes(field));
 }
 
-const corporateFields = topLevelFields('corporates', [
-  'postings',
-  'aggregates',
-  'updatedAt',
-  'sourceVersion',
-]);
-const jobFields = topLevelFields('jobs', ['description', 'descriptionCollectedAt', 'corporate', 'updatedAt']);
+const corporateFields = topLevelFields('corporates', ['postings', 'aggregates', 'sourceVersion']);
+const jobFields = topLevelFields('jobs', ['description', 'descriptionCollectedAt', 'corporate']);
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
+
+/** The fields of the response records, as `fields: [...]` may name them. */
+export const recordFieldNames = {
+  corporates: corporateFields,
+  jobs: [...jobFields, 'descriptionSnippets'],
+} as const;
+
+/** Keeps only the requested fields, in the record's own order. */
+export function selectFields(record: Doc, fields: readonly string[] | undefined): Doc {
+  if (!fields) return record;
+  return Object.fromEntries(Object.entries(record).filter(([field]) => fields.includes(field)));
+}
 
 function pick(doc: Doc, fields: string[]): Doc {
   return Object.fromEntries(fields.map((field) => [field, doc[field] ?? null]));

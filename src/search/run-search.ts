@@ -3,79 +3,155 @@
  * earlier (the HTTP path parses before credits are reserved: src/http/search-plan.ts);
  * `searchCorporates` / `searchJobs` parse the body first.
  * `{ totalResults, results }`; totalResults is the exact count, or null when not asked for.
+ * Pages within the result window use from/size; deeper pages and cursor pages read a point
+ * in time (src/search/paging/pages.ts); a cursor search adds `nextCursor`.
  */
-import type { API } from '@opensearch-project/opensearch';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
-import { type Deadline, DeadlineExceeded } from '../deadline.js';
+import type { Deadline } from '../deadline.js';
+import { exportCost } from '../limits/export-cost.js';
 import { metrics } from '../metrics.js';
-import { withinDeadline } from '../opensearch/deadline.js';
 import type { Services } from '../services.js';
 import { compileSearch } from './compile-search.js';
-import { assertComplete, engineTimeouts, toSearchError } from './opensearch-errors.js';
+import { type FacetBucket, readFacets } from './facets.js';
+import { cursorPage, deepPage } from './paging/pages.js';
+import {
+  type EngineHit,
+  engineSearch,
+  hitsOf,
+  listKey,
+  type SearchBody,
+  totalOf,
+} from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { toCorporateRecord, toJobRecord } from './records.js';
+import { selectFields, toCorporateRecord, toJobRecord } from './records.js';
 
 export interface SearchResponse {
   totalResults: number | null;
   results: Record<string, unknown>[];
+  /** Cursor searches only: the next page's cursor, null after the last page. */
+  nextCursor?: string | null;
+  /** Only when the request named `facets`. */
+  facets?: Record<string, FacetBucket[]>;
 }
 
-interface Hit {
-  _source?: Record<string, unknown>;
-  highlight?: Record<string, string[]>;
+export type SearchServices = Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging'>;
+
+export interface SearchOptions {
+  /** The caller; deep-paging places and cursors are per user. */
+  userId?: string;
+  /**
+   * The request's (src/deadline.ts): every engine call and paging-store call of the search
+   * gets the time left; without one (tools, tests) the client's own timeouts apply.
+   */
+  deadline?: Deadline;
 }
 
-const toRecords = new Map<SearchCatalogue, (hit: Hit) => Record<string, unknown>>([
+interface Fetched {
+  body: SearchBody;
+  hits: EngineHit[];
+  nextCursor?: string | null;
+}
+
+const toRecords = new Map<SearchCatalogue, (hit: EngineHit) => Record<string, unknown>>([
   [corporateSearch, (hit) => toCorporateRecord(hit._source ?? {})],
   [jobSearch, (hit) => toJobRecord(hit._source ?? {}, hit.highlight)],
 ]);
 
-export async function runPlan(
-  services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
+async function fetchPage(
+  services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
-  deadline?: Deadline,
+  userId: string,
+  deadline: Deadline | undefined,
+): Promise<Fetched> {
+  const request = compileSearch(search, plan, services.config.indexPrefix);
+  const context = { ...services, deadline };
+  if (plan.cursor !== undefined)
+    return cursorPage(context, request, {
+      cursor: plan.cursor,
+      user: userId,
+      key: listKey(request),
+      limit: plan.limit,
+      counted: plan.includeTotalResults,
+    });
+  if (plan.offset + plan.limit > services.paging.resultWindow)
+    return deepPage(context, request, {
+      key: `${userId}:${listKey(request)}`,
+      offset: plan.offset,
+      limit: plan.limit,
+    });
+  const body = await engineSearch(context, request);
+  return { body, hits: hitsOf(body) };
+}
+
+export async function runPlan(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  options: SearchOptions = {},
 ): Promise<SearchResponse> {
   const toRecord = toRecords.get(search);
   if (!toRecord) throw new Error(`no record mapping for the ${search.index} search`);
-  const request = {
-    ...compileSearch(search, plan, services.config.indexPrefix),
-    ...engineTimeouts(deadline),
-  };
-  let response: API.Search_ResponseBody;
+  // a deep or cursor page's engine time is the whole of its steps
   const timer = metrics.engineDuration.startTimer({ operation: `${search.index}_search` });
+  let page: Fetched;
   try {
-    response = (
-      await withinDeadline(deadline, 'search', (options) => services.opensearch.search(request, options))
-    ).body;
+    page = await fetchPage(services, search, plan, options.userId ?? '', options.deadline);
     timer({ outcome: 'ok' });
   } catch (error) {
     timer({ outcome: 'error' });
-    if (error instanceof DeadlineExceeded) throw error;
-    throw toSearchError(error, services.logger);
+    throw error;
   }
-  assertComplete(response);
-  const total = response.hits.total;
   return {
-    totalResults: plan.includeTotalResults ? (typeof total === 'number' ? total : (total?.value ?? 0)) : null,
-    results: response.hits.hits.map((hit) => toRecord(hit as Hit)),
+    totalResults: plan.includeTotalResults ? totalOf(page.body) : null,
+    results: page.hits.map((hit) => selectFields(toRecord(hit), plan.fields)),
+    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    ...(plan.facets.length > 0
+      ? { facets: readFacets(search, plan.facets, page.body.aggregations as Record<string, unknown>) }
+      : {}),
   };
 }
 
-/** `deadline`: the request's (src/deadline.ts); without one the client's own timeout applies. */
-export async function searchCorporates(
-  services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
-  body: unknown,
-  deadline?: Deadline,
-) {
-  return runPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body), deadline);
+export async function searchCorporates(services: SearchServices, body: unknown, options: SearchOptions = {}) {
+  return runPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body), options);
 }
 
-export async function searchJobs(
-  services: Pick<Services, 'opensearch' | 'config' | 'logger'>,
-  body: unknown,
+export async function searchJobs(services: SearchServices, body: unknown, options: SearchOptions = {}) {
+  return runPlan(services, jobSearch, parseSearchRequest(jobSearch, body), options);
+}
+
+export interface CountResponse {
+  totalResults: number;
+  /** Credits an export of this search would cost now. */
+  exportCredits: number;
+}
+
+/**
+ * The exact number of results of a parsed search (its paging fields are ignored); free. One
+ * engine call, under the request's deadline like a search.
+ */
+export async function countPlan(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
   deadline?: Deadline,
-) {
-  return runPlan(services, jobSearch, parseSearchRequest(jobSearch, body), deadline);
+): Promise<number> {
+  const request = compileSearch(search, plan, services.config.indexPrefix);
+  const { query } = request.body as { query: unknown };
+  const counted = await engineSearch({ ...services, deadline }, {
+    ...request,
+    body: { query, size: 0, track_total_hits: true } as typeof request.body,
+  });
+  return totalOf(counted);
+}
+
+export async function countFor(
+  services: SearchServices & Pick<Services, 'limits'>,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  deadline?: Deadline,
+): Promise<CountResponse> {
+  const totalResults = await countPlan(services, search, plan, deadline);
+  return { totalResults, exportCredits: exportCost(services.limits.config, totalResults) };
 }

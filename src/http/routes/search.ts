@@ -1,23 +1,45 @@
 /**
- * POST /corporates/search and POST /jobs/search (mounted under /rest/v1 by src/http/app.ts).
- * The body was parsed into a plan at the validation step (../search-plan.ts).
+ * POST /corporates/search|count|export and /jobs/search|count|export (mounted under /rest/v1
+ * by src/http/app.ts). The body was parsed at the validation step (../search-plan.ts).
  */
 import { type Request, type Response, Router } from 'express';
-import { runPlan } from '../../search/run-search.js';
+import { runExport } from '../../search/export.js';
+import { countFor, runPlan } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
-import { locals } from '../locals.js';
+import { currentUser, locals } from '../locals.js';
+
+function parsedPlan(res: Response) {
+  const parsed = locals(res).plan;
+  if (!parsed) throw new Error('search route reached without a parsed plan');
+  return parsed;
+}
 
 export function searchRouter(services: Services): Router {
   const router = Router();
-  const run = async (_req: Request, res: Response) => {
-    const parsed = locals(res).plan;
-    if (!parsed) throw new Error('search route reached without a parsed plan');
-    const found = await runPlan(services, parsed.search, parsed.plan, deadlineOf(res));
+  const search = async (_req: Request, res: Response) => {
+    const { search, plan } = parsedPlan(res);
+    const found = await runPlan(services, search, plan, {
+      userId: currentUser(res).id,
+      deadline: deadlineOf(res),
+    });
     // the deadline may have answered for it meanwhile
     if (stillAnswering(res)) res.json(found);
   };
-  router.post('/corporates/search', run);
-  router.post('/jobs/search', run);
+  const count = async (_req: Request, res: Response) => {
+    const { search, plan } = parsedPlan(res);
+    const counted = await countFor(services, search, plan, deadlineOf(res));
+    if (stillAnswering(res)) res.json(counted);
+  };
+  const exportAll = async (_req: Request, res: Response) => {
+    const parsed = locals(res).exportRequest;
+    if (!parsed) throw new Error('export route reached without a parsed body');
+    await runExport(services, parsed.search, parsed.request, currentUser(res).id, res, deadlineOf(res));
+  };
+  for (const prefix of ['/corporates', '/jobs']) {
+    router.post(`${prefix}/search`, search);
+    router.post(`${prefix}/count`, count);
+    router.post(`${prefix}/export`, exportAll);
+  }
   return router;
 }

@@ -1,0 +1,349 @@
+/**
+ * POST /corporates/export and /jobs/export: every result of a search, streamed as CSV
+ * (UTF-8 with BOM, or Shift_JIS/CP932) or JSONL.
+ *
+ *   open a point in time -> count on it -> maxCredits check (400) -> one export slot per
+ *   user (429) -> reserve the full cost (402) -> stream pages of search_after over the PIT,
+ *   waiting for the socket to drain -> settle the charge at the records sent, refund the rest
+ *
+ * Time: everything up to the first byte runs inside the request's deadline (REQUEST_DEADLINE_MS,
+ * a 503 like any search); the stream itself has none (it lasts as long as the file and the
+ * caller's reading take), but each page gets a deadline of its own, so a stalled engine cuts
+ * the file within one deadline and the charge is settled at what was sent. While it streams,
+ * a heartbeat renews the export slot and pushes the reservation's orphan time ahead
+ * (ledger.keepOpen), so the orphan sweep never refunds a live export, however slowly its
+ * caller reads; a process killed mid-file stops the heartbeat and the sweep refunds the whole
+ * reservation one orphan timeout later (nothing of a file cut by a crash is charged).
+ *
+ * Memory stays at one page (1,000 records) whatever the size: a page is read only when the
+ * connection has taken the one before. Counting on the same PIT as the stream means the
+ * count, the cap check and the file agree even while the data changes. A connection that
+ * breaks is charged for the records handed to it before it broke.
+ */
+import { randomUUID } from 'node:crypto';
+import { stringify } from 'csv-stringify/sync';
+import type { Response } from 'express';
+import iconv from 'iconv-lite';
+import { paging } from '../catalogue/paging.js';
+import { type exportEncodings, type exportFormats, pagingFields } from '../catalogue/request-schema.js';
+import type { SearchCatalogue } from '../catalogue/searches.js';
+import { Deadline, DeadlineExceeded, stillAnswering } from '../deadline.js';
+import { errors, type FieldError } from '../errors/catalogue.js';
+import { refundWithRetry } from '../limits/credits-middleware.js';
+import { exportCost } from '../limits/export-cost.js';
+import { leaseSeconds } from '../limits/export-slots.js';
+import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from '../limits/store-unavailable.js';
+import type { Services } from '../services.js';
+import { compileSearch } from './compile-search.js';
+import { toSearchError } from './opensearch-errors.js';
+import { closePit, openPit } from './paging/pit.js';
+import {
+  type EngineHit,
+  engineSearch,
+  hitsOf,
+  onPit,
+  type SearchRequest,
+  totalOf,
+} from './paging/pit-search.js';
+import { parseSearchRequest } from './parse-request.js';
+import type { SearchPlan } from './plan.js';
+import { recordFieldNames, selectFields, toCorporateRecord, toJobRecord } from './records.js';
+
+type Format = (typeof exportFormats)[number];
+type Encoding = (typeof exportEncodings)[number];
+
+/** An export body after its one validation (src/http/search-plan.ts runs it before credits). */
+export interface ExportRequest {
+  format: Format;
+  encoding: Encoding;
+  maxCredits?: number;
+  fields: readonly string[];
+  plan: SearchPlan;
+}
+
+interface ExportPlan extends ExportRequest {
+  request: SearchRequest;
+}
+
+/** Records per engine page; at most the result window, the size limit of a PIT page. */
+const exportPageSize = 1000;
+
+/** Validates an export body: the search body's schema without paging, plus format, encoding, maxCredits. */
+export function parseExportRequest(search: SearchCatalogue, body: unknown): ExportRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw errors.validation([{ field: 'body', reason: 'must be a JSON object' }]);
+  const { format = 'csv', encoding = 'utf-8', maxCredits, ...rest } = body as Record<string, unknown>;
+  const problems: FieldError[] = pagingFields
+    .filter((field) => field in rest)
+    .map((field) => ({ field, reason: 'is not a field of an export, which sends every result' }));
+  if (format !== 'csv' && format !== 'jsonl')
+    problems.push({ field: 'format', reason: 'must be one of: csv, jsonl' });
+  if (encoding !== 'utf-8' && encoding !== 'shift_jis')
+    problems.push({ field: 'encoding', reason: 'must be one of: utf-8, shift_jis' });
+  else if (format === 'jsonl' && encoding !== 'utf-8')
+    problems.push({ field: 'encoding', reason: 'applies to CSV only: JSONL is always UTF-8' });
+  if (maxCredits !== undefined && (!Number.isSafeInteger(maxCredits) || (maxCredits as number) < 0))
+    problems.push({ field: 'maxCredits', reason: 'must be a whole number of at least 0' });
+  if (problems.length > 0) throw errors.validation(problems);
+  const plan = parseSearchRequest(search, rest);
+  return {
+    format: format as Format,
+    encoding: encoding as Encoding,
+    ...(maxCredits !== undefined ? { maxCredits: maxCredits as number } : {}),
+    fields: plan.fields ?? recordFieldNames[search.index],
+    plan,
+  };
+}
+
+/** One CSV cell: lists and objects as JSON text, null as empty. */
+function cell(value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+function encoder(plan: ExportPlan): {
+  head: (fields: readonly string[]) => Buffer;
+  row: (record: Record<string, unknown>) => Buffer;
+} {
+  const encode = (text: string) =>
+    plan.encoding === 'shift_jis' ? iconv.encode(text, 'cp932') : Buffer.from(text, 'utf8');
+  if (plan.format === 'jsonl')
+    return {
+      head: () => Buffer.alloc(0),
+      row: (record) => Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'),
+    };
+  const csv = (values: unknown[]) => stringify([values], { record_delimiter: 'windows' });
+  return {
+    // the BOM tells Excel the file is UTF-8; Shift_JIS has none
+    head: (fields) => encode(`${plan.encoding === 'utf-8' ? '\ufeff' : ''}${csv([...fields])}`),
+    row: (record) => encode(csv(plan.fields.map((field) => cell(record[field])))),
+  };
+}
+
+/** true once the socket took everything; false when the connection closed first. */
+function drained(res: Response): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const finish = (ok: boolean) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = () => finish(true);
+    const onClose = () => finish(false);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
+}
+
+function contentType(plan: ExportPlan): string {
+  if (plan.format === 'jsonl') return 'application/x-ndjson; charset=utf-8';
+  return `text/csv; charset=${plan.encoding === 'shift_jis' ? 'Shift_JIS' : 'utf-8'}; header=present`;
+}
+
+/**
+ * Every `intervalMs` while an export streams: the slot's lease and the reservation's orphan
+ * time are pushed ahead. A timer, not a per-page step: a caller that reads slowly holds the
+ * loop on one page for as long as it likes, and must not lose its reservation to the sweep.
+ */
+function startHeartbeat(
+  services: Pick<Services, 'limits' | 'logger'>,
+  userId: string,
+  exportId: string,
+): () => void {
+  const { limits } = services;
+  const intervalMs = (Math.min(limits.config.reservationOrphanSeconds, leaseSeconds) * 1000) / 3;
+  let warned = false;
+  const beat = async () => {
+    try {
+      const open = await limits.ledger.keepOpen(exportId);
+      await limits.exportSlots.renew(userId, exportId);
+      if (!open && !warned) {
+        warned = true;
+        // only if this process could not reach the ledger for a whole orphan timeout while
+        // others could: the sweep refunded it, and the rest of the file goes uncharged
+        services.logger.warn({ exportId }, 'export reservation no longer open while streaming');
+      }
+    } catch (error) {
+      services.logger.warn({ err: describeFailure(error), exportId }, 'export heartbeat failed');
+    }
+  };
+  const timer = setInterval(() => void beat(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+export async function runExport(
+  services: Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging' | 'limits'>,
+  search: SearchCatalogue,
+  parsed: ExportRequest,
+  userId: string,
+  res: Response,
+  /** The request's (src/deadline.ts): bounds everything before the first byte. */
+  deadline?: Deadline,
+): Promise<void> {
+  const plan: ExportPlan = {
+    ...parsed,
+    request: compileSearch(search, parsed.plan, services.config.indexPrefix),
+  };
+  const toRecord =
+    search.index === 'corporates'
+      ? (hit: EngineHit) => toCorporateRecord(hit._source ?? {})
+      : (hit: EngineHit) => toJobRecord(hit._source ?? {}, hit.highlight);
+  const { limits } = services;
+  const pageSize = Math.min(exportPageSize, services.paging.resultWindow);
+  let pitId: string;
+  try {
+    pitId = await openPit(
+      services.opensearch,
+      String(plan.request.index),
+      paging.cursorTtlSeconds,
+      deadline,
+    );
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
+    throw toSearchError(error, services.logger);
+  }
+  const pit = { id: pitId, keepAliveSeconds: paging.cursorTtlSeconds };
+  const exportId = randomUUID();
+  let slotHeld = false;
+  let reserved = false;
+  let stopHeartbeat = () => {};
+  let sent = 0;
+  try {
+    const counted = onPit(plan.request, pit, undefined, 0);
+    const { aggs: _aggs, highlight: _highlight, ...countBody } = counted.body as Record<string, unknown>;
+    const total = totalOf(
+      await engineSearch(
+        { ...services, deadline },
+        { ...counted, body: { ...countBody, track_total_hits: true } as typeof counted.body },
+      ),
+    );
+    const cost = exportCost(limits.config, total);
+    if (plan.maxCredits !== undefined && cost > plan.maxCredits)
+      throw errors.validation([
+        {
+          field: 'maxCredits',
+          reason: `is ${plan.maxCredits}, but this export of ${total} records costs ${cost} credits (${limits.config.exportRecordsPerCredit} records per credit); raise maxCredits or narrow the filters`,
+        },
+      ]);
+    try {
+      slotHeld = await inRedisBudget(deadline, 'export slot', () =>
+        limits.exportSlots.acquire(userId, exportId),
+      );
+    } catch (error) {
+      // run late, the acquire would hold a slot for a lease; the release queues behind it
+      void limits.exportSlots.release(userId, exportId).catch(() => {});
+      throw error;
+    }
+    if (!slotHeld) throw errors.tooManyExports(limits.config.exportMaxConcurrent);
+    let reservation: Awaited<ReturnType<typeof limits.ledger.reserve>>;
+    try {
+      reservation = await inRedisBudget(deadline, 'credit reserve', () =>
+        limits.ledger.reserve(userId, cost, exportId, deadline?.redisExpiresAt),
+      );
+    } catch (error) {
+      // the debit may still happen in Redis after we gave up: the refund cancels it
+      refundWithRetry(limits, exportId, services.logger);
+      throw error;
+    }
+    if (!stillAnswering(res)) {
+      // the deadline answered (503) or the caller hung up while the reserve ran
+      if (reservation.ok) refundWithRetry(limits, exportId, services.logger);
+      return;
+    }
+    if (!reservation.ok) {
+      const short = errors.insufficientCredits(reservation.balance, cost);
+      short.headers['X-Credits-Remaining'] = String(reservation.balance);
+      throw short;
+    }
+    reserved = true;
+    stopHeartbeat = startHeartbeat(services, userId, exportId);
+    // from here the stream has no deadline of its own; each page gets one (below)
+    deadline?.release();
+    const extension = plan.format === 'jsonl' ? 'jsonl' : 'csv';
+    res.status(200).set({
+      'Content-Type': contentType(plan),
+      'Content-Disposition': `attachment; filename="${search.index}-${new Date().toISOString().slice(0, 10)}.${extension}"`,
+      'X-Export-Records': String(total),
+      'X-Export-Credits': String(cost),
+      'X-Credits-Remaining': String(reservation.balance),
+    });
+    const encode = encoder(plan);
+    let open = res.write(encode.head(plan.fields)) || (await drained(res));
+    let after: unknown[] | undefined;
+    while (open) {
+      const pageDeadline = new Deadline({
+        totalMs: services.config.requestDeadlineMs,
+        redisMs: services.config.redisBudgetMs,
+      });
+      let hits: EngineHit[];
+      try {
+        hits = hitsOf(
+          await engineSearch(
+            { ...services, deadline: pageDeadline },
+            onPit(plan.request, pit, after, pageSize),
+          ),
+        );
+      } finally {
+        pageDeadline.release();
+      }
+      for (const hit of hits) {
+        const record = selectFields(toRecord(hit), plan.fields);
+        sent += 1;
+        if (!res.write(encode.row(record)) && !(await drained(res))) {
+          open = false;
+          break;
+        }
+      }
+      after = hits.at(-1)?.sort;
+      if (hits.length < pageSize || !after) break;
+    }
+    if (open) res.end();
+    else services.logger.info({ exportId, sent, total }, 'export connection closed early');
+  } catch (error) {
+    if (!res.headersSent) {
+      if (error instanceof LimitsStoreUnavailable) {
+        services.logger.warn({ err: describeFailure(error) }, 'export: limits store unavailable');
+        throw errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds);
+      }
+      throw error;
+    }
+    // mid-stream: the status is sent; cutting the connection tells the client the file is incomplete
+    services.logger.warn(
+      { exportId, sent, err: { message: (error as Error).message } },
+      'export failed mid-stream',
+    );
+    res.destroy();
+  } finally {
+    stopHeartbeat();
+    void closePit(services.opensearch, pitId);
+    if (slotHeld) await limits.exportSlots.release(userId, exportId).catch(() => {});
+    if (reserved) await settle(services, exportId, exportCost(limits.config, sent));
+  }
+}
+
+const settleRetryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];
+
+/** Charges the records sent, refunds the rest; retried for ~30 s while Redis is away. */
+async function settle(
+  services: Pick<Services, 'limits' | 'logger'>,
+  exportId: string,
+  charged: number,
+): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await services.limits.ledger.settle(exportId, charged);
+      return;
+    } catch (error) {
+      const delay = settleRetryDelaysMs[attempt];
+      if (delay === undefined) {
+        services.logger.error(
+          { err: describeFailure(error), exportId, charged },
+          'export charge not settled',
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}

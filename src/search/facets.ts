@@ -1,0 +1,169 @@
+/**
+ * Facet counts: `facets: ['prefectureId', 'jobMediaId']` on a search -> for each, the exact
+ * number of results per value under the current filters, with the master's name:
+ *
+ *   facets: { prefectureId: [{ value: 13, name: '東京都', count: 812 }, ...],
+ *             jobMediaId:   [{ value: 1, name: 'リクナビNEXT', count: 640 }, ...] }
+ *
+ * A facet is named like the filter on the same field (every alias the filter accepts), so a
+ * bucket's value can be sent back as that filter: the count is then the search's total.
+ * On company search a posting facet counts companies (nested -> reverse_nested), and only
+ * postings that satisfy the request's posting conditions count, as the same-posting rule
+ * would for the filtered search. Terms over the single shard with a size above every master's
+ * length are exact.
+ */
+import type { SearchCatalogue } from '../catalogue/searches.js';
+import type { FilterDef } from '../catalogue/types.js';
+import { excludingOps } from '../catalogue/types.js';
+import { type MasterName, readMasterFile } from '../masters/masters.js';
+import { compileCondition, type Query } from './compile-kinds.js';
+import type { SearchPlan } from './plan.js';
+
+interface MasterRef {
+  master: MasterName;
+  sub?: boolean;
+  key?: 'id' | 'code';
+}
+
+/** Filter key (company search's, or the unprefixed one of a linked company filter) -> master. */
+const masterOfKey: Record<string, MasterRef> = {
+  prefectureId: { master: 'prefectures' },
+  industryCategoryId: { master: 'industries' },
+  industrySubCategoryId: { master: 'industries', sub: true },
+  businessCategoryId: { master: 'business-types' },
+  businessSubCategoryId: { master: 'business-types', sub: true },
+  marketCode: { master: 'markets', key: 'code' },
+  paidMediaUsedMediaId: { master: 'media' },
+  jobMediaId: { master: 'media' },
+  mediaId: { master: 'media' },
+  jobEmploymentTypeId: { master: 'employment-types' },
+  employmentTypeId: { master: 'employment-types' },
+  jobCategoryId: { master: 'job-categories' },
+  jobSubCategoryId: { master: 'job-categories', sub: true },
+};
+
+/** Buckets per facet: more than any master has values, so every value is counted. */
+const bucketSize = 1000;
+
+export interface FacetDef {
+  def: FilterDef;
+  names: Map<string | number, string>;
+}
+
+export interface FacetBucket {
+  value: string | number;
+  name: string | null;
+  count: number;
+}
+
+function masterFor(def: FilterDef): MasterRef | undefined {
+  if (def.kind !== 'ids' && def.kind !== 'exact') return undefined;
+  if (def.scope === 'jobCorporate') {
+    const base = def.key.replace(/^corporate/, '');
+    return masterOfKey[`${base[0]?.toLowerCase()}${base.slice(1)}`];
+  }
+  return masterOfKey[def.key];
+}
+
+function masterNames(ref: MasterRef): Map<string | number, string> {
+  const items = readMasterFile(ref.master).items;
+  const rows = ref.sub
+    ? items.flatMap((item) => (item.subCategories as Array<Record<string, unknown>> | undefined) ?? [])
+    : items;
+  return new Map(rows.map((row) => [row[ref.key ?? 'id'] as string | number, String(row.name)]));
+}
+
+const catalogues = new WeakMap<SearchCatalogue, Map<string, FacetDef>>();
+
+/** Facet name -> its filter and the master names of its values. */
+export function facetCatalogue(search: SearchCatalogue): Map<string, FacetDef> {
+  let facets = catalogues.get(search);
+  if (!facets) {
+    facets = new Map();
+    for (const def of search.filters) {
+      const ref = masterFor(def);
+      if (!ref) continue;
+      const facet = { def, names: masterNames(ref) };
+      for (const name of def.nested) if (!facets.has(name)) facets.set(name, facet);
+    }
+    catalogues.set(search, facets);
+  }
+  return facets;
+}
+
+export function facetNames(search: SearchCatalogue): string[] {
+  return [...facetCatalogue(search).keys()];
+}
+
+/** The postings a posting facet counts: those meeting the request's positive posting conditions. */
+function postingFilter(plan: Pick<SearchPlan, 'conditions' | 'groups'>): Query {
+  const positive = (conditions: SearchPlan['conditions']) =>
+    conditions
+      .filter((condition) => condition.def.scope === 'posting' && !excludingOps.has(condition.op))
+      .map(compileCondition);
+  const all = (queries: Query[]): Query =>
+    queries.length === 0 ? { match_all: {} } : { bool: { filter: queries } };
+  if (plan.groups.length === 0) return all(positive(plan.conditions));
+  return {
+    bool: {
+      should: plan.groups.map((group) => all(positive([...plan.conditions, ...group]))),
+      minimum_should_match: 1,
+    },
+  };
+}
+
+export function compileFacets(
+  search: SearchCatalogue,
+  plan: Pick<SearchPlan, 'conditions' | 'groups' | 'facets'>,
+): Record<string, unknown> | undefined {
+  if (plan.facets.length === 0) return undefined;
+  const catalogue = facetCatalogue(search);
+  const aggs: Record<string, unknown> = {};
+  for (const name of plan.facets) {
+    const { def } = catalogue.get(name) as FacetDef;
+    const terms = { terms: { field: def.field, size: bucketSize, shard_size: bucketSize } };
+    aggs[name] =
+      def.scope === 'posting'
+        ? {
+            nested: { path: 'postings' },
+            aggs: {
+              matching: {
+                filter: postingFilter(plan),
+                aggs: { values: { ...terms, aggs: { companies: { reverse_nested: {} } } } },
+              },
+            },
+          }
+        : terms;
+  }
+  return aggs;
+}
+
+interface Bucket {
+  key: string | number;
+  doc_count: number;
+  companies?: { doc_count: number };
+}
+
+export function readFacets(
+  search: SearchCatalogue,
+  names: string[],
+  aggregations: Record<string, unknown> | undefined,
+): Record<string, FacetBucket[]> {
+  const catalogue = facetCatalogue(search);
+  const out: Record<string, FacetBucket[]> = {};
+  for (const name of names) {
+    const agg = aggregations?.[name] as
+      | { buckets?: Bucket[]; matching?: { values?: { buckets?: Bucket[] } } }
+      | undefined;
+    const buckets = agg?.buckets ?? agg?.matching?.values?.buckets ?? [];
+    const names = catalogue.get(name)?.names;
+    out[name] = buckets
+      .map((bucket) => ({
+        value: bucket.key,
+        name: names?.get(bucket.key) ?? null,
+        count: bucket.companies?.doc_count ?? bucket.doc_count,
+      }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  }
+  return out;
+}

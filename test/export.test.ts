@@ -1,0 +1,214 @@
+/**
+ * Exports through the real app on a real port, the real engine and Redis: filters and fields
+ * honoured, CSV in Shift_JIS round-trips Japanese text, the credit cap and the balance are
+ * checked before the first byte, at most N exports per user, and a connection broken
+ * mid-file is charged only for what was sent.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { createApp } from '../src/http/app.js';
+import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import type { Services } from '../src/services.js';
+import { corporate, type Doc, indexFixture, job } from './fixtures/search/docs.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let server: http.Server;
+let base = '';
+
+const companies: Doc[] = Array.from({ length: 40 }, (_, i) =>
+  corporate({
+    corporateNumber: `4${String(i).padStart(12, '0')}`,
+    name: i % 2 === 0 ? `株式会社髙橋①製作所${i}` : `ｶﾌﾞｼｷｶﾞｲｼｬ"引用",${i}`,
+    prefectureId: i % 2 === 0 ? 13 : 27,
+  }),
+);
+// 8 KB per record (an unindexed url), so the file is far larger than the socket buffers
+const padding = `https://example.jp/${'x'.repeat(8_000)}`;
+const jobs: Doc[] = Array.from({ length: 2_000 }, (_, i) =>
+  job({
+    id: `exp-${String(i).padStart(5, '0')}`,
+    corporateNumber: companies[i % 40]?.corporateNumber,
+    mediaId: 1 + (i % 2),
+    title: '倉庫スタッフ（週３日〜）',
+    url: padding,
+  }),
+);
+
+async function newUser(credits: number): Promise<{ user: string; key: string }> {
+  const user = `u-${Math.random().toString(36).slice(2)}`;
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), {
+    userId: user,
+  });
+  const { ledger, close } = openCreditLedger(services.config);
+  await ledger.grant(user, credits);
+  await close();
+  return { user, key };
+}
+
+async function balanceOf(user: string): Promise<number> {
+  const { ledger, close } = openCreditLedger(services.config);
+  try {
+    return await ledger.balance(user);
+  } finally {
+    await close();
+  }
+}
+
+function call(path: string, key: string, body: unknown) {
+  return fetch(`${base}/rest/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  services = await setUpServices('export');
+  // 10 records per credit: a whole export of the 2,000 postings costs 200
+  (services.limits.config as { exportRecordsPerCredit: number }).exportRecordsPerCredit = 10;
+  await indexFixture(services.opensearch, services.config.indexPrefix, { corporates: companies });
+  for (let i = 0; i < jobs.length; i += 500)
+    await indexFixture(services.opensearch, services.config.indexPrefix, { jobs: jobs.slice(i, i + 500) });
+  server = createApp(services).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await services?.close();
+});
+
+describe('export', () => {
+  it('CSV in Shift_JIS decodes and round-trips Japanese text, quotes and half-width kana', async () => {
+    const { key } = await newUser(10);
+    const res = await call('/corporates/export', key, {
+      encoding: 'shift_jis',
+      fields: ['corporateNumber', 'name'],
+      sort: { field: 'name', order: 'asc' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/csv; charset=Shift_JIS; header=present');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(bytes.subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(false);
+    expect(bytes.includes(Buffer.from('株式会社', 'utf8'))).toBe(false); // not UTF-8
+    const text = iconv.decode(bytes, 'cp932');
+    const lines = text.split('\r\n').filter((line) => line !== '');
+    expect(lines[0]).toBe('corporateNumber,name');
+    const rows = lines.slice(1).map((line) => {
+      const comma = line.indexOf(',');
+      const raw = line.slice(comma + 1);
+      return [line.slice(0, comma), raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw];
+    });
+    const want = [...companies]
+      .sort((a, b) => (String(a.name) < String(b.name) ? -1 : 1))
+      .map((c) => [c.corporateNumber, c.name]);
+    expect(rows).toEqual(want);
+  });
+
+  it('UTF-8 CSV starts with a byte order mark; JSONL honours filters and fields', async () => {
+    const { key } = await newUser(500);
+    const chosen = companies.slice(0, 5).map((c) => c.corporateNumber);
+    const csv = Buffer.from(
+      await (await call('/corporates/export', key, { fields: ['name'], prefectureIdOr: [13] })).arrayBuffer(),
+    );
+    expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(csv.toString('utf8').slice(1).split('\r\n')[1]).toMatch(/^株式会社髙橋①製作所/);
+    const res = await call('/jobs/export', key, {
+      format: 'jsonl',
+      fields: ['id', 'mediaId'],
+      mediaIdOr: [2],
+      corporateNumberOr: chosen,
+    });
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+    const records = (await res.text())
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as Doc);
+    const searched = await call('/jobs/count', key, { mediaIdOr: [2], corporateNumberOr: chosen });
+    expect(records).toHaveLength((await searched.json()).totalResults);
+    expect(records.length).toBeGreaterThan(0);
+    for (const record of records) {
+      expect(Object.keys(record)).toEqual(['id', 'mediaId']);
+      expect(record.mediaId).toBe(2);
+    }
+    expect(res.headers.get('x-export-records')).toBe(String(records.length));
+  });
+
+  it('refuses before the first byte: maxCredits below the cost (400), a short balance (402); nothing charged', async () => {
+    const { user, key } = await newUser(150);
+    const capped = await call('/jobs/export', key, { format: 'jsonl', maxCredits: 199 });
+    expect(capped.status).toBe(400);
+    expect((await capped.json()).errors).toEqual([
+      { field: 'maxCredits', reason: expect.stringContaining('export of 2000 records costs 200 credits') },
+    ]);
+    const short = await call('/jobs/export', key, { format: 'jsonl', maxCredits: 200 });
+    expect(short.status).toBe(402);
+    expect(await balanceOf(user)).toBe(150);
+  });
+
+  it('charges a whole export its full cost, and a broken one only what was sent', async () => {
+    const { user, key } = await newUser(1_000);
+    const whole = await call('/jobs/export', key, { format: 'jsonl' });
+    expect(whole.headers.get('x-export-credits')).toBe('200');
+    expect((await whole.text()).split('\n').filter((line) => line !== '')).toHaveLength(2_000);
+    await expect.poll(() => balanceOf(user)).toBe(800);
+
+    // read about 100 records, then hang up
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${base}/rest/v1/jobs/export`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+      });
+      req.on('response', (res) => {
+        let lines = 0;
+        res.on('data', (chunk: Buffer) => {
+          lines += chunk.toString('latin1').split('\n').length - 1;
+          if (lines >= 100) {
+            res.destroy();
+            resolve(lines);
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ format: 'jsonl' }));
+    });
+    await expect.poll(() => balanceOf(user), { timeout: 10_000 }).toBeGreaterThan(600);
+    const charged = 800 - (await balanceOf(user));
+    expect(charged).toBeGreaterThanOrEqual(Math.ceil(received / 10));
+    expect(charged).toBeLessThan(200);
+  });
+
+  it('runs at most 2 exports per user at once', async () => {
+    const { key } = await newUser(1_000);
+    const open: http.ClientRequest[] = [];
+    const started = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(`${base}/rest/v1/jobs/export`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+        });
+        // never read the body: the export stays open, held by backpressure
+        req.on('response', (res) => {
+          res.pause();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ format: 'jsonl' }));
+        open.push(req);
+      });
+    try {
+      expect(await started()).toBe(200);
+      expect(await started()).toBe(200);
+      const third = await call('/jobs/export', key, { format: 'jsonl' });
+      expect(third.status).toBe(429);
+      expect((await third.json()).message).toContain('At most 2 exports');
+    } finally {
+      for (const req of open) req.destroy();
+    }
+  });
+});
