@@ -37,6 +37,8 @@ const companySearchTable: Row[] = [
   [or('revenueRange'), 'revenueRange', 'own'],
   [minMax('employeeCount'), 'employeeCount', 'own'],
   [minMax('capitalMillionYen'), 'capitalMillionYen', 'own'],
+  // an addition of this API's to the record (the change feed), not a contract field
+  [fromTo('updatedAt'), 'updatedAt', 'own'],
   [['hasCorporatePhone'], 'phoneNumber', 'own'],
   [['hasCorporateWebsite'], 'websiteUrl', 'own'],
   [['hasCorporateEmail'], 'email', 'own'],
@@ -92,6 +94,8 @@ const jobSearchTable: Row[] = [
   [['hasContactEmail'], 'contactEmail', 'own'],
   [['hasContactPhone'], 'contactPhoneNumber', 'own'],
   [fromTo('jobCreatedAt'), 'jobCreatedAt', 'own'],
+  // an addition of this API's to the record (the change feed), not a contract field
+  [fromTo('updatedAt'), 'updatedAt', 'own'],
   [fromTo('jobOpenedOn'), 'jobOpenedOn', 'own'],
   [fromTo('jobDeadlineOn'), 'jobDeadlineOn', 'own'],
   [['corporateNumberOr'], 'corporateNumber', 'own'],

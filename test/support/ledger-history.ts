@@ -57,6 +57,9 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     // the sweep only gives credits back (orphaned reservations), so it cannot lower a balance
     sweepOrphans: () => inner.sweepOrphans(),
     account: (userId) => inner.account(userId),
+    // settle only gives back what was reserved beyond the final cost, so it cannot lower a balance
+    settle: (requestId, finalCost) => inner.settle(requestId, finalCost),
+    keepOpen: (requestId) => inner.keepOpen(requestId),
   };
   return {
     ledger,

@@ -23,7 +23,7 @@ import { createLogger } from '../../src/logger.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { indexName } from '../../src/opensearch/indices.js';
 import { compileRequestChecks } from '../../src/search/parse-request.js';
-import type { Services } from '../../src/services.js';
+import { createPaging, type Services } from '../../src/services.js';
 import { indexFixture } from '../fixtures/search/docs.js';
 import { postJson } from './bounded-http.js';
 
@@ -86,6 +86,7 @@ export async function startLimitsTestApp(opts: {
     opensearch: opts.opensearch,
     redis: undefined,
     limits: opts.limits,
+    paging: createPaging(defaultConfig(), undefined),
     close: async () => {},
   };
   const app = createApp(services, { keyStore });
