@@ -52,6 +52,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/corporates/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count companies (free)
+         * @description The same body as `POST /corporates/search`; paging, cursor, facets and fields are
+         *     accepted and ignored. Answers the exact number of results and what exporting them
+         *     would cost now. Rate-limited like a search; costs no credits.
+         */
+        post: operations["countCorporates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count job postings (free)
+         * @description The same body as `POST /jobs/search`; paging, cursor, facets and fields are
+         *     accepted and ignored. Answers the exact number of results and what exporting them
+         *     would cost now. Rate-limited like a search; costs no credits.
+         */
+        post: operations["countJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corporates/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export every matching company as CSV or JSONL
+         * @description Streams every result of the search (any number, past 10,000), sorted like the search,
+         *     as CSV (UTF-8 with a byte order mark, or Shift_JIS/CP932 with `encoding`) or JSONL,
+         *     with `fields` to choose the columns. The list is a snapshot taken when the export
+         *     starts. Cost: one credit per 1,000 records (rounded up; EXPORT_RECORDS_PER_CREDIT),
+         *     the full cost is reserved before the first byte (402 when short; `maxCredits` caps it,
+         *     400 when the count says more) and settled at the records actually sent, so a broken
+         *     connection is charged only for what it received. `X-Credits-Remaining` is the balance
+         *     with the full cost reserved. At most 2 exports per user at once (429,
+         *     EXPORT_MAX_CONCURRENT); each export counts once against the rate limit. A failure after
+         *     the first byte ends the connection without the terminating chunk, so a client can
+         *     tell an incomplete file from a complete one.
+         */
+        post: operations["exportCorporates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export every matching job posting as CSV or JSONL
+         * @description Streams every result of the search (any number, past 10,000), sorted like the search,
+         *     as CSV (UTF-8 with a byte order mark, or Shift_JIS/CP932 with `encoding`) or JSONL,
+         *     with `fields` to choose the columns. The list is a snapshot taken when the export
+         *     starts. Cost: one credit per 1,000 records (rounded up; EXPORT_RECORDS_PER_CREDIT),
+         *     the full cost is reserved before the first byte (402 when short; `maxCredits` caps it,
+         *     400 when the count says more) and settled at the records actually sent, so a broken
+         *     connection is charged only for what it received. `X-Credits-Remaining` is the balance
+         *     with the full cost reserved. At most 2 exports per user at once (429,
+         *     EXPORT_MAX_CONCURRENT); each export counts once against the rate limit. A failure after
+         *     the first byte ends the connection without the terminating chunk, so a client can
+         *     tell an incomplete file from a complete one.
+         */
+        post: operations["exportJobs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{jobId}/detail": {
         parameters: {
             query?: never;
@@ -240,6 +344,7 @@ export interface components {
              *     | `unsupported_charset` | 415 | The `Content-Type` names a charset other than UTF-8; `errors` names `Content-Type`. |
              *     | `idempotency_key_reused` | 422 | This `Idempotency-Key` was used with a different body. |
              *     | `rate_limited` | 429 | Too many requests per second for this user. |
+             *     | `too_many_exports` | 429 | As many exports of this user as allowed are running (export only). |
              *     | `internal_error` | 500 | An unexpected error on our side; nothing was charged. |
              *     | `search_unavailable` | 503 | The search engine is briefly unavailable; nothing was charged. |
              *     | `key_store_unavailable` | 503 | API keys cannot be checked right now. |
@@ -248,7 +353,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
         };
@@ -298,11 +403,37 @@ export interface components {
             /** @description The exact number of matching companies; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
             results: components["schemas"]["Corporate"][];
+            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort) for the next page; null after the last page. Expires 10 minutes after this page. */
+            nextCursor?: string | null;
+            /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
+            facets?: {
+                [key: string]: components["schemas"]["FacetBucket"][];
+            };
         };
         JobSearchResponse: {
             /** @description The exact number of matching postings; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
             results: components["schemas"]["Job"][];
+            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort) for the next page; null after the last page. Expires 10 minutes after this page. */
+            nextCursor?: string | null;
+            /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
+            facets?: {
+                [key: string]: components["schemas"]["FacetBucket"][];
+            };
+        };
+        FacetBucket: {
+            /** @description The value, as the filter of the same name takes it (a master id, or a market code). */
+            value: number | string;
+            /** @description The value's name in its master list; null for a value the master does not know. */
+            name: string | null;
+            /** @description Results with this value (on company search, companies for a posting facet). */
+            count: number;
+        };
+        CountResponse: {
+            /** @description The exact number of results of the search. */
+            totalResults: number;
+            /** @description Credits an export of all of them would cost now (one credit per 1,000 records, rounded up, by default; EXPORT_RECORDS_PER_CREDIT). */
+            exportCredits: number;
         };
         CorporateMarket: {
             /** @description Market code from the markets master, e.g. `tse_prime`. */
@@ -415,6 +546,8 @@ export interface components {
             workLocationCount: number;
             /** @description The company's business summary. */
             summary: string | null;
+            /** Format: date-time */
+            updatedAt: string | null;
         };
         /** @description A job posting. */
         Job: {
@@ -487,6 +620,8 @@ export interface components {
                 cityName: string | null;
                 address: string | null;
             } | null;
+            /** Format: date-time */
+            updatedAt: string | null;
             /**
              * @description At most 5 excerpts of the detail text, one per matching place. With a detail-text
              *     condition the matched words are wrapped in `<mark>`...`</mark>` and every other
@@ -588,20 +723,26 @@ export interface components {
         /** @description Flat filter fields, `filters` and `filterGroups` combine with AND. A field not listed here is a 400. */
         CorporateSearchRequest: {
             /**
-             * @description Page size. offset + limit may not exceed 10000.
+             * @description Page size.
              * @default 25
              */
             limit?: number;
             /**
-             * @description Results to skip. offset + limit may not exceed 10000.
+             * @description Results to skip: any offset up to the total. Pages past the first 10,000 results are read from a snapshot of the list (point in time) that each page keeps for 10 minutes, so the next page continues where this one ended at the cost of a first page; a jump more than 100,000 results past the furthest page reached is a 400 (page there in steps, or use `cursor`).
              * @default 0
              */
             offset?: number;
+            /** @description Cursor paging: `"*"` for the first page; then the `nextCursor` of the page before, with the same filters and sort (limit may change). Every result comes exactly once, in order, from a snapshot taken at the first page, also while the data changes. A cursor expires 10 minutes after its page was served. Not combinable with offset. Each page costs like a search. */
+            cursor?: string;
             /**
              * @description true: totalResults is the exact count; false: totalResults is null (faster).
              * @default true
              */
             includeTotalResults?: boolean;
+            /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
+            facets?: ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
+            /** @description Only these fields in each record (and only these are read from the index); default: every field. */
+            fields?: ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -814,6 +955,16 @@ export interface components {
             jobDescriptionPartialMatchAnd?: string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
             jobDescriptionPartialMatchNot?: string[];
+            /**
+             * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtFrom?: string | unknown | unknown;
+            /**
+             * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtTo?: string | unknown | unknown;
         };
         /** @description Nested filter form: different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
         CorporateFilters: {
@@ -1172,31 +1323,291 @@ export interface components {
                 /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
                 noneContains?: string[];
             };
+            /** @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. */
+            updatedAt?: {
+                /**
+                 * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2026-11-01T09:00:00+09:00
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2026-11-01T09:00:00+09:00
+                 */
+                to?: string | unknown | unknown;
+            };
         };
         /** @description Sort order. Default: name asc. Records without the value come last in both orders. */
         SortCorporate: {
             /** @enum {string} */
-            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "employeeDiff6m";
+            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "updatedAt" | "employeeDiff6m";
             /** @enum {string} */
             order: "asc" | "desc";
+        };
+        /** @description The search body without paging (every result is sent), with the file format, its encoding and a credit cap. */
+        CorporateExportRequest: {
+            /**
+             * @description csv: a header row of field names, then one row per record (CRLF; lists and objects as JSON text; null as an empty cell). jsonl: one JSON record per line.
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl";
+            /**
+             * @description CSV only. utf-8: with a byte order mark, so Excel detects it. shift_jis: Windows-31J (CP932), for older Excel and Japanese business tools; a character it cannot hold becomes `?`.
+             * @default utf-8
+             * @enum {string}
+             */
+            encoding?: "utf-8" | "shift_jis";
+            /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
+            maxCredits?: number;
+            /** @description Only these fields in each record (and only these are read from the index); default: every field. */
+            fields?: ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
+            sort?: components["schemas"]["SortCorporate"];
+            filters?: components["schemas"]["CorporateFilters"];
+            /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
+            filterGroups?: components["schemas"]["CorporateFilters"][];
+            /** @description Company name equals the string exactly. Matches when the value is any of the listed ones. */
+            corporateNameOr?: string[];
+            /** @description Company name equals the string exactly. Excludes records with any of the listed values. */
+            corporateNameNot?: string[];
+            /** @description Company name contains the string. Matches when the text contains any of the strings. */
+            corporateNamePartialMatchOr?: string[];
+            /** @description Company name contains the string. Excludes records whose text contains any of the strings. */
+            corporateNamePartialMatchNot?: string[];
+            /** @description 13-digit corporate number. Matches when the value is any of the listed ones. */
+            corporateNumberOr?: string[];
+            /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
+            prefectureIdOr?: number[];
+            /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
+            prefectureIdNot?: number[];
+            /** @description City name contains the string. Matches when the text contains any of the strings. */
+            cityNamePartialMatchOr?: string[];
+            /** @description City name contains the string. Excludes records whose text contains any of the strings. */
+            cityNamePartialMatchNot?: string[];
+            /** @description Address after the city contains the string. Matches when the text contains any of the strings. */
+            streetAddressPartialMatchOr?: string[];
+            /** @description Address after the city contains the string. Excludes records whose text contains any of the strings. */
+            streetAddressPartialMatchNot?: string[];
+            /** @description Major industry class (industries master id). Matches when the value is any of the listed ones. */
+            industryCategoryIdOr?: number[];
+            /** @description Major industry class (industries master id). Excludes records with any of the listed values. */
+            industryCategoryIdNot?: number[];
+            /** @description Minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
+            industrySubCategoryIdOr?: number[];
+            /** @description Minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
+            industrySubCategoryIdNot?: number[];
+            /** @description Major business-type class (business-types master id). Matches when the value is any of the listed ones. */
+            businessCategoryIdOr?: number[];
+            /** @description Major business-type class (business-types master id). Excludes records with any of the listed values. */
+            businessCategoryIdNot?: number[];
+            /** @description Minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
+            businessSubCategoryIdOr?: number[];
+            /** @description Minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
+            businessSubCategoryIdNot?: number[];
+            /** @description Legal form of the company. Matches when the value is any of the listed ones. */
+            corporateTypeOr?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            /** @description Legal form of the company. Excludes records with any of the listed values. */
+            corporateTypeNot?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            /** @description Listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
+            marketCodeOr?: string[];
+            /** @description Listed on one of these markets (markets master code). Excludes records with any of the listed values. */
+            marketCodeNot?: string[];
+            /** @description true: listed on at least one market; false: unlisted; null: no condition. */
+            isListed?: boolean | null;
+            /** @description Revenue range. Matches when the value is any of the listed ones. */
+            revenueRangeOr?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            /** @description Revenue range. Excludes records with any of the listed values. */
+            revenueRangeNot?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            /** @description Headcount, inclusive bounds. Inclusive lower bound. */
+            employeeCountMin?: number;
+            /** @description Headcount, inclusive bounds. Inclusive upper bound. */
+            employeeCountMax?: number;
+            /** @description Capital in million yen, inclusive bounds. Inclusive lower bound. */
+            capitalMillionYenMin?: number;
+            /** @description Capital in million yen, inclusive bounds. Inclusive upper bound. */
+            capitalMillionYenMax?: number;
+            /** @description true: the company has a phone number; false: it has none. */
+            hasCorporatePhone?: boolean;
+            /** @description true: the company has a website; false: it has none. */
+            hasCorporateWebsite?: boolean;
+            /** @description true: the company has an e-mail address; false: it has none. */
+            hasCorporateEmail?: boolean;
+            /** @description true: the company has a fax number; false: it has none. */
+            hasFax?: boolean;
+            /** @description true: the company holds a staffing-dispatch license; false: it does not (or unknown). */
+            hasDispatchLicense?: boolean;
+            /** @description true: the company holds a placement license; false: it does not (or unknown). */
+            hasRecruitmentLicense?: boolean;
+            /**
+             * Format: date
+             * @description Founding date, inclusive bounds (YYYY-MM-DD). Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            foundedAtFrom?: string;
+            /**
+             * Format: date
+             * @description Founding date, inclusive bounds (YYYY-MM-DD). Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            foundedAtTo?: string;
+            /** @description Headcount increase over 6 months, inclusive bounds. Inclusive lower bound. */
+            employeeDiff6mMinMin?: number;
+            /** @description Headcount increase over 6 months, inclusive bounds. Inclusive upper bound. */
+            employeeDiff6mMinMax?: number;
+            /** @description Headcount increase over 12 months, inclusive bounds. Inclusive lower bound. */
+            employeeDiff12mMin?: number;
+            /** @description Headcount increase over 12 months, inclusive bounds. Inclusive upper bound. */
+            employeeDiff12mMax?: number;
+            /** @description Headcount transition flags contain the string. Matches when the text contains any of the strings. */
+            employeeTransitionPartialMatchOr?: string[];
+            /** @description Headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
+            employeeTransitionPartialMatchNot?: string[];
+            /** @description Latest funding series. Matches when the value is any of the listed ones. */
+            fundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            /** @description Latest funding series. Excludes records with any of the listed values. */
+            fundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            /**
+             * Format: int64
+             * @description Total ad spend in yen, inclusive bounds. Inclusive lower bound.
+             */
+            totalAdCostMin?: number;
+            /**
+             * Format: int64
+             * @description Total ad spend in yen, inclusive bounds. Inclusive upper bound.
+             */
+            totalAdCostMax?: number;
+            /** @description Annual paid-media spend range. Matches when the value is any of the listed ones. */
+            paidMediaSpendOr?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            /** @description Annual paid-media spend range. Excludes records with any of the listed values. */
+            paidMediaSpendNot?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            /** @description Has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
+            paidMediaUsedMediaIdOr?: number[];
+            /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
+            paidMediaUsedMediaIdNot?: number[];
+            /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
+            summaryPartialMatchOr?: string[];
+            /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
+            summaryPartialMatchAnd?: string[];
+            /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
+            summaryPartialMatchNot?: string[];
+            /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
+            jobTitlePartialMatchOr?: string[];
+            /** @description A posting whose title contains the string (Not: no posting does). Excludes records whose text contains any of the strings. */
+            jobTitlePartialMatchNot?: string[];
+            /** @description A posting on one of these media (Not: no posting on them). Matches when the value is any of the listed ones. */
+            jobMediaIdOr?: number[];
+            /** @description A posting on one of these media (Not: no posting on them). Excludes records with any of the listed values. */
+            jobMediaIdNot?: number[];
+            /** @description A posting with one of these employment types (Not: no posting with them). Matches when the value is any of the listed ones. */
+            jobEmploymentTypeIdOr?: number[];
+            /** @description A posting with one of these employment types (Not: no posting with them). Excludes records with any of the listed values. */
+            jobEmploymentTypeIdNot?: number[];
+            /**
+             * Format: int64
+             * @description A posting whose minimum salary (yen) lies within the bounds. Inclusive lower bound.
+             */
+            jobSalaryMin?: number;
+            /**
+             * Format: int64
+             * @description A posting whose minimum salary (yen) lies within the bounds. Inclusive upper bound.
+             */
+            jobSalaryMax?: number;
+            /** @description A posting in one of these major job categories (Not: none in them). Matches when the value is any of the listed ones. */
+            jobCategoryIdOr?: number[];
+            /** @description A posting in one of these major job categories (Not: none in them). Excludes records with any of the listed values. */
+            jobCategoryIdNot?: number[];
+            /** @description A posting in one of these minor job categories (Not: none in them). Matches when the value is any of the listed ones. */
+            jobSubCategoryIdOr?: number[];
+            /** @description A posting in one of these minor job categories (Not: none in them). Excludes records with any of the listed values. */
+            jobSubCategoryIdNot?: number[];
+            /**
+             * Format: date
+             * @description A posting opened within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobOpenedOnFrom?: string;
+            /**
+             * Format: date
+             * @description A posting opened within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobOpenedOnTo?: string;
+            /**
+             * Format: date
+             * @description A posting whose deadline lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobDeadlineOnFrom?: string;
+            /**
+             * Format: date
+             * @description A posting whose deadline lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobDeadlineOnTo?: string;
+            /**
+             * Format: date
+             * @description A posting collected within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobCreatedAtFrom?: string;
+            /**
+             * Format: date
+             * @description A posting collected within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobCreatedAtTo?: string;
+            /** @description A posting with one of these ad plan names. Matches when the value is any of the listed ones. */
+            jobAdPlanOr?: string[];
+            /** @description A posting that has (true) / lacks (false) a contact e-mail. */
+            jobHasContactEmail?: boolean;
+            /** @description A posting that has (true) / lacks (false) a contact phone number. */
+            jobHasContactPhone?: boolean;
+            /** @description A posting stating (true) / not stating (false) a staffing-dispatch license. */
+            jobHasDispatchLicense?: boolean;
+            /** @description A posting stating (true) / not stating (false) a placement license. */
+            jobHasRecruitmentLicense?: boolean;
+            /** @description A posting planning to hire at least this many (its minimum planned hires). Inclusive lower bound. */
+            jobHiringPlanMinAtLeast?: number;
+            /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains any of the strings. */
+            jobDescriptionPartialMatchOr?: string[];
+            /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains all of the strings. */
+            jobDescriptionPartialMatchAnd?: string[];
+            /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
+            jobDescriptionPartialMatchNot?: string[];
+            /**
+             * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtFrom?: string | unknown | unknown;
+            /**
+             * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtTo?: string | unknown | unknown;
         };
         /** @description Flat filter fields, `filters` and `filterGroups` combine with AND. A field not listed here is a 400. */
         JobSearchRequest: {
             /**
-             * @description Page size. offset + limit may not exceed 10000.
+             * @description Page size.
              * @default 25
              */
             limit?: number;
             /**
-             * @description Results to skip. offset + limit may not exceed 10000.
+             * @description Results to skip: any offset up to the total. Pages past the first 10,000 results are read from a snapshot of the list (point in time) that each page keeps for 10 minutes, so the next page continues where this one ended at the cost of a first page; a jump more than 100,000 results past the furthest page reached is a 400 (page there in steps, or use `cursor`).
              * @default 0
              */
             offset?: number;
+            /** @description Cursor paging: `"*"` for the first page; then the `nextCursor` of the page before, with the same filters and sort (limit may change). Every result comes exactly once, in order, from a snapshot taken at the first page, also while the data changes. A cursor expires 10 minutes after its page was served. Not combinable with offset. Each page costs like a search. */
+            cursor?: string;
             /**
              * @description true: totalResults is the exact count; false: totalResults is null (faster).
              * @default true
              */
             includeTotalResults?: boolean;
+            /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. */
+            facets?: ("mediaId" | "jobMediaId" | "jobCategoryId" | "jobSubCategoryId" | "employmentTypeId" | "jobEmploymentTypeId" | "corporatePrefectureId" | "prefectureId" | "corporateIndustryCategoryId" | "industryCategoryId" | "corporateIndustrySubCategoryId" | "industrySubCategoryId" | "corporateBusinessCategoryId" | "businessCategoryId" | "corporateBusinessSubCategoryId" | "businessSubCategoryId" | "corporateMarketCode" | "marketCode" | "corporatePaidMediaUsedMediaId" | "paidMediaUsedMediaId")[];
+            /** @description Only these fields in each record (and only these are read from the index); default: every field. */
+            fields?: ("id" | "shortId" | "corporateNumber" | "corporateName" | "mediaId" | "mediaName" | "title" | "url" | "jobPostingUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "salaryUnit" | "hiringPlanMin" | "hiringPlanMax" | "employmentTypeId" | "employmentTypeName" | "jobCategoryId" | "jobCategoryName" | "jobSubCategoryId" | "jobSubCategoryName" | "adPlan" | "contactName" | "contactEmail" | "contactPhoneNumber" | "hasDispatchLicense" | "hasRecruitmentLicense" | "workLocation" | "updatedAt" | "descriptionSnippets")[];
             sort?: components["schemas"]["SortJob"];
             filters?: components["schemas"]["JobFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -1401,6 +1812,16 @@ export interface components {
             corporateEmployeeTransitionPartialMatchOr?: string[];
             /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
             corporateEmployeeTransitionPartialMatchNot?: string[];
+            /**
+             * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtFrom?: string | unknown | unknown;
+            /**
+             * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtTo?: string | unknown | unknown;
         };
         /** @description Nested filter form: different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
         JobFilters: {
@@ -1886,13 +2307,259 @@ export interface components {
                 /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
+            /** @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. */
+            updatedAt?: {
+                /**
+                 * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2026-11-01T09:00:00+09:00
+                 */
+                from?: string | unknown | unknown;
+                /**
+                 * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2026-11-01T09:00:00+09:00
+                 */
+                to?: string | unknown | unknown;
+            };
         };
         /** @description Sort order. Default: jobCreatedAt desc. Records without the value come last in both orders. */
         SortJob: {
             /** @enum {string} */
-            field: "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "hiringPlanMin" | "contactEmail" | "contactPhoneNumber" | "corporateFoundedAt" | "corporateCapitalMillionYen" | "corporateEmployeeCount" | "corporateTotalAdCost" | "corporateEmployeeDiff6mMin" | "corporateEmployeeDiff12m" | "corporatePhoneNumber" | "corporateFax" | "corporateEmail" | "corporateWebsiteUrl";
+            field: "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "hiringPlanMin" | "contactEmail" | "contactPhoneNumber" | "corporateFoundedAt" | "corporateCapitalMillionYen" | "corporateEmployeeCount" | "corporateTotalAdCost" | "corporateEmployeeDiff6mMin" | "corporateEmployeeDiff12m" | "corporatePhoneNumber" | "corporateFax" | "corporateEmail" | "corporateWebsiteUrl" | "updatedAt";
             /** @enum {string} */
             order: "asc" | "desc";
+        };
+        /** @description The search body without paging (every result is sent), with the file format, its encoding and a credit cap. */
+        JobExportRequest: {
+            /**
+             * @description csv: a header row of field names, then one row per record (CRLF; lists and objects as JSON text; null as an empty cell). jsonl: one JSON record per line.
+             * @default csv
+             * @enum {string}
+             */
+            format?: "csv" | "jsonl";
+            /**
+             * @description CSV only. utf-8: with a byte order mark, so Excel detects it. shift_jis: Windows-31J (CP932), for older Excel and Japanese business tools; a character it cannot hold becomes `?`.
+             * @default utf-8
+             * @enum {string}
+             */
+            encoding?: "utf-8" | "shift_jis";
+            /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
+            maxCredits?: number;
+            /** @description Only these fields in each record (and only these are read from the index); default: every field. */
+            fields?: ("id" | "shortId" | "corporateNumber" | "corporateName" | "mediaId" | "mediaName" | "title" | "url" | "jobPostingUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "salaryUnit" | "hiringPlanMin" | "hiringPlanMax" | "employmentTypeId" | "employmentTypeName" | "jobCategoryId" | "jobCategoryName" | "jobSubCategoryId" | "jobSubCategoryName" | "adPlan" | "contactName" | "contactEmail" | "contactPhoneNumber" | "hasDispatchLicense" | "hasRecruitmentLicense" | "workLocation" | "updatedAt" | "descriptionSnippets")[];
+            sort?: components["schemas"]["SortJob"];
+            filters?: components["schemas"]["JobFilters"];
+            /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
+            filterGroups?: components["schemas"]["JobFilters"][];
+            /** @description Job title equals the string exactly. Matches when the value is any of the listed ones. */
+            jobTitleOr?: string[];
+            /** @description Job title equals the string exactly. Excludes records with any of the listed values. */
+            jobTitleNot?: string[];
+            /** @description Job title contains the string. Matches when the text contains any of the strings. */
+            jobTitlePartialMatchOr?: string[];
+            /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
+            jobTitlePartialMatchNot?: string[];
+            /** @description Name of the linked company equals the string exactly. Matches when the value is any of the listed ones. */
+            corporateNameOr?: string[];
+            /** @description Name of the linked company equals the string exactly. Excludes records with any of the listed values. */
+            corporateNameNot?: string[];
+            /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
+            corporateNamePartialMatchOr?: string[];
+            /** @description Name of the linked company contains the string. Excludes records whose text contains any of the strings. */
+            corporateNamePartialMatchNot?: string[];
+            /** @description Job medium (media master id). Matches when the value is any of the listed ones. */
+            mediaIdOr?: number[];
+            /** @description Job medium (media master id). Excludes records with any of the listed values. */
+            mediaIdNot?: number[];
+            /** @description Major job category (job-categories master id). Matches when the value is any of the listed ones. */
+            jobCategoryIdOr?: number[];
+            /** @description Major job category (job-categories master id). Excludes records with any of the listed values. */
+            jobCategoryIdNot?: number[];
+            /** @description Minor job category (job-categories master sub-category id). Matches when the value is any of the listed ones. */
+            jobSubCategoryIdOr?: number[];
+            /** @description Minor job category (job-categories master sub-category id). Excludes records with any of the listed values. */
+            jobSubCategoryIdNot?: number[];
+            /** @description Employment type (employment-types master id). Matches when the value is any of the listed ones. */
+            employmentTypeIdOr?: number[];
+            /** @description Employment type (employment-types master id). Excludes records with any of the listed values. */
+            employmentTypeIdNot?: number[];
+            /** @description Ad plan name. Matches when the value is any of the listed ones. */
+            adPlanOr?: string[];
+            /**
+             * Format: int64
+             * @description Minimum salary of the posting (yen), inclusive bounds. Inclusive lower bound.
+             */
+            salaryMin?: number;
+            /**
+             * Format: int64
+             * @description Minimum salary of the posting (yen), inclusive bounds. Inclusive upper bound.
+             */
+            salaryMax?: number;
+            /** @description true: the posting states a staffing-dispatch license; false: it does not. */
+            hasDispatchLicense?: boolean;
+            /** @description true: the posting states a placement license; false: it does not. */
+            hasRecruitmentLicense?: boolean;
+            /** @description true: the posting has a contact e-mail; false: it has none. */
+            hasContactEmail?: boolean;
+            /** @description true: the posting has a contact phone number; false: it has none. */
+            hasContactPhone?: boolean;
+            /**
+             * Format: date
+             * @description Date the posting was collected, inclusive bounds. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobCreatedAtFrom?: string;
+            /**
+             * Format: date
+             * @description Date the posting was collected, inclusive bounds. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobCreatedAtTo?: string;
+            /**
+             * Format: date
+             * @description Date the posting opened, inclusive bounds. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobOpenedOnFrom?: string;
+            /**
+             * Format: date
+             * @description Date the posting opened, inclusive bounds. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobOpenedOnTo?: string;
+            /**
+             * Format: date
+             * @description Application deadline, inclusive bounds. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobDeadlineOnFrom?: string;
+            /**
+             * Format: date
+             * @description Application deadline, inclusive bounds. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            jobDeadlineOnTo?: string;
+            /** @description 13-digit corporate number of the linked company. Matches when the value is any of the listed ones. */
+            corporateNumberOr?: string[];
+            /** @description Minimum planned hires is at least this many. Inclusive lower bound. */
+            hiringPlanMinAtLeast?: number;
+            /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
+            jobDescriptionPartialMatchOr?: string[];
+            /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
+            jobDescriptionPartialMatchAnd?: string[];
+            /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
+            jobDescriptionPartialMatchNot?: string[];
+            /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
+            summaryPartialMatchOr?: string[];
+            /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
+            summaryPartialMatchAnd?: string[];
+            /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
+            summaryPartialMatchNot?: string[];
+            /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
+            corporatePrefectureIdOr?: number[];
+            /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
+            corporatePrefectureIdNot?: number[];
+            /** @description Linked company: city name contains the string. Matches when the text contains any of the strings. */
+            corporateCityNamePartialMatchOr?: string[];
+            /** @description Linked company: city name contains the string. Excludes records whose text contains any of the strings. */
+            corporateCityNamePartialMatchNot?: string[];
+            /** @description Linked company: address after the city contains the string. Matches when the text contains any of the strings. */
+            corporateStreetAddressPartialMatchOr?: string[];
+            /** @description Linked company: address after the city contains the string. Excludes records whose text contains any of the strings. */
+            corporateStreetAddressPartialMatchNot?: string[];
+            /** @description Linked company: major industry class (industries master id). Matches when the value is any of the listed ones. */
+            corporateIndustryCategoryIdOr?: number[];
+            /** @description Linked company: major industry class (industries master id). Excludes records with any of the listed values. */
+            corporateIndustryCategoryIdNot?: number[];
+            /** @description Linked company: minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
+            corporateIndustrySubCategoryIdOr?: number[];
+            /** @description Linked company: minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
+            corporateIndustrySubCategoryIdNot?: number[];
+            /** @description Linked company: major business-type class (business-types master id). Matches when the value is any of the listed ones. */
+            corporateBusinessCategoryIdOr?: number[];
+            /** @description Linked company: major business-type class (business-types master id). Excludes records with any of the listed values. */
+            corporateBusinessCategoryIdNot?: number[];
+            /** @description Linked company: minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
+            corporateBusinessSubCategoryIdOr?: number[];
+            /** @description Linked company: minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
+            corporateBusinessSubCategoryIdNot?: number[];
+            /** @description Linked company: legal form of the company. Matches when the value is any of the listed ones. */
+            corporateCorporateTypeOr?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            /** @description Linked company: legal form of the company. Excludes records with any of the listed values. */
+            corporateCorporateTypeNot?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            /** @description Linked company: listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
+            corporateMarketCodeOr?: string[];
+            /** @description Linked company: listed on one of these markets (markets master code). Excludes records with any of the listed values. */
+            corporateMarketCodeNot?: string[];
+            /** @description Linked company: true: listed on at least one market; false: unlisted; null: no condition. */
+            corporateIsListed?: boolean | null;
+            /** @description Linked company: revenue range. Matches when the value is any of the listed ones. */
+            corporateRevenueRangeOr?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            /** @description Linked company: revenue range. Excludes records with any of the listed values. */
+            corporateRevenueRangeNot?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            /** @description Linked company: capital in million yen, inclusive bounds. Inclusive lower bound. */
+            corporateCapitalMillionYenMin?: number;
+            /** @description Linked company: capital in million yen, inclusive bounds. Inclusive upper bound. */
+            corporateCapitalMillionYenMax?: number;
+            /** @description Linked company: headcount, inclusive bounds. Inclusive lower bound. */
+            corporateEmployeeCountMin?: number;
+            /** @description Linked company: headcount, inclusive bounds. Inclusive upper bound. */
+            corporateEmployeeCountMax?: number;
+            /** @description Linked company: true: the company has a website; false: it has none. */
+            corporateHasCorporateWebsite?: boolean;
+            /** @description Linked company: true: the company has a phone number; false: it has none. */
+            corporateHasCorporatePhone?: boolean;
+            /** @description Linked company: true: the company has an e-mail address; false: it has none. */
+            corporateHasCorporateEmail?: boolean;
+            /** @description Linked company: true: the company has a fax number; false: it has none. */
+            corporateHasFax?: boolean;
+            /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
+            corporateFundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
+            corporateFundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
+            fundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
+            fundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            /**
+             * Format: int64
+             * @description Linked company: total ad spend in yen, inclusive bounds. Inclusive lower bound.
+             */
+            corporateTotalAdCostMin?: number;
+            /**
+             * Format: int64
+             * @description Linked company: total ad spend in yen, inclusive bounds. Inclusive upper bound.
+             */
+            corporateTotalAdCostMax?: number;
+            /** @description Linked company: annual paid-media spend range. Matches when the value is any of the listed ones. */
+            corporatePaidMediaSpendOr?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            /** @description Linked company: annual paid-media spend range. Excludes records with any of the listed values. */
+            corporatePaidMediaSpendNot?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            /** @description Linked company: has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
+            corporatePaidMediaUsedMediaIdOr?: number[];
+            /** @description Linked company: has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
+            corporatePaidMediaUsedMediaIdNot?: number[];
+            /** @description Linked company: headcount increase over 6 months, inclusive bounds. Inclusive lower bound. */
+            corporateEmployeeDiff6mMinMin?: number;
+            /** @description Linked company: headcount increase over 6 months, inclusive bounds. Inclusive upper bound. */
+            corporateEmployeeDiff6mMinMax?: number;
+            /** @description Linked company: headcount increase over 12 months, inclusive bounds. Inclusive lower bound. */
+            corporateEmployeeDiff12mMin?: number;
+            /** @description Linked company: headcount increase over 12 months, inclusive bounds. Inclusive upper bound. */
+            corporateEmployeeDiff12mMax?: number;
+            /** @description Linked company: headcount transition flags contain the string. Matches when the text contains any of the strings. */
+            corporateEmployeeTransitionPartialMatchOr?: string[];
+            /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
+            corporateEmployeeTransitionPartialMatchNot?: string[];
+            /**
+             * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtFrom?: string | unknown | unknown;
+            /**
+             * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2026-11-01T09:00:00+09:00
+             */
+            updatedAtTo?: string | unknown | unknown;
         };
     };
     responses: {
@@ -2072,6 +2739,10 @@ export interface components {
         "Retry-After": number;
         /** @description Your credit balance after this request. */
         "X-Credits-Remaining": number;
+        /** @description The number of records this export sends (counted on the snapshot it streams). */
+        "X-Export-Records": number;
+        /** @description What the export costs when it is received in full (reserved now, settled at the records sent). */
+        "X-Export-Credits": number;
         /** @description `true` when this is the stored response of an earlier search with the same Idempotency-Key (not charged again). */
         "Idempotent-Replayed": boolean;
         /** @description The id of this request (yours if you sent a sane one); quote it when reporting a problem. */
@@ -2176,6 +2847,156 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    countCorporates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorporateSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The exact number of matching companies. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    countJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobSearchRequest"];
+            };
+        };
+        responses: {
+            /** @description The exact number of matching job postings. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportCorporates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorporateExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The file, streamed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Export-Records": components["headers"]["X-Export-Records"];
+                    "X-Export-Credits": components["headers"]["X-Export-Credits"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exportJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobExportRequest"];
+            };
+        };
+        responses: {
+            /** @description The file, streamed. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "X-Export-Records": components["headers"]["X-Export-Records"];
+                    "X-Export-Credits": components["headers"]["X-Export-Credits"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
