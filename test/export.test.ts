@@ -2,15 +2,23 @@
  * Exports through the real app on a real port, the real engine and Redis: filters and fields
  * honoured, CSV in Shift_JIS round-trips Japanese text, the credit cap and the balance are
  * checked before the first byte, at most N exports per user, and a connection broken
- * mid-file is charged only for what was sent.
+ * mid-file is charged only for what was sent. An export that outlives the orphan timeout
+ * keeps its reservation (the sweep never refunds a live export); an API process killed
+ * mid-export leaves a reservation the sweep refunds.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import iconv from 'iconv-lite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
+import { createHttpServer } from '../src/http/server.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { freePort } from '../src/local/child-process.js';
+import { projectRoot } from '../src/local/opensearch-node.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
@@ -18,6 +26,12 @@ import { setUpServices } from './support/env.js';
 let services: Services;
 let server: http.Server;
 let base = '';
+/**
+ * Short, so that a test can outlast it: a live export must keep its reservation past it. The
+ * request deadline is the production default (3 s), so that same export also outlives it.
+ */
+const orphanSeconds = 4;
+const requestDeadlineMs = 3000;
 
 const companies: Doc[] = Array.from({ length: 40 }, (_, i) =>
   corporate({
@@ -58,22 +72,57 @@ async function balanceOf(user: string): Promise<number> {
   }
 }
 
-function call(path: string, key: string, body: unknown) {
-  return fetch(`${base}/rest/v1${path}`, {
+function call(path: string, key: string, body: unknown, at = base) {
+  return fetch(`${at}/rest/v1${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
     body: JSON.stringify(body),
   });
 }
 
+/** A JSONL export of every posting whose reading is paused after its first chunk (backpressure holds it). */
+function pausedExport(
+  key: string,
+  at = base,
+): Promise<{ res: http.IncomingMessage; req: http.ClientRequest }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${at}/rest/v1/jobs/export`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+    });
+    req.on('response', (res) => {
+      res.pause();
+      resolve({ res, req });
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ format: 'jsonl' }));
+  });
+}
+
+async function untilTrue(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const giveUp = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > giveUp) throw new Error(`not true within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
+
 beforeAll(async () => {
-  services = await setUpServices('export');
+  services = await setUpServices('export', {
+    limits: { ...defaultConfig().limits, reservationOrphanSeconds: orphanSeconds },
+    requestDeadlineMs,
+  });
   // 10 records per credit: a whole export of the 2,000 postings costs 200
   (services.limits.config as { exportRecordsPerCredit: number }).exportRecordsPerCredit = 10;
   await indexFixture(services.opensearch, services.config.indexPrefix, { corporates: companies });
   for (let i = 0; i < jobs.length; i += 500)
     await indexFixture(services.opensearch, services.config.indexPrefix, { jobs: jobs.slice(i, i + 500) });
-  server = createApp(services).listen(0, '127.0.0.1');
+  // the production server, with its slow-client timeouts far below the long export's length
+  server = createHttpServer(createApp(services), {
+    headersTimeoutMs: 2000,
+    requestTimeoutMs: 3000,
+    keepAliveTimeoutMs: 2000,
+  }).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -211,4 +260,108 @@ describe('export', () => {
       for (const req of open) req.destroy();
     }
   });
+});
+
+describe('an export and the orphan sweep', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
+
+  it('a live export that outlasts the orphan timeout keeps its reservation, and is charged in full', async () => {
+    const { user, key } = await newUser(1_000);
+    const { res, req } = await pausedExport(key);
+    try {
+      expect(res.statusCode).toBe(200);
+      // three orphan timeouts (four request deadlines, four server request timeouts) with the
+      // caller not reading, sweeping all the while as every API process does: without the
+      // export's heartbeat the reservation would be refunded, and a deadline or timeout on the
+      // stream would have cut it
+      for (let waited = 0; waited < 3 * orphanSeconds; waited += 1) {
+        await sleep(1000);
+        await services.limits.ledger.sweepOrphans();
+      }
+      const account = await services.limits.ledger.account(user);
+      expect(account.open).toEqual({ reservations: 1, credits: 200 });
+      expect(account.autoRefunded.reservations).toBe(0);
+      expect(account.balance).toBe(800);
+      let lines = 0;
+      res.on('data', (chunk: Buffer) => {
+        lines += chunk.toString('latin1').split('\n').length - 1;
+      });
+      res.resume();
+      await new Promise((resolve) => res.once('end', resolve));
+      expect(lines).toBe(2_000);
+    } finally {
+      req.destroy();
+    }
+    await expect
+      .poll(() => services.limits.ledger.account(user), { timeout: 10_000 })
+      .toMatchObject({
+        balance: 800,
+        open: { reservations: 0, credits: 0 },
+        autoRefunded: { reservations: 0, credits: 0 },
+      });
+  }, 60_000);
+
+  it('an API process killed mid-export leaves a reservation the sweep refunds in full', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: projectRoot,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        OPENSEARCH_URL: inject('opensearchUrl'),
+        REDIS_URL: inject('redisUrl'),
+        INDEX_PREFIX: services.config.indexPrefix,
+        REDIS_PREFIX: services.config.redisPrefix,
+        LOAD_SAMPLE_DATA: 'false',
+        LOG_LEVEL: 'info', // "serving on ..." is an info line
+        REQUEST_DEADLINE_MS: '4000',
+        CREDIT_RESERVATION_TIMEOUT_SECONDS: String(orphanSeconds + 2),
+        EXPORT_RECORDS_PER_CREDIT: '10',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`API did not start:\n${output}`)), 120_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('serving on')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.once('exit', () => reject(new Error(`API exited:\n${output}`)));
+    });
+    const { user, key } = await newUser(1_000);
+    const { res, req } = await pausedExport(key, `http://127.0.0.1:${port}`);
+    try {
+      expect(res.statusCode).toBe(200);
+      expect(await services.limits.ledger.account(user)).toMatchObject({
+        balance: 800,
+        open: { reservations: 1, credits: 200 },
+      });
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+    } finally {
+      req.destroy();
+    }
+    // this test's process stands in for the surviving API processes that sweep
+    await untilTrue(async () => {
+      await services.limits.ledger.sweepOrphans();
+      return (await services.limits.ledger.balance(user)) === 1_000;
+    }, 60_000);
+    expect(await services.limits.ledger.account(user)).toMatchObject({
+      balance: 1_000,
+      open: { reservations: 0, credits: 0 },
+      autoRefunded: { reservations: 1, credits: 200 },
+    });
+  }, 180_000);
 });

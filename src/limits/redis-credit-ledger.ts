@@ -109,14 +109,16 @@ redis.call('HSET', KEYS[1], 'state', 'committed', 'cost', final)
 return {1, after}
 `;
 
-// KEYS: reservation, open set; ARGV: orphan after (ms) -> 1 pushed back | 0 not open.
-// ZADD XX: a renewal that arrives after the settle or the sweep took the reservation out of
-// the set adds nothing back (late-harmless).
+// KEYS: reservation, open set; ARGV: orphan after (ms), ttl seconds -> 1 pushed back | 0 not open.
+// A renewal that arrives after the settle or the sweep took the reservation out of the set
+// adds nothing back (late-harmless); the record's TTL restarts too, so an export longer than
+// the TTL still settles.
 const keepOpenScript = `
 ${luaNowMs}
 if redis.call('HGET', KEYS[1], 'state') ~= 'reserved' then return 0 end
 if not redis.call('ZSCORE', KEYS[2], KEYS[1]) then return 0 end
 redis.call('ZADD', KEYS[2], 'XX', now + tonumber(ARGV[1]), KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
@@ -253,7 +255,12 @@ export class RedisCreditLedger implements CreditLedger {
 
   async keepOpen(requestId: string): Promise<boolean> {
     const renewed = await storeCall('credit keep-open', () =>
-      this.commands.csCreditKeepOpen(this.reservationKey(requestId), this.openKey, this.orphanAfterMs),
+      this.commands.csCreditKeepOpen(
+        this.reservationKey(requestId),
+        this.openKey,
+        this.orphanAfterMs,
+        this.reservationTtlSeconds,
+      ),
     );
     return renewed === 1;
   }

@@ -193,12 +193,7 @@ export async function runExport(
   const pageSize = Math.min(exportPageSize, services.paging.resultWindow);
   let pitId: string;
   try {
-    pitId = await openPit(
-      services.opensearch,
-      String(plan.request.index),
-      paging.cursorTtlSeconds,
-      deadline,
-    );
+    pitId = await openPit(services.opensearch, String(plan.request.index), paging.cursorTtlSeconds, deadline);
   } catch (error) {
     if (error instanceof DeadlineExceeded) throw error;
     throw toSearchError(error, services.logger);

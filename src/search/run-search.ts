@@ -139,10 +139,13 @@ export async function countPlan(
 ): Promise<number> {
   const request = compileSearch(search, plan, services.config.indexPrefix);
   const { query } = request.body as { query: unknown };
-  const counted = await engineSearch({ ...services, deadline }, {
-    ...request,
-    body: { query, size: 0, track_total_hits: true } as typeof request.body,
-  });
+  const counted = await engineSearch(
+    { ...services, deadline },
+    {
+      ...request,
+      body: { query, size: 0, track_total_hits: true } as typeof request.body,
+    },
+  );
   return totalOf(counted);
 }
 
