@@ -322,6 +322,7 @@ describe('an export and the orphan sweep', () => {
         REQUEST_DEADLINE_MS: '4000',
         CREDIT_RESERVATION_TIMEOUT_SECONDS: String(orphanSeconds + 2),
         EXPORT_RECORDS_PER_CREDIT: '10',
+        METRICS_PORT: '0', // not the default 9464, which another process on the machine may hold
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -33,6 +33,7 @@ import { refundWithRetry } from '../limits/credits-middleware.js';
 import { exportCost } from '../limits/export-cost.js';
 import { leaseSeconds } from '../limits/export-slots.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from '../limits/store-unavailable.js';
+import { metrics } from '../metrics.js';
 import type { Services } from '../services.js';
 import { compileSearch } from './compile-search.js';
 import { toSearchError } from './opensearch-errors.js';
@@ -202,6 +203,7 @@ export async function runExport(
   const exportId = randomUUID();
   let slotHeld = false;
   let reserved = false;
+  let reservedCost = 0;
   let stopHeartbeat = () => {};
   let sent = 0;
   try {
@@ -238,12 +240,12 @@ export async function runExport(
       );
     } catch (error) {
       // the debit may still happen in Redis after we gave up: the refund cancels it
-      refundWithRetry(limits, exportId, services.logger);
+      refundWithRetry(limits, exportId, services.logger, cost);
       throw error;
     }
     if (!stillAnswering(res)) {
       // the deadline answered (503) or the caller hung up while the reserve ran
-      if (reservation.ok) refundWithRetry(limits, exportId, services.logger);
+      if (reservation.ok) refundWithRetry(limits, exportId, services.logger, cost);
       return;
     }
     if (!reservation.ok) {
@@ -252,6 +254,7 @@ export async function runExport(
       throw short;
     }
     reserved = true;
+    reservedCost = cost;
     stopHeartbeat = startHeartbeat(services, userId, exportId);
     // from here the stream has no deadline of its own; each page gets one (below)
     deadline?.release();
@@ -313,7 +316,7 @@ export async function runExport(
     stopHeartbeat();
     void closePit(services.opensearch, pitId);
     if (slotHeld) await limits.exportSlots.release(userId, exportId).catch(() => {});
-    if (reserved) await settle(services, exportId, exportCost(limits.config, sent));
+    if (reserved) await settle(services, exportId, exportCost(limits.config, sent), reservedCost);
   }
 }
 
@@ -324,10 +327,16 @@ async function settle(
   services: Pick<Services, 'limits' | 'logger'>,
   exportId: string,
   charged: number,
+  reservedCost: number,
 ): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      await services.limits.ledger.settle(exportId, charged);
+      const balance = await services.limits.ledger.settle(exportId, charged);
+      // null: nothing was open any more (swept after a lost heartbeat); nothing charged here
+      if (balance !== null) {
+        metrics.creditsCharged.inc(Math.min(charged, reservedCost));
+        metrics.creditsRefunded.inc(Math.max(0, reservedCost - charged));
+      }
       return;
     } catch (error) {
       const delay = settleRetryDelaysMs[attempt];
