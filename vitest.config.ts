@@ -23,7 +23,8 @@ const floors = {
   'src/local/**': floor(74, 82, 54), // 79.3 / 87.5 / 59.1 (the servers start outside the workers)
   'src/masters/**': floor(97, 97, 72), // 100 / 100 / 75.0
   'src/opensearch/**': floor(90, 86, 75), // 94.9 / 91.7 / 80.8
-  'src/search/**': floor(93, 97, 86), // 97.4 / 100 / 91.7
+  'src/search/*.ts': floor(90, 97, 84), // 93.9 / 100 / 88.1 (with count, facets and export)
+  'src/search/paging/**': floor(80, 72, 76), // 83.5 / 75.6 / 81.1 before test/paging-stores.test.ts
   'src/text/**': floor(95, 95, 85), // 100 / 100 / 90.0
   'indexer/*.ts': floor(76, 96, 80), // 80.4 / 99.0 / 88.0
   'indexer/jobs/**': floor(75, 78, 77), // 80.6 / 83.3 / 82.1

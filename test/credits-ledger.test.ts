@@ -79,6 +79,19 @@ describe.each(implementations)('%s ledger', (_name, make) => {
     expect(await ledger.reserve('u', 3, 'x')).toEqual({ ok: false, balance: 2 });
     expect(await ledger.balance('u')).toBe(2);
   });
+
+  it('settles a reservation at what was delivered (an export), once; more than reserved is not charged', async () => {
+    const ledger = make();
+    await ledger.grant('u', 20);
+    await ledger.reserve('u', 8, 'export-1');
+    expect(await ledger.keepOpen('export-1')).toBe(true);
+    expect(await ledger.settle('export-1', 3)).toBe(17);
+    expect(await ledger.settle('export-1', 3)).toBeNull();
+    expect(await ledger.keepOpen('export-1')).toBe(false);
+    await ledger.reserve('u', 5, 'export-2');
+    expect(await ledger.settle('export-2', 9)).toBe(12);
+    expect(await ledger.balance('u')).toBe(12);
+  });
 });
 
 describe('Redis ledger after a lost reply', () => {
@@ -116,6 +129,15 @@ describe('openCreditLedger (the keys CLI)', () => {
       expect(ledger.mode).toBe('shared');
       await ledger.grant('u', 42);
       expect(await redis.get(`${prefix}credits:balance:u`)).toBe('42');
+      // every call waits for the connection, then reaches the same Redis ledger
+      expect((await ledger.reserve('u', 2, 'cli-r')).ok).toBe(true);
+      expect(await ledger.keepOpen('cli-r')).toBe(true);
+      expect(await ledger.settle('cli-r', 1)).toBe(41);
+      await ledger.reserve('u', 1, 'cli-c');
+      await ledger.commit('cli-c');
+      expect(await ledger.refund('cli-c')).toBeNull();
+      expect(await ledger.sweepOrphans()).toEqual({ reservations: 0, credits: 0 });
+      expect((await ledger.account('u')).balance).toBe(40);
     } finally {
       await close();
     }
