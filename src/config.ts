@@ -75,6 +75,12 @@ export interface Config {
   requestDeadlineMs: number;
   /** REDIS_BUDGET_MS: all of one request's Redis work together (never more than the deadline). */
   redisBudgetMs: number;
+  /**
+   * API_KEY_CACHE_SECONDS: with Redis, a key verified this recently is answered from the API
+   * process's memory while revocations reach it by pub/sub (src/auth/key-changes.ts); 0 reads
+   * Redis on every request.
+   */
+  apiKeyCacheSeconds: number;
   /** Slow or stuck clients: how long the HTTP server waits for them (src/http/server.ts). */
   http: {
     /** HTTP_HEADERS_TIMEOUT_MS: the request line and all headers must arrive within this. */
@@ -252,6 +258,7 @@ const environment = z.object({
   CREDIT_SWEEP_INTERVAL_SECONDS: wholeNumber(10, 1),
   REQUEST_DEADLINE_MS: wholeNumber(3000, 1),
   REDIS_BUDGET_MS: wholeNumber(1000, 1),
+  API_KEY_CACHE_SECONDS: wholeNumber(30),
   HTTP_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 1),
   HTTP_REQUEST_TIMEOUT_MS: wholeNumber(15_000, 1),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(5_000, 1),
@@ -354,6 +361,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     redisBudgetMs: e.REDIS_BUDGET_MS,
+    apiKeyCacheSeconds: e.API_KEY_CACHE_SECONDS,
     http: {
       headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { type KeyChanges, RedisKeyChanges } from './auth/key-changes.js';
 import { paging } from './catalogue/paging.js';
 import type { Config } from './config.js';
 import { createLimits, type Limits } from './limits/limits.js';
@@ -37,6 +38,8 @@ export interface Services {
   /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
   limits: Limits;
   paging: PagingServices;
+  /** Revocations announced by pub/sub (Redis mode with API_KEY_CACHE_SECONDS > 0): src/auth/key-changes.ts. */
+  keyChanges?: KeyChanges;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,8 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
   });
   // every API process sweeps: orphans get refunded as long as any one of them runs
   const sweeper = startOrphanSweeper(limits.ledger, limits.config.sweepIntervalSeconds, logger);
+  const keyChanges =
+    redis && config.apiKeyCacheSeconds > 0 ? new RedisKeyChanges(redis, config.redisPrefix) : undefined;
   return {
     config,
     logger,
@@ -59,8 +64,10 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
     redis,
     limits,
     paging: createPaging(config, redis),
+    keyChanges,
     async close() {
       sweeper.stop();
+      keyChanges?.close();
       redis?.disconnect();
       await opensearch.close();
     },

@@ -3,8 +3,10 @@
  *   <prefix>apikey:<keyId>        JSON record
  *   <prefix>apikey-hash:<sha256>  keyId (the lookup on every request)
  *   <prefix>apikeys               sorted set of keyIds by creation time (for `keys list`)
+ *   <prefix>apikeys:changed       pub/sub channel: the keyId of each revocation
  */
 import type { Redis } from 'ioredis';
+import { keyChangesChannel } from './key-changes.js';
 import type { ApiKeyRecord, KeyStore } from './key-store.js';
 
 export class RedisKeyStore implements KeyStore {
@@ -67,6 +69,8 @@ export class RedisKeyStore implements KeyStore {
       const done = await this.redis
         .multi()
         .set(this.recordKey(keyId), JSON.stringify({ ...record, revokedAt: at.toISOString() }))
+        // every API process forgets the key it may be answering from memory (src/auth/key-changes.ts)
+        .publish(keyChangesChannel(this.prefix), keyId)
         .exec();
       if (done) return true;
     }

@@ -57,6 +57,10 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(
     authenticate(
       options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix, services.config.keysFile),
+      // the memory is trusted only for the Redis store, whose revocations are announced
+      services.keyChanges && !options.keyStore
+        ? { changes: services.keyChanges, freshMs: services.config.apiKeyCacheSeconds * 1000 }
+        : undefined,
     ),
   );
   //    b. masters: free, not rate-limited

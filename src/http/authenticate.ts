@@ -3,8 +3,11 @@
  * Missing, unknown, expired and revoked keys get distinct 401 messages: each speaks only of
  * the key the caller sent, never of another user or key. When the key store cannot be read,
  * a key verified in the last minutes still passes (src/auth/key-checker.ts), any other 503.
+ * With `cache` (Redis mode), a key verified within `freshMs` is answered from memory while
+ * revocations reach this process by pub/sub (src/auth/key-changes.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
+import type { KeyChanges } from '../auth/key-changes.js';
 import { KeyChecker } from '../auth/key-checker.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { errors } from '../errors/catalogue.js';
@@ -19,8 +22,8 @@ const failures = {
   unavailable: errors.keyStoreUnavailable,
 } as const;
 
-export function authenticate(store: KeyStore) {
-  const checker = new KeyChecker(store);
+export function authenticate(store: KeyStore, cache?: { changes: KeyChanges; freshMs: number }) {
+  const checker = new KeyChecker(store, undefined, undefined, undefined, cache);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const presented = req.get('x-api-key');
     // masters: a key verified within the last minute waits at most 50 ms for Redis, then
