@@ -26,6 +26,8 @@ import { createBulkClient, createOpenSearchClient } from '../src/opensearch/clie
 import { indexName } from '../src/opensearch/indices.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
+import { engineCpuMs, processCpuMs } from './cpu.js';
+import { type DeepWalk, walkDeep } from './deep-walk.js';
 import { studyDetailText } from './detail-text-study.js';
 import { type IngestFigures, measureIngestion } from './ingest-bench.js';
 import { type LoadRequest, runLoad } from './load.js';
@@ -180,6 +182,8 @@ async function main(): Promise<void> {
     LOAD_SAMPLE_DATA: 'false',
     RATE_LIMIT_EXEMPT_USERS: benchUser,
     LOG_LEVEL: 'info',
+    // no metrics listener: the bench measures from outside, and a fixed port could be taken
+    METRICS_PORT: '0',
   };
   const key = execFileSync(
     process.execPath,
@@ -241,6 +245,20 @@ async function main(): Promise<void> {
       path: `/${compiled.index as string}/_search?${params}`,
       body: JSON.stringify(compiled.body),
     };
+    // the floor: the same query matching and counting, nothing fetched, sorted or highlighted
+    const {
+      from: _from,
+      size: _size,
+      sort: _sort,
+      _source,
+      highlight: _highlight,
+      ...matching
+    } = compiled.body as Record<string, unknown>;
+    const floorRequest: LoadRequest = {
+      method: 'POST',
+      path: rawRequest.path,
+      body: JSON.stringify({ ...matching, size: 0 }),
+    };
     apiRequests.push(apiRequest);
     rawRequests.push(rawRequest);
     const check = await fetch(`${api.url}${query.path}`, {
@@ -258,6 +276,13 @@ async function main(): Promise<void> {
       amount: 20,
     });
     if (rawAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the compiled request`);
+    const floorAlone = await runLoad({
+      url: opensearchUrl,
+      requests: [floorRequest],
+      connections: 1,
+      amount: 20,
+    });
+    if (floorAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the size-0 request`);
     queries.push({
       name: query.name,
       path: query.path,
@@ -265,9 +290,10 @@ async function main(): Promise<void> {
       returned: checked.results.length,
       apiP50Ms: apiAlone.latencyMs.p50,
       rawP50Ms: rawAlone.latencyMs.p50,
+      rawFloorP50Ms: floorAlone.latencyMs.p50,
     });
     log(
-      `query "${query.name}": ${checked.totalResults ?? '-'} hits, API p50 ${apiAlone.latencyMs.p50} ms, raw ${rawAlone.latencyMs.p50} ms`,
+      `query "${query.name}": ${checked.totalResults ?? '-'} hits, API p50 ${apiAlone.latencyMs.p50} ms, raw ${rawAlone.latencyMs.p50} ms, raw size 0 ${floorAlone.latencyMs.p50} ms`,
     );
   }
 
@@ -276,12 +302,17 @@ async function main(): Promise<void> {
   await runLoad({ url: opensearchUrl, requests: rawRequests, connections: 8, seconds: 3 });
   const mixRows: BenchReport['mix'] = [];
   for (const connections of [1, 8, 32]) {
+    const cpuBefore = { api: processCpuMs(api.pid), engine: await engineCpuMs(client) };
     const apiLoad = await runLoad({
       url: api.url,
       requests: apiRequests,
       connections,
       seconds: options.seconds,
     });
+    const cpu = {
+      apiMsPerSearch: (processCpuMs(api.pid) - cpuBefore.api) / Math.max(1, apiLoad.requests),
+      engineMsPerSearch: ((await engineCpuMs(client)) - cpuBefore.engine) / Math.max(1, apiLoad.requests),
+    };
     const rawLoad = await runLoad({
       url: opensearchUrl,
       requests: rawRequests,
@@ -292,7 +323,10 @@ async function main(): Promise<void> {
       `mix c=${connections}: API ${apiLoad.rps} req/s p50 ${apiLoad.latencyMs.p50} p95 ${apiLoad.latencyMs.p95} p99 ${apiLoad.latencyMs.p99} ms (non-2xx ${apiLoad.non2xx}); ` +
         `raw ${rawLoad.rps} req/s p50 ${rawLoad.latencyMs.p50} p95 ${rawLoad.latencyMs.p95} p99 ${rawLoad.latencyMs.p99} ms`,
     );
-    mixRows.push({ connections, api: apiLoad, raw: rawLoad });
+    log(
+      `mix c=${connections}: CPU per search API ${cpu.apiMsPerSearch.toFixed(2)} ms, engine ${cpu.engineMsPerSearch.toFixed(2)} ms`,
+    );
+    mixRows.push({ connections, api: apiLoad, raw: rawLoad, cpu });
   }
 
   // 4. masters beside a bare Express route
@@ -321,9 +355,16 @@ async function main(): Promise<void> {
     seconds: options.seconds,
   });
   log(`masters c=32: API ${mastersApi.rps} req/s, bare Express ${mastersBare.rps} req/s`);
+  // 5. deep paging: a page far down the job list beside a page at the top
+  let deepWalk: DeepWalk | null = null;
+  try {
+    deepWalk = await walkDeep({ apiUrl: api.url, key, target: 500_000, pageSize: 100, pages: 20, log });
+  } catch (error) {
+    log(`deep walk failed: ${(error as Error).message}`);
+  }
   const apiPeakRssMiB = api.peakRssMiB();
 
-  // 5. detail-text study: nested text vs jobs-first
+  // 6. detail-text study: nested text vs jobs-first
   log('detail-text study (nested vs jobs-first) ...');
   const detailTextStudy = await studyDetailText(client, pipelinePrefix, 20);
 
@@ -360,6 +401,7 @@ async function main(): Promise<void> {
     masters: { connections: 32, api: mastersApi, bare: mastersBare },
     apiPeakRssMiB,
     detailTextStudy,
+    deepWalk,
   };
   const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
   const outDir = path.join(projectRoot, 'bench-reports');
