@@ -46,6 +46,8 @@ async function waitReady(url: string, child: ManagedChild): Promise<void> {
 
 async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
+  /** Printed when the smoke fails: the last lines each built process wrote. */
+  const children: Array<[string, ManagedChild]> = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-artifact-'));
   try {
     const app = path.join(tmp, 'app');
@@ -97,12 +99,14 @@ async function main(): Promise<void> {
       logFile: path.join(tmp, 'worker.log'),
     });
     stops.push(() => worker.stop(10_000));
+    children.push(['worker', worker]);
     const api = spawnManaged(process.execPath, ['dist/src/main.js'], {
       cwd: app,
       env,
       logFile: path.join(tmp, 'api.log'),
     });
     stops.push(() => api.stop(10_000));
+    children.push(['API', api]);
     const url = `http://127.0.0.1:${port}`;
     await waitReady(url, api);
     const health = await fetch(`${url}/health`).then((res) => res.status);
@@ -150,6 +154,12 @@ async function main(): Promise<void> {
     say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
     writeFileSync(path.join(tmp, 'ok'), '');
     say('production artifact smoke passed');
+  } catch (error) {
+    for (const [name, child] of children)
+      console.error(
+        `[artifact] the ${name}'s last lines (exit code ${child.child.exitCode ?? 'none yet'}):\n${child.tail()}`,
+      );
+    throw error;
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
     rmSync(tmp, { recursive: true, force: true });
