@@ -117,7 +117,7 @@ describe('key memory with announced revocations', () => {
     const epochBefore = api.changes.epoch;
 
     // drop the subscriber connections of this file (named after its prefix), no one else's
-    const clients = String(await redis.client('LIST', 'TYPE', 'pubsub'));
+    const clients = String(await redis.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
     const ids = clients
       .split('\n')
       .filter((line) => line.includes(` name=${services.config.redisPrefix}apikey-changes `))
@@ -131,7 +131,7 @@ describe('key memory with announced revocations', () => {
         }
       }, 1);
     });
-    for (const id of ids) if (id) await redis.client('KILL', 'ID', id);
+    for (const id of ids) if (id) await redis.call('CLIENT', 'KILL', 'ID', id);
     await dropped;
     await api.checker.check(key);
     await api.checker.check(key);
