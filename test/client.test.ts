@@ -130,6 +130,45 @@ describe('typed client against the real server', () => {
     expect(last.meta.creditsRemaining).toBe(50 - 8 - 1);
   });
 
+  it('pages by cursor: every record once, in order, one search per page; counts free; exports as a stream', async () => {
+    const { key } = await newUser(20);
+    const api = createCorpsearchClient({ baseUrl, apiKey: key });
+    const body: CorporateSearchRequest = {
+      filters: { prefectureId: { any: [13] } },
+      sort: { field: 'name', order: 'asc' },
+    };
+    const pageSizes: number[] = [];
+    const names: string[] = [];
+    for await (const page of api.corporatePages(body, { pageSize: 10, cursor: true })) {
+      pageSizes.push(page.results.length);
+      for (const record of page.results) names.push(record.name);
+    }
+    expect(pageSizes).toEqual([10, 10, 3]);
+    expect(names).toEqual(tokyo.map((company) => company.name as string).sort());
+
+    const count = await api.countCorporates(body);
+    expect(count.totalResults).toBe(23);
+    expect(count.exportCredits).toBe(1);
+    expect((await api.countJobs({ filters: { mediaId: { any: [3] } } })).totalResults).toBe(3);
+
+    const file = await api.exportCorporates({ ...body, format: 'jsonl', fields: ['name'] });
+    expect(file.contentType).toMatch(/^application\/x-ndjson/);
+    expect(file.records).toBe(23);
+    const lines = (await new Response(file.body).text()).trim().split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { name: string }).name)).toEqual(names);
+    // 3 cursor pages + 1 export (23 records: 1 credit), counts free
+    const last = await api.searchCorporates({ limit: 1 });
+    expect(last.meta.creditsRemaining).toBe(20 - 3 - 1 - 1);
+
+    const refused = await api.exportJobs({ format: 'jsonl', fields: ['nope' as 'id'] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(CorpsearchError);
+    expect((refused as CorpsearchError).status).toBe(400);
+    expect((refused as CorpsearchError).body?.errors?.[0]?.field).toBe('fields[0]');
+  });
+
   it('retries a 429 after Retry-After with the same Idempotency-Key, and each search is charged once', async () => {
     const { userId, key } = await newUser(10);
     const sent: Array<{ status: number; key: string | null }> = [];

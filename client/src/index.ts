@@ -5,13 +5,18 @@
  *   const api = createCorpsearchClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
  *   const page = await api.searchCorporates({ limit: 10, filters: { prefectureId: { any: [13] } } });
  *   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } }, { pageSize: 100 })) { ... }
+ *   const { totalResults, exportCredits } = await api.countCorporates({ filters: { prefectureId: { any: [13] } } });
+ *   const file = await api.exportCorporates({ filters: { prefectureId: { any: [13] } }, format: 'jsonl' });
  *
  * What the wrapper adds to the generated types:
  * - one Idempotency-Key per logical search, sent again on each of its retries, so a retried
  *   search is charged once;
  * - retries on 429 (rate limit), on 503 (nothing was charged) and on 409 (the same
  *   Idempotency-Key still running), each after the server's Retry-After;
- * - paging as async iterators (offset paging; each page is one search and costs its credits).
+ * - paging as async iterators, by offset or by cursor (`{ cursor: true }`: every record exactly
+ *   once from one snapshot, also while the data changes); each page is one search and costs
+ *   its credits; lists of any length;
+ * - free counts, and exports as a byte stream (CSV or JSONL; charged by records delivered).
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi.js';
@@ -29,6 +34,9 @@ export type Corporate = Schemas['Corporate'];
 export type Job = Schemas['Job'];
 export type JobDetail = Schemas['JobDetail'];
 export type ErrorBody = Schemas['Error'];
+export type CountResponse = Schemas['CountResponse'];
+export type CorporateExportRequest = Schemas['CorporateExportRequest'];
+export type JobExportRequest = Schemas['JobExportRequest'];
 
 /** The master lists, by the last segment of their path. */
 export type MasterName = {
@@ -37,9 +45,6 @@ export type MasterName = {
 export type MasterRecord<Name extends MasterName> = NonNullable<
   paths[`/master/${Name}`]['get']['responses'][200]['content']
 >['application/json'][number];
-
-/** The engine's result window: offset + limit may not pass it. */
-export const resultWindow = 10_000;
 
 export interface RetryInfo {
   /** 1 for the first retry. */
@@ -113,7 +118,25 @@ export interface PagingOptions {
   pageSize?: number;
   /** Stop after this many records in all. */
   maxResults?: number;
+  /**
+   * Page by cursor instead of offset: the list is read from one snapshot taken at the first
+   * page, so every record comes exactly once even while records change (body.offset must be
+   * unset). Default: offset paging from body.offset.
+   */
+  cursor?: boolean;
   signal?: AbortSignal;
+}
+
+/** An export: the file as a byte stream, and what the response said of it. */
+export interface ExportFile {
+  /** `text/csv; charset=utf-8` (with a BOM), `text/csv; charset=shift_jis`, or `application/x-ndjson`. */
+  contentType: string | null;
+  /** Records the export will send (X-Export-Records) and the credits reserved for them (X-Export-Credits). */
+  records: number | null;
+  credits: number | null;
+  meta: ResponseMeta;
+  /** Read it to the end: a stream left unread or cancelled is charged only for what was sent. */
+  body: ReadableStream<Uint8Array>;
 }
 
 /** 429 always; 503 says nothing was charged; 409 is a twin with our own key still running. */
@@ -203,6 +226,15 @@ export interface CorpsearchClient {
   eachCorporate(body: CorporateSearchRequest, options?: PagingOptions): AsyncGenerator<Corporate>;
   eachJob(body: JobSearchRequest, options?: PagingOptions): AsyncGenerator<Job>;
   jobDetail(jobId: string, options?: { signal?: AbortSignal }): Promise<JobDetail & { meta: ResponseMeta }>;
+  /** The exact number of results of a search and what exporting them would cost; free. */
+  countCorporates(
+    body: CorporateSearchRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<Page<CountResponse>>;
+  countJobs(body: JobSearchRequest, options?: { signal?: AbortSignal }): Promise<Page<CountResponse>>;
+  /** Every result of a search as one file (CSV by default, or `format: 'jsonl'`). */
+  exportCorporates(body: CorporateExportRequest, options?: { signal?: AbortSignal }): Promise<ExportFile>;
+  exportJobs(body: JobExportRequest, options?: { signal?: AbortSignal }): Promise<ExportFile>;
   master<Name extends MasterName>(name: Name): Promise<MasterRecord<Name>[]>;
 }
 
@@ -245,28 +277,62 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     return unwrap(result, key);
   }
 
-  async function* pages<B extends { limit?: number; offset?: number; includeTotalResults?: boolean }, R>(
-    search: (body: B, opts: SearchOptions) => Promise<Page<R & { results: unknown[] }>>,
+  async function* pages<
+    B extends { limit?: number; offset?: number; cursor?: string; includeTotalResults?: boolean },
+    R extends { results: unknown[]; nextCursor?: string | null },
+  >(
+    search: (body: B, opts: SearchOptions) => Promise<Page<R>>,
     body: B,
     opts: PagingOptions,
-  ): AsyncGenerator<Page<R & { results: unknown[] }>> {
+  ): AsyncGenerator<Page<R>> {
     const pageSize = opts.pageSize ?? 100;
     let offset = body.offset ?? 0;
+    let cursor: string | null | undefined = opts.cursor ? '*' : undefined;
     let remaining = opts.maxResults ?? Number.POSITIVE_INFINITY;
     let first = true;
-    while (remaining > 0 && offset < resultWindow) {
-      const limit = Math.min(pageSize, remaining, resultWindow - offset);
+    while (remaining > 0) {
+      const limit = Math.min(pageSize, remaining);
       // the total is counted once, on the first page; later pages skip that work
+      const paging = cursor !== undefined ? { cursor: cursor as string } : { offset };
       const page = await search(
-        { ...body, limit, offset, ...(first ? {} : { includeTotalResults: false }) },
+        { ...body, limit, ...paging, ...(first ? {} : { includeTotalResults: false }) },
         { signal: opts.signal },
       );
       first = false;
       yield page;
-      if (page.results.length < limit) return;
-      offset += page.results.length;
       remaining -= page.results.length;
+      if (cursor !== undefined) {
+        cursor = page.nextCursor;
+        if (!cursor) return;
+      } else {
+        if (page.results.length < limit) return;
+        offset += page.results.length;
+      }
     }
+  }
+
+  async function exportFile(
+    path: '/corporates/export' | '/jobs/export',
+    body: CorporateExportRequest | JobExportRequest,
+    opts: { signal?: AbortSignal },
+  ): Promise<ExportFile> {
+    const result = await raw.POST(path, {
+      body: body as CorporateExportRequest & JobExportRequest,
+      parseAs: 'stream',
+      signal: opts.signal,
+    });
+    const meta = metaOf(result.response, null);
+    if (!result.response.ok || !result.response.body) {
+      // openapi-fetch reads an error's JSON body whatever parseAs says
+      throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+    }
+    return {
+      contentType: result.response.headers.get('content-type'),
+      records: numberHeader(result.response, 'x-export-records'),
+      credits: numberHeader(result.response, 'x-export-credits'),
+      meta,
+      body: result.response.body,
+    };
   }
 
   async function* records<T>(source: AsyncGenerator<{ results: unknown[] }>): AsyncGenerator<T> {
@@ -288,6 +354,14 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
       });
       return unwrap(result, null);
     },
+    async countCorporates(body, opts = {}) {
+      return unwrap(await raw.POST('/corporates/count', { body, signal: opts.signal }), null);
+    },
+    async countJobs(body, opts = {}) {
+      return unwrap(await raw.POST('/jobs/count', { body, signal: opts.signal }), null);
+    },
+    exportCorporates: (body, opts = {}) => exportFile('/corporates/export', body, opts),
+    exportJobs: (body, opts = {}) => exportFile('/jobs/export', body, opts),
     async master(name) {
       const result = await raw.GET(`/master/${name}` as '/master/prefectures');
       const meta = metaOf(result.response, null);
