@@ -6,28 +6,23 @@
  * through deduplicated rebuild jobs).
  */
 
-import { type BulkOp, writeBulkChunked } from '../src/opensearch/bulk.js';
+import { writeBulkChunked } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { deleteMatching, getSources } from '../src/opensearch/documents.js';
 import { type RetryOptions, withRetry } from '../src/opensearch/retry.js';
+import {
+  type BatchPlan,
+  keyOf,
+  lookupsFor,
+  outcomesOf,
+  planBatch,
+  type RecordOutcome,
+} from './batch-plan.js';
 import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import { loadMasters, type Masters, withMasterList } from './masters.js';
-import type {
-  CorporateSource,
-  DeleteCorporateSource,
-  JobSource,
-  MasterSource,
-  SourceRecord,
-} from './source-types.js';
-import {
-  type Doc,
-  RecordError,
-  toCorporateDocument,
-  toCorporateFields,
-  toJobDetailDocument,
-  toJobDocument,
-} from './transform.js';
+import type { DeleteCorporateSource, MasterSource, SourceRecord } from './source-types.js';
+import type { Doc } from './transform.js';
 import { type Validated, validateLine, validateRecord } from './validate.js';
 
 export interface TypeCounts {
@@ -70,32 +65,6 @@ interface Pending {
 }
 
 const maxCachedCompanies = 50_000;
-
-/** The record's source version, epoch ms of `sourceUpdatedAt`, when it has one. */
-function versionOf(record: SourceRecord): number | undefined {
-  const at = 'sourceUpdatedAt' in record ? record.sourceUpdatedAt : undefined;
-  return at ? Date.parse(at) : undefined;
-}
-
-/**
- * A company upsert with a source version: the stored `sourceVersion` decides, so an older
- * record leaves a newer one alone (`noop`). An update (not an index with external versions)
- * because the company's postings and aggregates belong to the rebuild, not to the record.
- */
-const versionedCompanyUpdate = [
-  'if (ctx._source.sourceVersion != null && params.version < ctx._source.sourceVersion) {',
-  "  ctx.op = 'noop';",
-  '} else {',
-  '  for (entry in params.doc.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }',
-  '  ctx._source.sourceVersion = params.version;',
-  '}',
-].join('\n');
-
-function keyOf(record: SourceRecord): string | null {
-  if (record.type === 'job' || record.type === 'delete_job') return record.id;
-  if (record.type === 'corporate' || record.type === 'delete_corporate') return record.corporateNumber;
-  return null;
-}
 
 export class IngestPipeline {
   readonly report: Report = {};
@@ -203,19 +172,18 @@ export class IngestPipeline {
     this.count(record.type).indexed++;
   }
 
-  /** Company fields for the postings of this batch: from this run, else from the index. */
-  private async loadCompanies(numbers: string[]): Promise<void> {
-    const missing = [...new Set(numbers)].filter((number) => !this.companies.has(number));
-    if (missing.length === 0) return;
-    if (this.companies.size + missing.length > maxCachedCompanies) this.companies.clear();
+  /** Company fields from the index, for the postings of this batch the run has not cached. */
+  private async loadCompanies(numbers: string[]): Promise<Map<string, Doc>> {
     const docs = await getSources<Doc>(
       this.options.client,
       this.names.corporates,
-      missing,
+      numbers,
       { excludes: ['postings', 'aggregates'] },
       this.options.retry,
     );
-    for (const doc of docs) if (doc.source) this.companies.set(doc.id, doc.source);
+    const found = new Map<string, Doc>();
+    for (const doc of docs) if (doc.source) found.set(doc.id, doc.source);
+    return found;
   }
 
   private async corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
@@ -232,6 +200,13 @@ export class IngestPipeline {
     return found;
   }
 
+  /** Keeps the companies a batch read or wrote for the next batches (bounded: cleared when full). */
+  private remember(indexed: Map<string, Doc>, written: Map<string, Doc>): void {
+    if (this.companies.size + indexed.size + written.size > maxCachedCompanies) this.companies.clear();
+    for (const [number, doc] of indexed) this.companies.set(number, doc);
+    for (const [number, doc] of written) this.companies.set(number, doc);
+  }
+
   /** Writes the buffered records and waits for every write in flight. */
   async flush(): Promise<void> {
     await this.flushBatch();
@@ -239,133 +214,37 @@ export class IngestPipeline {
   }
 
   /**
-   * Transforms the buffered records and starts their `_bulk` write; up to `maxInFlight`
-   * writes run at once (the engine indexes on every core). A batch with deletes first waits
-   * for the writes before it, so a delete never overtakes the upsert it follows.
+   * Plans the buffered records (./batch-plan.ts: reads what the plan needs from the index
+   * first) and starts their `_bulk` write; up to `maxInFlight` writes run at once (the engine
+   * indexes on every core). A batch with deletes first waits for the writes before it, so a
+   * delete never overtakes the upsert it follows.
    */
   private async flushBatch(): Promise<void> {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
     const now = this.now();
-    const rejected = new Map<number, string>();
-    const deferred = new Set<number>();
-    const corporateOps: BulkOp<number>[] = [];
-    const otherOps: BulkOp<number>[] = [];
+    const records = batch.map((item) => item.record);
+    const lookups = lookupsFor(records, this.companies);
+    const indexed = await this.loadCompanies(lookups.companies);
+    const jobOwners = await this.corporateNumbersOfJobs(lookups.jobs);
+    const plan = planBatch(
+      records,
+      {
+        names: this.names,
+        masters: this.masters,
+        now,
+        workLocationCounts: this.workLocationCounts,
+        deferMissingCompany: this.options.deferMissingCompany ?? false,
+      },
+      { cached: this.companies, indexed, jobOwners },
+    );
+    this.remember(indexed, plan.companies);
 
-    batch.forEach(({ record }, position) => {
-      if (record.type !== 'corporate') return;
-      try {
-        const fields = toCorporateFields(record as CorporateSource, this.masters);
-        const upsert = toCorporateDocument(record as CorporateSource, this.masters, now);
-        // an update keeps the aggregates and postings until the rebuild replaces them
-        const version = versionOf(record);
-        // a record without a version clears the stored one: from then on, arrival order
-        const doc = { ...fields, updatedAt: now.toISOString(), sourceVersion: version ?? null };
-        corporateOps.push(
-          version === undefined
-            ? {
-                action: 'update',
-                index: this.names.corporates,
-                id: record.corporateNumber,
-                ref: position,
-                body: { doc, upsert: { ...upsert, sourceVersion: null } },
-              }
-            : {
-                action: 'update',
-                index: this.names.corporates,
-                id: record.corporateNumber,
-                ref: position,
-                versioned: true,
-                body: {
-                  script: { source: versionedCompanyUpdate, lang: 'painless', params: { doc, version } },
-                  upsert: { ...upsert, sourceVersion: version },
-                },
-              },
-        );
-        this.companies.set(record.corporateNumber, {
-          ...(this.companies.get(record.corporateNumber) ?? {}),
-          ...fields,
-        });
-      } catch (error) {
-        rejected.set(position, reasonOf(error));
-      }
-    });
-
-    const jobs = batch.filter((item) => item.record.type === 'job').map((item) => item.record as JobSource);
-    await this.loadCompanies(jobs.map((job) => job.corporateNumber));
-    const deletedJobIds = batch.flatMap(({ record }) => (record.type === 'delete_job' ? [record.id] : []));
-    const deletedJobOwners = await this.corporateNumbersOfJobs(deletedJobIds);
-
-    batch.forEach(({ record }, position) => {
-      if (record.type === 'job') {
-        const company = this.companies.get(record.corporateNumber);
-        if (!company && this.options.deferMissingCompany) {
-          deferred.add(position);
-          return;
-        }
-        if (!company) {
-          rejected.set(
-            position,
-            `corporateNumber: company ${record.corporateNumber} is not indexed; ingest its corporate record first`,
-          );
-          return;
-        }
-        try {
-          const count = this.workLocationCounts.get(record.corporateNumber);
-          const owner = count === undefined ? company : { ...company, workLocationCount: count };
-          const job = toJobDocument(record, owner, this.masters, now);
-          const version = versionOf(record);
-          const versioned = version === undefined ? {} : { version };
-          otherOps.push({
-            action: 'index',
-            index: this.names.jobs,
-            id: record.id,
-            ref: position,
-            body: job,
-            ...versioned,
-          });
-          otherOps.push({
-            action: 'index',
-            index: this.names.jobDetails,
-            id: record.id,
-            ref: position,
-            body: toJobDetailDocument(record, now),
-            ...versioned,
-          });
-        } catch (error) {
-          rejected.set(position, reasonOf(error));
-        }
-      } else if (record.type === 'delete_job') {
-        // with a version, the delete leaves a tombstone (kept `index.gc_deletes`, 7 days) that
-        // refuses an older upsert arriving late
-        const version = versionOf(record);
-        const versioned = version === undefined ? {} : { version };
-        otherOps.push({
-          action: 'delete',
-          index: this.names.jobs,
-          id: record.id,
-          ref: position,
-          ...versioned,
-        });
-        otherOps.push({
-          action: 'delete',
-          index: this.names.jobDetails,
-          id: record.id,
-          ref: position,
-          ...versioned,
-        });
-      }
-    });
-
-    if (deletedJobIds.length > 0) await Promise.all(this.inFlight);
+    if (plan.deletesPostings) await Promise.all(this.inFlight);
     while (this.inFlight.length >= this.maxInFlight) await Promise.race(this.inFlight);
-    const write = this.writeAndSettle(
-      batch,
-      [...corporateOps, ...otherOps],
-      { rejected, deferred },
-      deletedJobOwners,
-      now,
+    const write = dispatchPlan(this.options.client, records.length, plan, this.options.retry).then(
+      (outcomes) => this.settle(batch, outcomes, now),
     );
     const tracked: Promise<void> = write.finally(() => {
       this.inFlight = this.inFlight.filter((item) => item !== tracked);
@@ -374,55 +253,50 @@ export class IngestPipeline {
     this.inFlight.push(tracked);
   }
 
-  private async writeAndSettle(
-    batch: Pending[],
-    ops: BulkOp<number>[],
-    { rejected, deferred }: { rejected: Map<number, string>; deferred: Set<number> },
-    deletedJobOwners: Map<string, string>,
-    now: Date,
-  ): Promise<void> {
-    const failures = await writeBulkChunked(this.options.client, ops, undefined, this.options.retry);
-    const older = new Set<number>();
-    for (const failure of failures) {
-      if (failure.older) older.add(failure.op.ref);
-      else if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
-    }
-
+  /** Counts each record's outcome, dead-letters the refused ones, collects the touched companies. */
+  private async settle(batch: Pending[], outcomes: RecordOutcome[], now: Date): Promise<void> {
     const entries: DeadLetterEntry[] = [];
     batch.forEach(({ record, source }, position) => {
       const counts = this.count(record.type);
-      if (deferred.has(position)) {
+      const outcome = outcomes[position];
+      if (!outcome) return;
+      if (outcome.status === 'deferred') {
         counts.read--; // counted again when it comes back
         this.deferred.push({ record, source });
-        return;
-      }
-      const reason = rejected.get(position);
-      if (reason !== undefined) {
+      } else if (outcome.status === 'rejected') {
         counts.rejected++;
         entries.push({
           at: now.toISOString(),
           type: record.type,
           key: keyOf(record),
-          reason,
+          reason: outcome.reason,
           source,
           record,
         });
-        return;
-      }
-      if (older.has(position)) {
+      } else if (outcome.status === 'older') {
         // a newer version of this key is already indexed: nothing to write, nothing to rebuild
         counts.older = (counts.older ?? 0) + 1;
-        return;
-      }
-      counts.indexed++;
-      if (record.type === 'corporate' || record.type === 'job') this.touched.add(record.corporateNumber);
-      if (record.type === 'delete_job') {
-        const owner = deletedJobOwners.get(record.id);
-        if (owner) this.touched.add(owner);
+      } else {
+        counts.indexed++;
+        if (outcome.touches) this.touched.add(outcome.touches);
       }
     });
     await this.options.deadLetter.add(entries);
   }
+}
+
+/**
+ * The dispatch step: writes a plan's operations through `_bulk` (../src/opensearch/bulk.ts)
+ * and maps the engine's item failures back to the records, one outcome each.
+ */
+export async function dispatchPlan(
+  client: OpenSearchClient,
+  count: number,
+  plan: BatchPlan,
+  retry?: RetryOptions,
+): Promise<RecordOutcome[]> {
+  const failures = await writeBulkChunked(client, plan.ops, undefined, retry);
+  return outcomesOf(count, plan, failures);
 }
 
 /** The id or corporateNumber of a record that failed validation, when it has one. */
@@ -431,9 +305,4 @@ function looseKeyOf(value: unknown): string | null {
   const { id, corporateNumber, type } = value as Record<string, unknown>;
   if ((type === 'job' || type === 'delete_job') && typeof id === 'string') return id;
   return typeof corporateNumber === 'string' ? corporateNumber : null;
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof RecordError) return error.message;
-  return 'could not be transformed into an index document';
 }

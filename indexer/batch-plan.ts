@@ -1,0 +1,257 @@
+/**
+ * What one batch of source records becomes, decided without the engine: the `_bulk`
+ * operations, the records refused before any write (with their reason), the postings held
+ * back for their company, and the company each record changes once written. The pipeline
+ * reads what `lookupsFor` names, plans with `planBatch`, writes the plan's operations and
+ * turns the engine's answers into one outcome per record with `outcomesOf`.
+ *
+ *   const plan = planBatch([corporate, job], context, { cached, indexed, jobOwners });
+ *   // plan.ops: the company update (ref 0), then the posting in jobs and job-details (ref 1)
+ *   // plan.touches: 0 -> and 1 -> the company's corporateNumber
+ */
+import type { BulkFailure, BulkOp } from '../src/opensearch/bulk.js';
+import type { IndexNames } from './index-names.js';
+import type { Masters } from './masters.js';
+import type { SourceRecord } from './source-types.js';
+import {
+  type Doc,
+  RecordError,
+  toCorporateDocument,
+  toCorporateFields,
+  toJobDetailDocument,
+  toJobDocument,
+} from './transform.js';
+
+/** What holds for the whole batch: where it goes, the masters and the clock of the run. */
+export interface PlanContext {
+  names: IndexNames;
+  masters: Masters;
+  now: Date;
+  /** workLocationCount per company as it will be after the run (the CLI's pre-scan) */
+  workLocationCounts: ReadonlyMap<string, number>;
+  /** hold back a posting whose company is not known instead of rejecting it (the worker) */
+  deferMissingCompany: boolean;
+}
+
+/** What the run already knows, and what was read from the index for this batch. */
+export interface KnownState {
+  /** company fields by corporateNumber, as earlier batches of the run left them */
+  cached: ReadonlyMap<string, Doc>;
+  /** company fields read from the index for this batch (`lookupsFor(...).companies`) */
+  indexed: ReadonlyMap<string, Doc>;
+  /** the company of each posting the batch deletes, where the index has the posting */
+  jobOwners: ReadonlyMap<string, string>;
+}
+
+/** A batch's writes. Positions (`ref`, the map keys) are indices into the batch's records. */
+export interface BatchPlan {
+  /** company updates first, then the postings' writes and deletes */
+  ops: BulkOp<number>[];
+  /** records refused before any write, with the reason for the dead-letter entry */
+  rejected: Map<number, string>;
+  /** postings held back because their company is not known yet (deferMissingCompany) */
+  deferred: Set<number>;
+  /** the company whose postings or aggregates the record changes, once it is written */
+  touches: Map<number, string>;
+  /** company fields as this batch's corporate records leave them, for later batches */
+  companies: Map<string, Doc>;
+  /** the batch deletes postings: it waits for earlier writes, so a delete never overtakes the upsert it follows */
+  deletesPostings: boolean;
+}
+
+/** How one record of a batch ended. */
+export type RecordOutcome =
+  | { status: 'indexed'; touches: string | undefined }
+  | { status: 'rejected'; reason: string }
+  /** the index holds a newer version of its key: nothing written, nothing to rebuild */
+  | { status: 'older' }
+  | { status: 'deferred' };
+
+/** The record's source version, epoch ms of `sourceUpdatedAt`, when it has one. */
+export function versionOf(record: SourceRecord): number | undefined {
+  const at = 'sourceUpdatedAt' in record ? record.sourceUpdatedAt : undefined;
+  return at ? Date.parse(at) : undefined;
+}
+
+/** The key a dead-letter entry names: a posting's id or a company's corporateNumber. */
+export function keyOf(record: SourceRecord): string | null {
+  if (record.type === 'job' || record.type === 'delete_job') return record.id;
+  if (record.type === 'corporate' || record.type === 'delete_corporate') return record.corporateNumber;
+  return null;
+}
+
+/**
+ * A company upsert with a source version: the stored `sourceVersion` decides, so an older
+ * record leaves a newer one alone (`noop`). An update (not an index with external versions)
+ * because the company's postings and aggregates belong to the rebuild, not to the record.
+ */
+export const versionedCompanyUpdate = [
+  'if (ctx._source.sourceVersion != null && params.version < ctx._source.sourceVersion) {',
+  "  ctx.op = 'noop';",
+  '} else {',
+  '  for (entry in params.doc.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }',
+  '  ctx._source.sourceVersion = params.version;',
+  '}',
+].join('\n');
+
+/**
+ * What the batch needs read from the index before it can be planned: the companies of its
+ * postings that the run has not cached (a company whose corporate record is in the batch too
+ * is read as well: that record may be refused, and then the indexed company still serves),
+ * and the postings it deletes (to know which company to rebuild).
+ */
+export function lookupsFor(
+  records: readonly SourceRecord[],
+  cached: ReadonlyMap<string, Doc>,
+): { companies: string[]; jobs: string[] } {
+  const companies = new Set<string>();
+  const jobs: string[] = [];
+  for (const record of records) {
+    if (record.type === 'job' && !cached.has(record.corporateNumber)) companies.add(record.corporateNumber);
+    if (record.type === 'delete_job') jobs.push(record.id);
+  }
+  return { companies: [...companies], jobs };
+}
+
+/** The batch's operations, refusals and deferrals; pure (no engine, no clock, no state kept). */
+export function planBatch(
+  records: readonly SourceRecord[],
+  context: PlanContext,
+  known: KnownState,
+): BatchPlan {
+  const { names, masters, now } = context;
+  const plan: BatchPlan = {
+    ops: [],
+    rejected: new Map(),
+    deferred: new Set(),
+    touches: new Map(),
+    companies: new Map(),
+    deletesPostings: false,
+  };
+  const postingOps: BulkOp<number>[] = [];
+
+  // companies first: a posting of the same batch gets the company as its record leaves it
+  records.forEach((record, position) => {
+    if (record.type !== 'corporate') return;
+    try {
+      const fields = toCorporateFields(record, masters);
+      const upsert = toCorporateDocument(record, masters, now);
+      // an update keeps the aggregates and postings until the rebuild replaces them
+      const version = versionOf(record);
+      // a record without a version clears the stored one: from then on, arrival order
+      const doc = { ...fields, updatedAt: now.toISOString(), sourceVersion: version ?? null };
+      plan.ops.push(
+        version === undefined
+          ? {
+              action: 'update',
+              index: names.corporates,
+              id: record.corporateNumber,
+              ref: position,
+              body: { doc, upsert: { ...upsert, sourceVersion: null } },
+            }
+          : {
+              action: 'update',
+              index: names.corporates,
+              id: record.corporateNumber,
+              ref: position,
+              versioned: true,
+              body: {
+                script: { source: versionedCompanyUpdate, lang: 'painless', params: { doc, version } },
+                upsert: { ...upsert, sourceVersion: version },
+              },
+            },
+      );
+      const before = plan.companies.get(record.corporateNumber) ?? known.cached.get(record.corporateNumber);
+      plan.companies.set(record.corporateNumber, { ...(before ?? {}), ...fields });
+      plan.touches.set(position, record.corporateNumber);
+    } catch (error) {
+      plan.rejected.set(position, reasonOf(error));
+    }
+  });
+
+  records.forEach((record, position) => {
+    if (record.type === 'job') {
+      const company =
+        plan.companies.get(record.corporateNumber) ??
+        known.cached.get(record.corporateNumber) ??
+        known.indexed.get(record.corporateNumber);
+      if (!company && context.deferMissingCompany) {
+        plan.deferred.add(position);
+        return;
+      }
+      if (!company) {
+        plan.rejected.set(
+          position,
+          `corporateNumber: company ${record.corporateNumber} is not indexed; ingest its corporate record first`,
+        );
+        return;
+      }
+      try {
+        const count = context.workLocationCounts.get(record.corporateNumber);
+        const owner = count === undefined ? company : { ...company, workLocationCount: count };
+        const job = toJobDocument(record, owner, masters, now);
+        const version = versionOf(record);
+        const versioned = version === undefined ? {} : { version };
+        postingOps.push(
+          { action: 'index', index: names.jobs, id: record.id, ref: position, body: job, ...versioned },
+          {
+            action: 'index',
+            index: names.jobDetails,
+            id: record.id,
+            ref: position,
+            body: toJobDetailDocument(record, now),
+            ...versioned,
+          },
+        );
+        plan.touches.set(position, record.corporateNumber);
+      } catch (error) {
+        plan.rejected.set(position, reasonOf(error));
+      }
+    } else if (record.type === 'delete_job') {
+      plan.deletesPostings = true;
+      // with a version, the delete leaves a tombstone (kept `index.gc_deletes`, 7 days) that
+      // refuses an older upsert arriving late
+      const version = versionOf(record);
+      const versioned = version === undefined ? {} : { version };
+      postingOps.push(
+        { action: 'delete', index: names.jobs, id: record.id, ref: position, ...versioned },
+        { action: 'delete', index: names.jobDetails, id: record.id, ref: position, ...versioned },
+      );
+      const owner = known.jobOwners.get(record.id);
+      if (owner) plan.touches.set(position, owner);
+    }
+  });
+
+  plan.ops.push(...postingOps);
+  return plan;
+}
+
+/**
+ * One outcome per record, from the plan and the engine's item failures: held back, then
+ * refused (by the plan, else with the engine's reason), then older than the index, else
+ * indexed. A posting is refused when either of its two writes is.
+ */
+export function outcomesOf(
+  count: number,
+  plan: BatchPlan,
+  failures: readonly BulkFailure<number>[],
+): RecordOutcome[] {
+  const rejected = new Map(plan.rejected);
+  const older = new Set<number>();
+  for (const failure of failures) {
+    if (failure.older) older.add(failure.op.ref);
+    else if (!rejected.has(failure.op.ref)) rejected.set(failure.op.ref, failure.reason);
+  }
+  return Array.from({ length: count }, (_, position): RecordOutcome => {
+    if (plan.deferred.has(position)) return { status: 'deferred' };
+    const reason = rejected.get(position);
+    if (reason !== undefined) return { status: 'rejected', reason };
+    if (older.has(position)) return { status: 'older' };
+    return { status: 'indexed', touches: plan.touches.get(position) };
+  });
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof RecordError) return error.message;
+  return 'could not be transformed into an index document';
+}
