@@ -16,10 +16,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { InvalidArgumentError } from 'commander';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import { cliProgram } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
@@ -35,22 +34,15 @@ import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './pro
 import { buildQueryMix } from './query-mix.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
 
-function whole(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new InvalidArgumentError('must be a positive whole number');
-  return parsed;
-}
-
 const options = cliProgram(
   'bench',
   'Benchmark the API beside raw OpenSearch and the indexer beside raw _bulk',
 )
-  .option('--companies <n>', 'companies in the data set', whole, 20_000)
-  .option('--jobs <n>', 'postings in the data set', whole, 200_000)
+  .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 20_000)
+  .option('--jobs <n>', 'postings in the data set', positiveWholeNumber, 200_000)
   .option('--postings-1m', 'the large set: 100,000 companies / 1,000,000 postings')
-  .option('--seed <n>', 'generator seed', whole, 1)
-  .option('--seconds <n>', 'seconds per load measurement', whole, 10)
+  .option('--seed <n>', 'generator seed', positiveWholeNumber, 1)
+  .option('--seconds <n>', 'seconds per load measurement', positiveWholeNumber, 10)
   .option('--heap <size>', 'heap of the OpenSearch node the bench starts', '2g')
   .option('--reuse-index', 'skip ingestion when the bench indices already hold the data set')
   .option('--publish', 'also write the markdown to docs/bench-latest.md')

@@ -6,8 +6,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { InvalidArgumentError } from 'commander';
-import { cliProgram } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { openCliServices } from './cli-services.js';
 import { FileDeadLetter } from './dead-letter.js';
@@ -15,20 +14,18 @@ import { ingestFiles } from './ingest.js';
 import { queueFiles } from './ingest-queue.js';
 import type { Report } from './pipeline.js';
 
-function whole(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new InvalidArgumentError('must be a positive whole number');
-  return parsed;
-}
-
 const program = cliProgram(
   'ingest',
   'Index NDJSON source records (corporate, job, master, delete_corporate, delete_job). ' +
     'OpenSearch: OPENSEARCH_URL, else the local node; with REDIS_URL the batches go to the worker.',
 )
   .argument('<files...>', 'NDJSON files')
-  .option('--batch-size <n>', 'records per _bulk round (per queued job with REDIS_URL)', whole, 1000)
+  .option(
+    '--batch-size <n>',
+    'records per _bulk round (per queued job with REDIS_URL)',
+    positiveWholeNumber,
+    1000,
+  )
   .option('--no-wait', 'with REDIS_URL: return once queued, without waiting for the report')
   .option(
     '--dead-letter <file>',

@@ -6,21 +6,15 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { positiveWholeNumber } from '../src/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { startStack } from './local-stack.js';
 
-function whole(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1)
-    throw new InvalidArgumentError('must be a positive whole number');
-  return parsed;
-}
-
 const program = new Command('cluster')
   .description('Start 3 OpenSearch nodes, redis-server (append-only), API processes and workers on loopback')
-  .option('--apis <n>', 'API processes', whole, 2)
-  .option('--workers <n>', 'indexer workers', whole, 2)
+  .option('--apis <n>', 'API processes', positiveWholeNumber, 2)
+  .option('--workers <n>', 'indexer workers', positiveWholeNumber, 2)
   .option('--heap <size>', 'heap per OpenSearch node', '512m')
   .option('--dir <dir>', 'data, append-only file and logs', path.join(projectRoot, '.local', 'cluster'))
   .option('--fresh', 'delete the data folder first')

@@ -6,7 +6,7 @@
  *   1  failed: bad arguments or settings, a server that cannot be reached, an error while working
  *   2  `ingest` only: finished, but some records were rejected (see the dead-letter file)
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 
 export const exitCodesHelp = `
 Exit codes: 0 done; 1 failed (bad arguments or settings, a server not reachable, an error
@@ -16,6 +16,25 @@ while working); 2 (ingest only) finished with rejected records.`;
 export function cliProgram(name: string, description: string): Command {
   return new Command(name).description(description).showHelpAfterError().addHelpText('after', exitCodesHelp);
 }
+
+function wholeNumberAtLeast(min: number, refusal: string): (value: string) => number {
+  return (value) => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min) throw new InvalidArgumentError(refusal);
+    return parsed;
+  };
+}
+
+/**
+ * commander option parsers for counts; a bad value stops the CLI before it does anything,
+ * with the option named: `error: option '--batch-size <n>' argument '0' is invalid. must be a
+ * positive whole number`.
+ *
+ *   program.option('--batch-size <n>', 'records per _bulk round', positiveWholeNumber, 1000)
+ */
+export const positiveWholeNumber = wholeNumberAtLeast(1, 'must be a positive whole number');
+/** As `positiveWholeNumber`, 0 included (a seed, a count that may be none). */
+export const wholeNumber = wholeNumberAtLeast(0, 'must be a whole number');
 
 /** Runs a CLI's work; an error becomes `<name>: <message>` on stderr and exit code 1. */
 export function runCli(name: string, work: () => Promise<void>): void {

@@ -9,9 +9,11 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { InvalidArgumentError } from 'commander';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { keyStoreFor } from '../src/auth/key-admin.js';
+import { positiveWholeNumber, wholeNumber } from '../src/cli.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { projectRoot } from '../src/project-root.js';
 import { testConfig, uniquePrefix } from './support/env.js';
@@ -80,6 +82,44 @@ describe('--help runs nothing', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^rolloff: /m);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+});
+
+describe('count options: one parser for every CLI', () => {
+  it.each([
+    ['1', 1],
+    ['1000', 1000],
+  ])('positiveWholeNumber(%j) is %d', (value, parsed) => {
+    expect(positiveWholeNumber(value)).toBe(parsed);
+  });
+
+  it.each(['0', '-3', '1.5', 'many', ''])('positiveWholeNumber(%j) is refused', (value) => {
+    expect(() => positiveWholeNumber(value)).toThrow(InvalidArgumentError);
+    expect(() => positiveWholeNumber(value)).toThrow('must be a positive whole number');
+  });
+
+  it.each([
+    ['0', 0],
+    ['42', 42],
+  ])('wholeNumber(%j) is %d', (value, parsed) => {
+    expect(wholeNumber(value)).toBe(parsed);
+  });
+
+  it.each(['-1', '2.5', 'many'])('wholeNumber(%j) is refused', (value) => {
+    expect(() => wholeNumber(value)).toThrow(InvalidArgumentError);
+    expect(() => wholeNumber(value)).toThrow(/^must be a whole number$/);
+  });
+
+  // refused while the arguments are read, so no server is started or reached
+  it.each([
+    ['bench/run.ts', ['--seconds', '0'], /--seconds.*must be a positive whole number/],
+    ['scripts/cluster.ts', ['--apis', '1.5'], /--apis.*must be a positive whole number/],
+    ['indexer/generate/cli.ts', ['--seed', '-1'], /--seed.*must be a whole number/],
+  ])('%s %j: exit 1 with the option and the reason', async (script, args, message) => {
+    const result = await run(script, args, nowhere);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/^\s+at /m);
   });
 });

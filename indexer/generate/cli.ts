@@ -3,14 +3,8 @@
  * Writes corporates.ndjson and jobs.ndjson (source records, schemas/) into --out.
  */
 import { InvalidArgumentError } from 'commander';
-import { cliProgram } from '../../src/cli.js';
+import { cliProgram, wholeNumber } from '../../src/cli.js';
 import { generateDataSet } from './generator.js';
-
-function whole(value: string): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new InvalidArgumentError('must be a whole number');
-  return parsed;
-}
 
 function day(value: string): Date {
   const parsed = new Date(value);
@@ -27,9 +21,9 @@ const program = cliProgram(
   'generate',
   'Write a seeded, deterministic sample data set as NDJSON source records',
 )
-  .option('--companies <n>', 'number of companies', whole, 2000)
-  .option('--jobs <n>', 'number of postings', whole, 20000)
-  .option('--seed <n>', 'random seed (same seed and --now: same bytes)', whole, 1)
+  .option('--companies <n>', 'number of companies', wholeNumber, 2000)
+  .option('--jobs <n>', 'number of postings', wholeNumber, 20000)
+  .option('--seed <n>', 'random seed (same seed and --now: same bytes)', wholeNumber, 1)
   .option('--now <date>', "the data set's today (default: today, 00:00 UTC)", day)
   .option('--out <dir>', 'output folder', '.local/data')
   .parse();
