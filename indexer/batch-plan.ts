@@ -94,6 +94,18 @@ export const versionedCompanyUpdate = [
   '}',
 ].join('\n');
 
+/** A plan that writes nothing, refuses nothing and touches nothing. */
+export function emptyPlan(): BatchPlan {
+  return {
+    ops: [],
+    rejected: new Map(),
+    deferred: new Set(),
+    touches: new Map(),
+    companies: new Map(),
+    deletesPostings: false,
+  };
+}
+
 /**
  * What the batch needs read from the index before it can be planned: the companies of its
  * postings that the run has not cached (a company whose corporate record is in the batch too
@@ -120,14 +132,7 @@ export function planBatch(
   known: KnownState,
 ): BatchPlan {
   const { names, masters, now } = context;
-  const plan: BatchPlan = {
-    ops: [],
-    rejected: new Map(),
-    deferred: new Set(),
-    touches: new Map(),
-    companies: new Map(),
-    deletesPostings: false,
-  };
+  const plan = emptyPlan();
   const postingOps: BulkOp<number>[] = [];
 
   // companies first: a posting of the same batch gets the company as its record leaves it

@@ -1,7 +1,8 @@
 /**
  * The ingestion pipeline shared by the CLI and the BullMQ worker: validated source records in,
  * `_bulk` writes out, bad records to the dead-letter sink with their reason, counts per type.
- * Records are buffered and written `batchSize` at a time; the companies a batch touched are
+ * Records are buffered and written `batchSize` at a time, each batch planned without the
+ * engine (./batch-plan.ts) and then dispatched (`dispatchPlan`); the companies a batch touched are
  * collected in `touched` for the caller to rebuild (the CLI at the end of the run, the worker
  * through deduplicated rebuild jobs).
  */

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type BatchPlan,
+  emptyPlan,
   type KnownState,
   lookupsFor,
   outcomesOf,
@@ -258,15 +259,7 @@ describe('lookupsFor', () => {
 });
 
 describe('outcomesOf', () => {
-  const plan = (overrides: Partial<BatchPlan>): BatchPlan => ({
-    ops: [],
-    rejected: new Map(),
-    deferred: new Set(),
-    touches: new Map(),
-    companies: new Map(),
-    deletesPostings: false,
-    ...overrides,
-  });
+  const plan = (overrides: Partial<BatchPlan>): BatchPlan => ({ ...emptyPlan(), ...overrides });
   const failure = (ref: number, reason: string, older?: boolean): BulkFailure<number> => ({
     op: { action: 'index', index: names.jobs, id: `J-${ref}`, ref },
     reason,

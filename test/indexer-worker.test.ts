@@ -23,6 +23,7 @@ import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
+import { startTestWorker } from './support/worker.js';
 
 let services: Services;
 let connection: Redis;
@@ -53,13 +54,7 @@ beforeAll(async () => {
   names = indexNames(services.config.indexPrefix);
   connection = createQueueConnection(inject('redisUrl'));
   queue = createIndexerQueue(connection, services.config.redisPrefix);
-  worker = createIndexerWorker({
-    opensearch: services.opensearch,
-    indexPrefix: services.config.indexPrefix,
-    connection,
-    redisPrefix: services.config.redisPrefix,
-    logger: pino({ level: 'silent' }),
-  });
+  worker = startTestWorker(services, connection);
 });
 
 afterAll(async () => {

@@ -7,16 +7,16 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DeadLetterEntry, deadLetterKey } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
-import { createIndexerWorker, type IndexerWorker } from '../indexer/indexer-worker.js';
+import type { IndexerWorker } from '../indexer/indexer-worker.js';
 import { type QueueProgress, queueFiles } from '../indexer/ingest-queue.js';
 import { createQueueConnection } from '../indexer/queue.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
+import { startTestWorker } from './support/worker.js';
 
 let services: Services;
 let connection: Redis;
@@ -43,13 +43,7 @@ beforeAll(async () => {
   services = await setUpServices('ingest-queue');
   names = indexNames(services.config.indexPrefix);
   connection = createQueueConnection(inject('redisUrl'));
-  worker = createIndexerWorker({
-    opensearch: services.opensearch,
-    indexPrefix: services.config.indexPrefix,
-    connection,
-    redisPrefix: services.config.redisPrefix,
-    logger: pino({ level: 'silent' }),
-  });
+  worker = startTestWorker(services, connection);
 });
 
 afterAll(async () => {

@@ -8,11 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
-import { createIndexerWorker, type IndexerWorker } from '../indexer/indexer-worker.js';
+import type { IndexerWorker } from '../indexer/indexer-worker.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
 import { createIndexerQueue, createQueueConnection, enqueueRecords } from '../indexer/queue.js';
@@ -20,6 +19,7 @@ import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
+import { startTestWorker } from './support/worker.js';
 
 let services: Services;
 let names: ReturnType<typeof indexNames>;
@@ -127,14 +127,7 @@ describe('queue path (BullMQ worker, four batches at a time)', () => {
   beforeAll(async () => {
     connection = createQueueConnection(inject('redisUrl'));
     queue = createIndexerQueue(connection, services.config.redisPrefix);
-    worker = createIndexerWorker({
-      opensearch: services.opensearch,
-      indexPrefix: services.config.indexPrefix,
-      connection,
-      redisPrefix: services.config.redisPrefix,
-      logger: pino({ level: 'silent' }),
-      concurrency: 4,
-    });
+    worker = startTestWorker(services, connection, { concurrency: 4 });
     await enqueueRecords(
       queue,
       [corporate({ corporateNumber: numbers.beta, name: 'ベータ株式会社' })],
