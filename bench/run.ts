@@ -19,6 +19,7 @@ import path from 'node:path';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { cliProgram, positiveWholeNumber } from '../src/cli.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
@@ -125,7 +126,13 @@ async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   const data = await dataSet();
 
-  let opensearchUrl = process.env.OPENSEARCH_URL;
+  const config = loadConfigOrExit();
+  // the raw side of the comparison posts to the engine without credentials or a CA file
+  if (config.opensearchAccess.auth || config.opensearchAccess.caFile)
+    throw new Error(
+      'the benchmark compares the API with raw OpenSearch on an engine without credentials: unset the OPENSEARCH_USERNAME / OPENSEARCH_PASSWORD / OPENSEARCH_CA_FILE settings',
+    );
+  let opensearchUrl = config.opensearchUrl;
   let node: LocalOpenSearch | undefined;
   if (!opensearchUrl) {
     node = await startLocalOpenSearch({

@@ -5,6 +5,7 @@
 import { loadConfigOrExit } from '../src/config.js';
 import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
+import { describeStartFailure } from '../src/opensearch/access-failures.js';
 import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 
@@ -29,9 +30,15 @@ export async function openCliServices(): Promise<CliServices> {
     url = node.url;
     stopNode = node.stop;
   }
-  const opensearch = createOpenSearchClient(url);
+  const opensearch = createOpenSearchClient(url, config.opensearchAccess);
   const bulkClient = createBulkClient(opensearch);
-  await bootstrapIndices(opensearch, config.indexPrefix, config.index);
+  try {
+    await bootstrapIndices(opensearch, config.indexPrefix, config.index);
+  } catch (error) {
+    await opensearch.close();
+    await stopNode();
+    throw new Error(describeStartFailure(error));
+  }
   return {
     opensearch: bulkClient,
     indexPrefix: config.indexPrefix,

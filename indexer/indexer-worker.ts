@@ -9,6 +9,7 @@ import { type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { metrics } from '../src/metrics.js';
+import { accessFailure } from '../src/opensearch/access-failures.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { isTransientError, type RetryOptions } from '../src/opensearch/retry.js';
 import { type DeadLetterEntry, RedisDeadLetter } from './dead-letter.js';
@@ -92,7 +93,12 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
     if (!job) return;
     metrics.indexerJobsFailed.inc({ name: job.name });
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-    const reason = isTransientError(error) ? 'OpenSearch unavailable' : 'indexer error';
+    const access = accessFailure(error);
+    const reason = access
+      ? `OpenSearch refused access: ${access}`
+      : isTransientError(error)
+        ? 'OpenSearch unavailable'
+        : 'indexer error';
     logger.warn(
       { jobId: job.id, kind: job.name, attempts: job.attemptsMade, final, reason },
       'indexer job failed',

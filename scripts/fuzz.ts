@@ -18,6 +18,7 @@ import { benchScript, startNodeProcess, stopAll } from '../bench/processes.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
@@ -68,7 +69,9 @@ function runSchemathesis(url: string, key: string): Promise<number> {
 
 async function main(): Promise<number> {
   mkdirSync(workDir, { recursive: true });
-  let opensearchUrl = process.env.OPENSEARCH_URL;
+  // an existing engine is reached the way the API reaches it (credentials, CA file)
+  const config = loadConfigOrExit();
+  let opensearchUrl = config.opensearchUrl;
   if (!opensearchUrl) {
     const node = await startLocalOpenSearch({
       baseDir: path.join(workDir, `opensearch-${process.pid}`),
@@ -83,7 +86,7 @@ async function main(): Promise<number> {
   stops.unshift(redis.stop);
 
   // a small data set, so searches return records whose shapes the schema checks
-  const client = createBulkClient(createOpenSearchClient(opensearchUrl));
+  const client = createBulkClient(createOpenSearchClient(opensearchUrl, config.opensearchAccess));
   stops.unshift(() => client.close());
   await dropIndices(client, prefix);
   await bootstrapIndices(client, prefix);
@@ -105,7 +108,8 @@ async function main(): Promise<number> {
   log('indexed 100 companies / 1,000 postings');
 
   const env = {
-    OPENSEARCH_URL: opensearchUrl,
+    // as given (it may hold the credentials); the child reads the rest of the engine's settings itself
+    OPENSEARCH_URL: process.env.OPENSEARCH_URL || opensearchUrl,
     REDIS_URL: redis.url,
     REDIS_PREFIX: 'fuzz:',
     INDEX_PREFIX: prefix,

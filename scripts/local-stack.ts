@@ -270,6 +270,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       OPENSEARCH_URL: opensearchUrl,
+      // the stack's own nodes are plain http without users: a secured engine's settings from
+      // the caller's shell would be refused with them
+      OPENSEARCH_USERNAME: '',
+      OPENSEARCH_PASSWORD: '',
+      OPENSEARCH_PASSWORD_FILE: '',
+      OPENSEARCH_CA_FILE: '',
       REDIS_URL: redis.url,
       HOST: '127.0.0.1',
       METRICS_HOST: '127.0.0.1',

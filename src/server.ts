@@ -18,6 +18,7 @@ import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
 import { createLogger, endLogs } from './logger.js';
 import { startMetricsServer } from './metrics.js';
+import { describeStartFailure } from './opensearch/access-failures.js';
 import type { OpenSearchClient } from './opensearch/client.js';
 import { bootstrapIndices } from './opensearch/indices.js';
 import { compileRequestChecks } from './search/parse-request.js';
@@ -153,7 +154,7 @@ export function startServer(options: StartOptions = {}): void {
 
   start().catch((error: Error) => {
     // one plain line for the person at the terminal, then everything started so far is stopped
-    process.stderr.write(`${options.command ?? 'corpsearch-api'}: ${error.message}\n`);
+    process.stderr.write(`${options.command ?? 'corpsearch-api'}: ${describeStartFailure(error)}\n`);
     void shutdown(1);
   });
 }

@@ -44,7 +44,7 @@ export interface Services {
 }
 
 export function createServices(config: Config & { opensearchUrl: string }, logger: Logger): Services {
-  const opensearch = createOpenSearchClient(config.opensearchUrl);
+  const opensearch = createOpenSearchClient(config.opensearchUrl, config.opensearchAccess);
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', (error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
   const limits = createLimits({

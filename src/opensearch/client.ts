@@ -1,10 +1,12 @@
 /**
  * The OpenSearch clients, built here and nowhere else.
  *
- *   const client = createOpenSearchClient(config.opensearchUrl); // searches: 10 s
+ *   const client = createOpenSearchClient(config.opensearchUrl, config.opensearchAccess); // searches: 10 s
  *   const writer = createBulkClient(client);                     // same connections, 120 s
  */
+import { readFileSync } from 'node:fs';
 import { Client } from '@opensearch-project/opensearch';
+import type { OpenSearchAccess } from '../config.js';
 
 /** What one search may take before the API answers 503 (docs/decisions.md, "Rate limits and credits"). */
 export const searchRequestTimeoutMs = 10_000;
@@ -16,13 +18,20 @@ export const bulkRequestTimeoutMs = 120_000;
  * the client spreads requests over them and, when one stops answering, resends to another
  * (a search or a get is safe to resend) and leaves the dead one out until it answers again.
  */
-export function createOpenSearchClient(url: string): Client {
+/**
+ * `access` (a secured engine, see OpenSearchAccess in src/config.ts): basic-auth credentials
+ * sent on every request, and the CA file the https nodes' certificates must chain to. Node's
+ * TLS checks the chain and the host name on every connection either way.
+ */
+export function createOpenSearchClient(url: string, access: Partial<OpenSearchAccess> = {}): Client {
   const nodes = url
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
   return new Client({
     nodes,
+    ...(access.auth ? { auth: { username: access.auth.username, password: access.auth.password } } : {}),
+    ...(access.caFile ? { ssl: { ca: readFileSync(access.caFile, 'utf8'), rejectUnauthorized: true } } : {}),
     // bounded: a search never waits longer than the API's own deadline
     requestTimeout: searchRequestTimeoutMs,
     maxRetries: 1,

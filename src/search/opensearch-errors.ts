@@ -1,13 +1,16 @@
 /**
  * OpenSearch failures -> the error catalogue. What src/opensearch/retry.ts calls transient
  * (timeouts, rejections, an unreachable or overloaded cluster) and partial results are 503
- * with Retry-After; anything else the engine refuses is our fault, a 500. Only the status and the error type are logged,
+ * with Retry-After, and so is an engine that turns this process away (credentials refused or
+ * revoked, a missing right, a certificate that fails verification); anything else the engine
+ * refuses is our fault, a 500. Only the status and the error type are logged,
  * never the engine's text (it may quote the request).
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import type { Logger } from 'pino';
 import type { Deadline } from '../deadline.js';
 import { ApiError, errors } from '../errors/catalogue.js';
+import { accessFailure } from '../opensearch/access-failures.js';
 import { isTransientError } from '../opensearch/retry.js';
 
 export function toSearchError(error: unknown, logger: Logger): ApiError {
@@ -19,6 +22,13 @@ export function toSearchError(error: unknown, logger: Logger): ApiError {
       : error instanceof Error
         ? error.name
         : typeof error;
+  const access = accessFailure(error);
+  if (access) {
+    // the engine turned this process away (credentials, rights, certificate): no fault of the
+    // caller, and the search can succeed once an operator fixes it, so 503 as for an outage
+    logger.error({ opensearch: { status, access } }, 'search engine refused this process');
+    return errors.searchUnavailable();
+  }
   if (isTransientError(error)) {
     logger.warn({ opensearch: { status, type } }, 'search engine unavailable');
     return errors.searchUnavailable();
