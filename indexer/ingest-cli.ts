@@ -54,7 +54,11 @@ function printReport(report: Report): void {
   console.table(rows);
 }
 
-const services = await openCliServices();
+// an engine that cannot be reached or refuses us: one line, like every CLI (src/cli.ts)
+const services = await openCliServices().catch((error: Error) => {
+  process.stderr.write(`ingest: ${error.message}\n`);
+  process.exit(1);
+});
 const bar = new SingleBar({
   format: '{phase} [{bar}] {percentage}% | {value}/{total} {unit} | {duration_formatted}',
   hideCursor: true,

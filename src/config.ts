@@ -457,8 +457,7 @@ function openSearchAccess(e: {
   } else if (e.OPENSEARCH_USERNAME || e.OPENSEARCH_PASSWORD || e.OPENSEARCH_PASSWORD_FILE) {
     if (e.OPENSEARCH_PASSWORD && e.OPENSEARCH_PASSWORD_FILE)
       throw new ConfigError('OPENSEARCH_PASSWORD and OPENSEARCH_PASSWORD_FILE are both set: give one');
-    if (!e.OPENSEARCH_USERNAME)
-      throw new ConfigError('OPENSEARCH_PASSWORD(_FILE) needs OPENSEARCH_USERNAME');
+    if (!e.OPENSEARCH_USERNAME) throw new ConfigError('OPENSEARCH_PASSWORD(_FILE) needs OPENSEARCH_USERNAME');
     const password = e.OPENSEARCH_PASSWORD_FILE
       ? // a secret file usually ends with a newline that is not part of the password
         readSetting('OPENSEARCH_PASSWORD_FILE', e.OPENSEARCH_PASSWORD_FILE).replace(/\r?\n$/, '')
@@ -530,7 +529,10 @@ export function describeConfig(config: Config): string {
     opensearchUrl: config.opensearchUrl?.split(',').map(masked).join(','),
     opensearchAccess: {
       // the user name helps find which account a deployment uses; the password never shows
-      auth: config.opensearchAccess.auth && { username: config.opensearchAccess.auth.username, password: '***' },
+      auth: config.opensearchAccess.auth && {
+        username: config.opensearchAccess.auth.username,
+        password: '***',
+      },
       caFile: config.opensearchAccess.caFile,
     },
     cursorSecret: config.cursorSecret ? '***' : undefined,

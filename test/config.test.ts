@@ -2,10 +2,12 @@
  * The one configuration module (src/config.ts): defaults, a bad value refused as one line
  * naming the variable (no stack trace, exit 1), and `--print-config` with secrets masked.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.js';
 
 const run = promisify(execFile);
@@ -114,6 +116,144 @@ describe('loadConfig', () => {
       redisUrl: 'redis://***:***@cache:6379/0',
       opensearchUrl: 'https://os:9200',
     });
+  });
+});
+
+describe('a secured OpenSearch: credentials and CA file', () => {
+  const password = 'hunter2-S3cret!';
+  let dir: string;
+  let caFile: string;
+  let passwordFile: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'config-engine-'));
+    execFileSync('bash', [path.join(root, 'scripts', 'engine-certs.sh'), dir, 'os'], { stdio: 'ignore' });
+    caFile = path.join(dir, 'root-ca.pem');
+    passwordFile = path.join(dir, 'password');
+    writeFileSync(passwordFile, `${password}\n`);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The ConfigError's message, which must never hold the password. */
+  function refusal(env: Record<string, string>): string {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const { message } = error as ConfigError;
+      expect(message).not.toContain(password);
+      expect(message).not.toContain('hunter2');
+      return message;
+    }
+    throw new Error('accepted');
+  }
+
+  it('separate variables, or a password file (its trailing newline dropped)', () => {
+    const base = {
+      OPENSEARCH_URL: 'https://os:9200',
+      OPENSEARCH_USERNAME: 'api',
+      OPENSEARCH_CA_FILE: caFile,
+    };
+    expect(loadConfig({ ...base, OPENSEARCH_PASSWORD: password })).toMatchObject({
+      opensearchUrl: 'https://os:9200',
+      opensearchAccess: { auth: { username: 'api', password }, caFile },
+    });
+    expect(loadConfig({ ...base, OPENSEARCH_PASSWORD_FILE: passwordFile }).opensearchAccess.auth).toEqual({
+      username: 'api',
+      password,
+    });
+  });
+
+  it('credentials in the URL move out of it, decoded, on every node', () => {
+    const config = loadConfig({
+      OPENSEARCH_URL: `https://api:${encodeURIComponent(password)}@os1:9200,https://api:${encodeURIComponent(password)}@os2:9200`,
+    });
+    expect(config.opensearchUrl).toBe('https://os1:9200,https://os2:9200');
+    expect(config.opensearchAccess.auth).toEqual({ username: 'api', password });
+  });
+
+  it('nothing set: no credentials, no CA, the URL as given', () => {
+    expect(loadConfig({ OPENSEARCH_URL: 'http://127.0.0.1:9201' })).toMatchObject({
+      opensearchUrl: 'http://127.0.0.1:9201',
+      opensearchAccess: { auth: undefined, caFile: undefined },
+    });
+  });
+
+  it('refuses what would send a password in clear text, give it two ways, or half of it', () => {
+    const url = 'https://os:9200';
+    expect(refusal({ OPENSEARCH_URL: `http://api:${password}@os:9200` })).toMatch(
+      /need https:\/\/.*clear text/,
+    );
+    expect(
+      refusal({
+        OPENSEARCH_URL: 'http://os:9200',
+        OPENSEARCH_USERNAME: 'api',
+        OPENSEARCH_PASSWORD: password,
+      }),
+    ).toMatch(/need https:\/\//);
+    expect(
+      refusal({
+        OPENSEARCH_URL: `https://api:${password}@os:9200`,
+        OPENSEARCH_USERNAME: 'api',
+        OPENSEARCH_PASSWORD: password,
+      }),
+    ).toMatch(/one way/);
+    expect(
+      refusal({
+        OPENSEARCH_URL: url,
+        OPENSEARCH_USERNAME: 'api',
+        OPENSEARCH_PASSWORD: password,
+        OPENSEARCH_PASSWORD_FILE: passwordFile,
+      }),
+    ).toBe('OPENSEARCH_PASSWORD and OPENSEARCH_PASSWORD_FILE are both set: give one');
+    expect(refusal({ OPENSEARCH_URL: url, OPENSEARCH_PASSWORD: password })).toBe(
+      'OPENSEARCH_PASSWORD(_FILE) needs OPENSEARCH_USERNAME',
+    );
+    expect(refusal({ OPENSEARCH_URL: url, OPENSEARCH_USERNAME: 'api' })).toMatch(/needs OPENSEARCH_PASSWORD/);
+    expect(refusal({ OPENSEARCH_URL: 'https://api@os:9200' })).toMatch(/both a user and a password/);
+    expect(refusal({ OPENSEARCH_URL: `https://api:${password}@os1:9200,https://os2:9200` })).toMatch(
+      /every node/,
+    );
+    expect(refusal({ OPENSEARCH_USERNAME: 'api', OPENSEARCH_PASSWORD: password })).toMatch(
+      /need OPENSEARCH_URL/,
+    );
+    expect(
+      refusal({
+        OPENSEARCH_URL: url,
+        OPENSEARCH_USERNAME: 'api',
+        OPENSEARCH_PASSWORD_FILE: path.join(dir, 'none'),
+      }),
+    ).toMatch(/^OPENSEARCH_PASSWORD_FILE cannot be read: ENOENT/);
+  });
+
+  it('refuses a CA file that is missing, not a certificate, or set for a plain-http engine', () => {
+    expect(
+      refusal({ OPENSEARCH_URL: 'https://os:9200', OPENSEARCH_CA_FILE: path.join(dir, 'none.pem') }),
+    ).toMatch(/^OPENSEARCH_CA_FILE cannot be read: ENOENT/);
+    expect(refusal({ OPENSEARCH_URL: 'https://os:9200', OPENSEARCH_CA_FILE: passwordFile })).toMatch(
+      /^OPENSEARCH_CA_FILE must be a PEM certificate/,
+    );
+    expect(refusal({ OPENSEARCH_URL: 'http://os:9200', OPENSEARCH_CA_FILE: caFile })).toMatch(
+      /no node .* is https/,
+    );
+  });
+
+  it('describes the user and the CA file, never the password', () => {
+    for (const env of [
+      {
+        OPENSEARCH_URL: 'https://os:9200',
+        OPENSEARCH_USERNAME: 'api',
+        OPENSEARCH_PASSWORD_FILE: passwordFile,
+      },
+      { OPENSEARCH_URL: `https://api:${encodeURIComponent(password)}@os:9200` },
+    ]) {
+      const text = describeConfig(loadConfig({ ...env, OPENSEARCH_CA_FILE: caFile }));
+      expect(text).not.toContain('hunter2');
+      expect(JSON.parse(text)).toMatchObject({
+        opensearchUrl: 'https://os:9200',
+        opensearchAccess: { auth: { username: 'api', password: '***' }, caFile },
+      });
+    }
   });
 });
 
