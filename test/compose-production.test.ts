@@ -139,9 +139,9 @@ describe('docker-compose.yml', () => {
     ] as const) {
       expect(users[user]).toBeDefined();
       expect(mapping[role]?.users).toEqual([user]);
-      const patterns = (roles[role]?.index_permissions as Array<{ index_patterns: string[] }>).flatMap(
-        (permission) => permission.index_patterns,
-      );
+      const patterns = (
+        (roles[role]?.index_permissions ?? []) as Array<{ index_patterns: string[] }>
+      ).flatMap((permission) => permission.index_patterns);
       expect(patterns).toEqual(['corpsearch-*']);
     }
     expect(Object.keys(users).filter((name) => name !== '_meta')).toEqual([
@@ -150,8 +150,9 @@ describe('docker-compose.yml', () => {
     ]);
     // the API only reads
     const apiActions = (
-      roles.corpsearch_api?.index_permissions as Array<{ allowed_actions: string[] }>
+      (roles.corpsearch_api?.index_permissions ?? []) as Array<{ allowed_actions: string[] }>
     ).flatMap((permission) => permission.allowed_actions);
+    expect(apiActions).toContain('read');
     expect(apiActions.some((action) => /write|all|create|delete|manage|crud/.test(action))).toBe(false);
   });
 });
