@@ -325,6 +325,29 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
     for (const text of [wrong.stdout, wrong.stderr, noCa.stdout, noCa.stderr]) expectNoSecret(text);
   });
 
+  it('a user without a right it needs (403), an https URL on a plain-http port: one line each', async () => {
+    engine.forbid({ method: 'PUT', path: /^\/[^/_?]+-v\d+/ });
+    try {
+      const forbidden = await run(
+        'src/main.ts',
+        [],
+        securedEnv({ INDEX_PREFIX: uniquePrefix('forbidden'), PORT: '0' }),
+      );
+      expect(forbidden.code).toBe(1);
+      expect(forbidden.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^corpsearch-api: OpenSearch denied this user a permission it needs \(403\)/),
+      ]);
+      expect(forbidden.stdout + forbidden.stderr).not.toMatch(/security_exception|no permissions/);
+    } finally {
+      engine.forbid(undefined);
+    }
+    const plain = new URL(inject('opensearchUrl').split(',')[0] as string);
+    const client = createOpenSearchClient(`https://${plain.host}`, { auth: { username, password } });
+    const error = await client.cluster.health({}, { maxRetries: 0 }).catch((e: unknown) => e);
+    expect(accessFailure(error)).toBe('tls');
+    await client.close();
+  });
+
   it('--print-config names the user and the CA file, never the password', async () => {
     const printed = await run('src/main.ts', ['--print-config'], securedEnv());
     expect(printed.code).toBe(0);

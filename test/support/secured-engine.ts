@@ -30,6 +30,8 @@ export interface SecuredEngine {
   readonly forwarded: number;
   /** Changes the password it accepts from now on (a rotated or revoked credential). */
   setPassword(password: string): void;
+  /** From now on, answers 403 as the plugin does to a user without the right (undefined: none). */
+  forbid(request: { method: string; path: RegExp } | undefined): void;
   stop(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startSecuredEngine(
   });
   const upstream = new URL(upstreamUrl.split(',')[0] as string);
   let expected = basic(credentials.username, credentials.password);
+  let forbidden: { method: string; path: RegExp } | undefined;
   let refused = 0;
   let forwarded = 0;
   const agent = new http.Agent({ keepAlive: true });
@@ -65,6 +68,20 @@ export async function startSecuredEngine(
           'Content-Type': 'text/plain',
         });
         res.end('Unauthorized');
+        return;
+      }
+      if (forbidden && req.method === forbidden.method && forbidden.path.test(req.url ?? '')) {
+        req.resume();
+        res.writeHead(403, { 'Content-Type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            error: {
+              type: 'security_exception',
+              reason: `no permissions for [${forbidden.path}] and User [name=${credentials.username}]`,
+            },
+            status: 403,
+          }),
+        );
         return;
       }
       forwarded++;
@@ -104,6 +121,9 @@ export async function startSecuredEngine(
     },
     setPassword(password: string) {
       expected = basic(credentials.username, password);
+    },
+    forbid(request) {
+      forbidden = request;
     },
     async stop() {
       await new Promise<void>((resolve) => {
