@@ -432,12 +432,15 @@ function openSearchAccess(e: {
   OPENSEARCH_CA_FILE: string | undefined;
 }): { url: string | undefined; access: OpenSearchAccess } {
   const nodes = e.OPENSEARCH_URL?.split(',').map((part) => new URL(part)) ?? [];
-  const fromUrl = new Set(
-    nodes
-      .filter((node) => node.username !== '' || node.password !== '')
-      .map((node) => `${decodeURIComponent(node.username)}:${decodeURIComponent(node.password)}`),
-  );
   const withCredentials = nodes.filter((node) => node.username !== '' || node.password !== '');
+  const decode = (text: string): string => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      throw new ConfigError("OPENSEARCH_URL's user or password is not valid percent-encoding");
+    }
+  };
+  const fromUrl = new Set(withCredentials.map((node) => `${decode(node.username)}:${decode(node.password)}`));
   let auth: OpenSearchAccess['auth'];
   if (withCredentials.length > 0) {
     if (e.OPENSEARCH_USERNAME || e.OPENSEARCH_PASSWORD || e.OPENSEARCH_PASSWORD_FILE)
@@ -449,7 +452,7 @@ function openSearchAccess(e: {
     const first = withCredentials[0] as URL;
     if (first.username === '' || first.password === '')
       throw new ConfigError('OPENSEARCH_URL must hold both a user and a password, or neither');
-    auth = { username: decodeURIComponent(first.username), password: decodeURIComponent(first.password) };
+    auth = { username: decode(first.username), password: decode(first.password) };
     for (const node of nodes) {
       node.username = '';
       node.password = '';

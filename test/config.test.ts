@@ -211,6 +211,9 @@ describe('a secured OpenSearch: credentials and CA file', () => {
     );
     expect(refusal({ OPENSEARCH_URL: url, OPENSEARCH_USERNAME: 'api' })).toMatch(/needs OPENSEARCH_PASSWORD/);
     expect(refusal({ OPENSEARCH_URL: 'https://api@os:9200' })).toMatch(/both a user and a password/);
+    expect(refusal({ OPENSEARCH_URL: 'https://api:hunter2%zz@os:9200' })).toMatch(
+      /not valid percent-encoding/,
+    );
     expect(refusal({ OPENSEARCH_URL: `https://api:${password}@os1:9200,https://os2:9200` })).toMatch(
       /every node/,
     );
