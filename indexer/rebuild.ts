@@ -4,8 +4,11 @@
  * on each posting up to date where it differs (the fan-out of a company change). Idempotent:
  * running it twice writes the same values.
  *
- * Past the nested-object limit of mappings/corporates.json (50,000), `postings` keeps the most
- * recent postings by jobCreatedAt; the aggregates and workLocationCount still cover all.
+ * Past the nested-object limit of the corporates index (`index.mapping.nested_objects.limit`,
+ * 50,000 in mappings/corporates.json, read from the live index), `postings` keeps the most
+ * recent postings by jobCreatedAt and `aggregates.postingsTruncated` is set: company search
+ * then answers posting conditions for that company from the jobs index
+ * (src/search/posting-overflow.ts). The aggregates and workLocationCount still cover all.
  */
 
 import { type BulkFailure, type BulkOp, writeBulkChunked } from '../src/opensearch/bulk.js';
@@ -19,7 +22,18 @@ import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
 import { countWorkLocations } from './work-location.js';
 
-const nestedLimit = nestedObjectsLimit('corporates');
+/** What the corporates index allows, else what its mapping file says. */
+async function liveNestedLimit(client: OpenSearchClient, index: string): Promise<number> {
+  const setting = 'index.mapping.nested_objects.limit';
+  const { body } = await withRetry(() =>
+    client.indices.getSettings({ index, name: setting, flat_settings: true, include_defaults: true }),
+  );
+  for (const entry of Object.values(body as Record<string, { settings?: Doc; defaults?: Doc }>)) {
+    const value = Number(entry.settings?.[setting] ?? entry.defaults?.[setting]);
+    if (Number.isInteger(value) && value > 0) return value;
+  }
+  return nestedObjectsLimit('corporates');
+}
 const postingFields = mappingFields('corporates', 'postings');
 
 const postingSourceFields = [
@@ -81,7 +95,7 @@ function maxBy(values: unknown[], toNumber: (value: string | number) => number):
 const asTime = (value: string | number) => Date.parse(String(value));
 const asNumber = (value: string | number) => Number(value);
 
-export function computeAggregates(postings: PostingSource[]): Doc {
+export function computeAggregates(postings: PostingSource[], nestedLimit = Number.POSITIVE_INFINITY): Doc {
   const pick = (field: string) => postings.map((posting) => posting[field]);
   return {
     jobCreatedAtMax: maxBy(pick('jobCreatedAt'), asTime),
@@ -90,6 +104,8 @@ export function computeAggregates(postings: PostingSource[]): Doc {
     jobSalaryMinMax: maxBy(pick('salaryMin'), asNumber),
     jobHiringPlanMinMax: maxBy(pick('hiringPlanMin'), asNumber),
     postingCount: postings.length,
+    // search-only: posting conditions on this company are answered from the jobs index
+    postingsTruncated: postings.length > nestedLimit,
   };
 }
 
@@ -154,6 +170,7 @@ export async function rebuildCompanies(
   const all = [...new Set(corporateNumbers)];
   if (all.length === 0) return result;
   if (options.refresh !== false) await withRetry(() => client.indices.refresh({ index: names.jobs }));
+  const nestedLimit = await liveNestedLimit(client, names.corporates);
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
@@ -179,7 +196,7 @@ export async function rebuildCompanies(
         ref: doc.id,
         body: {
           doc: {
-            aggregates: computeAggregates(postings),
+            aggregates: computeAggregates(postings, nestedLimit),
             postings: newest.map((posting) => toNestedPosting(posting, now)),
             workLocationCount,
             updatedAt: now.toISOString(),

@@ -151,6 +151,12 @@ export interface IndexShape {
   shards: number;
   replicas: number | undefined;
   refreshInterval: string;
+  /**
+   * The corporates index's `index.mapping.nested_objects.limit` (nested postings per company;
+   * mappings/corporates.json keeps 50,000). Only tests set it, lowered, to reach companies past
+   * the limit with a few dozen postings; not in the environment.
+   */
+  nestedPostingLimit?: number;
 }
 
 export function indexSettingsFrom(shape: IndexShape): Record<string, unknown> {

@@ -253,6 +253,7 @@ describe('company rebuild', () => {
       jobSalaryMinMax: 4_000_000,
       jobHiringPlanMinMax: 7,
       postingCount: 11,
+      postingsTruncated: false,
     });
     expect(((company?.postings ?? []) as Source[]).map((posting) => posting.id).sort()).toEqual(
       Object.values(p)

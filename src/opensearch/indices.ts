@@ -7,7 +7,7 @@
 import type { API } from '@opensearch-project/opensearch';
 import { type IndexShape, indexSettingsFrom } from '../config.js';
 import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
-import { indexDefinitions } from './mappings.js';
+import { type IndexDefinition, indexDefinitions } from './mappings.js';
 
 type IndicesCreateBody = API.Indices_Create_Request['body'];
 
@@ -35,7 +35,7 @@ export async function bootstrapIndices(
     const exists = await client.indices.exists({ index: concrete });
     if (exists.body) continue;
     // a mapping file's own settings win over the configured shape
-    const settings = { ...indexSettingsFrom(shape), ...def.settings };
+    const settings = { ...indexSettingsFrom(shape), ...withNestedLimit(def, shape.nestedPostingLimit) };
     try {
       await client.indices.create(
         {
@@ -59,6 +59,17 @@ export async function bootstrapIndices(
     created.push(concrete);
   }
   return created;
+}
+
+/** The corporates settings with a lowered nested limit (tests: IndexShape.nestedPostingLimit). */
+function withNestedLimit(def: IndexDefinition, limit: number | undefined): Record<string, unknown> {
+  if (limit === undefined || def.name !== 'corporates') return def.settings;
+  const index = (def.settings.index ?? {}) as Record<string, unknown>;
+  const mapping = (index.mapping ?? {}) as Record<string, unknown>;
+  return {
+    ...def.settings,
+    index: { ...index, mapping: { ...mapping, nested_objects: { limit } } },
+  };
 }
 
 function errorType(error: unknown): string | undefined {

@@ -13,42 +13,117 @@
  *
  * `filterGroups`: every group is compiled together with the top-level conditions (so the
  * same-posting rule spans both), and at least one group must match.
+ *
+ * Companies with more postings than the nested limit (`overflow`, src/search/posting-overflow.ts)
+ * take each posting query's answer from the jobs index instead of their cut nested copy:
+ *   nested(P) -> { bool: { should: [
+ *                  { bool: { filter: [nested(P)], must_not: [{ terms: { corporateNumber: <over the limit> } }] } },
+ *                  { terms: { corporateNumber: <over the limit, with a posting matching P in jobs> } } ],
+ *                minimum_should_match: 1 } }
  */
+import stableStringify from 'safe-stable-stringify';
 import { excludingOps } from '../catalogue/types.js';
 import { compileCondition, type Query } from './compile-kinds.js';
 import type { Condition, SearchPlan } from './plan.js';
 
 const postingsPath = 'postings';
 
+/**
+ * The jobs-first answers for the companies past the nested limit: `companies` are those
+ * companies, `matches` maps a posting query (`postingQueryKey`) to the ones among them that
+ * have a posting in the jobs index satisfying it.
+ */
+export interface PostingOverflow {
+  companies: string[];
+  matches: ReadonlyMap<string, readonly string[]>;
+}
+
 function nested(query: Query): Query {
   return { nested: { path: postingsPath, query, score_mode: 'none' } };
 }
 
-export function compileConditions(conditions: Condition[]): Query {
+/** One posting query: conditions that one posting must meet together. */
+export function postingQueryKey(conditions: Condition[]): string {
+  return (
+    stableStringify(
+      conditions.map(({ def, op, value }) => ({ field: def.field, kind: def.kind, op, value })),
+    ) ?? ''
+  );
+}
+
+/**
+ * The posting queries of a plan, each asked of one posting: per group (or the top level when
+ * there are no groups) its positive posting conditions together, and every excluding posting
+ * condition alone. Deduplicated by key.
+ */
+export function postingQueries(
+  plan: Pick<SearchPlan, 'conditions' | 'groups'>,
+): Array<{ key: string; conditions: Condition[]; excluding: boolean }> {
+  const found = new Map<string, { key: string; conditions: Condition[]; excluding: boolean }>();
+  const add = (conditions: Condition[], excluding: boolean) => {
+    const key = postingQueryKey(conditions);
+    if (!found.has(key)) found.set(key, { key, conditions, excluding });
+  };
+  const sets =
+    plan.groups.length === 0 ? [plan.conditions] : plan.groups.map((g) => [...plan.conditions, ...g]);
+  for (const conditions of sets) {
+    const posting = conditions.filter((condition) => condition.def.scope === 'posting');
+    const positive = posting.filter((condition) => !excludingOps.has(condition.op));
+    if (positive.length > 0) add(positive, false);
+    for (const condition of posting) if (excludingOps.has(condition.op)) add([condition], true);
+  }
+  return [...found.values()];
+}
+
+/** nested(query), with the jobs-first answer for the companies past the nested limit. */
+function onPostings(query: Query, conditions: Condition[], overflow: PostingOverflow | undefined): Query {
+  if (!overflow || overflow.companies.length === 0) return nested(query);
+  const matched = overflow.matches.get(postingQueryKey(conditions));
+  if (!matched) throw new Error('posting query without a jobs-first answer');
+  return {
+    bool: {
+      should: [
+        {
+          bool: {
+            filter: [nested(query)],
+            must_not: [{ terms: { corporateNumber: [...overflow.companies] } }],
+          },
+        },
+        { terms: { corporateNumber: [...matched] } },
+      ],
+      minimum_should_match: 1,
+    },
+  };
+}
+
+export function compileConditions(conditions: Condition[], overflow?: PostingOverflow): Query {
   const filter: Query[] = [];
   const mustNot: Query[] = [];
-  const samePosting: Query[] = [];
+  const samePosting: Condition[] = [];
   for (const condition of conditions) {
-    const query = compileCondition(condition);
     const excluding = excludingOps.has(condition.op);
     if (condition.def.scope === 'posting') {
-      if (excluding) mustNot.push(nested(query));
-      else samePosting.push(query);
-    } else if (excluding) mustNot.push(query);
-    else filter.push(query);
+      if (excluding) mustNot.push(onPostings(compileCondition(condition), [condition], overflow));
+      else samePosting.push(condition);
+    } else if (excluding) mustNot.push(compileCondition(condition));
+    else filter.push(compileCondition(condition));
   }
-  if (samePosting.length > 0) filter.push(nested({ bool: { filter: samePosting } }));
+  if (samePosting.length > 0)
+    filter.push(onPostings({ bool: { filter: samePosting.map(compileCondition) } }, samePosting, overflow));
   if (filter.length === 0 && mustNot.length === 0) return { match_all: {} };
   return {
     bool: { ...(filter.length > 0 ? { filter } : {}), ...(mustNot.length > 0 ? { must_not: mustNot } : {}) },
   };
 }
 
-export function compileQuery(plan: Pick<SearchPlan, 'conditions' | 'groups'>): Query {
-  if (plan.groups.length === 0) return compileConditions(plan.conditions);
+export function compileQuery(
+  plan: Pick<SearchPlan, 'conditions' | 'groups'>,
+  overflow?: PostingOverflow,
+): Query {
+  if (plan.groups.length === 0) return compileConditions(plan.conditions, overflow);
   return {
     bool: {
-      should: plan.groups.map((group) => compileConditions([...plan.conditions, ...group])),
+      should: plan.groups.map((group) => compileConditions([...plan.conditions, ...group], overflow)),
       minimum_should_match: 1,
     },
   };

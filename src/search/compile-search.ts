@@ -11,7 +11,7 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import { indexName } from '../opensearch/indices.js';
-import { compileQuery } from './compile-query.js';
+import { compileQuery, type PostingOverflow } from './compile-query.js';
 import { compileSort } from './compile-sort.js';
 import { compileFacets } from './facets.js';
 import type { SearchPlan } from './plan.js';
@@ -31,6 +31,8 @@ export function compileSearch(
   search: SearchCatalogue,
   plan: SearchPlan,
   indexPrefix: string,
+  /** Jobs-first answers for companies past the nested posting limit (./posting-overflow.ts). */
+  overflow?: PostingOverflow,
 ): API.Search_Request {
   const wantsSnippets = !plan.fields || plan.fields.includes('descriptionSnippets');
   const highlight = search.index === 'jobs' && wantsSnippets ? compileSnippetHighlight(plan) : undefined;
@@ -43,7 +45,7 @@ export function compileSearch(
     timeout: searchTimeout,
     cancel_after_time_interval: cancelAfter,
     body: {
-      query: compileQuery(plan),
+      query: compileQuery(plan, overflow),
       sort: compileSort(search.sort, plan.sort),
       from: plan.offset,
       size: plan.limit,

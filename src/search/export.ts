@@ -35,7 +35,6 @@ import { leaseSeconds } from '../limits/export-slots.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from '../limits/store-unavailable.js';
 import { metrics } from '../metrics.js';
 import type { Services } from '../services.js';
-import { compileSearch } from './compile-search.js';
 import { toSearchError } from './opensearch-errors.js';
 import { closePit, openPit } from './paging/pit.js';
 import {
@@ -48,6 +47,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
+import { compileWithOverflow } from './run-search.js';
 import { recordFieldNames, selectFields, toCorporateRecord, toJobRecord } from './records.js';
 
 type Format = (typeof exportFormats)[number];
@@ -184,7 +184,8 @@ export async function runExport(
 ): Promise<void> {
   const plan: ExportPlan = {
     ...parsed,
-    request: compileSearch(search, parsed.plan, services.config.indexPrefix),
+    // the jobs-first answers are taken once, so the count, the cap and every page agree
+    request: await compileWithOverflow(services, search, parsed.plan, deadline),
   };
   const toRecord =
     search.index === 'corporates'

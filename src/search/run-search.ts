@@ -24,6 +24,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
+import { resolvePostingOverflow } from './posting-overflow.js';
 import { selectFields, toCorporateRecord, toJobRecord } from './records.js';
 
 export interface SearchResponse {
@@ -65,13 +66,15 @@ async function fetchPage(
   userId: string,
   deadline: Deadline | undefined,
 ): Promise<Fetched> {
-  const request = compileSearch(search, plan, services.config.indexPrefix);
+  const request = await compileWithOverflow(services, search, plan, deadline);
   const context = { ...services, deadline };
   if (plan.cursor !== undefined)
     return cursorPage(context, request, {
       cursor: plan.cursor,
       user: userId,
-      key: listKey(request),
+      // the search as asked: a cursor stays valid when a company past the nested limit gains
+      // or loses a matching posting between pages (that company is then in or out, live)
+      key: listKey(compileSearch(search, plan, services.config.indexPrefix)),
       limit: plan.limit,
       counted: plan.includeTotalResults,
     });
@@ -83,6 +86,22 @@ async function fetchPage(
     });
   const body = await engineSearch(context, request);
   return { body, hits: hitsOf(body) };
+}
+
+/**
+ * The search request, with jobs-first answers for companies past the nested posting limit
+ * when company search has posting conditions (src/search/posting-overflow.ts). Search, count,
+ * deep pages, cursors and exports all compile through here.
+ */
+export async function compileWithOverflow(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  deadline: Deadline | undefined,
+) {
+  const overflow =
+    search.index === 'corporates' ? await resolvePostingOverflow(services, plan, deadline) : undefined;
+  return compileSearch(search, plan, services.config.indexPrefix, overflow);
 }
 
 export async function runPlan(
@@ -137,7 +156,7 @@ export async function countPlan(
   plan: SearchPlan,
   deadline?: Deadline,
 ): Promise<number> {
-  const request = compileSearch(search, plan, services.config.indexPrefix);
+  const request = await compileWithOverflow(services, search, plan, deadline);
   const { query } = request.body as { query: unknown };
   const counted = await engineSearch(
     { ...services, deadline },

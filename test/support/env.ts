@@ -48,7 +48,7 @@ export function testConfig(
 export async function setUpServices(label: string, overrides: Partial<Config> = {}): Promise<Services> {
   const config = testConfig(label, overrides);
   const services = createServices(config, createLogger(config.logLevel));
-  await bootstrapIndices(services.opensearch, config.indexPrefix);
+  await bootstrapIndices(services.opensearch, config.indexPrefix, config.index);
   const close = services.close.bind(services);
   services.close = async () => {
     await dropIndices(services.opensearch, config.indexPrefix);

@@ -1,0 +1,137 @@
+/**
+ * Jobs-first answers for companies with more postings than the nested limit.
+ *
+ * The corporates index holds at most `index.mapping.nested_objects.limit` nested postings per
+ * company (50,000); the rebuild keeps the newest and marks such a company
+ * `aggregates.postingsTruncated`. For those few companies a posting condition is answered from
+ * the jobs index, where every posting is a document of its own: two small engine calls before
+ * the company search, only when the search has posting conditions.
+ *
+ *   1. the marked companies: corporates where aggregates.postingsTruncated (ids only)
+ *   2. one jobs search over their postings, one `filter` aggregation per posting query of the
+ *      plan (./compile-query.ts `postingQueries`), each collecting the corporate numbers:
+ *        { size: 0, query: { terms: { corporateNumber: [marked] } },
+ *          aggs: { q0: { filter: <P0 on jobs fields>, aggs: { companies: { terms: { field: 'corporateNumber', size: <marked> } } } }, ... } }
+ *
+ * The compiled company query then takes, for the marked companies only, these answers instead
+ * of the nested query (./compile-query.ts). A posting query on the jobs index is the nested one
+ * with the jobs document's field names: the same kinds, analyzers, detail-text window and time
+ * zone, so it names the same postings.
+ */
+import type { FilterDef } from '../catalogue/types.js';
+import type { Deadline } from '../deadline.js';
+import { indexName } from '../opensearch/indices.js';
+import { compileCondition, type Query } from './compile-kinds.js';
+import { type PostingOverflow, postingQueries } from './compile-query.js';
+import { engineSearch, hitsOf, type SearchRequest, totalOf } from './paging/pit-search.js';
+import type { Condition, SearchPlan } from './plan.js';
+import type { SearchServices } from './run-search.js';
+
+/**
+ * Posting fields whose jobs-index counterpart is not the same name without `postings.`: the
+ * nested copy stores "has a contact" as a boolean, a jobs document the contact itself.
+ * (Empty strings are stored as null on both sides, so `true`/`false` mean the same.)
+ */
+const jobsCounterparts: Record<string, Pick<FilterDef, 'kind' | 'field'>> = {
+  'postings.hasContactEmail': { kind: 'presence', field: 'contactEmail' },
+  'postings.hasContactPhone': { kind: 'presence', field: 'contactPhoneNumber' },
+};
+
+const unprefixed = (field: string) => field.replace(/^postings\./, '');
+
+/** A posting condition of company search as the same condition on a jobs document. */
+export function onJobsIndex(condition: Condition): Condition {
+  const { def } = condition;
+  if (def.scope !== 'posting') throw new Error(`${def.key} is not a posting condition`);
+  const counterpart = jobsCounterparts[def.field] ?? { kind: def.kind, field: unprefixed(def.field) };
+  return {
+    ...condition,
+    def: {
+      ...def,
+      ...counterpart,
+      scope: 'job',
+      ...(def.collectedAtField ? { collectedAtField: unprefixed(def.collectedAtField) } : {}),
+    },
+  };
+}
+
+/** The postings (jobs documents) one posting query names; excluding ones name what they exclude. */
+export function jobsPostingQuery(conditions: Condition[]): Query {
+  const queries = conditions.map((condition) => compileCondition(onJobsIndex(condition)));
+  return queries.length === 1 ? (queries[0] as Query) : { bool: { filter: queries } };
+}
+
+type Context = SearchServices & { deadline?: Deadline | undefined };
+
+/** The companies past the nested limit, at most `max` of them (by corporate number). */
+async function markedCompanies(context: Context, max: number): Promise<string[]> {
+  const request: SearchRequest = {
+    index: indexName(context.config.indexPrefix, 'corporates'),
+    allow_partial_search_results: false,
+    body: {
+      query: { term: { 'aggregates.postingsTruncated': true } },
+      size: max,
+      _source: false,
+      sort: [{ corporateNumber: { order: 'asc' } }],
+      track_total_hits: true,
+    },
+  };
+  const body = await engineSearch(context, request);
+  const total = totalOf(body);
+  if (total > max)
+    context.logger.warn(
+      { marked: total, answered: max },
+      'more companies past the nested posting limit than the jobs-first step takes; the rest are searched on their newest postings only',
+    );
+  return hitsOf(body)
+    .map((hit) => hit._id)
+    .filter((id): id is string => typeof id === 'string');
+}
+
+/**
+ * The jobs-first answers a plan needs, or undefined when it has no posting condition or no
+ * company is past the limit (the company query is then the plain nested one).
+ */
+export async function resolvePostingOverflow(
+  services: SearchServices,
+  plan: Pick<SearchPlan, 'conditions' | 'groups'>,
+  deadline?: Deadline,
+): Promise<PostingOverflow | undefined> {
+  const queries = postingQueries(plan);
+  if (queries.length === 0) return undefined;
+  const context = { ...services, deadline };
+  const companies = await markedCompanies(context, services.paging.resultWindow);
+  if (companies.length === 0) return undefined;
+  const aggs = Object.fromEntries(
+    queries.map(({ conditions }, i) => [
+      `q${i}`,
+      {
+        filter: jobsPostingQuery(conditions),
+        aggs: { companies: { terms: { field: 'corporateNumber', size: companies.length } } },
+      },
+    ]),
+  );
+  const body = await engineSearch(context, {
+    index: indexName(services.config.indexPrefix, 'jobs'),
+    allow_partial_search_results: false,
+    body: {
+      size: 0,
+      track_total_hits: false,
+      query: { terms: { corporateNumber: companies } },
+      aggs,
+    } as SearchRequest['body'],
+  });
+  const results = (body.aggregations ?? {}) as Record<
+    string,
+    { companies?: { buckets?: Array<{ key: string }> } }
+  >;
+  return {
+    companies,
+    matches: new Map(
+      queries.map(({ key }, i) => [
+        key,
+        (results[`q${i}`]?.companies?.buckets ?? []).map((bucket) => String(bucket.key)),
+      ]),
+    ),
+  };
+}
