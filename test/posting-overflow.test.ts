@@ -282,7 +282,7 @@ describe('count, facets, cursor and export take the same answer', () => {
     const ids: string[] = [];
     let cursor: string | null = '*';
     for (let pages = 0; cursor && pages < 10; pages += 1) {
-      const res = await post('/corporates/search', {
+      const res: request.Response = await post('/corporates/search', {
         jobTitlePartialMatchOr: ['古参'],
         cursor,
         limit: 1,

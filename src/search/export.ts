@@ -47,8 +47,8 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { compileWithOverflow } from './run-search.js';
 import { recordFieldNames, selectFields, toCorporateRecord, toJobRecord } from './records.js';
+import { compileWithOverflow } from './run-search.js';
 
 type Format = (typeof exportFormats)[number];
 type Encoding = (typeof exportEncodings)[number];

@@ -21,11 +21,11 @@
 import type { FilterDef } from '../catalogue/types.js';
 import type { Deadline } from '../deadline.js';
 import { indexName } from '../opensearch/indices.js';
+import type { Services } from '../services.js';
 import { compileCondition, type Query } from './compile-kinds.js';
 import { type PostingOverflow, postingQueries } from './compile-query.js';
 import { engineSearch, hitsOf, type SearchRequest, totalOf } from './paging/pit-search.js';
 import type { Condition, SearchPlan } from './plan.js';
-import type { SearchServices } from './run-search.js';
 
 /**
  * Posting fields whose jobs-index counterpart is not the same name without `postings.`: the
@@ -61,6 +61,7 @@ export function jobsPostingQuery(conditions: Condition[]): Query {
   return queries.length === 1 ? (queries[0] as Query) : { bool: { filter: queries } };
 }
 
+type SearchServices = Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging'>;
 type Context = SearchServices & { deadline?: Deadline | undefined };
 
 /** The companies past the nested limit, at most `max` of them (by corporate number). */
