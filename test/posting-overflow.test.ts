@@ -317,23 +317,31 @@ describe('count, facets, cursor and export take the same answer', () => {
     ]);
   });
 
-  it('a posting facet counts the company past the limit by all its postings', async () => {
-    const res = await post('/corporates/search', {
-      jobEmploymentTypeIdOr: [1, 3, 4],
-      facets: ['jobMediaId'],
-      limit: 1,
-    }).expect(200);
-    const counts = Object.fromEntries(
-      (res.body.facets.jobMediaId as Array<{ value: number; count: number }>).map((b) => [b.value, b.count]),
-    );
+  it.each([
     // media 7 (big's cut posting, type 3; small's, type 1), 8 (big's cut, small's), 1 (all three)
-    expect(counts).toEqual({ 1: 3, 7: 2, 8: 2 });
-    for (const [medium, count] of Object.entries(counts)) {
-      const counted = await post('/corporates/count', {
-        jobEmploymentTypeIdOr: [1, 3, 4],
-        jobMediaIdOr: [Number(medium)],
-      }).expect(200);
-      expect(counted.body.totalResults).toBe(count);
-    }
-  });
+    [{ jobEmploymentTypeIdOr: [1, 3, 4] }, { 1: 3, 7: 2, 8: 2 }],
+    // no posting condition: every posting counts; 2 is only on big's newest
+    [{}, { 1: 3, 2: 1, 7: 2, 8: 2 }],
+    // type 3 is only on big's cut posting 0 (medium 7)
+    [{ jobEmploymentTypeIdOr: [3] }, { 7: 1 }],
+  ])(
+    'a posting facet under %j counts the company past the limit by all its postings',
+    async (body, expected) => {
+      const res = await post('/corporates/search', { ...body, facets: ['jobMediaId'], limit: 1 }).expect(200);
+      const counts = Object.fromEntries(
+        (res.body.facets.jobMediaId as Array<{ value: number; count: number }>).map((b) => [
+          b.value,
+          b.count,
+        ]),
+      );
+      expect(counts).toEqual(expected);
+      // each bucket is the count of the search filtered on its value
+      for (const [medium, count] of Object.entries(counts)) {
+        const counted = await post('/corporates/count', { ...body, jobMediaIdOr: [Number(medium)] }).expect(
+          200,
+        );
+        expect([medium, counted.body.totalResults]).toEqual([medium, count]);
+      }
+    },
+  );
 });

@@ -38,7 +38,7 @@ export function compileSearch(
   const highlight = search.index === 'jobs' && wantsSnippets ? compileSnippetHighlight(plan) : undefined;
   // `fields`: fetch only what the records show (snippets come from the highlighter, not _source)
   const includes = plan.fields?.filter((field) => field !== 'descriptionSnippets');
-  const aggs = compileFacets(search, plan);
+  const aggs = compileFacets(search, plan, overflow);
   return {
     index: indexName(indexPrefix, search.index),
     allow_partial_search_results: false,

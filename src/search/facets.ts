@@ -17,7 +17,8 @@ import type { FilterDef } from '../catalogue/types.js';
 import { excludingOps } from '../catalogue/types.js';
 import { type MasterName, readMasterFile } from '../masters/masters.js';
 import { compileCondition, type Query } from './compile-kinds.js';
-import type { SearchPlan } from './plan.js';
+import type { PostingOverflow } from './compile-query.js';
+import type { Condition, SearchPlan } from './plan.js';
 
 interface MasterRef {
   master: MasterName;
@@ -43,7 +44,8 @@ const masterOfKey: Record<string, MasterRef> = {
 };
 
 /** Buckets per facet: more than any master has values, so every value is counted. */
-const bucketSize = 1000;
+export const facetBucketSize = 1000;
+const bucketSize = facetBucketSize;
 
 export interface FacetDef {
   def: FilterDef;
@@ -95,12 +97,19 @@ export function facetNames(search: SearchCatalogue): string[] {
   return [...facetCatalogue(search).keys()];
 }
 
-/** The postings a posting facet counts: those meeting the request's positive posting conditions. */
-function postingFilter(plan: Pick<SearchPlan, 'conditions' | 'groups'>): Query {
+/**
+ * The postings a posting facet counts: those meeting the request's positive posting conditions.
+ * `compile`: a condition's query on the nested postings, or (src/search/posting-overflow.ts)
+ * on the jobs index.
+ */
+export function postingFilter(
+  plan: Pick<SearchPlan, 'conditions' | 'groups'>,
+  compile: (condition: Condition) => Query = compileCondition,
+): Query {
   const positive = (conditions: SearchPlan['conditions']) =>
     conditions
       .filter((condition) => condition.def.scope === 'posting' && !excludingOps.has(condition.op))
-      .map(compileCondition);
+      .map(compile);
   const all = (queries: Query[]): Query =>
     queries.length === 0 ? { match_all: {} } : { bool: { filter: queries } };
   if (plan.groups.length === 0) return all(positive(plan.conditions));
@@ -112,31 +121,68 @@ function postingFilter(plan: Pick<SearchPlan, 'conditions' | 'groups'>): Query {
   };
 }
 
+/**
+ * Beside the posting facets of a search that has companies past the nested limit: those of
+ * them among the results, whose postings are then counted from the jobs index.
+ */
+export const overflowResultsAgg = 'postingOverflowResults';
+
+/**
+ * `overflow`: with companies past the nested limit, the nested counting leaves them out, and
+ * the search names those among its results (`overflowResultsAgg`) for src/search/posting-overflow.ts
+ * to count from the jobs index.
+ */
 export function compileFacets(
   search: SearchCatalogue,
   plan: Pick<SearchPlan, 'conditions' | 'groups' | 'facets'>,
+  overflow?: PostingOverflow,
 ): Record<string, unknown> | undefined {
   if (plan.facets.length === 0) return undefined;
   const catalogue = facetCatalogue(search);
   const aggs: Record<string, unknown> = {};
+  const marked = overflow && overflow.companies.length > 0 ? [...overflow.companies] : undefined;
   for (const name of plan.facets) {
     const { def } = catalogue.get(name) as FacetDef;
     const terms = { terms: { field: def.field, size: bucketSize, shard_size: bucketSize } };
-    aggs[name] =
-      def.scope === 'posting'
-        ? {
-            nested: { path: 'postings' },
-            aggs: {
-              matching: {
-                filter: postingFilter(plan),
-                aggs: { values: { ...terms, aggs: { companies: { reverse_nested: {} } } } },
-              },
-            },
-          }
-        : terms;
+    if (def.scope !== 'posting') {
+      aggs[name] = terms;
+      continue;
+    }
+    const nestedCount = {
+      nested: { path: 'postings' },
+      aggs: {
+        matching: {
+          filter: postingFilter(plan),
+          aggs: { values: { ...terms, aggs: { companies: { reverse_nested: {} } } } },
+        },
+      },
+    };
+    if (!marked) {
+      aggs[name] = nestedCount;
+      continue;
+    }
+    aggs[name] = {
+      filter: { bool: { must_not: [{ terms: { corporateNumber: marked } }] } },
+      aggs: { unmarked: nestedCount },
+    };
+    aggs[overflowResultsAgg] = {
+      filter: { terms: { corporateNumber: marked } },
+      aggs: { companies: { terms: { field: 'corporateNumber', size: marked.length } } },
+    };
   }
   return aggs;
 }
+
+/** The companies past the nested limit among a search's results (empty without that agg). */
+export function overflowInResults(aggregations: Record<string, unknown> | undefined): string[] {
+  const agg = aggregations?.[overflowResultsAgg] as
+    | { companies?: { buckets?: Array<{ key: string }> } }
+    | undefined;
+  return (agg?.companies?.buckets ?? []).map((bucket) => String(bucket.key));
+}
+
+/** Facet name -> value -> companies to add (counted from the jobs index). */
+export type FacetAdditions = Map<string, Map<string | number, number>>;
 
 interface Bucket {
   key: string | number;
@@ -144,25 +190,28 @@ interface Bucket {
   companies?: { doc_count: number };
 }
 
+type FacetAgg = { buckets?: Bucket[]; matching?: { values?: { buckets?: Bucket[] } } };
+
 export function readFacets(
   search: SearchCatalogue,
   names: string[],
   aggregations: Record<string, unknown> | undefined,
+  additions?: FacetAdditions,
 ): Record<string, FacetBucket[]> {
   const catalogue = facetCatalogue(search);
   const out: Record<string, FacetBucket[]> = {};
   for (const name of names) {
-    const agg = aggregations?.[name] as
-      | { buckets?: Bucket[]; matching?: { values?: { buckets?: Bucket[] } } }
-      | undefined;
+    const raw = aggregations?.[name] as (FacetAgg & { unmarked?: FacetAgg }) | undefined;
+    const agg = raw?.unmarked ?? raw;
     const buckets = agg?.buckets ?? agg?.matching?.values?.buckets ?? [];
     const names = catalogue.get(name)?.names;
-    out[name] = buckets
-      .map((bucket) => ({
-        value: bucket.key,
-        name: names?.get(bucket.key) ?? null,
-        count: bucket.companies?.doc_count ?? bucket.doc_count,
-      }))
+    const counts = new Map<string | number, number>(
+      buckets.map((bucket) => [bucket.key, bucket.companies?.doc_count ?? bucket.doc_count]),
+    );
+    for (const [value, added] of additions?.get(name) ?? [])
+      counts.set(value, (counts.get(value) ?? 0) + added);
+    out[name] = [...counts]
+      .map(([value, count]) => ({ value, name: names?.get(value) ?? null, count }))
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   }
   return out;

@@ -18,12 +18,14 @@
  * with the jobs document's field names: the same kinds, analyzers, detail-text window and time
  * zone, so it names the same postings.
  */
+import { corporateSearch } from '../catalogue/searches.js';
 import type { FilterDef } from '../catalogue/types.js';
 import type { Deadline } from '../deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
 import { compileCondition, type Query } from './compile-kinds.js';
 import { type PostingOverflow, postingQueries } from './compile-query.js';
+import { type FacetAdditions, facetBucketSize, facetCatalogue, postingFilter } from './facets.js';
 import { engineSearch, hitsOf, type SearchRequest, totalOf } from './paging/pit-search.js';
 import type { Condition, SearchPlan } from './plan.js';
 
@@ -89,20 +91,27 @@ async function markedCompanies(context: Context, max: number): Promise<string[]>
     .filter((id): id is string => typeof id === 'string');
 }
 
+function hasPostingFacet(plan: Pick<SearchPlan, 'facets'>): boolean {
+  const catalogue = facetCatalogue(corporateSearch);
+  return plan.facets.some((name) => catalogue.get(name)?.def.scope === 'posting');
+}
+
 /**
- * The jobs-first answers a plan needs, or undefined when it has no posting condition or no
- * company is past the limit (the company query is then the plain nested one).
+ * The jobs-first answers a company search needs, or undefined when it has neither a posting
+ * condition nor a posting facet, or no company is past the limit (the company query is then
+ * the plain nested one).
  */
 export async function resolvePostingOverflow(
   services: SearchServices,
-  plan: Pick<SearchPlan, 'conditions' | 'groups'>,
+  plan: Pick<SearchPlan, 'conditions' | 'groups' | 'facets'>,
   deadline?: Deadline,
 ): Promise<PostingOverflow | undefined> {
   const queries = postingQueries(plan);
-  if (queries.length === 0) return undefined;
+  if (queries.length === 0 && !hasPostingFacet(plan)) return undefined;
   const context = { ...services, deadline };
   const companies = await markedCompanies(context, services.paging.resultWindow);
   if (companies.length === 0) return undefined;
+  if (queries.length === 0) return { companies, matches: new Map() };
   const aggs = Object.fromEntries(
     queries.map(({ conditions }, i) => [
       `q${i}`,
@@ -135,4 +144,66 @@ export async function resolvePostingOverflow(
       ]),
     ),
   };
+}
+
+/**
+ * Posting facets of company search for the companies past the nested limit among the results
+ * (`companies`, from the search's own aggregation): per facet value, how many of them have a
+ * posting with that value meeting the request's positive posting conditions, counted on the
+ * jobs index. The facets add these to the nested counts, which leave those companies out.
+ */
+export async function overflowFacetCounts(
+  services: SearchServices,
+  plan: Pick<SearchPlan, 'conditions' | 'groups' | 'facets'>,
+  companies: string[],
+  deadline?: Deadline,
+): Promise<FacetAdditions | undefined> {
+  if (companies.length === 0) return undefined;
+  if (!hasPostingFacet(plan)) return undefined;
+  const catalogue = facetCatalogue(corporateSearch);
+  const postingFacets = plan.facets.filter((name) => catalogue.get(name)?.def.scope === 'posting');
+  const aggs = Object.fromEntries(
+    postingFacets.map((name, i) => [
+      `f${i}`,
+      {
+        terms: { field: unprefixed(catalogue.get(name)?.def.field ?? ''), size: facetBucketSize },
+        aggs: { companies: { terms: { field: 'corporateNumber', size: companies.length } } },
+      },
+    ]),
+  );
+  const body = await engineSearch(
+    { ...services, deadline },
+    {
+      index: indexName(services.config.indexPrefix, 'jobs'),
+      allow_partial_search_results: false,
+      body: {
+        size: 0,
+        track_total_hits: false,
+        query: {
+          bool: {
+            filter: [
+              { terms: { corporateNumber: companies } },
+              postingFilter(plan, (condition) => compileCondition(onJobsIndex(condition))),
+            ],
+          },
+        },
+        aggs,
+      } as SearchRequest['body'],
+    },
+  );
+  const results = (body.aggregations ?? {}) as Record<
+    string,
+    { buckets?: Array<{ key: string | number; companies?: { buckets?: unknown[] } }> }
+  >;
+  return new Map(
+    postingFacets.map((name, i) => [
+      name,
+      new Map(
+        (results[`f${i}`]?.buckets ?? []).map((bucket) => [
+          bucket.key,
+          bucket.companies?.buckets?.length ?? 0,
+        ]),
+      ),
+    ]),
+  );
 }

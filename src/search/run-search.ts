@@ -12,7 +12,7 @@ import { exportCost } from '../limits/export-cost.js';
 import { metrics } from '../metrics.js';
 import type { Services } from '../services.js';
 import { compileSearch } from './compile-search.js';
-import { type FacetBucket, readFacets } from './facets.js';
+import { type FacetAdditions, type FacetBucket, overflowInResults, readFacets } from './facets.js';
 import { cursorPage, deepPage } from './paging/pages.js';
 import {
   type EngineHit,
@@ -24,7 +24,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { resolvePostingOverflow } from './posting-overflow.js';
+import { overflowFacetCounts, resolvePostingOverflow } from './posting-overflow.js';
 import { selectFields, toCorporateRecord, toJobRecord } from './records.js';
 
 export interface SearchResponse {
@@ -115,8 +115,18 @@ export async function runPlan(
   // a deep or cursor page's engine time is the whole of its steps
   const timer = metrics.engineDuration.startTimer({ operation: `${search.index}_search` });
   let page: Fetched;
+  let additions: FacetAdditions | undefined;
   try {
     page = await fetchPage(services, search, plan, options.userId ?? '', options.deadline);
+    if (search.index === 'corporates' && plan.facets.length > 0) {
+      const aggregations = page.body.aggregations as Record<string, unknown> | undefined;
+      additions = await overflowFacetCounts(
+        services,
+        plan,
+        overflowInResults(aggregations),
+        options.deadline,
+      );
+    }
     timer({ outcome: 'ok' });
   } catch (error) {
     timer({ outcome: 'error' });
@@ -127,7 +137,14 @@ export async function runPlan(
     results: page.hits.map((hit) => selectFields(toRecord(hit), plan.fields)),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
     ...(plan.facets.length > 0
-      ? { facets: readFacets(search, plan.facets, page.body.aggregations as Record<string, unknown>) }
+      ? {
+          facets: readFacets(
+            search,
+            plan.facets,
+            page.body.aggregations as Record<string, unknown>,
+            additions,
+          ),
+        }
       : {}),
   };
 }
