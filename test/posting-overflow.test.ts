@@ -15,8 +15,10 @@ import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { indexName } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
+import { onJobsIndex } from '../src/search/posting-overflow.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
@@ -344,4 +346,35 @@ describe('count, facets, cursor and export take the same answer', () => {
       }
     },
   );
+});
+
+describe('every posting condition has its counterpart on the jobs index', () => {
+  /** A field's mapping by its path (`postings.title.substring`), sub-fields included. */
+  function mappingOf(index: string, path: string): unknown {
+    let node = {
+      properties: indexDefinitions().find((def) => def.name === index)?.mappings.properties,
+    } as Doc;
+    for (const part of path.split('.'))
+      node = ((node.properties as Doc | undefined)?.[part] ??
+        (node.fields as Doc | undefined)?.[part]) as Doc;
+    return node;
+  }
+  const postingDefs = corporateSearch.filters.filter((def) => def.scope === 'posting');
+
+  it.each(postingDefs.map((def) => [def.key, def] as const))('%s', (_key, def) => {
+    const onJobs = onJobsIndex({ def, op: def.ops[0] ?? 'any', value: [1], path: def.key }).def;
+    expect(mappingOf('jobs', onJobs.field)).toBeDefined();
+    if (def.field === 'postings.hasContactEmail' || def.field === 'postings.hasContactPhone') {
+      // has-a-contact is a boolean on the nested copy, the contact itself on the posting
+      expect([onJobs.kind, (mappingOf('jobs', onJobs.field) as Doc).type]).toEqual(['presence', 'keyword']);
+    } else {
+      // the same kind on a field mapped the same way (type, analyzer, date format)
+      expect(onJobs.kind).toBe(def.kind);
+      expect(mappingOf('jobs', onJobs.field)).toEqual(mappingOf('corporates', def.field));
+    }
+    if (def.collectedAtField)
+      expect(mappingOf('jobs', onJobs.collectedAtField ?? '')).toEqual(
+        mappingOf('corporates', def.collectedAtField),
+      );
+  });
 });
