@@ -10,7 +10,8 @@
  * On company search a posting facet counts companies (nested -> reverse_nested), and only
  * postings that satisfy the request's posting conditions count, as the same-posting rule
  * would for the filtered search. Terms over the single shard with a size above every master's
- * length are exact.
+ * length are exact. Companies past the nested posting limit are counted from the jobs index
+ * instead (src/search/posting-overflow.ts), by all their postings.
  */
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { FilterDef } from '../catalogue/types.js';
@@ -45,7 +46,6 @@ const masterOfKey: Record<string, MasterRef> = {
 
 /** Buckets per facet: more than any master has values, so every value is counted. */
 export const facetBucketSize = 1000;
-const bucketSize = facetBucketSize;
 
 export interface FacetDef {
   def: FilterDef;
@@ -143,7 +143,7 @@ export function compileFacets(
   const marked = overflow && overflow.companies.length > 0 ? [...overflow.companies] : undefined;
   for (const name of plan.facets) {
     const { def } = catalogue.get(name) as FacetDef;
-    const terms = { terms: { field: def.field, size: bucketSize, shard_size: bucketSize } };
+    const terms = { terms: { field: def.field, size: facetBucketSize, shard_size: facetBucketSize } };
     if (def.scope !== 'posting') {
       aggs[name] = terms;
       continue;

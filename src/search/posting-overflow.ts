@@ -4,8 +4,9 @@
  * The corporates index holds at most `index.mapping.nested_objects.limit` nested postings per
  * company (50,000); the rebuild keeps the newest and marks such a company
  * `aggregates.postingsTruncated`. For those few companies a posting condition is answered from
- * the jobs index, where every posting is a document of its own: two small engine calls before
- * the company search, only when the search has posting conditions.
+ * the jobs index, where every posting is a document of its own: engine calls before the company
+ * search only when it has a posting condition or a posting facet, the second only when some
+ * company is marked.
  *
  *   1. the marked companies: corporates where aggregates.postingsTruncated (ids only)
  *   2. one jobs search over their postings, one `filter` aggregation per posting query of the
@@ -16,7 +17,7 @@
  * The compiled company query then takes, for the marked companies only, these answers instead
  * of the nested query (./compile-query.ts). A posting query on the jobs index is the nested one
  * with the jobs document's field names: the same kinds, analyzers, detail-text window and time
- * zone, so it names the same postings.
+ * zone, so it names the same postings. Posting facets: `overflowFacetCounts` below.
  */
 import { corporateSearch } from '../catalogue/searches.js';
 import type { FilterDef } from '../catalogue/types.js';
