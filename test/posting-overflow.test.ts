@@ -258,6 +258,19 @@ describe('posting conditions are exact for the company past the limit', () => {
     ).toEqual(['plain']);
   });
 
+  it('the companies within the limit get the nested answer, as before', async () => {
+    const bodies: Doc[] = [
+      { jobTitlePartialMatchOr: ['古参'] },
+      { jobMediaIdNot: [7] },
+      { jobMediaIdOr: [8], jobEmploymentTypeIdOr: [4] },
+      { jobMediaIdOr: [7], jobMediaIdNot: [2] },
+      { filterGroups: [{ jobMediaId: { any: [1] } }, { jobMediaId: { any: [8] } }] },
+    ];
+    const withoutBig = (list: string[]) => list.filter((name) => name !== 'big');
+    for (const body of bodies)
+      expect([body, withoutBig(await found(body))]).toEqual([body, withoutBig(await foundNestedOnly(body))]);
+  });
+
   it('a company condition beside a posting condition still applies to it', async () => {
     expect(await found({ jobMediaIdOr: [8], corporateNamePartialMatchOr: ['大量'] })).toEqual(['big']);
     expect(await found({ jobMediaIdOr: [8], corporateNamePartialMatchNot: ['大量'] })).toEqual(['small']);
