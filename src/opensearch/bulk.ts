@@ -6,7 +6,13 @@
  */
 import type { API } from '@opensearch-project/opensearch';
 import type { OpenSearchClient } from './client.js';
-import { isTransientStatus, type RetryOptions, withRetry } from './retry.js';
+import {
+  isTransientStatus,
+  isWriteBlocked,
+  type RetryOptions,
+  withRetry,
+  writeBlockWaitMs,
+} from './retry.js';
 
 export interface BulkOp<Ref = unknown> {
   action: 'index' | 'update' | 'delete';
@@ -74,7 +80,9 @@ export async function writeBulk<Ref>(
 ): Promise<BulkFailure<Ref>[]> {
   const failures: BulkFailure<Ref>[] = [];
   let pending = ops;
-  for (let attempt = 0; pending.length > 0; attempt++) {
+  const started = Date.now();
+  // attempts count transient rejections only; rounds spent waiting out a write block do not
+  for (let attempt = 0; pending.length > 0; ) {
     const batch = pending;
     const { body } = await withRetry(
       () =>
@@ -85,6 +93,7 @@ export async function writeBulk<Ref>(
       options,
     );
     const retry: BulkOp<Ref>[] = [];
+    let blocked = false;
     body.items.forEach((entry, position) => {
       const item = Object.values(entry)[0] as BulkItemResult | undefined;
       const op = batch[position];
@@ -102,11 +111,17 @@ export async function writeBulk<Ref>(
           return;
         }
         if (isTransientStatus(item.status) && attempt < (options.retries ?? 6)) retry.push(op);
-        else failures.push({ op, reason: describeItemError(item) });
+        else if (isWriteBlocked(item.error?.reason ?? '') && Date.now() - started < writeBlockWaitMs) {
+          // a reindex's last catch-up: the alias moves to the new index within seconds
+          blocked = true;
+          retry.push(op);
+        } else failures.push({ op, reason: describeItemError(item) });
       });
     }
     pending = retry;
-    if (retry.length > 0) await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+    if (retry.length > 0)
+      await new Promise((resolve) => setTimeout(resolve, blocked ? 1000 : 200 * 2 ** Math.min(attempt, 6)));
+    if (!blocked) attempt++;
   }
   return failures;
 }

@@ -2,7 +2,10 @@
  * Index bootstrap: each file mappings/<name>.json (except analysis.json) defines one index
  * `{version, settings?, mappings}` (read by ./mappings.ts). The API and the indexer address indices by alias
  * (`<prefix><name>`); the alias points at the versioned index `<prefix><name>-v<version>`,
- * so a mapping change is a new version reindexed behind the alias with no downtime.
+ * so a mapping change is a new version reindexed behind the alias with no downtime
+ * (`npm run reindex`, ./reindex.ts). Once an alias exists, bootstrap leaves it where it points:
+ * after a reindex that is an index named `<prefix><name>-v<version>-<suffix>`, and after a
+ * mapping's version goes up, the old version until the operator reindexes.
  */
 import type { API } from '@opensearch-project/opensearch';
 import { type IndexShape, indexSettingsFrom } from '../config.js';
@@ -32,6 +35,7 @@ export async function bootstrapIndices(
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
     const concrete = `${alias}-v${def.version}`;
+    if ((await client.indices.existsAlias({ name: alias })).body) continue;
     const exists = await client.indices.exists({ index: concrete });
     if (exists.body) continue;
     // a mapping file's own settings win over the configured shape
@@ -76,12 +80,25 @@ function errorType(error: unknown): string | undefined {
   return (error as { meta?: { body?: { error?: { type?: string } } } }).meta?.body?.error?.type;
 }
 
-/** Deletes the indices under a prefix (tests). */
+/**
+ * The versioned indices of one alias, whether the alias points at them or not (a reindex
+ * leaves the old one behind): `t-jobs-v1`, `t-jobs-v1-20261122t140501z`, ...
+ */
+export async function versionedIndices(client: OpenSearchClient, alias: string): Promise<string[]> {
+  const { body } = await client.indices.get(
+    { index: `${alias}-v*`, expand_wildcards: 'all' },
+    { ignore: [404] },
+  );
+  const own = new RegExp(`^${alias.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-v\\d+(-[0-9a-z]+)?$`);
+  return Object.keys(body ?? {})
+    .filter((name) => own.test(name))
+    .sort();
+}
+
+/** Deletes the indices under a prefix, every version (tests). */
 export async function dropIndices(client: OpenSearchClient, prefix: string): Promise<void> {
   for (const def of indexDefinitions()) {
-    await client.indices.delete({
-      index: `${indexName(prefix, def.name)}-v${def.version}`,
-      ignore_unavailable: true,
-    });
+    for (const index of await versionedIndices(client, indexName(prefix, def.name)))
+      await client.indices.delete({ index, ignore_unavailable: true });
   }
 }

@@ -7,6 +7,11 @@
  * (timeout), 429 (rejected execution, circuit breaker) or any 5xx (overloaded, restarting, a
  * shard unavailable). Anything else (a 400 of a malformed query, a mapping conflict, a 404)
  * will not get better by waiting.
+ *
+ * A write block (`index.blocks.write`, `FORBIDDEN/8/index write (api)`) is its own case: a
+ * reindex sets it on the old indices for its last catch-up and lifts it for the writer by
+ * moving the alias, so a blocked write is retried for up to `writeBlockWaitMs` and then lands
+ * in the new index (docs/decisions.md, "Zero-downtime reindex").
  */
 import { errors } from '@opensearch-project/opensearch';
 import pRetry from 'p-retry';
@@ -27,19 +32,43 @@ export function isTransientError(error: unknown): boolean {
   return false;
 }
 
+/** How long a writer keeps retrying a write that an index's write block refuses. */
+export const writeBlockWaitMs = 300_000;
+
+/** True for an answer (or an item's error text) saying the index refuses writes for now. */
+export function isWriteBlocked(error: unknown): boolean {
+  if (typeof error === 'string') return error.includes('index write (api)');
+  if (error instanceof errors.ResponseError)
+    return JSON.stringify(error.meta.body ?? '').includes('index write (api)');
+  return false;
+}
+
 export interface RetryOptions {
   retries?: number;
   minTimeout?: number;
 }
 
-/** Runs `run`, retrying transient failures with exponential backoff (default 6 retries from 200 ms). */
-export function withRetry<T>(run: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
-  return pRetry(run, {
-    retries: options.retries ?? 6,
-    minTimeout: options.minTimeout ?? 200,
-    maxTimeout: 10_000,
-    factor: 2,
-    randomize: true,
-    shouldRetry: ({ error }) => isTransientError(error),
-  });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `run`, retrying transient failures with exponential backoff (default 6 retries from
+ * 200 ms), and a write refused by a write block every second for up to `writeBlockWaitMs`.
+ */
+export async function withRetry<T>(run: () => Promise<T>, options: RetryOptions = {}): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await pRetry(run, {
+        retries: options.retries ?? 6,
+        minTimeout: options.minTimeout ?? 200,
+        maxTimeout: 10_000,
+        factor: 2,
+        randomize: true,
+        shouldRetry: ({ error }) => isTransientError(error),
+      });
+    } catch (error) {
+      if (!isWriteBlocked(error) || Date.now() - started > writeBlockWaitMs) throw error;
+      await sleep(1000);
+    }
+  }
 }

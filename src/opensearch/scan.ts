@@ -16,8 +16,10 @@ export interface ScanOptions {
   query: Record<string, unknown>;
   /** A total order: end with a unique field (`id`), so no two hits share a sort key. */
   sort: Array<Record<string, 'asc' | 'desc'>>;
-  /** Fields of `_source` to return (all when omitted). */
-  source?: string[];
+  /** Fields of `_source` to return (all when omitted; none when false). */
+  source?: string[] | false;
+  /** Also return each document's `_version`. */
+  version?: boolean;
   pageSize?: number;
   /** How long the point in time lives between two pages. */
   keepAlive?: string;
@@ -26,6 +28,8 @@ export interface ScanOptions {
 export interface ScanHit<T> {
   id: string;
   source: T;
+  /** With `version: true`. */
+  version?: number;
 }
 
 type SearchBody = NonNullable<API.Search_Request['body']>;
@@ -48,13 +52,18 @@ export async function* scan<T = Record<string, unknown>>(
         sort: options.sort as SearchBody['sort'],
         pit: { id: pit.pit_id, keep_alive: keepAlive },
         track_total_hits: false,
-        ...(options.source ? { _source: options.source } : {}),
+        ...(options.source !== undefined ? { _source: options.source } : {}),
+        ...(options.version ? { version: true } : {}),
         ...(searchAfter ? { search_after: searchAfter } : {}),
       };
       const { body: page } = await withRetry(() => client.search({ body }));
       const hits = page.hits.hits;
       if (hits.length > 0)
-        yield hits.map((hit) => ({ id: String(hit._id), source: (hit._source ?? {}) as T }));
+        yield hits.map((hit) => ({
+          id: String(hit._id),
+          source: (hit._source ?? {}) as T,
+          ...(hit._version !== undefined ? { version: hit._version } : {}),
+        }));
       if (hits.length < pageSize) return;
       searchAfter = hits[hits.length - 1]?.sort;
     }
