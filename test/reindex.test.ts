@@ -234,12 +234,14 @@ describe('npm run reindex under search load and ingestion', () => {
     })();
 
     let result: Awaited<ReturnType<typeof reindexAll>>;
+    const progress: string[] = [];
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       result = await reindexAll(services.opensearch, services.config.indexPrefix, {
         // about 2.5 s per index of postings: long enough for writes to land mid-copy
         requestsPerSecond: 1_000,
         onProgress: (message) => {
+          progress.push(message);
           if (message.startsWith('created')) current = 'copying';
           if (message.startsWith('writes to the old indices blocked')) current = 'blocked';
         },
@@ -286,6 +288,7 @@ describe('npm run reindex under search load and ingestion', () => {
         `cursor ${cursorPages} pages, ${cursorIds.length} ids`,
     );
 
+    console.log(`[reindex] progress:\n  ${progress.join('\n  ')}`);
     expect(searches.failed).toBe(0);
     expect(searches.run).toBeGreaterThan(0);
     // the interesting writes did happen while the copy ran

@@ -210,6 +210,7 @@ async function catchUp(
   client: OpenSearchClient,
   move: Move,
   copyOptions: { requestsPerSecond?: number; slices?: number | 'auto'; asTask?: boolean } = {},
+  frozen = false,
 ): Promise<{ copied: number; deleted: number }> {
   const checkpoint = await localCheckpoint(client, move.from);
   // everything up to the checkpoint is indexed; the refresh makes it visible to the copy
@@ -229,15 +230,20 @@ async function catchUp(
   );
   move.checkpoint = checkpoint;
   await withRetry(() => client.indices.refresh({ index: move.to }));
+  // With writes blocked the new index holds every id of the old one (each was copied), so
+  // equal counts mean equal id sets and the id merge can be skipped. While writes go on,
+  // counts prove nothing, so every earlier pass merges.
+  if (frozen && (await countOf(client, move.from)) === (await countOf(client, move.to)))
+    return { copied: copied.created + copied.updated, deleted: 0 };
   const deleted = await deleteGone(client, move);
   return { copied: copied.created + copied.updated, deleted };
 }
 
 /** One catch-up of every move, side by side (the last one runs while writes wait). */
-async function catchUpAll(client: OpenSearchClient, moves: Move[]) {
+async function catchUpAll(client: OpenSearchClient, moves: Move[], frozen = false) {
   return Promise.all(
     moves.map(async (move) => {
-      const counts = await catchUp(client, move);
+      const counts = await catchUp(client, move, {}, frozen);
       move.caughtUp += counts.copied;
       move.deleted += counts.deleted;
       return counts;
@@ -339,32 +345,44 @@ export async function reindexAll(
       if (changed < settleBelow) break;
     }
 
+    // the new indices take their configured refresh and are allocated before writes stop
+    await Promise.all(
+      moves.map(async (move) => {
+        await withRetry(() =>
+          client.indices.putSettings({
+            index: move.to,
+            body: { 'index.refresh_interval': shape.refreshInterval },
+          }),
+        );
+        // as available as the index it replaces (green on a cluster, green or yellow on one node)
+        const { body: health } = await client.cluster.health({ index: move.from });
+        await client.cluster.health({ index: move.to, wait_for_status: health.status, timeout: '120s' });
+      }),
+    );
+
     blockedAt = Date.now();
     await setWriteBlock(
       client,
       moves.map((move) => move.from),
       true,
     );
-    say('writes to the old indices blocked (writers wait and retry); last catch-up');
+    say(
+      `writes to the old indices blocked (writers wait and retry) after ${Date.now() - blockedAt} ms; last catch-up`,
+    );
     passes++;
-    await catchUpAll(client, moves);
-    const shapeOf = async (move: Move) => {
-      await withRetry(() =>
-        client.indices.putSettings({
-          index: move.to,
-          body: { 'index.refresh_interval': shape.refreshInterval },
-        }),
-      );
-      await withRetry(() => client.indices.refresh({ index: move.to }));
-      const [was, is] = [await countOf(client, move.from), await countOf(client, move.to)];
-      if (was !== is)
-        throw new Error(`${move.to} holds ${is} documents, ${move.from} ${was}; nothing was swapped`);
-      move.count = is;
-      // as available as the index it replaces (green on a cluster, green or yellow on one node)
-      const { body: health } = await client.cluster.health({ index: move.from });
-      await client.cluster.health({ index: move.to, wait_for_status: health.status, timeout: '120s' });
-    };
-    await Promise.all(moves.map(shapeOf));
+    const last = await catchUpAll(client, moves, true);
+    say(
+      `last catch-up: ${last.reduce((sum, counts) => sum + counts.copied, 0)} copied, ` +
+        `${last.reduce((sum, counts) => sum + counts.deleted, 0)} deleted, ${Date.now() - blockedAt} ms into the block`,
+    );
+    await Promise.all(
+      moves.map(async (move) => {
+        const [was, is] = [await countOf(client, move.from), await countOf(client, move.to)];
+        if (was !== is)
+          throw new Error(`${move.to} holds ${is} documents, ${move.from} ${was}; nothing was swapped`);
+        move.count = is;
+      }),
+    );
 
     const actions = moves.flatMap((move) => [
       { remove: { index: move.from, alias: move.alias, must_exist: true } },
