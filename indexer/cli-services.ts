@@ -2,7 +2,7 @@
  * What the indexer's command-line tools connect to: OPENSEARCH_URL, else the local dev node
  * (reused when `npm run opensearch` or `npm start` keeps one running); REDIS_URL when set.
  */
-import { loadConfigOrExit } from '../src/config.js';
+import { type IndexShape, loadConfigOrExit } from '../src/config.js';
 import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
 import { describeStartFailure } from '../src/opensearch/access-failures.js';
@@ -14,6 +14,8 @@ export interface CliServices {
   indexPrefix: string;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** Shards, replicas and refresh for indices a tool creates (INDEX_SHARDS, ...). */
+  index: IndexShape;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function openCliServices(): Promise<CliServices> {
     indexPrefix: config.indexPrefix,
     redisUrl: config.redisUrl,
     redisPrefix: config.redisPrefix,
+    index: config.index,
     async close() {
       await opensearch.close();
       await stopNode();
