@@ -5,9 +5,10 @@
  * and internal ones on the rest. Afterwards: no failed search, every acknowledged write in
  * the new indices (counts, id checksums, titles), nothing deleted comes back, and a cursor
  * opened before the swap reads its snapshot to the end after it. Bounded: the load stops
- * 1.5 s after the swap, the test after 240 s.
+ * after 36 records written past the swap (30 s at most), the test after 240 s.
  */
 import { createHash } from 'node:crypto';
+import pRetry from 'p-retry';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
@@ -19,7 +20,7 @@ import type { SourceRecord } from '../indexer/source-types.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
-import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { bootstrapIndices } from '../src/opensearch/indices.js';
 import {
   aliasTarget,
   dropRetiredIndices,
@@ -100,11 +101,17 @@ beforeAll(async () => {
   });
   app = createApp(services);
   names = indexNames(services.config.indexPrefix);
-  key = (await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId: searcher }))
-    .key;
-  const { ledger, close } = openCreditLedger(services.config);
-  await ledger.grant(searcher, 1_000_000);
-  await close();
+  // the first Redis commands of a fresh redis-server have passed the 2 s command timeout on
+  // this shared machine (seen twice in six runs): setup, not what is tested, so retried
+  await pRetry(
+    async () => {
+      key = (
+        await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId: searcher })
+      ).key;
+      await services.limits.ledger.grant(searcher, 1_000_000);
+    },
+    { retries: 3 },
+  );
   pipeline = new IngestPipeline({
     client: services.opensearch,
     indexPrefix: services.config.indexPrefix,
@@ -169,6 +176,8 @@ describe('npm run reindex under search load and ingestion', () => {
 
     let next = initialJobs;
     let slowestFlushMs = 0;
+    let waitedThroughSwap = 0;
+    let rebuildsThroughSwap = 0;
     const writer = (async () => {
       for (let round = 0; !stop; round++) {
         const batch: SourceRecord[] = [];
@@ -220,6 +229,7 @@ describe('npm run reindex under search load and ingestion', () => {
           for (const [id, title] of updates) updatedDuringCopy.set(id, title);
         }
         writes[at] += batch.length;
+        if (at !== 'after' && phase() === 'after') waitedThroughSwap += batch.length;
         kinds.created += creates.length;
         kinds.updated += updates.size;
         kinds.deleted += deletes.length;
@@ -227,8 +237,10 @@ describe('npm run reindex under search load and ingestion', () => {
           const touched = [...pipeline.touched];
           pipeline.touched.clear();
           const rebuildStarted = Date.now();
+          const rebuildAt = phase();
           await rebuildCompanies(services.opensearch, services.config.indexPrefix, touched);
           slowestFlushMs = Math.max(slowestFlushMs, Date.now() - rebuildStarted);
+          if (rebuildAt !== 'after' && phase() === 'after') rebuildsThroughSwap++;
         }
       }
     })();
@@ -247,7 +259,10 @@ describe('npm run reindex under search load and ingestion', () => {
         },
       });
       current = 'after';
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // a few rounds of writes into the new indices (bounded: 30 s)
+      const until = Date.now() + 30_000;
+      while (writes.after < 36 && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 200));
     } finally {
       stop = true;
       await Promise.allSettled([writer, ...searchers]);
@@ -276,7 +291,8 @@ describe('npm run reindex under search load and ingestion', () => {
         `records written ${Object.values(writes).reduce((a, b) => a + b, 0)} ` +
         `(before ${writes.before}, during the copy ${writes.copying}, while blocked ${writes.blocked}, after the swap ${writes.after}; ` +
         `${kinds.created} new, ${kinds.updated} updates, ${kinds.deleted} deletes; ${deletedDuringCopy.length} deletes and ` +
-        `${updatedDuringCopy.size} updates acknowledged mid-copy); slowest write ${slowestFlushMs} ms; ` +
+        `${updatedDuringCopy.size} updates acknowledged mid-copy; ${waitedThroughSwap} records and ${rebuildsThroughSwap} company rebuilds sent before the swap, acknowledged after it); ` +
+        `slowest write ${slowestFlushMs} ms; ` +
         `reindex ${result.tookMs} ms, ${result.passes} catch-up passes, writes blocked ${result.blockedMs} ms; ` +
         result.moves
           .map(
@@ -332,10 +348,14 @@ describe('npm run reindex under search load and ingestion', () => {
     // retired indices go when asked; searching goes on
     const dropped = await dropRetiredIndices(services.opensearch, services.config.indexPrefix);
     expect(dropped.sort()).toEqual(before.map((status) => status.index).sort());
+    // a process starting now (bootstrap) leaves the moved aliases alone, though `-v1` is gone
+    expect(await bootstrapIndices(services.opensearch, services.config.indexPrefix)).toEqual([]);
+    for (const move of result.moves) expect(await aliasTarget(services.opensearch, move.alias)).toBe(move.to);
     await search({ limit: 1 }).expect(200);
   }, 240_000);
 
   it('refuses to start while a write block is on an index (a reindex running or stopped half-way); --release lifts it', async () => {
+    const before = await reindexStatus(services.opensearch, services.config.indexPrefix);
     const jobsIndex = (await aliasTarget(services.opensearch, names.jobs)) as string;
     await services.opensearch.indices.addBlock({ index: jobsIndex, block: 'write' });
     try {
@@ -344,7 +364,9 @@ describe('npm run reindex under search load and ingestion', () => {
       );
       // nothing was created or moved
       const status = await reindexStatus(services.opensearch, services.config.indexPrefix);
-      expect(status.every((entry) => entry.retired.length === 0)).toBe(true);
+      expect(status.map(({ index, retired }) => ({ index, retired }))).toEqual(
+        before.map(({ index, retired }) => ({ index, retired })),
+      );
       expect(await releaseWriteBlocks(services.opensearch, services.config.indexPrefix)).toEqual([jobsIndex]);
       const released = await reindexStatus(services.opensearch, services.config.indexPrefix);
       expect(released.some((entry) => entry.writeBlocked)).toBe(false);

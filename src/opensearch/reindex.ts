@@ -5,7 +5,7 @@
  * ("Zero-downtime reindex"); in short, per alias:
  *
  *   1. create `<alias>-v<version>` (or `-v<version>-<suffix>` when that name is taken), refresh off;
- *   2. pass 0: note the old index's local checkpoint, refresh it, `_reindex` everything with
+ *   2. pass 0: note the old index's global checkpoint, refresh it, `_reindex` everything with
  *      `version_type: external_gte` (the copy keeps each document's `_version`);
  *   3. catch-up passes: `_reindex` only what was written since the last checkpoint
  *      (`_seq_no` above it), then delete from the new index the ids the old one no longer has
@@ -97,17 +97,20 @@ function stamp(now: Date): string {
   return now.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '').toLowerCase();
 }
 
-/** Lowest local checkpoint over the primaries: every operation up to it is indexed. */
-async function localCheckpoint(client: OpenSearchClient, index: string): Promise<number> {
+/**
+ * Lowest global checkpoint over the primaries: every operation up to it is indexed on every
+ * in-sync copy, so a primary that fails over later cannot hand out a number at or below it.
+ */
+async function globalCheckpoint(client: OpenSearchClient, index: string): Promise<number> {
   const { body } = await withRetry(() => client.indices.stats({ index, level: 'shards' }));
   const shards = (body.indices?.[index] as { shards?: Record<string, unknown[]> } | undefined)?.shards ?? {};
   let lowest = Number.POSITIVE_INFINITY;
   for (const copies of Object.values(shards))
     for (const copy of copies as Array<{
       routing?: { primary?: boolean };
-      seq_no?: { local_checkpoint?: number };
+      seq_no?: { global_checkpoint?: number };
     }>)
-      if (copy.routing?.primary) lowest = Math.min(lowest, copy.seq_no?.local_checkpoint ?? -1);
+      if (copy.routing?.primary) lowest = Math.min(lowest, copy.seq_no?.global_checkpoint ?? -1);
   return Number.isFinite(lowest) ? lowest : -1;
 }
 
@@ -212,7 +215,7 @@ async function catchUp(
   copyOptions: { requestsPerSecond?: number; slices?: number | 'auto'; asTask?: boolean } = {},
   frozen = false,
 ): Promise<{ copied: number; deleted: number }> {
-  const checkpoint = await localCheckpoint(client, move.from);
+  const checkpoint = await globalCheckpoint(client, move.from);
   // everything up to the checkpoint is indexed; the refresh makes it visible to the copy
   await withRetry(() => client.indices.refresh({ index: move.from }));
   const copied = await runCopy(
@@ -236,6 +239,7 @@ async function catchUp(
   if (frozen && (await countOf(client, move.from)) === (await countOf(client, move.to)))
     return { copied: copied.created + copied.updated, deleted: 0 };
   const deleted = await deleteGone(client, move);
+  if (deleted > 0) await withRetry(() => client.indices.refresh({ index: move.to }));
   return { copied: copied.created + copied.updated, deleted };
 }
 
