@@ -20,6 +20,7 @@ import type { SourceRecord } from '../indexer/source-types.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
+import { deleteMatching } from '../src/opensearch/documents.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 import {
   aliasTarget,
@@ -375,5 +376,39 @@ describe('npm run reindex under search load and ingestion', () => {
         .putSettings({ index: jobsIndex, body: { 'index.blocks.write': false } })
         .catch(() => undefined);
     }
+  }, 60_000);
+
+  it('a write refused by a write block waits and lands once writes are allowed again (bulk items and whole requests)', async () => {
+    const blocked = [
+      (await aliasTarget(services.opensearch, names.jobs)) as string,
+      (await aliasTarget(services.opensearch, names.jobDetails)) as string,
+    ];
+    const gone = [...expected.keys()][0] as string;
+    const record = newPosting(900_000);
+    await services.opensearch.indices.addBlock({ index: blocked.join(','), block: 'write' });
+    let settled = 0;
+    try {
+      const writing = write([record]).then(() => settled++);
+      const deleting = deleteMatching(services.opensearch, names.jobs, { term: { id: gone } }).then(
+        () => settled++,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // both are still waiting, not failed
+      expect(settled).toBe(0);
+      await services.opensearch.indices.putSettings({
+        index: blocked.join(','),
+        body: { 'index.blocks.write': false },
+      });
+      await Promise.all([writing, deleting]);
+    } finally {
+      await services.opensearch.indices
+        .putSettings({ index: blocked.join(','), body: { 'index.blocks.write': false } })
+        .catch(() => undefined);
+    }
+    expect(deadLetter.entries).toEqual([]);
+    const id = record.type === 'job' ? record.id : '';
+    expect((await services.opensearch.exists({ index: names.jobs, id })).body).toBe(true);
+    expect((await services.opensearch.exists({ index: names.jobDetails, id })).body).toBe(true);
+    expect((await services.opensearch.exists({ index: names.jobs, id: gone })).body).toBe(false);
   }, 60_000);
 });
