@@ -57,7 +57,7 @@ const clis: Array<[string, string, string[]]> = [
   ['ingest', 'indexer/ingest-cli.ts', ['--help']],
   ['generate', 'indexer/generate/cli.ts', ['--help']],
   ['rolloff', 'indexer/rolloff-cli.ts', ['--help']],
-  ['reindex', 'indexer/reindex-cli.ts', ['--help']],
+  ['reindex', 'scripts/reindex.ts', ['--help']],
   ['worker', 'indexer/worker.ts', ['--help']],
   ['opensearch', 'scripts/opensearch.ts', ['--help']],
   ['bench', 'bench/run.ts', ['--help']],

@@ -6,6 +6,7 @@
  * half-way.
  */
 import { InvalidArgumentError } from 'commander';
+import { openCliServices } from '../indexer/cli-services.js';
 import { cliProgram, runCli } from '../src/cli.js';
 import {
   dropRetiredIndices,
@@ -13,7 +14,6 @@ import {
   reindexStatus,
   releaseWriteBlocks,
 } from '../src/opensearch/reindex.js';
-import { openCliServices } from './cli-services.js';
 
 function positive(value: string): number {
   const parsed = Number(value);
