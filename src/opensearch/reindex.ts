@@ -392,7 +392,13 @@ export async function reindexAll(
       { remove: { index: move.from, alias: move.alias, must_exist: true } },
       { add: { index: move.to, alias: move.alias } },
     ]);
-    await withRetry(() => client.indices.updateAliases({ body: { actions } }));
+    try {
+      await withRetry(() => client.indices.updateAliases({ body: { actions } }));
+    } catch (error) {
+      // an answer lost after the engine applied the call (a timeout, a resend refused by
+      // must_exist) is still a swap: the aliases say which
+      if (!(await movedAll(client, moves))) throw error;
+    }
     swapped = true;
     const blockedMs = Date.now() - blockedAt;
     for (const move of moves) say(`${move.alias}: ${move.from} -> ${move.to} (${move.count} documents)`);
@@ -411,9 +417,27 @@ export async function reindexAll(
           moves.map((move) => move.from),
           false,
         ).catch(() => undefined);
-      for (const index of created) await client.indices.delete({ index }).catch(() => undefined);
+      // never an index an alias points at (a swap whose answer got lost)
+      const inUse = await movedTo(client, moves).catch(() => new Set(created));
+      for (const index of created)
+        if (!inUse.has(index)) await client.indices.delete({ index }).catch(() => undefined);
     }
   }
+}
+
+/** The new indices the moves' aliases point at now. */
+async function movedTo(client: OpenSearchClient, moves: Move[]): Promise<Set<string>> {
+  const targets = new Set<string>();
+  for (const move of moves) {
+    const { body } = await client.indices.getAlias({ name: move.alias }, { ignore: [404] });
+    if (Object.hasOwn(body ?? {}, move.to)) targets.add(move.to);
+  }
+  return targets;
+}
+
+async function movedAll(client: OpenSearchClient, moves: Move[]): Promise<boolean> {
+  const targets = await movedTo(client, moves).catch(() => new Set<string>());
+  return moves.every((move) => targets.has(move.to));
 }
 
 export interface AliasStatus {
