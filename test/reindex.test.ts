@@ -158,7 +158,12 @@ describe('npm run reindex under search load and ingestion', () => {
     const kinds = { created: 0, updated: 0, deleted: 0 };
     let stop = false;
 
-    const searches = { run: 0, failed: 0, statuses: new Map<number, number>() };
+    const searches = {
+      run: 0,
+      failed: 0,
+      statuses: new Map<number, number>(),
+      failures: [] as Array<{ phase: string; status: number; code: unknown }>,
+    };
     const searchers = Array.from({ length: 3 }, async (_, user) => {
       while (!stop) {
         const body =
@@ -171,7 +176,10 @@ describe('npm run reindex under search load and ingestion', () => {
         const response = await request(app).post(path).set('X-API-Key', key).send(body);
         searches.run++;
         searches.statuses.set(response.status, (searches.statuses.get(response.status) ?? 0) + 1);
-        if (response.status !== 200 || !(response.body.totalResults > 0)) searches.failed++;
+        if (response.status !== 200 || !(response.body.totalResults > 0)) {
+          searches.failed++;
+          searches.failures.push({ phase: phase(), status: response.status, code: response.body?.code });
+        }
       }
     });
 
@@ -306,6 +314,7 @@ describe('npm run reindex under search load and ingestion', () => {
     );
 
     console.log(`[reindex] progress:\n  ${progress.join('\n  ')}`);
+    expect(searches.failures).toEqual([]);
     expect(searches.failed).toBe(0);
     expect(searches.run).toBeGreaterThan(0);
     // the interesting writes did happen while the copy ran
