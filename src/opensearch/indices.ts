@@ -39,7 +39,7 @@ export async function bootstrapIndices(
     const exists = await client.indices.exists({ index: concrete });
     if (exists.body) continue;
     // a mapping file's own settings win over the configured shape
-    const settings = { ...indexSettingsFrom(shape), ...withNestedLimit(def, shape.nestedPostingLimit) };
+    const settings = settingsFor(def, shape);
     try {
       await client.indices.create(
         {
@@ -63,6 +63,11 @@ export async function bootstrapIndices(
     created.push(concrete);
   }
   return created;
+}
+
+/** The settings an index is created with: the configured shape, then the mapping file's own. */
+export function settingsFor(def: IndexDefinition, shape: IndexShape): Record<string, unknown> {
+  return { ...indexSettingsFrom(shape), ...withNestedLimit(def, shape.nestedPostingLimit) };
 }
 
 /** The corporates settings with a lowered nested limit (tests: IndexShape.nestedPostingLimit). */

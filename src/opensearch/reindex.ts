@@ -18,10 +18,10 @@
  * operator drops them later (`dropRetiredIndices`).
  */
 import type { API } from '@opensearch-project/opensearch';
-import { type IndexShape, indexSettingsFrom } from '../config.js';
+import type { IndexShape } from '../config.js';
 import { type BulkOp, writeBulkChunked } from './bulk.js';
 import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
-import { indexName, versionedIndices } from './indices.js';
+import { indexName, settingsFor, versionedIndices } from './indices.js';
 import { type IndexDefinition, indexDefinitions } from './mappings.js';
 import { withRetry } from './retry.js';
 import { type ScanHit, scan } from './scan.js';
@@ -316,7 +316,7 @@ export async function reindexAll(
   let passes = 0;
   try {
     for (const move of moves) {
-      const settings = { ...indexSettingsFrom(shape), ...move.def.settings, refresh_interval: '-1' };
+      const settings = { ...settingsFor(move.def, shape), refresh_interval: '-1' };
       await client.indices.create(
         {
           index: move.to,
