@@ -22,7 +22,7 @@ const floors = {
   'src/limits/**': floor(85, 86, 80), // 89.5 / 90.4 / 84.6
   'src/local/**': floor(74, 82, 54), // 79.3 / 87.5 / 59.1 (the servers start outside the workers)
   'src/masters/**': floor(97, 97, 72), // 100 / 100 / 75.0
-  'src/opensearch/**': floor(90, 86, 75), // 94.9 / 91.7 / 80.8
+  'src/opensearch/**': floor(88, 80, 78), // 92.5 / 85.2 / 83.1 (a clean-clone run before the reindex landed; the access-failure lines of the CLIs run in child processes)
   'src/search/*.ts': floor(90, 97, 84), // 93.9 / 100 / 88.1 (with count, facets and export)
   'src/search/paging/**': floor(80, 72, 76), // 83.5 / 75.6 / 81.1 before test/paging-stores.test.ts
   'src/text/**': floor(95, 95, 85), // 100 / 100 / 90.0
