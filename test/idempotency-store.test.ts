@@ -4,30 +4,25 @@
  * The local store's expiry runs on this process's clock, pinned here with fake Date.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type IdempotencyStore,
   LocalIdempotencyStore,
   RedisIdempotencyStore,
 } from '../src/limits/idempotency-store.js';
-import { createRedis } from '../src/redis.js';
-import { uniquePrefix } from './support/env.js';
+import { testRedis, uniquePrefix } from './support/env.js';
 
 const ttls = { doneSeconds: 60, pendingSeconds: 5 };
 const ok = { status: 200, body: { totalResults: 1, results: [{ id: 'x' }] } };
 let redis: Redis;
 const prefix = uniquePrefix('idem-store');
 
+let closeRedis: () => Promise<void>;
+
 beforeAll(async () => {
-  redis = createRedis(inject('redisUrl'));
-  // the product's client queues nothing offline: wait until it is connected
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  ({ redis, close: closeRedis } = await testRedis(prefix));
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-});
+afterAll(() => closeRedis());
 afterEach(() => {
   vi.useRealTimers();
 });

@@ -5,29 +5,25 @@
  * pin the single-process twins to the same answers.
  */
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ExportSlots, LocalExportSlots, RedisExportSlots } from '../src/limits/export-slots.js';
-import { createRedis } from '../src/redis.js';
 import {
   type BoundaryStore,
   LocalBoundaryStore,
   RedisBoundaryStore,
 } from '../src/search/paging/boundary-store.js';
-import { uniquePrefix } from './support/env.js';
+import { testRedis, uniquePrefix } from './support/env.js';
 
 let redis: Redis;
 const prefix = uniquePrefix('paging-stores');
 const ttlSeconds = 60;
 
+let closeRedis: () => Promise<void>;
+
 beforeAll(async () => {
-  redis = createRedis(inject('redisUrl'));
-  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  ({ redis, close: closeRedis } = await testRedis(prefix));
 });
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
-});
+afterAll(() => closeRedis());
 afterEach(() => {
   vi.useRealTimers();
 });

@@ -3,11 +3,13 @@
  * Redis key prefix, so files running in parallel never see each other's data.
  */
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createOpenSearchClient } from '../../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices } from '../../src/opensearch/indices.js';
+import { createRedis } from '../../src/redis.js';
 import { createServices, type Services } from '../../src/services.js';
 
 export function uniquePrefix(label: string): string {
@@ -59,4 +61,21 @@ export async function setUpServices(label: string, overrides: Partial<Config> = 
     await close();
   };
   return services;
+}
+
+/**
+ * The product's Redis client on the shared redis-server, connected (it queues nothing
+ * offline), for a file's stores under `prefix`; `close()` drops the file's keys and disconnects.
+ */
+export async function testRedis(prefix: string): Promise<{ redis: Redis; close(): Promise<void> }> {
+  const redis = createRedis(inject('redisUrl'));
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  return {
+    redis,
+    async close() {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
 }
