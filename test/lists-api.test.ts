@@ -258,4 +258,39 @@ describe('change feed', () => {
     }).expect(200);
     expect(window.body.totalResults).toBe(7);
   });
+
+  it('an instant is an instant whatever its offset; one the engine cannot hold is a 400, never a 500', async () => {
+    // the same window as above, written with other offsets (RFC 3339 allows up to ±23:59,
+    // the engine's parser ±18:00: the API sends instants in UTC)
+    const window = await post('/corporates/count', await newKey(), {
+      updatedAtFrom: '2026-10-31T06:25:00-18:35',
+      updatedAtTo: '2026-11-01T11:00:00+09:00',
+    }).expect(200);
+    expect(window.body.totalResults).toBe(7);
+    // an older instant than every record, as the contract fuzzing found it (a 500 before)
+    const all = await post('/jobs/export', await newKey(), {
+      updatedAtFrom: '0153-06-17T03:46:46.487-18:35',
+      format: 'jsonl',
+      fields: ['id'],
+    }).expect(200);
+    expect(all.text.trim().split('\n').length).toBeGreaterThan(0);
+    for (const [value, reason] of [
+      ['0000-01-01T00:00:00+01:00', 'between years 0000 and 9999'],
+      ['9999-12-31T23:30:00-01:00', 'between years 0000 and 9999'],
+      ['2016-12-31T23:59:60Z', 'no leap second'],
+    ]) {
+      const res = await post('/corporates/count', await newKey(), { updatedAtFrom: value }).expect(400);
+      expect(res.body.errors).toEqual([{ field: 'updatedAtFrom', reason: expect.stringContaining(reason) }]);
+    }
+    // from and to compare as instants: 10:00+09:00 is before 02:00Z
+    await post('/corporates/count', await newKey(), {
+      updatedAtFrom: '2026-11-01T10:00:00+09:00',
+      updatedAtTo: '2026-11-01T02:00:00Z',
+    }).expect(200);
+    const reversed = await post('/corporates/count', await newKey(), {
+      updatedAtFrom: '2026-11-01T12:00:00+09:00',
+      updatedAtTo: '2026-11-01T02:00:00Z',
+    }).expect(400);
+    expect(reversed.body.errors[0].field).toBe('updatedAtFrom');
+  });
 });

@@ -75,8 +75,11 @@ function compileRange({ def, op, value }: Condition): Query {
  * `||/d` makes both bounds whole days: `to` takes in the last millisecond of its day.
  */
 function compileDateRange({ def, op, value }: Condition): Query {
-  // a date-time (updatedAt) is an exact instant: no rounding
-  const bound = (value as string).includes('T') ? (value as string) : `${value as string}||/d`;
+  // a date-time (updatedAt) is an exact instant: no rounding. Sent in UTC: the engine's parser
+  // takes offsets up to ±18:00 only, RFC 3339 up to ±23:59 (the parser checked the range)
+  const bound = (value as string).includes('T')
+    ? new Date(Date.parse(value as string)).toISOString()
+    : `${value as string}||/d`;
   return {
     range: { [def.field]: { ...(op === 'from' ? { gte: bound } : { lte: bound }), time_zone: timeZone } },
   };

@@ -159,14 +159,31 @@ function parseFilters(
   return out;
 }
 
+/** An RFC 3339 date-time as epoch ms; NaN for one the calendar lacks (a leap second). */
+const instantOf = (value: unknown) =>
+  typeof value === 'string' && value.includes('T') ? Date.parse(value) : null;
+/** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z: an instant the engine's dates can hold. */
+const instantRange = [Date.parse('0000-01-01T00:00:00Z'), Date.parse('9999-12-31T23:59:59.999Z')];
+
 /** Bounds the schema cannot express: min <= max, from <= to, no offset beside a cursor. */
 function boundErrors(conditions: Condition[], plan: Pick<SearchPlan, 'offset' | 'cursor'>): FieldError[] {
   const found: FieldError[] = [];
+  for (const { path, value } of conditions) {
+    const at = instantOf(value);
+    if (at !== null && !(at >= (instantRange[0] as number) && at <= (instantRange[1] as number)))
+      found.push({
+        field: path,
+        reason: 'must be an instant between years 0000 and 9999 in UTC (no leap second)',
+      });
+  }
+  const comparable = (value: unknown) => instantOf(value) ?? (value as number | string);
   const lowers = conditions.filter(({ op }) => op === 'min' || op === 'from');
   for (const lower of lowers) {
     const upperOp = lower.op === 'min' ? 'max' : 'to';
     for (const upper of conditions.filter(({ def, op }) => def === lower.def && op === upperOp)) {
-      if ((lower.value as number | string) > (upper.value as number | string))
+      // instants compare as instants (offsets differ); dates and numbers as written
+      const [a, b] = [comparable(lower.value), comparable(upper.value)];
+      if (typeof a === typeof b && a > b)
         found.push({
           field: lower.path,
           reason: `must not be greater than ${upper.path} (${String(upper.value)})`,
