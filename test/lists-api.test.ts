@@ -274,11 +274,12 @@ describe('change feed', () => {
       fields: ['id'],
     }).expect(200);
     expect(all.text.trim().split('\n').length).toBeGreaterThan(0);
-    for (const [value, reason] of [
+    const refused: Array<[string, string]> = [
       ['0000-01-01T00:00:00+01:00', 'between years 0000 and 9999'],
       ['9999-12-31T23:30:00-01:00', 'between years 0000 and 9999'],
       ['2016-12-31T23:59:60Z', 'no leap second'],
-    ]) {
+    ];
+    for (const [value, reason] of refused) {
       const res = await post('/corporates/count', await newKey(), { updatedAtFrom: value }).expect(400);
       expect(res.body.errors).toEqual([{ field: 'updatedAtFrom', reason: expect.stringContaining(reason) }]);
     }
