@@ -43,6 +43,8 @@ beforeAll(async () => {
   expect(deadLetter.entries).toEqual([]);
   await services.opensearch.indices.refresh({ index: indexNames(services.config.indexPrefix).jobs });
   await rebuildCompanies(services.opensearch, services.config.indexPrefix, [withPhone, emptyPhone]);
+  // the searches below must see every write: the rebuild's own, and the records' in all indices
+  await services.opensearch.indices.refresh({ index: `${services.config.indexPrefix}*` });
 });
 afterAll(async () => {
   await services?.close();
