@@ -311,10 +311,10 @@ async function main(): Promise<void> {
   let control: Redis | undefined;
   let os: OpenSearchClient | undefined;
   try {
-    say('generating 1,000 companies and 20,000 postings');
+    say('generating 1,000 companies and 22,000 postings (2,000 before the faults, 20,000 for case c)');
     const files = await generateDataSet({
       companies: 1000,
-      jobs: 20_000,
+      jobs: 22_000,
       seed: 15,
       outDir: path.join(workDir, 'data'),
       now: new Date('2026-11-21T00:00:00Z'),
@@ -360,9 +360,18 @@ async function main(): Promise<void> {
       if (Date.now() > deadline) throw new Error('the companies were not indexed within 120 s');
       await sleep(1000);
     }
-    await waitIdle(queue, control, 120_000);
+    // postings in place before case a, so its before/after checksums cover all three indices
+    const jobLines = readFileSync(files.jobs, 'utf8').split('\n').filter(Boolean);
+    const earlyJobs = jobLines.slice(0, 2000);
+    const laterJobs = jobLines.slice(2000);
+    for (let i = 0; i < earlyJobs.length; i += 1000)
+      await enqueueRecords(queue, earlyJobs.slice(i, i + 1000), 'faults-early-jobs');
+    if (!(await waitIdle(queue, control, 180_000)))
+      throw new Error('the first postings were not indexed within 180 s');
     if ((await waitForGreen(os, 120_000)) < 0) throw new Error('the cluster was not green within 120 s');
-    say(`${companies.length} companies indexed through the queue, company rebuilds done, cluster green`);
+    say(
+      `${companies.length} companies and ${earlyJobs.length} postings indexed through the queue, company rebuilds done, cluster green`,
+    );
     const liveApis = new Set(s.apis);
     const targets = () => s.apis.filter((api) => liveApis.has(api));
     const takeOut = (api: StackProcess) => liveApis.delete(api);
@@ -520,8 +529,9 @@ async function main(): Promise<void> {
     // c. kill -9 a worker in the middle of ingesting 20,000 postings
     {
       say('c. kill -9 one worker in the middle of ingesting 20,000 postings');
-      const lines = readFileSync(files.jobs, 'utf8').split('\n').filter(Boolean);
-      const expectedIds = lines.map((line) => (JSON.parse(line) as { id: string }).id);
+      const lines = laterJobs;
+      // the index holds the early postings too: every one of the 22,000 exactly once
+      const expectedIds = jobLines.map((line) => (JSON.parse(line) as { id: string }).id);
       const ingestStart = Date.now();
       for (let i = 0; i < lines.length; i += 1000)
         await enqueueRecords(queue, lines.slice(i, i + 1000), 'faults-jobs');
@@ -529,13 +539,15 @@ async function main(): Promise<void> {
       const jobsAlias = `${indexPrefix}jobs`;
       const count = async () =>
         (await os?.count({ index: jobsAlias }).catch(() => undefined))?.body.count ?? 0;
-      while ((await count()) < 4000) {
+      while ((await count()) < earlyJobs.length + 4000) {
         if (Date.now() - ingestStart > 180_000)
-          throw new Error('ingestion did not reach 4,000 postings in 180 s');
+          throw new Error('ingestion did not reach 4,000 of the new postings in 180 s');
         await sleep(500);
       }
       const atKill = await count();
-      say(`   ${atKill} postings searchable: kill -9 ${victim.name} (pid ${victim.pid()})`);
+      say(
+        `   ${atKill} postings searchable (${earlyJobs.length} from before): kill -9 ${victim.name} (pid ${victim.pid()})`,
+      );
       await victim.signal('SIGKILL');
       await sleep(3000);
       say(`   restarting ${victim.name}`);
@@ -559,7 +571,7 @@ async function main(): Promise<void> {
       const failedJobs = await queue.getFailedCount();
       const expectedSha = shaOf(expectedIds);
       console.log(
-        `  20,000 postings queued in 20 batches; ${atKill} indexed when the worker was killed; all done after ${ingestSeconds.toFixed(1)} s`,
+        `  20,000 postings queued in 20 batches; ${atKill - earlyJobs.length} of them indexed when the worker was killed; all done after ${ingestSeconds.toFixed(1)} s`,
       );
       console.log(
         `  jobs ${jobs.count} docs sha ${jobs.sha}; job-details ${details.count} docs sha ${details.sha}; expected ${expectedIds.length} sha ${expectedSha}; dead-lettered ${deadLettered}; failed jobs ${failedJobs}`,
