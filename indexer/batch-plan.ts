@@ -41,6 +41,11 @@ export interface KnownState {
   indexed: ReadonlyMap<string, Doc>;
   /** the company of each posting the batch deletes, where the index has the posting */
   jobOwners: ReadonlyMap<string, string>;
+  /**
+   * the source version of the newest delete of each company the batch's versioned corporate
+   * records name, where the company was deleted (`lookupsFor(...).deletions`)
+   */
+  deletions?: ReadonlyMap<string, number>;
 }
 
 /** A batch's writes. Positions (`ref`, the map keys) are indices into the batch's records. */
@@ -51,6 +56,8 @@ export interface BatchPlan {
   rejected: Map<number, string>;
   /** postings held back because their company is not known yet (deferMissingCompany) */
   deferred: Set<number>;
+  /** corporate records at or before their company's delete: not written (outcome `older`) */
+  deleted: Set<number>;
   /** the company whose postings or aggregates the record changes, once it is written */
   touches: Map<number, string>;
   /** company fields as this batch's corporate records leave them, for later batches */
@@ -63,7 +70,7 @@ export interface BatchPlan {
 export type RecordOutcome =
   | { status: 'indexed'; touches: string | undefined }
   | { status: 'rejected'; reason: string }
-  /** the index holds a newer version of its key: nothing written, nothing to rebuild */
+  /** the index holds a newer version of its key, or its company's delete is as new: nothing written, nothing to rebuild */
   | { status: 'older' }
   | { status: 'deferred' };
 
@@ -100,6 +107,7 @@ export function emptyPlan(): BatchPlan {
     ops: [],
     rejected: new Map(),
     deferred: new Set(),
+    deleted: new Set(),
     touches: new Map(),
     companies: new Map(),
     deletesPostings: false,
@@ -110,19 +118,33 @@ export function emptyPlan(): BatchPlan {
  * What the batch needs read from the index before it can be planned: the companies of its
  * postings that the run has not cached (a company whose corporate record is in the batch too
  * is read as well: that record may be refused, and then the indexed company still serves),
- * and the postings it deletes (to know which company to rebuild).
+ * the postings it deletes (to know which company to rebuild), and the companies of its
+ * versioned corporate records (a delete of the company at or after the record's version wins).
  */
 export function lookupsFor(
   records: readonly SourceRecord[],
   cached: ReadonlyMap<string, Doc>,
-): { companies: string[]; jobs: string[] } {
+): { companies: string[]; jobs: string[]; deletions: string[] } {
   const companies = new Set<string>();
   const jobs: string[] = [];
+  const deletions = new Set<string>();
   for (const record of records) {
     if (record.type === 'job' && !cached.has(record.corporateNumber)) companies.add(record.corporateNumber);
     if (record.type === 'delete_job') jobs.push(record.id);
+    if (record.type === 'corporate' && versionOf(record) !== undefined) deletions.add(record.corporateNumber);
   }
-  return { companies: [...companies], jobs };
+  return { companies: [...companies], jobs, deletions: [...deletions] };
+}
+
+/** A versioned corporate record at or before the newest delete of its company. */
+export function deletedBefore(
+  record: SourceRecord,
+  deletions: ReadonlyMap<string, number> | undefined,
+): boolean {
+  if (record.type !== 'corporate') return false;
+  const version = versionOf(record);
+  const deletedAt = deletions?.get(record.corporateNumber);
+  return version !== undefined && deletedAt !== undefined && version <= deletedAt;
 }
 
 /** The batch's operations, refusals and deferrals; pure (no engine, no clock, no state kept). */
@@ -138,6 +160,11 @@ export function planBatch(
   // companies first: a posting of the same batch gets the company as its record leaves it
   records.forEach((record, position) => {
     if (record.type !== 'corporate') return;
+    // a late copy of a deleted company: writing it would bring the company back
+    if (deletedBefore(record, known.deletions)) {
+      plan.deleted.add(position);
+      return;
+    }
     try {
       const fields = toCorporateFields(record, masters);
       const upsert = toCorporateDocument(record, masters, now);
@@ -249,6 +276,7 @@ export function outcomesOf(
   }
   return Array.from({ length: count }, (_, position): RecordOutcome => {
     if (plan.deferred.has(position)) return { status: 'deferred' };
+    if (plan.deleted.has(position)) return { status: 'older' };
     const reason = rejected.get(position);
     if (reason !== undefined) return { status: 'rejected', reason };
     if (older.has(position)) return { status: 'older' };

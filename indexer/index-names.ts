@@ -1,10 +1,12 @@
 import { indexName } from '../src/opensearch/indices.js';
 
-/** The three aliases the indexer writes, under one prefix. */
+/** The aliases the indexer writes, under one prefix. */
 export interface IndexNames {
   corporates: string;
   jobs: string;
   jobDetails: string;
+  /** one document per versioned company delete: what a late older company record is checked against */
+  deletedCorporates: string;
 }
 
 export function indexNames(prefix: string): IndexNames {
@@ -12,5 +14,6 @@ export function indexNames(prefix: string): IndexNames {
     corporates: indexName(prefix, 'corporates'),
     jobs: indexName(prefix, 'jobs'),
     jobDetails: indexName(prefix, 'job-details'),
+    deletedCorporates: indexName(prefix, 'deleted-corporates'),
   };
 }

@@ -13,11 +13,13 @@ import { deleteMatching, getSources } from '../src/opensearch/documents.js';
 import { type RetryOptions, withRetry } from '../src/opensearch/retry.js';
 import {
   type BatchPlan,
+  deletedBefore,
   keyOf,
   lookupsFor,
   outcomesOf,
   planBatch,
   type RecordOutcome,
+  versionOf,
 } from './batch-plan.js';
 import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
 import { type IndexNames, indexNames } from './index-names.js';
@@ -149,15 +151,18 @@ export class IngestPipeline {
     this.count('master').indexed++;
   }
 
+  /**
+   * A company and its postings out of the index. A versioned delete first records itself in
+   * `deleted-corporates` (external version: the newest delete of a company stays), so a late
+   * older corporate record cannot bring the company back; and it leaves alone a company whose
+   * stored record is newer than the delete (the company came back later in the source).
+   */
   private async deleteCorporate(record: DeleteCorporateSource, source: string | null): Promise<void> {
-    const { client } = this.options;
-    const byCompany = { term: { corporateNumber: record.corporateNumber } };
+    const version = versionOf(record);
+    let removed: boolean;
     try {
-      for (const index of [this.names.jobs, this.names.jobDetails])
-        await deleteMatching(client, index, byCompany, this.options.retry);
-      await this.retry(() =>
-        client.delete({ index: this.names.corporates, id: record.corporateNumber }, { ignore: [404] }),
-      );
+      if (version !== undefined) await this.recordDeletion(record, version);
+      removed = await this.removeCompany(record.corporateNumber, version);
     } catch {
       await this.reject(
         record.type,
@@ -168,9 +173,109 @@ export class IngestPipeline {
       );
       return;
     }
-    this.companies.delete(record.corporateNumber);
-    this.touched.delete(record.corporateNumber);
-    this.count(record.type).indexed++;
+    const counts = this.count(record.type);
+    if (removed) counts.indexed++;
+    else counts.older = (counts.older ?? 0) + 1;
+  }
+
+  private async recordDeletion(record: DeleteCorporateSource, version: number): Promise<void> {
+    const { client } = this.options;
+    await this.retry(() =>
+      client.index(
+        {
+          index: this.names.deletedCorporates,
+          id: record.corporateNumber,
+          version,
+          version_type: 'external',
+          body: {
+            corporateNumber: record.corporateNumber,
+            sourceUpdatedAt: record.sourceUpdatedAt,
+            deletedAt: this.now().toISOString(),
+          },
+        },
+        // 409: a delete as new or newer is recorded already, and it stays
+        { ignore: [409] },
+      ),
+    );
+  }
+
+  /**
+   * Deletes the company (unless its stored record is newer than `deletedVersion`), then its
+   * postings. The company is deleted only at the sequence number its version was read at, so
+   * a newer record written in between is never lost. False when a newer record stays.
+   */
+  private async removeCompany(corporateNumber: string, deletedVersion: number | undefined): Promise<boolean> {
+    const { client } = this.options;
+    const id = corporateNumber;
+    const index = this.names.corporates;
+    for (let attempt = 1; ; attempt++) {
+      const { body } = await this.retry(() =>
+        client.get({ index, id, _source_includes: ['sourceVersion'] }, { ignore: [404] }),
+      );
+      const found = body as { found?: boolean; _seq_no?: number; _primary_term?: number; _source?: Doc };
+      if (!found.found) break;
+      const stored = found._source?.sourceVersion;
+      if (deletedVersion !== undefined && typeof stored === 'number' && stored > deletedVersion) return false;
+      const { statusCode } = await this.retry(() =>
+        client.delete(
+          { index, id, if_seq_no: found._seq_no, if_primary_term: found._primary_term },
+          { ignore: [404, 409] },
+        ),
+      );
+      // 409: the company was written since it was read; read it again (a few times at most)
+      if (statusCode !== 409) break;
+      if (attempt === 5) throw new Error('the company kept changing while it was deleted');
+    }
+    const byCompany = { term: { corporateNumber } };
+    for (const postings of [this.names.jobs, this.names.jobDetails])
+      await deleteMatching(client, postings, byCompany, this.options.retry);
+    this.companies.delete(corporateNumber);
+    this.touched.delete(corporateNumber);
+    return true;
+  }
+
+  /** The source version of the newest recorded delete of each of `numbers` that was deleted. */
+  private async deletionsOf(numbers: string[]): Promise<Map<string, number>> {
+    const docs = await getSources<{ sourceUpdatedAt?: string }>(
+      this.options.client,
+      this.names.deletedCorporates,
+      numbers,
+      { includes: ['sourceUpdatedAt'] },
+      this.options.retry,
+    );
+    const found = new Map<string, number>();
+    for (const doc of docs) {
+      const at = doc.source?.sourceUpdatedAt;
+      if (at) found.set(doc.id, Date.parse(at));
+    }
+    return found;
+  }
+
+  /**
+   * After a batch's writes: a corporate record planned before a delete of its company was
+   * recorded (by another worker, in the same moment) may have brought the company back. Each
+   * such company is deleted again, and the record counts as older.
+   */
+  private async undoLateCompanies(batch: Pending[], outcomes: RecordOutcome[]): Promise<RecordOutcome[]> {
+    const written = batch.flatMap(({ record }, position) =>
+      record.type === 'corporate' &&
+      outcomes[position]?.status === 'indexed' &&
+      versionOf(record) !== undefined
+        ? [{ record, position }]
+        : [],
+    );
+    if (written.length === 0) return outcomes;
+    const deletions = await this.deletionsOf([
+      ...new Set(written.map(({ record }) => keyOf(record) as string)),
+    ]);
+    if (deletions.size === 0) return outcomes;
+    const result = [...outcomes];
+    for (const { record, position } of written) {
+      if (record.type !== 'corporate' || !deletedBefore(record, deletions)) continue;
+      await this.removeCompany(record.corporateNumber, deletions.get(record.corporateNumber));
+      result[position] = { status: 'older' };
+    }
+    return result;
   }
 
   /** Company fields from the index, for the postings of this batch the run has not cached. */
@@ -229,6 +334,7 @@ export class IngestPipeline {
     const lookups = lookupsFor(records, this.companies);
     const indexed = await this.loadCompanies(lookups.companies);
     const jobOwners = await this.corporateNumbersOfJobs(lookups.jobs);
+    const deletions = await this.deletionsOf(lookups.deletions);
     const plan = planBatch(
       records,
       {
@@ -238,15 +344,15 @@ export class IngestPipeline {
         workLocationCounts: this.workLocationCounts,
         deferMissingCompany: this.options.deferMissingCompany ?? false,
       },
-      { cached: this.companies, indexed, jobOwners },
+      { cached: this.companies, indexed, jobOwners, deletions },
     );
     this.remember(indexed, plan.companies);
 
     if (plan.deletesPostings) await Promise.all(this.inFlight);
     while (this.inFlight.length >= this.maxInFlight) await Promise.race(this.inFlight);
-    const write = dispatchPlan(this.options.client, records.length, plan, this.options.retry).then(
-      (outcomes) => this.settle(batch, outcomes, now),
-    );
+    const write = dispatchPlan(this.options.client, records.length, plan, this.options.retry)
+      .then((outcomes) => this.undoLateCompanies(batch, outcomes))
+      .then((outcomes) => this.settle(batch, outcomes, now));
     const tracked: Promise<void> = write.finally(() => {
       this.inFlight = this.inFlight.filter((item) => item !== tracked);
     });

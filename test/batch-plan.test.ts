@@ -54,6 +54,33 @@ function bodyOf(plan: BatchPlan, n: number): Doc {
 const indexedGamma: Doc = { corporateNumber: numbers.gamma, name: '株式会社ガンマ', workLocationCount: 4 };
 
 describe('planBatch', () => {
+  it('leaves out a versioned company record at or before its company delete, and not one after it', () => {
+    const deleted = Date.parse('2026-11-20T10:00:00+09:00');
+    const records = [
+      corporate({ corporateNumber: numbers.alpha, sourceUpdatedAt: '2026-11-20T09:00:00+09:00' }),
+      corporate({ corporateNumber: numbers.beta, sourceUpdatedAt: '2026-11-20T10:00:00+09:00' }),
+      corporate({ corporateNumber: numbers.gamma, sourceUpdatedAt: '2026-11-20T11:00:00+09:00' }),
+      corporate({ corporateNumber: numbers.delta }),
+    ];
+    expect(lookupsFor(records, new Map()).deletions).toEqual([numbers.alpha, numbers.beta, numbers.gamma]);
+    const deletions = new Map([
+      [numbers.alpha, deleted],
+      [numbers.beta, deleted],
+      [numbers.gamma, deleted],
+      [numbers.delta, deleted],
+    ]);
+    const plan = planBatch(records, context(), known({ deletions }));
+    expect([...plan.deleted]).toEqual([0, 1]);
+    expect(plan.ops.map((op) => op.id)).toEqual([numbers.gamma, numbers.delta]);
+    expect(plan.companies.has(numbers.alpha)).toBe(false);
+    expect(outcomesOf(records.length, plan, []).map((outcome) => outcome.status)).toEqual([
+      'older',
+      'older',
+      'indexed',
+      'indexed',
+    ]);
+  });
+
   it('writes the companies first, and a posting of the same batch gets its company as the record leaves it', () => {
     const posting = job({ corporateNumber: numbers.alpha });
     const company = corporate({ corporateNumber: numbers.alpha, name: '株式会社アルファ新社名' });
@@ -253,8 +280,9 @@ describe('lookupsFor', () => {
     expect(lookupsFor(records, new Map([[numbers.alpha, {}]]))).toEqual({
       companies: [numbers.beta, numbers.gamma],
       jobs: ['J-9'],
+      deletions: [],
     });
-    expect(lookupsFor([corporate()], new Map())).toEqual({ companies: [], jobs: [] });
+    expect(lookupsFor([corporate()], new Map())).toEqual({ companies: [], jobs: [], deletions: [] });
   });
 });
 

@@ -101,6 +101,95 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
     expect(((company?.postings ?? []) as Array<{ id: string }>).map((p) => p.id)).not.toContain(posting.id);
   });
 
+  it('a company delete followed by a late older company record leaves the company deleted', async () => {
+    const posting = job({ corporateNumber: numbers.gamma, title: '消える会社の求人', sourceUpdatedAt: v1 });
+    await ingest([
+      corporate({ corporateNumber: numbers.gamma, name: '消える株式会社', sourceUpdatedAt: v1 }),
+      posting,
+    ]);
+    expect(await source(names.corporates, numbers.gamma)).toBeDefined();
+    const deleted = await ingest([
+      { type: 'delete_corporate', corporateNumber: numbers.gamma, sourceUpdatedAt: v3 },
+    ]);
+    expect(deleted.report.delete_corporate).toEqual({ read: 1, indexed: 1, rejected: 0 });
+    const late = await ingest([
+      corporate({ corporateNumber: numbers.gamma, name: '遅れて届いた旧版株式会社', sourceUpdatedAt: v2 }),
+    ]);
+    expect(late.report.corporate).toEqual({ read: 1, indexed: 0, rejected: 0, older: 1 });
+    expect(await source(names.corporates, numbers.gamma)).toBeUndefined();
+    expect(await source(names.jobs, posting.id)).toBeUndefined();
+    // a record newer than the delete: the company is back in the source, and in the index
+    const back = await ingest([
+      corporate({
+        corporateNumber: numbers.gamma,
+        name: '再登録株式会社',
+        sourceUpdatedAt: '2026-11-21T09:00:00+09:00',
+      }),
+    ]);
+    expect(back.report.corporate).toEqual({ read: 1, indexed: 1, rejected: 0 });
+    expect(await source(names.corporates, numbers.gamma)).toMatchObject({ name: '再登録株式会社' });
+  });
+
+  it('a company delete older than the stored company record leaves the company and its postings', async () => {
+    const number = numbers.delta;
+    const posting = job({ corporateNumber: number, title: '残る求人', sourceUpdatedAt: v3 });
+    await ingest([
+      corporate({ corporateNumber: number, name: '残る株式会社', sourceUpdatedAt: v3 }),
+      posting,
+    ]);
+    const result = await ingest([{ type: 'delete_corporate', corporateNumber: number, sourceUpdatedAt: v2 }]);
+    expect(result.report.delete_corporate).toEqual({ read: 1, indexed: 0, rejected: 0, older: 1 });
+    expect(await source(names.corporates, number)).toMatchObject({ name: '残る株式会社' });
+    expect(await source(names.jobs, posting.id)).toMatchObject({ title: '残る求人' });
+    // the older delete is still recorded: a record older than it cannot come back either
+    const older = await ingest([
+      corporate({ corporateNumber: number, name: '最古株式会社', sourceUpdatedAt: v1 }),
+    ]);
+    expect(older.report.corporate).toEqual({ read: 1, indexed: 0, rejected: 0, older: 1 });
+    expect(await source(names.corporates, number)).toMatchObject({ name: '残る株式会社' });
+  });
+
+  it('a company delete recorded by another worker while a late older record is being written: the company is deleted again', async () => {
+    const number = '7010401000005';
+    await ingest([corporate({ corporateNumber: number, name: '競合株式会社', sourceUpdatedAt: v1 })]);
+    // the real client, with the other worker's delete landing between this batch's plan and its
+    // `_bulk` write (the plan has already read the deletions and found none)
+    let raced = false;
+    const racing = new Proxy(services.opensearch, {
+      get(target, property, receiver) {
+        if (property !== 'bulk') return Reflect.get(target, property, receiver);
+        return async (...args: unknown[]) => {
+          if (!raced) {
+            raced = true;
+            await target.index({
+              index: names.deletedCorporates,
+              id: number,
+              version: Date.parse(v3),
+              version_type: 'external',
+              body: { corporateNumber: number, sourceUpdatedAt: v3, deletedAt: new Date().toISOString() },
+              refresh: true,
+            });
+            await target.delete({ index: names.corporates, id: number, refresh: true });
+          }
+          return (target.bulk as (...a: unknown[]) => Promise<unknown>)(...args);
+        };
+      },
+    });
+    const pipeline = new IngestPipeline({
+      client: racing,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      batchSize: 1,
+    });
+    await pipeline.add(
+      corporate({ corporateNumber: number, name: '遅れた旧版株式会社', sourceUpdatedAt: v2 }),
+    );
+    await pipeline.flush();
+    expect(raced).toBe(true);
+    expect(pipeline.report.corporate).toEqual({ read: 1, indexed: 0, rejected: 0, older: 1 });
+    expect(await source(names.corporates, number)).toBeUndefined();
+  });
+
   it('two versions in parallel batches, many times over: the newest always wins', async () => {
     const pipeline = new IngestPipeline({
       client: services.opensearch,
@@ -170,6 +259,37 @@ describe('queue path (BullMQ worker, four batches at a time)', () => {
     ]);
     await drained();
     expect(await source(names.jobs, newer.id)).toMatchObject({ title: '新しい版' });
+  });
+
+  it('a company delete followed by a late older company record, in concurrent batches', async () => {
+    const number = '6010401000006';
+    await enqueueRecords(
+      queue,
+      [corporate({ corporateNumber: number, name: '消える株式会社', sourceUpdatedAt: v1 })],
+      'test',
+    );
+    await drained();
+    expect(await source(names.corporates, number)).toBeDefined();
+    await enqueueRecords(
+      queue,
+      [{ type: 'delete_corporate', corporateNumber: number, sourceUpdatedAt: v3 }],
+      'test',
+    );
+    await drained();
+    await Promise.all([
+      enqueueRecords(
+        queue,
+        [corporate({ corporateNumber: number, name: '旧版株式会社', sourceUpdatedAt: v2 })],
+        'test',
+      ),
+      enqueueRecords(
+        queue,
+        [corporate({ corporateNumber: number, name: '最古株式会社', sourceUpdatedAt: v1 })],
+        'test',
+      ),
+    ]);
+    await drained();
+    expect(await source(names.corporates, number)).toBeUndefined();
   });
 
   it('a delete followed by a late older upsert', async () => {

@@ -66,7 +66,10 @@ export interface ReindexResult {
 }
 
 /** The field each index holds its document id in, for an id-ordered scan. */
-const idField: Record<string, string> = { corporates: 'corporateNumber' };
+const idField: Record<string, string> = {
+  corporates: 'corporateNumber',
+  'deleted-corporates': 'corporateNumber',
+};
 
 interface Move extends IndexMove {
   def: IndexDefinition;
