@@ -6,13 +6,14 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { Command } from 'commander';
-import { positiveWholeNumber } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { startStack } from './local-stack.js';
 
-const program = new Command('cluster')
-  .description('Start 3 OpenSearch nodes, redis-server (append-only), API processes and workers on loopback')
+const program = cliProgram(
+  'cluster',
+  'Start 3 OpenSearch nodes, redis-server (append-only), API processes and workers on loopback',
+)
   .option('--apis <n>', 'API processes', positiveWholeNumber, 2)
   .option('--workers <n>', 'indexer workers', positiveWholeNumber, 2)
   .option('--heap <size>', 'heap per OpenSearch node', '512m')
