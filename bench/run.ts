@@ -253,9 +253,13 @@ async function main(): Promise<void> {
       highlight: _highlight,
       ...matching
     } = compiled.body as Record<string, unknown>;
+    // not from the shard request cache, which keeps `size: 0` answers by default: a repeated
+    // floor request would otherwise be a cache hit, not the cost of matching
+    const floorParams = new URLSearchParams(params);
+    floorParams.set('request_cache', 'false');
     const floorRequest: LoadRequest = {
       method: 'POST',
-      path: rawRequest.path,
+      path: `/${compiled.index as string}/_search?${floorParams}`,
       body: JSON.stringify({ ...matching, size: 0 }),
     };
     apiRequests.push(apiRequest);
