@@ -138,19 +138,33 @@ async function main(): Promise<void> {
     );
     let total = 0;
     const deadline = Date.now() + 60_000;
+    let lastError = '';
     while (Date.now() < deadline) {
+      // the ingest above ran with this process's event loop blocked (spawnSync), longer than the
+      // API keeps an idle connection open: the pooled connection from the health check may be
+      // closed under it, which fetch reports as "fetch failed". Such an error is retried.
       const res = await fetch(`${url}/rest/v1/jobs/search`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
         body: JSON.stringify({ limit: 1, includeTotalResults: true }),
+      }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+        lastError = `${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'})`;
+        return undefined;
       });
+      if (!res) {
+        await sleep(1000);
+        continue;
+      }
       const body = (await res.json()) as { totalResults?: number };
       if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
       total = body.totalResults ?? 0;
       if (total === 100) break;
       await sleep(1000);
     }
-    if (total !== 100) throw new Error(`search found ${total} postings, expected 100`);
+    if (total !== 100)
+      throw new Error(
+        `search found ${total} postings, expected 100${lastError ? `; last connection error: ${lastError}` : ''}`,
+      );
     say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
     writeFileSync(path.join(tmp, 'ok'), '');
     say('production artifact smoke passed');
