@@ -10,6 +10,7 @@
  *   // plan.touches: 0 -> and 1 -> the company's corporateNumber
  */
 import type { BulkFailure, BulkOp } from '../src/opensearch/bulk.js';
+import { toCompactRecord } from '../src/search/records.js';
 import type { IndexNames } from './index-names.js';
 import type { Masters } from './masters.js';
 import type { SourceRecord } from './source-types.js';
@@ -167,11 +168,13 @@ export function planBatch(
     }
     try {
       const fields = toCorporateFields(record, masters);
-      const upsert = toCorporateDocument(record, masters, now);
+      // the compact copy a company search reads instead of `_source` (src/search/records.ts)
+      const compactRecord = toCompactRecord(fields);
+      const upsert = { ...toCorporateDocument(record, masters, now), compactRecord };
       // an update keeps the aggregates and postings until the rebuild replaces them
       const version = versionOf(record);
       // a record without a version clears the stored one: from then on, arrival order
-      const doc = { ...fields, updatedAt: now.toISOString(), sourceVersion: version ?? null };
+      const doc = { ...fields, compactRecord, updatedAt: now.toISOString(), sourceVersion: version ?? null };
       plan.ops.push(
         version === undefined
           ? {

@@ -35,7 +35,7 @@ export async function openCliServices(): Promise<CliServices> {
   const opensearch = createOpenSearchClient(url, config.opensearchAccess);
   const bulkClient = createBulkClient(opensearch);
   try {
-    await bootstrapIndices(opensearch, config.indexPrefix, config.index);
+    await bootstrapIndices(opensearch, config.indexPrefix, config.index, { addNewFields: true });
   } catch (error) {
     await opensearch.close();
     await stopNode();

@@ -17,6 +17,7 @@ import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { scan } from '../src/opensearch/scan.js';
+import { compactRecordField } from '../src/search/records.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
@@ -174,7 +175,7 @@ export async function rebuildCompanies(
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
-      excludes: ['postings', 'aggregates'],
+      excludes: ['postings', 'aggregates', compactRecordField],
     });
     const postingsByCompany = await readPostings(client, names, chunk);
     const corporateOps: BulkOp<string>[] = [];

@@ -5,7 +5,10 @@
  * so a mapping change is a new version reindexed behind the alias with no downtime
  * (`npm run reindex`, ./reindex.ts). Once an alias exists, bootstrap leaves it where it points:
  * after a reindex that is an index named `<prefix><name>-v<version>-<suffix>`, and after a
- * mapping's version goes up, the old version until the operator reindexes.
+ * mapping's version goes up, the old version until the operator reindexes. One change needs
+ * no reindex: a top-level field new in a mapping file is added to the index the alias points
+ * at when a writer starts (`addNewFields`), so that its writes carrying the field are not
+ * refused by `dynamic: strict`.
  */
 import type { API } from '@opensearch-project/opensearch';
 import { type IndexShape, indexSettingsFrom } from '../config.js';
@@ -30,12 +33,20 @@ export async function bootstrapIndices(
   client: OpenSearchClient,
   prefix: string,
   shape: IndexShape = defaultShape,
+  /**
+   * Add a mapping file's new top-level fields to the live indices (`addNewFields`): the
+   * writers' start-up (their engine user may change mappings; the API's reads only).
+   */
+  options: { addNewFields?: boolean } = {},
 ): Promise<string[]> {
   const created: string[] = [];
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
     const concrete = `${alias}-v${def.version}`;
-    if ((await client.indices.existsAlias({ name: alias })).body) continue;
+    if ((await client.indices.existsAlias({ name: alias })).body) {
+      if (options.addNewFields) await addNewFields(client, alias, def);
+      continue;
+    }
     const exists = await client.indices.exists({ index: concrete });
     if (exists.body) continue;
     // a mapping file's own settings win over the configured shape
@@ -63,6 +74,26 @@ export async function bootstrapIndices(
     created.push(concrete);
   }
   return created;
+}
+
+/**
+ * Puts the mapping file's top-level fields that the live index lacks (an additive change:
+ * documents written before have no value there, and readers allow for that). A changed
+ * field is left alone: that is a new mapping version and a reindex.
+ */
+async function addNewFields(client: OpenSearchClient, alias: string, def: IndexDefinition): Promise<void> {
+  const { body } = await client.indices.getMapping({ index: alias });
+  for (const [index, live] of Object.entries(
+    body as Record<string, { mappings?: { properties?: object } }>,
+  )) {
+    const known = live.mappings?.properties ?? {};
+    const added = Object.entries(def.mappings.properties).filter(([field]) => !(field in known));
+    if (added.length === 0) continue;
+    const properties = Object.fromEntries(added) as NonNullable<
+      API.Indices_PutMapping_Request['body']
+    >['properties'];
+    await client.indices.putMapping({ index, body: { properties } });
+  }
 }
 
 /** The settings an index is created with: the configured shape, then the mapping file's own. */

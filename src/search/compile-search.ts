@@ -15,17 +15,23 @@ import { compileQuery, type PostingOverflow } from './compile-query.js';
 import { compileSort } from './compile-sort.js';
 import { compileFacets } from './facets.js';
 import type { SearchPlan } from './plan.js';
+import { compactFetch } from './records.js';
 import { compileSnippetHighlight } from './snippets.js';
 
 /** The engine stops collecting after this long; the task is cancelled after `cancelAfter`. */
 export const searchTimeout = '5s';
 export const cancelAfter = '8s';
 
-/** Fields of the documents that are not part of the response records (docs/index-documents.md). */
-const sourceExcludes: Record<SearchCatalogue['index'], string[]> = {
-  corporates: ['postings', 'aggregates', 'sourceVersion'],
-  jobs: ['description', 'descriptionCollectedAt', 'corporate'],
-};
+/** Fields of the jobs documents that are not part of the response records (docs/index-documents.md). */
+const jobSourceExcludes = ['description', 'descriptionCollectedAt', 'corporate'];
+
+/** What a search fetches of each hit: companies from their compact copy (./records.ts). */
+function fetchOf(search: SearchCatalogue, includes: string[] | undefined): Record<string, unknown> {
+  if (search.index === 'corporates') return compactFetch;
+  return {
+    _source: includes ? (includes.length > 0 ? { includes } : false) : { excludes: jobSourceExcludes },
+  };
+}
 
 export function compileSearch(
   search: SearchCatalogue,
@@ -50,11 +56,7 @@ export function compileSearch(
       from: plan.offset,
       size: plan.limit,
       track_total_hits: plan.includeTotalResults,
-      _source: includes
-        ? includes.length > 0
-          ? { includes }
-          : false
-        : { excludes: sourceExcludes[search.index] },
+      ...fetchOf(search, includes),
       ...(highlight ? { highlight } : {}),
       ...(aggs ? { aggs: aggs as Record<string, Types.Common_Aggregations.AggregationContainer> } : {}),
     },

@@ -47,7 +47,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { recordFieldNames, selectFields, toCorporateRecord, toJobRecord } from './records.js';
+import { corporateRecordOf, recordFieldNames, selectFields, toJobRecord } from './records.js';
 import { compileWithOverflow } from './run-search.js';
 
 type Format = (typeof exportFormats)[number];
@@ -189,7 +189,7 @@ export async function runExport(
   };
   const toRecord =
     search.index === 'corporates'
-      ? (hit: EngineHit) => toCorporateRecord(hit._source ?? {})
+      ? (hit: EngineHit) => corporateRecordOf(hit)
       : (hit: EngineHit) => toJobRecord(hit._source ?? {}, hit.highlight);
   const { limits } = services;
   const pageSize = Math.min(exportPageSize, services.paging.resultWindow);

@@ -17,7 +17,24 @@ function topLevelFields(index: string, without: string[]): string[] {
   return mappingFields(index).filter((field) => !without.includes(field));
 }
 
-const corporateFields = topLevelFields('corporates', ['postings', 'aggregates', 'sourceVersion']);
+/**
+ * The corporates field holding a compact copy of the company record: base64 JSON in binary doc
+ * values, which a search reads with `docvalue_fields` and `stored_fields: _none_`, so the
+ * engine never decompresses `_source` (the nested postings) to answer (docs/decisions.md,
+ * "Performance: the documents a search fetches"). Written by the company record's writer only
+ * (indexer/batch-plan.ts); `workLocationCount` and `updatedAt`, which the rebuild changes,
+ * are not in it but read from their own doc values.
+ *
+ *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ... })  // 'eyJjb3Jwb3Jh...'
+ */
+export const compactRecordField = 'compactRecord';
+
+/** Corporates fields that are not part of the response records (docs/index-documents.md). */
+export const internalCorporateFields = ['postings', 'aggregates', 'sourceVersion', compactRecordField];
+const corporateFields = topLevelFields('corporates', internalCorporateFields);
+/** Record fields the rebuild writes: read from doc values, never from the compact copy. */
+const rebuiltFields = ['workLocationCount', 'updatedAt'];
+const compactFields = corporateFields.filter((field) => !rebuiltFields.includes(field));
 const jobFields = topLevelFields('jobs', ['description', 'descriptionCollectedAt', 'corporate']);
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
@@ -38,11 +55,94 @@ function pick(doc: Doc, fields: string[]): Doc {
   return Object.fromEntries(fields.map((field) => [field, doc[field] ?? null]));
 }
 
+/**
+ * Key order of the objects in a company's lists: the order the API has always answered with
+ * (the engine's, once a partial update has rewritten the document), whatever order the
+ * document or its compact copy was written in.
+ */
+const listObjectKeys: Record<string, string[]> = {
+  markets: ['code', 'name', 'exchangeCode'],
+  paidMedias: ['mediaId', 'mediaName'],
+};
+
+function inKeyOrder(item: unknown, keys: string[]): unknown {
+  if (!item || typeof item !== 'object' || Array.isArray(item)) return item;
+  const object = item as Doc;
+  const ordered: Doc = {};
+  for (const key of keys) if (key in object) ordered[key] = object[key];
+  for (const [key, value] of Object.entries(object)) if (!(key in ordered)) ordered[key] = value;
+  return ordered;
+}
+
 export function toCorporateRecord(doc: Doc): Doc {
   const record = pick(doc, corporateFields);
-  for (const field of listFields) record[field] = Array.isArray(doc[field]) ? doc[field] : [];
+  for (const field of listFields) {
+    const list = doc[field];
+    const keys = listObjectKeys[field] ?? [];
+    record[field] = Array.isArray(list) ? list.map((item) => inKeyOrder(item, keys)) : [];
+  }
   record.workLocationCount = typeof doc.workLocationCount === 'number' ? doc.workLocationCount : 0;
   return record;
+}
+
+/** The compact copy of a company's record fields (`toCorporateFields` of the indexer). */
+export function toCompactRecord(fields: Doc): string {
+  return Buffer.from(JSON.stringify(pick(fields, compactFields)), 'utf8').toString('base64');
+}
+
+/** What a company search fetches instead of `_source`: the copy and the rebuilt fields' doc values. */
+export const compactFetch = {
+  _source: false,
+  // no stored field either: `_id` lives in the same compressed block as `_source`
+  stored_fields: ['_none_'],
+  docvalue_fields: [compactRecordField, 'workLocationCount', { field: 'updatedAt', format: 'epoch_millis' }],
+} as const;
+
+/** Hit `fields` of a compact fetch. */
+export type HitFields = Record<string, unknown[] | undefined>;
+
+/** True when a hit of a compact fetch carries no copy (a document written before the field). */
+export function lacksCompactRecord(fields: HitFields | undefined): boolean {
+  return typeof fields?.[compactRecordField]?.[0] !== 'string';
+}
+
+/**
+ * The record from a compact fetch's hit, equal to `toCorporateRecord` of the same document's
+ * `_source`: `updatedAt` is written as `Date#toISOString()` by both of its writers, so the
+ * date's epoch milliseconds give the same text back.
+ */
+export function corporateRecordFromFields(fields: HitFields): Doc {
+  const copy = JSON.parse(
+    Buffer.from(String(fields[compactRecordField]?.[0]), 'base64').toString('utf8'),
+  ) as Doc;
+  const updatedAt = fields.updatedAt?.[0];
+  return toCorporateRecord({
+    ...copy,
+    workLocationCount: fields.workLocationCount?.[0],
+    updatedAt: updatedAt === undefined ? null : new Date(Number(updatedAt)).toISOString(),
+  });
+}
+
+/** A company hit -> its record: from the compact copy, else (a fetch of `_source`) from `_source`. */
+export function corporateRecordOf(hit: { _source?: Doc; fields?: HitFields }): Doc {
+  return lacksCompactRecord(hit.fields)
+    ? toCorporateRecord(hit._source ?? {})
+    : corporateRecordFromFields(hit.fields as HitFields);
+}
+
+/**
+ * A compact fetch some of whose hits had no copy, as a fetch of `_source` (the same hits:
+ * the same query, sort and page, or point in time); undefined when nothing is missing.
+ */
+export function sourceFetchFor(
+  body: Record<string, unknown> | undefined,
+  hits: readonly { fields?: HitFields }[],
+): Record<string, unknown> | undefined {
+  const fetched = body?.docvalue_fields;
+  if (!Array.isArray(fetched) || !fetched.includes(compactRecordField)) return undefined;
+  if (!hits.some((hit) => lacksCompactRecord(hit.fields))) return undefined;
+  const { stored_fields: _stored, docvalue_fields: _docvalues, ...rest } = body as Record<string, unknown>;
+  return { ...rest, _source: { excludes: internalCorporateFields } };
 }
 
 export function toJobRecord(doc: Doc, highlight?: Record<string, string[]>): Doc {

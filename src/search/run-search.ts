@@ -25,7 +25,7 @@ import {
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
 import { overflowFacetCounts, resolvePostingOverflow } from './posting-overflow.js';
-import { selectFields, toCorporateRecord, toJobRecord } from './records.js';
+import { corporateRecordOf, selectFields, toJobRecord } from './records.js';
 
 export interface SearchResponse {
   totalResults: number | null;
@@ -55,7 +55,7 @@ interface Fetched {
 }
 
 const toRecords = new Map<SearchCatalogue, (hit: EngineHit) => Record<string, unknown>>([
-  [corporateSearch, (hit) => toCorporateRecord(hit._source ?? {})],
+  [corporateSearch, (hit) => corporateRecordOf(hit)],
   [jobSearch, (hit) => toJobRecord(hit._source ?? {}, hit.highlight)],
 ]);
 

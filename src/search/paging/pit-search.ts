@@ -12,6 +12,7 @@ import { type Deadline, DeadlineExceeded } from '../../deadline.js';
 import { withinDeadline } from '../../opensearch/deadline.js';
 import type { Services } from '../../services.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../opensearch-errors.js';
+import { type HitFields, sourceFetchFor } from '../records.js';
 import type { SortValues } from './boundary-store.js';
 import { isPitGone } from './pit.js';
 
@@ -21,6 +22,7 @@ export type SearchBody = API.Search_ResponseBody;
 export interface EngineHit {
   _id?: string;
   _source?: Record<string, unknown>;
+  fields?: HitFields;
   highlight?: Record<string, string[]>;
   sort?: SortValues;
 }
@@ -63,11 +65,22 @@ export function onPit(
 
 /** Only the sort values of `size` results: a cheap step of a walk to a far offset. */
 export function sortValuesOnly(request: SearchRequest): SearchRequest {
-  const { highlight: _highlight, aggs: _aggs, ...body } = request.body as Record<string, unknown>;
+  const {
+    highlight: _highlight,
+    aggs: _aggs,
+    docvalue_fields: _docvalues,
+    ...body
+  } = request.body as Record<string, unknown>;
   return {
     ...request,
     filter_path: ['hits.hits.sort', 'timed_out', '_shards', 'pit_id'],
-    body: { ...body, _source: false, track_total_hits: false } as SearchRequest['body'],
+    // `_none_`: not even `_id`, whose stored block holds the whole `_source`
+    body: {
+      ...body,
+      _source: false,
+      stored_fields: ['_none_'],
+      track_total_hits: false,
+    } as SearchRequest['body'],
   };
 }
 
@@ -110,6 +123,10 @@ export async function engineSearch(
     throw toSearchError(error, services.logger);
   }
   assertComplete(body);
+  // a company without its compact copy yet (written before the field existed): the same page
+  // again, from `_source`
+  const fallback = sourceFetchFor(request.body as Record<string, unknown> | undefined, hitsOf(body));
+  if (fallback) return engineSearch(services, { ...request, body: fallback as SearchRequest['body'] });
   return body;
 }
 

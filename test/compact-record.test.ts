@@ -1,0 +1,228 @@
+/**
+ * Company searches read each hit's record from its compact copy (binary doc values) instead
+ * of `_source` (src/search/records.ts). Here, on the real engine, every answer is compared
+ * with the one built from `_source` for the same documents, as text (byte for byte): after
+ * the first ingest, after record updates (the doc merge and the versioned script), after a
+ * rebuild, after a reindex, and for documents without a copy (written before the field).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corporateCheckDigit } from '../indexer/corporate-number.js';
+import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import { indexNames } from '../indexer/index-names.js';
+import { IngestPipeline } from '../indexer/pipeline.js';
+import { rebuildCompanies } from '../indexer/rebuild.js';
+import type { SourceRecord } from '../indexer/source-types.js';
+import { corporateSearch } from '../src/catalogue/searches.js';
+import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
+import { reindexAll } from '../src/opensearch/reindex.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+import {
+  compactRecordField,
+  internalCorporateFields,
+  selectFields,
+  toCorporateRecord,
+} from '../src/search/records.js';
+import { compileWithOverflow, searchCorporates } from '../src/search/run-search.js';
+import type { Services } from '../src/services.js';
+import { corporate, job } from './fixtures/indexer/records.js';
+import { setUpServices, uniquePrefix } from './support/env.js';
+
+let services: Services;
+let names: ReturnType<typeof indexNames>;
+let clock = Date.parse('2026-11-21T03:00:00.000Z');
+const tick = () => {
+  clock += 1_000;
+  return new Date(clock);
+};
+
+const companies = Array.from({ length: 12 }, (_, i) => {
+  const base = `5${String(i).padStart(11, '0')}`;
+  return `${corporateCheckDigit(base)}${base}`;
+});
+
+/** Varied records: nulls, empty and full lists, versioned (script) and unversioned (doc merge). */
+function record(i: number, overrides: Record<string, unknown> = {}): SourceRecord {
+  return corporate({
+    corporateNumber: companies[i],
+    name: `株式会社テスト${i}`,
+    ...(i % 3 === 0 ? { marketCodes: [], paidMediaIds: [] } : {}),
+    ...(i % 4 === 1 ? { summary: undefined, capitalMillionYen: 12.5, furigana: undefined } : {}),
+    ...(i % 2 === 0 ? { sourceUpdatedAt: tick().toISOString() } : {}),
+    ...overrides,
+  } as never);
+}
+
+async function write(records: SourceRecord[]): Promise<void> {
+  const pipeline = new IngestPipeline({
+    client: services.opensearch,
+    indexPrefix: services.config.indexPrefix,
+    deadLetter: new MemoryDeadLetter(),
+    now: tick,
+  });
+  for (const item of records) await pipeline.add(item, 'test');
+  await pipeline.flush();
+  for (const counts of Object.values(pipeline.report)) expect(counts.rejected).toBe(0);
+  await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, { now: tick() });
+  await services.opensearch.indices.refresh({ index: Object.values(names).join(',') });
+}
+
+/** The same search's records built from `_source`, as every company search did before the copy. */
+async function fromSource(body: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const plan = parseSearchRequest(corporateSearch, body);
+  const request = await compileWithOverflow(services, corporateSearch, plan, undefined);
+  const {
+    stored_fields: _stored,
+    docvalue_fields: _docvalues,
+    ...rest
+  } = request.body as Record<string, unknown>;
+  const { body: answer } = await services.opensearch.search({
+    ...request,
+    body: { ...rest, _source: { excludes: internalCorporateFields } } as never,
+  });
+  return answer.hits.hits.map((hit) =>
+    selectFields(toCorporateRecord((hit._source ?? {}) as Record<string, unknown>), plan.fields),
+  );
+}
+
+/** How many hits of the search carry their compact copy (read straight from the engine). */
+async function withCopy(body: Record<string, unknown>): Promise<number> {
+  const plan = parseSearchRequest(corporateSearch, body);
+  const request = await compileWithOverflow(services, corporateSearch, plan, undefined);
+  const { body: answer } = await services.opensearch.search(request);
+  return answer.hits.hits.filter((hit) => typeof hit.fields?.[compactRecordField]?.[0] === 'string').length;
+}
+
+const searches: Record<string, unknown>[] = [
+  { limit: 100 },
+  { limit: 5, offset: 3, sort: { field: 'employeeCount', order: 'desc' } },
+  { limit: 100, fields: ['corporateNumber', 'workLocationCount', 'updatedAt', 'markets'] },
+  { limit: 100, filters: { jobMediaId: { any: [3] } } },
+];
+
+/** Every search answers exactly what `_source` gives, as JSON text; `copies` hits read the copy. */
+async function expectSameAsSource(copies: number): Promise<void> {
+  for (const body of searches) {
+    const answer = await searchCorporates(services, body);
+    const expected = await fromSource(body);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
+  }
+  expect(await withCopy({ limit: 100 })).toBe(copies);
+}
+
+beforeAll(async () => {
+  services = await setUpServices('compact-record', { redisUrl: undefined });
+  names = indexNames(services.config.indexPrefix);
+  await write([
+    ...companies.map((_, i) => record(i)),
+    ...companies.slice(0, 8).map((number, i) =>
+      job({
+        corporateNumber: number,
+        mediaId: i % 2 === 0 ? 3 : 1,
+        workLocation: { kind: 'onsite', prefectureId: 13 + (i % 3), cityName: '渋谷区', address: `${i}` },
+      }),
+    ),
+  ]);
+});
+
+afterAll(async () => {
+  await services.close();
+});
+
+describe('company records from the compact copy', () => {
+  it('are the records `_source` gives, after the first ingest', async () => {
+    await expectSameAsSource(companies.length);
+    const { results } = await searchCorporates(services, { limit: 100 });
+    // the rebuilt fields come along: some companies have work locations, none a stale time
+    expect(results.some((row) => (row.workLocationCount as number) > 0)).toBe(true);
+    expect(results.every((row) => typeof row.updatedAt === 'string')).toBe(true);
+  });
+
+  it('follow record updates: the doc merge (no version) and the versioned script', async () => {
+    await write([
+      record(0, { name: '株式会社改名ゼロ', marketCodes: [], employeeCount: 9_999 }),
+      record(1, { name: '株式会社改名イチ', paidMediaIds: [], summary: '新しい紹介文' }),
+      record(2, { ceoName: null, fax: '03-0000-0000' }),
+      // an older version than the stored one: the script leaves record and copy alone
+      record(4, { name: '古い名前', sourceUpdatedAt: '2000-01-01T00:00:00.000Z' }),
+    ]);
+    await expectSameAsSource(companies.length);
+    const names0 = (await searchCorporates(services, { limit: 100 })).results.map((row) => row.name);
+    expect(names0).toContain('株式会社改名ゼロ');
+    expect(names0).toContain('株式会社改名イチ');
+    expect(names0).not.toContain('古い名前');
+  });
+
+  it('follow the rebuild (work locations, updatedAt) after postings arrive', async () => {
+    const before = (await searchCorporates(services, { limit: 100 })).results;
+    await write([
+      job({
+        corporateNumber: companies[10],
+        workLocation: { kind: 'onsite', prefectureId: 27, cityName: '大阪市北区', address: '梅田1' },
+      }),
+      job({
+        corporateNumber: companies[10],
+        workLocation: { kind: 'onsite', prefectureId: 1, cityName: '札幌市中央区', address: '北1条' },
+      }),
+    ]);
+    await expectSameAsSource(companies.length);
+    const after = (await searchCorporates(services, { limit: 100 })).results;
+    const row = (rows: typeof after) => rows.find((item) => item.corporateNumber === companies[10]);
+    expect(row(after)?.workLocationCount).toBe(2);
+    expect(row(after)?.updatedAt).not.toBe(row(before)?.updatedAt);
+  });
+
+  it('read documents without a copy from `_source`, alone or mixed with others on a page', async () => {
+    // as a document written before the field existed
+    for (const number of companies.slice(5, 8))
+      await services.opensearch.update({
+        index: names.corporates,
+        id: number,
+        refresh: true,
+        body: { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } },
+      });
+    await expectSameAsSource(companies.length - 3);
+    const cursorPage = await searchCorporates(services, { cursor: '*', limit: 4 }, { userId: 'u' });
+    expect(JSON.stringify(cursorPage.results)).toBe(JSON.stringify(await fromSource({ limit: 4 })));
+    // the next record write brings the copy back
+    await write([record(5, { name: '株式会社戻り' })]);
+    await expectSameAsSource(companies.length - 2);
+  });
+
+  it('survive a reindex: the copy travels in `_source`', async () => {
+    await reindexAll(services.opensearch, services.config.indexPrefix, { suffix: 'compact' });
+    await services.opensearch.indices.refresh({ index: names.corporates });
+    await expectSameAsSource(companies.length - 2);
+  });
+
+  it('the field is added to an index created before it, when a writer starts', async () => {
+    const prefix = uniquePrefix('compact-old');
+    const client = services.opensearch;
+    try {
+      for (const def of indexDefinitions()) {
+        const { [compactRecordField]: _copy, ...properties } = def.mappings.properties;
+        await client.indices.create({
+          index: `${prefix}${def.name}-v${def.version}`,
+          body: {
+            settings: def.settings,
+            mappings: { ...def.mappings, properties },
+            aliases: { [`${prefix}${def.name}`]: {} },
+          } as never,
+        });
+      }
+      const mapped = async () => {
+        const { body } = await client.indices.getMapping({ index: `${prefix}corporates` });
+        const [only] = Object.values(body as Record<string, { mappings: { properties: object } }>);
+        return compactRecordField in (only?.mappings.properties ?? {});
+      };
+      // the API's start (read-only engine user) leaves mappings alone
+      await bootstrapIndices(client, prefix);
+      expect(await mapped()).toBe(false);
+      await bootstrapIndices(client, prefix, undefined, { addNewFields: true });
+      expect(await mapped()).toBe(true);
+    } finally {
+      await dropIndices(client, prefix);
+    }
+  });
+});
