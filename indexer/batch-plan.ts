@@ -169,7 +169,7 @@ export function planBatch(
     try {
       const fields = toCorporateFields(record, masters);
       // the compact copy a company search reads instead of `_source` (src/search/records.ts)
-      const compactRecord = toCompactRecord(fields);
+      const compactRecord = toCompactRecord({ ...fields, updatedAt: now.toISOString() });
       const upsert = { ...toCorporateDocument(record, masters, now), compactRecord };
       // an update keeps the aggregates and postings until the rebuild replaces them
       const version = versionOf(record);

@@ -121,7 +121,12 @@ async function foundNestedOnly(body: Doc): Promise<string[]> {
     parseSearchRequest(corporateSearch, { ...body, limit: 100 }),
     services.config.indexPrefix,
   );
-  const { body: response } = await services.opensearch.search(compiled);
+  // the ids from `_source`: these documents are written here without the compact record copy
+  const { stored_fields: _stored, docvalue_fields: _docvalues, ...rest } = compiled.body as Doc;
+  const { body: response } = await services.opensearch.search({
+    ...compiled,
+    body: { ...rest, _source: ['corporateNumber'] } as never,
+  });
   return sorted(response.hits.hits.map((hit) => names[String((hit._source as Doc).corporateNumber)] ?? '?'));
 }
 

@@ -23,18 +23,18 @@ function topLevelFields(index: string, without: string[]): string[] {
  * engine never decompresses `_source` (the nested postings) to answer (docs/decisions.md,
  * "Performance: the documents a search fetches"). Written by the company record's writer only
  * (indexer/batch-plan.ts); `workLocationCount` and `updatedAt`, which the rebuild changes,
- * are not in it but read from their own doc values.
+ * are read from their own doc values (the copy's `updatedAt` gives the text when it is still
+ * the same instant).
  *
- *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ... })  // 'eyJjb3Jwb3Jh...'
+ *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ..., updatedAt: '2026-11-21T03:00:00.000Z' })
+ *   // 'eyJjb3Jwb3Jh...'
  */
 export const compactRecordField = 'compactRecord';
 
 /** Corporates fields that are not part of the response records (docs/index-documents.md). */
 export const internalCorporateFields = ['postings', 'aggregates', 'sourceVersion', compactRecordField];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
-/** Record fields the rebuild writes: read from doc values, never from the compact copy. */
-const rebuiltFields = ['workLocationCount', 'updatedAt'];
-const compactFields = corporateFields.filter((field) => !rebuiltFields.includes(field));
+const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
 const jobFields = topLevelFields('jobs', ['description', 'descriptionCollectedAt', 'corporate']);
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
@@ -85,7 +85,7 @@ export function toCorporateRecord(doc: Doc): Doc {
   return record;
 }
 
-/** The compact copy of a company's record fields (`toCorporateFields` of the indexer). */
+/** The compact copy of a company's record fields (`toCorporateFields` of the indexer, and `updatedAt`). */
 export function toCompactRecord(fields: Doc): string {
   return Buffer.from(JSON.stringify(pick(fields, compactFields)), 'utf8').toString('base64');
 }
@@ -108,19 +108,21 @@ export function lacksCompactRecord(fields: HitFields | undefined): boolean {
 
 /**
  * The record from a compact fetch's hit, equal to `toCorporateRecord` of the same document's
- * `_source`: `updatedAt` is written as `Date#toISOString()` by both of its writers, so the
- * date's epoch milliseconds give the same text back.
+ * `_source`. `updatedAt`: the copy's text while it is the instant the document holds, else
+ * (a rebuild moved it) that instant as `Date#toISOString()`, which is how the rebuild writes it.
  */
 export function corporateRecordFromFields(fields: HitFields): Doc {
   const copy = JSON.parse(
     Buffer.from(String(fields[compactRecordField]?.[0]), 'base64').toString('utf8'),
   ) as Doc;
-  const updatedAt = fields.updatedAt?.[0];
-  return toCorporateRecord({
-    ...copy,
-    workLocationCount: fields.workLocationCount?.[0],
-    updatedAt: updatedAt === undefined ? null : new Date(Number(updatedAt)).toISOString(),
-  });
+  const millis = fields.updatedAt?.[0];
+  let updatedAt: unknown = null;
+  if (millis !== undefined)
+    updatedAt =
+      typeof copy.updatedAt === 'string' && Date.parse(copy.updatedAt) === Number(millis)
+        ? copy.updatedAt
+        : new Date(Number(millis)).toISOString();
+  return toCorporateRecord({ ...copy, workLocationCount: fields.workLocationCount?.[0], updatedAt });
 }
 
 /** A company hit -> its record: from the compact copy, else (a fetch of `_source`) from `_source`. */
