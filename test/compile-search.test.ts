@@ -61,13 +61,15 @@ describe('compileSearch', () => {
       {
         "allow_partial_search_results": false,
         "body": {
-          "_source": {
-            "excludes": [
-              "postings",
-              "aggregates",
-              "sourceVersion",
-            ],
-          },
+          "_source": false,
+          "docvalue_fields": [
+            "compactRecord",
+            "workLocationCount",
+            {
+              "field": "updatedAt",
+              "format": "epoch_millis",
+            },
+          ],
           "from": 0,
           "query": {
             "match_all": {},
@@ -85,6 +87,9 @@ describe('compileSearch', () => {
                 "order": "asc",
               },
             },
+          ],
+          "stored_fields": [
+            "_none_",
           ],
           "track_total_hits": true,
         },
