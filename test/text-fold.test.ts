@@ -1,7 +1,7 @@
 /**
  * One text fold on both sides, checked on the real engine. The expected values come from
- * Node's own Unicode data (String.prototype.normalize, toUpperCase/toLowerCase and the
- * Default_Ignorable_Code_Point property), not from the product's table.
+ * Node's own Unicode data (test/support/unicode-fold.ts: NFKC, case, Default_Ignorable_Code_Point),
+ * not from the product's table.
  *
  * Query text is folded by the same analyzer as indexed text (the mapping gives no text field
  * a separate search analyzer: checked below), so "the query side's fold" is the engine's
@@ -16,24 +16,7 @@ import type { Services } from '../src/services.js';
 import { foldText } from '../src/text/normalize.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
-
-const ignorable = /\p{Default_Ignorable_Code_Point}/gu;
-
-/** The oracle: ignorables dropped, NFKC, upper then lower case, NFKC, until stable. */
-function expectedFold(text: string): string {
-  let current = text;
-  for (;;) {
-    const next = current
-      .replace(ignorable, '')
-      .normalize('NFKC')
-      .toUpperCase()
-      .toLowerCase()
-      .normalize('NFKC')
-      .replace(ignorable, '');
-    if (next === current) return next;
-    current = next;
-  }
-}
+import { unicodeFold as expectedFold } from './support/unicode-fold.js';
 
 const separator = '\n';
 let services: Services;
