@@ -14,7 +14,7 @@
  * (speed belongs to `npm run bench`); the assertions are statuses, headers, the cause named in
  * the body, and balances.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,6 +36,7 @@ import { createLogger } from '../src/logger.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 import { compileRequestChecks } from '../src/search/parse-request.js';
 import { createServices, type Services } from '../src/services.js';
+import { startApiProcess } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 
 const deadlineMs = 2000;
@@ -310,9 +311,8 @@ describe('an API process killed with searches in flight', () => {
 
   async function startApi(): Promise<{ child: ChildProcess; url: string }> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: projectRoot,
-      env: {
+    const child = await startApiProcess(
+      {
         ...process.env,
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -328,23 +328,8 @@ describe('an API process killed with searches in flight', () => {
         CREDIT_RESERVATION_TIMEOUT_SECONDS: String(reservationTimeoutSeconds),
         CREDIT_SWEEP_INTERVAL_SECONDS: String(sweepSeconds),
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`API did not start:\n${output}`)), 120_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('serving on')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.once('exit', () => reject(new Error(`API exited:\n${output}`)));
-    });
+      children,
+    );
     return { child, url: `http://127.0.0.1:${port}` };
   }
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
+import { type Run, runToEnd } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -26,12 +27,6 @@ function prefix(label: string): string {
   const p = uniquePrefix(label);
   prefixes.push(p);
   return p;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
 }
 
 /** The child's environment: this process's, minus the settings a test chooses itself. */
@@ -59,25 +54,9 @@ function start(script: string, args: string[], env: Record<string, string>): Chi
   return child;
 }
 
-/** Runs a program to its end (killed after 3 minutes: a bound for a loaded machine). */
+/** Runs a program to its end (support/child-runs.ts: killed after 3 minutes). */
 function run(script: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = start(script, args, env);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runToEnd(start(script, args, env));
 }
 
 /** Resolves with everything printed so far once `pattern` appears on stdout. */

@@ -6,7 +6,7 @@
  * keeps its reservation (the sweep never refunds a live export); an API process killed
  * mid-export leaves a reservation the sweep refunds.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,9 +18,9 @@ import { createApp } from '../src/http/app.js';
 import { createHttpServer } from '../src/http/server.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { freePort } from '../src/local/child-process.js';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job } from './fixtures/search/docs.js';
+import { startApiProcess } from './support/child-runs.js';
 import { setUpServices } from './support/env.js';
 
 let services: Services;
@@ -307,9 +307,8 @@ describe('an export and the orphan sweep', () => {
 
   it('an API process killed mid-export leaves a reservation the sweep refunds in full', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: projectRoot,
-      env: {
+    const child = await startApiProcess(
+      {
         ...process.env,
         PORT: String(port),
         HOST: '127.0.0.1',
@@ -324,23 +323,8 @@ describe('an export and the orphan sweep', () => {
         EXPORT_RECORDS_PER_CREDIT: '10',
         METRICS_PORT: '0', // not the default 9464, which another process on the machine may hold
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`API did not start:\n${output}`)), 120_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('serving on')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout?.on('data', onData);
-      child.stderr?.on('data', onData);
-      child.once('exit', () => reject(new Error(`API exited:\n${output}`)));
-    });
+      children,
+    );
     const { user, key } = await newUser(1_000);
     const { res, req } = await pausedExport(key, `http://127.0.0.1:${port}`);
     try {

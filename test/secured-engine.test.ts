@@ -20,6 +20,7 @@ import { freePort } from '../src/local/child-process.js';
 import { accessFailure } from '../src/opensearch/access-failures.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
+import { type Run, runToEnd } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 import { type SecuredEngine, startSecuredEngine } from './support/secured-engine.js';
 
@@ -37,12 +38,6 @@ let engine: SecuredEngine;
 let dir: string;
 let passwordFile: string;
 let files: { corporates: string; jobs: string };
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** This process's environment without any engine or Redis settings, plus `extra`. */
 function envWith(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -89,7 +84,7 @@ function start(
   return Object.assign(child, { output: () => output });
 }
 
-/** Runs a program to its end (killed after 3 minutes: a bound for a loaded machine). */
+/** Runs a program to its end (support/child-runs.ts: killed after 3 minutes). */
 function run(script: string, args: string[], env: Record<string, string>): Promise<Run> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: root,
@@ -97,22 +92,7 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runToEnd(child);
 }
 
 function waitForOutput(child: ChildProcess & { output: () => string }, pattern: RegExp): Promise<void> {

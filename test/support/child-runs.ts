@@ -1,0 +1,67 @@
+/**
+ * The project's programs as child processes of a test: run one to its end, or start the API
+ * and wait until it serves. Loopback only; each test stops what it started, by its handle.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { projectRoot } from '../../src/local/opensearch-node.js';
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Collects a started program's output until it ends (killed after 3 minutes: a bound for a loaded machine). */
+export function runToEnd(child: ChildProcess): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Starts the API (src/main.ts) with exactly `env` and resolves once it logs "serving on"
+ * (LOG_LEVEL info or lower); rejects with its output if it exits first or takes 2 minutes.
+ * The child goes into `children` before the wait, so the caller's afterAll stops it either way.
+ */
+export async function startApiProcess(
+  env: NodeJS.ProcessEnv,
+  children: ChildProcess[],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`API did not start:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('serving on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new Error(`API exited:\n${output}`));
+    });
+  });
+  return child;
+}
