@@ -197,21 +197,30 @@ describe('cursor', () => {
     const first = await searchJobs(services, { ...body, cursor: '*', limit: 200 }, { userId: 'mover' });
     // meanwhile: new postings that would sort first, and moved sort values
     const moved = want.slice(300, 320);
+    const added = Array.from({ length: 30 }, (_, i) => job({ id: `new-${i}`, mediaId: 2, salaryMin: 1 }));
+    const originals = moved.map((id) => jobs.find((doc) => doc.id === id) as Doc);
     await indexFixture(services.opensearch, services.config.indexPrefix, {
-      jobs: [
-        ...Array.from({ length: 30 }, (_, i) => job({ id: `new-${i}`, mediaId: 2, salaryMin: 1 })),
-        ...moved.map((id) => ({ ...jobs.find((doc) => doc.id === id), salaryMin: 9_999_999 })),
-      ],
+      jobs: [...added, ...originals.map((doc) => ({ ...doc, salaryMin: 9_999_999 }))],
     });
-    const ids = first.results.map(idOf);
-    let cursor = first.nextCursor;
-    while (cursor) {
-      const page = await searchJobs(services, { ...body, cursor, limit: 200 }, { userId: 'mover' });
-      ids.push(...page.results.map(idOf));
-      cursor = page.nextCursor;
+    try {
+      const ids = first.results.map(idOf);
+      let cursor = first.nextCursor;
+      while (cursor) {
+        const page = await searchJobs(services, { ...body, cursor, limit: 200 }, { userId: 'mover' });
+        ids.push(...page.results.map(idOf));
+        cursor = page.nextCursor;
+      }
+      expect(ids).toEqual(want);
+      expect(first.totalResults).toBe(want.length);
+    } finally {
+      // the other tests of this file read the list as built in beforeAll, in whatever order they run
+      const index = indexName(services.config.indexPrefix, 'jobs');
+      await services.opensearch.bulk({
+        refresh: true,
+        body: added.map((doc) => ({ delete: { _index: index, _id: doc.id as string } })),
+      });
+      await indexFixture(services.opensearch, services.config.indexPrefix, { jobs: originals });
     }
-    expect(ids).toEqual(want);
-    expect(first.totalResults).toBe(want.length);
   });
 
   it('refuses a tampered cursor, another user, another search, and an offset beside it', async () => {

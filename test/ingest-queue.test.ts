@@ -96,8 +96,10 @@ describe('queueFiles (ingest with REDIS_URL)', () => {
       [...progress.map((step) => step.done)].sort((a, b) => a - b),
     );
 
-    expect(await count(names.corporates)).toBe(3);
-    expect(await count(names.jobs)).toBe(4);
+    // this test's companies only: the other test of the file may have run first
+    const own = { terms: { corporateNumber: [numbers.alpha, numbers.beta, numbers.gamma] } };
+    expect(await count(names.corporates, own)).toBe(3);
+    expect(await count(names.jobs, own)).toBe(4);
     const dead = await connection.lrange(result.deadLetterList, 0, -1);
     expect(dead.map((entry) => JSON.parse(entry) as DeadLetterEntry)).toEqual([
       expect.objectContaining({
@@ -110,8 +112,12 @@ describe('queueFiles (ingest with REDIS_URL)', () => {
   });
 
   it('without wait, returns once queued; the worker indexes the batches after', async () => {
-    const extra = job({ corporateNumber: numbers.beta, title: '待たずに投入した求人' });
-    const file = ndjson('more-jobs.ndjson', [extra]);
+    // its own company, in the same file ahead of the posting: no dependence on the other test
+    const extra = job({ corporateNumber: numbers.delta, title: '待たずに投入した求人' });
+    const file = ndjson('more-jobs.ndjson', [
+      corporate({ corporateNumber: numbers.delta, name: 'デルタ株式会社' }),
+      extra,
+    ]);
     const queued: number[] = [];
     const result = await queueFiles([file], {
       redisUrl: inject('redisUrl'),
