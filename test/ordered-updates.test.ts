@@ -86,8 +86,13 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
   });
 
   it('a delete followed by a late older upsert leaves the posting deleted, also after a rebuild', async () => {
-    const posting = job({ corporateNumber: numbers.alpha, title: '消える求人', sourceUpdatedAt: v1 });
-    await ingest([posting]);
+    // a company of its own (check digit 4): the tests of this file run in any order
+    const number = '4010401000008';
+    const posting = job({ corporateNumber: number, title: '消える求人', sourceUpdatedAt: v1 });
+    await ingest([
+      corporate({ corporateNumber: number, name: '求人が消える株式会社', sourceUpdatedAt: v1 }),
+      posting,
+    ]);
     expect(await source(names.jobs, posting.id)).toBeDefined();
     const result = await ingest([
       { type: 'delete_job', id: posting.id, sourceUpdatedAt: v3 },
@@ -96,8 +101,8 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
     expect(result.report.job).toEqual({ read: 1, indexed: 0, rejected: 0, older: 1 });
     expect(await source(names.jobs, posting.id)).toBeUndefined();
     expect(await source(names.jobDetails, posting.id)).toBeUndefined();
-    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [numbers.alpha]);
-    const company = await source(names.corporates, numbers.alpha);
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [number]);
+    const company = await source(names.corporates, number);
     expect(((company?.postings ?? []) as Array<{ id: string }>).map((p) => p.id)).not.toContain(posting.id);
   });
 
@@ -191,6 +196,9 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
   });
 
   it('two versions in parallel batches, many times over: the newest always wins', async () => {
+    // a company of its own (check digit 3), indexed first: the tests of this file run in any order
+    const number = '3010401000009';
+    await ingest([corporate({ corporateNumber: number, name: '版比べ株式会社', sourceUpdatedAt: v1 })]);
     const pipeline = new IngestPipeline({
       client: services.opensearch,
       indexPrefix: services.config.indexPrefix,
@@ -200,7 +208,7 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
     });
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
-      const newest = job({ corporateNumber: numbers.alpha, title: `最新${i}`, sourceUpdatedAt: v3 });
+      const newest = job({ corporateNumber: number, title: `最新${i}`, sourceUpdatedAt: v3 });
       ids.push(newest.id);
       await pipeline.add({ ...newest, title: `中間${i}`, sourceUpdatedAt: v2 });
       await pipeline.add(newest);

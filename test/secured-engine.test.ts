@@ -204,7 +204,11 @@ describe('the client (src/opensearch/client.ts) against a TLS endpoint that dema
   });
 });
 
-describe('the API and the indexer, run as an operator runs them, on the secured engine', () => {
+// in an operator's order: ingest first, then search what it wrote (the steps keep their order
+// under --sequence.shuffle; the file shares nothing with other files)
+describe('the API and the indexer, run as an operator runs them, on the secured engine', {
+  shuffle: false,
+}, () => {
   it('ingest writes through it, directly and through the queue and the worker', async () => {
     const ingested = await run('indexer/ingest-cli.ts', [files.corporates], securedEnv());
     expect(ingested.code, ingested.stdout + ingested.stderr).toBe(0);
