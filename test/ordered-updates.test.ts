@@ -94,10 +94,11 @@ describe('CLI path (ingestFiles: batches of one record, two in flight)', () => {
       posting,
     ]);
     expect(await source(names.jobs, posting.id)).toBeDefined();
-    const result = await ingest([
-      { type: 'delete_job', id: posting.id, sourceUpdatedAt: v3 },
-      { ...posting, sourceUpdatedAt: v2 },
-    ]);
+    // two runs, so the upsert lands after the delete for certain (in one run, the two batches
+    // are in flight together and land in either order: the posting ends deleted either way,
+    // but the upsert would then count as indexed, then deleted)
+    await ingest([{ type: 'delete_job', id: posting.id, sourceUpdatedAt: v3 }]);
+    const result = await ingest([{ ...posting, sourceUpdatedAt: v2 }]);
     expect(result.report.job).toEqual({ read: 1, indexed: 0, rejected: 0, older: 1 });
     expect(await source(names.jobs, posting.id)).toBeUndefined();
     expect(await source(names.jobDetails, posting.id)).toBeUndefined();
