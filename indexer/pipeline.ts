@@ -236,17 +236,24 @@ export class IngestPipeline {
 
   /** The source version of the newest recorded delete of each of `numbers` that was deleted. */
   private async deletionsOf(numbers: string[]): Promise<Map<string, number>> {
-    const docs = await getSources<{ sourceUpdatedAt?: string }>(
+    const found = await this.fieldById(this.names.deletedCorporates, numbers, 'sourceUpdatedAt');
+    return new Map([...found].map(([number, at]) => [number, Date.parse(at)]));
+  }
+
+  /** One text field of the documents `ids` of `index`, where the document has it. */
+  private async fieldById(index: string, ids: string[], field: string): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const docs = await getSources<Doc>(
       this.options.client,
-      this.names.deletedCorporates,
-      numbers,
-      { includes: ['sourceUpdatedAt'] },
+      index,
+      ids,
+      { includes: [field] },
       this.options.retry,
     );
-    const found = new Map<string, number>();
+    const found = new Map<string, string>();
     for (const doc of docs) {
-      const at = doc.source?.sourceUpdatedAt;
-      if (at) found.set(doc.id, Date.parse(at));
+      const value = doc.source?.[field];
+      if (typeof value === 'string' && value) found.set(doc.id, value);
     }
     return found;
   }
@@ -266,12 +273,12 @@ export class IngestPipeline {
     );
     if (written.length === 0) return outcomes;
     const deletions = await this.deletionsOf([
-      ...new Set(written.map(({ record }) => keyOf(record) as string)),
+      ...new Set(written.map(({ record }) => record.corporateNumber)),
     ]);
     if (deletions.size === 0) return outcomes;
     const result = [...outcomes];
     for (const { record, position } of written) {
-      if (record.type !== 'corporate' || !deletedBefore(record, deletions)) continue;
+      if (!deletedBefore(record, deletions)) continue;
       await this.removeCompany(record.corporateNumber, deletions.get(record.corporateNumber));
       result[position] = { status: 'older' };
     }
@@ -292,18 +299,8 @@ export class IngestPipeline {
     return found;
   }
 
-  private async corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) return new Map();
-    const docs = await getSources<{ corporateNumber?: string }>(
-      this.options.client,
-      this.names.jobs,
-      ids,
-      { includes: ['corporateNumber'] },
-      this.options.retry,
-    );
-    const found = new Map<string, string>();
-    for (const doc of docs) if (doc.source?.corporateNumber) found.set(doc.id, doc.source.corporateNumber);
-    return found;
+  private corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
+    return this.fieldById(this.names.jobs, ids, 'corporateNumber');
   }
 
   /** Keeps the companies a batch read or wrote for the next batches (bounded: cleared when full). */
