@@ -10,7 +10,7 @@
  *   // plan.touches: 0 -> and 1 -> the company's corporateNumber
  */
 import type { BulkFailure, BulkOp } from '../src/opensearch/bulk.js';
-import { toCompactRecord } from '../src/search/records.js';
+import { toCompactJobRecord, toCompactRecord } from '../src/search/records.js';
 import type { IndexNames } from './index-names.js';
 import type { Masters } from './masters.js';
 import type { SourceRecord } from './source-types.js';
@@ -224,7 +224,9 @@ export function planBatch(
       try {
         const count = context.workLocationCounts.get(record.corporateNumber);
         const owner = count === undefined ? company : { ...company, workLocationCount: count };
-        const job = toJobDocument(record, owner, masters, now);
+        const doc = toJobDocument(record, owner, masters, now);
+        // searches read the record from this copy (src/search/records.ts)
+        const job = { ...doc, compactRecord: toCompactJobRecord(doc) };
         const version = versionOf(record);
         const versioned = version === undefined ? {} : { version };
         postingOps.push(

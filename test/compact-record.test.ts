@@ -1,9 +1,10 @@
 /**
- * Company searches read each hit's record from its compact copy (binary doc values) instead
- * of `_source` (src/search/records.ts). Here, on the real engine, every answer is compared
- * with the one built from `_source` for the same documents, as text (byte for byte): after
- * the first ingest, after record updates (the doc merge and the versioned script), after a
- * rebuild, after a reindex, and for documents without a copy (written before the field).
+ * Company and job searches read each hit's record from its compact copy (binary doc values)
+ * instead of `_source` (src/search/records.ts). Here, on the real engine, every answer is
+ * compared with the one built from `_source` for the same documents, as text (byte for byte):
+ * after the first ingest, after record updates (the doc merge and the versioned script), after
+ * a rebuild (and its fan-out of a company's new name to its postings), after the roll-off of
+ * the detail text, after a reindex, and for documents without a copy (written before the field).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
@@ -11,8 +12,9 @@ import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
+import { rollOff } from '../indexer/rolloff.js';
 import type { SourceRecord } from '../indexer/source-types.js';
-import { corporateSearch } from '../src/catalogue/searches.js';
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { reindexAll } from '../src/opensearch/reindex.js';
@@ -20,10 +22,12 @@ import { parseSearchRequest } from '../src/search/parse-request.js';
 import {
   compactRecordField,
   internalCorporateFields,
+  internalJobFields,
   selectFields,
   toCorporateRecord,
+  toJobRecord,
 } from '../src/search/records.js';
-import { compileWithOverflow, searchCorporates } from '../src/search/run-search.js';
+import { compileWithOverflow, searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
@@ -64,33 +68,11 @@ async function write(records: SourceRecord[]): Promise<void> {
   await pipeline.flush();
   for (const counts of Object.values(pipeline.report)) expect(counts.rejected).toBe(0);
   await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, { now: tick() });
+  await refreshAll();
+}
+
+async function refreshAll(): Promise<void> {
   await services.opensearch.indices.refresh({ index: Object.values(names).join(',') });
-}
-
-/** The same search's records built from `_source`, as every company search did before the copy. */
-async function fromSource(body: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-  const plan = parseSearchRequest(corporateSearch, body);
-  const request = await compileWithOverflow(services, corporateSearch, plan, undefined);
-  const {
-    stored_fields: _stored,
-    docvalue_fields: _docvalues,
-    ...rest
-  } = request.body as Record<string, unknown>;
-  const { body: answer } = await services.opensearch.search({
-    ...request,
-    body: { ...rest, _source: { excludes: internalCorporateFields } } as never,
-  });
-  return answer.hits.hits.map((hit) =>
-    selectFields(toCorporateRecord((hit._source ?? {}) as Record<string, unknown>), plan.fields),
-  );
-}
-
-/** How many hits of the search carry their compact copy (read straight from the engine). */
-async function withCopy(body: Record<string, unknown>): Promise<number> {
-  const plan = parseSearchRequest(corporateSearch, body);
-  const request = await compileWithOverflow(services, corporateSearch, plan, undefined);
-  const { body: answer } = await services.opensearch.search(request);
-  return answer.hits.hits.filter((hit) => typeof hit.fields?.[compactRecordField]?.[0] === 'string').length;
 }
 
 const searches: Record<string, unknown>[] = [
@@ -102,13 +84,51 @@ const searches: Record<string, unknown>[] = [
 
 /** Every search answers exactly what `_source` gives, as JSON text; `copies` hits read the copy. */
 async function expectSameAsSource(copies: number): Promise<void> {
-  for (const body of searches) {
-    const answer = await searchCorporates(services, body);
-    const expected = await fromSource(body);
+  await expectSame(corporateSearch, searches, copies);
+}
+
+type Catalogue = typeof corporateSearch | typeof jobSearch;
+
+/** The same search's records built from `_source`, as every search did before the copies. */
+async function recordsFromSource(search: Catalogue, body: Record<string, unknown>) {
+  const plan = parseSearchRequest(search, body);
+  const request = await compileWithOverflow(services, search, plan, undefined);
+  const { stored_fields: _s, docvalue_fields: _d, ...rest } = request.body as Record<string, unknown>;
+  const excludes = search === jobSearch ? internalJobFields : internalCorporateFields;
+  const { body: answer } = await services.opensearch.search({
+    ...request,
+    body: { ...rest, _source: { excludes } } as never,
+  });
+  return answer.hits.hits.map((hit) => {
+    const doc = (hit._source ?? {}) as Record<string, unknown>;
+    const record =
+      search === jobSearch
+        ? toJobRecord(doc, hit.highlight as Record<string, string[]> | undefined)
+        : toCorporateRecord(doc);
+    return selectFields(record, plan.fields);
+  });
+}
+
+async function hitsWithCopy(search: Catalogue, body: Record<string, unknown>): Promise<number> {
+  const plan = parseSearchRequest(search, body);
+  const request = await compileWithOverflow(services, search, plan, undefined);
+  const { body: answer } = await services.opensearch.search(request);
+  return answer.hits.hits.filter((hit) => typeof hit.fields?.[compactRecordField]?.[0] === 'string').length;
+}
+
+async function expectSame(
+  search: Catalogue,
+  bodies: Record<string, unknown>[],
+  copies: number,
+): Promise<void> {
+  const run = search === jobSearch ? searchJobs : searchCorporates;
+  for (const body of bodies) {
+    const answer = await run(services, body);
+    const expected = await recordsFromSource(search, body);
     expect(expected.length).toBeGreaterThan(0);
     expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
   }
-  expect(await withCopy({ limit: 100 })).toBe(copies);
+  expect(await hitsWithCopy(search, { limit: 100 })).toBe(copies);
 }
 
 beforeAll(async () => {
@@ -184,7 +204,9 @@ describe('company records from the compact copy', () => {
       });
     await expectSameAsSource(companies.length - 3);
     const cursorPage = await searchCorporates(services, { cursor: '*', limit: 4 }, { userId: 'u' });
-    expect(JSON.stringify(cursorPage.results)).toBe(JSON.stringify(await fromSource({ limit: 4 })));
+    expect(JSON.stringify(cursorPage.results)).toBe(
+      JSON.stringify(await recordsFromSource(corporateSearch, { limit: 4 })),
+    );
     // the next record write brings the copy back
     await write([record(5, { name: '株式会社戻り' })]);
     await expectSameAsSource(companies.length - 2);
@@ -224,5 +246,59 @@ describe('company records from the compact copy', () => {
     } finally {
       await dropIndices(client, prefix);
     }
+  });
+});
+
+describe('job records from the compact copy', () => {
+  const jobSearches: Record<string, unknown>[] = [
+    { limit: 100 },
+    { limit: 5, offset: 2, sort: { field: 'salaryMin', order: 'desc' } },
+    { limit: 100, fields: ['id', 'corporateName', 'workLocation', 'updatedAt'] },
+    // the snippets come from the highlighter, which reads the text from `_source`
+    { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] },
+    { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'], fields: ['descriptionSnippets'] },
+  ];
+
+  async function jobCount(): Promise<number> {
+    const { body } = await services.opensearch.count({ index: names.jobs });
+    return body.count;
+  }
+
+  it('are the records `_source` gives, after the first ingest', async () => {
+    await expectSame(jobSearch, jobSearches, await jobCount());
+    const { results } = await searchJobs(services, {
+      limit: 100,
+      jobDescriptionPartialMatchOr: ['ルート営業'],
+    });
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.every((row) => (row.descriptionSnippets as string[]).length > 0)).toBe(true);
+  });
+
+  it("follow the rebuild's fan-out of a company's new name to its postings", async () => {
+    await write([record(0, { name: '株式会社ジョブ改名' })]);
+    await expectSame(jobSearch, jobSearches, await jobCount());
+    const { results } = await searchJobs(services, { limit: 100 });
+    expect(results.filter((row) => row.corporateName === '株式会社ジョブ改名').length).toBeGreaterThan(0);
+  });
+
+  it('follow the roll-off of the detail text (no snippets, the same records)', async () => {
+    const searchable = jobSearches.slice(0, 3);
+    await rollOff(services.opensearch, services.config.indexPrefix, {
+      now: new Date('2027-06-01T00:00:00Z'),
+    });
+    await refreshAll();
+    await expectSame(jobSearch, searchable, await jobCount());
+  });
+
+  it('read documents without a copy from `_source`, alone or mixed with others on a page', async () => {
+    const { results } = await searchJobs(services, { limit: 3 });
+    for (const row of results)
+      await services.opensearch.update({
+        index: names.jobs,
+        id: String(row.id),
+        refresh: true,
+        body: { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } },
+      });
+    await expectSame(jobSearch, jobSearches.slice(0, 3), (await jobCount()) - 3);
   });
 });

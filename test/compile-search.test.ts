@@ -112,13 +112,11 @@ describe('compileSearch', () => {
       {
         "allow_partial_search_results": false,
         "body": {
-          "_source": {
-            "excludes": [
-              "description",
-              "descriptionCollectedAt",
-              "corporate",
-            ],
-          },
+          "_source": false,
+          "docvalue_fields": [
+            "compactRecord",
+            "corporateName",
+          ],
           "from": 50,
           "highlight": {
             "encoder": "html",
@@ -208,6 +206,9 @@ describe('compileSearch', () => {
                 "order": "asc",
               },
             },
+          ],
+          "stored_fields": [
+            "_none_",
           ],
           "track_total_hits": false,
         },

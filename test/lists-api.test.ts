@@ -207,11 +207,24 @@ describe('fields', () => {
       expect(Object.keys(record).sort()).toEqual(['descriptionSnippets', 'id']);
   });
 
-  it('reads only those fields from the index, and skips the highlighter without snippets', () => {
+  it('reads the compact copy, not `_source`, and skips the highlighter without snippets', () => {
     const body = compileSearch(jobSearch, parseSearchRequest(jobSearch, { fields: ['id', 'title'] }), 'p-')
       .body as Record<string, unknown>;
-    expect(body._source).toEqual({ includes: ['id', 'title'] });
+    expect(body._source).toBe(false);
+    expect(body.docvalue_fields).toContain(compactRecordField);
     expect(body.highlight).toBeUndefined();
+    // the snippets alone: neither the copy nor `_source` (the highlighter reads its text itself)
+    const snippets = compileSearch(
+      jobSearch,
+      parseSearchRequest(jobSearch, {
+        fields: ['descriptionSnippets'],
+        jobDescriptionPartialMatchOr: ['営業'],
+      }),
+      'p-',
+    ).body as Record<string, unknown>;
+    expect(snippets._source).toBe(false);
+    expect(snippets.docvalue_fields).toBeUndefined();
+    expect(snippets.highlight).toBeDefined();
     const full = compileSearch(corporateSearch, parseSearchRequest(corporateSearch, {}), 'p-').body as Record<
       string,
       unknown

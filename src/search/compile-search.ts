@@ -15,22 +15,22 @@ import { compileQuery, type PostingOverflow } from './compile-query.js';
 import { compileSort } from './compile-sort.js';
 import { compileFacets } from './facets.js';
 import type { SearchPlan } from './plan.js';
-import { compactFetch } from './records.js';
+import { compactFetch, compactJobFetch } from './records.js';
 import { compileSnippetHighlight } from './snippets.js';
 
 /** The engine stops collecting after this long; the task is cancelled after `cancelAfter`. */
 export const searchTimeout = '5s';
 export const cancelAfter = '8s';
 
-/** Fields of the jobs documents that are not part of the response records (docs/index-documents.md). */
-const jobSourceExcludes = ['description', 'descriptionCollectedAt', 'corporate'];
-
-/** What a search fetches of each hit: companies from their compact copy (./records.ts). */
+/**
+ * What a search fetches of each hit: the record's compact copy (./records.ts), whatever
+ * `fields` asks for (the copy is read whole; `fields` selects from the record). Only the
+ * snippets asked alone need no record.
+ */
 function fetchOf(search: SearchCatalogue, includes: string[] | undefined): Record<string, unknown> {
   if (search.index === 'corporates') return compactFetch;
-  return {
-    _source: includes ? (includes.length > 0 ? { includes } : false) : { excludes: jobSourceExcludes },
-  };
+  if (includes?.length === 0) return { _source: false, stored_fields: ['_none_'] };
+  return compactJobFetch;
 }
 
 export function compileSearch(

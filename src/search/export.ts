@@ -47,7 +47,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { corporateRecordOf, recordFieldNames, selectFields, toJobRecord } from './records.js';
+import { corporateRecordOf, jobRecordOf, recordFieldNames, selectFields } from './records.js';
 import { compileWithOverflow } from './run-search.js';
 
 type Format = (typeof exportFormats)[number];
@@ -190,7 +190,7 @@ export async function runExport(
   const toRecord =
     search.index === 'corporates'
       ? (hit: EngineHit) => corporateRecordOf(hit)
-      : (hit: EngineHit) => toJobRecord(hit._source ?? {}, hit.highlight);
+      : (hit: EngineHit) => jobRecordOf(hit);
   const { limits } = services;
   const pageSize = Math.min(exportPageSize, services.paging.resultWindow);
   let pitId: string;

@@ -18,13 +18,14 @@ function topLevelFields(index: string, without: string[]): string[] {
 }
 
 /**
- * The corporates field holding a compact copy of the company record: base64 JSON in binary doc
- * values, which a search reads with `docvalue_fields` and `stored_fields: _none_`, so the
- * engine never decompresses `_source` (the nested postings) to answer (docs/decisions.md,
- * "Performance: the documents a search fetches"). Written by the company record's writer only
- * (indexer/batch-plan.ts); `workLocationCount` and `updatedAt`, which the rebuild changes,
- * are read from their own doc values (the copy's `updatedAt` gives the text when it is still
- * the same instant).
+ * The field holding a compact copy of the response record, in corporates and in jobs: base64
+ * JSON in binary doc values, which a search reads with `docvalue_fields` and
+ * `stored_fields: _none_`, so the engine never decompresses `_source` (a company's nested
+ * postings, a posting's text) to answer (docs/decisions.md, "Performance: the documents a
+ * search fetches"). Written with the record only (indexer/batch-plan.ts); what the rebuild
+ * changes afterwards is read from its own doc values: a company's `workLocationCount` and
+ * `updatedAt` (the copy's `updatedAt` gives the text when it is still the same instant), a
+ * posting's `corporateName`.
  *
  *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ..., updatedAt: '2026-11-21T03:00:00.000Z' })
  *   // 'eyJjb3Jwb3Jh...'
@@ -35,7 +36,10 @@ export const compactRecordField = 'compactRecord';
 export const internalCorporateFields = ['postings', 'aggregates', 'sourceVersion', compactRecordField];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
-const jobFields = topLevelFields('jobs', ['description', 'descriptionCollectedAt', 'corporate']);
+/** Jobs fields that are not part of the response records (docs/index-documents.md). */
+export const internalJobFields = ['description', 'descriptionCollectedAt', 'corporate', compactRecordField];
+const jobFields = topLevelFields('jobs', internalJobFields);
+const compactJobFields = jobFields.filter((field) => field !== 'corporateName');
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
 
@@ -90,12 +94,28 @@ export function toCompactRecord(fields: Doc): string {
   return Buffer.from(JSON.stringify(pick(fields, compactFields)), 'utf8').toString('base64');
 }
 
+/** The compact copy of a posting's record fields (all but `corporateName`, which the rebuild changes). */
+export function toCompactJobRecord(job: Doc): string {
+  return Buffer.from(JSON.stringify(pick(job, compactJobFields)), 'utf8').toString('base64');
+}
+
 /** What a company search fetches instead of `_source`: the copy and the rebuilt fields' doc values. */
 export const compactFetch = {
   _source: false,
   // no stored field either: `_id` lives in the same compressed block as `_source`
   stored_fields: ['_none_'],
   docvalue_fields: [compactRecordField, 'workLocationCount', { field: 'updatedAt', format: 'epoch_millis' }],
+} as const;
+
+/**
+ * What a job search fetches instead of `_source`. A search that highlights the detail text
+ * still reads that text from `_source` (the highlighter's own lookup), the record still from
+ * the copy.
+ */
+export const compactJobFetch = {
+  _source: false,
+  stored_fields: ['_none_'],
+  docvalue_fields: [compactRecordField, 'corporateName'],
 } as const;
 
 /** Hit `fields` of a compact fetch. */
@@ -106,15 +126,17 @@ export function lacksCompactRecord(fields: HitFields | undefined): boolean {
   return typeof fields?.[compactRecordField]?.[0] !== 'string';
 }
 
+function decodeCopy(fields: HitFields): Doc {
+  return JSON.parse(Buffer.from(String(fields[compactRecordField]?.[0]), 'base64').toString('utf8')) as Doc;
+}
+
 /**
  * The record from a compact fetch's hit, equal to `toCorporateRecord` of the same document's
  * `_source`. `updatedAt`: the copy's text while it is the instant the document holds, else
  * (a rebuild moved it) that instant as `Date#toISOString()`, which is how the rebuild writes it.
  */
 export function corporateRecordFromFields(fields: HitFields): Doc {
-  const copy = JSON.parse(
-    Buffer.from(String(fields[compactRecordField]?.[0]), 'base64').toString('utf8'),
-  ) as Doc;
+  const copy = decodeCopy(fields);
   const millis = fields.updatedAt?.[0];
   let updatedAt: unknown = null;
   if (millis !== undefined)
@@ -144,7 +166,9 @@ export function sourceFetchFor(
   if (!Array.isArray(fetched) || !fetched.includes(compactRecordField)) return undefined;
   if (!hits.some((hit) => lacksCompactRecord(hit.fields))) return undefined;
   const { stored_fields: _stored, docvalue_fields: _docvalues, ...rest } = body as Record<string, unknown>;
-  return { ...rest, _source: { excludes: internalCorporateFields } };
+  // the body does not say which index it searches: no field is internal in one and a record
+  // field in the other, so both lists apply
+  return { ...rest, _source: { excludes: [...new Set([...internalCorporateFields, ...internalJobFields])] } };
 }
 
 export function toJobRecord(doc: Doc, highlight?: Record<string, string[]>): Doc {
@@ -153,6 +177,20 @@ export function toJobRecord(doc: Doc, highlight?: Record<string, string[]>): Doc
   record.workLocation = location ? pick(location, [...workLocationFields]) : null;
   record.descriptionSnippets = toSnippets(highlight);
   return record;
+}
+
+/** A job hit -> its record: from the compact copy, else (a fetch of `_source`) from `_source`. */
+export function jobRecordOf(hit: {
+  _source?: Doc;
+  fields?: HitFields;
+  highlight?: Record<string, string[]>;
+}): Doc {
+  if (lacksCompactRecord(hit.fields)) return toJobRecord(hit._source ?? {}, hit.highlight);
+  const fields = hit.fields as HitFields;
+  return toJobRecord(
+    { ...decodeCopy(fields), corporateName: fields.corporateName?.[0] ?? null },
+    hit.highlight,
+  );
 }
 
 /** GET /jobs/{jobId}/detail from a `job-details` document. */

@@ -25,7 +25,7 @@ import {
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
 import { overflowFacetCounts, resolvePostingOverflow } from './posting-overflow.js';
-import { corporateRecordOf, selectFields, toJobRecord } from './records.js';
+import { corporateRecordOf, jobRecordOf, selectFields } from './records.js';
 
 export interface SearchResponse {
   totalResults: number | null;
@@ -56,7 +56,7 @@ interface Fetched {
 
 const toRecords = new Map<SearchCatalogue, (hit: EngineHit) => Record<string, unknown>>([
   [corporateSearch, (hit) => corporateRecordOf(hit)],
-  [jobSearch, (hit) => toJobRecord(hit._source ?? {}, hit.highlight)],
+  [jobSearch, (hit) => jobRecordOf(hit)],
 ]);
 
 async function fetchPage(
