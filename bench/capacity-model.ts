@@ -11,14 +11,14 @@
 export const measured = {
   /** the set the per-search figures were measured on: 1,000,000 postings in one shard */
   referencePostings: 1_000_000,
-  /** engine CPU per search of the query mix at 1 connection, 1M postings (docs/bench-latest.md) */
+  /** engine CPU per search of the query mix at 1 connection, 1M postings (docs/bench-1m.md) */
   engineCpuMsPerSearch: 62,
-  /** raw p95 of the query mix at 1 connection, 1M postings (docs/bench-latest.md) */
+  /** raw p95 of the query mix at 1 connection, 1M postings (docs/bench-1m.md) */
   rawP95Ms: 360,
   /**
    * how engine work per search grows with the postings in a shard: throughput of the mix at 8
    * connections fell from 98.6 to 30.6 searches/s from 200,000 to 1,000,000 postings
-   * (docs/bench-20k.md, docs/bench-latest.md): log(98.6 / 30.6) / log(5) = 0.73
+   * (docs/bench-200k.md, docs/bench-1m.md): log(98.6 / 30.6) / log(5) = 0.73
    */
   growthExponent: 0.73,
   /** index bytes per company without postings (20,000 generated companies, force-merged) */

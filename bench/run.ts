@@ -5,7 +5,7 @@
  *   npm run bench -- --companies 2000 --jobs 20000 --seconds 5
  *   npm run bench -- --postings-1m             # 100,000 companies / 1,000,000 postings
  *   npm run bench -- --reuse-index             # skip ingestion when the bench indices are full
- *   npm run bench -- --publish                 # also write docs/bench-latest.md
+ *   npm run bench -- --publish                 # also write docs/bench-200k.md (docs/bench-1m.md with --postings-1m)
  *
  * Starts its own OpenSearch node (under .local/opensearch/bench; OPENSEARCH_URL uses an
  * existing one instead) and its own redis-server, generates the data set under
@@ -46,7 +46,7 @@ const options = cliProgram(
   .option('--seconds <n>', 'seconds per load measurement', positiveWholeNumber, 10)
   .option('--heap <size>', 'heap of the OpenSearch node the bench starts', '2g')
   .option('--reuse-index', 'skip ingestion when the bench indices already hold the data set')
-  .option('--publish', 'also write the markdown to docs/bench-latest.md')
+  .option('--publish', 'also write the markdown to docs/bench-<postings>.md (bench-200k.md, bench-1m.md)')
   .parse()
   .opts<{
     companies: number;
@@ -415,8 +415,14 @@ async function main(): Promise<void> {
     writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(outDir, `${name}.md`), markdown);
   }
-  if (options.publish) writeFileSync(path.join(projectRoot, 'docs', 'bench-latest.md'), markdown);
+  if (options.publish) writeFileSync(path.join(projectRoot, 'docs', publishedName(options.jobs)), markdown);
   process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
+}
+
+/** The published report of a size: docs/bench-200k.md, docs/bench-1m.md (by postings). */
+function publishedName(postings: number): string {
+  const size = postings >= 1_000_000 ? `${postings / 1_000_000}m` : `${Math.round(postings / 1_000)}k`;
+  return `bench-${size}.md`;
 }
 
 const stopEverything = () => stopAll(stops, log);
