@@ -163,7 +163,17 @@ export async function rebuildCompanies(
   client: OpenSearchClient,
   prefix: string,
   corporateNumbers: Iterable<string>,
-  options: { now?: Date; refresh?: boolean } = {},
+  options: {
+    now?: Date;
+    refresh?: boolean;
+    /**
+     * Compact record copies to write with the rebuild, for companies without one (the
+     * backfill, ./backfill-copies.ts): in the same doc merge, so the company is never without
+     * its nested detail text, and only while the document is still the one the copy was made
+     * from (a changed one is a failure with `conflict: true`).
+     */
+    copies?: ReadonlyMap<string, { copy: string; seqNo: number; primaryTerm: number }>;
+  } = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
   const now = options.now ?? new Date();
@@ -190,6 +200,7 @@ export async function rebuildCompanies(
       const newest = [...postings]
         .sort((a, b) => (asTime(String(b.jobCreatedAt)) || 0) - (asTime(String(a.jobCreatedAt)) || 0))
         .slice(0, nestedLimit);
+      const backfill = options.copies?.get(doc.id);
       corporateOps.push({
         action: 'update',
         index: names.corporates,
@@ -201,8 +212,10 @@ export async function rebuildCompanies(
             postings: newest.map((posting) => toNestedPosting(posting, now)),
             workLocationCount,
             updatedAt: now.toISOString(),
+            ...(backfill ? { [compactRecordField]: backfill.copy } : {}),
           },
         },
+        ...(backfill ? { ifUnchanged: { seqNo: backfill.seqNo, primaryTerm: backfill.primaryTerm } } : {}),
       });
       const embed = toCorporateEmbed({ ...doc.source, workLocationCount });
       for (const posting of postings) {

@@ -57,6 +57,7 @@ const clis: Array<[string, string, string[]]> = [
   ['ingest', 'indexer/ingest-cli.ts', ['--help']],
   ['generate', 'indexer/generate/cli.ts', ['--help']],
   ['rolloff', 'indexer/rolloff-cli.ts', ['--help']],
+  ['backfill', 'indexer/backfill-cli.ts', ['--help']],
   ['reindex', 'scripts/reindex.ts', ['--help']],
   ['worker', 'indexer/worker.ts', ['--help']],
   ['opensearch', 'scripts/opensearch.ts', ['--help']],

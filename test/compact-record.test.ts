@@ -7,6 +7,7 @@
  * the detail text, after a reindex, and for documents without a copy (written before the field).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillCopies } from '../indexer/backfill-copies.js';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
@@ -259,11 +260,6 @@ describe('job records from the compact copy', () => {
     { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'], fields: ['descriptionSnippets'] },
   ];
 
-  async function jobCount(): Promise<number> {
-    const { body } = await services.opensearch.count({ index: names.jobs });
-    return body.count;
-  }
-
   it('are the records `_source` gives, after the first ingest', async () => {
     await expectSame(jobSearch, jobSearches, await jobCount());
     const { results } = await searchJobs(services, {
@@ -302,3 +298,89 @@ describe('job records from the compact copy', () => {
     await expectSame(jobSearch, jobSearches.slice(0, 3), (await jobCount()) - 3);
   });
 });
+
+describe('npm run backfill: copies for documents written before the field', () => {
+  const stripCopy = { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } };
+
+  it('gives every posting and company its copy; companies keep their searchable detail text', async () => {
+    const textSearch = { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] };
+    // a fresh company with a searchable posting, so the detail-text check has something to find
+    await write([
+      record(11, { name: '株式会社バックフィル' }),
+      job({ corporateNumber: companies[11], description: 'ルート営業の担当者を募集します。' }),
+    ]);
+    const before = await recordsFromSource(corporateSearch, textSearch);
+    expect(before.map((row) => row.corporateNumber)).toContain(companies[11]);
+    for (const [index, query] of [
+      [names.jobs, { match_all: {} }],
+      [names.corporates, { match_all: {} }],
+    ] as const)
+      await services.opensearch.updateByQuery({
+        index,
+        refresh: true,
+        conflicts: 'proceed',
+        body: { query, ...stripCopy },
+      });
+    expect(await hitsWithCopy(jobSearch, { limit: 100 })).toBe(0);
+    expect(await hitsWithCopy(corporateSearch, { limit: 100 })).toBe(0);
+
+    const result = await backfillCopies(services.opensearch, services.config.indexPrefix, { pageSize: 5 });
+    await refreshAll();
+    expect(result.jobs).toEqual({ written: await jobCount(), changed: 0, failed: 0 });
+    expect(result.corporates).toEqual({ written: companies.length, changed: 0, failed: 0 });
+    await expectSame(
+      jobSearch,
+      [{ limit: 100 }, { limit: 100, fields: ['id', 'corporateName'] }],
+      await jobCount(),
+    );
+    await expectSame(corporateSearch, [...searches, textSearch], companies.length);
+    // the detail text is still in the nested postings (the rebuild wrote the copy)
+    const after = await searchCorporates(services, textSearch);
+    expect(after.results.map((row) => row.corporateNumber)).toContain(companies[11]);
+
+    // nothing left: a second run writes nothing
+    const again = await backfillCopies(services.opensearch, services.config.indexPrefix);
+    expect(again.jobs.written + again.corporates.written).toBe(0);
+  });
+
+  it('leaves a document written between its read and the copy alone (if_seq_no), counting it as changed', async () => {
+    await services.opensearch.update({
+      index: names.jobs,
+      id: (await firstJobId()) as string,
+      refresh: true,
+      body: stripCopy,
+    });
+    // a client that writes the posting once more right after the backfill's read of it
+    const client = services.opensearch;
+    const proxied = new Proxy(client, {
+      get(target, key, receiver) {
+        if (key !== 'bulk') return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof client.bulk>) => {
+          const id = await firstJobId();
+          await client.update({
+            index: names.jobs,
+            id: id as string,
+            body: { doc: { adPlan: 'プレミアム' } },
+          });
+          return client.bulk(...args);
+        };
+      },
+    }) as typeof client;
+    const result = await backfillCopies(proxied, services.config.indexPrefix);
+    // the postings stripped by the tests before this one get theirs; the one written meanwhile does not
+    expect(result.jobs).toMatchObject({ changed: 1, failed: 0 });
+  });
+});
+
+async function jobCount(): Promise<number> {
+  const { body } = await services.opensearch.count({ index: names.jobs });
+  return body.count;
+}
+
+async function firstJobId(): Promise<unknown> {
+  const { body } = await services.opensearch.search({
+    index: names.jobs,
+    body: { size: 1, sort: [{ id: 'asc' }], _source: ['id'] },
+  });
+  return body.hits.hits[0]?._source?.id;
+}

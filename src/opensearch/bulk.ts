@@ -29,6 +29,11 @@ export interface BulkOp<Ref = unknown> {
   version?: number;
   /** An update whose script may decline an older version (`ctx.op = 'noop'`). */
   versioned?: boolean;
+  /**
+   * Write only while the document is still this one (`if_seq_no` / `if_primary_term`, as read);
+   * a document changed since is a failure with `conflict: true`, not retried.
+   */
+  ifUnchanged?: { seqNo: number; primaryTerm: number };
 }
 
 export interface BulkFailure<Ref = unknown> {
@@ -36,6 +41,8 @@ export interface BulkFailure<Ref = unknown> {
   reason: string;
   /** Not an error: the index already holds this key at a newer version; nothing was written. */
   older?: boolean;
+  /** An `ifUnchanged` write whose document had changed; nothing was written. */
+  conflict?: boolean;
 }
 
 export interface BulkOptions extends RetryOptions {
@@ -63,7 +70,11 @@ function toLines(ops: BulkOp[]): API.Bulk_RequestBody {
       [op.action]: {
         _index: op.index,
         _id: op.id,
-        ...(op.action === 'update' ? { retry_on_conflict: 3 } : {}),
+        ...(op.ifUnchanged
+          ? { if_seq_no: op.ifUnchanged.seqNo, if_primary_term: op.ifUnchanged.primaryTerm }
+          : op.action === 'update'
+            ? { retry_on_conflict: 3 }
+            : {}),
         ...(op.version !== undefined ? { version: op.version, version_type: 'external_gte' } : {}),
       },
     });
@@ -108,6 +119,10 @@ export async function writeBulk<Ref>(
         if (op.action === 'delete' && item.status === 404) return;
         if (op.version !== undefined && item.status === 409) {
           failures.push({ op, reason: 'older', older: true });
+          return;
+        }
+        if (op.ifUnchanged && item.status === 409) {
+          failures.push({ op, reason: 'changed since it was read', conflict: true });
           return;
         }
         if (isTransientStatus(item.status) && attempt < (options.retries ?? 6)) retry.push(op);

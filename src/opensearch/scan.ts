@@ -20,6 +20,8 @@ export interface ScanOptions {
   source?: string[] | false;
   /** Also return each document's `_version`. */
   version?: boolean;
+  /** Also return each document's sequence number and primary term (for `if_seq_no` writes). */
+  seqNoPrimaryTerm?: boolean;
   pageSize?: number;
   /** How long the point in time lives between two pages. */
   keepAlive?: string;
@@ -30,6 +32,9 @@ export interface ScanHit<T> {
   source: T;
   /** With `version: true`. */
   version?: number;
+  /** With `seqNoPrimaryTerm: true`. */
+  seqNo?: number;
+  primaryTerm?: number;
 }
 
 type SearchBody = NonNullable<API.Search_Request['body']>;
@@ -54,6 +59,7 @@ export async function* scan<T = Record<string, unknown>>(
         track_total_hits: false,
         ...(options.source !== undefined ? { _source: options.source } : {}),
         ...(options.version ? { version: true } : {}),
+        ...(options.seqNoPrimaryTerm ? { seq_no_primary_term: true } : {}),
         ...(searchAfter ? { search_after: searchAfter } : {}),
       };
       const { body: page } = await withRetry(() => client.search({ body }));
@@ -63,6 +69,7 @@ export async function* scan<T = Record<string, unknown>>(
           id: String(hit._id),
           source: (hit._source ?? {}) as T,
           ...(hit._version !== undefined ? { version: hit._version } : {}),
+          ...(hit._seq_no !== undefined ? { seqNo: hit._seq_no, primaryTerm: hit._primary_term } : {}),
         }));
       if (hits.length < pageSize) return;
       searchAfter = hits[hits.length - 1]?.sort;

@@ -1,0 +1,121 @@
+/**
+ * Backfill of the compact record copies (`compactRecord`, src/search/records.ts) for
+ * documents written before the field existed. Searches answer such documents from `_source`,
+ * correctly but with a second engine request for each page that holds one; this gives every
+ * one of them its copy, so an upgraded deployment need not wait for each record to be sent
+ * again.
+ *
+ *   await backfillCopies(client, prefix)
+ *   // { jobs: { written: 18200, changed: 3 }, corporates: { written: 1990, changed: 1 } }
+ *
+ * Each copy is written only while the document is still the one it was made from
+ * (`if_seq_no`): a document written meanwhile got its copy from its writer, or (a company
+ * rebuilt meanwhile) is picked up by the next run; both are counted as `changed`. A posting
+ * takes a doc merge (its `_source` is whole). A company is written through its rebuild
+ * (./rebuild.ts, `copies`): a doc merge of the company alone would re-index it from a
+ * `_source` without the nested postings' detail text.
+ */
+import { type BulkOp, writeBulk } from '../src/opensearch/bulk.js';
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { withRetry } from '../src/opensearch/retry.js';
+import { scan } from '../src/opensearch/scan.js';
+import {
+  compactRecordField,
+  recordFieldNames,
+  toCompactJobRecord,
+  toCompactRecord,
+} from '../src/search/records.js';
+import { indexNames } from './index-names.js';
+import { rebuildCompanies } from './rebuild.js';
+import type { Doc } from './transform.js';
+
+export interface BackfillCounts {
+  /** Documents given their copy. */
+  written: number;
+  /** Documents written by someone else between the read and the copy's write (not written). */
+  changed: number;
+  /** Other failed writes (run again). */
+  failed: number;
+}
+
+export interface BackfillResult {
+  jobs: BackfillCounts;
+  corporates: BackfillCounts;
+}
+
+const withoutCopy = { bool: { must_not: [{ exists: { field: compactRecordField } }] } };
+
+export async function backfillCopies(
+  client: OpenSearchClient,
+  prefix: string,
+  options: {
+    pageSize?: number;
+    now?: Date;
+    onPage?: (index: 'jobs' | 'corporates', done: number) => void;
+  } = {},
+): Promise<BackfillResult> {
+  const names = indexNames(prefix);
+  const pageSize = options.pageSize ?? 1000;
+  const result: BackfillResult = {
+    jobs: { written: 0, changed: 0, failed: 0 },
+    corporates: { written: 0, changed: 0, failed: 0 },
+  };
+  await withRetry(() => client.indices.refresh({ index: `${names.jobs},${names.corporates}` }));
+
+  const jobPages = scan<Doc>(client, {
+    index: names.jobs,
+    query: withoutCopy,
+    sort: [{ id: 'asc' }],
+    source: [...recordFieldNames.jobs],
+    seqNoPrimaryTerm: true,
+    pageSize,
+  });
+  for await (const hits of jobPages) {
+    const ops: BulkOp<string>[] = hits.map((hit) => ({
+      action: 'update',
+      index: names.jobs,
+      id: hit.id,
+      ref: hit.id,
+      body: { doc: { [compactRecordField]: toCompactJobRecord(hit.source) } },
+      ifUnchanged: { seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 },
+    }));
+    count(result.jobs, ops.length, await writeBulk(client, ops));
+    options.onPage?.('jobs', result.jobs.written);
+  }
+
+  const companyPages = scan<Doc>(client, {
+    index: names.corporates,
+    query: withoutCopy,
+    sort: [{ corporateNumber: 'asc' }],
+    source: [...recordFieldNames.corporates],
+    seqNoPrimaryTerm: true,
+    // a rebuild reads each company's postings: pages of the rebuild's own chunk size
+    pageSize: Math.min(pageSize, 200),
+  });
+  for await (const hits of companyPages) {
+    const copies = new Map(
+      hits.map((hit) => [
+        hit.id,
+        { copy: toCompactRecord(hit.source), seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 },
+      ]),
+    );
+    const rebuilt = await rebuildCompanies(client, prefix, copies.keys(), {
+      copies,
+      refresh: false,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    // the fan-out's posting updates are not copies: only the company writes count here
+    const companyFailures = rebuilt.failures.filter((failure) => failure.op.index === names.corporates);
+    count(result.corporates, rebuilt.rebuilt, companyFailures);
+    result.corporates.failed += rebuilt.failures.length - companyFailures.length;
+    options.onPage?.('corporates', result.corporates.written);
+  }
+  return result;
+}
+
+function count(counts: BackfillCounts, sent: number, failures: { conflict?: boolean }[]): void {
+  const changed = failures.filter((failure) => failure.conflict).length;
+  counts.changed += changed;
+  counts.failed += failures.length - changed;
+  counts.written += sent - failures.length;
+}
