@@ -136,6 +136,11 @@ export interface Config {
    * only tests set it, beside a lowered index setting, to reach deep pages with little data.
    */
   resultWindow?: number;
+  /**
+   * How long an API process reuses its answer to "which companies are past the nested posting
+   * limit" (src/search/posting-overflow.ts), in ms; 1,000 when unset. Only tests set it.
+   */
+  postingMarksCacheMs?: number;
 }
 
 /**

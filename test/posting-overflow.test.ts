@@ -276,6 +276,36 @@ describe('posting conditions are exact for the company past the limit', () => {
       expect([body, withoutBig(await found(body))]).toEqual([body, withoutBig(await foundNestedOnly(body))]);
   });
 
+  it('the marked companies are looked up once for searches within a second, and each time without the memory', async () => {
+    const lookups = async (cacheMs: number | undefined): Promise<number> => {
+      let count = 0;
+      const client = services.opensearch;
+      const counting = new Proxy(client, {
+        get(target, key, receiver) {
+          if (key !== 'search') return Reflect.get(target, key, receiver);
+          return (...args: Parameters<typeof client.search>) => {
+            if (JSON.stringify(args[0]?.body ?? {}).includes('aggregates.postingsTruncated')) count++;
+            return client.search(...args);
+          };
+        },
+      }) as typeof client;
+      const config = { ...services.config, postingMarksCacheMs: cacheMs };
+      for (let i = 0; i < 3; i++) {
+        const page = await searchCorporates(
+          { ...services, config, opensearch: counting },
+          { jobMediaIdOr: [8] },
+        );
+        // the marked company is answered jobs-first every time
+        expect(page.results.map((record) => names[String(record.corporateNumber)])).toContain('big');
+      }
+      return count;
+    };
+    // 3 searches: 1 lookup with the default memory of 1 s (a loaded machine could take longer
+    // than that between searches, hence at most 2), 3 without memory
+    expect(await lookups(undefined)).toBeLessThanOrEqual(2);
+    expect(await lookups(0)).toBe(3);
+  });
+
   it('a company condition beside a posting condition still applies to it', async () => {
     expect(await found({ jobMediaIdOr: [8], corporateNamePartialMatchOr: ['大量'] })).toEqual(['big']);
     expect(await found({ jobMediaIdOr: [8], corporateNamePartialMatchNot: ['大量'] })).toEqual(['small']);

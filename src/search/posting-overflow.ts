@@ -5,8 +5,8 @@
  * company (50,000); the rebuild keeps the newest and marks such a company
  * `aggregates.postingsTruncated`. For those few companies a posting condition is answered from
  * the jobs index, where every posting is a document of its own: engine calls before the company
- * search only when it has a posting condition or a posting facet, the second only when some
- * company is marked.
+ * search only when it has a posting condition or a posting facet (the first answered from
+ * memory for up to a second, `markedCompanies`), the second only when some company is marked.
  *
  *   1. the marked companies: corporates where aggregates.postingsTruncated (ids only)
  *   2. one jobs search over their postings, one `filter` aggregation per posting query of the
@@ -67,8 +67,35 @@ export function jobsPostingQuery(conditions: Condition[]): Query {
 type SearchServices = Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging'>;
 type Context = SearchServices & { deadline?: Deadline | undefined };
 
-/** The companies past the nested limit, at most `max` of them (by corporate number). */
+/**
+ * The marked companies change only when a rebuild takes a company across the nested limit
+ * (tens of thousands of postings), and a rebuild's write is seen by searches only after the
+ * index refresh (1 s) anyway. So each API process reuses its last answer for
+ * `postingMarksCacheMs` (1 s): a company search with a posting condition then costs one engine
+ * request, not two. Only answers are remembered, never a lookup in flight (it runs under its
+ * own request's deadline).
+ */
+const defaultMarksCacheMs = 1_000;
+const rememberedMarks = new WeakMap<object, Map<string, { at: number; max: number; companies: string[] }>>();
+
 async function markedCompanies(context: Context, max: number): Promise<string[]> {
+  const ttl = context.config.postingMarksCacheMs ?? defaultMarksCacheMs;
+  const index = indexName(context.config.indexPrefix, 'corporates');
+  let byIndex = rememberedMarks.get(context.opensearch);
+  if (!byIndex) {
+    byIndex = new Map();
+    rememberedMarks.set(context.opensearch, byIndex);
+  }
+  const known = byIndex.get(index);
+  if (known && known.max === max && Date.now() - known.at < ttl) return known.companies;
+  const at = Date.now();
+  const companies = await lookUpMarkedCompanies(context, max);
+  if (ttl > 0) byIndex.set(index, { at, max, companies });
+  return companies;
+}
+
+/** The companies past the nested limit, at most `max` of them (by corporate number). */
+async function lookUpMarkedCompanies(context: Context, max: number): Promise<string[]> {
   const request: SearchRequest = {
     index: indexName(context.config.indexPrefix, 'corporates'),
     allow_partial_search_results: false,
