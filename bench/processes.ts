@@ -48,13 +48,19 @@ export async function startNodeProcess(options: {
   env: NodeJS.ProcessEnv;
   logFile: string;
   readyPath: string;
+  /** Node flags before the script, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`. */
+  nodeArgs?: string[];
 }): Promise<BenchProcess> {
   const port = await freePort();
-  const child = spawnManaged(process.execPath, ['--import', 'tsx', options.script], {
-    cwd: projectRoot,
-    logFile: options.logFile,
-    env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
-  });
+  const child = spawnManaged(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', options.script],
+    {
+      cwd: projectRoot,
+      logFile: options.logFile,
+      env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForUrl(`${url}${options.readyPath}`, child, 60_000);

@@ -47,6 +47,10 @@ const options = cliProgram(
   .option('--heap <size>', 'heap of the OpenSearch node the bench starts', '2g')
   .option('--reuse-index', 'skip ingestion when the bench indices already hold the data set')
   .option('--publish', 'also write the markdown to docs/bench-<postings>.md (bench-200k.md, bench-1m.md)')
+  .option(
+    '--cpu-prof-dir <dir>',
+    "write a V8 CPU profile of the API process there (node --cpu-prof; skews the API's figures)",
+  )
   .parse()
   .opts<{
     companies: number;
@@ -57,6 +61,7 @@ const options = cliProgram(
     heap: string;
     reuseIndex?: boolean;
     publish?: boolean;
+    cpuProfDir?: string;
   }>();
 if (options.postings1m) {
   options.companies = 100_000;
@@ -210,6 +215,7 @@ async function main(): Promise<void> {
     env,
     logFile: path.join(projectRoot, '.local', 'bench', 'api.log'),
     readyPath: '/health',
+    nodeArgs: options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(options.cpuProfDir)}`] : [],
   });
   stops.unshift(api.stop);
   const bare = await startNodeProcess({
