@@ -29,6 +29,8 @@ export interface AppLocals {
   fieldErrors?: ReadonlyArray<{ field: string; reason: string }>;
   /** An export body parsed at the validation step (./search-plan.ts). */
   exportRequest?: { search: SearchCatalogue; request: ExportRequest };
+  /** The route template for the metrics, set by a handler that is not an Express route (masters). */
+  routeTemplate?: string;
 }
 
 export function locals(res: Response): AppLocals {

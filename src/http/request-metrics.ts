@@ -5,6 +5,7 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { metrics } from '../metrics.js';
+import { locals } from './locals.js';
 
 const rejectionReasons: Record<number, string> = {
   402: 'insufficient_credits',
@@ -16,7 +17,7 @@ export function requestMetrics(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     res.once('finish', () => {
-      const labels = { method: req.method, route: routeTemplate(req), status: String(res.statusCode) };
+      const labels = { method: req.method, route: routeTemplate(req, res), status: String(res.statusCode) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
       const reason = rejectionReasons[res.statusCode];
@@ -30,8 +31,8 @@ export function requestMetrics(): RequestHandler {
  * The matched route's template; Express resets `req.baseUrl` once an error leaves the router,
  * so the mount point is read from the path. Unmatched paths share one label.
  */
-function routeTemplate(req: Request): string {
-  const template = req.route?.path as string | undefined;
+function routeTemplate(req: Request, res: Response): string {
+  const template = (req.route?.path as string | undefined) ?? locals(res).routeTemplate;
   if (!template) return 'unmatched';
   const path = req.originalUrl.split('?')[0] ?? '';
   return path.startsWith('/rest/v1/') && !template.startsWith('/rest/v1') ? `/rest/v1${template}` : template;

@@ -37,6 +37,13 @@ export function createOpenSearchClient(url: string, access: Partial<OpenSearchAc
     maxRetries: 1,
     // no gzip: the API and OpenSearch share a host or a LAN, where compressing every request
     // and response costs CPU on both sides and saves no time
+    // plain JSON.parse for the engine's answers: the client's default scans every answer
+    // (tens of kB per search) with two regular expressions for "__proto__" and "constructor"
+    // keys. JSON.parse never sets a prototype (such a key becomes an own property), the answers
+    // come from our own cluster, and nothing here merges them into other objects: the records
+    // are built from named fields (src/search/records.ts) and the compact copy is decoded by
+    // JSON.parse as well (docs/decisions.md, "Performance: the API's own cost per search")
+    disablePrototypePoisoningProtection: true,
   });
 }
 

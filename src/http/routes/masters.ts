@@ -4,24 +4,43 @@
  * `Cache-Control: private, max-age=86400` with `Vary: X-API-Key`, and a strong ETag; a
  * matching `If-None-Match` gets 304 with no body. Private: the answer depends on the key (a
  * request without one is a 401), so a shared cache must not hand it to a caller without a key.
+ *
+ * One handler and a lookup by path rather than a route per list: every /rest/v1 request passes
+ * this point, and the body (serialised once, src/masters/masters.ts) is written as it is,
+ * without res.send's per-request checks (docs/decisions.md, "Performance: the API's own cost
+ * per search").
  */
-import { Router } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { type LoadedMaster, loadMasters } from '../../masters/masters.js';
+import { locals } from '../locals.js';
 
-export function mastersRouter(masters: Map<string, LoadedMaster> = loadMasters()): Router {
-  const router = Router();
-  for (const master of masters.values()) {
-    router.get(`/master/${master.name}`, (req, res) => {
-      res.setHeader('Cache-Control', 'private, max-age=86400');
-      res.setHeader('Vary', 'X-API-Key');
-      res.setHeader('ETag', master.etag);
-      // req.fresh compares If-None-Match with the ETag just set (weak comparison, RFC 9110 §13.1.2)
-      if (req.fresh) {
-        res.status(304).end();
-        return;
-      }
-      res.type('application/json').send(master.body);
-    });
-  }
-  return router;
+export function mastersRouter(masters: Map<string, LoadedMaster> = loadMasters()) {
+  const byPath = new Map([...masters.values()].map((master) => [`/master/${master.name}`, master]));
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const master =
+      req.method === 'GET' || req.method === 'HEAD' ? byPath.get(routePath(req.path)) : undefined;
+    if (!master) {
+      next();
+      return;
+    }
+    locals(res).routeTemplate = `/master/${master.name}`;
+    res.setHeader('Cache-Control', 'private, max-age=86400');
+    res.setHeader('Vary', 'X-API-Key');
+    res.setHeader('ETag', master.etag);
+    // req.fresh compares If-None-Match with the ETag just set (weak comparison, RFC 9110 §13.1.2)
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Length', master.body.length);
+    // node leaves the body out of a HEAD response by itself
+    res.end(master.body);
+  };
+}
+
+/** As Express routes match by default: any letter case, one trailing slash allowed. */
+function routePath(path: string): string {
+  const lower = path.toLowerCase();
+  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }
