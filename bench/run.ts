@@ -351,19 +351,27 @@ async function main(): Promise<void> {
     connections: 8,
     seconds: 2,
   });
+  // CPU per request beside the throughput: on a shared machine the two runs see different
+  // load, while the CPU each request costs its server moves much less
+  let cpuAt = processCpuMs(api.pid);
   const mastersApi = await runLoad({
     url: api.url,
     requests: [masterRequest],
     connections: 32,
     seconds: options.seconds,
   });
+  const mastersApiCpuMs = (processCpuMs(api.pid) - cpuAt) / Math.max(1, mastersApi.requests);
+  cpuAt = processCpuMs(bare.pid);
   const mastersBare = await runLoad({
     url: bare.url,
     requests: [{ method: 'GET', path: '/master/prefectures' }],
     connections: 32,
     seconds: options.seconds,
   });
-  log(`masters c=32: API ${mastersApi.rps} req/s, bare Express ${mastersBare.rps} req/s`);
+  const mastersBareCpuMs = (processCpuMs(bare.pid) - cpuAt) / Math.max(1, mastersBare.requests);
+  log(
+    `masters c=32: API ${mastersApi.rps} req/s, bare Express ${mastersBare.rps} req/s; CPU per request API ${(mastersApiCpuMs * 1000).toFixed(0)} µs, bare ${(mastersBareCpuMs * 1000).toFixed(0)} µs`,
+  );
   // 5. deep paging: a page far down the job list beside a page at the top
   let deepWalk: DeepWalk | null = null;
   try {
