@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { openApiFile } from '../src/http/validation.js';
+import { registry } from '../src/metrics.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
 
@@ -118,6 +119,31 @@ describe('master contents', () => {
     expect(new Set(codes).size).toBe(codes.length);
     expect(codes).toContain('tse_prime');
     for (const market of res.body) expect(['tse', 'nse', 'fse', 'sse']).toContain(market.exchangeCode);
+  });
+});
+
+describe('the masters handler (one lookup by path, the stored body written as it is)', () => {
+  it('answers as the Express routes it replaced: JSON with its length, HEAD without a body, any case, one trailing slash', async () => {
+    const res = await get('/rest/v1/master/markets').expect(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+    expect(JSON.parse(res.text)).toEqual(fileItems('markets'));
+    const head = await request(app).head('/rest/v1/master/markets').set('X-API-Key', key).expect(200);
+    expect(head.text ?? '').toBe('');
+    expect(head.headers['content-length']).toBe(res.headers['content-length']);
+    expect(head.headers.etag).toBe(res.headers.etag);
+    expect((await get('/rest/v1/Master/Markets').expect(200)).text).toBe(res.text);
+    expect((await get('/rest/v1/master/markets/').expect(200)).text).toBe(res.text);
+    await get('/rest/v1/master/markets//').expect(404);
+    await get('/rest/v1/master/unknown').expect(404);
+    await request(app).post('/rest/v1/master/markets').set('X-API-Key', key).expect(405);
+  });
+
+  it('is counted in the metrics under its route template', async () => {
+    await get('/rest/v1/master/media').expect(200);
+    expect(await registry.metrics()).toMatch(
+      /corpsearch_http_requests_total\{method="GET",route="\/rest\/v1\/master\/media",status="200"\} \d+/,
+    );
   });
 });
 
