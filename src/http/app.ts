@@ -38,8 +38,12 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(requestLog(services.logger));
   app.use(securityHeaders());
   app.use(requestMetrics());
-  // 2. /rest/v1, in this order (mounted before the pages and probes of step 3, which serve
-  //    nothing under it, so an API request does not try their routes one by one):
+  // 2. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
+  //    one; metrics: src/metrics.ts, on their own port)
+  app.use(healthRouter(services));
+  app.use(docsRouter());
+  app.use(consoleRouter());
+  // 3. /rest/v1, in this order:
   const api = express.Router();
   //    0. the request's deadline: Redis and OpenSearch get the time left; 503 when it is up
   api.use(
@@ -74,11 +78,6 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   //    g. a failed charged route is refunded before its error response is written
   api.use(refundOnErrorMiddleware(services.limits, services.logger));
   app.use('/rest/v1', api);
-  // 3. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
-  //    one; metrics: src/metrics.ts, on their own port)
-  app.use(healthRouter(services));
-  app.use(docsRouter());
-  app.use(consoleRouter());
   // 4. unknown route -> 404, then the one error middleware
   app.use(notFound());
   app.use(errorMiddleware(services.logger));
