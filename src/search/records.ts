@@ -22,7 +22,8 @@ function topLevelFields(index: string, without: string[]): string[] {
  * JSON in binary doc values, which a search reads with `docvalue_fields` and
  * `stored_fields: _none_`, so the engine never decompresses `_source` (a company's nested
  * postings, a posting's text) to answer (docs/decisions.md, "Performance: the documents a
- * search fetches"). Written with the record only (indexer/batch-plan.ts); what the rebuild
+ * search fetches"). Written with the record (indexer/batch-plan.ts), or for a document
+ * written before the field by `npm run backfill` (indexer/backfill-copies.ts); what the rebuild
  * changes afterwards is read from its own doc values: a company's `workLocationCount` and
  * `updatedAt` (the copy's `updatedAt` gives the text when it is still the same instant), a
  * posting's `corporateName`.
