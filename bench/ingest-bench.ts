@@ -13,6 +13,7 @@ import { sendRawBulk } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+import { withRetry } from '../src/opensearch/retry.js';
 
 export interface IngestFigures {
   documents: { corporates: number; jobs: number; jobDetails: number; total: number };
@@ -97,7 +98,10 @@ async function rawBulk(client: OpenSearchClient, file: string, batch: number, in
   const running = new Set<Promise<void>>();
   let failures = 0;
   const send = (lines: string[]) => {
-    const request = sendRawBulk(client, `${lines.join('\n')}\n`)
+    // a request the engine turned away whole (overloaded, timed out) is sent again, as the
+    // pipeline's own writes are (src/opensearch/retry.ts)
+    const text = `${lines.join('\n')}\n`;
+    const request = withRetry(() => sendRawBulk(client, text))
       .then((hadErrors) => {
         if (hadErrors) failures++;
       })
@@ -172,11 +176,25 @@ export async function measureIngestion(options: {
   await rawBulk(client, options.dumpFile, options.batchSize, 2);
   await client.indices.refresh({ index: `${rawPrefix}*` });
   const rawSeconds = (performance.now() - rawStarted) / 1000;
-  const rawCount = (
-    await Promise.all(indices.map((name) => count(client, indexName(rawPrefix, name))))
-  ).reduce((a, b) => a + b, 0);
+  const countRaw = () => Promise.all(indices.map((name) => count(client, indexName(rawPrefix, name))));
+  let rawCounts = await countRaw();
+  if (rawCounts.reduce((a, b) => a + b, 0) !== documents.total) {
+    // once more after a second refresh: a short count right after the load must not be a
+    // refresh that had not reached every shard yet
+    await client.indices.refresh({ index: `${rawPrefix}*` });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const again = await countRaw();
+    options.log(
+      `ingest: raw count ${rawCounts.join('/')} at first, ${again.join('/')} after a second refresh`,
+    );
+    rawCounts = again;
+  }
+  const rawCount = rawCounts.reduce((a, b) => a + b, 0);
   if (rawCount !== documents.total)
-    throw new Error(`raw _bulk indexed ${rawCount} documents, the pipeline ${documents.total}`);
+    throw new Error(
+      `raw _bulk indexed ${rawCount} documents (${indices.map((name, i) => `${name} ${rawCounts[i]}`).join(', ')}), ` +
+        `the pipeline ${documents.total} (corporates ${documents.corporates}, jobs ${documents.jobs}, job-details ${documents.jobDetails})`,
+    );
   options.log(`ingest: raw _bulk ${rawCount} documents in ${rawSeconds.toFixed(1)} s`);
   const perSecond = (seconds: number) => Math.round(documents.total / seconds);
   return {
