@@ -32,6 +32,8 @@ export interface BenchReport {
   }>;
   masters: { connections: number; api: LoadResult; bare: LoadResult };
   apiPeakRssMiB: number | null;
+  /** Primary store size of each searched index after the load (not force-merged), MiB. */
+  indexSizesMiB?: Record<string, number>;
   detailTextStudy: StudyRow[];
   deepWalk: DeepWalk | null;
   ratios: Array<{ what: string; value: number; target: string; met: boolean }>;
@@ -163,6 +165,15 @@ export function toMarkdown(report: BenchReport): string {
     '',
     `GET /rest/v1/master/prefectures at ${m.connections} connections: API ${m.api.rps} req/s (p99 ${ms(m.api.latencyMs.p99)} ms), bare Express route ${m.bare.rps} req/s (p99 ${ms(m.bare.latencyMs.p99)} ms).`,
     `Peak RSS of the API process over the whole run: ${report.apiPeakRssMiB ?? 'n/a'} MiB.`,
+    ...(report.indexSizesMiB
+      ? [
+          `Index sizes (primaries, as the load left them, not force-merged): ${Object.entries(
+            report.indexSizesMiB,
+          )
+            .map(([name, mib]) => `${name} ${mib.toLocaleString('en')} MiB`)
+            .join(', ')}.`,
+        ]
+      : []),
   );
   const walk = report.deepWalk;
   lines.push(

@@ -22,7 +22,7 @@ import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
-import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -380,6 +380,7 @@ async function main(): Promise<void> {
     log(`deep walk failed: ${(error as Error).message}`);
   }
   const apiPeakRssMiB = api.peakRssMiB();
+  const indexSizesMiB = await indexSizes(client);
 
   // 6. detail-text study: nested text vs jobs-first
   log('detail-text study (nested vs jobs-first) ...');
@@ -417,6 +418,7 @@ async function main(): Promise<void> {
     mix: mixRows,
     masters: { connections: 32, api: mastersApi, bare: mastersBare },
     apiPeakRssMiB,
+    indexSizesMiB,
     detailTextStudy,
     deepWalk,
   };
@@ -431,6 +433,17 @@ async function main(): Promise<void> {
   }
   if (options.publish) writeFileSync(path.join(projectRoot, 'docs', publishedName(options.jobs)), markdown);
   process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
+}
+
+/** Primary store size of the searched indices, MiB (for the growth between data set sizes). */
+async function indexSizes(client: OpenSearchClient): Promise<Record<string, number>> {
+  const sizes: Record<string, number> = {};
+  for (const name of ['corporates', 'jobs', 'job-details']) {
+    const { body } = await client.indices.stats({ index: indexName(pipelinePrefix, name), metric: 'store' });
+    const bytes = Number(body._all?.primaries?.store?.size_in_bytes ?? 0);
+    sizes[name] = Math.round((bytes / 1024 / 1024) * 10) / 10;
+  }
+  return sizes;
 }
 
 /** The published report of a size: docs/bench-200k.md, docs/bench-1m.md (by postings). */
