@@ -11,24 +11,24 @@
 export const measured = {
   /** the set the per-search figures were measured on: 1,000,000 postings in one shard */
   referencePostings: 1_000_000,
-  /** engine CPU per search of the query mix at 1 connection, 1M postings (docs/bench-1m.md) */
-  engineCpuMsPerSearch: 62,
+  /** engine CPU per search of the query mix at 1 connection, 1M postings: 19.8 ms (docs/bench-1m.md, 20f6584) */
+  engineCpuMsPerSearch: 20,
   /** raw p95 of the query mix at 1 connection, 1M postings (docs/bench-1m.md) */
-  rawP95Ms: 360,
+  rawP95Ms: 39,
   /**
-   * how engine work per search grows with the postings in a shard: throughput of the mix at 8
-   * connections fell from 98.6 to 30.6 searches/s from 200,000 to 1,000,000 postings
-   * (docs/bench-200k.md, docs/bench-1m.md): log(98.6 / 30.6) / log(5) = 0.73
+   * how engine work per search grows with the postings in a shard: raw throughput of the mix at
+   * 8 connections fell from 222.6 to 155.2 searches/s from 200,000 to 1,000,000 postings
+   * (docs/bench-200k.md, docs/bench-1m.md, the same search code): log(222.6 / 155.2) / log(5) = 0.22
    */
-  growthExponent: 0.73,
+  growthExponent: 0.22,
   /** index bytes per company without postings (20,000 generated companies, force-merged) */
   bytesPerCompany: 2_593,
   /**
-   * index bytes per posting, as left by ingestion (not force-merged), 1M-postings run:
-   * jobs 2,927, job-details 478, and its nested copy in corporates (2,251 MB less the
-   * companies' own 259 MB, over 1M postings) 1,992
+   * index bytes per posting, as left by ingestion (not force-merged), 1M-postings run at
+   * 20f6584: jobs 4,748 (with its compact record copy), job-details 477, and its nested copy
+   * in corporates (2,689 MB less the companies' own 259 MB, over 1M postings) 2,430
    */
-  bytesPerPosting: { jobs: 2_927, jobDetails: 478, corporatesNested: 1_992 },
+  bytesPerPosting: { jobs: 4_748, jobDetails: 477, corporatesNested: 2_430 },
 } as const;
 
 export interface CapacityInput {
