@@ -41,6 +41,11 @@ const compactFields = corporateFields.filter((field) => field !== 'workLocationC
 export const internalJobFields = ['description', 'descriptionCollectedAt', 'corporate', compactRecordField];
 const jobFields = topLevelFields('jobs', internalJobFields);
 const compactJobFields = jobFields.filter((field) => field !== 'corporateName');
+/**
+ * Both indices' internal fields: a fetch of `_source` in place of the copy does not know which
+ * index it searches, and no field is internal in one and a record field in the other.
+ */
+const internalFields = [...new Set([...internalCorporateFields, ...internalJobFields])];
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
 
@@ -92,12 +97,12 @@ export function toCorporateRecord(doc: Doc): Doc {
 
 /** The compact copy of a company's record fields (`toCorporateFields` of the indexer, and `updatedAt`). */
 export function toCompactRecord(fields: Doc): string {
-  return Buffer.from(JSON.stringify(pick(fields, compactFields)), 'utf8').toString('base64');
+  return encodeCopy(fields, compactFields);
 }
 
 /** The compact copy of a posting's record fields (all but `corporateName`, which the rebuild changes). */
 export function toCompactJobRecord(job: Doc): string {
-  return Buffer.from(JSON.stringify(pick(job, compactJobFields)), 'utf8').toString('base64');
+  return encodeCopy(job, compactJobFields);
 }
 
 /** What a company search fetches instead of `_source`: the copy and the rebuilt fields' doc values. */
@@ -125,6 +130,10 @@ export type HitFields = Record<string, unknown[] | undefined>;
 /** True when a hit of a compact fetch carries no copy (a document written before the field). */
 export function lacksCompactRecord(fields: HitFields | undefined): boolean {
   return typeof fields?.[compactRecordField]?.[0] !== 'string';
+}
+
+function encodeCopy(doc: Doc, fields: string[]): string {
+  return Buffer.from(JSON.stringify(pick(doc, fields)), 'utf8').toString('base64');
 }
 
 function decodeCopy(fields: HitFields): Doc {
@@ -167,9 +176,7 @@ export function sourceFetchFor(
   if (!Array.isArray(fetched) || !fetched.includes(compactRecordField)) return undefined;
   if (!hits.some((hit) => lacksCompactRecord(hit.fields))) return undefined;
   const { stored_fields: _stored, docvalue_fields: _docvalues, ...rest } = body as Record<string, unknown>;
-  // the body does not say which index it searches: no field is internal in one and a record
-  // field in the other, so both lists apply
-  return { ...rest, _source: { excludes: [...new Set([...internalCorporateFields, ...internalJobFields])] } };
+  return { ...rest, _source: { excludes: internalFields } };
 }
 
 export function toJobRecord(doc: Doc, highlight?: Record<string, string[]>): Doc {
