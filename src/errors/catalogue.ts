@@ -157,10 +157,12 @@ export const errors = {
       `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`,
     ),
   notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
-  routeNotFound: (method: string, path: string) =>
+  routeNotFound: (method: string, path: string, didYouMean?: string) =>
     new ApiError(
       'route_not_found',
-      `There is no endpoint ${method} ${path}; see /docs for the API reference.`,
+      didYouMean
+        ? `There is no endpoint ${method} ${path}; paths are spelled exactly (letter case, slashes): did you mean ${method} ${didYouMean}?`
+        : `There is no endpoint ${method} ${path}; see /docs for the API reference.`,
     ),
   methodNotAllowed: (method: string, path: string) =>
     new ApiError('method_not_allowed', `${path} does not accept ${method}; see /docs for the API reference.`),

@@ -1,6 +1,7 @@
 /**
  * The Express app. The middleware order is this one list, top to bottom; under /rest/v1 it is
- * auth -> (masters: free, unlimited) -> rate limit -> validation -> credits -> search.
+ * operation gate -> deadline -> auth -> (masters: free, unlimited) -> rate limit -> validation ->
+ * credits -> search.
  */
 import express, { type Express } from 'express';
 import { keyStoreFor } from '../auth/key-admin.js';
@@ -11,6 +12,7 @@ import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
 import { requestDeadline } from './deadline.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
+import { apiBase, operationGate } from './operation-gate.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
@@ -45,7 +47,10 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(consoleRouter());
   // 3. /rest/v1, in this order:
   const api = express.Router();
-  //    0. the request's deadline: Redis and OpenSearch get the time left; 503 when it is up
+  //    0. the operation the path names, spelled exactly, or a 404 (every limit and price
+  //       belongs to an operation: no other spelling of a path reaches a handler)
+  api.use(operationGate());
+  //    1. the request's deadline: Redis and OpenSearch get the time left; 503 when it is up
   api.use(
     requestDeadline({
       totalMs: services.config.requestDeadlineMs,
@@ -77,7 +82,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(detailRouter(services));
   //    g. a failed charged route is refunded before its error response is written
   api.use(refundOnErrorMiddleware(services.limits, services.logger));
-  app.use('/rest/v1', api);
+  app.use(apiBase, api);
   // 4. unknown route -> 404, then the one error middleware
   app.use(notFound());
   app.use(errorMiddleware(services.logger));

@@ -4,6 +4,7 @@
  * /rest/v1 can rely on it. Rate limits and credits key on `user.id` (the user, not the key).
  */
 import type { Response } from 'express';
+import type { Operation } from '../catalogue/operations.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
 import type { ExportRequest } from '../search/export.js';
@@ -29,6 +30,8 @@ export interface AppLocals {
   fieldErrors?: ReadonlyArray<{ field: string; reason: string }>;
   /** An export body parsed at the validation step (./search-plan.ts). */
   exportRequest?: { search: SearchCatalogue; request: ExportRequest };
+  /** The operation the path names, spelled exactly (src/http/operation-gate.ts): its limit and price. */
+  operation?: Operation;
   /** The route template for the metrics, set by a handler that is not an Express route (masters). */
   routeTemplate?: string;
 }

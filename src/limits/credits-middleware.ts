@@ -29,7 +29,7 @@ const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
 export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const route = limitedRoute(req);
+    const route = limitedRoute(res);
     // counts are free; an export reserves and settles its own charge (src/search/export)
     if (!route || route === 'count' || route === 'export') return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;

@@ -1,24 +1,21 @@
 /**
- * Which requests are rate limited and charged (docs/decisions.md): the two searches and the job
- * detail; counts are rate limited and free; exports are rate limited and charge by records
- * sent (the export route settles its own charge). Masters, /health and unknown routes are
- * neither.
+ * Which requests are rate limited and charged: the limit of the operation the path names
+ * (src/catalogue/operations.ts), set by the first step under /rest/v1
+ * (src/http/operation-gate.ts). Only an exactly spelled path has one, and only such a path
+ * reaches a handler, so a request without an operation is neither limited nor charged because
+ * it is never answered by a search, count, export or detail.
  *
  *   POST /rest/v1/corporates/search -> 'search'
  *   POST /rest/v1/jobs/count        -> 'count'
  *   POST /rest/v1/jobs/export       -> 'export'
- *   GET  /rest/v1/jobs/J-1/detail   -> 'detail'
+ *   GET  /rest/v1/jobs/J-1/detail   -> 'detail'  (HEAD too)
  *   GET  /rest/v1/master/prefectures -> undefined
  */
-import type { Request } from 'express';
+import type { Response } from 'express';
+import type { LimitKind, Operation } from '../catalogue/operations.js';
 
-export type LimitedRoute = 'search' | 'count' | 'export' | 'detail';
+export type LimitedRoute = LimitKind;
 
-export function limitedRoute(req: Request): LimitedRoute | undefined {
-  const path = `${req.baseUrl}${req.path}`.replace(/\/+$/, '');
-  const searchLike =
-    req.method === 'POST' && path.match(/^\/rest\/v1\/(?:corporates|jobs)\/(search|count|export)$/);
-  if (searchLike) return searchLike[1] as 'search' | 'count' | 'export';
-  if (req.method === 'GET' && /^\/rest\/v1\/jobs\/[^/]+\/detail$/.test(path)) return 'detail';
-  return undefined;
+export function limitedRoute(res: Response): LimitedRoute | undefined {
+  return (res.locals.operation as Operation | undefined)?.limit;
 }

@@ -13,8 +13,8 @@ import type { Limits } from './limits.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-unavailable.js';
 
 export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    if (!limitedRoute(req)) return next();
+  return async (_req: Request, res: Response, next: NextFunction) => {
+    if (!limitedRoute(res)) return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     // auth runs first; a limited route reached without a user is a wiring fault: fail closed
     if (!userId) return next(errors.missingApiKey());

@@ -5,6 +5,7 @@
  * matching `If-None-Match` gets 304 with no body. Private: the answer depends on the key (a
  * request without one is a 401), so a shared cache must not hand it to a caller without a key.
  *
+ * The path is spelled exactly by the time it gets here (src/http/operation-gate.ts).
  * One handler and a lookup by path rather than a route per list: every /rest/v1 request passes
  * this point, and the body (serialised once, src/masters/masters.ts) is written as it is,
  * without res.send's per-request checks (docs/decisions.md, "Performance: the API's own cost
@@ -17,8 +18,7 @@ import { locals } from '../locals.js';
 export function mastersRouter(masters: Map<string, LoadedMaster> = loadMasters()) {
   const byPath = new Map([...masters.values()].map((master) => [`/master/${master.name}`, master]));
   return (req: Request, res: Response, next: NextFunction): void => {
-    const master =
-      req.method === 'GET' || req.method === 'HEAD' ? byPath.get(routePath(req.path)) : undefined;
+    const master = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
     if (!master) {
       next();
       return;
@@ -37,10 +37,4 @@ export function mastersRouter(masters: Map<string, LoadedMaster> = loadMasters()
     // node leaves the body out of a HEAD response by itself
     res.end(master.body);
   };
-}
-
-/** As Express routes match by default: any letter case, one trailing slash allowed. */
-function routePath(path: string): string {
-  const lower = path.toLowerCase();
-  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }

@@ -1,0 +1,113 @@
+/**
+ * The API's operations under /rest/v1, one row each, with what each costs: the single place
+ * that says which requests are rate limited and charged (docs/decisions.md, "Path spellings").
+ *
+ *   POST /corporates/search      -> 'search'  (rate limited, charged per request)
+ *   POST /jobs/count             -> 'count'   (rate limited, free)
+ *   POST /jobs/export            -> 'export'  (rate limited, charged per record sent)
+ *   GET  /jobs/{jobId}/detail    -> 'detail'  (rate limited, charged at the detail price)
+ *   GET  /master/prefectures     -> no limit  (free, unlimited)
+ *
+ * A request reaches a handler only when its path is one of these spelled exactly: letter case
+ * as written here, no trailing or doubled slash, no `.` or `..` segment. Any other spelling is
+ * a 404 (src/http/operation-gate.ts), so no spelling of a path can skip its limit or price.
+ * test/path-spellings.test.ts keeps this list and openapi.yaml in step.
+ */
+
+export type LimitKind = 'search' | 'count' | 'export' | 'detail';
+
+export interface Operation {
+  method: 'GET' | 'POST';
+  /** The path under /rest/v1 as openapi.yaml writes it (`{jobId}` for a path parameter). */
+  path: string;
+  /** Absent: neither rate limited nor charged. */
+  limit?: LimitKind;
+}
+
+const masterNames = [
+  'prefectures',
+  'industries',
+  'business-types',
+  'media',
+  'job-categories',
+  'markets',
+  'employment-types',
+] as const;
+
+export const operations: readonly Operation[] = [
+  ...(['corporates', 'jobs'] as const).flatMap((resource) =>
+    (['search', 'count', 'export'] as const).map(
+      (action): Operation => ({ method: 'POST', path: `/${resource}/${action}`, limit: action }),
+    ),
+  ),
+  { method: 'GET', path: '/jobs/{jobId}/detail', limit: 'detail' },
+  ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
+];
+
+/** A path parameter: one non-empty segment that is not `.` or `..`. */
+const parameterSegment = '(?!\\.\\.?/)[^/]+';
+
+const byExactPath = new Map<string, Operation>();
+const withParameters: Array<{ operation: Operation; pattern: RegExp }> = [];
+for (const operation of operations) {
+  if (!operation.path.includes('{')) {
+    byExactPath.set(`${operation.method} ${operation.path}`, operation);
+    continue;
+  }
+  const source = operation.path
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join(parameterSegment);
+  // the lookahead above sees the segment's end as `/`; a parameter at the path's end is not
+  // used by any operation today, so every parameter is followed by a literal part
+  withParameters.push({ operation, pattern: new RegExp(`^${source}$`) });
+}
+
+/**
+ * The operation a request names, spelled exactly (HEAD is answered as GET, so it is limited
+ * and charged as GET is); undefined for any other spelling.
+ *
+ *   ('POST', '/corporates/search')  -> the company search
+ *   ('POST', '/Corporates/search')  -> undefined
+ *   ('HEAD', '/jobs/J-1/detail')    -> the job detail
+ */
+export function findOperation(method: string, path: string): Operation | undefined {
+  const asMethod = method === 'HEAD' ? 'GET' : method;
+  const exact = byExactPath.get(`${asMethod} ${path}`);
+  if (exact) return exact;
+  for (const { operation, pattern } of withParameters) {
+    if (operation.method === asMethod && pattern.test(path)) return operation;
+  }
+  return undefined;
+}
+
+/** Whether some operation has this exact path with another method (a 405, not a 404). */
+export function pathHasOtherMethods(path: string): boolean {
+  return operations.some((operation) => findOperation(operation.method, path) !== undefined);
+}
+
+/**
+ * The exact spelling a near miss most likely meant, for the 404's message: letter case
+ * folded, percent-encoding decoded, doubled and trailing slashes dropped, `.` segments removed.
+ *
+ *   ('POST', '/REST/V1/Corporates/Search/') -> '/rest/v1/corporates/search'
+ */
+export function suggestSpelling(method: string, fullPath: string): string | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(fullPath);
+  } catch {
+    return undefined;
+  }
+  const segments = decoded.split('/').filter((segment) => segment !== '' && segment !== '.');
+  if (segments.length < 2 || segments[0]?.toLowerCase() !== 'rest' || segments[1]?.toLowerCase() !== 'v1')
+    return undefined;
+  const rest = segments.slice(2);
+  // a detail path keeps its job id as written; every other segment is folded to lower case
+  const folded = rest.map((segment, index) =>
+    rest.length === 3 && index === 1 ? segment : segment.toLowerCase(),
+  );
+  const candidate = `/${folded.join('/')}`;
+  if (rest.includes('..') || !findOperation(method, candidate)) return undefined;
+  return `/rest/v1${candidate}`;
+}

@@ -1,0 +1,36 @@
+/**
+ * First step under /rest/v1 (src/http/app.ts): only a path spelled exactly as one of the API's
+ * operations goes on (src/catalogue/operations.ts). Express matches routes in any letter case
+ * and with a trailing slash, while the rate limit and the price are the operation's, so a
+ * spelling the table does not know must end here, before any handler, as a 404 that names the
+ * spelling meant:
+ *
+ *   POST /rest/v1/corporates/search    -> on, locals.operation = company search ('search')
+ *   POST /REST/V1/corporates/search    -> 404 "… did you mean POST /rest/v1/corporates/search?"
+ *   POST /rest/v1//corporates/search/  -> 404 (the same hint)
+ *   PUT  /rest/v1/corporates/search    -> on, without an operation (the validator's 405)
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { findOperation, pathHasOtherMethods, suggestSpelling } from '../catalogue/operations.js';
+import { errors } from '../errors/catalogue.js';
+import { locals } from './locals.js';
+
+export const apiBase = '/rest/v1';
+
+export function operationGate() {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const operation = req.baseUrl === apiBase ? findOperation(req.method, req.path) : undefined;
+    if (operation) {
+      locals(res).operation = operation;
+      locals(res).routeTemplate = `${apiBase}${operation.path}`;
+      next();
+      return;
+    }
+    if (req.baseUrl === apiBase && pathHasOtherMethods(req.path)) {
+      next();
+      return;
+    }
+    const path = req.originalUrl.split('?')[0] ?? req.path;
+    next(errors.routeNotFound(req.method, path, suggestSpelling(req.method, path)));
+  };
+}
