@@ -261,7 +261,8 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
 
     engine.setPassword('rotated-on-the-engine-side');
     try {
-      const ready = await fetch(`${base}/readyz`, { headers: asOperator });
+      // /readyz answers from a state checked about once a second (src/http/readiness.ts)
+      const ready = await readyzBecomes(base, 503, asOperator);
       expect(ready.status).toBe(503);
       const readyBody = (await ready.json()) as { failing: string[] };
       expect(readyBody.failing).toEqual(expect.arrayContaining(['opensearch', 'indices']));
@@ -276,7 +277,7 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
       engine.setPassword(password);
     }
 
-    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await readyzBecomes(base, 200)).status).toBe(200);
     expect((await search()).status).toBe(200);
     api.kill('SIGTERM');
     expect(await exited(api)).toBe(0);
@@ -342,3 +343,18 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
     });
   });
 });
+
+/** Polls /readyz until it answers `status` (at most 10 s: a bound, not a speed claim). */
+async function readyzBecomes(
+  base: string,
+  status: number,
+  headers: Record<string, string> = {},
+): Promise<globalThis.Response> {
+  const started = Date.now();
+  for (;;) {
+    const res = await fetch(`${base}/readyz`, { headers });
+    if (res.status === status || Date.now() - started > 10_000) return res;
+    await res.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

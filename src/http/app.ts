@@ -19,7 +19,7 @@ import { requestMetrics } from './request-metrics.js';
 import { consoleRouter } from './routes/console.js';
 import { detailRouter } from './routes/detail.js';
 import { docsRouter } from './routes/docs.js';
-import { healthRouter } from './routes/health.js';
+import { healthMonitor, healthRouter } from './routes/health.js';
 import { mastersRouter } from './routes/masters.js';
 import { searchRouter } from './routes/search.js';
 import { parseSearchBodies } from './search-plan.js';
@@ -42,7 +42,11 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(requestMetrics());
   // 2. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
   //    one; metrics: src/metrics.ts, on their own port)
-  app.use(healthRouter(services));
+  //    (/health and /readyz read the state of one monitor per app, refreshed in the background
+  //    while a server made by createHttpServer serves the app: src/http/server.ts)
+  const monitor = healthMonitor(services);
+  app.locals.healthMonitor = monitor;
+  app.use(healthRouter(services, monitor));
   app.use(docsRouter());
   app.use(consoleRouter());
   // 3. /rest/v1, in this order:

@@ -13,10 +13,14 @@
  *
  * Values from the config (HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS,
  * HTTP_KEEP_ALIVE_TIMEOUT_MS); requestTimeout is kept above headersTimeout as Node requires.
+ *
+ * The app's probe monitor (src/http/readiness.ts, one per app, so one per process) starts
+ * checking the engine and Redis when the server listens and stops when it closes.
  */
 import http, { type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from '../config.js';
+import type { HealthMonitor } from './readiness.js';
 
 export function createHttpServer(app: Express, limits: Config['http']): Server {
   const headersTimeout = limits.headersTimeoutMs;
@@ -30,5 +34,10 @@ export function createHttpServer(app: Express, limits: Config['http']): Server {
     app,
   );
   server.maxRequestsPerSocket = 1000;
+  const monitor = app.locals.healthMonitor as HealthMonitor | undefined;
+  if (monitor) {
+    server.on('listening', () => monitor.start());
+    server.on('close', () => monitor.stop());
+  }
   return server;
 }

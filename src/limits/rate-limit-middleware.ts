@@ -23,7 +23,8 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
     try {
       const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
       decision = await inRedisBudget(deadline, 'rate limit', () =>
-        limits.rateLimiter.consume(userId, deadline?.redisExpiresAt),
+        // the window is judged by the request's arrival, not by when Redis gets to it
+        limits.rateLimiter.consume(userId, deadline?.redisExpiresAt, deadline?.startedAt),
       );
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;

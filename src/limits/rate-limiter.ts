@@ -5,12 +5,18 @@
  *
  * With Redis every API process counts in the same key, `<prefix>rate:<user>`, through
  * rate-limiter-flexible's RateLimiterRedis with our own increment script
- * (`customIncrTtlLuaScript`: INCRBY, and PEXPIRE when the window is new, PTTL), so concurrent
- * requests are counted exactly. Each command carries its own expiry: the moment (on Redis's
- * clock) when the API stops waiting for it. Redis executes the commands of a
- * frozen-then-thawed connection late, all at once; such a command finds its expiry passed and
- * counts nothing, so a stall never turns into 429s for the user afterwards. (The library's own
- * script counted them: after a 7 s stall, users under the limit got 429s for about 5 s.)
+ * (`customIncrTtlLuaScript`), so concurrent requests are counted exactly. Each command carries
+ * two moments, translated to Redis's clock (src/limits/redis-clock.ts):
+ *
+ * - when the API stops waiting for it: Redis executes the commands of a frozen-then-thawed
+ *   connection late, all at once; one that finds this moment passed counts nothing;
+ * - when the request arrived: a command that opens a window opens it at the request's
+ *   arrival, not at the moment Redis gets to it. After a 7 s stall the requests of the
+ *   stall's last second still get their answer (within their Redis budget), but their
+ *   commands all run at the thaw; with the window opened at the thaw they shared it with the
+ *   next second's requests, and users at 4 per second got 3 x 429 each. Opened at the
+ *   arrival of the first of them, the window ends about when the thaw's next second begins.
+ *
  * Without Redis, rate-limiter-flexible's RateLimiterMemory counts in this process only.
  */
 import type { Redis } from 'ioredis';
@@ -36,31 +42,46 @@ export interface RateLimiter {
   /**
    * Counts one request; throws LimitsStoreUnavailable when the store cannot answer.
    * `giveUpAt` (epoch ms, this host's clock): a command Redis runs after it counts nothing.
+   * `arrivedAt` (epoch ms, this host's clock; default now): a window this request opens
+   * starts then.
    */
-  consume(userId: string, giveUpAt?: number): Promise<RateDecision>;
+  consume(userId: string, giveUpAt?: number, arrivedAt?: number): Promise<RateDecision>;
 }
 
 /**
  * RateLimiterRedis runs this as `rlflxIncr` with KEYS[1] = the key it was called with and
  * ARGV = points, window seconds (then the limiter's points and duration, unused), and reads
  * `{consumed, ms left in window}` back. A key is the only per-call value the library hands to
- * the script, so the give-up time (Redis ms) travels in it: `{<prefix>rate:<user>}|<give-up>`.
- * The script counts in `<prefix>rate:<user>`; the braces are a Redis Cluster hash tag, so the
- * key the script is called with and the key it writes hash to the same slot. Too late:
- * `{-1, 0}`, nothing counted.
+ * the script, so the give-up and arrival times (Redis ms) travel in it:
+ * `{<prefix>rate:<user>}|<give-up>|<arrival>`. The script counts in `<prefix>rate:<user>`, a
+ * counter that expires when its window ends; the braces are a Redis Cluster hash tag, so the
+ * key the script is called with and the key it writes hash to the same slot.
+ *
+ *   window open (the key lives)          -> INCRBY, whatever the arrival: one count per
+ *                                           window, exact however commands interleave
+ *   no window, arrived at A, window W    -> a window [A, A + W): SET 1 PX (A + W - now)
+ *   no window, and A + W already passed  -> its window is over: counted in no live window
+ *   after the give-up time               -> {-1, 0}, nothing counted
+ *
+ * Worked example, W = 1 s, a stall from t = 0 to 7 s, requests every 250 ms: those that
+ * arrived at 6.05, 6.3, 6.55, 6.8 s run at 7.0 s; the first opens [6.05, 7.05), the others
+ * count in it; the request of 7.05 s opens the next window. (Opened at 7.0 s, that window
+ * would also have held the requests of 7.05 to 7.8 s: 8 in one window, 3 x 429.)
  */
 const incrTtlScript = `
 ${luaNowMs}
-local key, giveUpAt = string.match(KEYS[1], '^{(.+)}|(%d+)$')
-if not key then return redis.error_reply('rate limit key without a give-up time') end
+local key, giveUpAt, arrivedAt = string.match(KEYS[1], '^{(.+)}|(%d+)|(%d+)$')
+if not key then return redis.error_reply('rate limit key without a give-up and an arrival time') end
 if now > tonumber(giveUpAt) then return {-1, 0} end
-local consumed = redis.call('INCRBY', key, ARGV[1])
+local points = tonumber(ARGV[1])
 local ttl = redis.call('PTTL', key)
-if ttl < 0 then
-  ttl = tonumber(ARGV[2]) * 1000
-  redis.call('PEXPIRE', key, ttl)
+if ttl > 0 then
+  return {redis.call('INCRBY', key, points), ttl}
 end
-return {consumed, ttl}
+local left = tonumber(arrivedAt) + tonumber(ARGV[2]) * 1000 - now
+if left <= 0 then return {points, 0} end
+redis.call('SET', key, points, 'PX', left)
+return {points, left}
 `;
 
 /** How long a command without a request deadline may wait before it counts nothing. */
@@ -107,11 +128,12 @@ export function createRateLimiter(opts: {
   });
   return {
     mode: 'shared',
-    async consume(userId, giveUpAt = Date.now() + defaultGiveUpMs) {
+    async consume(userId, giveUpAt = Date.now() + defaultGiveUpMs, arrivedAt = Date.now()) {
       let res: RateLimiterRes;
       let allowed = true;
+      const key = `{${opts.keyPrefix}rate:${userId}}|${clock.toRedisMs(giveUpAt)}|${clock.toRedisMs(arrivedAt)}`;
       try {
-        res = await limiter.consume(`{${opts.keyPrefix}rate:${userId}}|${clock.toRedisMs(giveUpAt)}`, 1);
+        res = await limiter.consume(key, 1);
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw new LimitsStoreUnavailable('rate limit', rejection);
         res = rejection;

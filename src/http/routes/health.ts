@@ -1,13 +1,15 @@
 /**
  * `GET /health`: 200 `{"status":"ok"}` when OpenSearch and (if configured) Redis answer, else
  * 503 `{"status":"degraded"}`. That is all a caller without the operator token learns: the
- * cluster's name and health, the Redis mode and which part is down are for operators, who send
- * `Authorization: Bearer <OPERATOR_TOKEN>` (unset: nobody gets the details).
+ * engine's name and the health of the API's indices, the Redis mode and which part is down are
+ * for operators, who send `Authorization: Bearer <OPERATOR_TOKEN>` (unset: nobody gets the
+ * details).
  *
  *   curl -H "Authorization: Bearer $OPERATOR_TOKEN" http://127.0.0.1:8080/health
  *   -> {"status":"ok","opensearch":{"status":"green","cluster":"corpsearch"},"redis":{"status":"up","mode":"shared"}}
  *
- * `GET /livez`: 200 while the process serves HTTP at all (restart it when this fails).
+ * `GET /livez`: 200 while the process serves HTTP at all (restart it when this fails); it
+ * asks nothing of anyone.
  * `GET /readyz`: 200 `{"status":"ready"}` only when this process can answer a search:
  * OpenSearch answers, every index alias exists, the request validators are compiled, Redis
  * answers (when configured) and the process is not draining; else 503
@@ -16,21 +18,35 @@
  *
  *   curl -H "Authorization: Bearer $OPERATOR_TOKEN" http://127.0.0.1:8080/readyz
  *   -> 503 {"status":"not-ready","failing":["redis"]}
+ *
+ * /health and /readyz answer from the state a HealthMonitor (src/http/readiness.ts) refreshes
+ * about once a second, one check at a time, never from a call of their own: a flood of probes
+ * costs the engine and Redis nothing. A state older than 5 s (a check that hangs) counts as
+ * OpenSearch, indices and Redis failing, their statuses `unknown`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Request, Router } from 'express';
 import { indexName } from '../../opensearch/indices.js';
 import { indexDefinitions } from '../../opensearch/mappings.js';
 import type { Services } from '../../services.js';
-import { processState } from '../readiness.js';
+import { type DependencyHealth, HealthMonitor, type HealthReading, processState } from '../readiness.js';
 
-export function healthRouter(services: Services): Router {
+/** The probes' monitor of `services` (started and stopped by src/http/server.ts). */
+export function healthMonitor(services: Services): HealthMonitor {
+  const aliases = indexDefinitions().map((def) => indexName(services.config.indexPrefix, def.name));
+  return new HealthMonitor(async () => {
+    const [engine, redis] = await Promise.all([engineStatus(services, aliases), redisStatus(services)]);
+    return { ...engine, redis };
+  });
+}
+
+export function healthRouter(services: Services, monitor: HealthMonitor): Router {
   const router = Router();
   const operatorDigest = services.config.operatorToken ? digest(services.config.operatorToken) : undefined;
-  const aliases = indexDefinitions().map((def) => indexName(services.config.indexPrefix, def.name));
+  const singleProcess = !services.redis;
   router.get('/health', async (req, res) => {
-    const [opensearch, redis] = await Promise.all([opensearchStatus(services), redisStatus(services)]);
-    const ok = opensearch.status !== 'down' && redis.status !== 'down';
+    const { opensearch, redis } = trusted(await monitor.read(), singleProcess);
+    const ok = answers(opensearch) && answers(redis);
     const status = ok ? 'ok' : 'degraded';
     res.setHeader('Cache-Control', 'no-store');
     res
@@ -42,16 +58,12 @@ export function healthRouter(services: Services): Router {
     res.status(200).json({ status: 'ok' });
   });
   router.get('/readyz', async (req, res) => {
-    const [opensearch, indices, redis] = await Promise.all([
-      opensearchStatus(services).then((s) => s.status !== 'down'),
-      indicesExist(services, aliases),
-      redisStatus(services).then((s) => s.status !== 'down'),
-    ]);
+    const state = trusted(await monitor.read(), singleProcess);
     const checks = {
-      opensearch,
-      indices,
+      opensearch: answers(state.opensearch),
+      indices: state.indices,
       validators: processState.validatorsCompiled,
-      redis,
+      redis: answers(state.redis),
       accepting: !processState.draining,
     };
     const failing = Object.entries(checks)
@@ -67,6 +79,22 @@ export function healthRouter(services: Services): Router {
   return router;
 }
 
+function answers(dependency: { status: string }): boolean {
+  return dependency.status !== 'down' && dependency.status !== 'unknown';
+}
+
+/** A stale state proves nothing about the dependencies: unknown, so failing. */
+function trusted(reading: HealthReading, singleProcess: boolean): DependencyHealth {
+  if (!reading.stale) return reading;
+  return {
+    opensearch: { status: 'unknown' },
+    indices: false,
+    redis: singleProcess
+      ? { status: 'in-memory', mode: 'single-process' }
+      : { status: 'unknown', mode: 'shared' },
+  };
+}
+
 function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
@@ -78,27 +106,27 @@ function isOperator(req: Request, operatorDigest: Buffer | undefined): boolean {
   return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), operatorDigest);
 }
 
-async function opensearchStatus(services: Services): Promise<{ status: string; cluster?: string }> {
+/**
+ * One engine request per check: the health of the API's own indices, through their aliases,
+ * with no wait. Every alias there -> 200 and their colour; one missing -> 408 `timed_out` at
+ * once (the engine answers, the indices do not exist); no answer, or refused -> down.
+ *
+ *   GET /_cluster/health/<prefix>corporates,<prefix>job-details,...?timeout=0s
+ */
+async function engineStatus(
+  services: Services,
+  aliases: string[],
+): Promise<Pick<DependencyHealth, 'opensearch' | 'indices'>> {
   try {
     const { body } = await services.opensearch.cluster.health(
-      { timeout: '2s' },
-      { requestTimeout: 3000, maxRetries: 0 },
+      { index: aliases, timeout: '0s', filter_path: ['cluster_name', 'status', 'timed_out'] },
+      { requestTimeout: 2000, maxRetries: 0, ignore: [408] },
     );
-    return { status: body.status === 'red' ? 'down' : body.status, cluster: body.cluster_name };
+    const cluster = body.cluster_name;
+    if (body.timed_out) return { opensearch: { status: 'indices-missing', cluster }, indices: false };
+    return { opensearch: { status: body.status === 'red' ? 'down' : body.status, cluster }, indices: true };
   } catch {
-    return { status: 'down' };
-  }
-}
-
-async function indicesExist(services: Services, aliases: string[]): Promise<boolean> {
-  try {
-    const { body } = await services.opensearch.indices.existsAlias(
-      { name: aliases },
-      { requestTimeout: 3000, maxRetries: 0 },
-    );
-    return body === true;
-  } catch {
-    return false;
+    return { opensearch: { status: 'down' }, indices: false };
   }
 }
 
