@@ -125,6 +125,13 @@ export interface Config {
   /** Unset: 9464 for the API, 9465 for a worker (two processes on one host must not collide). */
   metricsPort: number | undefined;
   /**
+   * OPENSEARCH_MAX_CLAUSE_COUNT: the engine's indices.query.bool.max_clause_count (OpenSearch
+   * 3.x: 1,024; Lucene's IndexSearcher.maxClauseCount). A search whose compiled query counts
+   * more clauses is a 400 before the engine is asked (src/search/clause-count.ts); set it to
+   * the engine's value when an operator changes that.
+   */
+  maxClauseCount: number;
+  /**
    * Key of the cursor signatures (HMAC-SHA256), CURSOR_SECRET, at least 32 characters. Unset:
    * a random key per process, so cursors die with the process and are refused by another
    * one; set the same value on every API process for cursors to survive restarts and move
@@ -173,6 +180,9 @@ export function indexSettingsFrom(shape: IndexShape): Record<string, unknown> {
     refresh_interval: shape.refreshInterval,
   };
 }
+
+/** OpenSearch 3.x's default indices.query.bool.max_clause_count. */
+export const defaultMaxClauseCount = 1024;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -302,6 +312,7 @@ const environment = z.object({
   OPERATOR_TOKEN: optionalText,
   EXPORT_RECORDS_PER_CREDIT: wholeNumber(1000, 1),
   EXPORT_MAX_CONCURRENT: wholeNumber(2, 1),
+  OPENSEARCH_MAX_CLAUSE_COUNT: wholeNumber(defaultMaxClauseCount, 1),
   API_KEYS_FILE: localFile('api-keys.json'),
   CREDITS_FILE: localFile('credits.json'),
   OPENSEARCH_HEAP: optionalText.transform((value, ctx) => {
@@ -414,6 +425,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     index: { shards: e.INDEX_SHARDS, replicas: e.INDEX_REPLICAS, refreshInterval: e.INDEX_REFRESH_INTERVAL },
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
+    maxClauseCount: e.OPENSEARCH_MAX_CLAUSE_COUNT,
     ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
   };
 }

@@ -330,6 +330,8 @@ export interface components {
              *     |---|---|---|
              *     | `invalid_request` | 400 | A field is unknown, missing, of the wrong type or out of range; `errors` lists each. |
              *     | `malformed_json` | 400 | The body is not valid JSON. |
+             *     | `query_too_complex` | 400 | The search needs more query clauses than the search engine runs (1,024 by default); `errors` names the field that needs most. Do not retry it unchanged: send fewer values or `filterGroups`, or split it. Nothing was charged. |
+             *     | `query_rejected` | 400 | The search engine refuses this query as invalid. Do not retry it unchanged; nothing was charged. |
              *     | `api_key_missing` | 401 | No `X-API-Key` header was sent. |
              *     | `api_key_invalid` | 401 | The key is not one this API issued. |
              *     | `api_key_expired` | 401 | The key is past its expiry date. |
@@ -353,7 +355,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
         };
