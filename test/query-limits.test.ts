@@ -114,7 +114,7 @@ describe('clause count', () => {
 });
 
 describe('past the clause limit, through the app on the engine', () => {
-  it.each(['search', 'count'])(
+  it.each(['search', 'count', 'export'])(
     '20 filterGroups x 50 terms on /%s: 400 query_too_complex naming the field, nothing charged',
     async (action) => {
       const { userId, key } = await newUser();

@@ -405,7 +405,7 @@ export interface components {
             /** @description The exact number of matching companies; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
             results: components["schemas"]["Corporate"][];
-            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort) for the next page; null after the last page. Expires 10 minutes after this page. */
+            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort, same user) for the next page; null after the last page. Expires 10 minutes after this page. Opaque (encrypted and authenticated); it cannot be read or changed. */
             nextCursor?: string | null;
             /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
             facets?: {
@@ -416,7 +416,7 @@ export interface components {
             /** @description The exact number of matching postings; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
             results: components["schemas"]["Job"][];
-            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort) for the next page; null after the last page. Expires 10 minutes after this page. */
+            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort, same user) for the next page; null after the last page. Expires 10 minutes after this page. Opaque (encrypted and authenticated); it cannot be read or changed. */
             nextCursor?: string | null;
             /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
             facets?: {
@@ -2568,7 +2568,10 @@ export interface components {
         /**
          * @description The request is invalid: an undefined field (at any depth), a wrong type, a value out of
          *     range or not in the enumeration, a date not in `YYYY-MM-DD`, malformed JSON. `errors`
-         *     names each field by its path in the request and says how to correct it.
+         *     names each field by its path in the request and says how to correct it. A search the
+         *     engine can never run is a 400 too (`query_too_complex`: more query clauses than the
+         *     engine runs, `errors` naming the field that needs most; `query_rejected`): it carries
+         *     no `Retry-After`, and sending it again unchanged will not help.
          */
         BadRequest: {
             headers: {
