@@ -125,12 +125,21 @@ export interface Config {
   /** Unset: 9464 for the API, 9465 for a worker (two processes on one host must not collide). */
   metricsPort: number | undefined;
   /**
-   * Key of the cursor signatures (HMAC-SHA256), CURSOR_SECRET, at least 32 characters. Unset:
-   * a random key per process, so cursors die with the process and are refused by another
-   * one; set the same value on every API process for cursors to survive restarts and move
-   * between processes.
+   * OPENSEARCH_MAX_CLAUSE_COUNT: the engine's indices.query.bool.max_clause_count (OpenSearch
+   * 3.x: 1,024; Lucene's IndexSearcher.maxClauseCount). A search whose compiled query counts
+   * more clauses is a 400 before the engine is asked (src/search/clause-count.ts); set it to
+   * the engine's value when an operator changes that.
    */
-  cursorSecret?: string;
+  maxClauseCount: number;
+  /**
+   * Keys of the cursor tokens' encryption (AES-256-GCM, src/search/paging/cursor.ts), first
+   * one encrypting, every one decrypting: CURSOR_KEYS = `<id>:<secret>,<id>:<secret>`, ids 0-255,
+   * secrets of at least 32 characters; CURSOR_SECRET=<secret> is the one-key form (id 0).
+   * Unset: a random key per process, so cursors die with the process and are refused by
+   * another one; set the same keys on every API process for cursors to survive restarts and
+   * move between processes. Rotation: docs/operations.md, "Rotating the cursor keys".
+   */
+  cursorKeys?: Array<{ id: number; secret: string }>;
   /**
    * The indices' index.max_result_window (10,000, the engine's default, which mappings/ keep);
    * only tests set it, beside a lowered index setting, to reach deep pages with little data.
@@ -173,6 +182,9 @@ export function indexSettingsFrom(shape: IndexShape): Record<string, unknown> {
     refresh_interval: shape.refreshInterval,
   };
 }
+
+/** OpenSearch 3.x's default indices.query.bool.max_clause_count. */
+export const defaultMaxClauseCount = 1024;
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
@@ -302,6 +314,7 @@ const environment = z.object({
   OPERATOR_TOKEN: optionalText,
   EXPORT_RECORDS_PER_CREDIT: wholeNumber(1000, 1),
   EXPORT_MAX_CONCURRENT: wholeNumber(2, 1),
+  OPENSEARCH_MAX_CLAUSE_COUNT: wholeNumber(defaultMaxClauseCount, 1),
   API_KEYS_FILE: localFile('api-keys.json'),
   CREDITS_FILE: localFile('credits.json'),
   OPENSEARCH_HEAP: optionalText.transform((value, ctx) => {
@@ -353,6 +366,33 @@ const environment = z.object({
     }
     return value;
   }),
+  CURSOR_KEYS: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const keys: Array<{ id: number; secret: string }> = [];
+    for (const [index, entry] of value.split(',').entries()) {
+      const colon = entry.indexOf(':');
+      const id = Number(entry.slice(0, Math.max(colon, 0)).trim());
+      const secret = entry.slice(colon + 1).trim();
+      // never echo a secret back: name the entry by its place and its id
+      if (colon < 1 || !Number.isInteger(id) || id < 0 || id > 255) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `entry ${index + 1} must be <id>:<secret> with an id from 0 to 255`,
+        });
+        return z.NEVER;
+      }
+      if (secret.length < 32) {
+        ctx.addIssue({ code: 'custom', message: `key ${id}: the secret must be at least 32 characters` });
+        return z.NEVER;
+      }
+      if (keys.some((key) => key.id === id)) {
+        ctx.addIssue({ code: 'custom', message: `key id ${id} is given twice` });
+        return z.NEVER;
+      }
+      keys.push({ id, secret });
+    }
+    return keys;
+  }),
 });
 
 /** Reads and checks the environment; throws a `ConfigError` naming every bad variable. */
@@ -364,6 +404,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const engine = openSearchAccess(e);
+  if (e.CURSOR_KEYS && e.CURSOR_SECRET)
+    throw new ConfigError(
+      'CURSOR_KEYS and CURSOR_SECRET are both set: give the keys one way (CURSOR_SECRET=<secret> is CURSOR_KEYS=0:<secret>)',
+    );
+  const cursorKeys = e.CURSOR_KEYS ?? (e.CURSOR_SECRET ? [{ id: 0, secret: e.CURSOR_SECRET }] : undefined);
   // a live search must never look orphaned: its reservation would be refunded mid-search
   if (e.CREDIT_RESERVATION_TIMEOUT_SECONDS * 1000 <= e.REQUEST_DEADLINE_MS)
     throw new ConfigError(
@@ -414,7 +459,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     index: { shards: e.INDEX_SHARDS, replicas: e.INDEX_REPLICAS, refreshInterval: e.INDEX_REFRESH_INTERVAL },
     metricsHost: e.METRICS_HOST,
     metricsPort: e.METRICS_PORT,
-    ...(e.CURSOR_SECRET ? { cursorSecret: e.CURSOR_SECRET } : {}),
+    maxClauseCount: e.OPENSEARCH_MAX_CLAUSE_COUNT,
+    ...(cursorKeys ? { cursorKeys } : {}),
   };
 }
 
@@ -549,7 +595,8 @@ export function describeConfig(config: Config): string {
       },
       caFile: config.opensearchAccess.caFile,
     },
-    cursorSecret: config.cursorSecret ? '***' : undefined,
+    // the ids show which keys a process holds (for a rotation), never the secrets
+    cursorKeys: config.cursorKeys?.map(({ id }) => ({ id, secret: '***' })),
     redisUrl: masked(config.redisUrl),
     operatorToken: config.operatorToken === undefined ? undefined : '***',
     limits: { ...config.limits, rateLimitExemptUsers: [...config.limits.rateLimitExemptUsers] },

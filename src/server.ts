@@ -85,9 +85,9 @@ export function startServer(options: StartOptions = {}): void {
         `no REDIS_URL: rate limits and credits are kept in this process, API keys in ${config.keysFile} (shared with \`npm run keys\`); single-process mode only`,
       );
     }
-    if (!config.cursorSecret) {
+    if (!config.cursorKeys) {
       logger.warn(
-        'no CURSOR_SECRET: cursors are signed with a random key of this process; they stop working when it restarts and are refused by other API processes',
+        'no CURSOR_KEYS: cursors are encrypted with a random key of this process; they stop working when it restarts and are refused by other API processes',
       );
     }
     const services = createServices({ ...config, opensearchUrl }, logger);

@@ -2,7 +2,6 @@
  * The dependencies every request handler sees. Built once per process by `createServices`;
  * tests build their own with per-file index and key prefixes.
  */
-import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type KeyChanges, RedisKeyChanges } from './auth/key-changes.js';
@@ -17,12 +16,13 @@ import {
   LocalBoundaryStore,
   RedisBoundaryStore,
 } from './search/paging/boundary-store.js';
+import { type CursorKeys, cursorKeys } from './search/paging/cursor.js';
 
 export interface PagingServices {
   /** Deep offset paging's remembered places (Redis, else this process). */
   boundaries: BoundaryStore;
-  /** HMAC key of cursor tokens (CURSOR_SECRET, else random per process). */
-  cursorSecret: Buffer;
+  /** AES-256-GCM keys of cursor tokens (CURSOR_KEYS or CURSOR_SECRET, else random per process). */
+  cursorKeys: CursorKeys;
   /** index.max_result_window: pages within it use from/size. */
   resultWindow: number;
   /** Results a deep page may walk past the nearest boundary. */
@@ -80,7 +80,7 @@ export function createPaging(config: Config, redis: Redis | undefined): PagingSe
     boundaries: redis
       ? new RedisBoundaryStore(redis, config.redisPrefix, paging.deepPagingTtlSeconds)
       : new LocalBoundaryStore(paging.deepPagingTtlSeconds),
-    cursorSecret: config.cursorSecret ? Buffer.from(config.cursorSecret, 'utf8') : randomBytes(32),
+    cursorKeys: cursorKeys(config.cursorKeys),
     resultWindow,
     maxWalk: (paging.maxWalk / paging.resultWindow) * resultWindow,
   };

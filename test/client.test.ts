@@ -1,7 +1,9 @@
 /**
  * The typed client (client/) against the real server: the real app on a loopback port, the
  * shared OpenSearch node and redis-server. It searches, pages with the async iterator, and
- * retries a 429 after Retry-After with the same Idempotency-Key, charged once.
+ * retries a 429 after Retry-After with the same Idempotency-Key, charged once; it retries
+ * only 429, 503 and its own search's 409, never a 400 (a search the engine can never run),
+ * another 4xx or a 500.
  */
 
 import type { Server } from 'node:http';
@@ -13,6 +15,7 @@ import {
   createCorpsearchClient,
   type RetryInfo,
   retryAfterMs,
+  retryingFetch,
 } from '../client/src/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
@@ -232,6 +235,98 @@ describe('typed client against the real server', () => {
       { field: 'limit', reason: 'must be at least 1' },
     ]);
     expect((error as CorpsearchError).message).toContain('limit: must be at least 1');
+  });
+});
+
+describe('what the client retries', () => {
+  it('a search the engine can never run (400 query_too_complex) is sent once, never retried, not charged', async () => {
+    const { userId, key } = await newUser(10);
+    const statuses: number[] = [];
+    const retries: RetryInfo[] = [];
+    const api = createCorpsearchClient({
+      baseUrl,
+      apiKey: key,
+      onRetry: (info) => retries.push(info),
+      fetch: async (request) => {
+        const response = await fetch(request);
+        statuses.push(response.status);
+        return response;
+      },
+    });
+    const words = (group: number) => Array.from({ length: 50 }, (_, i) => `g${group}-${i}語`);
+    const error = await api
+      .searchCorporates({
+        filterGroups: Array.from({ length: 20 }, (_, g) => ({
+          jobTitle: { anyContains: words(g) },
+          prefectureId: { any: [13] },
+        })),
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CorpsearchError);
+    expect((error as CorpsearchError).status).toBe(400);
+    expect((error as CorpsearchError).code).toBe('query_too_complex');
+    expect(statuses).toEqual([400]);
+    expect(retries).toEqual([]);
+    expect(await services.limits.ledger.balance(userId)).toBe(10);
+  });
+
+  // the wire answers below are canned: what is tested is the client's decision, not a server
+  const answering = (status: number) => {
+    const calls: string[] = [];
+    const send = retryingFetch({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'k',
+      maxRetries: 2,
+      fetch: async (request) => {
+        calls.push(request.method);
+        return new Response('{}', { status, headers: { 'Retry-After': '0' } });
+      },
+    });
+    return { calls, send };
+  };
+  const search = () =>
+    new Request('http://127.0.0.1:1/rest/v1/corporates/search', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Idempotency-Key': 'k-1' },
+    });
+
+  it.each([429, 503])('retries a %i (up to maxRetries)', async (status) => {
+    const { calls, send } = answering(status);
+    expect((await send(search())).status).toBe(status);
+    expect(calls).toHaveLength(3);
+  });
+
+  it.each([400, 401, 402, 403, 404, 405, 413, 415, 422, 500, 501, 502, 504])(
+    'never retries a %i',
+    async (status) => {
+      const { calls, send } = answering(status);
+      expect((await send(search())).status).toBe(status);
+      expect(calls).toHaveLength(1);
+    },
+  );
+
+  it('retries a 409 only for its own Idempotency-Key (the same search still running)', async () => {
+    const mine = answering(409);
+    await mine.send(search());
+    expect(mine.calls).toHaveLength(3);
+    const other = answering(409);
+    await other.send(new Request('http://127.0.0.1:1/rest/v1/jobs/J-1/detail'));
+    expect(other.calls).toHaveLength(1);
+  });
+
+  it('does not retry a network error: it reaches the caller at once', async () => {
+    let calls = 0;
+    const send = retryingFetch({
+      baseUrl: 'http://127.0.0.1:1',
+      apiKey: 'k',
+      fetch: async () => {
+        calls += 1;
+        throw new TypeError('fetch failed');
+      },
+    });
+    await expect(send(search())).rejects.toThrow('fetch failed');
+    expect(calls).toBe(1);
   });
 });
 

@@ -232,10 +232,10 @@ describe('cursor', () => {
         (error: { status: number; errors: Array<{ field: string; reason: string }> }) =>
           `${error.status} ${error.errors[0]?.field}: ${error.errors[0]?.reason}`,
       );
-    const [payload, signature] = cursor.split('.');
-    const forged = `${Buffer.from(
-      JSON.stringify({ ...JSON.parse(Buffer.from(String(payload), 'base64url').toString()), u: 'thief' }),
-    ).toString('base64url')}.${signature}`;
+    // the state is encrypted (test/cursors.test.ts): a forger can only change bytes blindly
+    const bytes = Buffer.from(cursor, 'base64url');
+    bytes[20] = (bytes[20] as number) ^ 0x01;
+    const forged = bytes.toString('base64url');
     expect(await reasonOf(searchJobs(services, { ...body, cursor: forged }, { userId: 'thief' }))).toMatch(
       /^400 cursor: is not a cursor this API issued/,
     );

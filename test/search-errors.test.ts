@@ -1,7 +1,8 @@
 /**
  * Mapping of OpenSearch failures (the client's own error classes) onto the error catalogue:
- * everything transient is 503 with Retry-After, anything else a 500; neither carries nor logs
- * the engine's text. The unreachable-engine case runs end to end in test/search-routes.test.ts.
+ * a query the engine will never run is a 400 without Retry-After, everything transient is 503
+ * with Retry-After, anything else a 500; none carries nor logs the engine's text. Real engine
+ * refusals are mapped in test/query-limits.test.ts. The unreachable-engine case runs end to end in test/search-routes.test.ts.
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import { describe, expect, it } from 'vitest';
@@ -44,12 +45,42 @@ describe('toSearchError', () => {
     expect(lines).toHaveLength(1);
   });
 
-  it('a query the engine refuses (400) is our fault: 500, text not logged', () => {
+  it.each([
+    ['a query the engine cannot build (400)', responseError(400, 'query_shard_exception'), 'query_rejected'],
+    [
+      'past the clause limit (500, cause too_many_nested_clauses)',
+      new clientErrors.ResponseError({
+        body: {
+          error: {
+            type: 'search_phase_execution_exception',
+            reason: secret,
+            root_cause: [{ type: 'too_many_nested_clauses', reason: secret }],
+          },
+        },
+        statusCode: 500,
+        headers: {},
+        meta: {} as never,
+        warnings: null,
+      }),
+      'query_too_complex',
+    ],
+  ])('%s: a 400 without Retry-After, type logged, text not', (_label, error, code) => {
     const { logger, lines } = capture();
-    const mapped = toSearchError(responseError(400, 'query_shard_exception'), logger);
+    const mapped = toSearchError(error, logger);
+    expect(mapped.status).toBe(400);
+    expect(mapped.code).toBe(code);
+    expect(mapped.headers['Retry-After']).toBeUndefined();
+    expect(JSON.stringify(mapped.toBody())).not.toContain('t-secret');
+    expect(lines.join('')).toContain('"rejection"');
+    expect(lines.join('')).not.toContain('t-secret');
+  });
+
+  it('any other refusal (a 404 of a missing index) is our fault: 500, text not logged', () => {
+    const { logger, lines } = capture();
+    const mapped = toSearchError(responseError(404, 'index_not_found_exception'), logger);
     expect(mapped.status).toBe(500);
     expect(JSON.stringify(mapped.toBody())).not.toContain('t-secret');
-    expect(lines.join('')).toContain('query_shard_exception');
+    expect(lines.join('')).toContain('index_not_found_exception');
     expect(lines.join('')).not.toContain('t-secret');
   });
 });

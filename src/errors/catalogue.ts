@@ -17,6 +17,16 @@ export const errorCatalogue = {
     meaning: 'A field is unknown, missing, of the wrong type or out of range; see errors[].',
   },
   malformed_json: { status: 400, meaning: 'The body is not valid JSON.' },
+  query_too_complex: {
+    status: 400,
+    meaning:
+      'The search needs more query clauses than the search engine runs (1,024 by default); errors[] names the field that needs most. Sending it again will not help: send fewer values or filterGroups, or split it into several searches. Nothing was charged.',
+  },
+  query_rejected: {
+    status: 400,
+    meaning:
+      'The search engine refuses this query as invalid; sending it again will not help. Nothing was charged; quote X-Request-Id when reporting it.',
+  },
   api_key_missing: { status: 401, meaning: 'No X-API-Key header was sent.' },
   api_key_invalid: { status: 401, meaning: 'The key is not one this API issued.' },
   api_key_expired: { status: 401, meaning: 'The key is past its expiry date.' },
@@ -210,6 +220,27 @@ export const errors = {
       `At most ${max} exports per user run at the same time; retry when one has finished.`,
       undefined,
       retryAfter(retryAfterSeconds),
+    ),
+  /**
+   * A search past the engine's clause limit: `clauses` and `field` when validation counted
+   * them (src/search/clause-count.ts), neither when the engine itself refused it.
+   */
+  queryTooComplex: (limit: number, clauses?: number, field?: FieldError) =>
+    new ApiError(
+      'query_too_complex',
+      `${
+        clauses !== undefined
+          ? `The search needs ${clauses.toLocaleString('en-US')} query clauses`
+          : 'The search needs more query clauses than the search engine allows'
+      }; the search engine runs at most ${limit.toLocaleString('en-US')} per query. Send fewer values or filterGroups${
+        field ? ' (errors names the field that needs most)' : ''
+      }, or split it into several searches; sending it again unchanged will not help. No credits were charged.`,
+      field ? [field] : undefined,
+    ),
+  queryRejected: () =>
+    new ApiError(
+      'query_rejected',
+      'The search engine refuses this query as invalid; sending it again unchanged will not help. No credits were charged; quote the X-Request-Id when reporting it.',
     ),
   internal: () => new ApiError('internal_error', 'Internal server error.'),
   searchUnavailable: (retryAfterSeconds = 1) =>

@@ -78,7 +78,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(rateLimitMiddleware(services.limits, services.logger));
   //    d. JSON body + openapi validation; a search body parsed into its plan
   api.use(validateRequests());
-  api.use(parseSearchBodies());
+  api.use(parseSearchBodies(services.config.maxClauseCount));
   //    e. credit reservation (src/limits): Idempotency-Key, 402 before OpenSearch, commit/refund
   api.use(creditsMiddleware(services.limits, services.logger));
   //    f. search and detail routes

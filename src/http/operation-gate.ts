@@ -9,6 +9,12 @@
  *   POST /REST/V1/corporates/search    -> 404 "… did you mean POST /rest/v1/corporates/search?"
  *   POST /rest/v1//corporates/search/  -> 404 (the same hint)
  *   PUT  /rest/v1/corporates/search    -> on, without an operation (the validator's 405)
+ *
+ * Every answer of a rate-limited or charged operation (a `limit` in the table: search, count,
+ * export, detail), its errors included, carries `Cache-Control: no-store`: it is one user's
+ * paid answer (balance, cursor, records), never for a shared or browser cache to keep or
+ * replay. Set here, before anything can answer, so no path to an answer misses it; the
+ * masters keep their own `private, max-age=86400` (src/http/routes/masters.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { findOperation, pathHasOtherMethods, suggestSpelling } from '../catalogue/operations.js';
@@ -21,6 +27,7 @@ export function operationGate() {
   return (req: Request, res: Response, next: NextFunction): void => {
     const operation = req.baseUrl === apiBase ? findOperation(req.method, req.path) : undefined;
     if (operation) {
+      if (operation.limit) res.setHeader('Cache-Control', 'no-store');
       locals(res).operation = operation;
       locals(res).routeTemplate = `${apiBase}${operation.path}`;
       next();

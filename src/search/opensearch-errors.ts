@@ -1,19 +1,23 @@
 /**
- * OpenSearch failures -> the error catalogue. What src/opensearch/retry.ts calls transient
- * (timeouts, rejections, an unreachable or overloaded cluster) and partial results are 503
- * with Retry-After, and so is an engine that turns this process away (credentials refused or
- * revoked, a missing right, a certificate that fails verification); anything else the engine
- * refuses is our fault, a 500. Only the status and the error type are logged,
- * never the engine's text (it may quote the request).
+ * OpenSearch failures -> the error catalogue. A query the engine will never run
+ * (src/opensearch/retry.ts `queryRejection`, told by its error types) is a 400 without
+ * Retry-After: past the clause limit `query_too_complex`, otherwise `query_rejected`. What
+ * retry.ts calls transient (timeouts, rejections, an unreachable or overloaded cluster) and
+ * partial results are 503 with Retry-After, and so is an engine that turns this process away
+ * (credentials refused or revoked, a missing right, a certificate that fails verification);
+ * anything else the engine refuses is our fault, a 500. Only the status and the error types
+ * are logged, never the engine's text (it may quote the request, the index or the node).
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import type { Logger } from 'pino';
+import { defaultMaxClauseCount } from '../config.js';
 import type { Deadline } from '../deadline.js';
 import { ApiError, errors } from '../errors/catalogue.js';
 import { accessFailure } from '../opensearch/access-failures.js';
-import { isTransientError } from '../opensearch/retry.js';
+import { isTransientError, queryRejection } from '../opensearch/retry.js';
 
-export function toSearchError(error: unknown, logger: Logger): ApiError {
+/** `clauseLimit`: the engine's clause limit as configured (OPENSEARCH_MAX_CLAUSE_COUNT), for the 400's message. */
+export function toSearchError(error: unknown, logger: Logger, clauseLimit = defaultMaxClauseCount): ApiError {
   if (error instanceof ApiError) return error;
   const status = error instanceof clientErrors.ResponseError ? error.meta.statusCode : undefined;
   const type =
@@ -28,6 +32,12 @@ export function toSearchError(error: unknown, logger: Logger): ApiError {
     // caller, and the search can succeed once an operator fixes it, so 503 as for an outage
     logger.error({ opensearch: { status, access } }, 'search engine refused this process');
     return errors.searchUnavailable();
+  }
+  const rejection = queryRejection(error);
+  if (rejection) {
+    // the caller's request as compiled; validation should have refused what it can foresee
+    logger.warn({ opensearch: { status, type, rejection } }, 'search engine rejected the query');
+    return rejection === 'tooComplex' ? errors.queryTooComplex(clauseLimit) : errors.queryRejected();
   }
   if (isTransientError(error)) {
     logger.warn({ opensearch: { status, type } }, 'search engine unavailable');

@@ -330,6 +330,8 @@ export interface components {
              *     |---|---|---|
              *     | `invalid_request` | 400 | A field is unknown, missing, of the wrong type or out of range; `errors` lists each. |
              *     | `malformed_json` | 400 | The body is not valid JSON. |
+             *     | `query_too_complex` | 400 | The search needs more query clauses than the search engine runs (1,024 by default); `errors` names the field that needs most. Do not retry it unchanged: send fewer values or `filterGroups`, or split it. Nothing was charged. |
+             *     | `query_rejected` | 400 | The search engine refuses this query as invalid. Do not retry it unchanged; nothing was charged. |
              *     | `api_key_missing` | 401 | No `X-API-Key` header was sent. |
              *     | `api_key_invalid` | 401 | The key is not one this API issued. |
              *     | `api_key_expired` | 401 | The key is past its expiry date. |
@@ -353,7 +355,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
         };
@@ -403,7 +405,7 @@ export interface components {
             /** @description The exact number of matching companies; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
             results: components["schemas"]["Corporate"][];
-            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort) for the next page; null after the last page. Expires 10 minutes after this page. */
+            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort, same user) for the next page; null after the last page. Expires 10 minutes after this page. Opaque (encrypted and authenticated); it cannot be read or changed. */
             nextCursor?: string | null;
             /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
             facets?: {
@@ -414,7 +416,7 @@ export interface components {
             /** @description The exact number of matching postings; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
             results: components["schemas"]["Job"][];
-            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort) for the next page; null after the last page. Expires 10 minutes after this page. */
+            /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort, same user) for the next page; null after the last page. Expires 10 minutes after this page. Opaque (encrypted and authenticated); it cannot be read or changed. */
             nextCursor?: string | null;
             /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
             facets?: {
@@ -2566,7 +2568,10 @@ export interface components {
         /**
          * @description The request is invalid: an undefined field (at any depth), a wrong type, a value out of
          *     range or not in the enumeration, a date not in `YYYY-MM-DD`, malformed JSON. `errors`
-         *     names each field by its path in the request and says how to correct it.
+         *     names each field by its path in the request and says how to correct it. A search the
+         *     engine can never run is a 400 too (`query_too_complex`: more query clauses than the
+         *     engine runs, `errors` naming the field that needs most; `query_rejected`): it carries
+         *     no `Retry-After`, and sending it again unchanged will not help.
          */
         BadRequest: {
             headers: {

@@ -1,12 +1,19 @@
 /**
- * Cursor tokens: `<base64url JSON>.<base64url HMAC-SHA256>`. The JSON holds where the next
- * page starts (the PIT and the sort values of the last record sent), whose cursor it is and
- * of which search, and when it expires; the HMAC (key: CURSOR_SECRET) makes it tamper-proof,
- * so a caller can neither move it to another user or search nor point it at another PIT.
+ * Cursor tokens: opaque and tamper-proof. The state (whose cursor, of which search, where the
+ * next page starts: the engine's point-in-time id and the last record's sort values) is
+ * encrypted with AES-256-GCM (node:crypto), so a caller can neither read it (the PIT id names
+ * the index, its UUID and the node) nor change it, move it to another user or search, or
+ * point it at another PIT.
  *
- *   { v: 1, u: 'alice', q: '3f9a…', p: '<pit id>', a: [1714000000000, 'job-77'], n: 50, e: 1763800000 }
+ *   token = base64url( version 2 | key id | 12-byte IV | ciphertext | 16-byte tag )
+ *   plaintext = { u: 'alice', q: '3f9a…', p: '<pit id>', a: [1714000000000, 'job-77'], n: 50, e: 1763800000 }
+ *
+ * Keys rotate with a grace period (CURSOR_KEYS, src/config.ts): the first key encrypts, every
+ * configured key decrypts, chosen by the id byte, which is also authenticated (GCM's
+ * additional data). A cursor lives 10 minutes, so an old key can be dropped 10 minutes after
+ * a new one went first (docs/operations.md, "Rotating the cursor keys").
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { errors } from '../../errors/catalogue.js';
 import type { SortValues } from './boundary-store.js';
 
@@ -28,33 +35,80 @@ export interface CursorState {
 /** The value of `cursor` that starts cursor paging. */
 export const firstCursor = '*';
 
-function mac(secret: Buffer, payload: string): Buffer {
-  return createHmac('sha256', secret).update(payload).digest();
+const version = 2;
+const ivBytes = 12;
+const tagBytes = 16;
+const headerBytes = 2;
+
+/** The keys of a process: `current` encrypts, any of `byId` decrypts. */
+export interface CursorKeys {
+  current: { id: number; key: Buffer };
+  byId: ReadonlyMap<number, Buffer>;
 }
 
-export function encodeCursor(secret: Buffer, state: CursorState): string {
-  const payload = Buffer.from(JSON.stringify({ v: 1, ...state })).toString('base64url');
-  return `${payload}.${mac(secret, payload).toString('base64url')}`;
+/**
+ * The AES-256 keys of configured secrets (at least 32 characters each), first one current.
+ * A secret is stretched to the 32-byte key by HKDF-SHA256, so any long enough text will do.
+ * None configured: one random key of this process (id 0).
+ */
+export function cursorKeys(secrets: ReadonlyArray<{ id: number; secret: string }> | undefined): CursorKeys {
+  const keys = (secrets?.length ? secrets : [{ id: 0, secret: randomBytes(32).toString('base64url') }]).map(
+    ({ id, secret }) => ({
+      id,
+      key: Buffer.from(
+        hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), 'corpsearch cursor', 32),
+      ),
+    }),
+  );
+  return { current: keys[0] as CursorKeys['current'], byId: new Map(keys.map(({ id, key }) => [id, key])) };
+}
+
+export function encodeCursor(keys: CursorKeys, state: CursorState): string {
+  const header = Buffer.from([version, keys.current.id]);
+  const iv = randomBytes(ivBytes);
+  const cipher = createCipheriv('aes-256-gcm', keys.current.key, iv);
+  cipher.setAAD(header);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(state), 'utf8'), cipher.final()]);
+  return Buffer.concat([header, iv, sealed, cipher.getAuthTag()]).toString('base64url');
 }
 
 function invalid(reason: string) {
   return errors.validation([{ field: 'cursor', reason }]);
 }
 
-/** Verifies signature, owner, search and expiry; throws the 400 naming `cursor` otherwise. */
+/** The state, or undefined when the token is not one of ours under a key still configured. */
+export function readCursor(keys: CursorKeys, token: string): CursorState | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+  const bytes = Buffer.from(token, 'base64url');
+  if (bytes.length < headerBytes + ivBytes + tagBytes + 1 || bytes[0] !== version) return undefined;
+  const key = keys.byId.get(bytes[1] as number);
+  if (!key) return undefined;
+  const iv = bytes.subarray(headerBytes, headerBytes + ivBytes);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
+  decipher.setAAD(bytes.subarray(0, headerBytes));
+  decipher.setAuthTag(bytes.subarray(bytes.length - tagBytes));
+  try {
+    const plain = Buffer.concat([
+      decipher.update(bytes.subarray(headerBytes + ivBytes, bytes.length - tagBytes)),
+      decipher.final(),
+    ]);
+    return JSON.parse(plain.toString('utf8')) as CursorState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decrypts and checks owner, search and expiry; throws the 400 naming `cursor` otherwise. */
 export function decodeCursor(
-  secret: Buffer,
+  keys: CursorKeys,
   token: string,
   expect: { user: string; query: string; nowSeconds: number },
 ): CursorState {
-  const [payload, signature, extra] = token.split('.');
-  const given = Buffer.from(signature ?? '', 'base64url');
-  const wanted = payload ? mac(secret, payload) : Buffer.alloc(0);
-  if (extra !== undefined || !payload || given.length !== wanted.length || !timingSafeEqual(given, wanted))
+  const state = readCursor(keys, token);
+  if (!state)
     throw invalid(
-      `is not a cursor this API issued (tampered, cut short, or signed with another CURSOR_SECRET); start again with cursor: "${firstCursor}"`,
+      `is not a cursor this API issued (tampered, cut short, or made with a key no longer configured); start again with cursor: "${firstCursor}"`,
     );
-  const state = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as CursorState;
   if (state.u !== expect.user) throw invalid('was issued to another user');
   if (state.q !== expect.query)
     throw invalid('belongs to a different search: send the same filters and sort as the first page');

@@ -154,12 +154,12 @@ export async function cursorPage(
   request: SearchRequest,
   opts: { cursor: string; user: string; key: string; limit: number; counted: boolean },
 ): Promise<CursorPage> {
-  const { cursorSecret } = services.paging;
+  const { cursorKeys } = services.paging;
   const now = Math.floor(Date.now() / 1000);
   const state =
     opts.cursor === firstCursor
       ? undefined
-      : decodeCursor(cursorSecret, opts.cursor, { user: opts.user, query: opts.key, nowSeconds: now });
+      : decodeCursor(cursorKeys, opts.cursor, { user: opts.user, query: opts.key, nowSeconds: now });
   let pitId = state?.p;
   if (!pitId) {
     try {
@@ -196,7 +196,7 @@ export async function cursorPage(
     body,
     hits,
     nextCursor: more
-      ? encodeCursor(cursorSecret, {
+      ? encodeCursor(cursorKeys, {
           u: opts.user,
           q: opts.key,
           p: latestPit,

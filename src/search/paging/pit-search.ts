@@ -108,7 +108,11 @@ function withExactLongs(request: SearchRequest): SearchRequest {
  * engine's timeout and as the client's request timeout (src/opensearch/deadline.ts).
  */
 export async function engineSearch(
-  services: Pick<Services, 'opensearch' | 'logger'> & { deadline?: Deadline | undefined },
+  services: Pick<Services, 'opensearch' | 'logger'> & {
+    deadline?: Deadline | undefined;
+    /** The clause limit a 400 query_too_complex names (src/config.ts maxClauseCount). */
+    config?: Pick<Services['config'], 'maxClauseCount'>;
+  },
   request: SearchRequest,
 ): Promise<SearchBody> {
   const { deadline } = services;
@@ -120,7 +124,7 @@ export async function engineSearch(
   } catch (error) {
     if (error instanceof DeadlineExceeded) throw error;
     if (request.body && 'pit' in request.body && isPitGone(error)) throw new PitGone();
-    throw toSearchError(error, services.logger);
+    throw toSearchError(error, services.logger, services.config?.maxClauseCount);
   }
   assertComplete(body);
   // a company without its compact copy yet (written before the field existed): the same page

@@ -1,0 +1,118 @@
+/**
+ * Every answer of a rate-limited or charged operation carries `Cache-Control: no-store`, its
+ * errors included (401, 400, 402, 404, 429), and the masters keep their day of caching. The
+ * operations come from the one table (src/catalogue/operations.ts), so an operation added
+ * there is tested here without a line changed.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { operations } from '../src/catalogue/operations.js';
+import { defaultConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { createLimits } from '../src/limits/limits.js';
+import type { Services } from '../src/services.js';
+import { corporate, indexFixture, job } from './fixtures/search/docs.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let app: ReturnType<typeof createApp>;
+let rich = '';
+let broke = '';
+
+const company = corporate({ name: 'キャッシュ商事', prefectureId: 13 });
+const posting = job({ corporateNumber: company.corporateNumber, title: '営業' });
+
+const limited = operations.filter((operation) => operation.limit);
+const unlimited = operations.filter((operation) => !operation.limit);
+
+function send(
+  target: ReturnType<typeof createApp>,
+  operation: (typeof operations)[number],
+  opts: { key?: string; body?: unknown; jobId?: string } = {},
+) {
+  const path = `/rest/v1${operation.path.replace('{jobId}', opts.jobId ?? (posting.id as string))}`;
+  const req = operation.method === 'GET' ? request(target).get(path) : request(target).post(path);
+  if (opts.key) req.set('X-API-Key', opts.key);
+  // an export sends every result: it takes no `limit`
+  const body = opts.body ?? (operation.limit === 'export' ? {} : { limit: 1 });
+  return operation.method === 'POST' ? req.send(body as object) : req;
+}
+
+async function newKey(credits: number): Promise<string> {
+  const userId = `cc-${Math.random().toString(36).slice(2, 10)}`;
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
+  if (credits > 0) await services.limits.ledger.grant(userId, credits);
+  return key;
+}
+
+beforeAll(async () => {
+  // many requests per user in quick succession: the 429 has its own test below
+  services = await setUpServices('cache-control', {
+    limits: { ...defaultConfig().limits, ratePerSecond: 10_000 },
+  });
+  app = createApp(services);
+  await indexFixture(services.opensearch, services.config.indexPrefix, {
+    corporates: [company],
+    jobs: [posting],
+    jobDetails: [{ id: posting.id, corporateNumber: company.corporateNumber, description: '本文' }],
+  });
+  rich = await newKey(1000);
+  broke = await newKey(0);
+});
+afterAll(async () => {
+  await services?.close();
+});
+
+describe('Cache-Control: no-store on every limited operation', () => {
+  it('the table has the limited operations this test expects to see', () => {
+    expect(limited.map((operation) => operation.limit).sort()).toEqual(
+      ['count', 'count', 'detail', 'export', 'export', 'search', 'search'].sort(),
+    );
+  });
+
+  it.each(limited.map((operation) => [`${operation.method} ${operation.path}`, operation] as const))(
+    '%s: success, 401, 400, 402 or 404',
+    async (_name, operation) => {
+      const answers = [
+        await send(app, operation, { key: rich }),
+        await send(app, operation),
+        await send(app, operation, { key: rich, body: { notAField: 1 } }),
+        await send(app, operation, { key: broke, jobId: 'no-such-job' }),
+      ];
+      const statuses = answers.map((res) => res.status);
+      expect(statuses[0]).toBe(200);
+      expect(statuses[1]).toBe(401);
+      if (operation.method === 'POST') expect(statuses[2]).toBe(400);
+      if (operation.limit === 'search' || operation.limit === 'export') expect(statuses[3]).toBe(402);
+      if (operation.limit === 'detail') expect(statuses[3]).toBe(404);
+      for (const res of answers) expect(res.headers['cache-control'], `${res.status}`).toBe('no-store');
+    },
+  );
+
+  it('a 429 too', async () => {
+    const strict = createApp({
+      ...services,
+      limits: createLimits({
+        redis: services.redis,
+        keyPrefix: services.config.redisPrefix,
+        config: { ratePerSecond: 1 },
+      }),
+    });
+    const key = await newKey(10);
+    for (const operation of limited) {
+      const answers = await Promise.all([send(strict, operation, { key }), send(strict, operation, { key })]);
+      expect(answers.map((res) => res.status)).toContain(429);
+      for (const res of answers) expect(res.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('the masters keep a day of private caching', async () => {
+    expect(unlimited.length).toBeGreaterThan(0);
+    for (const operation of unlimited) {
+      const res = await send(app, operation, { key: rich });
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('private, max-age=86400');
+    }
+  });
+});
