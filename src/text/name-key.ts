@@ -48,6 +48,8 @@ interface Tables {
   legal: LegalTable;
   legalSmallKept: LegalTable;
   branch: RegExp;
+  /** (株) -> 株式会社 and the like, on NFKC text. */
+  abbreviations: { pattern: RegExp; fullForm: Map<string, string> };
 }
 
 let tables: Tables | undefined;
@@ -109,7 +111,16 @@ function loadTables(): Tables {
   const legalSmallKept = legalTable(legalRows, (text) => foldChars(text, partial, false));
   const words = readTsv('branch-words.tsv').map(([word = '']) => escapeRegExp(word));
   const branch = new RegExp(`^[^]{0,8}(?:${words.join('|')})$`, 'u');
-  return { variants, legal, legalSmallKept, branch };
+  const fullForm = new Map<string, string>();
+  for (const [from = '', to = ''] of legalRows) {
+    const nfkc = from.normalize('NFKC');
+    if (/^\(\p{Script=Han}+\)$/u.test(nfkc)) fullForm.set(nfkc, to);
+  }
+  const abbreviations = {
+    pattern: new RegExp([...fullForm.keys()].map(escapeRegExp).join('|'), 'gu'),
+    fullForm,
+  };
+  return { variants, legal, legalSmallKept, branch, abbreviations };
 }
 
 /** 'abcd' -> Map { a => b, c => d }: the tables below read as from/to pairs. */
@@ -258,6 +269,17 @@ export function commonKanji(name: string): string {
   let out = '';
   for (const c of name.normalize('NFKC')) out += variants.get(c) ?? c;
   return out;
+}
+
+/**
+ * The name (NFKC) with its bracketed legal-form abbreviations written out:
+ * '㈱マルカ（有）' -> '株式会社マルカ有限会社'. For the reading analyser, which would read (株) as カブ.
+ */
+export function spellOutLegalForms(name: string): string {
+  const { abbreviations } = load();
+  return name
+    .normalize('NFKC')
+    .replace(abbreviations.pattern, (match) => abbreviations.fullForm.get(match) ?? match);
 }
 
 /** The key of a company name as written; '' when nothing is left (株式会社 alone). */
