@@ -213,6 +213,8 @@ describe('old and variant kanji, 々', () => {
       ['真田工業', '眞田工業', '真田工業'],
       ['芸術出版', '藝術出版', '芸術出版'],
       ['島田屋', '嶋田屋', '嶌田屋', '島田屋'],
+      // outside the BMP: 𠮷 (U+20BB7) is the 吉 of 𠮷野家
+      ['吉野家', '𠮷野家', '吉野家'],
     ]);
   });
 
@@ -242,6 +244,8 @@ describe('branch words after the name', () => {
         'マルカ物流 九州支社',
         'マルカ物流　東京事務所',
         'マルカ物流 営業本部',
+        // the branch dropped, the legal form before it is at the end, and goes too
+        'マルカ物流協同組合 本店',
         'マルカ物流 Co., Ltd. 東京支店',
       ],
     ]);
@@ -284,28 +288,49 @@ describe('different companies keep different keys', () => {
 
 describe('the key is a fixed point', () => {
   // Names built from the pieces the key folds: kana of both scripts and widths, small kana,
-  // ヴ, dashes, separators, variant kanji, 々, legal forms and branch words, Latin.
-  const pieces = [
-    ...'マルカまるかﾏﾙｶキャッシュヴィァーｰ－-・ 　.&()（）髙高﨑崎國国澤沢佐々木ゝゞいすゞ日本東京',
+  // ヴ, variant kanji, 々, Latin; legal forms, whole and in halves that separators may split
+  // (株 式会社, Co Ltd) or that dropping something between them may join; separators.
+  const words = [
+    ...'マルカまるかﾏﾙｶキャッシュヴィァ髙高﨑崎國国澤沢佐々木ゝゞいすゞ日本東京',
+    '本社',
+    '東京支店',
+    'ABC',
+    'abc',
+    'Zinc',
+    '連合会',
+  ];
+  const legal = [
     '株式会社',
     '㈱',
     '(株)',
     'カブシキガイシャ',
     '有限会社',
     '協同組合',
-    '連合会',
     'Co., Ltd.',
     'Inc.',
     'inc',
-    'Zinc',
-    '本社',
-    '東京支店',
     'ｶ)',
     '(ｶ',
-    'ABC',
-    'abc',
+    '株',
+    '式会社',
+    'カブシキ',
+    'ガイシャ',
+    'Co',
+    'Ltd',
+    '協同',
+    '組合',
   ];
-  const names = fc.array(fc.constantFrom(...pieces), { maxLength: 12 }).map((parts) => parts.join(''));
+  const separators = [...'ーｰ－-・ 　.&()（）'];
+  const names = fc
+    .array(
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...words), weight: 4 },
+        { arbitrary: fc.constantFrom(...legal), weight: 3 },
+        { arbitrary: fc.constantFrom(...separators), weight: 3 },
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join(''));
 
   it('nameKey(nameKey(x)) === nameKey(x)', () => {
     fc.assert(

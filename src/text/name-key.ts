@@ -196,16 +196,11 @@ function toHiragana(c: string): string {
  *   '全国農業協同組合連合会' unchanged (協同組合 is dropped only at either end)
  */
 function dropLegalForms(text: string, legal: LegalTable, found?: string[]): string {
-  let current = text;
-  for (;;) {
-    const next = current.replace(legal.pattern, (match) => {
-      const full = legal.fullForm.get(match.replace(separators, ''));
-      if (found !== undefined && full !== undefined) found.push(full);
-      return ' ';
-    });
-    if (next === current) return current;
-    current = next;
-  }
+  return text.replace(legal.pattern, (match) => {
+    const full = legal.fullForm.get(match.replace(separators, ''));
+    if (found !== undefined && full !== undefined) found.push(full);
+    return ' ';
+  });
 }
 
 /**
@@ -247,12 +242,19 @@ function load(): Tables {
   return tables;
 }
 
-function keyOf(name: string, t: Tables, withBranch: boolean, found?: string[]): string {
-  let current = foldChars(name, t, true);
+type KeyKind = 'name' | 'reading' | 'romaji';
+
+/**
+ * The shared steps, repeated until nothing changes (a branch dropped can bring a legal form
+ * to the end: 'まるか協同組合 本店' -> 'まるか協同組合' -> 'まるか'). Readings have no branch
+ * words; romaji keeps small kana (きゃ is kya, not kiya).
+ */
+function keyOf(name: string, t: Tables, kind: KeyKind, found?: string[]): string {
+  const legal = kind === 'romaji' ? t.legalSmallKept : t.legal;
+  let current = foldChars(name, t, kind !== 'romaji');
   for (let round = 0; round < 4; round++) {
-    const next = withBranch
-      ? dropLegalForms(dropBranch(dropLegalForms(current, t.legal, found), t.branch), t.legal, found)
-      : dropLegalForms(current, t.legal, found);
+    let next = dropLegalForms(current, legal, found);
+    if (kind === 'name') next = dropLegalForms(dropBranch(next, t.branch), legal, found);
     if (next === current) break;
     current = next;
   }
@@ -284,7 +286,7 @@ export function spellOutLegalForms(name: string): string {
 
 /** The key of a company name as written; '' when nothing is left (株式会社 alone). */
 export function nameKey(name: string): string {
-  return keyOf(name, load(), true);
+  return keyOf(name, load(), 'name');
 }
 
 /**
@@ -294,13 +296,13 @@ export function nameKey(name: string): string {
  */
 export function legalForms(name: string): string[] {
   const found: string[] = [];
-  keyOf(name, load(), true, found);
+  keyOf(name, load(), 'name', found);
   return [...new Set(found)];
 }
 
 /** The key of a reading (furigana) in kana; '' when nothing is left. */
 export function readingKey(reading: string): string {
-  return keyOf(reading, load(), false);
+  return keyOf(reading, load(), 'reading');
 }
 
 /**
@@ -341,11 +343,7 @@ const latinOnly = /^[\p{Script=Latin}0-9]*\p{Script=Latin}[\p{Script=Latin}0-9]*
  *   romajiKey('マルカブツリュウ') === romajiKey('Maruka Butsuryu') === romajiKey('MARUKA BUTURYU')
  */
 export function romajiKey(reading: string): string {
-  const t = load();
-  let folded = foldChars(reading, t, false);
-  folded = dropLegalForms(folded, t.legalSmallKept).replace(separators, '');
-  folded = resolveIterationMarks(folded);
-  if (folded === '') return '';
+  const folded = keyOf(reading, load(), 'romaji');
   if (kanaOnly.test(folded)) return foldRomaji(toRomaji(folded));
   if (latinOnly.test(folded)) return foldRomaji(folded);
   return '';
