@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryKeys, readingKey, romajiKey } from '../src/text/name-key.js';
-import { loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.js';
+import { buildReadingAnalyser, loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.js';
 
 function expectAll(fn: (text: string) => string, rows: Array<[key: string, ...inputs: string[]]>): void {
   for (const [key, ...inputs] of rows) for (const input of inputs) expect(fn(input), input).toBe(key);
@@ -127,5 +127,9 @@ describe('readings derived from names', () => {
 
   it('is loaded once per process', async () => {
     expect(await loadReadingAnalyser()).toBe(analyser);
+  });
+
+  it('a dictionary that cannot be read is an error, not an analyser that reads nothing', async () => {
+    await expect(buildReadingAnalyser('/nonexistent/kuromoji-dict')).rejects.toThrow();
   });
 });

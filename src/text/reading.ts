@@ -29,11 +29,13 @@ function toKatakana(text: string): string {
   return text.replace(/[\u3041-\u3096\u309d\u309e]/gu, (c) => String.fromCharCode(c.charCodeAt(0) + 0x60));
 }
 
-function build(): Promise<ReadingAnalyser> {
-  const dicPath = path.join(
-    path.dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')),
-    'dict',
-  );
+/** The IPADIC dictionary inside the kuromoji package. */
+function packagedDictionary(): string {
+  return path.join(path.dirname(createRequire(import.meta.url).resolve('kuromoji/package.json')), 'dict');
+}
+
+/** A new analyser over the dictionary in `dicPath`; loadReadingAnalyser() shares one instead. */
+export function buildReadingAnalyser(dicPath = packagedDictionary()): Promise<ReadingAnalyser> {
   return new Promise((resolve, reject) => {
     kuromoji.builder({ dicPath }).build((error, tokenizer) => {
       if (error) {
@@ -63,7 +65,7 @@ let analyser: Promise<ReadingAnalyser> | undefined;
  * second; later calls share it). A failed load is not kept: the next call tries again.
  */
 export function loadReadingAnalyser(): Promise<ReadingAnalyser> {
-  analyser ??= build().catch((error: unknown) => {
+  analyser ??= buildReadingAnalyser().catch((error: unknown) => {
     analyser = undefined;
     throw error;
   });
