@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { legalForms, nameKey } from '../src/text/name-key.js';
+import { legalForms, nameKey, readingKey } from '../src/text/name-key.js';
 import { propertyParams } from './support/fast-check.js';
 
 /** Each row: spellings of one company, and the key they all give. */
@@ -332,11 +332,13 @@ describe('the key is a fixed point', () => {
     )
     .map((parts) => parts.join(''));
 
-  it('nameKey(nameKey(x)) === nameKey(x)', () => {
+  it('nameKey(nameKey(x)) === nameKey(x), and the same for readingKey', () => {
     fc.assert(
       fc.property(names, (name) => {
         const key = nameKey(name);
         expect(nameKey(key)).toBe(key);
+        const reading = readingKey(name);
+        expect(readingKey(reading)).toBe(reading);
       }),
       propertyParams(2000),
     );
