@@ -1,37 +1,365 @@
 /**
  * The company name key: one definition of "the same name", used wherever a name is compared
- * (indexing, matching, suggest, the exact and partial name filters).
+ * (indexing, matching, suggest, the exact and partial name filters). What it folds, and what it
+ * does not, is docs/names.md; the tables are data/names/*.tsv, read once per process.
  *
- * INTERFACE FIRST: the folding below is a first cut (NFKC, case, spaces, 株式会社 and its
- * short forms) that the full key replaces behind the same signatures (legal forms of every
- * kind, kana, small kana, ヴ, long vowels, separators, variant kanji, 々, branch words).
+ *   nameKey('㈱ マルカ物流') === nameKey('マルカ物流株式会社 東京支店') === 'まるか物流'
+ *   readingKey('カブシキガイシャ マルカ') === readingKey('ﾏﾙｶ') === 'まるか'
+ *   romajiKey('マルカブツリュウ') === romajiKey('Maruka Butsuryū') === 'marukabuturyu'
  *
- *   nameKey('㈱ マルカ物流') === nameKey('マルカ物流株式会社') === 'まるか物流'  (with the full key)
+ * This is not the engine's text fold (src/text/normalize.ts): that one keeps legal forms and
+ * every letter, so that a partial match finds what was written.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { toRomaji } from 'wanakana';
+import { projectRoot } from '../project-root.js';
+
+/**
+ * Characters that separate words: spaces, punctuation, symbols, controls and every dash or
+ * long-vowel mark all become one space when the name is first folded; ( and ) are kept until
+ * the legal forms written with them, (株), are gone.
+ */
+const toSpace = /[\p{S}\p{Z}\p{C}ー]|(?![()])\p{P}/gu;
+const SEP = '[ ()]';
+const separators = new RegExp(`${SEP}+`, 'gu');
+const onlySeparators = new RegExp(`^${SEP}*$`, 'u');
+const trailingSeparators = new RegExp(`${SEP}+$`, 'u');
+/** The separator before the last word: 'まるか 東京支店' -> index 3. */
+const lastSeparator = /[ ()][^ ()]*$/u;
+const ignorable = /\p{Default_Ignorable_Code_Point}/gu;
+const han = /\p{Script=Han}/u;
+
+type Where = 'any' | 'edge' | 'start' | 'end';
+
+interface LegalTable {
+  /**
+   * Every legal form as one alternation, longest first, each with its place in the name
+   * built in (a start-only form must be preceded by nothing but separators).
+   */
+  pattern: RegExp;
+  /** The folded form with separators removed -> the full form it stands for. */
+  fullForm: Map<string, string>;
+}
+
+interface Tables {
+  variants: Map<string, string>;
+  /** Legal forms for the key (small kana folded) and for romaji (small kana kept). */
+  legal: LegalTable;
+  legalSmallKept: LegalTable;
+  branch: RegExp;
+  /** (株) -> 株式会社 and the like, on NFKC text. */
+  abbreviations: { pattern: RegExp; fullForm: Map<string, string> };
+}
+
+let tables: Tables | undefined;
+
+/** The data rows of a TSV file under data/names: '#' lines are comments, the first row names the columns. */
+function readTsv(file: string): string[][] {
+  const lines = readFileSync(path.join(projectRoot, 'data', 'names', file), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  return lines.slice(1).map((line) => line.split('\t'));
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+function legalTable(rows: string[][], fold: (text: string) => string): LegalTable {
+  const seen = new Set<string>();
+  const forms = rows
+    .map(([from = '', to = '', where = '']) => ({
+      // 'Co., Ltd.' -> 'coltd', matched as c SEP* o SEP* l SEP* t SEP* d: 'CO.,LTD' and
+      // 'Co. Ltd.' are the same form.
+      from: fold(from).replace(/ +/g, ''),
+      to,
+      where: where as Where,
+    }))
+    .filter((form) => {
+      const id = `${form.from}\t${form.where}`;
+      if (form.from === '' || seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    })
+    .sort((a, b) => b.from.length - a.from.length);
+  const fullForm = new Map<string, string>();
+  const alternatives = forms.map(({ from, to, where }) => {
+    fullForm.set(from.replace(separators, ''), to);
+    // 株式会社 -> 株SEP*式SEP*会SEP*社: the form spelled with spaces or dots between its
+    // characters is the same form (and the key stays a fixed point: nameKey(nameKey(x))).
+    let body = [...from].map(escapeRegExp).join(`${SEP}*`);
+    // A Latin form stands as a word: 'inc' in 'Zinc' or 'Incubate' is not a legal form.
+    if (/^[a-z0-9]/.test(from)) body = `(?<![a-z0-9])${body}`;
+    if (/[a-z0-9]$/.test(from)) body = `${body}(?![a-z0-9])`;
+    // The place is checked after the form has matched (a look-behind to the start of the
+    // name at every position would cost the name's length each time).
+    const atStart = `${body}(?<=^${SEP}*${body})`;
+    const atEnd = `${body}(?=${SEP}*$)`;
+    if (where === 'start') return atStart;
+    if (where === 'end') return atEnd;
+    if (where === 'edge') return `${atStart}|${atEnd}`;
+    return body;
+  });
+  return { pattern: new RegExp(alternatives.join('|'), 'gu'), fullForm };
+}
+
+function loadTables(): Tables {
+  const variants = new Map<string, string>();
+  for (const [from, to] of readTsv('kanji-variants.tsv')) if (from && to) variants.set(from, to);
+  const legalRows = readTsv('legal-forms.tsv');
+  const partial = { variants } as Tables;
+  const legal = legalTable(legalRows, (text) => foldChars(text, partial, true));
+  const legalSmallKept = legalTable(legalRows, (text) => foldChars(text, partial, false));
+  const words = readTsv('branch-words.tsv').map(([word = '']) => escapeRegExp(word));
+  const branch = new RegExp(`^[^]{0,8}(?:${words.join('|')})$`, 'u');
+  const fullForm = new Map<string, string>();
+  for (const [from = '', to = ''] of legalRows) {
+    const nfkc = from.normalize('NFKC');
+    if (/^\(\p{Script=Han}+\)$/u.test(nfkc)) fullForm.set(nfkc, to);
+  }
+  const abbreviations = {
+    pattern: new RegExp([...fullForm.keys()].map(escapeRegExp).join('|'), 'gu'),
+    fullForm,
+  };
+  return { variants, legal, legalSmallKept, branch, abbreviations };
+}
+
+/** 'abcd' -> Map { a => b, c => d }: the tables below read as from/to pairs. */
+function pairs(text: string): Map<string, string> {
+  const chars = [...text];
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < chars.length; i += 2) map.set(chars[i] ?? '', chars[i + 1] ?? '');
+  return map;
+}
+
+/**
+ * Small kana -> large (キャ -> きや, ッ -> つ). ヶ and ヵ, read ka or ga in place names and
+ * counters (霞ヶ関, 八ヵ岳), both become け: ヶ = ケ = ヵ. Also the small ㇰ ㇱ ... of Ainu names.
+ */
+const smallKana = pairs(
+  'ぁあぃいぅうぇえぉおっつゃやゅゆょよゎわゕけゖけㇰくㇱしㇲすㇳとㇴぬㇵはㇶひㇷふㇸへㇹほㇺむㇻらㇼりㇽるㇾれㇿろ',
+);
+/** ヴ followed by a small vowel: ヴァ -> ば, ヴィ -> び; ヴ alone -> ぶ. */
+const vuWith = pairs('ぁばぃびぅぶぇべぉぼ');
+/** ヷ ヸ ヹ ヺ (va vi ve vo) -> ば び べ ぼ. */
+const vaRow = pairs('ヷばヸびヹべヺぼ');
+
+/**
+ * Width, case, kana and variant kanji, character by character; separators are kept (as any
+ * separator) for the legal-form and branch steps that follow.
+ *   'ｶﾌﾞｼｷｶﾞｲｼｬ ヴィレッヂ髙島屋' -> 'かぶしきがいしや びれつぢ高島屋'   (small kana folded)
+ *   'キャッシュ' -> 'きゃっしゅ'                                           (small kana kept, for romaji)
+ */
+function foldChars(text: string, t: Pick<Tables, 'variants'>, foldSmall: boolean): string {
+  const s = text
+    .replace(ignorable, '')
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(toSpace, ' ');
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    let c = s[i] ?? '';
+    const code = c.charCodeAt(0);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      c = s.slice(i, i + 2);
+      i++;
+      out += t.variants.get(c) ?? c;
+      continue;
+    }
+    // Katakana -> hiragana (ア -> あ, ヶ -> ゖ); ヽヾ -> ゝゞ.
+    if ((code >= 0x30a1 && code <= 0x30f6) || code === 0x30fd || code === 0x30fe)
+      c = String.fromCharCode(code - 0x60);
+    if (c === 'ゔ') {
+      const next = vuWith.get(s[i + 1] === undefined ? '' : toHiragana(s[i + 1] ?? ''));
+      out += next ?? 'ぶ';
+      if (next !== undefined) i++;
+      continue;
+    }
+    const va = vaRow.get(c);
+    if (va !== undefined) {
+      out += va;
+      continue;
+    }
+    out += (foldSmall ? smallKana.get(c) : undefined) ?? t.variants.get(c) ?? c;
+  }
+  return out;
+}
+
+function toHiragana(c: string): string {
+  const code = c.charCodeAt(0);
+  return code >= 0x30a1 && code <= 0x30f6 ? String.fromCharCode(code - 0x60) : c;
+}
+
+/**
+ * Drops every legal form the table allows where it stands, replacing it with a separator.
+ *   'まるか(株) 東京支店' -> 'まるか  東京支店';  '協同組合まるか' -> ' まるか' (at the start)
+ *   '全国農業協同組合連合会' unchanged (協同組合 is dropped only at either end)
+ */
+function dropLegalForms(text: string, legal: LegalTable, found?: string[]): string {
+  return text.replace(legal.pattern, (match) => {
+    const full = legal.fullForm.get(match.replace(separators, ''));
+    if (found !== undefined && full !== undefined) found.push(full);
+    return ' ';
+  });
+}
+
+/**
+ * Drops the last part of a name when it is a branch (東京支店, 本社, 第二工場), if it follows a
+ * separator or a dropped legal form and a name is left before it.
+ *   'まるか物流  大阪営業所' -> 'まるか物流  ';  'まるか物流大阪営業所' unchanged;  '  本社' unchanged
+ */
+function dropBranch(text: string, branch: RegExp): string {
+  const trimmed = text.replace(trailingSeparators, '');
+  const cut = trimmed.search(lastSeparator);
+  if (cut < 0) return text;
+  const head = trimmed.slice(0, cut + 1);
+  if (onlySeparators.test(head) || !branch.test(trimmed.slice(cut + 1))) return text;
+  return head;
+}
+
+/**
+ * 々 repeats the kanji before it, ゝ the kana before it, ゞ that kana voiced; done last, on the
+ * joined key, so the key holds no iteration mark that a second pass would resolve.
+ *   '佐々木' -> '佐佐木';  'いすゞ' -> 'いすず'
+ */
+function resolveIterationMarks(text: string): string {
+  if (!/[々ゝゞ]/u.test(text)) return text;
+  const chars = [...text];
+  for (let i = 1; i < chars.length; i++) {
+    const prev = chars[i - 1] ?? '';
+    const c = chars[i];
+    if (c === '々' && han.test(prev)) chars[i] = prev;
+    else if ((c === 'ゝ' || c === 'ゞ') && /^[\u3041-\u3096]$/u.test(prev)) {
+      const voiced = `${prev}\u3099`.normalize('NFC');
+      chars[i] = c === 'ゞ' && voiced.length === 1 ? voiced : prev;
+    }
+  }
+  return chars.join('');
+}
+
+function load(): Tables {
+  tables ??= loadTables();
+  return tables;
+}
+
+type KeyKind = 'name' | 'reading' | 'romaji';
+
+/**
+ * The shared steps, repeated until nothing changes (a branch dropped can bring a legal form
+ * to the end: 'まるか協同組合 本店' -> 'まるか協同組合' -> 'まるか'). Readings have no branch
+ * words; romaji keeps small kana (きゃ is kya, not kiya).
+ */
+function keyOf(name: string, t: Tables, kind: KeyKind, found?: string[]): string {
+  const legal = kind === 'romaji' ? t.legalSmallKept : t.legal;
+  let current = foldChars(name, t, kind !== 'romaji');
+  for (let round = 0; round < 4; round++) {
+    let next = dropLegalForms(current, legal, found);
+    if (kind === 'name') next = dropLegalForms(dropBranch(next, t.branch), legal, found);
+    if (next === current) break;
+    current = next;
+  }
+  return resolveIterationMarks(current.replace(separators, ''));
+}
+
+/**
+ * The name with width folded (NFKC) and old or variant kanji replaced by their common form,
+ * nothing else: '髙島屋㈱' -> '高島屋(株)'. For the reading analyser, whose dictionary knows the
+ * common forms.
+ */
+export function commonKanji(name: string): string {
+  const { variants } = load();
+  let out = '';
+  for (const c of name.normalize('NFKC')) out += variants.get(c) ?? c;
+  return out;
+}
+
+/**
+ * The name (NFKC) with its bracketed legal-form abbreviations written out:
+ * '㈱マルカ（有）' -> '株式会社マルカ有限会社'. For the reading analyser, which would read (株) as カブ.
+ */
+export function spellOutLegalForms(name: string): string {
+  const { abbreviations } = load();
+  return name
+    .normalize('NFKC')
+    .replace(abbreviations.pattern, (match) => abbreviations.fullForm.get(match) ?? match);
+}
 
 /** The key of a company name as written; '' when nothing is left (株式会社 alone). */
 export function nameKey(name: string): string {
-  return name
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/株式会社|\(株\)/g, '')
-    .replace(/[\s・]/g, '');
+  return keyOf(name, load(), 'name');
+}
+
+/**
+ * The full legal forms a name carries, in the order found (what nameKey drops); the match
+ * endpoint can tell 株式会社マルカ from 有限会社マルカ by them.
+ *   legalForms('㈲マルカ 本店') -> ['有限会社']
+ */
+export function legalForms(name: string): string[] {
+  const found: string[] = [];
+  keyOf(name, load(), 'name', found);
+  return [...new Set(found)];
 }
 
 /** The key of a reading (furigana) in kana; '' when nothing is left. */
 export function readingKey(reading: string): string {
-  return reading.normalize('NFKC').replace(/[\s・]/g, '');
+  return keyOf(reading, load(), 'reading');
 }
 
-/** The romaji key of a reading in kana ('' when it has none). */
-export function romajiKey(_reading: string): string {
+/**
+ * Romaji as people type it, folded to one spelling:
+ *   macrons and long vowels (ō, ou, oo, oh -> o; ū, uu -> u), Hepburn and Nihon-shiki
+ *   (shi/si, chi/ti, tsu/tu, fu/hu, ji/zi, sha/sya, cha/tya, ja/zya/jya), ん written m before
+ *   b/m/p, n' and nn, and double consonants (tch, kk, pp) are all one.
+ *   'Shimbashi Butsuryū', 'shinbashi butsuryuu', 'SINBASI BUTURYU' -> 'sinbasibuturyu'
+ */
+function foldRomaji(latin: string): string {
+  return latin
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/oh(?![aiueoy])/g, 'o')
+    .replace(/[tc]ch/g, 'ch')
+    .replace(/sh/g, 'sy')
+    .replace(/ch|cy/g, 'ty')
+    .replace(/ts/g, 't')
+    .replace(/jy?/g, 'zy')
+    .replace(/([stz])yi/g, '$1i')
+    .replace(/fu/g, 'hu')
+    .replace(/m(?=[bmp])/g, 'n')
+    .replace(/ou/g, 'o')
+    .replace(/([aiueo])\1+/g, '$1')
+    .replace(/([b-df-hj-np-tv-z])\1+/g, '$1');
+}
+
+const kanaOnly = /^[\u3041-\u3096\u309d\u309e]*$/u;
+/** Latin letters (with or without diacritics: Tōkyō) and digits, at least one letter. */
+const latinOnly = /^[\p{Script=Latin}0-9]*\p{Script=Latin}[\p{Script=Latin}0-9]*$/u;
+
+/**
+ * The romaji key of a reading in kana, or of a name typed in Latin letters ('' when it has
+ * none): legal forms dropped, kana romanised (Hepburn, by wanakana), then the spellings people
+ * type folded to one.
+ *   romajiKey('マルカブツリュウ') === romajiKey('Maruka Butsuryu') === romajiKey('MARUKA BUTURYU')
+ */
+export function romajiKey(reading: string): string {
+  const folded = keyOf(reading, load(), 'romaji');
+  if (kanaOnly.test(folded)) return foldRomaji(toRomaji(folded));
+  if (latinOnly.test(folded)) return foldRomaji(folded);
   return '';
 }
 
 /**
  * The keys a name typed by a user may be compared on: always its name key; its reading key
- * when it is written in kana; its romaji key when it is written in Latin letters.
+ * when it is written in kana; its romaji key when it is written in Latin letters (a Latin name
+ * such as "Sony Group" may also be a registered name: the name key keeps it too).
  */
 export function queryKeys(text: string): { name: string; reading?: string; romaji?: string } {
-  return { name: nameKey(text) };
+  const name = nameKey(text);
+  if (name !== '' && kanaOnly.test(name)) return { name, reading: readingKey(text) };
+  if (latinOnly.test(name)) {
+    const romaji = romajiKey(text);
+    return romaji === '' ? { name } : { name, romaji };
+  }
+  return { name };
 }

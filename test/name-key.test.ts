@@ -1,0 +1,346 @@
+/**
+ * The company name key (src/text/name-key.ts, docs/names.md), one table per class of folding.
+ * Every expected value is written out by hand from how Japanese company names are actually
+ * spelled (registry, CRM lists, bank transfers, business cards); none is computed with the
+ * key itself. "same" tables hold spellings of one company; "different" tables hold names of
+ * different companies that a careless fold would merge.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { legalForms, nameKey, readingKey } from '../src/text/name-key.js';
+import { propertyParams } from './support/fast-check.js';
+
+/** Each row: spellings of one company, and the key they all give. */
+function expectKeys(rows: Array<[key: string, ...spellings: string[]]>): void {
+  for (const [key, ...spellings] of rows)
+    for (const spelling of spellings) expect(nameKey(spelling), spelling).toBe(key);
+}
+
+function expectDifferent(rows: Array<[string, string]>): void {
+  for (const [a, b] of rows) expect(nameKey(a), `${a} / ${b}`).not.toBe(nameKey(b));
+}
+
+describe('legal forms are dropped wherever they stand', () => {
+  it('株式会社 written out, abbreviated, as one character, in kana, before or after', () => {
+    expectKeys([
+      [
+        'まるか物流',
+        'マルカ物流',
+        '株式会社マルカ物流',
+        'マルカ物流株式会社',
+        '株式会社　マルカ物流',
+        '㈱マルカ物流',
+        'マルカ物流㈱',
+        '(株)マルカ物流',
+        'マルカ物流(株)',
+        '（株）マルカ物流',
+        'マルカ物流（株）',
+        '( 株 )マルカ物流',
+        'カブシキガイシャマルカ物流',
+        'ｶﾌﾞｼｷｶﾞｲｼｬ ﾏﾙｶ物流',
+        'マルカ物流 カブシキカイシャ',
+        '株 式 会 社 マルカ物流',
+      ],
+    ]);
+  });
+
+  it('every other kind of company and corporation, written out and abbreviated', () => {
+    expectKeys([
+      ['やまだ商店', '有限会社ヤマダ商店', '㈲ヤマダ商店', 'ヤマダ商店(有)', 'ユウゲンガイシャ ヤマダ商店'],
+      ['つばさ', '合同会社ツバサ', 'ツバサ合同会社', 'ツバサ(同)', 'ゴウドウガイシャツバサ'],
+      ['鈴木酒造', '合名会社鈴木酒造', '鈴木酒造(名)', '㈴鈴木酒造'],
+      ['田中屋', '合資会社田中屋', '(資)田中屋', '㈾田中屋'],
+      ['日本ipo協会', '一般社団法人日本IPO協会', '(一社)日本IPO協会', '日本IPO協会'],
+      ['みどり財団', '一般財団法人みどり財団', '(一財)みどり財団'],
+      [
+        '日本看護協会',
+        '公益社団法人日本看護協会',
+        '(公社)日本看護協会',
+        '社団法人日本看護協会',
+        '㈳日本看護協会',
+      ],
+      ['がん研究会', '公益財団法人がん研究会', '(公財)がん研究会', '財団法人がん研究会', '㈶がん研究会'],
+      ['健康会', '医療法人健康会', '医療法人社団健康会', '医療法人財団 健康会', '(医)健康会', '健康会(医)'],
+      ['あおば会', '社会福祉法人あおば会', '(福)あおば会', '(社福)あおば会'],
+      ['ふるさと', '特定非営利活動法人ふるさと', 'NPO法人ふるさと', 'ＮＰＯ法人 ふるさと', '(特非)ふるさと'],
+      ['みなと学園', '学校法人みなと学園', '(学)みなと学園', '㈻みなと学園'],
+      ['みなと青果', 'みなと青果協同組合', '協同組合みなと青果', '(協)みなと青果'],
+    ]);
+  });
+
+  it('Latin legal forms, as whole words after the name', () => {
+    expectKeys([
+      [
+        'marukabutsuryu',
+        'Maruka Butsuryu Co., Ltd.',
+        'Maruka Butsuryu Co.,Ltd.',
+        'MARUKA BUTSURYU CO.,LTD',
+        'Maruka Butsuryu Inc.',
+        'Maruka Butsuryu K.K.',
+        'Maruka Butsuryu Corporation',
+        'Maruka Butsuryu Corp.',
+        'Maruka Butsuryu LLC',
+        'Maruka Butsuryu Ltd.',
+        'Maruka Butsuryu Kabushiki Kaisha',
+        'Kabushiki Kaisha Maruka Butsuryu',
+      ],
+      ['sonygroup', 'Sony Group Corporation', 'Sony Group', 'SONY GROUP CORP.'],
+      ['まるか物流', 'マルカ物流 Co., Ltd.', 'マルカ物流Inc.'],
+    ]);
+  });
+
+  it('bank-transfer (zengin) kana abbreviations, at their end of the name only', () => {
+    expectKeys([
+      ['まるかぶつりゆう', 'ｶ)ﾏﾙｶﾌﾞﾂﾘﾕｳ', 'ﾏﾙｶﾌﾞﾂﾘﾕｳ(ｶ', 'マルカブツリュウ'],
+      ['やまだしようてん', 'ﾕ)ﾔﾏﾀﾞｼﾖｳﾃﾝ', 'ﾔﾏﾀﾞｼﾖｳﾃﾝ(ﾕ'],
+    ]);
+  });
+
+  it('not stripped where the words are part of the name', () => {
+    expectKeys([
+      // only a legal form: nothing left, the key matches nothing
+      ['', '株式会社', '㈱', '有限会社', '(株)', 'Co., Ltd.', '協同組合'],
+      // 協同組合 inside a federation's name is not its legal form
+      ['全国農業協同組合連合会', '全国農業協同組合連合会'],
+      // 'inc' and 'co' inside a word
+      ['zinc', 'Zinc Inc.', 'ZINC'],
+      ['costco', 'Costco'],
+      ['incubatefund', 'Incubate Fund'],
+      ['marco', 'Marco'],
+      // 株式 alone, or 会社 inside a word, is not a legal form
+      ['株式新聞社', '株式新聞社'],
+      ['不動産会社なび', '不動産会社ナビ'],
+      // zengin abbreviations only at their own end: カ) inside the name stays
+      ['あかまるか', 'アカ)マルカ'],
+    ]);
+  });
+
+  it('株式会社A and 有限会社A give one key; legalForms tells them apart', () => {
+    expect(nameKey('株式会社マルカ')).toBe(nameKey('有限会社マルカ'));
+    expect(legalForms('株式会社マルカ')).toEqual(['株式会社']);
+    expect(legalForms('㈲マルカ 本店')).toEqual(['有限会社']);
+    expect(legalForms('Maruka Co., Ltd.')).toEqual(['株式会社']);
+    expect(legalForms('ｶ)ﾏﾙｶ')).toEqual(['株式会社']);
+    expect(legalForms('医療法人社団 健康会')).toEqual(['医療法人']);
+    expect(legalForms('マルカ')).toEqual([]);
+    expect(legalForms('全国農業協同組合連合会')).toEqual([]);
+  });
+});
+
+describe('width, case, kana', () => {
+  it('full width, half width and letter case', () => {
+    expectKeys([
+      ['abcまと', 'ABCマート', 'ＡＢＣマート', 'abc マート', 'ａｂｃﾏｰﾄ'],
+      ['ntt', 'NTT', 'ＮＴＴ', 'Ntt'],
+      ['3m', '3M', '３Ｍ', '3 M'],
+    ]);
+  });
+
+  it('katakana = hiragana (the key is in hiragana); half-width kana', () => {
+    expectKeys([
+      ['まるか', 'マルカ', 'まるか', 'ﾏﾙｶ', 'マるカ'],
+      ['がんだむ', 'ガンダム', 'ｶﾞﾝﾀﾞﾑ', 'がんだむ'],
+    ]);
+  });
+
+  it('small kana = large kana', () => {
+    expectKeys([
+      ['きやのん', 'キャノン', 'キヤノン', 'ｷｬﾉﾝ', 'ｷﾔﾉﾝ'],
+      ['ふじふいるむ', 'フジフイルム', 'フジフィルム'],
+      ['けやき', 'ケヤキ', 'ヶやき', 'ヵやき'],
+      ['霞け関', '霞ヶ関', '霞ケ関', '霞ヵ関'],
+      ['まつち', 'マッチ', 'マツチ'],
+    ]);
+  });
+
+  it('ヴ forms = バ行', () => {
+    expectKeys([
+      ['びれつじ', 'ヴィレッジ', 'ビレッジ', 'ヴィレツジ', 'ゔぃれっじ'],
+      ['ばいおりん', 'ヴァイオリン', 'バイオリン', 'ヷイオリン'],
+      ['ぶいえいと', 'ヴイエイト', 'ブイエイト'],
+      ['べにす', 'ヴェニス', 'ベニス', 'ヹニス'],
+      ['ぼるぼ', 'ヴォルボ', 'ボルボ', 'ヺルボ'],
+    ]);
+  });
+
+  it('long-vowel marks are dropped, every dash alike, written or not', () => {
+    expectKeys([
+      [
+        'こんぴゆたさびす',
+        'コンピューターサービス',
+        'コンピュータサービス',
+        'コンピュータ－サービス',
+        'ｺﾝﾋﾟｭｰﾀｰｻｰﾋﾞｽ',
+        'コンピュ―タ‐サ－ビス',
+      ],
+      [
+        'すぱまけつと',
+        'スーパーマーケット',
+        'スーパー マーケット',
+        'スーパ・マーケット',
+        'スーパーマーケツト',
+      ],
+    ]);
+  });
+
+  it('separators and punctuation', () => {
+    expectKeys([
+      ['abcまと', 'A・B・C マート', 'A.B.C.マート', 'A-B-C　マート', 'A B C/マート'],
+      ['あんどあい', 'アンド・アイ', 'アンド アイ', 'アンド　アイ'],
+      ['atandt', 'ATandT', 'AT and T'],
+      ['att', 'AT&T', 'AT＆T', 'AT & T'],
+      ['まるかぶつりゆう', '「マルカブツリュウ」', '"マルカ ブツリュウ"', 'マルカ！ブツリュウ'],
+    ]);
+  });
+});
+
+describe('old and variant kanji, 々', () => {
+  it('folds the old or variant form to the common one', () => {
+    expectKeys([
+      ['高島屋', '髙島屋', '高島屋'],
+      ['山崎製ぱん', '山﨑製パン', '山嵜製パン', '山碕製パン', '山崎製パン'],
+      ['斎藤商店', '齋藤商店', '斎藤商店'],
+      ['斉藤商店', '齊藤商店', '斉藤商店'],
+      ['渡辺建設', '渡邊建設', '渡邉建設', '渡辺建設'],
+      ['沢井製薬', '澤井製薬', '沢井製薬'],
+      ['広島がす', '廣島ガス', '広島ガス'],
+      ['徳島銀行', '德島銀行', '徳島銀行'],
+      ['浜松ほとにくす', '濱松ホトニクス', '浜松ホトニクス'],
+      ['国際興業', '國際興業', '国際興業'],
+      ['会計事務所みなと', '會計事務所みなと', '会計事務所みなと'],
+      ['桜井製作所', '櫻井製作所', '桜井製作所'],
+      ['竜角散', '龍角散', '竜角散'],
+      ['真田工業', '眞田工業', '真田工業'],
+      ['芸術出版', '藝術出版', '芸術出版'],
+      ['島田屋', '嶋田屋', '嶌田屋', '島田屋'],
+      // outside the BMP: 𠮷 (U+20BB7) is the 吉 of 𠮷野家
+      ['吉野家', '𠮷野家', '吉野家'],
+    ]);
+  });
+
+  it('々 repeats the kanji before it; ゝ ゞ the kana', () => {
+    expectKeys([
+      ['佐佐木商店', '佐々木商店', '佐佐木商店'],
+      ['野野村', '野々村', '野野村'],
+      ['いすず自動車', 'いすゞ自動車', 'いすず自動車', 'イスズ自動車'],
+      ['みすず', 'みすゞ', 'ミスヾ'],
+    ]);
+  });
+});
+
+describe('branch words after the name', () => {
+  it('dropped after a separator or a legal form', () => {
+    expectKeys([
+      [
+        'まるか物流',
+        'マルカ物流株式会社 東京支店',
+        'マルカ物流株式会社東京支店',
+        'マルカ物流(株)大阪営業所',
+        '株式会社マルカ物流 本社',
+        'マルカ物流 本店',
+        'マルカ物流・横浜事業所',
+        'マルカ物流（第二工場）',
+        'マルカ物流 札幌出張所',
+        'マルカ物流 九州支社',
+        'マルカ物流　東京事務所',
+        'マルカ物流 営業本部',
+        // the branch dropped, the legal form before it is at the end, and goes too
+        'マルカ物流協同組合 本店',
+        'マルカ物流 Co., Ltd. 東京支店',
+      ],
+    ]);
+  });
+
+  it('kept when it is the name, or part of it', () => {
+    expectKeys([
+      // glued to the name: part of it
+      ['まるか物流大阪営業所', 'マルカ物流大阪営業所'],
+      // nothing before it but a legal form: the name itself
+      ['本社', '株式会社本社'],
+      ['東京支店', '株式会社 東京支店'],
+      // センター ends many names; never a branch word
+      ['日本情報せんた', '株式会社 日本情報センター', '日本情報センター株式会社'],
+      ['まるか物流せんた', 'マルカ 物流センター'],
+      // a long last part is a name, not a branch
+      ['まるか東京都港区芝浦第一物流支店', 'マルカ 東京都港区芝浦第一物流支店'],
+    ]);
+  });
+});
+
+describe('different companies keep different keys', () => {
+  it('near spellings', () => {
+    expectDifferent([
+      ['日本', '日本橋'],
+      ['東洋', '東陽'],
+      ['斎藤商店', '斉藤商店'],
+      ['島田', '嶋崎'],
+      ['サッポロ', 'サッポロ物産'],
+      ['ABC', 'ABCD'],
+      ['霞が関', '霞ヶ関'],
+      ['キャノン', 'キノン'],
+      ['全国農業協同組合連合会', '全国漁業協同組合連合会'],
+      ['第一', '第1'],
+      ['マルカ物流', 'マルカ物産'],
+      ['Zinc', 'Z'],
+    ]);
+  });
+});
+
+describe('the key is a fixed point', () => {
+  // Names built from the pieces the key folds: kana of both scripts and widths, small kana,
+  // ヴ, variant kanji, 々, Latin; legal forms, whole and in halves that separators may split
+  // (株 式会社, Co Ltd) or that dropping something between them may join; separators.
+  const words = [
+    ...'マルカまるかﾏﾙｶキャッシュヴィァ髙高﨑崎國国澤沢佐々木ゝゞいすゞ日本東京',
+    '本社',
+    '東京支店',
+    'ABC',
+    'abc',
+    'Zinc',
+    '連合会',
+  ];
+  const legal = [
+    '株式会社',
+    '㈱',
+    '(株)',
+    'カブシキガイシャ',
+    '有限会社',
+    '協同組合',
+    'Co., Ltd.',
+    'Inc.',
+    'inc',
+    'ｶ)',
+    '(ｶ',
+    '株',
+    '式会社',
+    'カブシキ',
+    'ガイシャ',
+    'Co',
+    'Ltd',
+    '協同',
+    '組合',
+  ];
+  const separators = [...'ーｰ－-・ 　.&()（）'];
+  const names = fc
+    .array(
+      fc.oneof(
+        { arbitrary: fc.constantFrom(...words), weight: 4 },
+        { arbitrary: fc.constantFrom(...legal), weight: 3 },
+        { arbitrary: fc.constantFrom(...separators), weight: 3 },
+      ),
+      { maxLength: 12 },
+    )
+    .map((parts) => parts.join(''));
+
+  it('nameKey(nameKey(x)) === nameKey(x), and the same for readingKey', () => {
+    fc.assert(
+      fc.property(names, (name) => {
+        const key = nameKey(name);
+        expect(nameKey(key)).toBe(key);
+        const reading = readingKey(name);
+        expect(readingKey(reading)).toBe(reading);
+      }),
+      propertyParams(2000),
+    );
+  });
+});
