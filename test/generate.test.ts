@@ -457,6 +457,81 @@ describe('a sample a Japanese reader believes', () => {
     );
   });
 
+  it('gives every company a katakana reading of its whole name, the legal form read where it stands', () => {
+    const formReadings: Array<[RegExp, RegExp, string]> = [
+      [/^(株式会社|㈱|（株）|\(株\))/, /(株式会社|㈱|（株）|\(株\))$/, 'カブシキガイシャ'],
+      [/^(有限会社|㈲|（有）|\(有\))/, /(有限会社|㈲|（有）|\(有\))$/, 'ユウゲンガイシャ'],
+      [/^合同会社/, /合同会社$/, 'ゴウドウガイシャ'],
+    ];
+    let katakanaNames = 0;
+    for (const company of companies) {
+      const reading = company.furigana ?? '';
+      expect(reading, company.name).toMatch(/^[ァ-ヶー]{1,300}$/);
+      for (const [front, back, formReading] of formReadings) {
+        if (front.test(company.name)) expect(reading.startsWith(formReading), company.name).toBe(true);
+        if (back.test(company.name) && company.name.length < 100)
+          expect(reading.endsWith(formReading), company.name).toBe(true);
+      }
+      // a name written in katakana reads as written, without its middle dots
+      const core = company.name.replace(/^(株式会社|有限会社|合同会社)|(株式会社|有限会社|合同会社)$/, '');
+      if (/^[ァ-ヶー・]+$/.test(core) && company.name.length < 100) {
+        katakanaNames++;
+        expect(
+          reading.replace(/^(カブシキ|ユウゲン|ゴウドウ)ガイシャ|(カブシキ|ユウゲン|ゴウドウ)ガイシャ$/, ''),
+        ).toBe(core.replace(/・/g, ''));
+      }
+    }
+    expect(katakanaNames).toBeGreaterThan(50);
+    // the municipalities and the readings of hard-case names
+    expect(companies.some((c) => c.corporateType === 'local_gov')).toBe(true);
+    for (const company of companies.filter((c) => /[Ａ-Ｚ]|[Ⅱ-Ⅳ]/.test(c.name)))
+      expect(company.furigana, company.name).toMatch(
+        /エー|ビー|シー|ジェー|ケー|エス|ネクスト|エイム|ツー|スリー|フォー/,
+      );
+  });
+
+  it('writes names with old kanji, 々, ヴ, small kana, ー and ・, and namesakes with their own numbers', () => {
+    const names = companies.map((c) => c.name);
+    // each old kanji in turn, on the records that are named from a stem (not every type is)
+    const oldKanji = ['髙', '﨑', '齋', '邊', '澤', '廣', '德', '濱', '國', '會'];
+    expect(
+      oldKanji.filter((mark) => names.some((name) => name.includes(mark))).length,
+    ).toBeGreaterThanOrEqual(8);
+    for (const mark of ['々', 'ヴ', 'ャ', 'ー'])
+      expect(
+        names.some((name) => name.includes(mark)),
+        `a name with ${mark}`,
+      ).toBe(true);
+    // a middle dot in a name that is neither a foreign company's nor a very long one
+    expect(
+      companies.some(
+        (c) => c.name.includes('・') && c.corporateType !== 'foreign_company' && c.name.length < 100,
+      ),
+    ).toBe(true);
+    // legal form before and after the name
+    expect(names.some((name) => name.startsWith('株式会社'))).toBe(true);
+    expect(names.some((name) => name.endsWith('株式会社'))).toBe(true);
+
+    // records 57 and 58 of each hundred: the name of one of records 0-49 in another prefecture,
+    // then the same name again in that prefecture, each with its own corporate number
+    let namesakes = 0;
+    for (let hundred = 0; hundred + 58 < companies.length; hundred += 100) {
+      const [a, b] = [companies[hundred + 57], companies[hundred + 58]] as CorporateSource[];
+      const source = companies.slice(hundred, hundred + 50).find((c) => c.name === a.name);
+      expect(source, `record ${hundred + 57}: ${a.name}`).toBeDefined();
+      expect(source?.prefectureId).not.toBe(a.prefectureId);
+      expect([b.name, b.furigana, b.prefectureId, b.corporateType]).toEqual([
+        a.name,
+        a.furigana,
+        a.prefectureId,
+        a.corporateType,
+      ]);
+      expect(new Set([source?.corporateNumber, a.corporateNumber, b.corporateNumber]).size).toBe(3);
+      namesakes++;
+    }
+    expect(namesakes).toBe(8);
+  });
+
   it('holds each hard case', () => {
     const names = companies.map((c) => c.name);
     for (const pattern of [/㈱/, /（株）/, /\(株\)/, /[Ａ-Ｚ]/, /[ｦ-ﾟ]/, /[Ⅰ-Ⅻ]/])

@@ -17,6 +17,7 @@ import {
   circledNumbers,
   hardCaseSchedule,
   romanNumerals,
+  type Schedule,
   scheduled,
   toFullWidth,
   toHalfWidthKana,
@@ -40,10 +41,15 @@ import {
   fiscalMonths,
   foreignStems,
   givenNames,
+  kanaShapeStems,
   latinStems,
+  municipalityReadings,
   nameStems,
   nationalBodies,
   nonProfitFields,
+  oldKanjiStems,
+  repeatMarkStems,
+  romanNumeralReadings,
   summaryParts,
   surnames,
 } from './vocabulary.js';
@@ -480,7 +486,7 @@ function weightedSample(
   return out.sort((a, b) => a - b);
 }
 
-interface Naming {
+export interface Naming {
   form: FormKey | null;
   /** founding date and seat fixed by the name (a national body) */
   founded?: string;
@@ -488,8 +494,28 @@ interface Naming {
   /** founding date drawn with the name, for companies */
   foundedDate?: Date;
   name: string;
-  furigana: string | null;
+  /** the reading of the whole name in katakana, the legal form's reading where the form stands */
+  furigana: string;
   domain: string;
+}
+
+/** What a later company needs to take an earlier one's name (hardCaseSchedule.nameInOtherPrefecture). */
+export interface NameTwin {
+  corporateType: string;
+  listed: boolean;
+  naming: Naming;
+  prefectureId: number;
+}
+
+/** The stems the name hard cases put in place of the drawn one (the draw is still made). */
+function scheduledStem(index: number, year: number): readonly [string, string, string] | null {
+  const { oldKanjiName, kanaShapeName, repeatMarkName } = hardCaseSchedule;
+  const nth = <T>(list: readonly T[], schedule: Schedule) => list[variant(schedule, index, list.length)] as T;
+  if (scheduled(oldKanjiName, index)) return nth(oldKanjiStems, oldKanjiName);
+  if (scheduled(repeatMarkName, index)) return nth(repeatMarkStems, repeatMarkName);
+  // katakana only for firms founded from 1975, as every other katakana name
+  if (scheduled(kanaShapeName, index) && year >= 1975) return nth(kanaShapeStems, kanaShapeName);
+  return null;
 }
 
 function nameCompany(
@@ -504,7 +530,9 @@ function nameCompany(
   const id = String(index);
   if (corporateType === 'local_gov') {
     const city = head.name.replace(/^(.+?[市])(.+区)$/, '$1');
-    return { form: null, name: city, furigana: null, domain: `city-${id}.example.lg.jp` };
+    const reading = municipalityReadings[city];
+    if (!reading) throw new Error(`no reading for the municipality ${city} (vocabulary.ts)`);
+    return { form: null, name: city, furigana: reading, domain: `city-${id}.example.lg.jp` };
   }
   if (corporateType === 'national_org') {
     const [name, reading, romaji, founded, prefectureId, cityName] = random.pick(nationalBodies);
@@ -529,7 +557,8 @@ function nameCompany(
     return {
       form: null,
       name: `${stem}・${tail}`,
-      furigana: `${stem}${tail}`,
+      // the reading leaves the middle dots out (ペンタゴン・システムズ・インク: ペンタゴンシステムズインク)
+      furigana: `${stem}${tail}`.replace(/・/g, ''),
       domain: `${romaji}-${tailRomaji}${id}.example.com`,
     };
   }
@@ -622,7 +651,8 @@ function nameCompany(
   );
   const oldSuffixes = profile.suffixes.filter(([k]) => kanji(k));
   const suffixes = year < 1975 && oldSuffixes.length > 0 ? oldSuffixes : profile.suffixes;
-  const [stem, stemReading, stemRomaji] = random.pick(stems);
+  const drawn = random.pick(stems);
+  const [stem, stemReading, stemRomaji] = scheduledStem(index, year) ?? drawn;
   const [suffix, suffixReading, suffixRomaji] = random.pick(suffixes);
   const front = random.chance(inFront);
   const domain = `${stemRomaji}-${suffixRomaji}${id}.example.co.jp`;
@@ -630,27 +660,49 @@ function nameCompany(
   const furigana = withForm(`${stemReading}${suffixReading}`, reading);
 
   if (scheduled(hardCaseSchedule.veryLongName, index)) {
-    const parts = [`${stem}${suffix}`];
-    while (parts.join('・').length < 100) {
-      const [more] = random.pick(nameStems);
-      const [moreSuffix] = random.pick(profile.suffixes);
-      parts.push(
-        `${more}${moreSuffix}`,
-        random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']),
-      );
+    // [written, reading] per part; the reading leaves the middle dots out
+    const parts: Array<readonly [string, string]> = [[`${stem}${suffix}`, `${stemReading}${suffixReading}`]];
+    const written = () => parts.map(([text]) => text).join('・');
+    while (written().length < 100) {
+      const [more, moreReading] = random.pick(nameStems);
+      const [moreSuffix, moreSuffixReading] = random.pick(profile.suffixes);
+      const link = random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']);
+      parts.push([`${more}${moreSuffix}`, `${moreReading}${moreSuffixReading}`], [link, link]);
     }
     // one in five exactly at the schema's maximum of 300 characters, cut as a register would
     if (variant(hardCaseSchedule.veryLongName, index, 5) === 0) {
-      while (parts.join('・').length < 300) parts.push(random.pick(nameStems)[0]);
+      while (written().length < 300) {
+        const [more, moreReading] = random.pick(nameStems);
+        parts.push([more, moreReading]);
+      }
+      const room = 300 - word.length;
+      const kept: Array<readonly [string, string]> = [];
+      let used = 0;
+      for (const [text, reading] of parts) {
+        const left = room - used;
+        if (left <= 0) break;
+        // the part the cut falls in is written in kana (ニホ, not 日 read ニホ), so name and reading agree
+        kept.push(left >= text.length ? [text, reading] : [reading.slice(0, left), reading.slice(0, left)]);
+        used += Math.min(left, text.length) + 1;
+      }
+      // a cut right after a middle dot keeps the dot, as a register's cut would
+      const core = `${kept.map(([text]) => text).join('・')}${used === room ? '・' : ''}`;
       return {
         foundedDate: founded,
         form,
-        name: withForm(parts.join('・').slice(0, 300 - word.length), word),
-        furigana: null,
+        name: withForm(core, word),
+        // cut at the schema's 300 characters as the name is
+        furigana: withForm(kept.map(([, r]) => r).join(''), reading).slice(0, 300),
         domain,
       };
     }
-    return { foundedDate: founded, form, name: withForm(parts.join('・'), word), furigana: null, domain };
+    return {
+      foundedDate: founded,
+      form,
+      name: withForm(written(), word),
+      furigana: withForm(parts.map(([, r]) => r).join(''), reading).slice(0, 300),
+      domain,
+    };
   }
   if (scheduled(hardCaseSchedule.compatibleName, index)) {
     const kk = form === 'kk' || form === 'kkListed';
@@ -665,12 +717,12 @@ function nameCompany(
         domain,
       };
     if (pick === 3 || (!abbreviations && pick === 0)) {
-      const [latin, latinRomaji] = random.pick(latinStems);
+      const [latin, latinRomaji, latinReading] = random.pick(latinStems);
       return {
         foundedDate: founded,
         form,
         name: withForm(`${toFullWidth(latin)}${suffix}`, word),
-        furigana: null,
+        furigana: withForm(`${latinReading}${suffixReading}`, reading),
         domain: `${latinRomaji}-${suffixRomaji}${id}.example.co.jp`,
       };
     }
@@ -682,15 +734,28 @@ function nameCompany(
         furigana,
         domain,
       };
+    const numeral = random.pick(romanNumerals);
     return {
       foundedDate: founded,
       form,
-      name: withForm(`${stem}${suffix}${random.pick(romanNumerals)}`, word),
-      furigana: null,
+      name: withForm(`${stem}${suffix}${numeral}`, word),
+      furigana: withForm(
+        `${stemReading}${suffixReading}${romanNumeralReadings[romanNumerals.indexOf(numeral)]}`,
+        reading,
+      ),
       domain,
     };
   }
   return { foundedDate: founded, form, name: withForm(`${stem}${suffix}`, word), furigana, domain };
+}
+
+/** A city of `prefectureId`, or with `other` of any other prefecture. */
+function twinPlace(random: Random, prefectureId: number, other: boolean): City {
+  if (!other) return pickCity(random, prefectureId);
+  for (;;) {
+    const place = pickPlace(random);
+    if (place.prefectureId !== prefectureId) return place;
+  }
 }
 
 function summary(random: Random, profile: Profile, index: number): string {
@@ -701,14 +766,25 @@ function summary(random: Random, profile: Profile, index: number): string {
   return `${text}主な事業は${a}${random.pick(profile.fields)}、${b}${random.pick(profile.fields)}、${c}関連サービスの３本柱です。営業時間は９：００～１８：００、℡ でもお気軽にお問い合わせください。`;
 }
 
+/**
+ * One company. With `twin`, it takes that earlier company's name, reading and legal form (a
+ * namesake with its own corporate number), placed in the twin's prefecture or, with
+ * `otherPrefecture`, in another one. Returns the twin it can give a later company: a company of
+ * a plain legal form, its name not one of the very long ones.
+ */
 export function makeCompany(
   random: Random,
   index: number,
   masters: Masters,
   now: Date,
-): { record: CorporateSource; stub: CompanyStub } {
-  const staffing = random.chance(0.004) || index === 0;
-  const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
+  twin?: NameTwin & { otherPrefecture: boolean },
+): { record: CorporateSource; stub: CompanyStub; twin: NameTwin | null } {
+  const staffing = !twin && (random.chance(0.004) || index === 0);
+  const corporateType = twin
+    ? twin.corporateType
+    : staffing
+      ? 'kabushiki_gaisha'
+      : random.weighted(corporateTypes);
   const line = staffing
     ? staffingProfile
     : corporateType === 'national_org' || corporateType === 'local_gov'
@@ -716,10 +792,13 @@ export function makeCompany(
       : random.weighted(profiles.map((p) => [p, p.weight] as const));
   const trade = line.trades ? random.pick(line.trades) : null;
   const chosen: Profile = trade ? { ...line, ...trade } : line;
-  const listed =
-    corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
-  const place = pickPlace(random);
-  const naming = nameCompany(random, index, corporateType, chosen, listed, place, now);
+  const listed = twin
+    ? twin.listed
+    : corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
+  const place = twin ? twinPlace(random, twin.prefectureId, twin.otherPrefecture) : pickPlace(random);
+  const naming = twin
+    ? { ...twin.naming, domain: twin.naming.domain.replace(/\d+(\.example\.)/, `${index}$1`) }
+    : nameCompany(random, index, corporateType, chosen, listed, place, now);
   const head = naming.seat ?? place;
   // an association or foundation outside care and education works as a public body does
   const profile =
@@ -845,7 +924,7 @@ export function makeCompany(
     type: 'corporate',
     corporateNumber: corporateNumber(random, index),
     name: naming.name,
-    furigana: naming.furigana !== null && random.chance(0.9) ? naming.furigana : null,
+    furigana: naming.furigana,
     corporateType,
     postalCode: random.chance(0.94) ? headOffice.postalCode : null,
     prefectureId: head.prefectureId,
@@ -895,8 +974,13 @@ export function makeCompany(
   };
   // about 30% of companies have no posting at all
   const weight = staffing ? random.int(150, 400) : random.chance(0.3) ? 0 : random.logNormal(1, 1.1);
+  const plainForm = form === 'kk' || form === 'kkListed' || form === 'yk' || form === 'gk';
   return {
     record,
+    twin:
+      plainForm && !scheduled(hardCaseSchedule.veryLongName, index)
+        ? { corporateType, listed, naming, prefectureId: head.prefectureId }
+        : null,
     stub: {
       corporateNumber: record.corporateNumber,
       name: naming.name,
