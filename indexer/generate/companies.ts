@@ -496,15 +496,29 @@ export interface Naming {
   name: string;
   /** the reading of the whole name in katakana, the legal form's reading where the form stands */
   furigana: string;
+  /** a kind of name that had no reading before every company got one (see makeCompany) */
+  newReading?: true;
   domain: string;
 }
 
-/** What a later company needs to take an earlier one's name (hardCaseSchedule.nameInOtherPrefecture). */
-export interface NameTwin {
+/** A name a later company of the same type can take (hardCaseSchedule.nameInOtherPrefecture). */
+export interface NameSource {
+  corporateNumber: string;
   corporateType: string;
-  listed: boolean;
-  naming: Naming;
   prefectureId: number;
+  foundedYear: number;
+  name: string;
+  furigana: string;
+  domain: string;
+}
+
+/**
+ * Whether a company founded in `year` may carry the name `source` was given for its own year:
+ * katakana names only from 1975, 昭和 only in Shōwa-era firms (as nameCompany draws them).
+ */
+export function nameFitsYear(source: NameSource, year: number): boolean {
+  if (year < 1975 && source.foundedYear >= 1975) return false;
+  return !source.name.includes('昭和') || (year >= 1926 && year < 1990);
 }
 
 /** The stems the name hard cases put in place of the drawn one (the draw is still made). */
@@ -532,7 +546,13 @@ function nameCompany(
     const city = head.name.replace(/^(.+?[市])(.+区)$/, '$1');
     const reading = municipalityReadings[city];
     if (!reading) throw new Error(`no reading for the municipality ${city} (vocabulary.ts)`);
-    return { form: null, name: city, furigana: reading, domain: `city-${id}.example.lg.jp` };
+    return {
+      form: null,
+      name: city,
+      furigana: reading,
+      newReading: true,
+      domain: `city-${id}.example.lg.jp`,
+    };
   }
   if (corporateType === 'national_org') {
     const [name, reading, romaji, founded, prefectureId, cityName] = random.pick(nationalBodies);
@@ -693,6 +713,7 @@ function nameCompany(
         name: withForm(core, word),
         // cut at the schema's 300 characters as the name is
         furigana: withForm(kept.map(([, r]) => r).join(''), reading).slice(0, 300),
+        newReading: true,
         domain,
       };
     }
@@ -701,6 +722,7 @@ function nameCompany(
       form,
       name: withForm(written(), word),
       furigana: withForm(parts.map(([, r]) => r).join(''), reading).slice(0, 300),
+      newReading: true,
       domain,
     };
   }
@@ -723,6 +745,7 @@ function nameCompany(
         form,
         name: withForm(`${toFullWidth(latin)}${suffix}`, word),
         furigana: withForm(`${latinReading}${suffixReading}`, reading),
+        newReading: true,
         domain: `${latinRomaji}-${suffixRomaji}${id}.example.co.jp`,
       };
     }
@@ -743,19 +766,11 @@ function nameCompany(
         `${stemReading}${suffixReading}${romanNumeralReadings[romanNumerals.indexOf(numeral)]}`,
         reading,
       ),
+      newReading: true,
       domain,
     };
   }
   return { foundedDate: founded, form, name: withForm(`${stem}${suffix}`, word), furigana, domain };
-}
-
-/** A city of `prefectureId`, or with `other` of any other prefecture. */
-function twinPlace(random: Random, prefectureId: number, other: boolean): City {
-  if (!other) return pickCity(random, prefectureId);
-  for (;;) {
-    const place = pickPlace(random);
-    if (place.prefectureId !== prefectureId) return place;
-  }
 }
 
 function summary(random: Random, profile: Profile, index: number): string {
@@ -767,24 +782,20 @@ function summary(random: Random, profile: Profile, index: number): string {
 }
 
 /**
- * One company. With `twin`, it takes that earlier company's name, reading and legal form (a
- * namesake with its own corporate number), placed in the twin's prefecture or, with
- * `otherPrefecture`, in another one. Returns the twin it can give a later company: a company of
- * a plain legal form, its name not one of the very long ones.
+ * One company. `namesake` may give it the name of an earlier company of its own type (see
+ * generator.ts): only the name, reading and web domain change, so every drawn fact stays as
+ * it was. Returns the name it can give a later company (`source`): that of a 株式会社,
+ * 有限会社 or 合同会社, not one of the very long names.
  */
 export function makeCompany(
   random: Random,
   index: number,
   masters: Masters,
   now: Date,
-  twin?: NameTwin & { otherPrefecture: boolean },
-): { record: CorporateSource; stub: CompanyStub; twin: NameTwin | null } {
-  const staffing = !twin && (random.chance(0.004) || index === 0);
-  const corporateType = twin
-    ? twin.corporateType
-    : staffing
-      ? 'kabushiki_gaisha'
-      : random.weighted(corporateTypes);
+  namesake?: (corporateType: string, prefectureId: number, foundedYear: number) => NameSource | null,
+): { record: CorporateSource; stub: CompanyStub; source: NameSource | null } {
+  const staffing = random.chance(0.004) || index === 0;
+  const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
   const line = staffing
     ? staffingProfile
     : corporateType === 'national_org' || corporateType === 'local_gov'
@@ -792,14 +803,23 @@ export function makeCompany(
       : random.weighted(profiles.map((p) => [p, p.weight] as const));
   const trade = line.trades ? random.pick(line.trades) : null;
   const chosen: Profile = trade ? { ...line, ...trade } : line;
-  const listed = twin
-    ? twin.listed
-    : corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
-  const place = twin ? twinPlace(random, twin.prefectureId, twin.otherPrefecture) : pickPlace(random);
-  const naming = twin
-    ? { ...twin.naming, domain: twin.naming.domain.replace(/\d+(\.example\.)/, `${index}$1`) }
-    : nameCompany(random, index, corporateType, chosen, listed, place, now);
-  const head = naming.seat ?? place;
+  const listed =
+    corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
+  const place = pickPlace(random);
+  const drawn = nameCompany(random, index, corporateType, chosen, listed, place, now);
+  const head = drawn.seat ?? place;
+  const taken =
+    namesake && drawn.foundedDate && !staffing
+      ? namesake(corporateType, head.prefectureId, drawn.foundedDate.getUTCFullYear())
+      : null;
+  const naming: Naming = taken
+    ? {
+        ...drawn,
+        name: taken.name,
+        furigana: taken.furigana,
+        domain: taken.domain.replace(/\d+(\.example\.)/, `${index}$1`),
+      }
+    : drawn;
   // an association or foundation outside care and education works as a public body does
   const profile =
     corporateType === 'other' && chosen.key !== 'care' && chosen.key !== 'education' ? publicProfile : chosen;
@@ -919,10 +939,15 @@ export function makeCompany(
   const revenue =
     employees * (revenuePerHead[profile.key] ?? 15) * (listed ? 1.5 : 1) * random.logNormal(1, 0.5);
   const phone = headOffice.phone;
+  const number = corporateNumber(random, index);
+  // Readings were once left out of 10% of records by a draw made here, after the number. The
+  // draw is still made (where it was made then), so that a seed's companies stay what they
+  // were: the tests and bench sets built on a seed keep their data.
+  if (!naming.newReading) random.chance(0.9);
 
   const record: CorporateSource = {
     type: 'corporate',
-    corporateNumber: corporateNumber(random, index),
+    corporateNumber: number,
     name: naming.name,
     furigana: naming.furigana,
     corporateType,
@@ -977,9 +1002,17 @@ export function makeCompany(
   const plainForm = form === 'kk' || form === 'kkListed' || form === 'yk' || form === 'gk';
   return {
     record,
-    twin:
-      plainForm && !scheduled(hardCaseSchedule.veryLongName, index)
-        ? { corporateType, listed, naming, prefectureId: head.prefectureId }
+    source:
+      plainForm && naming.foundedDate && !scheduled(hardCaseSchedule.veryLongName, index)
+        ? {
+            corporateNumber: record.corporateNumber,
+            corporateType,
+            prefectureId: head.prefectureId,
+            foundedYear: naming.foundedDate.getUTCFullYear(),
+            name: naming.name,
+            furigana: naming.furigana,
+            domain: naming.domain,
+          }
         : null,
     stub: {
       corporateNumber: record.corporateNumber,
