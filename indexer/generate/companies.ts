@@ -503,7 +503,6 @@ export interface Naming {
 
 /** A name a later company of the same type can take (hardCaseSchedule.nameInOtherPrefecture). */
 export interface NameSource {
-  corporateNumber: string;
   corporateType: string;
   prefectureId: number;
   foundedYear: number;
@@ -1005,7 +1004,6 @@ export function makeCompany(
     source:
       plainForm && naming.foundedDate && !scheduled(hardCaseSchedule.veryLongName, index)
         ? {
-            corporateNumber: record.corporateNumber,
             corporateType,
             prefectureId: head.prefectureId,
             foundedYear: naming.foundedDate.getUTCFullYear(),

@@ -22,11 +22,11 @@ export const hardCaseSchedule = {
   /** company names with 々 (佐々木, 代々木): 2% */
   repeatMarkName: { every: 50, at: 41 },
   /**
-   * the name of an earlier company (the last plain one among records 0-49 of the hundred),
-   * in another prefecture: 1%
+   * the name (and reading) of the latest earlier 株式会社, 有限会社 or 合同会社 of the record's
+   * own type in another prefecture: up to 1% (generator.ts; none to take: the record keeps its own)
    */
   nameInOtherPrefecture: { every: 100, at: 57 },
-  /** the name of record 57 of the hundred again, in 57's prefecture (another corporate number): 1% */
+  /** the same, from the latest one in the record's own prefecture: up to 1% */
   nameTwiceInPrefecture: { every: 100, at: 58 },
   /** company summaries with compatibility characters: 5% */
   compatibleSummary: { every: 20, at: 8 },
