@@ -4,6 +4,7 @@ import type { DeepWalk } from './deep-walk.js';
 import type { StudyRow } from './detail-text-study.js';
 import type { IngestFigures } from './ingest-bench.js';
 import type { LoadResult } from './load.js';
+import { type NameEvalReport, nameEvalMarkdown, nameEvalTargets } from './name-scoring.js';
 
 export interface QueryRow {
   name: string;
@@ -36,6 +37,8 @@ export interface BenchReport {
   indexSizesMiB?: Record<string, number>;
   detailTextStudy: StudyRow[];
   deepWalk: DeepWalk | null;
+  /** Name matching per class of spelling (bench/name-eval.ts); null when not measured. */
+  names?: NameEvalReport | null;
   ratios: Array<{ what: string; value: number; target: string; met: boolean }>;
 }
 
@@ -98,6 +101,7 @@ export function computeRatios(report: Omit<BenchReport, 'ratios'>): BenchReport[
     target: '>= 0.80',
     met: masters >= 0.8,
   });
+  if (report.names) ratios.push(...nameEvalTargets(report.names));
   if (report.ingestion) {
     const ingest = r2(report.ingestion.pipeline.docsPerSecond / report.ingestion.rawBulk.docsPerSecond);
     ratios.push({
@@ -209,5 +213,12 @@ export function toMarkdown(report: BenchReport): string {
       `| ${row.name} | ${row.companies} | ${ms(row.nestedMs.p50)} / ${ms(row.nestedMs.p95)} | ${first} |`,
     );
   }
+  if (report.names !== undefined)
+    lines.push(
+      '',
+      report.names
+        ? nameEvalMarkdown(report.names).trimEnd()
+        : '## Name matching (POST /rest/v1/corporates/match)\n\nNot measured in this run (see the log).',
+    );
   return `${lines.join('\n')}\n`;
 }

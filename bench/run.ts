@@ -6,6 +6,7 @@
  *   npm run bench -- --postings-1m             # 100,000 companies / 1,000,000 postings
  *   npm run bench -- --reuse-index             # skip ingestion when the bench indices are full
  *   npm run bench -- --publish                 # also write docs/bench-200k.md (docs/bench-1m.md with --postings-1m)
+ *   npm run bench -- --names-per-class 200     # fewer labelled records for the name-matching step
  *
  * Starts its own OpenSearch node (under .local/opensearch/bench; OPENSEARCH_URL uses an
  * existing one instead) and its own redis-server, generates the data set under
@@ -31,6 +32,8 @@ import { type DeepWalk, walkDeep } from './deep-walk.js';
 import { studyDetailText } from './detail-text-study.js';
 import { type IngestFigures, measureIngestion } from './ingest-bench.js';
 import { type LoadRequest, runLoad } from './load.js';
+import { runNameEval } from './name-eval.js';
+import type { NameEvalReport } from './name-scoring.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
@@ -46,6 +49,12 @@ const options = cliProgram(
   .option('--seconds <n>', 'seconds per load measurement', positiveWholeNumber, 10)
   .option('--heap <size>', 'heap of the OpenSearch node the bench starts', '2g')
   .option('--reuse-index', 'skip ingestion when the bench indices already hold the data set')
+  .option(
+    '--names-per-class <n>',
+    'labelled records per class of spelling for the name-matching step',
+    positiveWholeNumber,
+    1000,
+  )
   .option('--publish', 'also write the markdown to docs/bench-<postings>.md (bench-200k.md, bench-1m.md)')
   .option(
     '--cpu-prof-dir <dir>',
@@ -62,6 +71,7 @@ const options = cliProgram(
     reuseIndex?: boolean;
     publish?: boolean;
     cpuProfDir?: string;
+    namesPerClass: number;
   }>();
 if (options.postings1m) {
   options.companies = 100_000;
@@ -379,10 +389,24 @@ async function main(): Promise<void> {
   } catch (error) {
     log(`deep walk failed: ${(error as Error).message}`);
   }
+  // 6. name matching per class of spelling, in requests of 1,000 (bench/name-eval.ts)
+  let names: NameEvalReport | null = null;
+  try {
+    names = await runNameEval({
+      apiUrl: api.url,
+      key,
+      corporatesFile: data.files[0] as string,
+      seed: options.seed,
+      perClass: options.namesPerClass,
+      log,
+    });
+  } catch (error) {
+    log(`name matching not measured: ${(error as Error).message}`);
+  }
   const apiPeakRssMiB = api.peakRssMiB();
   const indexSizesMiB = await indexSizes(client);
 
-  // 6. detail-text study: nested text vs jobs-first
+  // 7. detail-text study: nested text vs jobs-first
   log('detail-text study (nested vs jobs-first) ...');
   const detailTextStudy = await studyDetailText(client, pipelinePrefix, 20);
 
@@ -421,6 +445,7 @@ async function main(): Promise<void> {
     indexSizesMiB,
     detailTextStudy,
     deepWalk,
+    names,
   };
   const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
   const outDir = path.join(projectRoot, 'bench-reports');

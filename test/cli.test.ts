@@ -62,6 +62,7 @@ const clis: Array<[string, string, string[]]> = [
   ['worker', 'indexer/worker.ts', ['--help']],
   ['opensearch', 'scripts/opensearch.ts', ['--help']],
   ['bench', 'bench/run.ts', ['--help']],
+  ['bench:names', 'bench/name-eval.ts', ['--help']],
 ];
 
 describe('--help runs nothing', () => {

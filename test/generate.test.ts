@@ -457,6 +457,82 @@ describe('a sample a Japanese reader believes', () => {
     );
   });
 
+  it('gives every company a katakana reading of its whole name, the legal form read where it stands', () => {
+    const formReadings: Array<[RegExp, RegExp, string]> = [
+      [/^(株式会社|㈱|（株）|\(株\))/, /(株式会社|㈱|（株）|\(株\))$/, 'カブシキガイシャ'],
+      [/^(有限会社|㈲|（有）|\(有\))/, /(有限会社|㈲|（有）|\(有\))$/, 'ユウゲンガイシャ'],
+      [/^合同会社/, /合同会社$/, 'ゴウドウガイシャ'],
+    ];
+    let katakanaNames = 0;
+    for (const company of companies) {
+      const reading = company.furigana ?? '';
+      expect(reading, company.name).toMatch(/^[ァ-ヶー]{1,300}$/);
+      for (const [front, back, formReading] of formReadings) {
+        if (front.test(company.name)) expect(reading.startsWith(formReading), company.name).toBe(true);
+        if (back.test(company.name) && company.name.length < 100)
+          expect(reading.endsWith(formReading), company.name).toBe(true);
+      }
+      // a name written in katakana reads as written, without its middle dots
+      const core = company.name.replace(/^(株式会社|有限会社|合同会社)|(株式会社|有限会社|合同会社)$/, '');
+      if (/^[ァ-ヶー・]+$/.test(core) && company.name.length < 100) {
+        katakanaNames++;
+        expect(
+          reading.replace(/^(カブシキ|ユウゲン|ゴウドウ)ガイシャ|(カブシキ|ユウゲン|ゴウドウ)ガイシャ$/, ''),
+        ).toBe(core.replace(/・/g, ''));
+      }
+    }
+    expect(katakanaNames).toBeGreaterThan(50);
+    // the municipalities and the readings of hard-case names
+    expect(companies.some((c) => c.corporateType === 'local_gov')).toBe(true);
+    for (const company of companies.filter((c) => /[Ａ-Ｚ]|[Ⅱ-Ⅳ]/.test(c.name)))
+      expect(company.furigana, company.name).toMatch(
+        /エー|ビー|シー|ジェー|ケー|エス|ネクスト|エイム|ツー|スリー|フォー/,
+      );
+  });
+
+  it('writes names with old kanji, 々, ヴ, small kana, ー and ・, and namesakes with their own numbers', () => {
+    const names = companies.map((c) => c.name);
+    // each old kanji in turn, on the records that are named from a stem (not every type is)
+    const oldKanji = ['髙', '﨑', '齋', '邊', '澤', '廣', '德', '濱', '國', '會'];
+    expect(
+      oldKanji.filter((mark) => names.some((name) => name.includes(mark))).length,
+    ).toBeGreaterThanOrEqual(8);
+    for (const mark of ['々', 'ヴ', 'ャ', 'ー'])
+      expect(
+        names.some((name) => name.includes(mark)),
+        `a name with ${mark}`,
+      ).toBe(true);
+    // a middle dot in a name that is neither a foreign company's nor a very long one
+    expect(
+      companies.some(
+        (c) => c.name.includes('・') && c.corporateType !== 'foreign_company' && c.name.length < 100,
+      ),
+    ).toBe(true);
+    // legal form before and after the name
+    expect(names.some((name) => name.startsWith('株式会社'))).toBe(true);
+    expect(names.some((name) => name.endsWith('株式会社'))).toBe(true);
+
+    // records 57 and 58 of each hundred take the name of an earlier company of their type, in
+    // another prefecture (57) or in their own (58); a type with no earlier 株式会社, 有限会社 or
+    // 合同会社 to take from keeps its own name
+    const namesakeOf = (at: number, samePrefecture: boolean) => {
+      const company = companies[at] as CorporateSource;
+      return companies
+        .slice(0, at)
+        .find(
+          (c) =>
+            c.name === company.name &&
+            c.furigana === company.furigana &&
+            c.corporateType === company.corporateType &&
+            c.corporateNumber !== company.corporateNumber &&
+            (c.prefectureId === company.prefectureId) === samePrefecture,
+        );
+    };
+    const hundreds = Array.from({ length: 8 }, (_, n) => n * 100);
+    expect(hundreds.filter((h) => namesakeOf(h + 57, false)).length).toBeGreaterThanOrEqual(6);
+    expect(hundreds.filter((h) => namesakeOf(h + 58, true)).length).toBeGreaterThanOrEqual(4);
+  });
+
   it('holds each hard case', () => {
     const names = companies.map((c) => c.name);
     for (const pattern of [/㈱/, /（株）/, /\(株\)/, /[Ａ-Ｚ]/, /[ｦ-ﾟ]/, /[Ⅰ-Ⅻ]/])

@@ -17,6 +17,7 @@ import {
   circledNumbers,
   hardCaseSchedule,
   romanNumerals,
+  type Schedule,
   scheduled,
   toFullWidth,
   toHalfWidthKana,
@@ -40,10 +41,15 @@ import {
   fiscalMonths,
   foreignStems,
   givenNames,
+  kanaShapeStems,
   latinStems,
+  municipalityReadings,
   nameStems,
   nationalBodies,
   nonProfitFields,
+  oldKanjiStems,
+  repeatMarkStems,
+  romanNumeralReadings,
   summaryParts,
   surnames,
 } from './vocabulary.js';
@@ -480,7 +486,7 @@ function weightedSample(
   return out.sort((a, b) => a - b);
 }
 
-interface Naming {
+export interface Naming {
   form: FormKey | null;
   /** founding date and seat fixed by the name (a national body) */
   founded?: string;
@@ -488,8 +494,41 @@ interface Naming {
   /** founding date drawn with the name, for companies */
   foundedDate?: Date;
   name: string;
-  furigana: string | null;
+  /** the reading of the whole name in katakana, the legal form's reading where the form stands */
+  furigana: string;
+  /** a kind of name that had no reading before every company got one (see makeCompany) */
+  newReading?: true;
   domain: string;
+}
+
+/** A name a later company of the same type can take (hardCaseSchedule.nameInOtherPrefecture). */
+export interface NameSource {
+  corporateType: string;
+  prefectureId: number;
+  foundedYear: number;
+  name: string;
+  furigana: string;
+  domain: string;
+}
+
+/**
+ * Whether a company founded in `year` may carry the name `source` was given for its own year:
+ * katakana names only from 1975, 昭和 only in Shōwa-era firms (as nameCompany draws them).
+ */
+export function nameFitsYear(source: NameSource, year: number): boolean {
+  if (year < 1975 && source.foundedYear >= 1975) return false;
+  return !source.name.includes('昭和') || (year >= 1926 && year < 1990);
+}
+
+/** The stems the name hard cases put in place of the drawn one (the draw is still made). */
+function scheduledStem(index: number, year: number): readonly [string, string, string] | null {
+  const { oldKanjiName, kanaShapeName, repeatMarkName } = hardCaseSchedule;
+  const nth = <T>(list: readonly T[], schedule: Schedule) => list[variant(schedule, index, list.length)] as T;
+  if (scheduled(oldKanjiName, index)) return nth(oldKanjiStems, oldKanjiName);
+  if (scheduled(repeatMarkName, index)) return nth(repeatMarkStems, repeatMarkName);
+  // katakana only for firms founded from 1975, as every other katakana name
+  if (scheduled(kanaShapeName, index) && year >= 1975) return nth(kanaShapeStems, kanaShapeName);
+  return null;
 }
 
 function nameCompany(
@@ -504,7 +543,15 @@ function nameCompany(
   const id = String(index);
   if (corporateType === 'local_gov') {
     const city = head.name.replace(/^(.+?[市])(.+区)$/, '$1');
-    return { form: null, name: city, furigana: null, domain: `city-${id}.example.lg.jp` };
+    const reading = municipalityReadings[city];
+    if (!reading) throw new Error(`no reading for the municipality ${city} (vocabulary.ts)`);
+    return {
+      form: null,
+      name: city,
+      furigana: reading,
+      newReading: true,
+      domain: `city-${id}.example.lg.jp`,
+    };
   }
   if (corporateType === 'national_org') {
     const [name, reading, romaji, founded, prefectureId, cityName] = random.pick(nationalBodies);
@@ -529,7 +576,8 @@ function nameCompany(
     return {
       form: null,
       name: `${stem}・${tail}`,
-      furigana: `${stem}${tail}`,
+      // the reading leaves the middle dots out (ペンタゴン・システムズ・インク: ペンタゴンシステムズインク)
+      furigana: `${stem}${tail}`.replace(/・/g, ''),
       domain: `${romaji}-${tailRomaji}${id}.example.com`,
     };
   }
@@ -622,7 +670,8 @@ function nameCompany(
   );
   const oldSuffixes = profile.suffixes.filter(([k]) => kanji(k));
   const suffixes = year < 1975 && oldSuffixes.length > 0 ? oldSuffixes : profile.suffixes;
-  const [stem, stemReading, stemRomaji] = random.pick(stems);
+  const drawn = random.pick(stems);
+  const [stem, stemReading, stemRomaji] = scheduledStem(index, year) ?? drawn;
   const [suffix, suffixReading, suffixRomaji] = random.pick(suffixes);
   const front = random.chance(inFront);
   const domain = `${stemRomaji}-${suffixRomaji}${id}.example.co.jp`;
@@ -630,27 +679,51 @@ function nameCompany(
   const furigana = withForm(`${stemReading}${suffixReading}`, reading);
 
   if (scheduled(hardCaseSchedule.veryLongName, index)) {
-    const parts = [`${stem}${suffix}`];
-    while (parts.join('・').length < 100) {
-      const [more] = random.pick(nameStems);
-      const [moreSuffix] = random.pick(profile.suffixes);
-      parts.push(
-        `${more}${moreSuffix}`,
-        random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']),
-      );
+    // [written, reading] per part; the reading leaves the middle dots out
+    const parts: Array<readonly [string, string]> = [[`${stem}${suffix}`, `${stemReading}${suffixReading}`]];
+    const written = () => parts.map(([text]) => text).join('・');
+    while (written().length < 100) {
+      const [more, moreReading] = random.pick(nameStems);
+      const [moreSuffix, moreSuffixReading] = random.pick(profile.suffixes);
+      const link = random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']);
+      parts.push([`${more}${moreSuffix}`, `${moreReading}${moreSuffixReading}`], [link, link]);
     }
     // one in five exactly at the schema's maximum of 300 characters, cut as a register would
     if (variant(hardCaseSchedule.veryLongName, index, 5) === 0) {
-      while (parts.join('・').length < 300) parts.push(random.pick(nameStems)[0]);
+      while (written().length < 300) {
+        const [more, moreReading] = random.pick(nameStems);
+        parts.push([more, moreReading]);
+      }
+      const room = 300 - word.length;
+      const kept: Array<readonly [string, string]> = [];
+      let used = 0;
+      for (const [text, reading] of parts) {
+        const left = room - used;
+        if (left <= 0) break;
+        // the part the cut falls in is written in kana (ニホ, not 日 read ニホ), so name and reading agree
+        kept.push(left >= text.length ? [text, reading] : [reading.slice(0, left), reading.slice(0, left)]);
+        used += Math.min(left, text.length) + 1;
+      }
+      // a cut right after a middle dot keeps the dot, as a register's cut would
+      const core = `${kept.map(([text]) => text).join('・')}${used === room ? '・' : ''}`;
       return {
         foundedDate: founded,
         form,
-        name: withForm(parts.join('・').slice(0, 300 - word.length), word),
-        furigana: null,
+        name: withForm(core, word),
+        // cut at the schema's 300 characters as the name is
+        furigana: withForm(kept.map(([, r]) => r).join(''), reading).slice(0, 300),
+        newReading: true,
         domain,
       };
     }
-    return { foundedDate: founded, form, name: withForm(parts.join('・'), word), furigana: null, domain };
+    return {
+      foundedDate: founded,
+      form,
+      name: withForm(written(), word),
+      furigana: withForm(parts.map(([, r]) => r).join(''), reading).slice(0, 300),
+      newReading: true,
+      domain,
+    };
   }
   if (scheduled(hardCaseSchedule.compatibleName, index)) {
     const kk = form === 'kk' || form === 'kkListed';
@@ -665,12 +738,13 @@ function nameCompany(
         domain,
       };
     if (pick === 3 || (!abbreviations && pick === 0)) {
-      const [latin, latinRomaji] = random.pick(latinStems);
+      const [latin, latinRomaji, latinReading] = random.pick(latinStems);
       return {
         foundedDate: founded,
         form,
         name: withForm(`${toFullWidth(latin)}${suffix}`, word),
-        furigana: null,
+        furigana: withForm(`${latinReading}${suffixReading}`, reading),
+        newReading: true,
         domain: `${latinRomaji}-${suffixRomaji}${id}.example.co.jp`,
       };
     }
@@ -682,11 +756,16 @@ function nameCompany(
         furigana,
         domain,
       };
+    const numeral = random.pick(romanNumerals);
     return {
       foundedDate: founded,
       form,
-      name: withForm(`${stem}${suffix}${random.pick(romanNumerals)}`, word),
-      furigana: null,
+      name: withForm(`${stem}${suffix}${numeral}`, word),
+      furigana: withForm(
+        `${stemReading}${suffixReading}${romanNumeralReadings[romanNumerals.indexOf(numeral)]}`,
+        reading,
+      ),
+      newReading: true,
       domain,
     };
   }
@@ -701,12 +780,19 @@ function summary(random: Random, profile: Profile, index: number): string {
   return `${text}主な事業は${a}${random.pick(profile.fields)}、${b}${random.pick(profile.fields)}、${c}関連サービスの３本柱です。営業時間は９：００～１８：００、℡ でもお気軽にお問い合わせください。`;
 }
 
+/**
+ * One company. `namesake` may give it the name of an earlier company of its own type (see
+ * generator.ts): only the name, reading and web domain change, so every drawn fact stays as
+ * it was. Returns the name it can give a later company (`source`): that of a 株式会社,
+ * 有限会社 or 合同会社, not one of the very long names.
+ */
 export function makeCompany(
   random: Random,
   index: number,
   masters: Masters,
   now: Date,
-): { record: CorporateSource; stub: CompanyStub } {
+  namesake?: (corporateType: string, prefectureId: number, foundedYear: number) => NameSource | null,
+): { record: CorporateSource; stub: CompanyStub; source: NameSource | null } {
   const staffing = random.chance(0.004) || index === 0;
   const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
   const line = staffing
@@ -719,8 +805,20 @@ export function makeCompany(
   const listed =
     corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
   const place = pickPlace(random);
-  const naming = nameCompany(random, index, corporateType, chosen, listed, place, now);
-  const head = naming.seat ?? place;
+  const drawn = nameCompany(random, index, corporateType, chosen, listed, place, now);
+  const head = drawn.seat ?? place;
+  const taken =
+    namesake && drawn.foundedDate && !staffing
+      ? namesake(corporateType, head.prefectureId, drawn.foundedDate.getUTCFullYear())
+      : null;
+  const naming: Naming = taken
+    ? {
+        ...drawn,
+        name: taken.name,
+        furigana: taken.furigana,
+        domain: taken.domain.replace(/\d+(\.example\.)/, `${index}$1`),
+      }
+    : drawn;
   // an association or foundation outside care and education works as a public body does
   const profile =
     corporateType === 'other' && chosen.key !== 'care' && chosen.key !== 'education' ? publicProfile : chosen;
@@ -840,12 +938,17 @@ export function makeCompany(
   const revenue =
     employees * (revenuePerHead[profile.key] ?? 15) * (listed ? 1.5 : 1) * random.logNormal(1, 0.5);
   const phone = headOffice.phone;
+  const number = corporateNumber(random, index);
+  // Readings were once left out of 10% of records by a draw made here, after the number. The
+  // draw is still made (where it was made then), so that a seed's companies stay what they
+  // were: the tests and bench sets built on a seed keep their data.
+  if (!naming.newReading) random.chance(0.9);
 
   const record: CorporateSource = {
     type: 'corporate',
-    corporateNumber: corporateNumber(random, index),
+    corporateNumber: number,
     name: naming.name,
-    furigana: naming.furigana !== null && random.chance(0.9) ? naming.furigana : null,
+    furigana: naming.furigana,
     corporateType,
     postalCode: random.chance(0.94) ? headOffice.postalCode : null,
     prefectureId: head.prefectureId,
@@ -895,8 +998,20 @@ export function makeCompany(
   };
   // about 30% of companies have no posting at all
   const weight = staffing ? random.int(150, 400) : random.chance(0.3) ? 0 : random.logNormal(1, 1.1);
+  const plainForm = form === 'kk' || form === 'kkListed' || form === 'yk' || form === 'gk';
   return {
     record,
+    source:
+      plainForm && naming.foundedDate && !scheduled(hardCaseSchedule.veryLongName, index)
+        ? {
+            corporateType,
+            prefectureId: head.prefectureId,
+            foundedYear: naming.foundedDate.getUTCFullYear(),
+            name: naming.name,
+            furigana: naming.furigana,
+            domain: naming.domain,
+          }
+        : null,
     stub: {
       corporateNumber: record.corporateNumber,
       name: naming.name,

@@ -9,7 +9,8 @@ import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'no
 import path from 'node:path';
 import { projectRoot } from '../../src/project-root.js';
 import { loadMasters } from '../masters.js';
-import { type CompanyStub, makeCompany } from './companies.js';
+import { type CompanyStub, makeCompany, type NameSource, nameFitsYear } from './companies.js';
+import { hardCaseSchedule, scheduled } from './hard-cases.js';
 import { makeJob } from './jobs.js';
 import { Random } from './random.js';
 
@@ -116,8 +117,31 @@ export async function generateDataSet(options: GenerateOptions): Promise<Generat
   const stubs: CompanyStub[] = [];
 
   const corporates = createWriteStream(files.corporates);
+  // the namesakes (hard-cases.ts): record 57 of every hundred takes the name of the latest
+  // earlier company of its type in another prefecture, record 58 that of the latest one in its
+  // own prefecture; the latest name per type and prefecture is all that is kept
+  const { nameInOtherPrefecture, nameTwiceInPrefecture } = hardCaseSchedule;
+  const latest = new Map<string, NameSource & { index: number }>();
   for (let index = 0; index < options.companies; index++) {
-    const { record, stub } = makeCompany(companyRandom, index, masters, options.now);
+    const elsewhere = scheduled(nameInOtherPrefecture, index);
+    const here = scheduled(nameTwiceInPrefecture, index);
+    const namesake =
+      elsewhere || here
+        ? (corporateType: string, prefectureId: number, year: number) => {
+            let best: (NameSource & { index: number }) | null = null;
+            for (const source of latest.values())
+              if (
+                source.corporateType === corporateType &&
+                (source.prefectureId === prefectureId) === here &&
+                nameFitsYear(source, year) &&
+                (!best || source.index > best.index)
+              )
+                best = source;
+            return best;
+          }
+        : undefined;
+    const { record, stub, source } = makeCompany(companyRandom, index, masters, options.now, namesake);
+    if (source) latest.set(`${source.corporateType} ${source.prefectureId}`, { ...source, index });
     stubs.push(stub);
     await writeLine(corporates, record);
     if (index % 1000 === 999) options.onProgress?.({ companies: index + 1, jobs: 0 });

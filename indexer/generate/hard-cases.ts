@@ -15,6 +15,19 @@ export const hardCaseSchedule = {
   compatibleName: { every: 20, at: 3 },
   /** names of 100-300 characters (one in five exactly 300, the schema's maximum): 0.5% */
   veryLongName: { every: 200, at: 11 },
+  /** company names with an old or variant kanji (髙橋, 山﨑, 渡邊, 四國, 會津): 2% */
+  oldKanjiName: { every: 50, at: 17 },
+  /** company names with ヴ, small kana, ー or ・ (ヴィーナス, ジェイ・ワークス): 2%, firms founded from 1975 */
+  kanaShapeName: { every: 50, at: 29 },
+  /** company names with 々 (佐々木, 代々木): 2% */
+  repeatMarkName: { every: 50, at: 41 },
+  /**
+   * the name (and reading) of the latest earlier 株式会社, 有限会社 or 合同会社 of the record's
+   * own type in another prefecture: up to 1% (generator.ts; none to take: the record keeps its own)
+   */
+  nameInOtherPrefecture: { every: 100, at: 57 },
+  /** the same, from the latest one in the record's own prefecture: up to 1% */
+  nameTwiceInPrefecture: { every: 100, at: 58 },
   /** company summaries with compatibility characters: 5% */
   compatibleSummary: { every: 20, at: 8 },
   /** posting titles with ①, Ⅱ, ～, full-width digits, half-width kana, ㈱ or ℡: 5% */

@@ -89,15 +89,153 @@ export const givenNames = [
   '優子',
 ];
 
-/** Latin brand stems, written full-width in the compatibility hard case (ＡＢＣ商事). */
-export const latinStems: ReadonlyArray<readonly [string, string]> = [
-  ['ABC', 'abc'],
-  ['JTS', 'jts'],
-  ['KSK', 'ksk'],
-  ['NEXT', 'next'],
-  ['TMS', 'tms'],
-  ['AIM', 'aim'],
+/** Latin brand stems, written full-width in the compatibility hard case (ＡＢＣ商事): [letters, romaji, reading]. */
+export const latinStems: ReadonlyArray<readonly [string, string, string]> = [
+  ['ABC', 'abc', 'エービーシー'],
+  ['JTS', 'jts', 'ジェーティーエス'],
+  ['KSK', 'ksk', 'ケーエスケー'],
+  ['NEXT', 'next', 'ネクスト'],
+  ['TMS', 'tms', 'ティーエムエス'],
+  ['AIM', 'aim', 'エイム'],
 ];
+
+/** How Ⅱ, Ⅲ, Ⅳ after a name are read (山田商事Ⅱ: ヤマダショウジツー), in the order of romanNumerals. */
+export const romanNumeralReadings = ['ツー', 'スリー', 'フォー'];
+
+/**
+ * Surnames and place words in their old or variant kanji, as registers keep them (髙橋, not
+ * 高橋): [kanji, reading, romaji]. Each holds one of 髙 﨑 齋 邊 澤 廣 德 濱 國 會.
+ */
+export const oldKanjiStems: ReadonlyArray<readonly [string, string, string]> = [
+  ['髙橋', 'タカハシ', 'takahashi'],
+  ['山﨑', 'ヤマザキ', 'yamazaki'],
+  ['齋藤', 'サイトウ', 'saito'],
+  ['渡邊', 'ワタナベ', 'watanabe'],
+  ['澤田', 'サワダ', 'sawada'],
+  ['廣瀬', 'ヒロセ', 'hirose'],
+  ['德島', 'トクシマ', 'tokushima'],
+  ['濱田', 'ハマダ', 'hamada'],
+  ['四國', 'シコク', 'shikoku'],
+  ['會津', 'アイヅ', 'aizu'],
+];
+
+/** Stems with 々 (佐々木, not 佐佐木): [kanji, reading, romaji]. */
+export const repeatMarkStems: ReadonlyArray<readonly [string, string, string]> = [
+  ['佐々木', 'ササキ', 'sasaki'],
+  ['野々村', 'ノノムラ', 'nonomura'],
+  ['代々木', 'ヨヨギ', 'yoyogi'],
+];
+
+/**
+ * Katakana stems with the marks a name key must fold: ヴ, small kana (ャ ェ ィ), the long-vowel
+ * mark and the middle dot, which the reading leaves out: [name, reading, romaji].
+ */
+export const kanaShapeStems: ReadonlyArray<readonly [string, string, string]> = [
+  ['ヴィーナス', 'ヴィーナス', 'venus'],
+  ['ノヴァ', 'ノヴァ', 'nova'],
+  ['キャピタル', 'キャピタル', 'capital'],
+  ['ジェイ・ワークス', 'ジェイワークス', 'j-works'],
+  ['シェア・リンク', 'シェアリンク', 'sharelink'],
+  ['ヴェルデ', 'ヴェルデ', 'verde'],
+];
+
+/** Readings of the municipalities that are local governments in the sample (places.json, wards cut off). */
+export const municipalityReadings: Record<string, string> = {
+  札幌市: 'サッポロシ',
+  旭川市: 'アサヒカワシ',
+  函館市: 'ハコダテシ',
+  青森市: 'アオモリシ',
+  盛岡市: 'モリオカシ',
+  仙台市: 'センダイシ',
+  石巻市: 'イシノマキシ',
+  秋田市: 'アキタシ',
+  山形市: 'ヤマガタシ',
+  郡山市: 'コオリヤマシ',
+  福島市: 'フクシマシ',
+  水戸市: 'ミトシ',
+  宇都宮市: 'ウツノミヤシ',
+  前橋市: 'マエバシシ',
+  高崎市: 'タカサキシ',
+  さいたま市: 'サイタマシ',
+  川口市: 'カワグチシ',
+  川越市: 'カワゴエシ',
+  所沢市: 'トコロザワシ',
+  越谷市: 'コシガヤシ',
+  千葉市: 'チバシ',
+  船橋市: 'フナバシシ',
+  柏市: 'カシワシ',
+  市川市: 'イチカワシ',
+  松戸市: 'マツドシ',
+  千代田区: 'チヨダク',
+  中央区: 'チュウオウク',
+  港区: 'ミナトク',
+  新宿区: 'シンジュクク',
+  渋谷区: 'シブヤク',
+  品川区: 'シナガワク',
+  豊島区: 'トシマク',
+  台東区: 'タイトウク',
+  江東区: 'コウトウク',
+  目黒区: 'メグロク',
+  世田谷区: 'セタガヤク',
+  八王子市: 'ハチオウジシ',
+  立川市: 'タチカワシ',
+  武蔵野市: 'ムサシノシ',
+  横浜市: 'ヨコハマシ',
+  川崎市: 'カワサキシ',
+  相模原市: 'サガミハラシ',
+  藤沢市: 'フジサワシ',
+  厚木市: 'アツギシ',
+  新潟市: 'ニイガタシ',
+  富山市: 'トヤマシ',
+  金沢市: 'カナザワシ',
+  福井市: 'フクイシ',
+  甲府市: 'コウフシ',
+  長野市: 'ナガノシ',
+  岐阜市: 'ギフシ',
+  静岡市: 'シズオカシ',
+  浜松市: 'ハママツシ',
+  沼津市: 'ヌマヅシ',
+  名古屋市: 'ナゴヤシ',
+  豊田市: 'トヨタシ',
+  岡崎市: 'オカザキシ',
+  一宮市: 'イチノミヤシ',
+  豊橋市: 'トヨハシシ',
+  津市: 'ツシ',
+  大津市: 'オオツシ',
+  京都市: 'キョウトシ',
+  宇治市: 'ウジシ',
+  大阪市: 'オオサカシ',
+  堺市: 'サカイシ',
+  東大阪市: 'ヒガシオオサカシ',
+  吹田市: 'スイタシ',
+  豊中市: 'トヨナカシ',
+  神戸市: 'コウベシ',
+  姫路市: 'ヒメジシ',
+  尼崎市: 'アマガサキシ',
+  西宮市: 'ニシノミヤシ',
+  奈良市: 'ナラシ',
+  和歌山市: 'ワカヤマシ',
+  鳥取市: 'トットリシ',
+  松江市: 'マツエシ',
+  岡山市: 'オカヤマシ',
+  広島市: 'ヒロシマシ',
+  福山市: 'フクヤマシ',
+  山口市: 'ヤマグチシ',
+  徳島市: 'トクシマシ',
+  高松市: 'タカマツシ',
+  松山市: 'マツヤマシ',
+  高知市: 'コウチシ',
+  福岡市: 'フクオカシ',
+  北九州市: 'キタキュウシュウシ',
+  久留米市: 'クルメシ',
+  佐賀市: 'サガシ',
+  長崎市: 'ナガサキシ',
+  熊本市: 'クマモトシ',
+  大分市: 'オオイタシ',
+  宮崎市: 'ミヤザキシ',
+  鹿児島市: 'カゴシマシ',
+  那覇市: 'ナハシ',
+};
 
 /** Foreign companies registered in Japan are named in katakana with their legal form. */
 export const foreignStems: ReadonlyArray<readonly [string, string]> = [

@@ -1,0 +1,159 @@
+/**
+ * Name matching quality per class of spelling: the labelled records of bench/name-variants.ts,
+ * made from the companies an API holds, sent to `POST /rest/v1/corporates/match` in requests
+ * of 1,000, scored by bench/name-scoring.ts. `npm run bench` runs it on the bench's data set
+ * and API (its report carries the table); on its own, against a running API:
+ *
+ *   npm start                                     # the sample: .local/sample/corporates.ndjson
+ *   npm run bench:names -- --key <API key>        # writes bench-reports/names-<time>.json and .md
+ *   npm run bench:names -- --api-url http://127.0.0.1:8080 --key <key> \
+ *     --data .local/bench-data/<set>/corporates.ndjson --per-class 1000 --seed 1
+ *
+ * The companies file must be the one the API was loaded with: the labels are computed from it.
+ */
+import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../src/cli.js';
+import { projectRoot } from '../src/project-root.js';
+import { type MatchResult, type NameEvalReport, nameEvalMarkdown, scoreMatches } from './name-scoring.js';
+import { type MatchRecord, makeVariants, type SampleCompany } from './name-variants.js';
+
+export const matchPath = '/rest/v1/corporates/match';
+/** The contract's most records per request. */
+export const maxBatch = 1000;
+
+/** The fields of each company the labels need, from a corporates.ndjson file. */
+export async function readCompanies(file: string): Promise<SampleCompany[]> {
+  const companies: SampleCompany[] = [];
+  const lines = createInterface({
+    input: createReadStream(file, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const record = JSON.parse(line) as SampleCompany & { type?: string };
+    if (record.type !== undefined && record.type !== 'corporate') continue;
+    const { corporateNumber, name, furigana, prefectureId, phoneNumber, websiteUrl } = record;
+    companies.push({ corporateNumber, name, furigana, prefectureId, phoneNumber, websiteUrl });
+  }
+  return companies;
+}
+
+/** Sends the records in requests of `batchSize`, one request at a time; results in input order. */
+export async function sendMatches(options: {
+  apiUrl: string;
+  key: string;
+  records: readonly MatchRecord[];
+  batchSize: number;
+}): Promise<{ results: MatchResult[]; seconds: number; requests: number }> {
+  const results: MatchResult[] = [];
+  let requests = 0;
+  const started = performance.now();
+  for (let at = 0; at < options.records.length; at += options.batchSize) {
+    const records = options.records.slice(at, at + options.batchSize);
+    const response = await fetch(new URL(matchPath, options.apiUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': options.key },
+      body: JSON.stringify({ records }),
+    });
+    requests++;
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${matchPath} answered ${response.status}: ${text.slice(0, 300)}`);
+    const body = JSON.parse(text) as { results?: MatchResult[] };
+    if (!Array.isArray(body.results) || body.results.length !== records.length)
+      throw new Error(
+        `${matchPath} answered ${body.results?.length ?? 'no'} results for ${records.length} records`,
+      );
+    results.push(...body.results);
+  }
+  return { results, seconds: (performance.now() - started) / 1000, requests };
+}
+
+export interface NameEvalOptions {
+  apiUrl: string;
+  key: string;
+  corporatesFile: string;
+  seed: number;
+  perClass: number;
+  batchSize?: number;
+  log?: (line: string) => void;
+}
+
+export async function runNameEval(options: NameEvalOptions): Promise<NameEvalReport> {
+  const batchSize = Math.min(options.batchSize ?? maxBatch, maxBatch);
+  const companies = await readCompanies(options.corporatesFile);
+  const labelled = makeVariants(companies, { seed: options.seed, perClass: options.perClass });
+  options.log?.(`name matching: ${labelled.length} labelled records from ${companies.length} companies`);
+  const sent = await sendMatches({
+    apiUrl: options.apiUrl,
+    key: options.key,
+    records: labelled.map((entry) => entry.record),
+    batchSize,
+  });
+  const report: NameEvalReport = {
+    companies: companies.length,
+    seed: options.seed,
+    perClass: options.perClass,
+    batchSize,
+    requests: sent.requests,
+    seconds: sent.seconds,
+    recordsPerSecond: labelled.length / Math.max(sent.seconds, 0.001),
+    table: scoreMatches(labelled, sent.results),
+  };
+  const { total } = report.table;
+  options.log?.(
+    `name matching: ${total.matchedRight} matched right, ${total.nullRight + total.nullMissed} null (${total.nullMissed} missed), ${total.matchedWrong} wrong; ${Math.round(report.recordsPerSecond)} records/s`,
+  );
+  return report;
+}
+
+async function main(): Promise<void> {
+  const options = cliProgram(
+    'bench:names',
+    'Measure company-name matching per class of spelling against a running API',
+  )
+    .option('--api-url <url>', 'the running API', `http://127.0.0.1:${process.env.PORT ?? 8080}`)
+    .option('--key <key>', 'an API key (X-API-Key); default: $API_KEY')
+    .option(
+      '--data <file>',
+      'the corporates.ndjson the API was loaded with',
+      path.join(projectRoot, '.local', 'sample', 'corporates.ndjson'),
+    )
+    .option('--per-class <n>', 'records per class of spelling', positiveWholeNumber, 1000)
+    .option('--seed <n>', 'seed of the labelled records', wholeNumber, 1)
+    .option('--batch-size <n>', `records per request (at most ${maxBatch})`, positiveWholeNumber, maxBatch)
+    .parse()
+    .opts<{
+      apiUrl: string;
+      key?: string;
+      data: string;
+      perClass: number;
+      seed: number;
+      batchSize: number;
+    }>();
+  const key = options.key ?? process.env.API_KEY;
+  if (!key) throw new Error('an API key is needed: --key <key> or API_KEY (npm run keys -- create <user>)');
+  const report = await runNameEval({
+    apiUrl: options.apiUrl,
+    key,
+    corporatesFile: options.data,
+    seed: options.seed,
+    perClass: options.perClass,
+    batchSize: options.batchSize,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const outDir = path.join(projectRoot, 'bench-reports');
+  mkdirSync(outDir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const markdown = nameEvalMarkdown(report);
+  for (const name of [`names-${stamp}`, 'names-latest']) {
+    writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(outDir, `${name}.md`), markdown);
+  }
+  process.stdout.write(`\n${markdown}\nreport: bench-reports/names-${stamp}.json\n`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  runCli('bench:names', main);
