@@ -192,6 +192,7 @@ describe('openapi.yaml', () => {
         'POST /corporates/export',
         'POST /jobs/export',
         'GET /jobs/{jobId}/detail',
+        'POST /corporates/match',
         ...[
           'prefectures',
           'industries',

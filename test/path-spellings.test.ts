@@ -147,7 +147,9 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       operation.method === 'POST'
         ? operation.limit === 'export'
           ? { format: 'jsonl', maxCredits: 3 }
-          : { limit: 1 }
+          : operation.limit === 'match'
+            ? { records: [{ name: 'どこにもない名前' }] }
+            : { limit: 1 }
         : undefined;
     const cost = operation.limit === 'search' ? searchCost : operation.limit === 'detail' ? detailCost : 0;
 

@@ -21,6 +21,7 @@ import { detailRouter } from './routes/detail.js';
 import { docsRouter } from './routes/docs.js';
 import { healthRouter } from './routes/health.js';
 import { mastersRouter } from './routes/masters.js';
+import { matchRouter } from './routes/match.js';
 import { searchRouter } from './routes/search.js';
 import { parseSearchBodies } from './search-plan.js';
 import { securityHeaders } from './security-headers.js';
@@ -77,9 +78,10 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(parseSearchBodies());
   //    e. credit reservation (src/limits): Idempotency-Key, 402 before OpenSearch, commit/refund
   api.use(creditsMiddleware(services.limits, services.logger));
-  //    f. search and detail routes
+  //    f. search, detail and match routes
   api.use(searchRouter(services));
   api.use(detailRouter(services));
+  api.use(matchRouter(services));
   //    g. a failed charged route is refunded before its error response is written
   api.use(refundOnErrorMiddleware(services.limits, services.logger));
   app.use(apiBase, api);
