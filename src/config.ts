@@ -30,6 +30,11 @@ export interface LimitsConfig {
   /** Credits per job detail lookup (0: free, then the ledger is not touched). */
   detailCost: number;
   /**
+   * Credits per certain match of POST /corporates/match (MATCH_CREDIT_COST, default 1; an
+   * unmatched record costs nothing). At most `searchCost`: a record never costs more than a search.
+   */
+  matchCost: number;
+  /**
    * How long a reservation record is kept, so a replayed debit (seconds after a reconnect) or
    * a retried refund (up to ~30 s) still finds it; one record per search, so not for days.
    */
@@ -290,6 +295,7 @@ const environment = z.object({
   RATE_LIMIT_EXEMPT_USERS: z.string().default(''),
   SEARCH_CREDIT_COST: wholeNumber(1),
   DETAIL_CREDIT_COST: wholeNumber(0),
+  MATCH_CREDIT_COST: wholeNumber(1),
   IDEMPOTENCY_TTL_SECONDS: wholeNumber(24 * 3600, 1),
   CREDIT_RESERVATION_TIMEOUT_SECONDS: wholeNumber(60, 1),
   CREDIT_SWEEP_INTERVAL_SECONDS: wholeNumber(10, 1),
@@ -369,6 +375,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.REQUEST_DEADLINE_MS} ms`,
     );
+  if (e.MATCH_CREDIT_COST > e.SEARCH_CREDIT_COST)
+    throw new ConfigError(
+      `MATCH_CREDIT_COST must be at most SEARCH_CREDIT_COST (a matched record never costs more than a search), got ${e.MATCH_CREDIT_COST} and ${e.SEARCH_CREDIT_COST}`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -389,6 +399,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
       searchCost: e.SEARCH_CREDIT_COST,
       detailCost: e.DETAIL_CREDIT_COST,
+      matchCost: e.MATCH_CREDIT_COST,
       reservationTtlSeconds: 3600,
       idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
       idempotencyPendingTtlSeconds: 30,
