@@ -19,6 +19,11 @@ export interface LimitsConfig {
   /** Requests per second per user on the searches and the detail endpoint (default 5). */
   ratePerSecond: number;
   /**
+   * GET /corporates/suggest per second per user (SUGGEST_RATE_LIMIT_PER_SECOND, default 20): a
+   * budget of its own, so typing neither runs out nor uses up the searches' one.
+   */
+  suggestRatePerSecond: number;
+  /**
    * Length of the rate window in seconds (default 1, "per second"). Tests widen it so a burst
    * counted "exactly N pass" stays inside one window however slow the machine; not in the env.
    */
@@ -293,6 +298,7 @@ const environment = z.object({
   LOG_LEVEL: oneOf(logLevels, 'info'),
   RATE_LIMIT_PER_SECOND: wholeNumber(5, 1),
   RATE_LIMIT_EXEMPT_USERS: z.string().default(''),
+  SUGGEST_RATE_LIMIT_PER_SECOND: wholeNumber(20, 1),
   SEARCH_CREDIT_COST: wholeNumber(1),
   DETAIL_CREDIT_COST: wholeNumber(0),
   MATCH_CREDIT_COST: wholeNumber(1),
@@ -391,6 +397,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     limits: {
       ratePerSecond: e.RATE_LIMIT_PER_SECOND,
+      suggestRatePerSecond: e.SUGGEST_RATE_LIMIT_PER_SECOND,
       rateWindowSeconds: 1,
       rateLimitExemptUsers: new Set(
         e.RATE_LIMIT_EXEMPT_USERS.split(',')

@@ -193,6 +193,7 @@ describe('openapi.yaml', () => {
         'POST /jobs/export',
         'GET /jobs/{jobId}/detail',
         'POST /corporates/match',
+        'GET /corporates/suggest',
         ...[
           'prefectures',
           'industries',

@@ -36,8 +36,8 @@ const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const route = limitedRoute(res);
-    // counts are free; an export reserves and settles its own charge (src/search/export)
-    if (!route || route === 'count' || route === 'export') return next();
+    // counts and suggest are free; an export reserves and settles its own charge (src/search/export)
+    if (!route || route === 'count' || route === 'suggest' || route === 'export') return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     if (!userId) return next(errors.missingApiKey());
     // the ledger's idempotency key: minted here, never the caller's X-Request-Id, which a

@@ -14,7 +14,10 @@ import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-
 
 export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (_req: Request, res: Response, next: NextFunction) => {
-    if (!limitedRoute(res)) return next();
+    const route = limitedRoute(res);
+    if (!route) return next();
+    // suggest (autocomplete) counts in a budget of its own
+    const limiter = route === 'suggest' ? limits.suggestRateLimiter : limits.rateLimiter;
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     // auth runs first; a limited route reached without a user is a wiring fault: fail closed
     if (!userId) return next(errors.missingApiKey());
@@ -23,7 +26,7 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
     try {
       const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
       decision = await inRedisBudget(deadline, 'rate limit', () =>
-        limits.rateLimiter.consume(userId, deadline?.redisExpiresAt),
+        limiter.consume(userId, deadline?.redisExpiresAt),
       );
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
