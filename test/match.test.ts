@@ -215,9 +215,12 @@ describe('the request', () => {
   });
 
   it('looks the whole request up in a few engine queries, not one per record', async () => {
+    // with addresses: ~200 kB, past the 100 kB of the other routes
     const records = Array.from({ length: 1000 }, (_, i) => ({
       name: (spellings[i % spellings.length] as { written: string }).written,
+      address: `山下町${i}番地 マリンタワービルディング${i}階 営業部 御中 (本社は別)`,
     }));
+    expect(Buffer.byteLength(JSON.stringify({ records }))).toBeGreaterThan(100_000);
     const before = await queryTotal(services.opensearch, services.config.indexPrefix);
     const { status, body } = await match({ records });
     expect(status).toBe(200);
@@ -226,6 +229,16 @@ describe('the request', () => {
     expect((await queryTotal(services.opensearch, services.config.indexPrefix)) - before).toBeLessThanOrEqual(
       2,
     );
+  });
+
+  it('a body over 1 MB is a 413 that says so', async () => {
+    const records = Array.from({ length: 1000 }, () => ({
+      name: 'あ'.repeat(200),
+      address: 'い'.repeat(300),
+    }));
+    const res = await match({ records });
+    expect(res.status).toBe(413);
+    expect((res.body as unknown as { message: string }).message).toContain('1mb');
   });
 
   it.each([
