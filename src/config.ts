@@ -35,8 +35,9 @@ export interface LimitsConfig {
   /** Credits per job detail lookup (0: free, then the ledger is not touched). */
   detailCost: number;
   /**
-   * Credits per certain match of POST /corporates/match (MATCH_CREDIT_COST, default 1; an
-   * unmatched record costs nothing). At most `searchCost`: a record never costs more than a search.
+   * Credits per certain match of POST /corporates/match (MATCH_CREDIT_COST, default 1, or the
+   * search price when that is 0; an unmatched record costs nothing). At most `searchCost`: a
+   * record never costs more than a search.
    */
   matchCost: number;
   /**
@@ -301,7 +302,16 @@ const environment = z.object({
   SUGGEST_RATE_LIMIT_PER_SECOND: wholeNumber(20, 1),
   SEARCH_CREDIT_COST: wholeNumber(1),
   DETAIL_CREDIT_COST: wholeNumber(0),
-  MATCH_CREDIT_COST: wholeNumber(1),
+  // unset: 1, or SEARCH_CREDIT_COST when searches cost less (free searches, free matches)
+  MATCH_CREDIT_COST: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a whole number of at least 0, got "${value}"` });
+      return z.NEVER;
+    }
+    return parsed;
+  }),
   IDEMPOTENCY_TTL_SECONDS: wholeNumber(24 * 3600, 1),
   CREDIT_RESERVATION_TIMEOUT_SECONDS: wholeNumber(60, 1),
   CREDIT_SWEEP_INTERVAL_SECONDS: wholeNumber(10, 1),
@@ -381,7 +391,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.REQUEST_DEADLINE_MS} ms`,
     );
-  if (e.MATCH_CREDIT_COST > e.SEARCH_CREDIT_COST)
+  const matchCost = e.MATCH_CREDIT_COST ?? Math.min(1, e.SEARCH_CREDIT_COST);
+  if (matchCost > e.SEARCH_CREDIT_COST)
     throw new ConfigError(
       `MATCH_CREDIT_COST must be at most SEARCH_CREDIT_COST (a matched record never costs more than a search), got ${e.MATCH_CREDIT_COST} and ${e.SEARCH_CREDIT_COST}`,
     );
@@ -406,7 +417,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
       searchCost: e.SEARCH_CREDIT_COST,
       detailCost: e.DETAIL_CREDIT_COST,
-      matchCost: e.MATCH_CREDIT_COST,
+      matchCost,
       reservationTtlSeconds: 3600,
       idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
       idempotencyPendingTtlSeconds: 30,

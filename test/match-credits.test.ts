@@ -192,6 +192,9 @@ describe('the rate limit', () => {
 describe('MATCH_CREDIT_COST', () => {
   it('is at most SEARCH_CREDIT_COST: a record never costs more than a search', () => {
     expect(loadConfig({}).limits.matchCost).toBe(1);
+    // free searches: matches free too unless set
+    expect(loadConfig({ SEARCH_CREDIT_COST: '0' }).limits.matchCost).toBe(0);
+    expect(() => loadConfig({ MATCH_CREDIT_COST: '-1' })).toThrow(/MATCH_CREDIT_COST must be a whole number/);
     expect(() => loadConfig({ MATCH_CREDIT_COST: '3', SEARCH_CREDIT_COST: '2' })).toThrow(ConfigError);
     expect(() => loadConfig({ MATCH_CREDIT_COST: '3', SEARCH_CREDIT_COST: '2' })).toThrow(
       /MATCH_CREDIT_COST/,
