@@ -4,6 +4,7 @@
  * record, nor in the compact copy searches read).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillCopies } from '../indexer/backfill-copies.js';
 import { loadMasters } from '../indexer/masters.js';
 import { derivedReading, nameKeyFields } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';
@@ -12,6 +13,7 @@ import { recordFieldNames } from '../src/search/records.js';
 import type { Services } from '../src/services.js';
 import { nameKey, readingKey } from '../src/text/name-key.js';
 import { companies, indexCompanies, numberOf, spellings } from './fixtures/match/companies.js';
+import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
 
 const keyFields = ['nameKey', 'readingKey', 'romajiKey', 'readingSource', 'nameKeyLength'];
@@ -87,5 +89,34 @@ describe('the index', () => {
       Buffer.from(String((body._source as { compactRecord: string }).compactRecord), 'base64').toString(),
     );
     for (const field of keyFields) expect(Object.keys(copy)).not.toContain(field);
+  });
+});
+
+describe('npm run backfill', () => {
+  it("gives the current fold's keys to companies without them or with stale ones, once", async () => {
+    const prefix = services.config.indexPrefix;
+    const index = indexName(prefix, 'corporates');
+    // written before the fields existed, and written by an older fold
+    const without = corporate({
+      corporateNumber: numberOf(101),
+      name: '株式会社ヒカリ電機',
+      furigana: 'ヒカリデンキ',
+    });
+    const stale = corporate({
+      corporateNumber: numberOf(102),
+      name: 'ミドリ化学株式会社',
+      nameKey: 'ミドリ化学株式会社',
+      nameKeyLength: 9,
+    });
+    await indexFixture(services.opensearch, prefix, { corporates: [without, stale] });
+    const first = await backfillCopies(services.opensearch, prefix);
+    expect(first.keys).toEqual({ written: 2, changed: 0, failed: 0 });
+    await services.opensearch.indices.refresh({ index });
+    for (const doc of [without, stale]) {
+      const { body } = await services.opensearch.get({ index, id: doc.corporateNumber as string });
+      expect(body._source).toMatchObject(nameKeyFields(doc.name as string, (doc.furigana as string) ?? null));
+    }
+    const again = await backfillCopies(services.opensearch, prefix);
+    expect(again.keys).toEqual({ written: 0, changed: 0, failed: 0 });
   });
 });
