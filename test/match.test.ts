@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
+import { runMatch } from '../src/search/match.js';
 import type { Services } from '../src/services.js';
 import { queryKeys } from '../src/text/name-key.js';
 import { companies, indexCompanies, numberOf, spellings } from './fixtures/match/companies.js';
@@ -266,5 +267,16 @@ describe('the request', () => {
     expect(errors.map((e) => e.field)).toContain(field);
     if (reason) expect(errors.find((e) => e.field === field)?.reason).toMatch(reason);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
+  });
+});
+
+describe('a lookup that returns fewer companies than share the keys', () => {
+  it('decides nothing: every record of the request is answered without a match', async () => {
+    const request = { records: [{ name: 'マルカ物流' }, { name: 'サクラ精機', prefectureId: 13 }] };
+    const whole = await runMatch(services, request);
+    expect(whole.map((r) => r.match !== null)).toEqual([true, true]);
+    // 3 companies share the request's keys; a lookup of 2 is incomplete
+    const cut = await runMatch(services, request, { lookupSize: 2 });
+    expect(cut.map((r) => r.match)).toEqual([null, null]);
   });
 });

@@ -77,7 +77,7 @@ export interface MatchResult {
 export const defaultCandidates = 3;
 
 /** Companies one engine search may return; beyond it the lookup is incomplete (no match). */
-const lookupSize = 10_000;
+export const lookupSize = 10_000;
 /** Near names are looked up for keys of at least this many characters. */
 const nearNameMinLength = 2;
 
@@ -283,7 +283,7 @@ type Ctx = Pick<Services, 'opensearch' | 'logger' | 'config'> & { deadline?: Dea
  *                    {terms: {romajiKey: [...]}}, {terms: {corporateNumber: [...]}}]}}
  * reading only doc values (no `_source`).
  */
-async function lookUpKeys(ctx: Ctx, evidence: Evidence[]): Promise<Found> {
+async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise<Found> {
   const names = new Set<string>();
   const readings = new Set<string>();
   const romaji = new Set<string>();
@@ -315,8 +315,8 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[]): Promise<Found> {
     index: indexName(ctx.config.indexPrefix, 'corporates'),
     body: {
       query: { bool: { should, minimum_should_match: 1 } },
-      size: lookupSize,
-      track_total_hits: lookupSize + 1,
+      size,
+      track_total_hits: size + 1,
       _source: false,
       stored_fields: ['_none_'],
       docvalue_fields: [...fetchedFields],
@@ -444,11 +444,18 @@ function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, 
   return { match, candidates, overMaxCredits: false };
 }
 
-/** The results of a validated match body, one per record in input order. */
-export async function runMatch(ctx: Ctx, request: MatchRequest): Promise<MatchResult[]> {
+/**
+ * The results of a validated match body, one per record in input order. `options.lookupSize`:
+ * tests make the one lookup overflow with it.
+ */
+export async function runMatch(
+  ctx: Ctx,
+  request: MatchRequest,
+  options: { lookupSize?: number } = {},
+): Promise<MatchResult[]> {
   const limit = request.candidates ?? defaultCandidates;
   const evidence = request.records.map(evidenceOf);
-  const found = await lookUpKeys(ctx, evidence);
+  const found = await lookUpKeys(ctx, evidence, options.lookupSize ?? lookupSize);
   const nearKeys = new Set<string>();
   for (const item of evidence) {
     if (item.unmatchable || [...item.keys.name].length < nearNameMinLength) continue;
