@@ -6,7 +6,9 @@ import { openCliServices } from './cli-services.js';
 cliProgram(
   'backfill',
   'Write the compact record copy that searches read (compactRecord) into every posting and company ' +
-    'that lacks one, once, now: after an upgrade from a version without it. Safe beside the indexer; ' +
+    'that lacks one, and the name keys of match and suggest into every company whose keys are not those ' +
+    'of the current fold: after an upgrade from a version without them, or one that changed the fold. ' +
+    'Safe beside the indexer; ' +
     'run it again while it reports changed or failed documents. OpenSearch: OPENSEARCH_URL, else the local node.',
 ).parse();
 
@@ -21,10 +23,16 @@ runCli('backfill', async () => {
       `${name}: ${counts.written} copies written, ${counts.changed} changed meanwhile, ${counts.failed} failed`;
     console.log(
       `\n${line('postings', result.jobs)}\n${line('companies', result.corporates)}\n` +
+        `name keys: ${result.keys.written} companies re-keyed, ${result.keys.changed} changed meanwhile, ${result.keys.failed} failed\n` +
         `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     const left =
-      result.jobs.changed + result.jobs.failed + result.corporates.changed + result.corporates.failed;
+      result.jobs.changed +
+      result.jobs.failed +
+      result.corporates.changed +
+      result.corporates.failed +
+      result.keys.changed +
+      result.keys.failed;
     if (left > 0) {
       console.log('some documents were not given a copy: run it again');
       process.exitCode = 1;

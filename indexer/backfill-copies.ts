@@ -14,6 +14,11 @@
  * takes a doc merge (its `_source` is whole). A company is written through its rebuild
  * (./rebuild.ts, `copies`): a doc merge of the company alone would re-index it from a
  * `_source` without the nested postings' detail text.
+ *
+ * Then the name keys (./name-keys.ts): every company whose stored keys differ from what the
+ * fold (src/text/name-key.ts) gives now gets them, the same way: companies written before the
+ * fields, and all of them after the fold changed (match and suggest compare the keys of the
+ * typed text, folded now, with these). `keys` counts them.
  */
 import { type BulkOp, writeBulk } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
@@ -26,6 +31,7 @@ import {
   toCompactRecord,
 } from '../src/search/records.js';
 import { indexNames } from './index-names.js';
+import { nameKeyFields } from './name-keys.js';
 import { rebuildCompanies } from './rebuild.js';
 import type { Doc } from './transform.js';
 
@@ -41,6 +47,8 @@ export interface BackfillCounts {
 export interface BackfillResult {
   jobs: BackfillCounts;
   corporates: BackfillCounts;
+  /** Companies given the name keys of the current fold. */
+  keys: BackfillCounts;
 }
 
 const withoutCopy = { bool: { must_not: [{ exists: { field: compactRecordField } }] } };
@@ -51,7 +59,7 @@ export async function backfillCopies(
   options: {
     pageSize?: number;
     now?: Date;
-    onPage?: (index: 'jobs' | 'corporates', done: number) => void;
+    onPage?: (index: 'jobs' | 'corporates' | 'keys', done: number) => void;
   } = {},
 ): Promise<BackfillResult> {
   const names = indexNames(prefix);
@@ -59,6 +67,7 @@ export async function backfillCopies(
   const result: BackfillResult = {
     jobs: { written: 0, changed: 0, failed: 0 },
     corporates: { written: 0, changed: 0, failed: 0 },
+    keys: { written: 0, changed: 0, failed: 0 },
   };
   await withRetry(() => client.indices.refresh({ index: `${names.jobs},${names.corporates}` }));
 
@@ -109,6 +118,37 @@ export async function backfillCopies(
     count(result.corporates, rebuilt.rebuilt, companyFailures);
     result.corporates.failed += rebuilt.failures.length - companyFailures.length;
     options.onPage?.('corporates', result.corporates.written);
+  }
+
+  if (result.corporates.written > 0)
+    await withRetry(() => client.indices.refresh({ index: names.corporates }));
+  const keyFields = Object.keys(nameKeyFields('', null));
+  const keyPages = scan<Doc>(client, {
+    index: names.corporates,
+    query: { match_all: {} },
+    sort: [{ corporateNumber: 'asc' }],
+    source: ['name', 'furigana', ...keyFields],
+    seqNoPrimaryTerm: true,
+    pageSize: Math.min(pageSize, 200),
+  });
+  for await (const hits of keyPages) {
+    const stale = new Map<string, { fields: Doc; seqNo: number; primaryTerm: number }>();
+    for (const hit of hits) {
+      const fresh = nameKeyFields(String(hit.source.name ?? ''), hit.source.furigana as string | null);
+      const differs = Object.entries(fresh).some(([field, value]) => (hit.source[field] ?? null) !== value);
+      if (differs)
+        stale.set(hit.id, { fields: { ...fresh }, seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 });
+    }
+    if (stale.size === 0) continue;
+    const rebuilt = await rebuildCompanies(client, prefix, stale.keys(), {
+      copies: stale,
+      refresh: false,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    const companyFailures = rebuilt.failures.filter((failure) => failure.op.index === names.corporates);
+    count(result.keys, rebuilt.rebuilt, companyFailures);
+    result.keys.failed += rebuilt.failures.length - companyFailures.length;
+    options.onPage?.('keys', result.keys.written);
   }
   return result;
 }

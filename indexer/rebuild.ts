@@ -170,9 +170,10 @@ export async function rebuildCompanies(
      * Compact record copies to write with the rebuild, for companies without one (the
      * backfill, ./backfill-copies.ts): in the same doc merge, so the company is never without
      * its nested detail text, and only while the document is still the one the copy was made
-     * from (a changed one is a failure with `conflict: true`).
+     * from (a changed one is a failure with `conflict: true`). `fields`: other fields written
+     * the same way (the name keys, when the fold changed: ./backfill-copies.ts).
      */
-    copies?: ReadonlyMap<string, { copy: string; seqNo: number; primaryTerm: number }>;
+    copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
   } = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
@@ -212,7 +213,8 @@ export async function rebuildCompanies(
             postings: newest.map((posting) => toNestedPosting(posting, now)),
             workLocationCount,
             updatedAt: now.toISOString(),
-            ...(backfill ? { [compactRecordField]: backfill.copy } : {}),
+            ...(backfill?.copy ? { [compactRecordField]: backfill.copy } : {}),
+            ...(backfill?.fields ?? {}),
           },
         },
         ...(backfill ? { ifUnchanged: { seqNo: backfill.seqNo, primaryTerm: backfill.primaryTerm } } : {}),

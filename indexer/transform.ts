@@ -15,6 +15,7 @@ import {
   revenueRangeLabels,
 } from './labels.js';
 import type { Market, Masters } from './masters.js';
+import { nameKeyFields } from './name-keys.js';
 import type { CorporateSource, JobSource } from './source-types.js';
 
 /** A record the indexer cannot turn into a document; `reason` names the field. */
@@ -141,6 +142,8 @@ export function toCorporateFields(source: CorporateSource, masters: Masters): Do
     paidMediaSpendLabel: label(paidMediaSpendLabels, source.paidMediaSpend),
     paidMedias,
     summary: source.summary ?? null,
+    // internal: what match and suggest compare on (./name-keys.ts)
+    ...nameKeyFields(source.name, source.furigana),
   };
 }
 

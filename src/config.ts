@@ -19,6 +19,11 @@ export interface LimitsConfig {
   /** Requests per second per user on the searches and the detail endpoint (default 5). */
   ratePerSecond: number;
   /**
+   * GET /corporates/suggest per second per user (SUGGEST_RATE_LIMIT_PER_SECOND, default 20): a
+   * budget of its own, so typing neither runs out nor uses up the searches' one.
+   */
+  suggestRatePerSecond: number;
+  /**
    * Length of the rate window in seconds (default 1, "per second"). Tests widen it so a burst
    * counted "exactly N pass" stays inside one window however slow the machine; not in the env.
    */
@@ -29,6 +34,12 @@ export interface LimitsConfig {
   searchCost: number;
   /** Credits per job detail lookup (0: free, then the ledger is not touched). */
   detailCost: number;
+  /**
+   * Credits per certain match of POST /corporates/match (MATCH_CREDIT_COST, default 1, or the
+   * search price when that is 0; an unmatched record costs nothing). At most `searchCost`: a
+   * record never costs more than a search.
+   */
+  matchCost: number;
   /**
    * How long a reservation record is kept, so a replayed debit (seconds after a reconnect) or
    * a retried refund (up to ~30 s) still finds it; one record per search, so not for days.
@@ -300,8 +311,19 @@ const environment = z.object({
   LOG_LEVEL: oneOf(logLevels, 'info'),
   RATE_LIMIT_PER_SECOND: wholeNumber(5, 1),
   RATE_LIMIT_EXEMPT_USERS: z.string().default(''),
+  SUGGEST_RATE_LIMIT_PER_SECOND: wholeNumber(20, 1),
   SEARCH_CREDIT_COST: wholeNumber(1),
   DETAIL_CREDIT_COST: wholeNumber(0),
+  // unset: 1, or SEARCH_CREDIT_COST when searches cost less (free searches, free matches)
+  MATCH_CREDIT_COST: optionalText.transform((value, ctx) => {
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0) {
+      ctx.addIssue({ code: 'custom', message: `must be a whole number of at least 0, got "${value}"` });
+      return z.NEVER;
+    }
+    return parsed;
+  }),
   IDEMPOTENCY_TTL_SECONDS: wholeNumber(24 * 3600, 1),
   CREDIT_RESERVATION_TIMEOUT_SECONDS: wholeNumber(60, 1),
   CREDIT_SWEEP_INTERVAL_SECONDS: wholeNumber(10, 1),
@@ -414,6 +436,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(
       `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.REQUEST_DEADLINE_MS} ms`,
     );
+  const matchCost = e.MATCH_CREDIT_COST ?? Math.min(1, e.SEARCH_CREDIT_COST);
+  if (matchCost > e.SEARCH_CREDIT_COST)
+    throw new ConfigError(
+      `MATCH_CREDIT_COST must be at most SEARCH_CREDIT_COST (a matched record never costs more than a search), got ${e.MATCH_CREDIT_COST} and ${e.SEARCH_CREDIT_COST}`,
+    );
   return {
     port: e.PORT,
     host: e.HOST,
@@ -426,6 +453,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     limits: {
       ratePerSecond: e.RATE_LIMIT_PER_SECOND,
+      suggestRatePerSecond: e.SUGGEST_RATE_LIMIT_PER_SECOND,
       rateWindowSeconds: 1,
       rateLimitExemptUsers: new Set(
         e.RATE_LIMIT_EXEMPT_USERS.split(',')
@@ -434,6 +462,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ),
       searchCost: e.SEARCH_CREDIT_COST,
       detailCost: e.DETAIL_CREDIT_COST,
+      matchCost,
       reservationTtlSeconds: 3600,
       idempotencyTtlSeconds: e.IDEMPOTENCY_TTL_SECONDS,
       idempotencyPendingTtlSeconds: 30,

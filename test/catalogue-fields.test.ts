@@ -54,6 +54,8 @@ const companySearchTable: Row[] = [
   [or('paidMediaSpend'), 'paidMediaSpend', 'own'],
   [or('paidMediaUsedMediaId'), 'paidMedias.mediaId', 'own'],
   [['summaryPartialMatchOr', 'summaryPartialMatchAnd', 'summaryPartialMatchNot'], 'summary', 'own'],
+  // not a record field: the internal key of the reading (furigana), docs/index-documents.md
+  [['furiganaPrefixOr'], 'readingKey', 'own'],
   // the company's postings (Job record fields)
   [partial('jobTitle'), 'title', 'linked posting'],
   [or('jobMediaId'), 'mediaId', 'linked posting'],

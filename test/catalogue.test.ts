@@ -124,8 +124,13 @@ describe.each([
   ['company search', corporateSearch, contractCorporateFlat, corporateSearchRequestSchemas()],
   ['job search', jobSearch, contractJobFlat, jobSearchRequestSchemas()],
 ] as const)('the %s catalogue', (_label, search, contractFlat, schemas) => {
-  it('declares exactly the flat fields of the contract, and the change-feed bounds beside them', () => {
-    expect([...flatNames(search)].sort()).toEqual([...contractFlat, 'updatedAtFrom', 'updatedAtTo'].sort());
+  it('declares exactly the flat fields of the contract, and the change-feed bounds and the reading prefix beside them', () => {
+    const additions = [
+      'updatedAtFrom',
+      'updatedAtTo',
+      ...(search === corporateSearch ? ['furiganaPrefixOr'] : []),
+    ];
+    expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());
   });
 
   it('never declares a flat name twice', () => {

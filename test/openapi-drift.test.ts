@@ -76,6 +76,7 @@ jobHasDispatchLicense jobHasRecruitmentLicense: boolean
 jobHiringPlanMinAtLeast: integer
 jobDescriptionPartialMatchOr jobDescriptionPartialMatchAnd jobDescriptionPartialMatchNot: array<string>
 summaryPartialMatchOr summaryPartialMatchAnd summaryPartialMatchNot: array<string>
+furiganaPrefixOr: array<string>
 `;
 
 const jobContract = `
@@ -160,6 +161,7 @@ const kindShape: Record<Kind, (def: FilterDef) => string> = {
   presence: () => 'boolean',
   flag: () => 'boolean',
   listed: () => 'boolean, nullable',
+  prefix: () => 'string',
 };
 
 describe('openapi.yaml', () => {
@@ -192,6 +194,8 @@ describe('openapi.yaml', () => {
         'POST /corporates/export',
         'POST /jobs/export',
         'GET /jobs/{jobId}/detail',
+        'POST /corporates/match',
+        'GET /corporates/suggest',
         ...[
           'prefectures',
           'industries',

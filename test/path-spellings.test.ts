@@ -147,15 +147,19 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       operation.method === 'POST'
         ? operation.limit === 'export'
           ? { format: 'jsonl', maxCredits: 3 }
-          : { limit: 1 }
+          : operation.limit === 'match'
+            ? { records: [{ name: 'どこにもない名前' }] }
+            : { limit: 1 }
         : undefined;
     const cost = operation.limit === 'search' ? searchCost : operation.limit === 'detail' ? detailCost : 0;
+    // an operation's required query, sent after every spelling of its path
+    const query = operation.limit === 'suggest' ? '?q=nova' : '';
 
     it('each other spelling is a 404 before any handler: no engine query, no rate count, no charge', async () => {
       const user = `spell-${operation.method}-${operation.path}`;
       await limits.ledger.grant(user, 100);
       const headers = await userHeaders(user);
-      const exact = await raw(operation.method, path, headers, body);
+      const exact = await raw(operation.method, `${path}${query}`, headers, body);
       expect(exact.status).toBe(200);
       if (operation.limit) expect(exact.headers['x-ratelimit-limit']).toBeDefined();
       else expect(exact.headers['x-ratelimit-limit']).toBeUndefined();
@@ -164,7 +168,7 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       for (const spelling of otherSpellings(path)) {
         const before = await limits.ledger.balance(user);
         const queriesBefore = await queryTotal(services.opensearch, services.config.indexPrefix);
-        const answer = await raw(operation.method, spelling, headers, body);
+        const answer = await raw(operation.method, `${spelling}${query}`, headers, body);
         expect({ spelling, status: answer.status }).toEqual({ spelling, status: 404 });
         expect(JSON.parse(answer.body).code).toBe('route_not_found');
         expect(answer.headers['x-ratelimit-limit']).toBeUndefined();

@@ -19,6 +19,12 @@ const examples = [...readme.matchAll(/^search (corporates|jobs) '(.+)'$/gm)].map
   body: JSON.parse(match[2] as string) as Record<string, unknown>,
 }));
 
+/** `match '<json body>'` and `suggest '<text>'` lines: the match and suggest examples. */
+const matchExamples = [...readme.matchAll(/^match '(.+)'$/gm)].map(
+  (match) => JSON.parse(match[1] as string) as Record<string, unknown>,
+);
+const suggestExamples = [...readme.matchAll(/^suggest '(.+)'$/gm)].map((match) => match[1] as string);
+
 let services: Services;
 let app: ReturnType<typeof createApp>;
 let key = '';
@@ -58,6 +64,31 @@ describe('README search examples', () => {
       }
       // stay under 5 searches per second per user
       await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  });
+});
+
+describe('README match and suggest examples', () => {
+  it('are answered 200 with their shapes', async () => {
+    expect(matchExamples.length).toBeGreaterThanOrEqual(1);
+    expect(suggestExamples.length).toBeGreaterThanOrEqual(1);
+    for (const body of matchExamples) {
+      const res = await request(app).post('/rest/v1/corporates/match').set('X-API-Key', key).send(body);
+      expect({ body, status: res.status, errors: res.body.errors }).toEqual({
+        body,
+        status: 200,
+        errors: undefined,
+      });
+      expect(res.body.results).toHaveLength((body.records as unknown[]).length);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    for (const q of suggestExamples) {
+      const res = await request(app)
+        .get('/rest/v1/corporates/suggest')
+        .query({ q, limit: 5 })
+        .set('X-API-Key', key);
+      expect({ q, status: res.status }).toEqual({ q, status: 200 });
+      expect(Array.isArray(res.body.suggestions)).toBe(true);
     }
   });
 });

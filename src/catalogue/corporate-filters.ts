@@ -232,6 +232,13 @@ export const corporateFilters: readonly FilterDef[] = [
   c.paidMediaUsedMediaId,
   c.workLocationCount,
   c.summary,
+  define('furiganaPrefix', 'prefix', {
+    scope: company,
+    field: 'readingKey',
+    description:
+      'The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match.',
+    hook: 'Or only, on the internal reading key (docs/index-documents.md, name keys)',
+  }),
 
   // Conditions on the linked postings: positive ones must hold for ONE posting together.
   define('jobTitle', 'contains', {

@@ -17,6 +17,7 @@ const defaultOps: Record<Kind, readonly Op[]> = {
   presence: ['is'],
   flag: ['is'],
   listed: ['is'],
+  prefix: ['any'],
 };
 
 export const items = {
@@ -52,6 +53,7 @@ const defaultItem: Record<Kind, SchemaObject> = {
   presence: items.boolean,
   flag: items.boolean,
   listed: { type: 'boolean', nullable: true },
+  prefix: items.fragment,
 };
 
 export interface DefineOptions {

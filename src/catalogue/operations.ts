@@ -6,6 +6,8 @@
  *   POST /jobs/count             -> 'count'   (rate limited, free)
  *   POST /jobs/export            -> 'export'  (rate limited, charged per record sent)
  *   GET  /jobs/{jobId}/detail    -> 'detail'  (rate limited, charged at the detail price)
+ *   POST /corporates/match       -> 'match'   (rate limited as a search, charged per certain match)
+ *   GET  /corporates/suggest     -> 'suggest' (a rate limit of its own, free)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -14,7 +16,7 @@
  * test/path-spellings.test.ts keeps this list and openapi.yaml in step.
  */
 
-export type LimitKind = 'search' | 'count' | 'export' | 'detail';
+export type LimitKind = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest';
 
 export interface Operation {
   method: 'GET' | 'POST';
@@ -41,6 +43,8 @@ export const operations: readonly Operation[] = [
     ),
   ),
   { method: 'GET', path: '/jobs/{jobId}/detail', limit: 'detail' },
+  { method: 'POST', path: '/corporates/match', limit: 'match' },
+  { method: 'GET', path: '/corporates/suggest', limit: 'suggest' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 

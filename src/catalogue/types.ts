@@ -74,6 +74,7 @@ export const excludingOps: ReadonlySet<Op> = new Set(['none', 'noneContains']);
  * - presence: true = the field has a value, false = it has none.
  * - flag: true = the boolean field is true, false = it is not true (false or unknown).
  * - listed: true = has at least one market, false = none, null = no condition.
+ * - prefix: a name key (src/text/name-key.ts) starts with one of the strings, folded the same way.
  */
 export type Kind =
   | 'ids'
@@ -84,7 +85,8 @@ export type Kind =
   | 'dateRange'
   | 'presence'
   | 'flag'
-  | 'listed';
+  | 'listed'
+  | 'prefix';
 
 /**
  * Where the index field lives.

@@ -161,10 +161,12 @@ export const errors = {
       undefined,
       apiKeyChallenge(),
     ),
-  insufficientCredits: (balance: number, cost: number) =>
+  insufficientCredits: (balance: number, cost: number, match = false) =>
     new ApiError(
       'insufficient_credits',
-      `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`,
+      match
+        ? `Not enough API credits: this match reserves ${cost} (every record a certain match, at most maxCredits), the balance is ${balance}; send maxCredits up to your balance, or fewer records.`
+        : `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`,
     ),
   notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
   routeNotFound: (method: string, path: string, didYouMean?: string) =>

@@ -20,6 +20,10 @@ import { projectRoot } from '../project-root.js';
 
 export const openApiFile = path.join(projectRoot, 'openapi.yaml');
 export const maxBodySize = '100kb';
+/** POST /corporates/match takes up to 1,000 records with addresses: a larger body. */
+export const matchBodySize = '1mb';
+const matchPath = '/corporates/match';
+const matchJson = express.json({ limit: matchBodySize, strict: false });
 
 let cachedSpec: OpenAPIV3.DocumentV3 | undefined;
 
@@ -39,6 +43,9 @@ export function validateRequests(): RequestHandler[] {
   // so sharing it lets `warmUpValidation` do that once before the server takes traffic
   shared ??= [
     requireJsonBody,
+    // a body parsed here is not parsed again by the next parser
+    (req: Request, res: Response, next: NextFunction) =>
+      req.path === matchPath ? matchJson(req, res, next) : next(),
     express.json({ limit: maxBodySize, strict: false }),
     ...OpenApiValidator.middleware({
       apiSpec: validatorDocument(),
@@ -157,7 +164,10 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
   const status = (error as { status?: unknown })?.status;
   const type = (error as { type?: unknown })?.type;
   if (type === 'entity.parse.failed') return errors.malformedJson();
-  if (type === 'entity.too.large' || status === 413) return errors.payloadTooLarge(maxBodySize);
+  if (type === 'entity.too.large' || status === 413)
+    return errors.payloadTooLarge(
+      (req.originalUrl.split('?')[0] ?? '').endsWith(matchPath) ? matchBodySize : maxBodySize,
+    );
   if (type === 'charset.unsupported' || type === 'encoding.unsupported') return errors.unsupportedMediaType();
   if (!isValidatorError(error)) return undefined;
   const requestPath = req.originalUrl.split('?')[0] ?? req.path;

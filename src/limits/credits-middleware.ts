@@ -11,6 +11,12 @@
  *   Redis away or slow at any step before the route -> 503 with Retry-After, nothing charged.
  *
  * X-Credits-Remaining on every charged response is the balance once this request is settled.
+ *
+ * A match (POST /corporates/match) goes the same way with a variable price: it reserves the
+ * worst case (records x MATCH_CREDIT_COST, at most its `maxCredits`) and, on success, settles
+ * at what the route reports with `setFinalCost` (the certain matches it answered), giving the
+ * rest back in the same step: {records: 1000, maxCredits: 50} -> reserve 50 -> 12 matches ->
+ * settle 12 (38 back).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
@@ -20,7 +26,7 @@ import stableStringify from 'safe-stable-stringify';
 import { type Deadline, stillAnswering } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { metrics } from '../metrics.js';
-import { limitedRoute } from './limited-routes.js';
+import { type LimitedRoute, limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-unavailable.js';
 
@@ -30,18 +36,18 @@ const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const route = limitedRoute(res);
-    // counts are free; an export reserves and settles its own charge (src/search/export)
-    if (!route || route === 'count' || route === 'export') return next();
+    // counts and suggest are free; an export reserves and settles its own charge (src/search/export)
+    if (!route || route === 'count' || route === 'suggest' || route === 'export') return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     if (!userId) return next(errors.missingApiKey());
     // the ledger's idempotency key: minted here, never the caller's X-Request-Id, which a
     // caller could repeat to make a second search look like a replay of the first
     const requestId = randomUUID();
-    const cost = route === 'search' ? limits.config.searchCost : limits.config.detailCost;
+    const cost = costOf(route, req, limits);
     const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
     const giveUpAt = deadline?.redisExpiresAt;
     try {
-      const idempotencyKey = route === 'search' ? readIdempotencyKey(req) : undefined;
+      const idempotencyKey = route === 'search' || route === 'match' ? readIdempotencyKey(req) : undefined;
       if (idempotencyKey !== undefined) {
         const claim = await inRedisBudget(deadline, 'idempotency claim', () =>
           limits.idempotency.claim(userId, idempotencyKey, fingerprint(req), requestId, giveUpAt),
@@ -66,7 +72,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
         recordOutcome(res, limits, { userId, key: idempotencyKey, owner: requestId }, log);
       }
       if (cost === 0) {
-        if (route === 'search') {
+        if (route === 'search' || route === 'match') {
           const balance = await inRedisBudget(deadline, 'credit balance', () =>
             limits.ledger.balance(userId),
           );
@@ -92,7 +98,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
         return;
       }
       if (!reserved.ok) {
-        const short = errors.insufficientCredits(reserved.balance, cost);
+        const short = errors.insufficientCredits(reserved.balance, cost, route === 'match');
         short.headers['X-Credits-Remaining'] = String(reserved.balance);
         return next(short);
       }
@@ -101,7 +107,9 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
       onHeaders(res, function (this: Response) {
         const settled =
           charge.balanceAfterRefund ??
-          (this.statusCode < 400 ? charge.balanceAfterReserve : charge.balanceAfterReserve + cost);
+          (this.statusCode < 400
+            ? charge.balanceAfterReserve + (cost - (charge.finalCost ?? cost))
+            : charge.balanceAfterReserve + cost);
         this.setHeader('X-Credits-Remaining', String(settled));
       });
       settleCharge(res, limits, requestId, log, cost);
@@ -123,9 +131,39 @@ interface Charge {
   cost: number;
   /** Set when the error path below refunded before the response went out. */
   balanceAfterRefund?: number;
+  /** A match's actual price (`setFinalCost`), at most `cost`; unset: the reserved cost. */
+  finalCost?: number;
 }
 
 const charges = new WeakMap<Response, Charge>();
+
+/**
+ * What a request reserves: a search its price, the detail its price, a match the worst case
+ * (every record a certain match), capped by its `maxCredits`. The body was validated before.
+ */
+function costOf(route: LimitedRoute, req: Request, limits: Limits): number {
+  if (route === 'search') return limits.config.searchCost;
+  if (route === 'match') {
+    const body = req.body as { records?: unknown[]; maxCredits?: number } | undefined;
+    const worst = (body?.records?.length ?? 0) * limits.config.matchCost;
+    return body?.maxCredits === undefined ? worst : Math.min(worst, body.maxCredits);
+  }
+  return limits.config.detailCost;
+}
+
+/** The reservation of this request (0 when nothing was reserved): what a match may spend. */
+export function reservedCost(res: Response): number {
+  return charges.get(res)?.cost ?? 0;
+}
+
+/**
+ * A match's actual price, set by its route before it answers: the reservation is settled at
+ * it (the rest refunded) instead of committed whole.
+ */
+export function setFinalCost(res: Response, credits: number): void {
+  const charge = charges.get(res);
+  if (charge) charge.finalCost = Math.min(credits, charge.cost);
+}
 
 /**
  * Slot after the search routes: when a charged route fails, refund BEFORE the error response
@@ -220,8 +258,15 @@ function settleCharge(
 ): void {
   res.once('finish', () => {
     if (res.statusCode < 400) {
-      metrics.creditsCharged.inc(cost);
-      settleWithRetry('commit', limits, requestId, log);
+      const finalCost = charges.get(res)?.finalCost;
+      if (finalCost === undefined) {
+        metrics.creditsCharged.inc(cost);
+        settleWithRetry('commit', limits, requestId, log);
+      } else {
+        metrics.creditsCharged.inc(finalCost);
+        metrics.creditsRefunded.inc(cost - finalCost);
+        settleWithRetry('settle', limits, requestId, log, undefined, 0, finalCost);
+      }
     } else {
       refundWithRetry(limits, requestId, log, cost);
     }
@@ -243,20 +288,24 @@ export function refundWithRetry(limits: Limits, requestId: string, log?: Logger,
 }
 
 function settleWithRetry(
-  step: 'commit' | 'refund',
+  step: 'commit' | 'refund' | 'settle',
   limits: Limits,
   requestId: string,
   log?: Logger,
   cost?: number,
   attempt = 0,
+  /** 'settle': the final price (a match's), the rest of the reservation given back. */
+  finalCost = 0,
 ): void {
   const call =
     step === 'commit'
       ? limits.ledger.commit(requestId)
-      : limits.ledger.refund(requestId).then((balance) => {
-          // null: already refunded (refundOnErrorMiddleware counted it) or never debited
-          if (balance !== null && cost !== undefined) metrics.creditsRefunded.inc(cost);
-        });
+      : step === 'settle'
+        ? limits.ledger.settle(requestId, finalCost)
+        : limits.ledger.refund(requestId).then((balance) => {
+            // null: already refunded (refundOnErrorMiddleware counted it) or never debited
+            if (balance !== null && cost !== undefined) metrics.creditsRefunded.inc(cost);
+          });
   call.catch((error: Error) => {
     const delay = retryDelaysMs[attempt];
     if (delay === undefined) {
@@ -266,6 +315,9 @@ function settleWithRetry(
       );
       return;
     }
-    setTimeout(() => settleWithRetry(step, limits, requestId, log, cost, attempt + 1), delay).unref();
+    setTimeout(
+      () => settleWithRetry(step, limits, requestId, log, cost, attempt + 1, finalCost),
+      delay,
+    ).unref();
   });
 }

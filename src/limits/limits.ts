@@ -15,6 +15,8 @@ export interface Limits {
   readonly config: LimitsConfig;
   readonly mode: 'shared' | 'single-process';
   readonly rateLimiter: RateLimiter;
+  /** GET /corporates/suggest's own budget (SUGGEST_RATE_LIMIT_PER_SECOND), apart from the searches'. */
+  readonly suggestRateLimiter: RateLimiter;
   readonly ledger: CreditLedger;
   readonly idempotency: IdempotencyStore;
   /** Running exports per user (EXPORT_MAX_CONCURRENT). */
@@ -41,6 +43,13 @@ export function createLimits(opts: {
       redis: opts.redis,
       keyPrefix: opts.keyPrefix,
       pointsPerSecond: config.ratePerSecond,
+      windowSeconds: config.rateWindowSeconds,
+    }),
+    suggestRateLimiter: createRateLimiter({
+      redis: opts.redis,
+      // keys `<prefix>suggest-rate:<user>`, beside the searches' `<prefix>rate:<user>`
+      keyPrefix: `${opts.keyPrefix}suggest-`,
+      pointsPerSecond: config.suggestRatePerSecond,
       windowSeconds: config.rateWindowSeconds,
     }),
     ledger: createCreditLedger({

@@ -14,7 +14,10 @@ import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-
 
 export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandler {
   return async (_req: Request, res: Response, next: NextFunction) => {
-    if (!limitedRoute(res)) return next();
+    const route = limitedRoute(res);
+    if (!route) return next();
+    // suggest (autocomplete) counts in a budget of its own
+    const limiter = route === 'suggest' ? limits.suggestRateLimiter : limits.rateLimiter;
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     // auth runs first; a limited route reached without a user is a wiring fault: fail closed
     if (!userId) return next(errors.missingApiKey());
@@ -24,7 +27,7 @@ export function rateLimitMiddleware(limits: Limits, log?: Logger): RequestHandle
       const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
       decision = await inRedisBudget(deadline, 'rate limit', () =>
         // the window is judged by the request's arrival, not by when Redis gets to it
-        limits.rateLimiter.consume(userId, deadline?.redisExpiresAt, deadline?.startedAt),
+        limiter.consume(userId, deadline?.redisExpiresAt, deadline?.startedAt),
       );
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;

@@ -6,6 +6,7 @@
  */
 import type { Types } from '@opensearch-project/opensearch';
 import type { Kind } from '../catalogue/types.js';
+import { nameKey, readingKey, romajiKey } from '../text/name-key.js';
 import type { Condition } from './plan.js';
 
 export type Query = Types.Common_QueryDsl.QueryContainer;
@@ -104,6 +105,23 @@ function compileFlag({ def, value }: Condition): Query {
   return value === true ? isTrue : { bool: { must_not: [isTrue] } };
 }
 
+/** How the text of a prefix condition is folded: as the key field it is compared with was. */
+const keyFolds: Record<string, (text: string) => string> = { nameKey, readingKey, romajiKey };
+
+/**
+ * { def: furiganaPrefix, op: 'any', value: ['マルカ', 'サクラ '] }
+ * -> { bool: { should: [{ prefix: { readingKey: readingKey('マルカ') } },
+ *                      { prefix: { readingKey: readingKey('サクラ ') } }], minimum_should_match: 1 } }
+ * A text that folds to nothing names no prefix (it would match every company with a reading).
+ */
+function compilePrefix({ def, value }: Condition): Query {
+  const fold = keyFolds[def.field];
+  if (!fold) throw new Error(`prefix filter ${def.key} on ${def.field}, which is not a name key field`);
+  const keys = [...new Set((value as string[]).map(fold).filter((key) => key !== ''))];
+  if (keys.length === 0) return { match_none: {} };
+  return anyOf(keys.map((key) => ({ prefix: { [def.field]: key } }) satisfies Query));
+}
+
 export const kindCompilers: Record<Kind, KindCompiler> = {
   ids: compileTerms,
   exact: compileTerms,
@@ -114,6 +132,7 @@ export const kindCompilers: Record<Kind, KindCompiler> = {
   presence: compilePresence,
   flag: compileFlag,
   listed: compilePresence,
+  prefix: compilePrefix,
 };
 
 export function compileCondition(condition: Condition): Query {

@@ -34,7 +34,18 @@ function topLevelFields(index: string, without: string[]): string[] {
 export const compactRecordField = 'compactRecord';
 
 /** Corporates fields that are not part of the response records (docs/index-documents.md). */
-export const internalCorporateFields = ['postings', 'aggregates', 'sourceVersion', compactRecordField];
+export const internalCorporateFields = [
+  'postings',
+  'aggregates',
+  'sourceVersion',
+  compactRecordField,
+  // the name keys of match and suggest (indexer/name-keys.ts)
+  'nameKey',
+  'readingKey',
+  'romajiKey',
+  'readingSource',
+  'nameKeyLength',
+];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */

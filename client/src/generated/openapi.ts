@@ -177,6 +177,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/corporates/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Match company names of a list to corporate numbers
+         * @description For each record of your list (a CRM export: a name, and what else you know), the one
+         *     company it names, or the candidates with their reasons. A decision, not a ranking:
+         *     `match` is set only when exactly one company remains after the evidence, never as a
+         *     guess. Rules (docs/api.md, "Matching company names"):
+         *
+         *     - The name is compared by its key (legal form such as 株式会社 / ㈱ / (株) before or
+         *       after, full- and half-width letters, case and spaces do not count) with each
+         *       company's name key, the key of its reading (kana) and its romaji.
+         *     - A valid `corporateNumber` (13 digits, correct check digit) decides alone; one no
+         *       company has leaves the record unmatched. An invalid one is not evidence.
+         *     - `prefectureId`, or a prefecture named at the start of `address`, removes the
+         *       companies elsewhere: they stay candidates (their score lowered), never the match.
+         *     - When several companies remain, the city (`address`: the company's city follows the
+         *       prefecture), the phone digits or the website host may single one out; two companies
+         *       of the same name in one prefecture are otherwise never matched.
+         *     - A name whose key is empty (株式会社 alone) or a generic word (日本, 商事, 不動産, …)
+         *       matches nothing.
+         *     - Records no key equals get near names (a company name that starts with the record's)
+         *       as candidates (`matchedOn: [nearName]`), never a match.
+         *
+         *     Results are in input order, one per record. `match` has the shape of a candidate
+         *     (fetch the full record with `corporateNumberOr` of the company search).
+         *
+         *     **Price.** One rate-limit slot per request, like a search. Each certain match costs
+         *     `MATCH_CREDIT_COST` (1) credit; unmatched records cost nothing. The worst case
+         *     (records x price, at most `maxCredits`) is reserved first (402 when the balance is
+         *     lower) and settled at the matches answered (`creditsCharged`); a failed request is
+         *     refunded. When the certain matches exceed `maxCredits`, the records past it (in input
+         *     order) are answered with `match: null`, no candidates and `overMaxCredits: true`: send
+         *     them again. `Idempotency-Key` makes a retry safe, as for searches.
+         */
+        post: operations["matchCorporates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corporates/suggest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Company names starting with what was typed (autocomplete)
+         * @description Companies whose name, reading or romaji starts with `q`, typed as kanji, kana or Latin
+         *     letters (compared by the same keys as the match: legal form, width, case and spaces
+         *     do not count). Exact keys first, then shorter names, then name order.
+         *
+         *     Free (no credits), with a rate limit of its own (20 requests per second per user by
+         *     default, `SUGGEST_RATE_LIMIT_PER_SECOND`), apart from the searches': typing does not
+         *     use up the search limit.
+         */
+        get: operations["suggestCorporates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master/prefectures": {
         parameters: {
             query?: never;
@@ -436,6 +511,68 @@ export interface components {
             totalResults: number;
             /** @description Credits an export of all of them would cost now (one credit per 1,000 records, rounded up, by default; EXPORT_RECORDS_PER_CREDIT). */
             exportCredits: number;
+        };
+        MatchRequest: {
+            /** @description The rows to match, 1 to 1,000 per request. */
+            records: components["schemas"]["MatchRecord"][];
+            /**
+             * @description Candidates per record at most, best first.
+             * @default 3
+             */
+            candidates?: number;
+            /** @description The most this request may spend; certain matches past it are withheld (`overMaxCredits`). */
+            maxCredits?: number;
+        };
+        MatchRecord: {
+            /** @description The company name as your list writes it. */
+            name: string;
+            /** @description Id from the prefectures master. */
+            prefectureId?: number;
+            /** @description Free-text address; a prefecture name at its start, and the city after it, are evidence. */
+            address?: string;
+            /** @description Any format; compared by its digits. */
+            phoneNumber?: string;
+            /** @description Compared by host (lower case, without www.). */
+            websiteUrl?: string;
+            /** @description A 13-digit corporate number with a correct check digit decides alone; any other value is not evidence. */
+            corporateNumber?: string;
+        };
+        MatchResponse: {
+            /** @description Credits this request cost (certain matches x price). */
+            creditsCharged: number;
+            results: components["schemas"]["MatchResult"][];
+        };
+        MatchResult: {
+            /** @description The one company the evidence leaves; null when none or several remain. */
+            match: components["schemas"]["MatchCandidate"] | null;
+            /** @description Companies the record may name, best first (the match first when there is one). */
+            candidates: components["schemas"]["MatchCandidate"][];
+            /** @description A certain match was withheld because `maxCredits` was spent (no candidates either); send the record again. */
+            overMaxCredits: boolean;
+        };
+        MatchCandidate: {
+            corporateNumber: string;
+            name: string;
+            furigana: string | null;
+            prefectureId: number | null;
+            cityName: string | null;
+            /** @description For ordering only; 1 for the match. */
+            score: number;
+            /**
+             * @description Why it is a candidate: `name`, `reading`, `romaji` (the keys equal), `nearName` (its
+             *     name starts with yours), and the evidence that agrees: `prefecture`, `address` (the
+             *     city), `phone`, `website`, `corporateNumber`.
+             */
+            matchedOn: ("name" | "reading" | "romaji" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
+        };
+        SuggestResponse: {
+            suggestions: {
+                corporateNumber: string;
+                name: string;
+                furigana: string | null;
+                prefectureId: number | null;
+                cityName: string | null;
+            }[];
         };
         CorporateMarket: {
             /** @description Market code from the markets master, e.g. `tse_prime`. */
@@ -873,6 +1010,8 @@ export interface components {
             summaryPartialMatchAnd?: string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
             summaryPartialMatchNot?: string[];
+            /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. Matches when the value is any of the listed ones. */
+            furiganaPrefixOr?: string[];
             /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
             jobTitlePartialMatchOr?: string[];
             /** @description A posting whose title contains the string (Not: no posting does). Excludes records whose text contains any of the strings. */
@@ -1191,6 +1330,11 @@ export interface components {
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
                 noneContains?: string[];
             };
+            /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. */
+            furiganaPrefix?: {
+                /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. Matches when the value is any of the listed ones. */
+                any?: string[];
+            };
             /** @description A posting whose title contains the string (Not: no posting does). */
             jobTitle?: {
                 /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
@@ -1492,6 +1636,8 @@ export interface components {
             summaryPartialMatchAnd?: string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
             summaryPartialMatchNot?: string[];
+            /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. Matches when the value is any of the listed ones. */
+            furiganaPrefixOr?: string[];
             /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
             jobTitlePartialMatchOr?: string[];
             /** @description A posting whose title contains the string (Not: no posting does). Excludes records whose text contains any of the strings. */
@@ -2661,7 +2807,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is larger than 100 kB. */
+        /** @description The request body is larger than 100 kB (1 MB for `POST /corporates/match`). */
         PayloadTooLarge: {
             headers: {
                 [name: string]: unknown;
@@ -3035,6 +3181,86 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    matchCorporates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a search repeated with the same key and the same body returns the
+                 *     first response again and is charged once. Use a fresh random value (a UUID) per search.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MatchRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per record, in input order. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    suggestCorporates: {
+        parameters: {
+            query: {
+                /** @description What was typed so far (a space may be sent as `+` or `%20`). */
+                q: string;
+                /** @description Suggestions at most (default 10). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suggestions, best first. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuggestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1,0 +1,52 @@
+/**
+ * The name keys of a company document (internal fields, never in API records): what
+ * `POST /corporates/match` and `GET /corporates/suggest` compare on, computed with the one
+ * definition of "the same name" (src/text/name-key.ts).
+ *
+ *   {name: '株式会社マルカ物流', furigana: 'マルカブツリュウ'}
+ *   -> {nameKey: 'マルカ物流' folded, readingKey: 'マルカブツリュウ' folded,
+ *       romajiKey: its romaji ('' today -> null), readingSource: 'registry', nameKeyLength: 5}
+ *
+ * An empty key is stored as null (docs/index-documents.md: never "" for "unknown").
+ */
+import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
+
+export type ReadingSource = 'registry' | 'derived';
+
+export interface NameKeyFields {
+  nameKey: string | null;
+  readingKey: string | null;
+  romajiKey: string | null;
+  /** Where the reading came from: the source's furigana, or derived from the name; null: none. */
+  readingSource: ReadingSource | null;
+  /** Characters in `nameKey`: suggest lists shorter names first. */
+  nameKeyLength: number | null;
+}
+
+/**
+ * The reading of a name that has no furigana in the source. The single place where a reading
+ * derived from the name (a reading analyser) is plugged in; none yet, so such companies have
+ * no reading or romaji key.
+ */
+export function derivedReading(_name: string): string | null {
+  return null;
+}
+
+function orNull(key: string): string | null {
+  return key === '' ? null : key;
+}
+
+export function nameKeyFields(name: string, furigana: string | null | undefined): NameKeyFields {
+  const key = orNull(nameKey(name));
+  const registry = furigana || null;
+  const reading = registry ?? derivedReading(name);
+  const readingSource: ReadingSource | null = registry ? 'registry' : reading ? 'derived' : null;
+  const folded = reading ? orNull(readingKey(reading)) : null;
+  return {
+    nameKey: key,
+    readingKey: folded,
+    romajiKey: reading ? orNull(romajiKey(reading)) : null,
+    readingSource: folded ? readingSource : null,
+    nameKeyLength: key === null ? null : [...key].length,
+  };
+}

@@ -1,0 +1,496 @@
+/**
+ * POST /corporates/match: company names of a caller's list (a CRM export) -> corporate numbers.
+ * A decision, not a ranking: `match` is set only when one company remains after the evidence;
+ * every other record gets candidates with the reasons (docs/api.md, "Matching company names").
+ *
+ *   {records: [{name: '㈱マルカ物流', prefectureId: 14}]}
+ *   -> one `terms` search over the whole request's keys (nameKey / readingKey / romajiKey,
+ *      plus corporateNumber for the valid numbers given), then per record:
+ *      companies whose key equals the record's (queryKeys of src/text/name-key.ts)
+ *      -> a valid corporate number decides alone
+ *      -> a prefecture given (prefectureId, or named at the start of the address) removes the
+ *         companies elsewhere (a contradiction: they stay candidates, never the match)
+ *      -> one left: the match; several: city (address), phone or website may single one out
+ *   -> records with no equal key: a prefix of the key (near names, one msearch), candidates only
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { API } from '@opensearch-project/opensearch';
+import type { Deadline } from '../deadline.js';
+import { DeadlineExceeded } from '../deadline.js';
+import { errors } from '../errors/catalogue.js';
+import { withinDeadline } from '../opensearch/deadline.js';
+import { indexName } from '../opensearch/indices.js';
+import { projectRoot } from '../project-root.js';
+import type { Services } from '../services.js';
+import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../text/address.js';
+import { isValidCorporateNumber } from '../text/corporate-number.js';
+import { nameKey, queryKeys } from '../text/name-key.js';
+import { assertComplete, engineTimeouts, toSearchError } from './opensearch-errors.js';
+import { engineSearch, hitsOf, totalOf } from './paging/pit-search.js';
+
+export interface MatchRecord {
+  name: string;
+  prefectureId?: number;
+  address?: string;
+  phoneNumber?: string;
+  websiteUrl?: string;
+  corporateNumber?: string;
+}
+
+/** A body the validator (openapi.yaml, MatchRequest) has accepted. */
+export interface MatchRequest {
+  records: MatchRecord[];
+  candidates?: number;
+  maxCredits?: number;
+}
+
+export type MatchedOn =
+  | 'name'
+  | 'reading'
+  | 'romaji'
+  | 'nearName'
+  | 'prefecture'
+  | 'address'
+  | 'phone'
+  | 'website'
+  | 'corporateNumber';
+
+export interface Candidate {
+  corporateNumber: string;
+  name: string;
+  furigana: string | null;
+  prefectureId: number | null;
+  cityName: string | null;
+  score: number;
+  matchedOn: MatchedOn[];
+}
+
+export interface MatchResult {
+  /** The one company the evidence leaves (the candidate that decided), else null. */
+  match: Candidate | null;
+  candidates: Candidate[];
+  /** A certain match withheld because `maxCredits` was spent: send the record again. */
+  overMaxCredits: boolean;
+}
+
+export const defaultCandidates = 3;
+
+/** Companies one engine search may return; beyond it the lookup is incomplete (no match). */
+export const lookupSize = 10_000;
+/** Near names are looked up for keys of at least this many characters. */
+const nearNameMinLength = 2;
+
+const generic = new Set(
+  (
+    JSON.parse(readFileSync(path.join(projectRoot, 'data', 'names', 'generic-names.json'), 'utf8')) as {
+      names: string[];
+    }
+  ).names.map((name) => nameKey(name)),
+);
+
+/** A key that names no one company: empty (株式会社 alone) or a generic word (data/names/generic-names.json). */
+export function isUnmatchableKey(key: string): boolean {
+  return key === '' || generic.has(key);
+}
+
+interface Company {
+  corporateNumber: string;
+  name: string;
+  furigana: string | null;
+  prefectureId: number | null;
+  cityName: string | null;
+  phone: string | undefined;
+  host: string | undefined;
+  keys: { name?: string; reading?: string; romaji?: string };
+}
+
+/** What a record says, folded once. */
+interface Evidence {
+  keys: { name: string; reading?: string; romaji?: string };
+  unmatchable: boolean;
+  /** Prefectures the record names (prefectureId, the address's); two different: none can agree. */
+  prefectures: number[];
+  /** The address after its prefecture, folded; a company's cityName is looked for at its start. */
+  addressRest?: string;
+  phone?: string;
+  host?: string;
+  /** Only a number with a correct check digit is evidence. */
+  corporateNumber?: string;
+}
+
+const fetchedFields = [
+  'corporateNumber',
+  'name',
+  'furigana',
+  'prefectureId',
+  'cityName',
+  'phoneNumber',
+  'websiteUrl',
+  'nameKey',
+  'readingKey',
+  'romajiKey',
+] as const;
+
+function evidenceOf(record: MatchRecord): Evidence {
+  const keys = queryKeys(record.name);
+  const prefectures = new Set<number>();
+  if (record.prefectureId !== undefined) prefectures.add(record.prefectureId);
+  let addressRest: string | undefined;
+  if (record.address !== undefined) {
+    const parsed = parseAddress(record.address);
+    if (parsed.prefectureId !== undefined) prefectures.add(parsed.prefectureId);
+    if (parsed.rest !== '') addressRest = parsed.rest;
+  }
+  const phone = record.phoneNumber === undefined ? undefined : phoneDigits(record.phoneNumber);
+  const number = record.corporateNumber?.normalize('NFKC').trim();
+  return {
+    keys,
+    unmatchable: isUnmatchableKey(keys.name),
+    prefectures: [...prefectures],
+    ...(addressRest !== undefined ? { addressRest } : {}),
+    ...(phone && phone.length >= 6 ? { phone } : {}),
+    ...(record.websiteUrl !== undefined && websiteHost(record.websiteUrl)
+      ? { host: websiteHost(record.websiteUrl) }
+      : {}),
+    ...(number && isValidCorporateNumber(number) ? { corporateNumber: number } : {}),
+  };
+}
+
+type HitFields = Record<string, unknown[] | undefined>;
+
+function first(fields: HitFields, field: string): unknown {
+  return fields[field]?.[0];
+}
+
+function companyOf(fields: HitFields): Company {
+  const text = (field: string) => {
+    const value = first(fields, field);
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const phone = text('phoneNumber');
+  const website = text('websiteUrl');
+  const prefectureId = first(fields, 'prefectureId');
+  return {
+    corporateNumber: String(first(fields, 'corporateNumber')),
+    name: String(first(fields, 'name') ?? ''),
+    furigana: text('furigana') ?? null,
+    prefectureId: typeof prefectureId === 'number' ? prefectureId : null,
+    cityName: text('cityName') ?? null,
+    phone: phone ? phoneDigits(phone) : undefined,
+    host: website ? websiteHost(website) : undefined,
+    keys: {
+      ...(text('nameKey') ? { name: text('nameKey') } : {}),
+      ...(text('readingKey') ? { reading: text('readingKey') } : {}),
+      ...(text('romajiKey') ? { romaji: text('romajiKey') } : {}),
+    },
+  };
+}
+
+/** How a company's keys equal the record's: name, reading, romaji (queryKeys pairs them). */
+function keyMatches(company: Company, evidence: Evidence): MatchedOn[] {
+  const on: MatchedOn[] = [];
+  if (evidence.unmatchable) return on;
+  if (company.keys.name === evidence.keys.name) on.push('name');
+  if (evidence.keys.reading && company.keys.reading === evidence.keys.reading) on.push('reading');
+  if (evidence.keys.romaji && company.keys.romaji === evidence.keys.romaji) on.push('romaji');
+  return on;
+}
+
+interface Judged {
+  company: Company;
+  on: MatchedOn[];
+  /** A prefecture given and this company is elsewhere. */
+  contradicted: boolean;
+  /** City, phone or website agree. */
+  supported: boolean;
+  base: number;
+}
+
+function judge(company: Company, evidence: Evidence, nameOn: MatchedOn[], base: number): Judged {
+  const on = [...nameOn];
+  let contradicted = false;
+  let supported = false;
+  if (evidence.prefectures.length > 0) {
+    const agrees = evidence.prefectures.length === 1 && company.prefectureId === evidence.prefectures[0];
+    if (agrees) on.push('prefecture');
+    else contradicted = true;
+  }
+  if (
+    evidence.addressRest !== undefined &&
+    company.cityName &&
+    evidence.addressRest.startsWith(foldAddress(company.cityName))
+  ) {
+    on.push('address');
+    supported = true;
+  }
+  if (evidence.phone && company.phone === evidence.phone) {
+    on.push('phone');
+    supported = true;
+  }
+  if (evidence.host && company.host === evidence.host) {
+    on.push('website');
+    supported = true;
+  }
+  if (evidence.corporateNumber && company.corporateNumber === evidence.corporateNumber)
+    on.push('corporateNumber');
+  return { company, on, contradicted, supported, base };
+}
+
+/** 0-1, for ordering the candidates: the key's kind, plus agreeing evidence, less a contradiction. */
+function scoreOf(judged: Judged, decided: boolean): number {
+  if (decided) return 1;
+  const evidence = judged.on.filter((on) => !['name', 'reading', 'romaji', 'nearName'].includes(on));
+  const raw = judged.base + 0.05 * evidence.length - (judged.contradicted ? 0.4 : 0);
+  return Math.round(Math.min(0.99, Math.max(0, raw)) * 100) / 100;
+}
+
+function toCandidate(judged: Judged, decided: boolean): Candidate {
+  const { company } = judged;
+  return {
+    corporateNumber: company.corporateNumber,
+    name: company.name,
+    furigana: company.furigana,
+    prefectureId: company.prefectureId,
+    cityName: company.cityName,
+    score: scoreOf(judged, decided),
+    matchedOn: judged.on,
+  };
+}
+
+/** What the lookups found, by the values looked up. */
+interface Found {
+  byName: Map<string, Company[]>;
+  byReading: Map<string, Company[]>;
+  byRomaji: Map<string, Company[]>;
+  byNumber: Map<string, Company>;
+  /** More companies than one search returns: no record of this request is matched. */
+  incomplete: boolean;
+}
+
+function push(map: Map<string, Company[]>, key: string | undefined, company: Company): void {
+  if (!key) return;
+  const list = map.get(key);
+  if (list) list.push(company);
+  else map.set(key, [company]);
+}
+
+type Ctx = Pick<Services, 'opensearch' | 'logger' | 'config'> & { deadline?: Deadline | undefined };
+
+/**
+ * Every key of the request in one search:
+ *   {bool: {should: [{terms: {nameKey: [...]}}, {terms: {readingKey: [...]}},
+ *                    {terms: {romajiKey: [...]}}, {terms: {corporateNumber: [...]}}]}}
+ * reading only doc values (no `_source`).
+ */
+async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise<Found> {
+  const names = new Set<string>();
+  const readings = new Set<string>();
+  const romaji = new Set<string>();
+  const numbers = new Set<string>();
+  for (const item of evidence) {
+    if (item.corporateNumber) numbers.add(item.corporateNumber);
+    if (item.unmatchable) continue;
+    names.add(item.keys.name);
+    if (item.keys.reading) readings.add(item.keys.reading);
+    if (item.keys.romaji) romaji.add(item.keys.romaji);
+  }
+  const found: Found = {
+    byName: new Map(),
+    byReading: new Map(),
+    byRomaji: new Map(),
+    byNumber: new Map(),
+    incomplete: false,
+  };
+  const should = [
+    ['nameKey', names],
+    ['readingKey', readings],
+    ['romajiKey', romaji],
+    ['corporateNumber', numbers],
+  ]
+    .filter(([, values]) => (values as Set<string>).size > 0)
+    .map(([field, values]) => ({ terms: { [field as string]: [...(values as Set<string>)] } }));
+  if (should.length === 0) return found;
+  const body = await engineSearch(ctx, {
+    index: indexName(ctx.config.indexPrefix, 'corporates'),
+    body: {
+      query: { bool: { should, minimum_should_match: 1 } },
+      size,
+      track_total_hits: size + 1,
+      _source: false,
+      stored_fields: ['_none_'],
+      docvalue_fields: [...fetchedFields],
+    } as API.Search_Request['body'],
+  });
+  const hits = hitsOf(body);
+  found.incomplete = totalOf(body) > hits.length;
+  for (const hit of hits) {
+    const company = companyOf((hit as { fields?: HitFields }).fields ?? {});
+    if (company.keys.name && names.has(company.keys.name)) push(found.byName, company.keys.name, company);
+    if (company.keys.reading && readings.has(company.keys.reading))
+      push(found.byReading, company.keys.reading, company);
+    if (company.keys.romaji && romaji.has(company.keys.romaji))
+      push(found.byRomaji, company.keys.romaji, company);
+    if (numbers.has(company.corporateNumber)) found.byNumber.set(company.corporateNumber, company);
+  }
+  return found;
+}
+
+/**
+ * Near names of the records no key equals, one msearch:
+ *   per key: {query: {prefix: {nameKey: key}}, sort: [nameKeyLength, name], size: candidates}
+ */
+async function lookUpNearNames(ctx: Ctx, keys: string[], size: number): Promise<Map<string, Company[]>> {
+  const near = new Map<string, Company[]>();
+  if (keys.length === 0) return near;
+  const index = indexName(ctx.config.indexPrefix, 'corporates');
+  const timeouts = engineTimeouts(ctx.deadline);
+  const searches = keys.flatMap((key) => [
+    { index },
+    {
+      query: { prefix: { nameKey: key } },
+      sort: [{ nameKeyLength: 'asc' }, { name: 'asc' }, { corporateNumber: 'asc' }],
+      size,
+      track_total_hits: false,
+      _source: false,
+      stored_fields: ['_none_'],
+      docvalue_fields: [...fetchedFields],
+      ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
+    },
+  ]);
+  let responses: Array<{ error?: unknown; hits?: { hits?: Array<{ fields?: HitFields }> } }>;
+  try {
+    const { body } = await withinDeadline(ctx.deadline, 'match', (options) =>
+      ctx.opensearch.msearch(
+        {
+          body: searches as API.Msearch_Request['body'],
+          ...(timeouts.cancel_after_time_interval
+            ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
+            : {}),
+        },
+        options,
+      ),
+    );
+    responses = (body as { responses: typeof responses }).responses;
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
+    throw toSearchError(error, ctx.logger);
+  }
+  responses.forEach((response, position) => {
+    if (response.error) {
+      ctx.logger.warn({ opensearch: { part: 'near names' } }, 'search engine refused a near-name lookup');
+      throw errors.searchUnavailable();
+    }
+    assertComplete(response as Parameters<typeof assertComplete>[0]);
+    near.set(
+      keys[position] as string,
+      (response.hits?.hits ?? []).map((hit) => companyOf(hit.fields ?? {})),
+    );
+  });
+  return near;
+}
+
+/** One record's decision from what the lookups found. */
+function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, limit: number): MatchResult {
+  const judged = new Map<string, Judged>();
+  const consider = (company: Company, nameOn: MatchedOn[], base: number) => {
+    if (!judged.has(company.corporateNumber))
+      judged.set(company.corporateNumber, judge(company, evidence, nameOn, base));
+  };
+  if (!evidence.unmatchable) {
+    const equal = [
+      ...(found.byName.get(evidence.keys.name) ?? []),
+      ...(evidence.keys.reading ? (found.byReading.get(evidence.keys.reading) ?? []) : []),
+      ...(evidence.keys.romaji ? (found.byRomaji.get(evidence.keys.romaji) ?? []) : []),
+    ];
+    for (const company of equal) {
+      const on = keyMatches(company, evidence);
+      consider(company, on, on.includes('name') ? 0.8 : 0.75);
+    }
+  }
+  const equalKeys = [...judged.values()];
+  const numbered = evidence.corporateNumber ? found.byNumber.get(evidence.corporateNumber) : undefined;
+  if (numbered) consider(numbered, keyMatches(numbered, evidence), 0.8);
+  if (equalKeys.length === 0 && !numbered && !evidence.unmatchable)
+    for (const company of near.get(evidence.keys.name) ?? []) {
+      const ratio = [...evidence.keys.name].length / Math.max(1, [...(company.keys.name ?? '')].length);
+      consider(company, ['nearName'], 0.2 + 0.3 * ratio);
+    }
+
+  let decided: Judged | undefined;
+  if (!found.incomplete) {
+    if (evidence.corporateNumber) {
+      // the number alone decides; a valid number no company has contradicts every name
+      decided = numbered ? judged.get(numbered.corporateNumber) : undefined;
+    } else {
+      const remaining = equalKeys.filter((item) => !item.contradicted);
+      if (remaining.length === 1) decided = remaining[0];
+      else if (remaining.length > 1) {
+        const supported = remaining.filter((item) => item.supported);
+        if (supported.length === 1) decided = supported[0];
+      }
+    }
+  }
+  const ranked = [...judged.values()]
+    .map((item) => ({ item, candidate: toCandidate(item, item === decided) }))
+    .sort(
+      (a, b) =>
+        b.candidate.score - a.candidate.score ||
+        a.candidate.name.localeCompare(b.candidate.name) ||
+        a.candidate.corporateNumber.localeCompare(b.candidate.corporateNumber),
+    );
+  const candidates = ranked.slice(0, limit).map((entry) => entry.candidate);
+  const match = decided ? (ranked.find((entry) => entry.item === decided)?.candidate ?? null) : null;
+  return { match, candidates, overMaxCredits: false };
+}
+
+/**
+ * The results of a validated match body, one per record in input order. `options.lookupSize`:
+ * tests make the one lookup overflow with it.
+ */
+export async function runMatch(
+  ctx: Ctx,
+  request: MatchRequest,
+  options: { lookupSize?: number } = {},
+): Promise<MatchResult[]> {
+  const limit = request.candidates ?? defaultCandidates;
+  const evidence = request.records.map(evidenceOf);
+  const found = await lookUpKeys(ctx, evidence, options.lookupSize ?? lookupSize);
+  const nearKeys = new Set<string>();
+  for (const item of evidence) {
+    if (item.unmatchable || [...item.keys.name].length < nearNameMinLength) continue;
+    const hasEqual =
+      found.byName.has(item.keys.name) ||
+      (item.keys.reading !== undefined && found.byReading.has(item.keys.reading)) ||
+      (item.keys.romaji !== undefined && found.byRomaji.has(item.keys.romaji)) ||
+      (item.corporateNumber !== undefined && found.byNumber.has(item.corporateNumber));
+    if (!hasEqual) nearKeys.add(item.keys.name);
+  }
+  const near = await lookUpNearNames(ctx, [...nearKeys], limit);
+  return evidence.map((item) => decide(item, found, near, limit));
+}
+
+/**
+ * Withholds the certain matches past what `maxCredits` pays for, in input order: such a
+ * record is answered without match or candidates (the candidates would name the company for
+ * free) and flagged `overMaxCredits`, for the caller to send again. `price` 0: nothing is
+ * withheld. Returns the credits the answered matches cost.
+ *
+ *   price 1, maxCredits 2, matches at records 0, 3, 5 -> 0 and 3 answered, 5 withheld; 2 credits
+ */
+export function applyBudget(results: MatchResult[], price: number, maxCredits: number | undefined): number {
+  if (price === 0) return 0;
+  const affordable = maxCredits === undefined ? Number.POSITIVE_INFINITY : Math.floor(maxCredits / price);
+  let matched = 0;
+  for (const result of results) {
+    if (!result.match) continue;
+    if (matched < affordable) {
+      matched += 1;
+      continue;
+    }
+    result.match = null;
+    result.candidates = [];
+    result.overMaxCredits = true;
+  }
+  return matched * price;
+}
