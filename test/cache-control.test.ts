@@ -31,11 +31,18 @@ function send(
   operation: (typeof operations)[number],
   opts: { key?: string; body?: unknown; jobId?: string } = {},
 ) {
-  const path = `/rest/v1${operation.path.replace('{jobId}', opts.jobId ?? (posting.id as string))}`;
+  const query = operation.limit === 'suggest' ? '?q=%E3%82%AD%E3%83%A3' : '';
+  const path = `/rest/v1${operation.path.replace('{jobId}', opts.jobId ?? (posting.id as string))}${query}`;
   const req = operation.method === 'GET' ? request(target).get(path) : request(target).post(path);
   if (opts.key) req.set('X-API-Key', opts.key);
   // an export sends every result: it takes no `limit`
-  const body = opts.body ?? (operation.limit === 'export' ? {} : { limit: 1 });
+  const body =
+    opts.body ??
+    (operation.limit === 'export'
+      ? {}
+      : operation.limit === 'match'
+        ? { records: [{ name: 'キャッシュ商事' }] }
+        : { limit: 1 });
   return operation.method === 'POST' ? req.send(body as object) : req;
 }
 
@@ -67,7 +74,7 @@ afterAll(async () => {
 describe('Cache-Control: no-store on every limited operation', () => {
   it('the table has the limited operations this test expects to see', () => {
     expect(limited.map((operation) => operation.limit).sort()).toEqual(
-      ['count', 'count', 'detail', 'export', 'export', 'search', 'search'].sort(),
+      ['count', 'count', 'detail', 'export', 'export', 'match', 'search', 'search', 'suggest'].sort(),
     );
   });
 
@@ -84,7 +91,8 @@ describe('Cache-Control: no-store on every limited operation', () => {
       expect(statuses[0]).toBe(200);
       expect(statuses[1]).toBe(401);
       if (operation.method === 'POST') expect(statuses[2]).toBe(400);
-      if (operation.limit === 'search' || operation.limit === 'export') expect(statuses[3]).toBe(402);
+      if (operation.limit === 'search' || operation.limit === 'export' || operation.limit === 'match')
+        expect(statuses[3]).toBe(402);
       if (operation.limit === 'detail') expect(statuses[3]).toBe(404);
       for (const res of answers) expect(res.headers['cache-control'], `${res.status}`).toBe('no-store');
     },
@@ -96,7 +104,7 @@ describe('Cache-Control: no-store on every limited operation', () => {
       limits: createLimits({
         redis: services.redis,
         keyPrefix: services.config.redisPrefix,
-        config: { ratePerSecond: 1 },
+        config: { ratePerSecond: 1, suggestRatePerSecond: 1 },
       }),
     });
     const key = await newKey(10);
