@@ -31,7 +31,7 @@ import {
   toCompactRecord,
 } from '../src/search/records.js';
 import { indexNames } from './index-names.js';
-import { nameKeyFields } from './name-keys.js';
+import { nameKeyFields, prepareDerivedReadings } from './name-keys.js';
 import { rebuildCompanies } from './rebuild.js';
 import type { Doc } from './transform.js';
 
@@ -122,6 +122,8 @@ export async function backfillCopies(
 
   if (result.corporates.written > 0)
     await withRetry(() => client.indices.refresh({ index: names.corporates }));
+  // the keys are compared with those the pipeline writes, derived readings included
+  await prepareDerivedReadings();
   const keyFields = Object.keys(nameKeyFields('', null));
   const keyPages = scan<Doc>(client, {
     index: names.corporates,

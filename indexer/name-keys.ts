@@ -10,6 +10,7 @@
  * An empty key is stored as null (docs/index-documents.md: never "" for "unknown").
  */
 import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
+import { loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.js';
 
 export type ReadingSource = 'registry' | 'derived';
 
@@ -23,13 +24,27 @@ export interface NameKeyFields {
   nameKeyLength: number | null;
 }
 
+let analyser: ReadingAnalyser | undefined;
+
 /**
- * The reading of a name that has no furigana in the source. The single place where a reading
- * derived from the name (a reading analyser) is plugged in; none yet, so such companies have
- * no reading or romaji key.
+ * Loads the reading analyser (src/text/reading.ts: about a second and 18 MB of dictionary,
+ * once per process) so that derivedReading answers; the pipeline and the backfill call it
+ * before they plan a batch.
  */
-export function derivedReading(_name: string): string | null {
-  return null;
+export async function prepareDerivedReadings(): Promise<void> {
+  analyser ??= await loadReadingAnalyser();
+}
+
+/**
+ * The reading of a name that has no furigana in the source, derived from the name by the
+ * analyser and stored with `readingSource: 'derived'`: a dictionary's guess (日本 is read ニホン),
+ * so a match on it is only as good as that guess (docs/names.md). null before
+ * prepareDerivedReadings, and for a name with a word the dictionary cannot read.
+ *
+ *   derivedReading('マルカ物流株式会社') === 'マルカブツリュウカブシキガイシャ'
+ */
+export function derivedReading(name: string): string | null {
+  return analyser?.reading(name) ?? null;
 }
 
 function orNull(key: string): string | null {

@@ -24,6 +24,7 @@ import {
 import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import { loadMasters, type Masters, withMasterList } from './masters.js';
+import { prepareDerivedReadings } from './name-keys.js';
 import type { DeleteCorporateSource, MasterSource, SourceRecord } from './source-types.js';
 import type { Doc } from './transform.js';
 import { type Validated, validateLine, validateRecord } from './validate.js';
@@ -332,6 +333,7 @@ export class IngestPipeline {
     const indexed = await this.loadCompanies(lookups.companies);
     const jobOwners = await this.corporateNumbersOfJobs(lookups.jobs);
     const deletions = await this.deletionsOf(lookups.deletions);
+    await prepareDerivedReadings();
     const plan = planBatch(
       records,
       {

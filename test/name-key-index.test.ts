@@ -6,12 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCopies } from '../indexer/backfill-copies.js';
 import { loadMasters } from '../indexer/masters.js';
-import { derivedReading, nameKeyFields } from '../indexer/name-keys.js';
+import { derivedReading, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { recordFieldNames } from '../src/search/records.js';
 import type { Services } from '../src/services.js';
-import { nameKey, readingKey } from '../src/text/name-key.js';
+import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
 import { companies, indexCompanies, numberOf, spellings } from './fixtures/match/companies.js';
 import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
@@ -46,11 +46,22 @@ describe('the transform', () => {
       });
   });
 
-  it('without furigana: no reading, no romaji, no reading source (until a derived reading is plugged in)', () => {
-    expect(derivedReading('アオイ工業株式会社')).toBeNull();
+  it('without furigana: a reading derived from the name, marked derived, the pipeline loads the analyser', async () => {
+    await prepareDerivedReadings();
+    expect(derivedReading('アオイ工業株式会社')).toBe('アオイコウギョウカブシキガイシャ');
     expect(toCorporateFields(companies.aoiShibuya, masters)).toMatchObject({
+      readingKey: readingKey('アオイコウギョウ'),
+      romajiKey: romajiKey('アオイコウギョウ'),
+      readingSource: 'derived',
+    });
+    // the registry's furigana wins over the analyser's guess
+    expect(toCorporateFields(companies.maruka, masters).readingSource).toBe('registry');
+  });
+
+  it('a name with a word the dictionary cannot read has no derived reading', async () => {
+    await prepareDerivedReadings();
+    expect(nameKeyFields('株式会社NOVA Systems', null)).toMatchObject({
       readingKey: null,
-      romajiKey: null,
       readingSource: null,
     });
   });
