@@ -152,8 +152,10 @@ describe.each([
   ['job search', jobSearch, jobSearchTable],
 ] as const)('%s: every request name acts on the field the contract means', (_label, search, table) => {
   const queried = new Map<string, string>();
+  // a sub-field (.substring for contains, .folded for an exact name) is of the field it names
   for (const def of search.filters)
-    for (const name of Object.keys(def.flat)) queried.set(name, def.field.replace(/\.substring$/, ''));
+    for (const name of Object.keys(def.flat))
+      queried.set(name, def.field.replace(/\.(substring|folded)$/, ''));
 
   it.each(table.flatMap(([names, field, where]) => names.map((name) => [name, field, where] as const)))(
     '%s -> %s (%s)',

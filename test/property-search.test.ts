@@ -218,7 +218,7 @@ function views(windowStart = detailTextWindowStart()): { corporates: Record_[]; 
 
 /** The values at an index field path: `markets.code` -> every market's code. */
 function valuesAt(record: Record_, field: string): unknown[] {
-  const [head, ...rest] = field.replace(/\.substring$/, '').split('.');
+  const [head, ...rest] = field.replace(/\.(substring|folded)$/, '').split('.');
   const value = record[head as string];
   if (!present(value)) return [];
   if (rest.length === 0) return Array.isArray(value) ? value : [value];
@@ -253,14 +253,21 @@ const inPosting = (cond: Cond): Cond => ({
   def: { ...cond.def, field: cond.def.field.replace(/^postings\./, '') },
 });
 
+/** An exact value; for a `.folded` field (an exact name) compared after the fold, as the engine does. */
+function equalIn(def: FilterDef, value: unknown, list: unknown[]): boolean {
+  if (!def.field.endsWith('.folded')) return list.includes(value);
+  const folded = unicodeFold(String(value));
+  return list.some((item) => unicodeFold(String(item)) === folded);
+}
+
 function holds(record: Record_, { def, op, value }: Cond): boolean {
   const values = valuesAt(record, def.field);
   const list = Array.isArray(value) ? value : [value];
   switch (op) {
     case 'any':
-      return values.some((v) => list.includes(v));
+      return values.some((v) => equalIn(def, v, list));
     case 'none':
-      return !values.some((v) => list.includes(v));
+      return !values.some((v) => equalIn(def, v, list));
     case 'anyContains':
       return list.some((fragment) => values.some((v) => contains(v, fragment as string)));
     case 'allContains':
@@ -355,7 +362,13 @@ function valueArb(def: FilterDef, op: Op, records: Record_[]): fc.Arbitrary<unkn
         ? fc.constantFrom(...(def.item.enum as string[]))
         : def.item.pattern === '^[0-9]{13}$'
           ? fromData(fc.stringMatching(/^[0-9]{13}$/))
-          : fromData(fc.string({ minLength: 1, maxLength: 8 }));
+          : def.field.endsWith('.folded') && seen.length > 0
+            ? // an exact name: as stored, or in a compatibility spelling only the fold equates
+              fc.oneof(
+                fromData(fc.string({ minLength: 1, maxLength: 8 })),
+                fc.constantFrom(...seen.map(String)).map((name) => fullWidth(name).replace('株式会社', '㈱')),
+              )
+            : fromData(fc.string({ minLength: 1, maxLength: 8 }));
       break;
     case 'contains':
     case 'detailText': {

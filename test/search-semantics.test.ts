@@ -154,9 +154,21 @@ describe('substring matching', () => {
     expect(await companyNames({ corporateNamePartialMatchOr: ['東庁'] })).toEqual([]);
   });
 
-  it('keeps exact name conditions exact', async () => {
+  it('keeps exact name conditions exact: a part of the name is no match', async () => {
     expect(await companyNames({ corporateNameOr: ['東京都庁'] })).toEqual([]);
     expect(await companyNames({ corporateNameOr: ['東京都庁サービス'] })).toEqual(['東京都庁サービス']);
+  });
+
+  it('folds exact names as the contains filters do: width, case, half-width kana', async () => {
+    for (const query of ['ABC商事', 'ＡＢＣ商事', 'abc商事', 'Ａbc商事'])
+      expect(await companyNames({ corporateNameOr: [query] }), query).toEqual(['abc商事']);
+    expect(await companyNames({ corporateNameOr: ['カブシキガイシャテスト'] })).toEqual(['ｶﾌﾞｼｷｶﾞｲｼｬﾃｽﾄ']);
+    const others = await companyNames({
+      corporateNameNot: ['ＡＢＣ商事'],
+      corporateNamePartialMatchOr: ['商事'],
+    });
+    expect(others.length).toBeGreaterThan(0);
+    expect(others).not.toContain('abc商事');
   });
 });
 

@@ -165,8 +165,10 @@ const c = companyAttributeFilters;
 export const corporateFilters: readonly FilterDef[] = [
   define('corporateName', 'exact', {
     scope: company,
-    field: 'name',
-    description: 'Company name equals the string exactly.',
+    field: 'name.folded',
+    description:
+      'Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them.',
+    hook: 'compared folded as the contains filters are (the .folded sub-field: ㈱ = (株), width, case)',
   }),
   define('corporateName', 'contains', {
     scope: company,

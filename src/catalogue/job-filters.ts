@@ -30,8 +30,10 @@ export const jobFilters: readonly FilterDef[] = [
   }),
   define('corporateName', 'exact', {
     scope: job,
-    field: 'corporateName',
-    description: 'Name of the linked company equals the string exactly.',
+    field: 'corporateName.folded',
+    description:
+      'Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them.',
+    hook: 'compared folded as the contains filters are (the .folded sub-field: ㈱ = (株), width, case)',
   }),
   define('corporateName', 'contains', {
     scope: job,

@@ -886,9 +886,9 @@ export interface components {
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
             filterGroups?: components["schemas"]["CorporateFilters"][];
-            /** @description Company name equals the string exactly. Matches when the value is any of the listed ones. */
+            /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
             corporateNameOr?: string[];
-            /** @description Company name equals the string exactly. Excludes records with any of the listed values. */
+            /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
             corporateNameNot?: string[];
             /** @description Company name contains the string. Matches when the text contains any of the strings. */
             corporateNamePartialMatchOr?: string[];
@@ -1109,11 +1109,11 @@ export interface components {
         };
         /** @description Nested filter form: different fields combine with AND; any/none, anyContains/allContains/noneContains, min/max, from/to. */
         CorporateFilters: {
-            /** @description Company name equals the string exactly. / Company name contains the string. */
+            /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. / Company name contains the string. */
             corporateName?: {
-                /** @description Company name equals the string exactly. Matches when the value is any of the listed ones. */
+                /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
                 any?: string[];
-                /** @description Company name equals the string exactly. Excludes records with any of the listed values. */
+                /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
                 none?: string[];
                 /** @description Company name contains the string. Matches when the text contains any of the strings. */
                 anyContains?: string[];
@@ -1512,9 +1512,9 @@ export interface components {
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
             filterGroups?: components["schemas"]["CorporateFilters"][];
-            /** @description Company name equals the string exactly. Matches when the value is any of the listed ones. */
+            /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
             corporateNameOr?: string[];
-            /** @description Company name equals the string exactly. Excludes records with any of the listed values. */
+            /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
             corporateNameNot?: string[];
             /** @description Company name contains the string. Matches when the text contains any of the strings. */
             corporateNamePartialMatchOr?: string[];
@@ -1768,9 +1768,9 @@ export interface components {
             jobTitlePartialMatchOr?: string[];
             /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
             jobTitlePartialMatchNot?: string[];
-            /** @description Name of the linked company equals the string exactly. Matches when the value is any of the listed ones. */
+            /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
             corporateNameOr?: string[];
-            /** @description Name of the linked company equals the string exactly. Excludes records with any of the listed values. */
+            /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
             corporateNameNot?: string[];
             /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
             corporateNamePartialMatchOr?: string[];
@@ -1984,11 +1984,11 @@ export interface components {
                 /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
                 noneContains?: string[];
             };
-            /** @description Name of the linked company equals the string exactly. / Name of the linked company contains the string. */
+            /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. / Name of the linked company contains the string. */
             corporateName?: {
-                /** @description Name of the linked company equals the string exactly. Matches when the value is any of the listed ones. */
+                /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
                 any?: string[];
-                /** @description Name of the linked company equals the string exactly. Excludes records with any of the listed values. */
+                /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
                 none?: string[];
                 /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
                 anyContains?: string[];
@@ -2506,9 +2506,9 @@ export interface components {
             jobTitlePartialMatchOr?: string[];
             /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
             jobTitlePartialMatchNot?: string[];
-            /** @description Name of the linked company equals the string exactly. Matches when the value is any of the listed ones. */
+            /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
             corporateNameOr?: string[];
-            /** @description Name of the linked company equals the string exactly. Excludes records with any of the listed values. */
+            /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
             corporateNameNot?: string[];
             /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
             corporateNamePartialMatchOr?: string[];
