@@ -247,22 +247,37 @@ describe('branch words after the name', () => {
         // the branch dropped, the legal form before it is at the end, and goes too
         'マルカ物流協同組合 本店',
         'マルカ物流 Co., Ltd. 東京支店',
+        // glued straight to the name: the office words no registered name ends with
+        'マルカ物流大阪営業所',
+        'マルカ物流東京支店',
+        'マルカ物流株式会社本社',
+        'マルカ物流九州支社',
+        'マルカ物流さいたま出張所',
       ],
+      // a long-vowel mark is no separator: the rest is no branch part
+      ['あく物産', '株式会社アーク物産大阪営業所', 'アーク物産 本社', 'ア－ク物産(株)'],
     ]);
   });
 
   it('kept when it is the name, or part of it', () => {
     expectKeys([
-      // glued to the name: part of it
-      ['まるか物流大阪営業所', 'マルカ物流大阪営業所'],
+      // glued to the name: part of it, for the words registered names end with
+      ['まるか設計事務所', 'マルカ設計事務所'],
+      ['まるか物流本店', 'マルカ物流本店'],
+      ['まるか物流第二工場', 'マルカ物流第二工場'],
+      // a glued office word with something before it that is no place: the word goes alone
+      ['まるか物流西口', 'マルカ物流西口営業所'],
+      // a glued word with less than two characters of name before it
+      ['あ本社', 'ア本社'],
       // nothing before it but a legal form: the name itself
       ['本社', '株式会社本社'],
       ['東京支店', '株式会社 東京支店'],
       // センター ends many names; never a branch word
       ['日本情報せんた', '株式会社 日本情報センター', '日本情報センター株式会社'],
       ['まるか物流せんた', 'マルカ 物流センター'],
-      // a long last part is a name, not a branch
-      ['まるか東京都港区芝浦第一物流支店', 'マルカ 東京都港区芝浦第一物流支店'],
+      // a long last part is a name, not a branch: only a glued office word at its end goes
+      ['まるか東京都港区芝浦第一物流', 'マルカ 東京都港区芝浦第一物流支店'],
+      ['まるか東京都港区芝浦第一物流工場', 'マルカ 東京都港区芝浦第一物流工場'],
     ]);
   });
 });

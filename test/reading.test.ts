@@ -43,6 +43,15 @@ describe('readingKey', () => {
       ['つばさ', 'ゴウドウガイシャツバサ', 'ゴウドウカイシャツバサ', 'ﾄﾞ)ﾂﾊﾞｻ'],
       ['たなかや', 'ゴウシカイシャタナカヤ', 'タナカヤゴウメイガイシャ', 'タナカヤ ユウゲンカイシャ'],
       ['', 'カブシキガイシャ'],
+      // the other legal forms' readings, as the registry's furigana carries them
+      ['にほんぶつりゆう', 'イッパンシャダンホウジンニホンブツリュウ', 'ニホンブツリュウ'],
+      ['かんさいかんこう', 'トクテイヒエイリカツドウホウジンカンサイカンコウ', 'カンサイカンコウ'],
+      [
+        'とうほくしよくひん',
+        'イッパンザイダンホウジントウホクショクヒン',
+        'コウエキザイダンホウジントウホクショクヒン',
+      ],
+      ['みらい', 'ガッコウホウジンミライ', 'シャカイフクシホウジンミライ', 'イリョウホウジンシャダンミライ'],
     ]);
   });
 
@@ -80,6 +89,10 @@ describe('romajiKey', () => {
       ['hokaido', 'ホッカイドウ', 'Hokkaido', 'hokkaidou', 'Hokkaidō'],
       ['sanpo', 'サンポウ', 'sampo', 'sanpo', 'sanpou'],
       ['kanei', 'カンエイ', "kan'ei", 'kanei'],
+      // loan-word sounds as typed: ディ di, ティ ti, トゥ tu
+      ['toredingu', 'トレーディング', 'Toredingu', 'toreedingu'],
+      ['byuti', 'ビューティー', 'byuti', 'Byuutii'],
+      ['tuna', 'トゥナ', 'tuna'],
     ]);
   });
 

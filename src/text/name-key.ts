@@ -20,7 +20,13 @@ import { projectRoot } from '../project-root.js';
  * long-vowel mark all become one space when the name is first folded; ( and ) are kept until
  * the legal forms written with them, (株), are gone.
  */
-const toSpace = /[\p{S}\p{Z}\p{C}ー]|(?![()])\p{P}/gu;
+const toSpace = /[\p{S}\p{Z}\p{C}]|(?![()])\p{P}/gu;
+/**
+ * Long-vowel marks are dropped outright, not made separators: a separator would split a word
+ * (アーク物産 -> 'あ く物産') and the branch step would take the rest for a branch. A dash or
+ * wave written after kana is a long-vowel mark too (コ－ヒ－, ア〜ク).
+ */
+const longVowel = /ー|(?<=[\u3041-\u30ff])[-‐‑‒–—―〜~]/gu;
 const SEP = '[ ()]';
 const separators = new RegExp(`${SEP}+`, 'gu');
 const onlySeparators = new RegExp(`^${SEP}*$`, 'u');
@@ -48,6 +54,8 @@ interface Tables {
   legal: LegalTable;
   legalSmallKept: LegalTable;
   branch: RegExp;
+  /** A branch written straight after the name: an optional place, then a glued word. */
+  gluedBranch: RegExp;
   /** (株) -> 株式会社 and the like, on NFKC text. */
   abbreviations: { pattern: RegExp; fullForm: Map<string, string> };
 }
@@ -109,8 +117,16 @@ function loadTables(): Tables {
   const partial = { variants } as Tables;
   const legal = legalTable(legalRows, (text) => foldChars(text, partial, true));
   const legalSmallKept = legalTable(legalRows, (text) => foldChars(text, partial, false));
-  const words = readTsv('branch-words.tsv').map(([word = '']) => escapeRegExp(word));
+  const branchRows = readTsv('branch-words.tsv');
+  const words = branchRows.map(([word = '']) => escapeRegExp(word));
   const branch = new RegExp(`^[^]{0,8}(?:${words.join('|')})$`, 'u');
+  const glued = branchRows
+    .filter(([, isGlued]) => isGlued === 'yes')
+    .map(([word = '']) => escapeRegExp(word));
+  const places = readTsv('branch-places.tsv').map(([place = '']) =>
+    escapeRegExp(foldChars(place, partial, true)),
+  );
+  const gluedBranch = new RegExp(`(?:${places.join('|')})?(?:${glued.join('|')})$`, 'u');
   const fullForm = new Map<string, string>();
   for (const [from = '', to = ''] of legalRows) {
     const nfkc = from.normalize('NFKC');
@@ -120,7 +136,7 @@ function loadTables(): Tables {
     pattern: new RegExp([...fullForm.keys()].map(escapeRegExp).join('|'), 'gu'),
     fullForm,
   };
-  return { variants, legal, legalSmallKept, branch, abbreviations };
+  return { variants, legal, legalSmallKept, branch, gluedBranch, abbreviations };
 }
 
 /** 'abcd' -> Map { a => b, c => d }: the tables below read as from/to pairs. */
@@ -155,6 +171,7 @@ function foldChars(text: string, t: Pick<Tables, 'variants'>, foldSmall: boolean
     .normalize('NFKC')
     .toLowerCase()
     .normalize('NFKC')
+    .replace(longVowel, '')
     .replace(toSpace, ' ');
   let out = '';
   for (let i = 0; i < s.length; i++) {
@@ -205,16 +222,24 @@ function dropLegalForms(text: string, legal: LegalTable, found?: string[]): stri
 
 /**
  * Drops the last part of a name when it is a branch (東京支店, 本社, 第二工場), if it follows a
- * separator or a dropped legal form and a name is left before it.
- *   'まるか物流  大阪営業所' -> 'まるか物流  ';  'まるか物流大阪営業所' unchanged;  '  本社' unchanged
+ * separator or a dropped legal form and a name is left before it; or when it is written
+ * straight after the name as a place and a word no registered name ends with
+ * (data/names/branch-words.tsv, glued = yes).
+ *   'まるか物流  大阪営業所' -> 'まるか物流  ';  'まるか物流大阪営業所' -> 'まるか物流';
+ *   'まるか設計事務所' unchanged;  '  本社' unchanged
  */
-function dropBranch(text: string, branch: RegExp): string {
+function dropBranch(text: string, t: Pick<Tables, 'branch' | 'gluedBranch'>): string {
   const trimmed = text.replace(trailingSeparators, '');
   const cut = trimmed.search(lastSeparator);
-  if (cut < 0) return text;
-  const head = trimmed.slice(0, cut + 1);
-  if (onlySeparators.test(head) || !branch.test(trimmed.slice(cut + 1))) return text;
-  return head;
+  if (cut >= 0) {
+    const head = trimmed.slice(0, cut + 1);
+    if (!onlySeparators.test(head) && t.branch.test(trimmed.slice(cut + 1))) return head;
+  }
+  // glued: 'まるか物流大阪営業所' -> 'まるか物流', with at least two characters of name left
+  const glued = trimmed.match(t.gluedBranch);
+  if (!glued || glued[0] === '') return text;
+  const head = trimmed.slice(0, trimmed.length - glued[0].length);
+  return head.replace(separators, '').length >= 2 ? head : text;
 }
 
 /**
@@ -254,7 +279,7 @@ function keyOf(name: string, t: Tables, kind: KeyKind, found?: string[]): string
   let current = foldChars(name, t, kind !== 'romaji');
   for (let round = 0; round < 4; round++) {
     let next = dropLegalForms(current, legal, found);
-    if (kind === 'name') next = dropLegalForms(dropBranch(next, t.branch), legal, found);
+    if (kind === 'name') next = dropLegalForms(dropBranch(next, t), legal, found);
     if (next === current) break;
     current = next;
   }
@@ -333,6 +358,11 @@ function foldRomaji(latin: string): string {
 }
 
 const kanaOnly = /^[\u3041-\u3096\u309d\u309e]*$/u;
+/**
+ * Loan-word sounds as people type them (wanakana writes ディ as 'dei'): 'トレーディング' is
+ * typed 'toredingu', 'ビューティー' 'byuti'.
+ */
+const loanSounds = { てぃ: 'ti', でぃ: 'di', とぅ: 'tu', どぅ: 'du', てゅ: 'tyu', でゅ: 'dyu' };
 /** Latin letters (with or without diacritics: Tōkyō) and digits, at least one letter. */
 const latinOnly = /^[\p{Script=Latin}0-9]*\p{Script=Latin}[\p{Script=Latin}0-9]*$/u;
 
@@ -344,7 +374,7 @@ const latinOnly = /^[\p{Script=Latin}0-9]*\p{Script=Latin}[\p{Script=Latin}0-9]*
  */
 export function romajiKey(reading: string): string {
   const folded = keyOf(reading, load(), 'romaji');
-  if (kanaOnly.test(folded)) return foldRomaji(toRomaji(folded));
+  if (kanaOnly.test(folded)) return foldRomaji(toRomaji(folded, { customRomajiMapping: loanSounds }));
   if (latinOnly.test(folded)) return foldRomaji(folded);
   return '';
 }
