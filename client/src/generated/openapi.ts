@@ -524,7 +524,7 @@ export interface components {
             maxCredits?: number;
         };
         MatchRecord: {
-            /** @description The company name as your list writes it. */
+            /** @description The company name as your list writes it (up to 500 characters: a long registered name in romaji). */
             name: string;
             /** @description Id from the prefectures master. */
             prefectureId?: number;
