@@ -34,7 +34,14 @@ function topLevelFields(index: string, without: string[]): string[] {
 export const compactRecordField = 'compactRecord';
 
 /** Corporates fields that are not part of the response records (docs/index-documents.md). */
-export const internalCorporateFields = ['postings', 'aggregates', 'sourceVersion', compactRecordField];
+export const internalCorporateFields = [
+  'postings',
+  'aggregates',
+  'sourceVersion',
+  compactRecordField,
+  // the registry's own fields (indexer/registry/): not in the API records yet
+  'registry',
+];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
