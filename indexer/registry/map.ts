@@ -64,7 +64,7 @@ export type RegistryChange =
       fields: RegistryOwnedFields;
       registry: RegistryFields;
     }
-  | { action: 'delete'; corporateNumber: string; outcome: 'deleted' }
+  | { action: 'delete'; corporateNumber: string; outcome: 'deleted'; updateDate: string }
   /** history (latest=0) and hidden companies (hihyoji=1): read, not applied */
   | { action: 'skip'; corporateNumber: string; why: 'history' | 'hidden' };
 
@@ -80,7 +80,8 @@ export function toRegistryChange(row: RegistryRow): RegistryChange {
   // a row that is not the latest is history: a later row of the same company supersedes it
   if (row.latest !== '1') return { action: 'skip', corporateNumber, why: 'history' };
   const process = row.process as ProcessCode;
-  if (process === '99') return { action: 'delete', corporateNumber, outcome: 'deleted' };
+  if (process === '99')
+    return { action: 'delete', corporateNumber, outcome: 'deleted', updateDate: row.updateDate };
   // the company asked not to be shown in search results: it is not written (docs/decisions.md)
   if (row.hihyoji === '1') return { action: 'skip', corporateNumber, why: 'hidden' };
   // every row carries the company's whole current state, so each one sets every owned field;

@@ -13,6 +13,7 @@
  */
 import { type BulkOp, writeBulkChunked } from '../../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import { toCompactRecord } from '../../src/search/records.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
@@ -77,6 +78,11 @@ interface Stored {
 }
 
 const maxConflictRounds = 5;
+
+/** A registry date as the instant the pipeline's versions count in: the start of that day in Japan. */
+export function registryInstant(date: string): string {
+  return `${date}T00:00:00+09:00`;
+}
 
 function sameValue(a: unknown, b: unknown): boolean {
   return (a ?? null) === (b ?? null);
@@ -177,6 +183,10 @@ export class RegistryWriter {
     const stored = await this.read(
       positions.map((position) => batch[position]?.change.corporateNumber ?? ''),
     );
+    const missing = positions
+      .map((position) => batch[position]?.change.corporateNumber ?? '')
+      .filter((number) => !stored.has(number));
+    const deletions = await this.deletions(missing);
     const ops: BulkOp<number>[] = [];
     const wouldRebuild = new Map<number, string>();
     for (const position of positions) {
@@ -198,6 +208,15 @@ export class RegistryWriter {
       }
       const owned: Doc = Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null]));
       const existing = stored.get(change.corporateNumber);
+      const deletedAt = deletions.get(change.corporateNumber);
+      if (
+        !existing &&
+        deletedAt !== undefined &&
+        deletedAt >= Date.parse(registryInstant(change.registry.updateDate))
+      ) {
+        outcomes[position] = 'older';
+        continue;
+      }
       if (!existing) {
         const document = { ...toCorporateDocument(source, this.options.masters, now), sourceVersion: null };
         const compactRecord = toCompactRecord({ ...document, updatedAt: now.toISOString() });
@@ -262,6 +281,19 @@ export class RegistryWriter {
     return conflicts;
   }
 
+  /** When each of `numbers` that was deleted by a registry row was deleted (epoch ms of its updateDate). */
+  private async deletions(numbers: string[]): Promise<Map<string, number>> {
+    const docs = await getSources<Doc>(this.options.client, this.names.deletedCorporates, numbers, {
+      includes: ['sourceUpdatedAt'],
+    });
+    const found = new Map<string, number>();
+    for (const doc of docs) {
+      const at = doc.source?.sourceUpdatedAt;
+      if (typeof at === 'string') found.set(doc.id, Date.parse(at));
+    }
+    return found;
+  }
+
   /** Deletes through the pipeline's delete_corporate (the company and its postings go). */
   private async applyDeletes(batch: PendingChange[], positions: number[], outcomes: WriteOutcome[]) {
     const numbers = positions.map((position) => batch[position]?.change.corporateNumber ?? '');
@@ -275,15 +307,18 @@ export class RegistryWriter {
     });
     for (const position of positions) {
       const item = batch[position] as PendingChange;
-      if (!stored.has(item.change.corporateNumber)) {
-        outcomes[position] = 'unchanged';
-        continue;
-      }
+      if (item.change.action !== 'delete') continue;
+      // versioned: the delete is recorded (deleted-corporates), so loading an older file again
+      // does not bring the company back (see writeUpserts)
       await pipeline.add(
-        { type: 'delete_corporate', corporateNumber: item.change.corporateNumber },
+        {
+          type: 'delete_corporate',
+          corporateNumber: item.change.corporateNumber,
+          sourceUpdatedAt: registryInstant(item.change.updateDate),
+        },
         item.source,
       );
-      outcomes[position] = 'deleted';
+      outcomes[position] = stored.has(item.change.corporateNumber) ? 'deleted' : 'unchanged';
     }
     await pipeline.flush();
     if ((pipeline.report.delete_corporate?.rejected ?? 0) > 0)
