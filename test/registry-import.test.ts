@@ -7,6 +7,7 @@
  * nothing, a run stopped part-way resumes from its checkpoint to the same end, rejected rows
  * carry every reason, and the job-postings pipeline's fields survive a registry rename.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,11 +27,13 @@ import {
   type RegistrySummary,
 } from '../indexer/registry/import.js';
 import { toRegistryChange } from '../indexer/registry/map.js';
+import { dropIndices } from '../src/opensearch/indices.js';
+import { projectRoot } from '../src/project-root.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
-import { setUpServices } from './support/env.js';
+import { setUpServices, uniquePrefix } from './support/env.js';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'registry');
 const fullUtf8 = path.join(fixtures, 'full_20261031_utf8.csv');
@@ -441,5 +444,53 @@ describe('through the engine', () => {
     const stopped = await allCompanies(crash);
     expect([...stopped.keys()].sort()).toEqual([...straight.keys()].sort());
     for (const [number, doc] of straight) expect(view(stopped.get(number)), number).toEqual(view(doc));
+  });
+
+  it('npm run import:registry: the summary, exit 2 for rejected rows, a loaded file skipped the next time', async () => {
+    const prefix = uniquePrefix('registry-cli');
+    const dir = stateDir();
+    const run = () =>
+      spawnSync(
+        path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+        [
+          'indexer/registry/cli.ts',
+          '--state-dir',
+          dir,
+          '--dead-letter',
+          path.join(dir, 'dead.ndjson'),
+          fullSjis,
+          diff,
+        ],
+        {
+          cwd: projectRoot,
+          encoding: 'utf8',
+          timeout: 120_000,
+          env: {
+            ...process.env,
+            OPENSEARCH_URL: services.config.opensearchUrl,
+            INDEX_PREFIX: prefix,
+            REDIS_URL: '',
+          },
+        },
+      );
+    try {
+      const first = run();
+      expect(first.status, first.stderr).toBe(2);
+      expect(first.stdout).toContain(
+        'read 31, upserted 21, closed 3, restored 1, deleted 1, unchanged 0, rejected 3',
+      );
+      const lines = readFileSync(path.join(dir, 'dead.ndjson'), 'utf8').trim().split('\n');
+      expect(lines.map((line) => JSON.parse(line).source)).toEqual([
+        'full_20261031_sjis.csv:21',
+        'full_20261031_sjis.csv:22',
+        'full_20261031_sjis.csv:23',
+      ]);
+      const second = run();
+      expect(second.status, second.stderr).toBe(0);
+      expect(second.stdout).toContain('loaded before');
+      expect(second.stdout).toContain('read 0, upserted 0');
+    } finally {
+      await dropIndices(services.opensearch, prefix);
+    }
   });
 });
