@@ -4,14 +4,16 @@
  * then through the real engine: a full file and a diff give the expected companies (read from
  * the index and found by the company search, which reads the compact record copy), the
  * Shift_JIS file gives the same companies but for its substituted kanji, a second load writes
- * nothing, a run stopped part-way resumes from its checkpoint to the same end, rejected rows
+ * nothing, a run stopped part-way (an injected stop, the CLI killed) resumes from its
+ * checkpoint to the same end, rejected rows
  * carry every reason, and the job-postings pipeline's fields survive a registry rename.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corporateCheckDigit } from '../indexer/corporate-number.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
@@ -33,6 +35,7 @@ import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
+import { runToEnd } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'registry');
@@ -493,4 +496,75 @@ describe('through the engine', () => {
       await dropIndices(services.opensearch, prefix);
     }
   });
+
+  it('the CLI killed part-way (SIGKILL) resumes from its checkpoint and ends with every company', async () => {
+    const prefix = uniquePrefix('registry-kill');
+    const dir = stateDir();
+    const rows = 3000;
+    const file = path.join(dir, 'big_utf8.csv');
+    const [template] = parseCsv(readFileSync(fullUtf8, 'utf8'));
+    const lines = Array.from({ length: rows }, (_, i) => {
+      const fields = [...(template?.fields ?? [])];
+      const base = `0104${String(i).padStart(8, '0')}`;
+      fields[0] = String(i + 1);
+      fields[1] = `${corporateCheckDigit(base)}${base}`;
+      fields[6] = `株式会社テスト${i}`;
+      return fields.map((field) => `"${field.replaceAll('"', '""')}"`).join(',');
+    });
+    writeFileSync(file, `${lines.join('\r\n')}\r\n`);
+    const checkpoint = checkpointFile(dir, path.resolve(file));
+    const start = () =>
+      // node with tsx's loader, not the tsx wrapper: one process, so the kill reaches the importer itself
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', 'indexer/registry/cli.ts', '--batch-size', '20', '--state-dir', dir, file],
+        {
+          cwd: projectRoot,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: {
+            ...process.env,
+            OPENSEARCH_URL: services.config.opensearchUrl,
+            INDEX_PREFIX: prefix,
+            REDIS_URL: '',
+          },
+        },
+      );
+    try {
+      const child = start();
+      const killed = runToEnd(child);
+      // kill it once a few batches are committed
+      for (let waited = 0; waited < 120_000; waited += 25) {
+        if (existsSync(checkpoint) && JSON.parse(readFileSync(checkpoint, 'utf8')).committedRecord >= 200)
+          break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      child.kill('SIGKILL');
+      const first = await killed;
+      expect(first.code, first.stderr).toBeNull();
+      const saved = JSON.parse(readFileSync(checkpoint, 'utf8'));
+      expect(saved.done).toBe(false);
+      expect(saved.committedRecord).toBeGreaterThanOrEqual(200);
+      expect(saved.committedRecord).toBeLessThan(rows);
+
+      const second = await runToEnd(start());
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stdout).toMatch(/resumedAfter/);
+      // the counts are the whole file's: the part before the kill and the rest
+      const total = second.stdout.match(/read (\d+), upserted (\d+),.* unchanged (\d+), rejected (\d+)/);
+      expect(Number(total?.[1])).toBe(rows);
+      expect(Number(total?.[2]) + Number(total?.[3])).toBe(rows);
+      expect(Number(total?.[4])).toBe(0);
+      const index = indexNames(prefix).corporates;
+      await services.opensearch.indices.refresh({ index });
+      const { body } = await services.opensearch.count({ index });
+      expect(body.count).toBe(rows);
+      const { body: last } = await services.opensearch.get({
+        index,
+        id: lines.at(-1)?.split(',')[1]?.replaceAll('"', '') ?? '',
+      });
+      expect((last._source as Doc).name).toBe(`株式会社テスト${rows - 1}`);
+    } finally {
+      await dropIndices(services.opensearch, prefix);
+    }
+  }, 300_000);
 });
