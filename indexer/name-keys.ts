@@ -14,6 +14,15 @@ import { loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.j
 
 export type ReadingSource = 'registry' | 'derived';
 
+/** The fields nameKeyFields writes, for writers that copy them (the registry import). */
+export const nameKeyFieldNames = [
+  'nameKey',
+  'readingKey',
+  'romajiKey',
+  'readingSource',
+  'nameKeyLength',
+] as const;
+
 export interface NameKeyFields {
   nameKey: string | null;
   readingKey: string | null;

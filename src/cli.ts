@@ -4,13 +4,13 @@
  *
  *   0  done
  *   1  failed: bad arguments or settings, a server that cannot be reached, an error while working
- *   2  `ingest` only: finished, but some records were rejected (see the dead-letter file)
+ *   2  `ingest` and `import:registry` only: finished, but some records were rejected (see the dead-letter file)
  */
 import { Command, InvalidArgumentError } from 'commander';
 
 export const exitCodesHelp = `
 Exit codes: 0 done; 1 failed (bad arguments or settings, a server not reachable, an error
-while working); 2 (ingest only) finished with rejected records.`;
+while working); 2 (ingest, import:registry) finished with rejected records.`;
 
 /** A commander program with the shared help footer; errors show the usage hint. */
 export function cliProgram(name: string, description: string): Command {

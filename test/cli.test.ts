@@ -55,6 +55,7 @@ const clis: Array<[string, string, string[]]> = [
   ['keys', 'scripts/keys.ts', ['--help']],
   ['keys create', 'scripts/keys.ts', ['create', '--help']],
   ['ingest', 'indexer/ingest-cli.ts', ['--help']],
+  ['import:registry', 'indexer/registry/cli.ts', ['--help']],
   ['generate', 'indexer/generate/cli.ts', ['--help']],
   ['rolloff', 'indexer/rolloff-cli.ts', ['--help']],
   ['backfill', 'indexer/backfill-cli.ts', ['--help']],

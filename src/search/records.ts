@@ -45,6 +45,8 @@ export const internalCorporateFields = [
   'romajiKey',
   'readingSource',
   'nameKeyLength',
+  // the registry's own fields (indexer/registry/): not in the API records yet
+  'registry',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');

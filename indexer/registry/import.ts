@@ -1,0 +1,266 @@
+/**
+ * Loads NTA corporate-number files (full or diff, Shift_JIS or UTF-8, plain CSV) into the
+ * corporates index, one batch of records at a time, with a checkpoint per file after each
+ * batch is written: a run that stops (crash, kill, Ctrl-C) starts again after the last
+ * committed record, and a file loaded to its end is not read again unless asked (`restart`).
+ * Rejected rows go to the dead-letter sink with every reason; the run never stops for them.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
+import { loadMasters, type Masters } from '../masters.js';
+import { fileEncoding, type RegistryEncoding, readCsvRecords } from './csv.js';
+import { validateRow } from './format.js';
+import { toRegistryChange } from './map.js';
+import { type PendingChange, RegistryWriter, type WriteOutcome } from './write.js';
+
+export interface RegistrySummary {
+  read: number;
+  upserted: number;
+  closed: number;
+  restored: number;
+  deleted: number;
+  /** the index already held the row's values (a file loaded again) */
+  unchanged: number;
+  /** rows older than what the company holds (updateDate) */
+  older: number;
+  /** history rows (latest=0) and rows replaced by a later row of the company in the same batch */
+  superseded: number;
+  /** hihyoji=1: the company asked not to be shown in search results; not written */
+  hidden: number;
+  rejected: number;
+}
+
+export function emptySummary(): RegistrySummary {
+  return {
+    read: 0,
+    upserted: 0,
+    closed: 0,
+    restored: 0,
+    deleted: 0,
+    unchanged: 0,
+    older: 0,
+    superseded: 0,
+    hidden: 0,
+    rejected: 0,
+  };
+}
+
+/** What identifies a file for its checkpoint: a changed file (new size, time or head) starts over. */
+export interface FileIdentity {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** sha256 of the first 64 KiB */
+  headSha256: string;
+}
+
+export interface Checkpoint extends FileIdentity {
+  /** the last record (1-based) whose batch was written; 0 before the first */
+  committedRecord: number;
+  done: boolean;
+  encoding: RegistryEncoding;
+  summary: RegistrySummary;
+  updatedAt: string;
+}
+
+export interface RegistryProgress {
+  file: string;
+  /** bytes read of this file, and its size */
+  done: number;
+  total: number;
+  records: number;
+}
+
+export interface RegistryImportOptions {
+  client: OpenSearchClient;
+  indexPrefix: string;
+  deadLetter: DeadLetterSink;
+  /** where the checkpoints live (one JSON file per input file) */
+  stateDir: string;
+  encoding?: RegistryEncoding | 'auto';
+  /** records per batch (and per checkpoint) */
+  batchSize?: number;
+  /** ignore a checkpoint and read the file from its start */
+  restart?: boolean;
+  masters?: Masters;
+  now?: () => Date;
+  onProgress?: (progress: RegistryProgress) => void;
+  /** tests: stop (throw) when this record is reached, before its batch is written, as a crash would */
+  stopAtRecord?: number;
+}
+
+export interface FileResult {
+  file: string;
+  encoding: RegistryEncoding;
+  /** the record the run started after (a resumed run) */
+  resumedAfter: number;
+  /** true when a finished checkpoint said the file was loaded already */
+  alreadyLoaded: boolean;
+  summary: RegistrySummary;
+}
+
+export class InjectedStop extends Error {}
+
+export async function fileIdentity(file: string): Promise<FileIdentity> {
+  const absolute = path.resolve(file);
+  const stat = statSync(absolute);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(absolute, { start: 0, end: 65_535 }))
+    hash.update(chunk as Buffer);
+  return { path: absolute, size: stat.size, mtimeMs: stat.mtimeMs, headSha256: hash.digest('hex') };
+}
+
+export function checkpointFile(stateDir: string, absolutePath: string): string {
+  const key = createHash('sha1').update(absolutePath).digest('hex').slice(0, 16);
+  return path.join(stateDir, `${path.basename(absolutePath)}.${key}.json`);
+}
+
+export function readCheckpoint(stateDir: string, identity: FileIdentity): Checkpoint | undefined {
+  try {
+    const saved = JSON.parse(readFileSync(checkpointFile(stateDir, identity.path), 'utf8')) as Checkpoint;
+    const same =
+      saved.path === identity.path &&
+      saved.size === identity.size &&
+      saved.mtimeMs === identity.mtimeMs &&
+      saved.headSha256 === identity.headSha256;
+    return same ? saved : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written to a temporary file and renamed, so a crash mid-write leaves the previous checkpoint. */
+function writeCheckpoint(stateDir: string, checkpoint: Checkpoint): void {
+  mkdirSync(stateDir, { recursive: true });
+  const target = checkpointFile(stateDir, checkpoint.path);
+  writeFileSync(`${target}.tmp`, `${JSON.stringify(checkpoint, null, 2)}\n`);
+  renameSync(`${target}.tmp`, target);
+}
+
+function add(total: RegistrySummary, part: RegistrySummary): void {
+  for (const key of Object.keys(total) as (keyof RegistrySummary)[]) total[key] += part[key];
+}
+
+export async function importRegistryFile(file: string, options: RegistryImportOptions): Promise<FileResult> {
+  const identity = await fileIdentity(file);
+  const saved = options.restart ? undefined : readCheckpoint(options.stateDir, identity);
+  const encoding = saved?.encoding ?? (await fileEncoding(identity.path, options.encoding ?? 'auto'));
+  if (saved?.done)
+    return {
+      file,
+      encoding,
+      resumedAfter: saved.committedRecord,
+      alreadyLoaded: true,
+      summary: emptySummary(),
+    };
+  const masters = options.masters ?? loadMasters();
+  const now = options.now ?? (() => new Date());
+  const writer = new RegistryWriter({
+    client: options.client,
+    indexPrefix: options.indexPrefix,
+    deadLetter: options.deadLetter,
+    masters,
+    now,
+  });
+  const batchSize = options.batchSize ?? 1000;
+  const resumedAfter = saved?.committedRecord ?? 0;
+  // counts of the whole file, the part before the crash included
+  const summary = saved ? { ...saved.summary } : emptySummary();
+  const name = path.basename(file);
+
+  let batch: PendingChange[] = [];
+  let rejects: DeadLetterEntry[] = [];
+  let part = emptySummary();
+  let records = 0;
+  let lastRecord = resumedAfter;
+  let bytes = 0;
+
+  const commit = async () => {
+    const outcomes = await writer.apply(batch);
+    for (const outcome of outcomes) count(part, outcome);
+    await options.deadLetter.add(rejects);
+    add(summary, part);
+    writeCheckpoint(options.stateDir, {
+      ...identity,
+      committedRecord: lastRecord,
+      done: false,
+      encoding,
+      summary,
+      updatedAt: now().toISOString(),
+    });
+    batch = [];
+    rejects = [];
+    part = emptySummary();
+    records = 0;
+  };
+
+  for await (const record of readCsvRecords(identity.path, encoding, (read) => {
+    bytes += read;
+  })) {
+    if (record.number <= resumedAfter) continue;
+    if (options.stopAtRecord !== undefined && record.number >= options.stopAtRecord)
+      throw new InjectedStop(`stopped at record ${record.number}`);
+    lastRecord = record.number;
+    records++;
+    part.read++;
+    const source = `${name}:${record.number}`;
+    const check = validateRow(record.fields);
+    const reasons = [
+      ...(record.problem ? [`CSV: ${record.problem}`] : []),
+      ...(check.ok ? [] : check.reasons),
+    ];
+    if (!check.ok || record.problem) {
+      part.rejected++;
+      const number = record.fields[1];
+      rejects.push({
+        at: now().toISOString(),
+        type: 'registry',
+        key: typeof number === 'string' && /^\d{13}$/.test(number) ? number : null,
+        reason: reasons.join('; '),
+        source,
+        record: { fields: record.fields, reasons },
+      });
+    } else {
+      const change = toRegistryChange(check.row);
+      if (change.action === 'skip') part[change.why === 'history' ? 'superseded' : 'hidden']++;
+      else batch.push({ change, source });
+    }
+    if (records >= batchSize) {
+      await commit();
+      options.onProgress?.({ file, done: bytes, total: identity.size, records: lastRecord });
+    }
+  }
+  await commit();
+  writeCheckpoint(options.stateDir, {
+    ...identity,
+    committedRecord: lastRecord,
+    done: true,
+    encoding,
+    summary,
+    updatedAt: now().toISOString(),
+  });
+  options.onProgress?.({ file, done: identity.size, total: identity.size, records: lastRecord });
+  return { file, encoding, resumedAfter, alreadyLoaded: false, summary };
+}
+
+function count(summary: RegistrySummary, outcome: WriteOutcome): void {
+  summary[outcome]++;
+}
+
+/** The files in the order given (a full file first, then its diffs in date order). */
+export async function importRegistryFiles(
+  files: string[],
+  options: RegistryImportOptions,
+): Promise<{ files: FileResult[]; total: RegistrySummary }> {
+  const results: FileResult[] = [];
+  const total = emptySummary();
+  for (const file of files) {
+    const result = await importRegistryFile(file, options);
+    results.push(result);
+    add(total, result.summary);
+  }
+  return { files: results, total };
+}

@@ -1,0 +1,120 @@
+/**
+ * One valid registry row -> what the importer does to the company.
+ *
+ * Worked example (a diff row: a kabushiki kaisha renamed, still open):
+ *   "12","2010401000001","11","0","2024-04-01","2024-03-25","株式会社ＡＢＣホールディングス","","301",
+ *   "東京都","千代田区","丸の内１－１－１","","13","101","1000005","","","","","","","2015-10-05","1",
+ *   "ABC Holdings Co., Ltd.","","","","エービーシーホールディングス","0"
+ *   -> { action: 'upsert', outcome: 'upserted', corporateNumber: '2010401000001',
+ *        fields: { name: '株式会社ＡＢＣホールディングス', corporateType: 'kabushiki_gaisha',
+ *                  prefectureId: 13, cityName: '千代田区', streetAddress: '丸の内１－１－１',
+ *                  postalCode: '100-0005', furigana: 'エービーシーホールディングス' },
+ *        registry: { assignmentDate: '2015-10-05', updateDate: '2024-04-01', changeDate: '2024-03-25',
+ *                    process: '11', closed: false, closeDate: null, closeCause: null,
+ *                    successorCorporateNumber: null, enName: 'ABC Holdings Co., Ltd.', kind: '301' } }
+ *
+ * Names are kept as published (full-width Latin included): the index folds them (NFKC) when
+ * it analyses them, and a name shown back is the registry's own spelling.
+ */
+import { kindToCorporateType, type ProcessCode, type RegistryRow } from './format.js';
+
+/** The company fields the registry owns (docs/index-documents.md, "Who writes which field"). */
+export interface RegistryOwnedFields {
+  name: string;
+  furigana: string | null;
+  corporateType: string;
+  postalCode: string | null;
+  prefectureId: number | null;
+  cityName: string | null;
+  streetAddress: string | null;
+}
+
+/** The registry-only fields, kept under `registry` in the corporates document (internal). */
+export interface RegistryFields {
+  assignmentDate: string;
+  updateDate: string;
+  changeDate: string;
+  process: ProcessCode;
+  closed: boolean;
+  closeDate: string | null;
+  closeCause: string | null;
+  successorCorporateNumber: string | null;
+  enName: string | null;
+  kind: string;
+}
+
+export const registryOwnedFieldNames: (keyof RegistryOwnedFields)[] = [
+  'name',
+  'furigana',
+  'corporateType',
+  'postalCode',
+  'prefectureId',
+  'cityName',
+  'streetAddress',
+];
+
+/** How a row is counted in the summary, when it is applied. */
+export type RowOutcome = 'upserted' | 'closed' | 'restored' | 'deleted';
+
+export type RegistryChange =
+  | {
+      action: 'upsert';
+      corporateNumber: string;
+      outcome: Exclude<RowOutcome, 'deleted'>;
+      fields: RegistryOwnedFields;
+      registry: RegistryFields;
+    }
+  | { action: 'delete'; corporateNumber: string; outcome: 'deleted'; updateDate: string }
+  /** history (latest=0) and hidden companies (hihyoji=1): read, not applied */
+  | { action: 'skip'; corporateNumber: string; why: 'history' | 'hidden' };
+
+/** Processes after which the company is closed: closure, absorbed in a merger, trade name erased. */
+const closing = new Set<ProcessCode>(['21', '71', '81']);
+/** Processes that reopen it: closure cancelled, merger annulled. */
+const reopening = new Set<ProcessCode>(['22', '72']);
+
+const orNull = (value: string): string | null => (value.trim() === '' ? null : value);
+
+export function toRegistryChange(row: RegistryRow): RegistryChange {
+  const corporateNumber = row.corporateNumber;
+  // a row that is not the latest is history: a later row of the same company supersedes it
+  if (row.latest !== '1') return { action: 'skip', corporateNumber, why: 'history' };
+  const process = row.process as ProcessCode;
+  if (process === '99')
+    return { action: 'delete', corporateNumber, outcome: 'deleted', updateDate: row.updateDate };
+  // the company asked not to be shown in search results: it is not written (docs/decisions.md)
+  if (row.hihyoji === '1') return { action: 'skip', corporateNumber, why: 'hidden' };
+  // every row carries the company's whole current state, so each one sets every owned field;
+  // closed: the row's own process, else a close date that a reopening did not clear
+  const closed = closing.has(process) || (!reopening.has(process) && row.closeDate !== '');
+  const outcome = closing.has(process) ? 'closed' : reopening.has(process) ? 'restored' : 'upserted';
+  const domestic = row.prefectureCode !== '';
+  return {
+    action: 'upsert',
+    corporateNumber,
+    outcome,
+    fields: {
+      name: row.name,
+      furigana: orNull(row.furigana),
+      corporateType: kindToCorporateType[row.kind as keyof typeof kindToCorporateType],
+      postalCode: row.postCode === '' ? null : `${row.postCode.slice(0, 3)}-${row.postCode.slice(3)}`,
+      // JIS X 0401 code = the prefecture master's id (data/masters/prefectures.json)
+      prefectureId: domestic ? Number(row.prefectureCode) : null,
+      cityName: orNull(row.cityName),
+      // a company with only a foreign address (foreign companies) keeps it as its street address
+      streetAddress: orNull(row.streetNumber) ?? orNull(row.addressOutside),
+    },
+    registry: {
+      assignmentDate: row.assignmentDate,
+      updateDate: row.updateDate,
+      changeDate: row.changeDate,
+      process,
+      closed,
+      closeDate: closed ? orNull(row.closeDate) : null,
+      closeCause: closed ? orNull(row.closeCause) : null,
+      successorCorporateNumber: orNull(row.successorCorporateNumber),
+      enName: orNull(row.enName),
+      kind: row.kind,
+    },
+  };
+}

@@ -1,0 +1,344 @@
+/**
+ * Writes registry changes into the corporates index, touching only what the registry owns:
+ * the name, reading, legal form, address fields (with their labels) and the internal
+ * `registry` object. Everything the job-postings pipeline writes (phone, website, employees,
+ * ad spend, industries, ...) is left as it is, so the two feeds can write the same company.
+ *
+ * Each company is read first (with its sequence number) and written only when a value it owns
+ * differs, with `if_seq_no`/`if_primary_term`, so a write of the other feed in between is never
+ * lost (the company is read again and the change redone). Loading the same rows twice writes
+ * nothing the second time. A row older than what the company holds (its `updateDate` before
+ * the stored one) is not applied: an old full file loaded after newer diffs cannot undo them.
+ * A renamed or moved company that has postings is rebuilt, so its postings carry the new name.
+ */
+import { type BulkOp, writeBulkChunked } from '../../src/opensearch/bulk.js';
+import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import { getSources } from '../../src/opensearch/documents.js';
+import { withRetry } from '../../src/opensearch/retry.js';
+import { toCompactRecord } from '../../src/search/records.js';
+import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
+import { type IndexNames, indexNames } from '../index-names.js';
+import type { Masters } from '../masters.js';
+import { nameKeyFieldNames, prepareDerivedReadings } from '../name-keys.js';
+import { IngestPipeline } from '../pipeline.js';
+import { rebuildCompanies } from '../rebuild.js';
+import type { CorporateSource } from '../source-types.js';
+import { type Doc, toCorporateDocument, toCorporateFields } from '../transform.js';
+import type { RegistryChange, RegistryFields } from './map.js';
+
+/** The company fields a registry write sets: the owned fields and the labels derived from them. */
+const writtenFields = [
+  'name',
+  'furigana',
+  'corporateType',
+  'corporateTypeLabel',
+  'postalCode',
+  'prefectureId',
+  'prefectureName',
+  'cityName',
+  'streetAddress',
+  // derived from the name and the reading, so the registry's rename moves them too
+  ...nameKeyFieldNames,
+] as const;
+
+/** The `registry` object's fields, compared one by one to tell a change from a reload. */
+const registryFieldOrder: (keyof RegistryFields)[] = [
+  'assignmentDate',
+  'updateDate',
+  'changeDate',
+  'process',
+  'closed',
+  'closeDate',
+  'closeCause',
+  'successorCorporateNumber',
+  'enName',
+  'kind',
+];
+
+export type WriteOutcome =
+  | 'upserted'
+  | 'closed'
+  | 'restored'
+  | 'deleted'
+  /** the company already holds these values (a second load), or there was nothing to delete */
+  | 'unchanged'
+  /** the company holds a newer registry row (updateDate) */
+  | 'older'
+  /** a later row of the same company in the same batch was applied instead */
+  | 'superseded'
+  | 'rejected';
+
+export interface PendingChange {
+  change: Exclude<RegistryChange, { action: 'skip' }>;
+  /** `file:record` for the dead-letter entry */
+  source: string;
+}
+
+interface Stored {
+  source: Doc;
+  seqNo: number;
+  primaryTerm: number;
+}
+
+const maxConflictRounds = 5;
+
+/** A registry date as the instant the pipeline's versions count in: the start of that day in Japan. */
+export function registryInstant(date: string): string {
+  return `${date}T00:00:00+09:00`;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return (a ?? null) === (b ?? null);
+}
+
+function sameRegistry(stored: unknown, next: RegistryFields): boolean {
+  if (!stored || typeof stored !== 'object') return false;
+  const old = stored as Record<string, unknown>;
+  return registryFieldOrder.every((key) => sameValue(old[key], next[key]));
+}
+
+export class RegistryWriter {
+  private readonly names: IndexNames;
+
+  constructor(
+    private readonly options: {
+      client: OpenSearchClient;
+      indexPrefix: string;
+      deadLetter: DeadLetterSink;
+      masters: Masters;
+      now?: () => Date;
+    },
+  ) {
+    this.names = indexNames(options.indexPrefix);
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  /** Applies one batch (in file order); one outcome per change, in the same order. */
+  async apply(batch: PendingChange[]): Promise<WriteOutcome[]> {
+    const outcomes: WriteOutcome[] = new Array(batch.length).fill('superseded');
+    // every row carries the company's whole state: the last row of a company in the batch wins
+    const last = new Map<string, number>();
+    batch.forEach(({ change }, position) => {
+      last.set(change.corporateNumber, position);
+    });
+    const deletes: number[] = [];
+    const upserts: number[] = [];
+    for (const position of last.values())
+      (batch[position]?.change.action === 'delete' ? deletes : upserts).push(position);
+
+    let pending = upserts;
+    const rebuild = new Set<string>();
+    for (let round = 1; pending.length > 0; round++) {
+      const conflicts = await this.writeUpserts(
+        batch,
+        pending,
+        outcomes,
+        rebuild,
+        round === maxConflictRounds,
+      );
+      pending = conflicts;
+    }
+    if (deletes.length > 0) await this.applyDeletes(batch, deletes, outcomes);
+    if (rebuild.size > 0)
+      await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
+        refresh: false,
+        now: this.now(),
+      });
+    return outcomes;
+  }
+
+  private async read(numbers: string[]): Promise<Map<string, Stored>> {
+    const found = new Map<string, Stored>();
+    if (numbers.length === 0) return found;
+    const { body } = await withRetry(() =>
+      this.options.client.mget({
+        index: this.names.corporates,
+        body: {
+          docs: numbers.map((id) => ({ _id: id, _source: { excludes: ['postings', 'compactRecord'] } })),
+        },
+      }),
+    );
+    for (const doc of body.docs as Array<{
+      _id: string;
+      found?: boolean;
+      _source?: Doc;
+      _seq_no?: number;
+      _primary_term?: number;
+    }>) {
+      if (doc.found && doc._source && doc._seq_no !== undefined && doc._primary_term !== undefined)
+        found.set(doc._id, { source: doc._source, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
+    }
+    return found;
+  }
+
+  /** Writes the changes at `positions`; returns the positions whose company changed meanwhile. */
+  private async writeUpserts(
+    batch: PendingChange[],
+    positions: number[],
+    outcomes: WriteOutcome[],
+    rebuild: Set<string>,
+    lastRound: boolean,
+  ): Promise<number[]> {
+    const now = this.now();
+    // a company without furigana gets a derived reading, as the pipeline's writes give it
+    await prepareDerivedReadings();
+    const stored = await this.read(
+      positions.map((position) => batch[position]?.change.corporateNumber ?? ''),
+    );
+    const missing = positions
+      .map((position) => batch[position]?.change.corporateNumber ?? '')
+      .filter((number) => !stored.has(number));
+    const deletions = await this.deletions(missing);
+    const ops: BulkOp<number>[] = [];
+    const wouldRebuild = new Map<number, string>();
+    for (const position of positions) {
+      const item = batch[position] as PendingChange;
+      const change = item.change;
+      if (change.action !== 'upsert') continue;
+      const source: CorporateSource = {
+        type: 'corporate',
+        corporateNumber: change.corporateNumber,
+        ...change.fields,
+      };
+      let fields: Doc;
+      try {
+        fields = toCorporateFields(source, this.options.masters);
+      } catch (error) {
+        outcomes[position] = 'rejected';
+        await this.deadLetter(item, [error instanceof Error ? error.message : String(error)]);
+        continue;
+      }
+      const owned: Doc = Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null]));
+      const existing = stored.get(change.corporateNumber);
+      const deletedAt = deletions.get(change.corporateNumber);
+      if (
+        !existing &&
+        deletedAt !== undefined &&
+        deletedAt >= Date.parse(registryInstant(change.registry.updateDate))
+      ) {
+        outcomes[position] = 'older';
+        continue;
+      }
+      if (!existing) {
+        const document = { ...toCorporateDocument(source, this.options.masters, now), sourceVersion: null };
+        const compactRecord = toCompactRecord({ ...document, updatedAt: now.toISOString() });
+        ops.push({
+          action: 'update',
+          index: this.names.corporates,
+          id: change.corporateNumber,
+          ref: position,
+          // created by the other feed since it was read: only the owned fields are merged in
+          body: {
+            doc: { ...owned, registry: change.registry },
+            upsert: { ...document, compactRecord, registry: change.registry },
+          },
+        });
+        outcomes[position] = change.outcome;
+        continue;
+      }
+      const storedUpdate = (existing.source.registry as Doc | undefined)?.updateDate;
+      if (typeof storedUpdate === 'string' && storedUpdate > change.registry.updateDate) {
+        outcomes[position] = 'older';
+        continue;
+      }
+      const ownedSame = writtenFields.every((field) => sameValue(existing.source[field], owned[field]));
+      if (ownedSame && sameRegistry(existing.source.registry, change.registry)) {
+        outcomes[position] = 'unchanged';
+        continue;
+      }
+      // the copy holds only the record fields (src/search/records.ts picks them)
+      const merged: Doc = { ...existing.source, ...owned, updatedAt: now.toISOString() };
+      ops.push({
+        action: 'update',
+        index: this.names.corporates,
+        id: change.corporateNumber,
+        ref: position,
+        ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
+        body: {
+          doc: {
+            ...owned,
+            registry: change.registry,
+            updatedAt: now.toISOString(),
+            compactRecord: toCompactRecord(merged),
+          },
+        },
+      });
+      outcomes[position] = change.outcome;
+      if (!ownedSame) wouldRebuild.set(position, change.corporateNumber);
+    }
+    const failures = await writeBulkChunked(this.options.client, ops);
+    const conflicts: number[] = [];
+    const failed = new Set<number>();
+    for (const failure of failures) {
+      const position = failure.op.ref;
+      failed.add(position);
+      if (failure.conflict && !lastRound) {
+        conflicts.push(position);
+        continue;
+      }
+      outcomes[position] = 'rejected';
+      await this.deadLetter(batch[position] as PendingChange, [failure.reason]);
+    }
+    for (const [position, number] of wouldRebuild) if (!failed.has(position)) rebuild.add(number);
+    return conflicts;
+  }
+
+  /** When each of `numbers` that was deleted by a registry row was deleted (epoch ms of its updateDate). */
+  private async deletions(numbers: string[]): Promise<Map<string, number>> {
+    const docs = await getSources<Doc>(this.options.client, this.names.deletedCorporates, numbers, {
+      includes: ['sourceUpdatedAt'],
+    });
+    const found = new Map<string, number>();
+    for (const doc of docs) {
+      const at = doc.source?.sourceUpdatedAt;
+      if (typeof at === 'string') found.set(doc.id, Date.parse(at));
+    }
+    return found;
+  }
+
+  /** Deletes through the pipeline's delete_corporate (the company and its postings go). */
+  private async applyDeletes(batch: PendingChange[], positions: number[], outcomes: WriteOutcome[]) {
+    const numbers = positions.map((position) => batch[position]?.change.corporateNumber ?? '');
+    const stored = await this.read(numbers);
+    const pipeline = new IngestPipeline({
+      client: this.options.client,
+      indexPrefix: this.options.indexPrefix,
+      deadLetter: this.options.deadLetter,
+      masters: this.options.masters,
+      ...(this.options.now ? { now: this.options.now } : {}),
+    });
+    for (const position of positions) {
+      const item = batch[position] as PendingChange;
+      if (item.change.action !== 'delete') continue;
+      // versioned: the delete is recorded (deleted-corporates), so loading an older file again
+      // does not bring the company back (see writeUpserts)
+      await pipeline.add(
+        {
+          type: 'delete_corporate',
+          corporateNumber: item.change.corporateNumber,
+          sourceUpdatedAt: registryInstant(item.change.updateDate),
+        },
+        item.source,
+      );
+      outcomes[position] = stored.has(item.change.corporateNumber) ? 'deleted' : 'unchanged';
+    }
+    await pipeline.flush();
+    if ((pipeline.report.delete_corporate?.rejected ?? 0) > 0)
+      throw new Error('OpenSearch did not accept a registry delete; the run stops so it can be resumed');
+  }
+
+  private async deadLetter(item: PendingChange, reasons: string[]): Promise<void> {
+    const entry: DeadLetterEntry = {
+      at: this.now().toISOString(),
+      type: 'registry',
+      key: item.change.corporateNumber,
+      reason: reasons.join('; '),
+      source: item.source,
+      record: { change: item.change, reasons },
+    };
+    await this.options.deadLetter.add([entry]);
+  }
+}
