@@ -269,6 +269,13 @@ describe('branch words after the name', () => {
       ['まるか物流西口', 'マルカ物流西口営業所'],
       // a glued word with less than two characters of name before it
       ['あ本社', 'ア本社'],
+      // after a middle dot, a word of the name: no place or ordinal before 事務所
+      ['しえありんく設計事務所', 'シェア・リンク設計事務所株式会社', 'シェアリンク設計事務所'],
+      [
+        'おりおんふあまえるえるし',
+        'オリオン・ファーマ・エルエルシー',
+        'オリオン・ファーマ・エルエルシー大阪営業所',
+      ],
       // nothing before it but a legal form: the name itself
       ['本社', '株式会社本社'],
       ['東京支店', '株式会社 東京支店'],

@@ -93,6 +93,8 @@ describe('romajiKey', () => {
       ['toredingu', 'トレーディング', 'Toredingu', 'toreedingu'],
       ['byuti', 'ビューティー', 'byuti', 'Byuutii'],
       ['tuna', 'トゥナ', 'tuna'],
+      ['rifomu', 'リフォーム', 'rifomu', 'Rifoomu'],
+      ['binasu', 'ヴィーナス', 'Vinasu', 'binasu'],
     ]);
   });
 

@@ -119,13 +119,18 @@ function loadTables(): Tables {
   const legalSmallKept = legalTable(legalRows, (text) => foldChars(text, partial, false));
   const branchRows = readTsv('branch-words.tsv');
   const words = branchRows.map(([word = '']) => escapeRegExp(word));
-  const branch = new RegExp(`^[^]{0,8}(?:${words.join('|')})$`, 'u');
-  const glued = branchRows
-    .filter(([, isGlued]) => isGlued === 'yes')
-    .map(([word = '']) => escapeRegExp(word));
+  const alone = (...kinds: string[]) =>
+    branchRows.filter(([, kind = '']) => kinds.includes(kind)).map(([word = '']) => escapeRegExp(word));
+  const glued = alone('glued');
+  const separated = alone('glued', 'separated');
   const places = readTsv('branch-places.tsv').map(([place = '']) =>
     escapeRegExp(foldChars(place, partial, true)),
   );
+  // what may stand before a branch word in a branch part: a place (and a quarter of it), an
+  // ordinal, 営業: '横浜事業所', '大阪北営業所', '第二工場', '営業本部'
+  const where = `(?:(?:${places.join('|')})[東西南北中央]?|第?[一二三四五六七八九十〇0-9]+|営業|[東西南北中央])`;
+  // after a separator: any branch word with one of those before it, or a word that may stand alone
+  const branch = new RegExp(`^(?:${where}(?:${words.join('|')})|(?:${separated.join('|')}))$`, 'u');
   const gluedBranch = new RegExp(`(?:${places.join('|')})?(?:${glued.join('|')})$`, 'u');
   const fullForm = new Map<string, string>();
   for (const [from = '', to = ''] of legalRows) {
@@ -338,31 +343,52 @@ export function readingKey(reading: string): string {
  *   'Shimbashi Butsuryū', 'shinbashi butsuryuu', 'SINBASI BUTURYU' -> 'sinbasibuturyu'
  */
 function foldRomaji(latin: string): string {
-  return latin
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, '')
-    .replace(/oh(?![aiueoy])/g, 'o')
-    .replace(/[tc]ch/g, 'ch')
-    .replace(/sh/g, 'sy')
-    .replace(/ch|cy/g, 'ty')
-    .replace(/ts/g, 't')
-    .replace(/jy?/g, 'zy')
-    .replace(/([stz])yi/g, '$1i')
-    .replace(/fu/g, 'hu')
-    .replace(/m(?=[bmp])/g, 'n')
-    .replace(/ou/g, 'o')
-    .replace(/([aiueo])\1+/g, '$1')
-    .replace(/([b-df-hj-np-tv-z])\1+/g, '$1');
+  return (
+    latin
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .replace(/oh(?![aiueoy])/g, 'o')
+      .replace(/[tc]ch/g, 'ch')
+      .replace(/sh/g, 'sy')
+      .replace(/ch|cy/g, 'ty')
+      .replace(/ts/g, 't')
+      .replace(/jy?/g, 'zy')
+      .replace(/([stz])yi/g, '$1i')
+      .replace(/fu/g, 'hu')
+      // ヴ is keyed as バ行 (ヴィーナス -> びなす), so a typed v is a b
+      .replace(/v/g, 'b')
+      .replace(/m(?=[bmp])/g, 'n')
+      .replace(/ou/g, 'o')
+      .replace(/([aiueo])\1+/g, '$1')
+      .replace(/([b-df-hj-np-tv-z])\1+/g, '$1')
+  );
 }
 
 const kanaOnly = /^[\u3041-\u3096\u309d\u309e]*$/u;
 /**
- * Loan-word sounds as people type them (wanakana writes ディ as 'dei'): 'トレーディング' is
- * typed 'toredingu', 'ビューティー' 'byuti'.
+ * Loan-word sounds as people type them (wanakana writes ディ as 'dei', フォ as 'fuo'):
+ * 'トレーディング' is typed 'toredingu', 'ビューティー' 'byuti', 'リフォーム' 'rifomu'.
  */
-const loanSounds = { てぃ: 'ti', でぃ: 'di', とぅ: 'tu', どぅ: 'du', てゅ: 'tyu', でゅ: 'dyu' };
+const loanSounds = {
+  てぃ: 'ti',
+  でぃ: 'di',
+  とぅ: 'tu',
+  どぅ: 'du',
+  てゅ: 'tyu',
+  でゅ: 'dyu',
+  ふぁ: 'fa',
+  ふぃ: 'fi',
+  ふぇ: 'fe',
+  ふぉ: 'fo',
+  うぃ: 'wi',
+  うぇ: 'we',
+  うぉ: 'wo',
+  しぇ: 'she',
+  ちぇ: 'che',
+  じぇ: 'je',
+};
 /** Latin letters (with or without diacritics: Tōkyō) and digits, at least one letter. */
 const latinOnly = /^[\p{Script=Latin}0-9]*\p{Script=Latin}[\p{Script=Latin}0-9]*$/u;
 
