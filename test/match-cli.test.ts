@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCsv } from '../scripts/match-csv.js';
+import { decode, neutralise, parseCsv } from '../scripts/match-csv.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { projectRoot } from '../src/project-root.js';
@@ -185,5 +185,71 @@ describe('npm run match', () => {
     expect(run.stderr.trim()).toBe(
       'match: an API key is needed: API_KEY_FILE=<file holding it> (e.g. .local/alice.key) or an exported API_KEY',
     );
+  });
+
+  it('a request refused midway (402: the balance ran out): exit 1, the rows answered are in the file, the line says where to go on', async () => {
+    // chunks of 2: the first two reserve 2 and cost 1 each; the third finds 1 credit left
+    const { userId, keyFile, key } = await newUser(3);
+    const input = path.join(dir, 'short.csv');
+    writeFileSync(input, `${listText}\n`);
+    const out = path.join(dir, 'short-out.csv');
+    const run = await runMatch([input, '--out', out, '--chunk-size', '2'], { API_KEY_FILE: keyFile });
+    expect(run.code).toBe(1);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^match: 402 .*; the first 4 rows are in ${out} \\(2 credits charged\\): match the rest from row 5$`,
+      ),
+    );
+    expect(run.stderr + run.stdout).not.toContain(key);
+    expect(await services.limits.ledger.balance(userId)).toBe(1);
+    const rows = parseCsv(readFileSync(out).subarray(3).toString('utf8'));
+    expect(rows.slice(1).map((row) => row[6])).toEqual(['matched', 'unsure', 'none', 'matched']);
+  });
+
+  it('an API that cannot be reached: one line naming API_URL, exit 1', async () => {
+    const { keyFile } = await newUser(1);
+    const input = path.join(dir, 'unreachable.csv');
+    writeFileSync(input, `${listText}\n`);
+    const run = await runMatch([input, '--out', path.join(dir, 'unreachable-out.csv')], {
+      API_KEY_FILE: keyFile,
+      API_URL: 'http://127.0.0.1:9',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(2); // the columns line, then the failure
+    expect(run.stderr).toMatch(/^match: cannot reach the API at http:\/\/127\.0\.0\.1:9 \(API_URL\)/m);
+  });
+});
+
+describe('reading and writing CSV', () => {
+  it('reads quoted fields with commas, doubled quotes and line breaks; CRLF, LF and CR line ends; skips blank lines', () => {
+    expect(parseCsv('a,"b ""x"", c"\r\n"1\n2",\r3,4\n\nlast')).toEqual([
+      ['a', 'b "x", c'],
+      ['1\n2', ''],
+      ['3', '4'],
+      ['last'],
+    ]);
+    expect(() => parseCsv('a,"open\n')).toThrow('a quoted field is not closed');
+  });
+
+  it('detects the encoding: a BOM, valid UTF-8, else Shift_JIS; --encoding decides', () => {
+    const sjis = iconv.encode('会社名\r\n㈱マルカ物流', 'shift_jis');
+    expect(decode(Buffer.from('\uFEFF会社名', 'utf8'))).toEqual({ text: '会社名', encoding: 'utf-8' });
+    expect(decode(Buffer.from('会社名', 'utf8'))).toEqual({ text: '会社名', encoding: 'utf-8' });
+    expect(decode(sjis)).toEqual({ text: '会社名\r\n㈱マルカ物流', encoding: 'shift_jis' });
+    expect(decode(Buffer.from('会社名', 'utf8'), 'shift_jis').text).not.toBe('会社名');
+  });
+
+  it.each([
+    ['=1+1', "'=1+1"],
+    ['+81-3-1234', "'+81-3-1234"],
+    ['-2', "'-2"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tx', "'\tx"],
+    ['\rx', "'\rx"],
+    ['a=b', 'a=b'],
+    ['', ''],
+  ])('neutralises %j as %j', (cell, written) => {
+    expect(neutralise(cell)).toBe(written);
   });
 });
