@@ -76,7 +76,11 @@ export function readCsv(bytes: Buffer, encoding?: Encoding): DecodedCsv {
   const decoded = decode(bytes, encoding);
   const [header, ...rows] = parseCsv(decoded.text);
   if (!header) throw new Error('the file is empty: a header row is needed');
-  return { encoding: decoded.encoding, header, rows };
+  // a row cut short (trailing empty cells dropped) is padded, so the added columns line up
+  const padded = rows.map((row) =>
+    row.length < header.length ? [...row, ...Array<string>(header.length - row.length).fill('')] : row,
+  );
+  return { encoding: decoded.encoding, header, rows: padded };
 }
 
 /** The match fields a column can fill, with the header names found without an option. */

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decode, neutralise, parseCsv } from '../scripts/match-csv.js';
+import { decode, neutralise, parseCsv, readCsv } from '../scripts/match-csv.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { projectRoot } from '../src/project-root.js';
@@ -230,6 +230,14 @@ describe('reading and writing CSV', () => {
       ['last'],
     ]);
     expect(() => parseCsv('a,"open\n')).toThrow('a quoted field is not closed');
+  });
+
+  it('pads a row cut short to the header, so the added columns line up', () => {
+    expect(readCsv(Buffer.from('会社名,住所,電話番号\nマルカ物流\n'))).toEqual({
+      encoding: 'utf-8',
+      header: ['会社名', '住所', '電話番号'],
+      rows: [['マルカ物流', '', '']],
+    });
   });
 
   it('detects the encoding: a BOM, valid UTF-8, else Shift_JIS; --encoding decides', () => {
