@@ -64,6 +64,7 @@ const clis: Array<[string, string, string[]]> = [
   ['opensearch', 'scripts/opensearch.ts', ['--help']],
   ['bench', 'bench/run.ts', ['--help']],
   ['bench:names', 'bench/name-eval.ts', ['--help']],
+  ['match', 'scripts/match.ts', ['--help']],
 ];
 
 describe('--help runs nothing', () => {

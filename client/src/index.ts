@@ -7,6 +7,8 @@
  *   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } }, { pageSize: 100 })) { ... }
  *   const { totalResults, exportCredits } = await api.countCorporates({ filters: { prefectureId: { any: [13] } } });
  *   const file = await api.exportCorporates({ filters: { prefectureId: { any: [13] } }, format: 'jsonl' });
+ *   for await (const result of api.eachMatch(crmRows, { maxCredits: 500 })) { ... } // any number of rows
+ *   const { suggestions } = await api.suggest('マルカ', { limit: 5 });
  *
  * What the wrapper adds to the generated types:
  * - one Idempotency-Key per logical search, sent again on each of its retries, so a retried
@@ -16,7 +18,9 @@
  * - paging as async iterators, by offset or by cursor (`{ cursor: true }`: every record exactly
  *   once from one snapshot, also while the data changes); each page is one search and costs
  *   its credits; lists of any length;
- * - free counts, and exports as a byte stream (CSV or JSONL; charged by records delivered).
+ * - free counts, and exports as a byte stream (CSV or JSONL; charged by records delivered);
+ * - matching lists of any length in requests of up to 1,000 records, each with its own
+ *   Idempotency-Key (sent again on its retries), results in input order with their index.
  */
 import createFetchClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi.js';
@@ -37,6 +41,16 @@ export type ErrorBody = Schemas['Error'];
 export type CountResponse = Schemas['CountResponse'];
 export type CorporateExportRequest = Schemas['CorporateExportRequest'];
 export type JobExportRequest = Schemas['JobExportRequest'];
+export type MatchRecord = Schemas['MatchRecord'];
+export type MatchRequest = Schemas['MatchRequest'];
+export type MatchResponse = Schemas['MatchResponse'];
+export type MatchResult = Schemas['MatchResult'];
+export type MatchCandidate = Schemas['MatchCandidate'];
+export type SuggestResponse = Schemas['SuggestResponse'];
+export type Suggestion = SuggestResponse['suggestions'][number];
+
+/** The most records one match request takes (openapi.yaml MatchRequest.records maxItems). */
+export const maxMatchChunk = 1000;
 
 /** The master lists, by the last segment of their path. */
 export type MasterName = {
@@ -139,6 +153,52 @@ export interface ExportFile {
   body: ReadableStream<Uint8Array>;
 }
 
+/** How far a `match` / `eachMatch` run has come; sent after each answered chunk. */
+export interface MatchProgress {
+  /** Records answered so far. */
+  done: number;
+  /** Records in all, when known: the length of an array, or `options.total`. */
+  total?: number;
+  /** Records with a certain match so far. */
+  matched: number;
+  /** Certain matches withheld because `maxCredits` was spent (send those records again). */
+  overMaxCredits: number;
+  /** Credits the answered chunks cost, as the server said (`creditsCharged`). */
+  creditsCharged: number;
+  /** Requests answered so far. */
+  chunks: number;
+}
+
+export interface MatchOptions {
+  /** Records per request, 1-1000 (default 1000). */
+  chunkSize?: number;
+  /** Candidates per record, 1-10 (server default 3). */
+  candidates?: number;
+  /**
+   * The most the whole run may spend. Each chunk is sent with what is left
+   * (`maxCredits - creditsCharged so far`), so the certain matches past it come back with
+   * `overMaxCredits: true` and cost nothing. Unset: no cap (each chunk reserves its worst case,
+   * records x price, and a balance lower than that is a 402).
+   */
+  maxCredits?: number;
+  /** The number of records, for `progress.total` when `records` is not an array. */
+  total?: number;
+  onProgress?: (progress: MatchProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** A record's result, with its place in the input (0-based). */
+export type IndexedMatchResult = MatchResult & { index: number };
+
+export interface MatchSummary {
+  /** One per record, in input order (`results[i].index === i`). */
+  results: IndexedMatchResult[];
+  matched: number;
+  overMaxCredits: number;
+  creditsCharged: number;
+  chunks: number;
+}
+
 /** 429 always; 503 says nothing was charged; 409 is a twin with our own key still running. */
 function retryable(status: number, idempotencyKey: string | null): boolean {
   return status === 429 || status === 503 || (status === 409 && idempotencyKey !== null);
@@ -236,6 +296,40 @@ export interface CorpsearchClient {
   exportCorporates(body: CorporateExportRequest, options?: { signal?: AbortSignal }): Promise<ExportFile>;
   exportJobs(body: JobExportRequest, options?: { signal?: AbortSignal }): Promise<ExportFile>;
   master<Name extends MasterName>(name: Name): Promise<MasterRecord<Name>[]>;
+  /**
+   * Matches records of any number: sent in order, `chunkSize` (1000) per request, one request
+   * at a time, each under its own Idempotency-Key (kept across that request's retries, so a
+   * retried chunk is charged once). Yields one result per record, in input order, with its
+   * index. A failed chunk throws after its retries; the chunks before it were charged, the
+   * results yielded so far stand (resume from the next index).
+   */
+  eachMatch(
+    records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
+    options?: MatchOptions,
+  ): AsyncGenerator<IndexedMatchResult>;
+  /** `eachMatch`, collected: every result in input order and the totals. */
+  match(
+    records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
+    options?: MatchOptions,
+  ): Promise<MatchSummary>;
+  /** Companies whose name, reading or romaji starts with `q` (autocomplete); free. */
+  suggest(
+    q: string,
+    options?: { limit?: number; signal?: AbortSignal },
+  ): Promise<SuggestResponse & { meta: ResponseMeta }>;
+}
+
+/** `records` in arrays of up to `size`, in order. */
+async function* chunksOf<T>(records: Iterable<T> | AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let chunk: T[] = [];
+  for await (const record of records) {
+    chunk.push(record);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 export function createCorpsearchClient(options: ClientOptions): CorpsearchClient {
@@ -339,6 +433,53 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     for await (const page of source) for (const record of page.results) yield record as T;
   }
 
+  async function* eachMatch(
+    records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
+    opts: MatchOptions = {},
+  ): AsyncGenerator<IndexedMatchResult> {
+    const chunkSize = opts.chunkSize ?? maxMatchChunk;
+    if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > maxMatchChunk)
+      throw new RangeError(`chunkSize must be a whole number from 1 to ${maxMatchChunk}, got ${chunkSize}`);
+    const total = Array.isArray(records) ? records.length : opts.total;
+    const progress: MatchProgress = {
+      done: 0,
+      ...(total === undefined ? {} : { total }),
+      matched: 0,
+      overMaxCredits: 0,
+      creditsCharged: 0,
+      chunks: 0,
+    };
+    for await (const chunk of chunksOf(records, chunkSize)) {
+      const key = newKey();
+      const body: MatchRequest = { records: chunk };
+      if (opts.candidates !== undefined) body.candidates = opts.candidates;
+      if (opts.maxCredits !== undefined)
+        body.maxCredits = Math.max(0, opts.maxCredits - progress.creditsCharged);
+      const answer = unwrap(
+        await raw.POST('/corporates/match', {
+          body,
+          params: { header: { 'Idempotency-Key': key } },
+          signal: opts.signal,
+        }),
+        key,
+      );
+      if (answer.results.length !== chunk.length)
+        throw new Error(
+          `match answered ${answer.results.length} results for ${chunk.length} records [request ${answer.meta.requestId}]`,
+        );
+      const first = progress.done;
+      progress.done += chunk.length;
+      progress.chunks += 1;
+      progress.creditsCharged += answer.creditsCharged;
+      for (const result of answer.results) {
+        if (result.match) progress.matched += 1;
+        if (result.overMaxCredits) progress.overMaxCredits += 1;
+      }
+      opts.onProgress?.({ ...progress });
+      for (const [offset, result] of answer.results.entries()) yield { ...result, index: first + offset };
+    }
+  }
+
   return {
     raw,
     searchCorporates,
@@ -367,6 +508,32 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
       const meta = metaOf(result.response, null);
       if (!result.data) throw new CorpsearchError(result.response.status, undefined, meta);
       return result.data as MasterRecord<typeof name>[];
+    },
+    eachMatch,
+    async match(records, opts = {}) {
+      const summary: MatchSummary = {
+        results: [],
+        matched: 0,
+        overMaxCredits: 0,
+        creditsCharged: 0,
+        chunks: 0,
+      };
+      for await (const result of eachMatch(records, {
+        ...opts,
+        onProgress: (progress) => {
+          summary.matched = progress.matched;
+          summary.overMaxCredits = progress.overMaxCredits;
+          summary.creditsCharged = progress.creditsCharged;
+          summary.chunks = progress.chunks;
+          opts.onProgress?.(progress);
+        },
+      }))
+        summary.results.push(result);
+      return summary;
+    },
+    async suggest(q, opts = {}) {
+      const query = opts.limit === undefined ? { q } : { q, limit: opts.limit };
+      return unwrap(await raw.GET('/corporates/suggest', { params: { query }, signal: opts.signal }), null);
     },
   };
 }

@@ -8,9 +8,14 @@ import {
   type Corporate,
   type CorporateSearchRequest,
   createCorpsearchClient,
+  type IndexedMatchResult,
   type Job,
   type JobSearchRequest,
   type MasterName,
+  type MatchCandidate,
+  type MatchProgress,
+  type MatchRecord,
+  type Suggestion,
 } from '../src/index.js';
 
 const api = createCorpsearchClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'unused' });
@@ -40,6 +45,42 @@ export async function typeTests(): Promise<void> {
   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } })) {
     expectTypeOf(job).toEqualTypeOf<Job>();
   }
+
+  // match: records of any number, an array or an async iterable; typed results with their index
+  const rows: MatchRecord[] = [{ name: 'マルカ物流', prefectureId: 14, phoneNumber: '045-000-0000' }];
+  const summary = await api.match(rows, {
+    maxCredits: 10,
+    chunkSize: 500,
+    onProgress: (progress) => expectTypeOf(progress).toEqualTypeOf<MatchProgress>(),
+  });
+  expectTypeOf(summary.results).toEqualTypeOf<IndexedMatchResult[]>();
+  expectTypeOf<IndexedMatchResult['index']>().toEqualTypeOf<number>();
+  expectTypeOf<IndexedMatchResult['match']>().toEqualTypeOf<MatchCandidate | null>();
+  expectTypeOf(summary.creditsCharged).toEqualTypeOf<number>();
+  async function* fromFile(): AsyncGenerator<MatchRecord> {
+    yield { name: 'サクラ精機' };
+  }
+  for await (const result of api.eachMatch(fromFile(), { total: 1 })) {
+    expectTypeOf(result.overMaxCredits).toEqualTypeOf<boolean>();
+  }
+  const { suggestions } = await api.suggest('マルカ', { limit: 5 });
+  expectTypeOf(suggestions).toEqualTypeOf<Suggestion[]>();
+
+  // EXPECT-ERROR match-name: a match record without a name
+  // @ts-expect-error
+  await api.match([{ prefectureId: 13 }]);
+
+  // EXPECT-ERROR match-field: a field a match record does not have
+  // @ts-expect-error
+  await api.match([{ name: 'マルカ物流', prefecture: 14 }]);
+
+  // EXPECT-ERROR match-prefecture: a prefecture name where the id goes
+  // @ts-expect-error
+  await api.match([{ name: 'マルカ物流', prefectureId: '神奈川県' }]);
+
+  // EXPECT-ERROR suggest-limit: a limit as text
+  // @ts-expect-error
+  await api.suggest('マルカ', { limit: '5' });
 
   // EXPECT-ERROR misspelt: a misspelt filter name (prefectureID for prefectureId)
   // @ts-expect-error
