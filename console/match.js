@@ -305,15 +305,25 @@ function candidateList(outcome, rowIndex) {
       renderResults();
     });
     const where = [prefectureName(candidate.prefectureId), candidate.cityName ?? ''].join(' ').trim();
+    // two lines: the name and score beside the radio, where and why under the name
     list.append(
       el(
         'label',
         { class: 'candidate', 'data-corporate-number': candidate.corporateNumber },
         radio,
-        el('span', { class: 'candidate-name', text: candidate.name }),
-        el('span', { class: 'hint', text: ` ${where} · ${candidate.corporateNumber} · ` }),
-        el('span', { class: 'score', text: candidate.score.toFixed(2) }),
-        el('span', { class: 'hint', text: ` ${reasonText(candidate.matchedOn)}` }),
+        el(
+          'div',
+          {},
+          el('span', { class: 'candidate-name', text: candidate.name }),
+          el('span', { class: 'score', text: `スコア ${candidate.score.toFixed(2)}` }),
+        ),
+        el(
+          'div',
+          { class: 'candidate-detail' },
+          el('span', { text: where }),
+          el('span', { class: 'mono', text: candidate.corporateNumber }),
+          el('span', { text: reasonText(candidate.matchedOn) }),
+        ),
       ),
     );
   });
@@ -353,7 +363,7 @@ function renderResults() {
         el('td', { text: company ? prefectureName(company.prefectureId) : '' }),
         el('td', { text: company?.cityName ?? '' }),
         el('td', { class: 'reason', text: company ? reasonText(company.matchedOn) : '' }),
-        el('td', {}, outcome.status === 'unsure' ? candidateList(outcome, index) : ''),
+        el('td', { class: 'choices' }, outcome.status === 'unsure' ? candidateList(outcome, index) : ''),
       ),
     );
   });
