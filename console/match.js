@@ -37,6 +37,7 @@ const statusLabels = {
   unsure: '要確認',
   none: '該当なし',
   withheld: '上限超過',
+  unsent: '未照合',
   skipped: '対象外',
 };
 
@@ -203,6 +204,9 @@ async function run() {
   let charged = 0;
   let remaining = null;
   state.outcomes = state.rows.map(() => ({ status: 'skipped', result: null, pick: null }));
+  // a row stays 'unsent' when a request before its own fails
+  for (const entry of toSend) state.outcomes[entry.index] = { status: 'unsent', result: null, pick: null };
+  let failed = false;
   const progress = $('match-progress');
   progress.hidden = false;
   progress.max = Math.max(1, toSend.length);
@@ -229,6 +233,7 @@ async function run() {
       const data = await response.json().catch(() => ({ message: '応答が JSON ではありませんでした。' }));
       if (!response.ok) {
         showError(response, data, chunk);
+        failed = true;
         break;
       }
       chunk.forEach((entry, i) => {
@@ -249,9 +254,13 @@ async function run() {
       ? `完了: ${done.toLocaleString('ja')} 行を照合しました`
       : `${done.toLocaleString('ja')} / ${toSend.length.toLocaleString('ja')} 行で止まりました`;
   renderResults();
+  if (failed) {
+    $('match-summary').dataset.done = 'true'; // the summary keeps the error
+    return;
+  }
   const counts = {};
   for (const outcome of state.outcomes) counts[outcome.status] = (counts[outcome.status] ?? 0) + 1;
-  const parts = ['match', 'unsure', 'none', 'withheld', 'skipped']
+  const parts = ['match', 'unsure', 'none', 'withheld', 'unsent', 'skipped']
     .filter((status) => counts[status])
     .map((status) => `${statusLabels[status]} ${counts[status]}`);
   $('match-summary').textContent =
@@ -348,9 +357,11 @@ function renderResults() {
     const note =
       outcome.status === 'withheld'
         ? '上限に達したため保留: もう一度送ってください'
-        : outcome.status === 'skipped'
-          ? '社名が空か長すぎるため送っていません'
-          : '';
+        : outcome.status === 'unsent'
+          ? 'エラーで止まったため照合していません'
+          : outcome.status === 'skipped'
+            ? '社名が空か長すぎるため送っていません'
+            : '';
     rows.push(
       el(
         'tr',

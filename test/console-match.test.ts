@@ -241,4 +241,45 @@ describe('match a list in the console, in headless Chromium', () => {
     expect(problems).toEqual([]);
     await page.context().close();
   });
+
+  it('stops at maxCredits (the certain matches past it are withheld) and skips rows without a name', async () => {
+    const key = await keyWith('match-capped', 100);
+    const { page, problems } = await openMatch(key);
+    await page.fill(
+      '#match-paste',
+      ['社名\t都道府県', 'マルカ物流\t', '\t東京都', 'サクラ精機\t27'].join('\n'),
+    );
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="3"]');
+    expect(await page.textContent('#match-cost')).toContain(
+      '送る行: 2 (社名が空か長すぎる 1 行は送りません)',
+    );
+    await page.fill('#match-max-credits', '1');
+    expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('1');
+    await runMatch(page);
+    const rows = await tableRows(page);
+    expect(rows.map((row) => [row.status, row.cells[2], row.cells[4]])).toEqual([
+      ['match', '一致', numberOf(5)],
+      ['skipped', '対象外', ''],
+      ['withheld', '上限超過', ''],
+    ]);
+    expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('1');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a refusal (402: the worst case is more than the balance) and matches nothing', async () => {
+    const key = await keyWith('match-poor', 1);
+    const { page, problems } = await openMatch(key);
+    await page.fill('#match-paste', ['会社名', 'マルカ物流', 'サクラ精機'].join('\n'));
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="2"]');
+    await runMatch(page);
+    expect(await page.textContent('#match-summary')).toMatch(/^402: /);
+    expect(await page.textContent('#match-progress-text')).toBe('0 / 2 行で止まりました');
+    expect((await tableRows(page)).map((row) => row.cells[2])).toEqual(['未照合', '未照合']);
+    // the browser reports the failed fetch as a console error; nothing else may appear
+    expect(problems.filter((problem) => !problem.includes('status of 402'))).toEqual([]);
+    await page.context().close();
+  });
 });
