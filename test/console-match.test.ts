@@ -282,4 +282,29 @@ describe('match a list in the console, in headless Chromium', () => {
     expect(problems.filter((problem) => !problem.includes('status of 402'))).toEqual([]);
     await page.context().close();
   });
+
+  it("shows the cost at this server's price (/console/prices.json, MATCH_CREDIT_COST), here free", async () => {
+    expect(await (await fetch(`${baseUrl}/console/prices.json`)).json()).toEqual({ matchCreditCost: 1 });
+    const limits = { ...services.limits, config: { ...services.limits.config, matchCost: 0 } };
+    const freeServer = createApp({ ...services, limits }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => freeServer.once('listening', resolve));
+    try {
+      const key = await keyWith('match-free', 0);
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(freeServer.address() as AddressInfo).port}/console/#match`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.evaluate((value) => sessionStorage.setItem('corpsearch.apiKey', value), key);
+      await page.fill('#match-paste', ['会社名', 'マルカ物流', 'サクラ精機'].join('\n'));
+      await page.click('#match-load-paste');
+      await page.waitForSelector('#match-loaded[data-rows="2"]');
+      expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('0');
+      expect(await page.textContent('#match-cost')).toContain('照合は無料です');
+      await runMatch(page);
+      expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('0');
+      await page.context().close();
+    } finally {
+      freeServer.closeAllConnections();
+      await new Promise((resolve) => freeServer.close(resolve));
+    }
+  });
 });
