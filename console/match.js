@@ -6,6 +6,7 @@
 import { decodeBytes, guessDelimiter, parseCsv, toCsv } from './csv.js';
 
 const chunkSize = 1000; // the API's most records per request (docs/api.md)
+const shownRows = 2000; // the table's most rows; the download has them all
 // the API's longest values (openapi.yaml MatchRecord); a longer optional value is left out
 const maxLength = { name: 200, address: 300, phoneNumber: 50, websiteUrl: 500 };
 
@@ -243,7 +244,6 @@ async function run() {
       if (budget !== undefined) budget = Math.max(0, budget - data.creditsCharged);
       remaining = response.headers.get('x-credits-remaining') ?? remaining;
       progress.value = start + chunk.length;
-      renderResults();
     }
   } finally {
     $('match-run').disabled = false;
@@ -311,7 +311,7 @@ function candidateList(outcome, rowIndex) {
     const radio = el('input', { type: 'radio', name: group, value: String(i), checked: outcome.pick === i });
     radio.addEventListener('change', () => {
       outcome.pick = i;
-      renderResults();
+      refreshRow(rowIndex);
     });
     const where = [prefectureName(candidate.prefectureId), candidate.cityName ?? ''].join(' ').trim();
     // two lines: the name and score beside the radio, where and why under the name
@@ -339,46 +339,61 @@ function candidateList(outcome, rowIndex) {
   const none = el('input', { type: 'radio', name: group, value: '', checked: outcome.pick === null });
   none.addEventListener('change', () => {
     outcome.pick = null;
-    renderResults();
+    refreshRow(rowIndex);
   });
   list.append(el('label', { class: 'candidate' }, none, el('span', { text: 'どれでもない' })));
   return list;
 }
 
+function rowElement(outcome, index) {
+  const status = shownStatus(outcome);
+  const company = chosen(outcome);
+  const note =
+    outcome.status === 'withheld'
+      ? '上限に達したため保留: もう一度送ってください'
+      : outcome.status === 'unsent'
+        ? 'エラーで止まったため照合していません'
+        : outcome.status === 'skipped'
+          ? '社名が空か長すぎるため送っていません'
+          : '';
+  return el(
+    'tr',
+    { 'data-row': index, 'data-status': status },
+    el('td', { class: 'num', text: String(index + 1) }),
+    el('td', { text: state.rows[index][state.columns.name] ?? '' }),
+    el('td', {}, el('span', { class: `status status-${status}`, text: statusLabels[status] })),
+    el('td', { text: company?.name ?? note }),
+    el('td', { class: 'mono', text: company?.corporateNumber ?? '' }),
+    el('td', { text: company ? prefectureName(company.prefectureId) : '' }),
+    el('td', { text: company?.cityName ?? '' }),
+    el('td', { class: 'reason', text: company ? reasonText(company.matchedOn) : '' }),
+    el('td', { class: 'choices' }, outcome.status === 'unsure' ? candidateList(outcome, index) : ''),
+  );
+}
+
+/** After a pick only its row changes: a list of thousands is not drawn again. */
+function refreshRow(index) {
+  document
+    .querySelector(`#match-results tr[data-row="${index}"]`)
+    ?.replaceWith(rowElement(state.outcomes[index], index));
+}
+
 function renderResults() {
   const show = $('match-show').value;
-  const nameColumn = state.columns.name;
   const rows = [];
+  let hidden = 0;
   state.outcomes.forEach((outcome, index) => {
-    const status = shownStatus(outcome);
     if (show === 'unsure' && outcome.status !== 'unsure') return;
-    if (show === 'none' && status !== 'none') return;
-    const company = chosen(outcome);
-    const note =
-      outcome.status === 'withheld'
-        ? '上限に達したため保留: もう一度送ってください'
-        : outcome.status === 'unsent'
-          ? 'エラーで止まったため照合していません'
-          : outcome.status === 'skipped'
-            ? '社名が空か長すぎるため送っていません'
-            : '';
-    rows.push(
-      el(
-        'tr',
-        { 'data-row': index, 'data-status': status },
-        el('td', { class: 'num', text: String(index + 1) }),
-        el('td', { text: state.rows[index][nameColumn] ?? '' }),
-        el('td', {}, el('span', { class: `status status-${status}`, text: statusLabels[status] })),
-        el('td', { text: company?.name ?? note }),
-        el('td', { class: 'mono', text: company?.corporateNumber ?? '' }),
-        el('td', { text: company ? prefectureName(company.prefectureId) : '' }),
-        el('td', { text: company?.cityName ?? '' }),
-        el('td', { class: 'reason', text: company ? reasonText(company.matchedOn) : '' }),
-        el('td', { class: 'choices' }, outcome.status === 'unsure' ? candidateList(outcome, index) : ''),
-      ),
-    );
+    if (show === 'none' && outcome.status !== 'none') return;
+    if (rows.length < shownRows) rows.push(rowElement(outcome, index));
+    else hidden += 1;
   });
   $('match-results').tBodies[0].replaceChildren(...rows);
+  $('match-more').textContent =
+    hidden === 0
+      ? ''
+      : `表示は ${shownRows.toLocaleString('ja')} 行まで (ほか ${hidden.toLocaleString('ja')} 行)。` +
+        '「要確認のみ」で絞り込むか、CSV をダウンロードしてください (すべての行が入ります)。';
 }
 
 // ---- the download -------------------------------------------------------------------------

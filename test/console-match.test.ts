@@ -160,6 +160,9 @@ describe('match a list in the console, in headless Chromium', () => {
 
     mkdirSync(path.join(projectRoot, '.local'), { recursive: true });
     await page.screenshot({ path: path.join(projectRoot, '.local', 'console-match.png'), fullPage: true });
+    // the unsure rows alone: the picked one stays listed
+    await page.selectOption('#match-show', 'unsure');
+    expect((await tableRows(page)).map((row) => row.cells[0])).toEqual(['2']);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#match-download')]);
     expect(download.suggestedFilename()).toBe('list-matched.csv');
@@ -210,34 +213,41 @@ describe('match a list in the console, in headless Chromium', () => {
     await page.context().close();
   });
 
-  it('sends 1,001 rows as two requests of 1,000 and 1, keeping the rows in order', async () => {
+  it('sends 1,001 rows as two requests of 1,000 and 1, in order, the cap lowered by what the first spent', async () => {
     const key = await keyWith('match-chunks', 2_000);
     const { page, problems } = await openMatch(key);
-    const sent: number[] = [];
+    const sent: Array<{ records: number; maxCredits?: number }> = [];
     page.on('request', (request) => {
-      if (request.url().endsWith('/rest/v1/corporates/match'))
-        sent.push((JSON.parse(request.postData() ?? '{}') as { records: unknown[] }).records.length);
+      if (!request.url().endsWith('/rest/v1/corporates/match')) return;
+      const body = JSON.parse(request.postData() ?? '{}') as { records: unknown[]; maxCredits?: number };
+      sent.push({ records: body.records.length, maxCredits: body.maxCredits });
     });
-    const names = Array.from({ length: 1000 }, (_, i) => `照合テスト${i}`);
-    await page.fill('#match-paste', ['name', ...names, 'マルカ物流'].join('\n'));
+    // a certain match first and last: the cap of 1 pays for the first only
+    const names = Array.from({ length: 999 }, (_, i) => `照合テスト${i}`);
+    await page.fill('#match-paste', ['name', 'マルカ物流', ...names, 'マルカ物流'].join('\n'));
     await page.click('#match-load-paste');
     await page.waitForSelector('#match-loaded[data-rows="1001"]');
     expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('1001');
+    await page.fill('#match-max-credits', '1');
     await runMatch(page);
-    expect(sent).toEqual([1000, 1]);
+    expect(sent).toEqual([
+      { records: 1000, maxCredits: 1 },
+      { records: 1, maxCredits: 0 },
+    ]);
     expect(await page.getAttribute('#match-progress', 'value')).toBe('1001');
     expect(await page.getAttribute('#match-progress', 'max')).toBe('1001');
     expect(await page.textContent('#match-progress-text')).toBe('完了: 1,001 行を照合しました');
     const rows = await tableRows(page);
     expect(rows).toHaveLength(1001);
-    expect(rows[999]?.cells.slice(0, 3)).toEqual(['1000', '照合テスト999', '該当なし']);
-    expect(rows[1000]?.cells.slice(0, 5)).toEqual([
-      '1001',
+    expect(rows[0]?.cells.slice(0, 5)).toEqual([
+      '1',
       'マルカ物流',
       '一致',
       'マルカ物流株式会社',
       numberOf(5),
     ]);
+    expect(rows[999]?.cells.slice(0, 3)).toEqual(['1000', '照合テスト998', '該当なし']);
+    expect(rows[1000]?.cells.slice(0, 3)).toEqual(['1001', 'マルカ物流', '上限超過']);
     expect(problems).toEqual([]);
     await page.context().close();
   });
