@@ -213,6 +213,31 @@ describe('match a list in the console, in headless Chromium', () => {
     await page.context().close();
   });
 
+  it('reads a UTF-8 file with a BOM, and decodes it again when the encoding is chosen by hand', async () => {
+    const key = await keyWith('match-bom', 100);
+    const { page, problems } = await openMatch(key);
+    const bytes = Buffer.from('\ufeff会社名\r\nマルカ物流株式会社\r\n', 'utf8');
+    await page.setInputFiles('#match-file', { name: 'list.csv', mimeType: 'text/csv', buffer: bytes });
+    await page.waitForSelector('#match-loaded[data-encoding="utf-8"]');
+    // the BOM is not part of the first header
+    expect(await page.locator('#match-col-name option:checked').textContent()).toBe('会社名');
+    await page.selectOption('#match-encoding', 'shift_jis');
+    await page.waitForSelector('#match-loaded[data-encoding="shift_jis"]');
+    expect(await page.textContent('#match-loaded')).not.toContain('会社名');
+    await page.selectOption('#match-encoding', 'auto');
+    await page.waitForSelector('#match-loaded[data-encoding="utf-8"]');
+    await runMatch(page);
+    expect((await tableRows(page)).map((row) => row.cells.slice(1, 4))).toEqual([
+      ['マルカ物流株式会社', '一致', 'マルカ物流株式会社'],
+    ]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#match-download')]);
+    expect(download.suggestedFilename()).toBe('list-matched.csv');
+    const csv = readFileSync((await download.path()) ?? '', 'utf8');
+    expect(csv.startsWith('\ufeff会社名,corporateNumber,')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('sends 1,001 rows as two requests of 1,000 and 1, in order, the cap lowered by what the first spent', async () => {
     const key = await keyWith('match-chunks', 2_000);
     const { page, problems } = await openMatch(key);
