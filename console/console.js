@@ -1,7 +1,10 @@
 // The query console: builds a search body from the filter catalogue (/console/catalogue.json),
 // shows it with the matching curl command, runs it against /rest/v1 and shows the results.
 // Plain browser JavaScript, no build step; loaded as a file so a strict CSP can forbid inline
-// script. The API key lives in sessionStorage only (gone when the tab closes).
+// script. The API key lives in sessionStorage only (gone when the tab closes). The "match a
+// list" view (#match) is match.js.
+
+import { startMatch } from './match.js';
 
 const keyStorage = 'corpsearch.apiKey';
 const groupTitles = { company: 'Company', postings: 'Postings', detailText: 'Detail text' };
@@ -406,7 +409,19 @@ async function useKey() {
       : 'key set, but the master lists did not load (is the key valid?)';
 }
 
+/** #match shows the list matcher, anything else the search builder. */
+function showView() {
+  const match = location.hash === '#match';
+  $('search-view').hidden = match;
+  $('match-view').hidden = !match;
+  $('tab-search').classList.toggle('active', !match);
+  $('tab-match').classList.toggle('active', match);
+}
+
 async function start() {
+  showView();
+  window.addEventListener('hashchange', showView);
+  await startMatch({ el, apiKey });
   state.catalogue = await (await fetch('/console/catalogue.json')).json();
   renderSortFields();
   renderFilterGroups();

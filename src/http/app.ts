@@ -50,7 +50,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.locals.healthMonitor = monitor;
   app.use(healthRouter(services, monitor));
   app.use(docsRouter());
-  app.use(consoleRouter());
+  app.use(consoleRouter({ matchCreditCost: services.limits.config.matchCost }));
   // 3. /rest/v1, in this order:
   const api = express.Router();
   //    0. the operation the path names, spelled exactly, or a 404 (every limit and price
