@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { Option } from 'commander';
 import { createCorpsearchClient, maxMatchChunk } from '../client/src/index.js';
-import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../src/cli.js';
+import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../src/cli.js';
 import {
   addedCells,
   addedColumns,
@@ -36,27 +36,6 @@ interface Options {
   out?: string;
   maxCredits?: number;
   chunkSize: number;
-}
-
-function apiKey(): string {
-  const file = process.env.API_KEY_FILE;
-  if (file) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      throw new Error(`API_KEY_FILE ${file} cannot be read`);
-    }
-    const key = text.split(/\r?\n/)[0]?.trim();
-    if (!key) throw new Error(`API_KEY_FILE ${file} is empty`);
-    return key;
-  }
-  const key = process.env.API_KEY?.trim();
-  if (!key)
-    throw new Error(
-      'an API key is needed: API_KEY_FILE=<file holding it> (e.g. .local/alice.key) or an exported API_KEY',
-    );
-  return key;
 }
 
 /** `list.csv` -> `list-matched.csv` beside it. */
@@ -125,7 +104,7 @@ async function main(): Promise<void> {
   const baseUrl = process.env.API_URL ?? 'http://127.0.0.1:8080';
   const api = createCorpsearchClient({
     baseUrl,
-    apiKey: apiKey(),
+    apiKey: apiKeyFromEnvironment(),
     onRetry: ({ status, delayMs }) =>
       process.stderr.write(
         `match: the API answered ${status}; retrying in ${(delayMs / 1000).toFixed(1)} s\n`,

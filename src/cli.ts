@@ -6,6 +6,7 @@
  *   1  failed: bad arguments or settings, a server that cannot be reached, an error while working
  *   2  `ingest` and `import:registry` only: finished, but some records were rejected (see the dead-letter file)
  */
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 
 export const exitCodesHelp = `
@@ -42,4 +43,30 @@ export function runCli(name: string, work: () => Promise<void>): void {
     process.stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   });
+}
+
+/**
+ * The API key of a tool that calls the API, from API_KEY_FILE (a file holding it, e.g.
+ * .local/alice.key, as the README makes one) or an exported API_KEY: never a command-line
+ * option, which `ps` and the shell history would show.
+ */
+export function apiKeyFromEnvironment(): string {
+  const file = process.env.API_KEY_FILE;
+  if (file) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      throw new Error(`API_KEY_FILE ${file} cannot be read`);
+    }
+    const key = text.split(/\r?\n/)[0]?.trim();
+    if (!key) throw new Error(`API_KEY_FILE ${file} is empty`);
+    return key;
+  }
+  const key = process.env.API_KEY?.trim();
+  if (!key)
+    throw new Error(
+      'an API key is needed: API_KEY_FILE=<file holding it> (e.g. .local/alice.key) or an exported API_KEY',
+    );
+  return key;
 }
