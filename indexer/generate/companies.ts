@@ -21,6 +21,7 @@ import {
   toFullWidth,
   toHalfWidthKana,
   variant,
+  withFormulaStart,
 } from './hard-cases.js';
 import {
   type City,
@@ -719,7 +720,9 @@ export function makeCompany(
   const listed =
     corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
   const place = pickPlace(random);
-  const naming = nameCompany(random, index, corporateType, chosen, listed, place, now);
+  const named = nameCompany(random, index, corporateType, chosen, listed, place, now);
+  // a payload in front of the name draws nothing: every other record stays as it was
+  const naming = { ...named, name: withFormulaStart(named.name, index) };
   const head = naming.seat ?? place;
   // an association or foundation outside care and education works as a public body does
   const profile =

@@ -15,6 +15,8 @@ export const hardCaseSchedule = {
   compatibleName: { every: 20, at: 3 },
   /** names of 100-300 characters (one in five exactly 300, the schema's maximum): 0.5% */
   veryLongName: { every: 200, at: 11 },
+  /** company names that start as a spreadsheet formula would (`formulaNameStarts`, one in turn): 2% */
+  formulaName: { every: 50, at: 17 },
   /** company summaries with compatibility characters: 5% */
   compatibleSummary: { every: 20, at: 8 },
   /** posting titles with ①, Ⅱ, ～, full-width digits, half-width kana, ㈱ or ℡: 5% */
@@ -70,3 +72,25 @@ export function toFullWidth(text: string): string {
 
 export const circledNumbers = ['①', '②', '③', '④', '⑤'];
 export const romanNumerals = ['Ⅱ', 'Ⅲ', 'Ⅳ'];
+
+/**
+ * How the formula-name companies' names start, one in turn (OWASP "CSV Injection"): four
+ * payloads a security probe sent (= + - @), a tab and a carriage return a careless copy leaves
+ * in front of a real name, and a full-width ＝ (src/search/export.ts neutralises every one in a
+ * CSV cell), each put in front of the company's ordinary name, whatever its type.
+ */
+export const formulaNameStarts = [
+  '=HYPERLINK("http://x","y")',
+  '+SUM(1+1)',
+  "-2+3+cmd|' /C calc'!A0",
+  '@SUM(1+1)',
+  '\t',
+  '\r',
+  '＝SUM(1+1)',
+] as const;
+
+/** The name of a formula-name company (`hardCaseSchedule.formulaName`); any other keeps its name. */
+export function withFormulaStart(name: string, index: number): string {
+  if (!scheduled(hardCaseSchedule.formulaName, index)) return name;
+  return `${formulaNameStarts[variant(hardCaseSchedule.formulaName, index, formulaNameStarts.length)]}${name}`;
+}
