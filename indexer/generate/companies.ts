@@ -22,6 +22,7 @@ import {
   toFullWidth,
   toHalfWidthKana,
   variant,
+  withFormulaStart,
 } from './hard-cases.js';
 import {
   type City,
@@ -811,7 +812,7 @@ export function makeCompany(
     namesake && drawn.foundedDate && !staffing
       ? namesake(corporateType, head.prefectureId, drawn.foundedDate.getUTCFullYear())
       : null;
-  const naming: Naming = taken
+  const namedAs: Naming = taken
     ? {
         ...drawn,
         name: taken.name,
@@ -819,6 +820,8 @@ export function makeCompany(
         domain: taken.domain.replace(/\d+(\.example\.)/, `${index}$1`),
       }
     : drawn;
+  // a payload in front of the name draws nothing: every other record stays as it was
+  const naming: Naming = { ...namedAs, name: withFormulaStart(namedAs.name, index) };
   // an association or foundation outside care and education works as a public body does
   const profile =
     corporateType === 'other' && chosen.key !== 'care' && chosen.key !== 'education' ? publicProfile : chosen;

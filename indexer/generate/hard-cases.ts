@@ -28,6 +28,8 @@ export const hardCaseSchedule = {
   nameInOtherPrefecture: { every: 100, at: 57 },
   /** the same, from the latest one in the record's own prefecture: up to 1% */
   nameTwiceInPrefecture: { every: 100, at: 58 },
+  /** company names that start as a spreadsheet formula would (`formulaNameStarts`, one in turn): 2% */
+  formulaName: { every: 50, at: 45 },
   /** company summaries with compatibility characters: 5% */
   compatibleSummary: { every: 20, at: 8 },
   /** posting titles with ①, Ⅱ, ～, full-width digits, half-width kana, ㈱ or ℡: 5% */
@@ -83,3 +85,25 @@ export function toFullWidth(text: string): string {
 
 export const circledNumbers = ['①', '②', '③', '④', '⑤'];
 export const romanNumerals = ['Ⅱ', 'Ⅲ', 'Ⅳ'];
+
+/**
+ * How the formula-name companies' names start, one in turn (OWASP "CSV Injection"): four
+ * payloads a security probe sent (= + - @), a tab and a carriage return a careless copy leaves
+ * in front of a real name, and a full-width ＝ (src/search/export.ts neutralises every one in a
+ * CSV cell), each put in front of the company's ordinary name, whatever its type.
+ */
+export const formulaNameStarts = [
+  '=HYPERLINK("http://x","y")',
+  '+SUM(1+1)',
+  "-2+3+cmd|' /C calc'!A0",
+  '@SUM(1+1)',
+  '\t',
+  '\r',
+  '＝SUM(1+1)',
+] as const;
+
+/** The name of a formula-name company (`hardCaseSchedule.formulaName`); any other keeps its name. */
+export function withFormulaStart(name: string, index: number): string {
+  if (!scheduled(hardCaseSchedule.formulaName, index)) return name;
+  return `${formulaNameStarts[variant(hardCaseSchedule.formulaName, index, formulaNameStarts.length)]}${name}`;
+}

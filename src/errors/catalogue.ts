@@ -14,9 +14,14 @@
 export const errorCatalogue = {
   invalid_request: {
     status: 400,
-    meaning: 'A field is unknown, missing, of the wrong type or out of range; see errors[].',
+    meaning:
+      'A field is unknown, missing, given twice, of the wrong type or out of range (a lone surrogate included); see errors[].',
   },
-  malformed_json: { status: 400, meaning: 'The body is not valid JSON.' },
+  malformed_json: { status: 400, meaning: 'The body is not valid JSON (in UTF-8).' },
+  malformed_compressed_body: {
+    status: 400,
+    meaning: 'The body is not the gzip stream its Content-Encoding says (corrupt or cut short).',
+  },
   query_too_complex: {
     status: 400,
     meaning:
@@ -47,6 +52,10 @@ export const errorCatalogue = {
   unsupported_charset: {
     status: 415,
     meaning: 'The Content-Type names a charset other than UTF-8; errors[] names Content-Type.',
+  },
+  unsupported_content_encoding: {
+    status: 415,
+    meaning: 'The Content-Encoding is neither gzip nor identity; errors[] names Content-Encoding.',
   },
   idempotency_key_reused: {
     status: 422,
@@ -134,10 +143,15 @@ export const errors = {
       'The request is invalid; correct the fields listed in errors.',
       fieldErrors,
     ),
-  malformedJson: () =>
-    new ApiError('malformed_json', 'The request body is not valid JSON.', [
-      { field: 'body', reason: 'must be valid JSON' },
-    ]),
+  malformedJson: (fieldErrors: FieldError[] = [{ field: 'body', reason: 'must be valid JSON' }]) =>
+    new ApiError('malformed_json', 'The request body is not valid JSON.', fieldErrors),
+  /** Content-Encoding: gzip on a body that does not gunzip (garbage, plain JSON, cut short). */
+  malformedCompressedBody: () =>
+    new ApiError(
+      'malformed_compressed_body',
+      'The request body could not be decompressed: Content-Encoding says gzip, but the body is not a complete gzip stream. Send a complete gzip stream, or send the JSON uncompressed without Content-Encoding.',
+      [{ field: 'body', reason: 'must be a complete gzip stream, as Content-Encoding: gzip says' }],
+    ),
   missingApiKey: () =>
     new ApiError(
       'api_key_missing',
@@ -189,6 +203,17 @@ export const errors = {
         reason: `charset must be utf-8 (or left out), not ${JSON.stringify(charset.slice(0, 40))}`,
       },
     ]),
+  unsupportedContentEncoding: (encoding: string) =>
+    new ApiError(
+      'unsupported_content_encoding',
+      `The request body's Content-Encoding is not accepted: send the JSON uncompressed (no Content-Encoding, or identity) or gzip-compressed (Content-Encoding: gzip).`,
+      [
+        {
+          field: 'Content-Encoding',
+          reason: `must be gzip or identity (or left out), not ${JSON.stringify(String(encoding).slice(0, 40))}`,
+        },
+      ],
+    ),
   idempotencyConflict: () =>
     new ApiError(
       'idempotency_key_reused',

@@ -6,6 +6,7 @@
  *                errorCode: 'type.openapi.validation' }
  *   response:  { field: 'filters.prefectureId.any[2]', reason: 'must be an integer' }
  */
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -17,13 +18,14 @@ import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
 import { namesAt, unknownFieldReason } from '../errors/suggest.js';
 import { projectRoot } from '../project-root.js';
+import { findJsonTextProblems } from './strict-json.js';
 
 export const openApiFile = path.join(projectRoot, 'openapi.yaml');
 export const maxBodySize = '100kb';
 /** POST /corporates/match takes up to 1,000 records with addresses: a larger body. */
 export const matchBodySize = '1mb';
 const matchPath = '/corporates/match';
-const matchJson = express.json({ limit: matchBodySize, strict: false });
+const matchJson = express.json({ limit: matchBodySize, strict: false, verify: keepRawBody });
 
 let cachedSpec: OpenAPIV3.DocumentV3 | undefined;
 
@@ -33,10 +35,17 @@ export function openApiDocument(): OpenAPIV3.DocumentV3 {
   return cachedSpec;
 }
 
+/** Content-Encoding values a request body may have (one coding, no list). */
+export const acceptedContentEncodings = ['identity', 'gzip'] as const;
+
 /**
  * JSON body parsing and validation, for the routes behind it. A request with a body must say
- * `Content-Type: application/json` (415 otherwise); express.json reports malformed JSON (400)
- * and bodies over 100 kB (413), which the error middleware turns into the catalogue's bodies.
+ * `Content-Type: application/json` (415 otherwise) and, if compressed, `Content-Encoding:
+ * gzip` (415 for any other coding); express.json reports malformed JSON (400), a gzip body
+ * that does not gunzip (400) and bodies over 100 kB once decompressed (413), which the error
+ * middleware turns into the catalogue's bodies. A body JSON.parse accepted is then refused
+ * (400) for what the parse lets through silently: invalid UTF-8, a lone surrogate, a
+ * duplicate key (src/http/strict-json.ts).
  */
 export function validateRequests(): RequestHandler[] {
   // one validator per process: it compiles a route's schema on that route's first request,
@@ -46,7 +55,8 @@ export function validateRequests(): RequestHandler[] {
     // a body parsed here is not parsed again by the next parser
     (req: Request, res: Response, next: NextFunction) =>
       req.path === matchPath ? matchJson(req, res, next) : next(),
-    express.json({ limit: maxBodySize, strict: false }),
+    express.json({ limit: maxBodySize, strict: false, verify: keepRawBody }),
+    refuseSilentlyChangedJson,
     ...OpenApiValidator.middleware({
       apiSpec: validatorDocument(),
       validateRequests: { allErrors: true, removeAdditional: false, coerceTypes: false },
@@ -138,7 +148,52 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
     const name = charset[1] ?? charset[2] ?? '';
     if (name.toLowerCase() !== 'utf-8') throw errors.unsupportedCharset(name);
   }
+  // gzip or nothing: body-parser would also try deflate, br and (on newer Node) zstd, and
+  // answer a body that is not what its coding says with a 500 (docs/decisions.md)
+  const encoding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding !== '' && !(acceptedContentEncodings as readonly string[]).includes(encoding))
+    throw errors.unsupportedContentEncoding(req.headers['content-encoding'] ?? '');
   next();
+}
+
+/** The bytes of each parsed body (decompressed), for the checks JSON.parse does not make. */
+const rawBodies = new WeakMap<Request, Buffer>();
+
+function keepRawBody(req: Request, _res: Response, body: Buffer): void {
+  rawBodies.set(req, body);
+}
+
+/**
+ * A body JSON.parse accepted but changed on the way: invalid UTF-8 (decoded to U+FFFD), a lone
+ * surrogate (a string that is no text), a duplicate key (the last one kept). Each is a 400
+ * naming its field: invalid UTF-8 as `malformed_json` (JSON text is UTF-8, RFC 8259 §8.1),
+ * the others as `invalid_request` (I-JSON, RFC 7493 §2.1 and §2.3).
+ */
+function refuseSilentlyChangedJson(req: Request, _res: Response, next: NextFunction): void {
+  const raw = rawBodies.get(req);
+  if (raw === undefined) {
+    next();
+    return;
+  }
+  rawBodies.delete(req);
+  const problems = findJsonTextProblems(raw);
+  if (problems.length === 0) {
+    next();
+    return;
+  }
+  const fieldErrors = (kind?: string) =>
+    problems
+      .filter((p) => kind === undefined || p.kind === kind)
+      .map(({ field, reason }) => ({ field, reason }));
+  if (problems.some((p) => p.kind === 'invalid_utf8'))
+    throw errors.malformedJson(fieldErrors('invalid_utf8'));
+  throw errors.validation(fieldErrors());
+}
+
+/** body-parser's error for a body its decompressor rejected: zlib's codes (Z_DATA_ERROR, Z_BUF_ERROR). */
+function isDecompressionError(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return (error as { status?: unknown })?.status === 400 && typeof code === 'string' && code.startsWith('Z_');
 }
 
 interface ValidatorError extends Error {
@@ -163,12 +218,24 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const status = (error as { status?: unknown })?.status;
   const type = (error as { type?: unknown })?.type;
-  if (type === 'entity.parse.failed') return errors.malformedJson();
+  if (type === 'entity.parse.failed') {
+    const raw = rawBodies.get(req);
+    rawBodies.delete(req);
+    // bytes that are not UTF-8 outside any string: JSON.parse saw U+FFFD where JSON has none
+    return raw !== undefined && !isUtf8(raw)
+      ? errors.malformedJson([
+          { field: 'body', reason: 'must be valid JSON in UTF-8: it holds bytes that are not UTF-8' },
+        ])
+      : errors.malformedJson();
+  }
   if (type === 'entity.too.large' || status === 413)
     return errors.payloadTooLarge(
       (req.originalUrl.split('?')[0] ?? '').endsWith(matchPath) ? matchBodySize : maxBodySize,
     );
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return errors.unsupportedMediaType();
+  if (type === 'encoding.unsupported')
+    return errors.unsupportedContentEncoding(String(req.headers['content-encoding'] ?? ''));
+  if (type === 'charset.unsupported') return errors.unsupportedMediaType();
+  if (isDecompressionError(error)) return errors.malformedCompressedBody();
   if (!isValidatorError(error)) return undefined;
   const requestPath = req.originalUrl.split('?')[0] ?? req.path;
   switch (error.status) {

@@ -1,6 +1,7 @@
 /**
  * POST /corporates/export and /jobs/export: every result of a search, streamed as CSV
- * (UTF-8 with BOM, or Shift_JIS/CP932) or JSONL.
+ * (UTF-8 with BOM, or Shift_JIS/CP932) or JSONL. CSV text cells that a spreadsheet would run
+ * as a formula are neutralised with a leading ' (see `encoder`); JSONL is the data as is.
  *
  *   open a point in time -> count on it -> maxCredits check (400) -> one export slot per
  *   user (429) -> reserve the full cost (402) -> stream pages of search_after over the PIT,
@@ -96,7 +97,10 @@ export function parseExportRequest(search: SearchCatalogue, body: unknown): Expo
   };
 }
 
-/** One CSV cell: lists and objects as JSON text, null as empty. */
+/**
+ * One CSV cell: lists and objects as JSON text (which starts with [ or {, never a formula),
+ * null as empty; numbers stay numbers, so csv-stringify's formula escape leaves -3 alone.
+ */
 function cell(value: unknown): unknown {
   return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
 }
@@ -112,7 +116,14 @@ function encoder(plan: ExportPlan): {
       head: () => Buffer.alloc(0),
       row: (record) => Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'),
     };
-  const csv = (values: unknown[]) => stringify([values], { record_delimiter: 'windows' });
+  // escape_formulas: a text cell that starts with = + - @, a tab or a carriage return (or a
+  // full-width ＝ ＋ － ＠) gets a leading ' so a spreadsheet shows it as text and never runs
+  // it (OWASP "CSV Injection"); numbers, negative ones included, stay numbers.
+  // quote_record_delimiter: a cell holding a bare CR or LF is quoted (with record_delimiter
+  // set, csv-stringify would otherwise write it bare and cut the row in two).
+  // docs/decisions.md, "Formula cells in CSV exports"
+  const csv = (values: unknown[]) =>
+    stringify([values], { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true });
   return {
     // the BOM tells Excel the file is UTF-8; Shift_JIS has none
     head: (fields) => encode(`${plan.encoding === 'utf-8' ? '\ufeff' : ''}${csv([...fields])}`),

@@ -109,7 +109,10 @@ export interface paths {
          * Export every matching company as CSV or JSONL
          * @description Streams every result of the search (any number, past 10,000), sorted like the search,
          *     as CSV (UTF-8 with a byte order mark, or Shift_JIS/CP932 with `encoding`) or JSONL,
-         *     with `fields` to choose the columns. The list is a snapshot taken when the export
+         *     with `fields` to choose the columns. A CSV text cell that starts with `=`, `+`, `-`,
+         *     `@`, a tab or a carriage return (or a full-width `＝＋－＠`) is written with a leading `'`
+         *     so a spreadsheet shows it as text and never runs it as a formula; numbers are written
+         *     as they are (`-3`), and JSONL is never changed. The list is a snapshot taken when the export
          *     starts. Cost: one credit per 1,000 records (rounded up; EXPORT_RECORDS_PER_CREDIT),
          *     the full cost is reserved before the first byte (402 when short; `maxCredits` caps it,
          *     400 when the count says more) and settled at the records actually sent, so a broken
@@ -139,7 +142,10 @@ export interface paths {
          * Export every matching job posting as CSV or JSONL
          * @description Streams every result of the search (any number, past 10,000), sorted like the search,
          *     as CSV (UTF-8 with a byte order mark, or Shift_JIS/CP932 with `encoding`) or JSONL,
-         *     with `fields` to choose the columns. The list is a snapshot taken when the export
+         *     with `fields` to choose the columns. A CSV text cell that starts with `=`, `+`, `-`,
+         *     `@`, a tab or a carriage return (or a full-width `＝＋－＠`) is written with a leading `'`
+         *     so a spreadsheet shows it as text and never runs it as a formula; numbers are written
+         *     as they are (`-3`), and JSONL is never changed. The list is a snapshot taken when the export
          *     starts. Cost: one credit per 1,000 records (rounded up; EXPORT_RECORDS_PER_CREDIT),
          *     the full cost is reserved before the first byte (402 when short; `maxCredits` caps it,
          *     400 when the count says more) and settled at the records actually sent, so a broken
@@ -403,8 +409,9 @@ export interface components {
              *
              *     | code | status | meaning |
              *     |---|---|---|
-             *     | `invalid_request` | 400 | A field is unknown, missing, of the wrong type or out of range; `errors` lists each. |
-             *     | `malformed_json` | 400 | The body is not valid JSON. |
+             *     | `invalid_request` | 400 | A field is unknown, missing, given twice, of the wrong type or out of range, or a string holds a lone surrogate; `errors` lists each. |
+             *     | `malformed_json` | 400 | The body is not valid JSON, or not UTF-8 (`errors` names the field holding the bytes). |
+             *     | `malformed_compressed_body` | 400 | `Content-Encoding: gzip`, but the body is not a complete gzip stream. |
              *     | `query_too_complex` | 400 | The search needs more query clauses than the search engine runs (1,024 by default); `errors` names the field that needs most. Do not retry it unchanged: send fewer values or `filterGroups`, or split it. Nothing was charged. |
              *     | `query_rejected` | 400 | The search engine refuses this query as invalid. Do not retry it unchanged; nothing was charged. |
              *     | `api_key_missing` | 401 | No `X-API-Key` header was sent. |
@@ -419,6 +426,7 @@ export interface components {
              *     | `payload_too_large` | 413 | The body is larger than 100 kB. |
              *     | `unsupported_media_type` | 415 | The body is not sent as `application/json`. |
              *     | `unsupported_charset` | 415 | The `Content-Type` names a charset other than UTF-8; `errors` names `Content-Type`. |
+             *     | `unsupported_content_encoding` | 415 | The `Content-Encoding` is neither `gzip` nor `identity`; `errors` names `Content-Encoding`. |
              *     | `idempotency_key_reused` | 422 | This `Idempotency-Key` was used with a different body. |
              *     | `rate_limited` | 429 | Too many requests per second for this user. |
              *     | `too_many_exports` | 429 | As many exports of this user as allowed are running (export only). |
@@ -430,7 +438,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "malformed_compressed_body" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "unsupported_content_encoding" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
         };
@@ -2712,9 +2720,11 @@ export interface components {
     };
     responses: {
         /**
-         * @description The request is invalid: an undefined field (at any depth), a wrong type, a value out of
-         *     range or not in the enumeration, a date not in `YYYY-MM-DD`, malformed JSON. `errors`
-         *     names each field by its path in the request and says how to correct it. A search the
+         * @description The request is invalid: an undefined field (at any depth), a field given twice, a wrong
+         *     type, a value out of range or not in the enumeration, a date not in `YYYY-MM-DD`, a
+         *     string with a lone surrogate escape (`\ud800`), malformed JSON, bytes that are not
+         *     UTF-8, a gzip body that does not decompress. `errors` names each field by its path in
+         *     the request and says how to correct it. A search the
          *     engine can never run is a 400 too (`query_too_complex`: more query clauses than the
          *     engine runs, `errors` naming the field that needs most; `query_rejected`): it carries
          *     no `Retry-After`, and sending it again unchanged will not help.
@@ -2816,7 +2826,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The request body is not sent as `application/json`, or names a charset other than UTF-8 (`errors` then names `Content-Type`). */
+        /** @description The request body is not sent as `application/json`, names a charset other than UTF-8 (`errors` then names `Content-Type`), or has a `Content-Encoding` other than `gzip` or `identity` (`errors` then names `Content-Encoding`). */
         UnsupportedMediaType: {
             headers: {
                 [name: string]: unknown;
