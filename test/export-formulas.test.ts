@@ -96,7 +96,8 @@ beforeAll(async () => {
   // 350 companies: the formula-name case is on every 50th, so each of its 7 starts once
   const files = await generateDataSet({
     companies: 350,
-    jobs: 1000,
+    // enough postings that some belong to the formula-named companies
+    jobs: 3000,
     seed: 20261121,
     now: new Date('2026-11-21T00:00:00Z'),
     outDir: dir,

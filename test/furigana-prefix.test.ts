@@ -58,9 +58,15 @@ describe('furiganaPrefixOr', () => {
     expect(await numbers({ furiganaPrefixOr: ['ﾏﾙｶ ﾌﾞﾂ'] })).toEqual([n.maruka, n.marukaService].sort());
   });
 
+  it('a company without furigana is found by the reading derived from its name', async () => {
+    // アオイ工業 has no furigana: the indexer read it アオイコウギョウ (readingSource derived)
+    expect(await numbers({ furiganaPrefixOr: ['アオイ'] })).toEqual([n.aoiShibuya, n.aoiNerima].sort());
+  });
+
   it('never keeps a company without a reading, nor for a prefix that folds to nothing', async () => {
-    // アオイ工業 has no furigana
-    expect(await numbers({ furiganaPrefixOr: ['ア'] })).toEqual([]);
+    // 株式会社NOVA Systems has no furigana, and Latin words have no derived reading
+    expect(await numbers({ furiganaPrefixOr: ['ノ'] })).toEqual([]);
+    expect(await numbers({ furiganaPrefixOr: ['ノバ'] })).toEqual([]);
     expect(await numbers({ furiganaPrefixOr: [' '] })).toEqual([]);
   });
 
