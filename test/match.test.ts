@@ -271,12 +271,15 @@ describe('the request', () => {
 });
 
 describe('a lookup that returns fewer companies than share the keys', () => {
-  it('decides nothing: every record of the request is answered without a match', async () => {
+  it('is made key by key, and only the records of a key that still overflows go unmatched', async () => {
     const request = { records: [{ name: 'マルカ物流' }, { name: 'サクラ精機', prefectureId: 13 }] };
     const whole = await runMatch(services, request);
     expect(whole.map((r) => r.match !== null)).toEqual([true, true]);
-    // 3 companies share the request's keys; a lookup of 2 is incomplete
-    const cut = await runMatch(services, request, { lookupSize: 2 });
-    expect(cut.map((r) => r.match)).toEqual([null, null]);
+    // 3 companies share the request's keys: a lookup of 2 overflows, and each key on its own fits
+    const byKey = await runMatch(services, request, { lookupSize: 2 });
+    expect(byKey.map((r) => r.match?.corporateNumber ?? null)).toEqual([numbers.maruka, numbers.sakuraTokyo]);
+    // a lookup of 1: サクラ精機 (2 companies) still overflows and decides nothing; マルカ物流 does
+    const cut = await runMatch(services, request, { lookupSize: 1 });
+    expect(cut.map((r) => r.match?.corporateNumber ?? null)).toEqual([numbers.maruka, null]);
   });
 });

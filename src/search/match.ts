@@ -264,8 +264,23 @@ interface Found {
   byReading: Map<string, Company[]>;
   byRomaji: Map<string, Company[]>;
   byNumber: Map<string, Company>;
-  /** More companies than one search returns: no record of this request is matched. */
-  incomplete: boolean;
+  /**
+   * Keys (`field:value`) sharing more companies than a lookup returns: a record with one of
+   * them is answered without a match (its candidates are a part of the companies).
+   */
+  incompleteKeys: Set<string>;
+}
+
+const keyId = (field: string, value: string) => `${field}:${value}`;
+
+/** The keys a record is looked up by, as `keyId`s. */
+function recordKeys(item: Evidence): string[] {
+  const ids = item.corporateNumber ? [keyId('corporateNumber', item.corporateNumber)] : [];
+  if (item.unmatchable) return ids;
+  ids.push(keyId('nameKey', item.keys.name));
+  if (item.keys.reading) ids.push(keyId('readingKey', item.keys.reading));
+  if (item.keys.romaji) ids.push(keyId('romajiKey', item.keys.romaji));
+  return ids;
 }
 
 function push(map: Map<string, Company[]>, key: string | undefined, company: Company): void {
@@ -300,7 +315,7 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise
     byReading: new Map(),
     byRomaji: new Map(),
     byNumber: new Map(),
-    incomplete: false,
+    incompleteKeys: new Set(),
   };
   const should = [
     ['nameKey', names],
@@ -323,17 +338,118 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise
     } as API.Search_Request['body'],
   });
   const hits = hitsOf(body);
-  found.incomplete = totalOf(body) > hits.length;
-  for (const hit of hits) {
-    const company = companyOf((hit as { fields?: HitFields }).fields ?? {});
-    if (company.keys.name && names.has(company.keys.name)) push(found.byName, company.keys.name, company);
-    if (company.keys.reading && readings.has(company.keys.reading))
-      push(found.byReading, company.keys.reading, company);
-    if (company.keys.romaji && romaji.has(company.keys.romaji))
-      push(found.byRomaji, company.keys.romaji, company);
-    if (numbers.has(company.corporateNumber)) found.byNumber.set(company.corporateNumber, company);
-  }
+  // more companies share the request's keys than one search returns (common names in a large
+  // index): each key is looked up on its own, so only the records of a key that still
+  // overflows go unmatched, not the whole request
+  if (totalOf(body) > hits.length) return lookUpKeysOneByOne(ctx, { names, readings, romaji, numbers }, size);
+  for (const hit of hits)
+    file(found, companyOf((hit as { fields?: HitFields }).fields ?? {}), {
+      names,
+      readings,
+      romaji,
+      numbers,
+    });
   return found;
+}
+
+interface KeySets {
+  names: Set<string>;
+  readings: Set<string>;
+  romaji: Set<string>;
+  numbers: Set<string>;
+}
+
+/** Files a company under each key of the request it has. */
+function file(found: Found, company: Company, keys: KeySets): void {
+  if (company.keys.name && keys.names.has(company.keys.name)) push(found.byName, company.keys.name, company);
+  if (company.keys.reading && keys.readings.has(company.keys.reading))
+    push(found.byReading, company.keys.reading, company);
+  if (company.keys.romaji && keys.romaji.has(company.keys.romaji))
+    push(found.byRomaji, company.keys.romaji, company);
+  if (keys.numbers.has(company.corporateNumber)) found.byNumber.set(company.corporateNumber, company);
+}
+
+/**
+ * One search per key, in one msearch, each returning at most `size` companies:
+ *   [{index}, {query: {term: {nameKey: 'まるか物流'}}, size, track_total_hits: size + 1}, ...]
+ * A key whose companies are more than that is recorded in `incompleteKeys`.
+ */
+async function lookUpKeysOneByOne(ctx: Ctx, keys: KeySets, size: number): Promise<Found> {
+  const found: Found = {
+    byName: new Map(),
+    byReading: new Map(),
+    byRomaji: new Map(),
+    byNumber: new Map(),
+    incompleteKeys: new Set(),
+  };
+  const each = (
+    [
+      ['nameKey', keys.names],
+      ['readingKey', keys.readings],
+      ['romajiKey', keys.romaji],
+      ['corporateNumber', keys.numbers],
+    ] as const
+  ).flatMap(([field, values]) => [...values].map((value) => ({ field, value })));
+  const index = indexName(ctx.config.indexPrefix, 'corporates');
+  const timeouts = engineTimeouts(ctx.deadline);
+  const searches = each.flatMap(({ field, value }) => [
+    { index },
+    {
+      query: { term: { [field]: value } },
+      size,
+      track_total_hits: size + 1,
+      _source: false,
+      stored_fields: ['_none_'],
+      docvalue_fields: [...fetchedFields],
+      ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
+    },
+  ]);
+  const responses = await msearchAll(ctx, searches, 'key lookups');
+  responses.forEach((response, position) => {
+    const { field, value } = each[position] as (typeof each)[number];
+    const hits = response.hits?.hits ?? [];
+    const total = response.hits?.total;
+    if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length)
+      found.incompleteKeys.add(keyId(field, value));
+    for (const hit of hits) file(found, companyOf(hit.fields ?? {}), keys);
+  });
+  return found;
+}
+
+type MsearchResponse = {
+  error?: unknown;
+  hits?: { total?: number | { value: number }; hits?: Array<{ fields?: HitFields }> };
+};
+
+/** An msearch within the request's deadline; a part the engine refused is a 503, as a search's. */
+async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<MsearchResponse[]> {
+  const timeouts = engineTimeouts(ctx.deadline);
+  let responses: MsearchResponse[];
+  try {
+    const { body } = await withinDeadline(ctx.deadline, 'match', (options) =>
+      ctx.opensearch.msearch(
+        {
+          body: searches as API.Msearch_Request['body'],
+          ...(timeouts.cancel_after_time_interval
+            ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
+            : {}),
+        },
+        options,
+      ),
+    );
+    responses = (body as { responses: MsearchResponse[] }).responses;
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
+    throw toSearchError(error, ctx.logger);
+  }
+  for (const response of responses) {
+    if (response.error) {
+      ctx.logger.warn({ opensearch: { part } }, 'search engine refused a match lookup');
+      throw errors.searchUnavailable();
+    }
+    assertComplete(response as Parameters<typeof assertComplete>[0]);
+  }
+  return responses;
 }
 
 /**
@@ -358,30 +474,8 @@ async function lookUpNearNames(ctx: Ctx, keys: string[], size: number): Promise<
       ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
     },
   ]);
-  let responses: Array<{ error?: unknown; hits?: { hits?: Array<{ fields?: HitFields }> } }>;
-  try {
-    const { body } = await withinDeadline(ctx.deadline, 'match', (options) =>
-      ctx.opensearch.msearch(
-        {
-          body: searches as API.Msearch_Request['body'],
-          ...(timeouts.cancel_after_time_interval
-            ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
-            : {}),
-        },
-        options,
-      ),
-    );
-    responses = (body as { responses: typeof responses }).responses;
-  } catch (error) {
-    if (error instanceof DeadlineExceeded) throw error;
-    throw toSearchError(error, ctx.logger);
-  }
+  const responses = await msearchAll(ctx, searches, 'near names');
   responses.forEach((response, position) => {
-    if (response.error) {
-      ctx.logger.warn({ opensearch: { part: 'near names' } }, 'search engine refused a near-name lookup');
-      throw errors.searchUnavailable();
-    }
-    assertComplete(response as Parameters<typeof assertComplete>[0]);
     near.set(
       keys[position] as string,
       (response.hits?.hits ?? []).map((hit) => companyOf(hit.fields ?? {})),
@@ -418,7 +512,7 @@ function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, 
     }
 
   let decided: Judged | undefined;
-  if (!found.incomplete) {
+  if (!recordKeys(evidence).some((key) => found.incompleteKeys.has(key))) {
     if (evidence.corporateNumber) {
       // the number alone decides; a valid number no company has contradicts every name
       decided = numbered ? judged.get(numbered.corporateNumber) : undefined;
