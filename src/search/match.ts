@@ -369,10 +369,15 @@ function file(found: Found, company: Company, keys: KeySets): void {
   if (keys.numbers.has(company.corporateNumber)) found.byNumber.set(company.corporateNumber, company);
 }
 
+/** Keys per search of a key-by-key lookup: a few searches, each likely to fit in `size`. */
+const keysPerGroup = 64;
+
 /**
- * One search per key, in one msearch, each returning at most `size` companies:
- *   [{index}, {query: {term: {nameKey: 'まるか物流'}}, size, track_total_hits: size + 1}, ...]
- * A key whose companies are more than that is recorded in `incompleteKeys`.
+ * The request's keys in groups of `keysPerGroup`, one search each, in one msearch; a group
+ * whose companies are more than `size` is looked up again one key per search, and a key that
+ * still overflows is recorded in `incompleteKeys`:
+ *   [{index}, {query: {bool: {should: [{terms: {nameKey: [64 keys]}}]}}, size, track_total_hits: size + 1}, ...]
+ *   -> overflowing group: [{index}, {query: {terms: {nameKey: ['まるか物流']}}, ...}, ...]
  */
 async function lookUpKeysOneByOne(ctx: Ctx, keys: KeySets, size: number): Promise<Found> {
   const found: Found = {
@@ -390,29 +395,50 @@ async function lookUpKeysOneByOne(ctx: Ctx, keys: KeySets, size: number): Promis
       ['corporateNumber', keys.numbers],
     ] as const
   ).flatMap(([field, values]) => [...values].map((value) => ({ field, value })));
+  type Entry = (typeof each)[number];
+  const groups: Entry[][] = [];
+  for (let at = 0; at < each.length; at += keysPerGroup) groups.push(each.slice(at, at + keysPerGroup));
   const index = indexName(ctx.config.indexPrefix, 'corporates');
   const timeouts = engineTimeouts(ctx.deadline);
-  const searches = each.flatMap(({ field, value }) => [
-    { index },
-    {
-      query: { term: { [field]: value } },
-      size,
-      track_total_hits: size + 1,
-      _source: false,
-      stored_fields: ['_none_'],
-      docvalue_fields: [...fetchedFields],
-      ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
-    },
-  ]);
-  const responses = await msearchAll(ctx, searches, 'key lookups');
-  responses.forEach((response, position) => {
-    const { field, value } = each[position] as (typeof each)[number];
-    const hits = response.hits?.hits ?? [];
-    const total = response.hits?.total;
-    if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length)
-      found.incompleteKeys.add(keyId(field, value));
-    for (const hit of hits) file(found, companyOf(hit.fields ?? {}), keys);
-  });
+  const searchOf = (group: Entry[]) => {
+    const byField = new Map<string, string[]>();
+    for (const { field, value } of group) byField.set(field, [...(byField.get(field) ?? []), value]);
+    return [
+      { index },
+      {
+        query: {
+          bool: {
+            should: [...byField].map(([field, values]) => ({ terms: { [field]: values } })),
+            minimum_should_match: 1,
+          },
+        },
+        size,
+        track_total_hits: size + 1,
+        _source: false,
+        stored_fields: ['_none_'],
+        docvalue_fields: [...fetchedFields],
+        ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
+      },
+    ];
+  };
+  const overflowing: Entry[][] = [];
+  const read = (responses: MsearchResponse[], asked: Entry[][]) =>
+    responses.forEach((response, position) => {
+      const group = asked[position] as Entry[];
+      const hits = response.hits?.hits ?? [];
+      const total = response.hits?.total;
+      if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length) {
+        if (group.length > 1) overflowing.push(...group.map((entry) => [entry]));
+        else for (const { field, value } of group) found.incompleteKeys.add(keyId(field, value));
+        return;
+      }
+      for (const hit of hits) file(found, companyOf(hit.fields ?? {}), keys);
+    });
+  read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
+  if (overflowing.length > 0) {
+    const singles = overflowing.splice(0);
+    read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
+  }
   return found;
 }
 
