@@ -271,15 +271,44 @@ describe('the request', () => {
 });
 
 describe('a lookup that returns fewer companies than share the keys', () => {
+  const request = {
+    records: [
+      { name: 'マルカ物流' },
+      { name: 'サクラ精機', prefectureId: 13 },
+      { name: 'アオイ工業', prefectureId: 13, phoneNumber: '03-1111-2222' },
+    ],
+  };
+
   it('is made key by key, and only the records of a key that still overflows go unmatched', async () => {
-    const request = { records: [{ name: 'マルカ物流' }, { name: 'サクラ精機', prefectureId: 13 }] };
     const whole = await runMatch(services, request);
-    expect(whole.map((r) => r.match !== null)).toEqual([true, true]);
-    // 3 companies share the request's keys: a lookup of 2 overflows, and each key on its own fits
+    expect(whole.map((r) => r.match?.corporateNumber ?? null)).toEqual([
+      numbers.maruka,
+      numbers.sakuraTokyo,
+      numbers.aoiShibuya,
+    ]);
+    // 5 companies share the request's keys: a lookup of 2 overflows, and each key on its own fits
     const byKey = await runMatch(services, request, { lookupSize: 2 });
-    expect(byKey.map((r) => r.match?.corporateNumber ?? null)).toEqual([numbers.maruka, numbers.sakuraTokyo]);
-    // a lookup of 1: サクラ精機 (2 companies) still overflows and decides nothing; マルカ物流 does
+    expect(byKey.map((r) => r.match?.corporateNumber ?? null)).toEqual([
+      numbers.maruka,
+      numbers.sakuraTokyo,
+      numbers.aoiShibuya,
+    ]);
+    // a lookup of 1: サクラ精機 asked in Tokyo only is one company; アオイ工業 has two in Tokyo
+    // and still overflows: it decides nothing, though its phone would have
     const cut = await runMatch(services, request, { lookupSize: 1 });
-    expect(cut.map((r) => r.match?.corporateNumber ?? null)).toEqual([numbers.maruka, null]);
+    expect(cut.map((r) => r.match?.corporateNumber ?? null)).toEqual([
+      numbers.maruka,
+      numbers.sakuraTokyo,
+      null,
+    ]);
+  });
+
+  it("key by key, a record's prefecture limits its lookup: namesakes elsewhere are no candidates then", async () => {
+    const [sakura] = (await runMatch(services, request, { lookupSize: 2 })).slice(1);
+    expect(sakura?.candidates.map((c) => c.corporateNumber)).toEqual([numbers.sakuraTokyo]);
+    const [whole] = (await runMatch(services, request)).slice(1);
+    expect(whole?.candidates.map((c) => c.corporateNumber).sort()).toEqual(
+      [numbers.sakuraTokyo, numbers.sakuraOsaka].sort(),
+    );
   });
 });

@@ -303,12 +303,21 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise
   const readings = new Set<string>();
   const romaji = new Set<string>();
   const numbers = new Set<string>();
+  // the prefectures a key is asked in: a key every record of which names one prefecture needs
+  // no namesake elsewhere to be decided (another prefecture contradicts the record)
+  const scopes = new Map<string, Set<number> | 'any'>();
   for (const item of evidence) {
     if (item.corporateNumber) numbers.add(item.corporateNumber);
     if (item.unmatchable) continue;
     names.add(item.keys.name);
     if (item.keys.reading) readings.add(item.keys.reading);
     if (item.keys.romaji) romaji.add(item.keys.romaji);
+    for (const id of recordKeys(item)) {
+      const scope = scopes.get(id);
+      const only = item.prefectures.length === 1 ? (item.prefectures[0] as number) : undefined;
+      if (only === undefined || scope === 'any') scopes.set(id, 'any');
+      else scopes.set(id, new Set([...(scope ?? []), only]));
+    }
   }
   const found: Found = {
     byName: new Map(),
@@ -341,7 +350,8 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise
   // more companies share the request's keys than one search returns (common names in a large
   // index): each key is looked up on its own, so only the records of a key that still
   // overflows go unmatched, not the whole request
-  if (totalOf(body) > hits.length) return lookUpKeysOneByOne(ctx, { names, readings, romaji, numbers }, size);
+  if (totalOf(body) > hits.length)
+    return lookUpKeysOneByOne(ctx, { names, readings, romaji, numbers }, size, scopes);
   for (const hit of hits)
     file(found, companyOf((hit as { fields?: HitFields }).fields ?? {}), {
       names,
@@ -373,13 +383,20 @@ function file(found: Found, company: Company, keys: KeySets): void {
 const keysPerGroup = 64;
 
 /**
- * The request's keys in groups of `keysPerGroup`, one search each, in one msearch; a group
+ * The request's keys in groups of `keysPerGroup`, one search each, in one msearch (a key whose
+ * records each name one prefecture is looked up in those prefectures only: its namesakes
+ * elsewhere could not be its match, and are left out of its candidates too); a group
  * whose companies are more than `size` is looked up again one key per search, and a key that
  * still overflows is recorded in `incompleteKeys`:
  *   [{index}, {query: {bool: {should: [{terms: {nameKey: [64 keys]}}]}}, size, track_total_hits: size + 1}, ...]
  *   -> overflowing group: [{index}, {query: {terms: {nameKey: ['まるか物流']}}, ...}, ...]
  */
-async function lookUpKeysOneByOne(ctx: Ctx, keys: KeySets, size: number): Promise<Found> {
+async function lookUpKeysOneByOne(
+  ctx: Ctx,
+  keys: KeySets,
+  size: number,
+  scopes: Map<string, Set<number> | 'any'>,
+): Promise<Found> {
   const found: Found = {
     byName: new Map(),
     byReading: new Map(),
@@ -394,10 +411,27 @@ async function lookUpKeysOneByOne(ctx: Ctx, keys: KeySets, size: number): Promis
       ['romajiKey', keys.romaji],
       ['corporateNumber', keys.numbers],
     ] as const
-  ).flatMap(([field, values]) => [...values].map((value) => ({ field, value })));
+  ).flatMap(([field, values]) =>
+    [...values].map((value) => {
+      const scope = scopes.get(keyId(field, value));
+      return {
+        field,
+        value,
+        prefectures: scope instanceof Set ? [...scope].sort((a, b) => a - b) : undefined,
+      };
+    }),
+  );
   type Entry = (typeof each)[number];
+  // keys asked in the same prefectures share a search
+  const byScope = new Map<string, Entry[]>();
+  for (const entry of each) {
+    const scope = entry.prefectures?.join(',') ?? 'any';
+    byScope.set(scope, [...(byScope.get(scope) ?? []), entry]);
+  }
   const groups: Entry[][] = [];
-  for (let at = 0; at < each.length; at += keysPerGroup) groups.push(each.slice(at, at + keysPerGroup));
+  for (const entries of byScope.values())
+    for (let at = 0; at < entries.length; at += keysPerGroup)
+      groups.push(entries.slice(at, at + keysPerGroup));
   const index = indexName(ctx.config.indexPrefix, 'corporates');
   const timeouts = engineTimeouts(ctx.deadline);
   const searchOf = (group: Entry[]) => {
@@ -410,6 +444,7 @@ async function lookUpKeysOneByOne(ctx: Ctx, keys: KeySets, size: number): Promis
           bool: {
             should: [...byField].map(([field, values]) => ({ terms: { [field]: values } })),
             minimum_should_match: 1,
+            ...(group[0]?.prefectures ? { filter: [{ terms: { prefectureId: group[0].prefectures } }] } : {}),
           },
         },
         size,
