@@ -19,6 +19,7 @@ import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { loadConfigOrExit } from '../src/config.js';
+import { freePort } from '../src/local/child-process.js';
 import { projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
@@ -116,6 +117,8 @@ async function main(): Promise<number> {
     LOAD_SAMPLE_DATA: 'false',
     RATE_LIMIT_EXEMPT_USERS: userId,
     LOG_LEVEL: 'info',
+    // a port of its own: another API on this machine may hold the default 9464
+    METRICS_PORT: String(await freePort()),
   };
   const key = execFileSync(
     process.execPath,
