@@ -16,6 +16,8 @@
  * test/path-spellings.test.ts keeps this list and openapi.yaml in step.
  */
 
+import { masterNames } from '../masters/masters.js';
+
 export type LimitKind = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest';
 
 export interface Operation {
@@ -25,16 +27,6 @@ export interface Operation {
   /** Absent: neither rate limited nor charged. */
   limit?: LimitKind;
 }
-
-const masterNames = [
-  'prefectures',
-  'industries',
-  'business-types',
-  'media',
-  'job-categories',
-  'markets',
-  'employment-types',
-] as const;
 
 export const operations: readonly Operation[] = [
   ...(['corporates', 'jobs'] as const).flatMap((resource) =>

@@ -273,6 +273,16 @@ interface Found {
 
 const keyId = (field: string, value: string) => `${field}:${value}`;
 
+function emptyFound(): Found {
+  return {
+    byName: new Map(),
+    byReading: new Map(),
+    byRomaji: new Map(),
+    byNumber: new Map(),
+    incompleteKeys: new Set(),
+  };
+}
+
 /** The keys a record is looked up by, as `keyId`s. */
 function recordKeys(item: Evidence): string[] {
   const ids = item.corporateNumber ? [keyId('corporateNumber', item.corporateNumber)] : [];
@@ -319,13 +329,7 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise
       else scopes.set(id, new Set([...(scope ?? []), only]));
     }
   }
-  const found: Found = {
-    byName: new Map(),
-    byReading: new Map(),
-    byRomaji: new Map(),
-    byNumber: new Map(),
-    incompleteKeys: new Set(),
-  };
+  const found = emptyFound();
   const should = [
     ['nameKey', names],
     ['readingKey', readings],
@@ -397,13 +401,7 @@ async function lookUpKeysOneByOne(
   size: number,
   scopes: Map<string, Set<number> | 'any'>,
 ): Promise<Found> {
-  const found: Found = {
-    byName: new Map(),
-    byReading: new Map(),
-    byRomaji: new Map(),
-    byNumber: new Map(),
-    incompleteKeys: new Set(),
-  };
+  const found = emptyFound();
   const each = (
     [
       ['nameKey', keys.names],
