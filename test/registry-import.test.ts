@@ -31,6 +31,7 @@ import {
 import { toRegistryChange } from '../indexer/registry/map.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
+import { runMatch } from '../src/search/match.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { nameKey } from '../src/text/name-key.js';
@@ -343,6 +344,20 @@ describe('through the engine', () => {
     expect(await find({ corporateNameOr: ['株式会社かくれんぼ'] })).toEqual([]);
     const [renamed] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
     expect(renamed).toMatchObject({ name: '株式会社新名ホールディングス', phoneNumber: phone });
+  });
+
+  it('a closed company is never a match by its name, only by its corporate number', async () => {
+    const docs = await allCompanies(services);
+    const closing = docs.get(companies.closing) as Doc;
+    const [byName, byNumber] = await runMatch(services, {
+      records: [
+        { name: String(closing.name) },
+        { name: String(closing.name), corporateNumber: companies.closing },
+      ],
+    });
+    expect(byName?.match).toBeNull();
+    expect(byName?.candidates.map((candidate) => candidate.corporateNumber)).toContain(companies.closing);
+    expect(byNumber?.match?.corporateNumber).toBe(companies.closing);
   });
 
   it("a rename moves the company's name keys too (what match and suggest compare)", async () => {

@@ -103,6 +103,8 @@ interface Company {
   phone: string | undefined;
   host: string | undefined;
   keys: { name?: string; reading?: string; romaji?: string };
+  /** Closed in the register: never a match unless the record gives its corporate number. */
+  closed: boolean;
 }
 
 /** What a record says, folded once. */
@@ -130,6 +132,8 @@ const fetchedFields = [
   'nameKey',
   'readingKey',
   'romajiKey',
+  // set by the registry import for a company closed, merged away or erased
+  'registry.closed',
 ] as const;
 
 function evidenceOf(record: MatchRecord): Evidence {
@@ -184,6 +188,7 @@ function companyOf(fields: HitFields): Company {
       ...(text('readingKey') ? { reading: text('readingKey') } : {}),
       ...(text('romajiKey') ? { romaji: text('romajiKey') } : {}),
     },
+    closed: first(fields, 'registry.closed') === true,
   };
 }
 
@@ -582,6 +587,9 @@ function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, 
         const supported = remaining.filter((item) => item.supported);
         if (supported.length === 1) decided = supported[0];
       }
+      // a closed company left alone by the name is a list's stale entry, not a certainty: it
+      // stays a candidate (its namesakes still count as others left, so nothing is guessed)
+      if (decided?.company.closed) decided = undefined;
     }
   }
   const ranked = [...judged.values()]
