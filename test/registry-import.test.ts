@@ -22,6 +22,7 @@ import { detectEncoding, parseCsv } from '../indexer/registry/csv.js';
 import { kindToCorporateType, registryColumns, validateRow } from '../indexer/registry/format.js';
 import {
   checkpointFile,
+  emptySummary,
   fileIdentity,
   InjectedStop,
   importRegistryFile,
@@ -111,19 +112,7 @@ function view(doc: Doc | undefined): Doc {
   return Object.fromEntries(registryView.map((field) => [field, doc?.[field] ?? null]));
 }
 
-const summary = (counts: Partial<RegistrySummary>): RegistrySummary => ({
-  read: 0,
-  upserted: 0,
-  closed: 0,
-  restored: 0,
-  deleted: 0,
-  unchanged: 0,
-  older: 0,
-  superseded: 0,
-  hidden: 0,
-  rejected: 0,
-  ...counts,
-});
+const summary = (counts: Partial<RegistrySummary>): RegistrySummary => ({ ...emptySummary(), ...counts });
 
 describe('the reader: RFC 4180 and the two encodings', () => {
   it('quoted fields keep commas, doubled quotes and line breaks; CRLF ends a record', () => {
