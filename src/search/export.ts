@@ -29,7 +29,7 @@ import { paging } from '../catalogue/paging.js';
 import { type exportEncodings, type exportFormats, pagingFields } from '../catalogue/request-schema.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import { Deadline, DeadlineExceeded, stillAnswering } from '../deadline.js';
-import { errors, type FieldError } from '../errors/catalogue.js';
+import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { refundWithRetry } from '../limits/credits-middleware.js';
 import { exportCost } from '../limits/export-cost.js';
 import { leaseSeconds } from '../limits/export-slots.js';
@@ -268,7 +268,14 @@ export async function runExport(
     reserved = true;
     reservedCost = cost;
     stopHeartbeat = startHeartbeat(services, userId, exportId);
-    // from here the stream has no deadline of its own; each page gets one (below)
+    // the first page is read inside the request's deadline, before the status is sent: an
+    // engine failing here is a clean 503 with the reservation refunded whole, not a 200 cut
+    // after its header row (test/engine-faults.test.ts)
+    let hits = hitsOf(
+      await engineSearch({ ...services, deadline }, onPit(plan.request, pit, undefined, pageSize)),
+    );
+    if (!stillAnswering(res)) return;
+    // from here the stream has no deadline of its own; each further page gets one (below)
     deadline?.release();
     const extension = plan.format === 'jsonl' ? 'jsonl' : 'csv';
     res.status(200).set({
@@ -280,23 +287,7 @@ export async function runExport(
     });
     const encode = encoder(plan);
     let open = res.write(encode.head(plan.fields)) || (await drained(res));
-    let after: unknown[] | undefined;
     while (open) {
-      const pageDeadline = new Deadline({
-        totalMs: services.config.requestDeadlineMs,
-        redisMs: services.config.redisBudgetMs,
-      });
-      let hits: EngineHit[];
-      try {
-        hits = hitsOf(
-          await engineSearch(
-            { ...services, deadline: pageDeadline },
-            onPit(plan.request, pit, after, pageSize),
-          ),
-        );
-      } finally {
-        pageDeadline.release();
-      }
       for (const hit of hits) {
         const record = selectFields(toRecord(hit), plan.fields);
         sent += 1;
@@ -305,8 +296,9 @@ export async function runExport(
           break;
         }
       }
-      after = hits.at(-1)?.sort;
-      if (hits.length < pageSize || !after) break;
+      const after = hits.at(-1)?.sort;
+      if (!open || hits.length < pageSize || !after) break;
+      hits = await nextPage(services, onPit(plan.request, pit, after, pageSize));
     }
     if (open) res.end();
     else services.logger.info({ exportId, sent, total }, 'export connection closed early');
@@ -319,10 +311,8 @@ export async function runExport(
       throw error;
     }
     // mid-stream: the status is sent; cutting the connection tells the client the file is incomplete
-    services.logger.warn(
-      { exportId, sent, err: { message: (error as Error).message } },
-      'export failed mid-stream',
-    );
+    // the cause by its code or class only: an engine error's message quotes the engine's text
+    services.logger.warn({ exportId, sent, err: failureName(error) }, 'export failed mid-stream');
     res.destroy();
   } finally {
     stopHeartbeat();
@@ -330,6 +320,28 @@ export async function runExport(
     if (slotHeld) await limits.exportSlots.release(userId, exportId).catch(() => {});
     if (reserved) await settle(services, exportId, exportCost(limits.config, sent), reservedCost);
   }
+}
+
+/** A page after the first, under a deadline of its own (the stream has none). */
+async function nextPage(
+  services: Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging' | 'limits'>,
+  request: Parameters<typeof engineSearch>[1],
+): Promise<EngineHit[]> {
+  const pageDeadline = new Deadline({
+    totalMs: services.config.requestDeadlineMs,
+    redisMs: services.config.redisBudgetMs,
+  });
+  try {
+    return hitsOf(await engineSearch({ ...services, deadline: pageDeadline }, request));
+  } finally {
+    pageDeadline.release();
+  }
+}
+
+/** What a log line may say of a failure: the catalogue code, else the error's class. */
+function failureName(error: unknown): string {
+  if (error instanceof ApiError) return error.code;
+  return error instanceof Error ? error.name : typeof error;
 }
 
 const settleRetryDelaysMs = [250, 500, 1000, 2000, 4000, 8000, 16000];

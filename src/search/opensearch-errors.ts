@@ -2,8 +2,8 @@
  * OpenSearch failures -> the error catalogue. A query the engine will never run
  * (src/opensearch/retry.ts `queryRejection`, told by its error types) is a 400 without
  * Retry-After: past the clause limit `query_too_complex`, otherwise `query_rejected`. What
- * retry.ts calls transient (timeouts, rejections, an unreachable or overloaded cluster) and
- * partial results are 503 with Retry-After, and so is an engine that turns this process away
+ * retry.ts calls transient (timeouts, rejections, an unreachable or overloaded cluster), an
+ * answer that is not JSON and partial results are 503 with Retry-After, and so is an engine that turns this process away
  * (credentials refused or revoked, a missing right, a certificate that fails verification);
  * anything else the engine refuses is our fault, a 500. Only the status and the error types
  * are logged, never the engine's text (it may quote the request, the index or the node).
@@ -39,7 +39,9 @@ export function toSearchError(error: unknown, logger: Logger, clauseLimit = defa
     logger.warn({ opensearch: { status, type, rejection } }, 'search engine rejected the query');
     return rejection === 'tooComplex' ? errors.queryTooComplex(clauseLimit) : errors.queryRejected();
   }
-  if (isTransientError(error)) {
+  if (isTransientError(error) || error instanceof clientErrors.DeserializationError) {
+    // an answer that is not JSON (cut short, or garbled on the way) is no fault of the caller's
+    // and a retry can succeed: 503 as for an outage (test/engine-faults.test.ts)
     logger.warn({ opensearch: { status, type } }, 'search engine unavailable');
     return errors.searchUnavailable();
   }

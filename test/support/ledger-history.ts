@@ -17,6 +17,8 @@ export interface LedgerHistory {
   reservations(userId: string): string[];
   /** How many refunds of `reservationId` gave credits back (the ledger answered a balance). */
   refundsPaid(reservationId: string): number;
+  /** How many times `reservationId` was closed: refunds paid plus settlements the ledger answered. */
+  closings(reservationId: string): number;
 }
 
 export function recordLedger(inner: CreditLedger): LedgerHistory {
@@ -24,6 +26,7 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
   const reservations = new Map<string, string[]>();
   const owner = new Map<string, string>();
   const refunds = new Map<string, number>();
+  const settles = new Map<string, number>();
   const note = (userId: string | undefined, balance: number) => {
     if (userId === undefined) return;
     lowest.set(userId, Math.min(lowest.get(userId) ?? balance, balance));
@@ -58,7 +61,11 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     sweepOrphans: () => inner.sweepOrphans(),
     account: (userId) => inner.account(userId),
     // settle only gives back what was reserved beyond the final cost, so it cannot lower a balance
-    settle: (requestId, finalCost) => inner.settle(requestId, finalCost),
+    async settle(requestId, finalCost) {
+      const balance = await inner.settle(requestId, finalCost);
+      if (balance !== null) settles.set(requestId, (settles.get(requestId) ?? 0) + 1);
+      return balance;
+    },
     keepOpen: (requestId) => inner.keepOpen(requestId),
   };
   return {
@@ -66,5 +73,6 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     lowest: (userId) => lowest.get(userId),
     reservations: (userId) => reservations.get(userId) ?? [],
     refundsPaid: (reservationId) => refunds.get(reservationId) ?? 0,
+    closings: (reservationId) => (refunds.get(reservationId) ?? 0) + (settles.get(reservationId) ?? 0),
   };
 }

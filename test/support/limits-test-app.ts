@@ -59,6 +59,8 @@ export async function startLimitsTestApp(opts: {
   seed?: boolean;
   /** Where the app logs (default: nowhere). */
   logger?: Logger;
+  /** The request deadline (default 20 s, see below); the engine-fault tests shorten it. */
+  requestDeadlineMs?: number;
 }): Promise<TestApp> {
   if (opts.seed !== false && !seeded.has(opts.indexPrefix)) {
     await indexFixture(opts.opensearch, opts.indexPrefix, {
@@ -78,7 +80,7 @@ export async function startLimitsTestApp(opts: {
       logLevel: 'silent',
       // as test/support/env.ts: 1,000 concurrent searches on a loaded machine can outlast the
       // production deadline and Redis budget; those 503s are the deadline tests' subject
-      requestDeadlineMs: 20_000,
+      requestDeadlineMs: opts.requestDeadlineMs ?? 20_000,
       redisBudgetMs: 5_000,
       limits: opts.limits.config,
     },

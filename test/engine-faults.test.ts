@@ -1,0 +1,179 @@
+/**
+ * The engine failing in the ways a stopped process does not show (test/support/fault-proxy.ts
+ * between the API and the real OpenSearch): 429, 503 and 500 answers, a reset connection, a
+ * body cut short, a body that is not JSON, a request never answered. Through every operation
+ * that reads the engine (search, count, export, match, job detail, suggest), each answer must be
+ * a 503 with Retry-After and an error code of the catalogue, carry no engine text (nor may the
+ * log), and leave the credits exact: a charged operation's reservation closed exactly once,
+ * a free one never reserving. With the proxy passing again, the same requests succeed, so the
+ * failures above are the faults' doing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLimits, type Limits } from '../src/limits/limits.js';
+import { createLogger } from '../src/logger.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import type { Services } from '../src/services.js';
+import { corporate, indexFixture, job } from './fixtures/search/docs.js';
+import { setUpServices } from './support/env.js';
+import { type Fault, type FaultProxy, faultSecret, startFaultProxy } from './support/fault-proxy.js';
+import { type LedgerHistory, recordLedger } from './support/ledger-history.js';
+import { detailJobId, startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
+
+const deadlineMs = 1_500;
+const grant = 20;
+
+let services: Services;
+let limits: Limits;
+let history: LedgerHistory;
+let proxy: FaultProxy;
+let proxied: ReturnType<typeof createOpenSearchClient>;
+let app: TestApp;
+const logLines: string[] = [];
+
+interface Operation {
+  name: string;
+  /** Reservations the request makes before the fault hits it (each must be refunded once). */
+  reserves: 0 | 1;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  /** Engine reads let through before the fault (an export counts its results first). */
+  passFirst?: number;
+}
+
+const operations: Operation[] = [
+  {
+    name: 'company search',
+    reserves: 1,
+    method: 'POST',
+    path: '/rest/v1/corporates/search',
+    body: { limit: 1 },
+  },
+  { name: 'job count', reserves: 0, method: 'POST', path: '/rest/v1/jobs/count', body: {} },
+  // the export opens its snapshot and counts on it before it reserves: a fault there reserves nothing...
+  {
+    name: 'job export',
+    reserves: 0,
+    method: 'POST',
+    path: '/rest/v1/jobs/export',
+    body: { format: 'jsonl' },
+  },
+  // ...and a fault on the reads after it hits a reservation, which must come back whole
+  {
+    name: 'job export past its count',
+    reserves: 1,
+    method: 'POST',
+    path: '/rest/v1/jobs/export',
+    body: { format: 'jsonl' },
+    passFirst: 2,
+  },
+  {
+    name: 'match',
+    reserves: 1,
+    method: 'POST',
+    path: '/rest/v1/corporates/match',
+    body: { records: [{ name: '株式会社北斗精機製作所' }] },
+  },
+  { name: 'job detail', reserves: 1, method: 'GET', path: `/rest/v1/jobs/${detailJobId}/detail` },
+  { name: 'suggest', reserves: 0, method: 'GET', path: '/rest/v1/corporates/suggest?q=%E3%83%86' },
+];
+
+const faults: Fault[] = ['status-429', 'status-503', 'status-500', 'reset', 'truncated', 'malformed', 'hang'];
+
+beforeAll(async () => {
+  services = await setUpServices('engine-faults');
+  const real = createLimits({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    config: {
+      ratePerSecond: 1_000_000,
+      searchCost: 2,
+      matchCost: 1,
+      detailCost: 1,
+      exportRecordsPerCredit: 1,
+    },
+  });
+  history = recordLedger(real.ledger);
+  limits = { ...real, ledger: history.ledger };
+  // three postings at one credit a record: an export reserves 3, so a settlement that kept any
+  // of it would show in the balance
+  await indexFixture(services.opensearch, services.config.indexPrefix, {
+    corporates: [corporate({ corporateNumber: '9000000000001' })],
+    jobs: [1, 2, 3].map((n) => job({ id: `J-F${n}`, corporateNumber: '9000000000001' })),
+  });
+  proxy = await startFaultProxy(services.config.opensearchUrl as string);
+  proxied = createOpenSearchClient(proxy.url);
+  app = await startLimitsTestApp({
+    limits,
+    opensearch: proxied,
+    indexPrefix: services.config.indexPrefix,
+    requestDeadlineMs: deadlineMs,
+    logger: createLogger('info', { write: (line: string) => logLines.push(line) }),
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await proxied?.close();
+  await proxy?.close();
+  await services?.close();
+});
+
+async function send(
+  operation: Operation,
+  user: string,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(`${app.url}${operation.path}`, {
+    method: operation.method,
+    headers: {
+      ...(await userHeaders(user)),
+      ...(operation.body ? { 'content-type': 'application/json' } : {}),
+    },
+    body: operation.body ? JSON.stringify(operation.body) : undefined,
+    signal: AbortSignal.timeout(30_000),
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+describe.each(faults)('the engine answers %s', (fault) => {
+  it.each(operations)('$name: 503 with Retry-After, no engine text, credits exact', async (operation) => {
+    const user = `${fault}-${operation.name.replace(/ /g, '-')}`;
+    await limits.ledger.grant(user, grant);
+    const faultedBefore = proxy.faulted();
+    const linesBefore = logLines.length;
+    proxy.set(fault, operation.passFirst);
+    let answer: Awaited<ReturnType<typeof send>>;
+    try {
+      answer = await send(operation, user);
+    } finally {
+      proxy.set('pass');
+    }
+    expect(proxy.faulted()).toBeGreaterThan(faultedBefore);
+    expect(answer.status, answer.text).toBe(503);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    const body = JSON.parse(answer.text) as { code: string; message: string };
+    expect(fault === 'hang' ? ['deadline_exceeded'] : ['search_unavailable']).toContain(body.code);
+    expect(answer.text).not.toContain(faultSecret);
+    expect(logLines.slice(linesBefore).join('')).not.toContain(faultSecret);
+
+    // an export the deadline cut before its first byte settles just after the 503 goes out;
+    // every other reservation is refunded before its error answer
+    await expect.poll(() => limits.ledger.balance(user), { timeout: 5_000 }).toBe(grant);
+    const reservations = history.reservations(user);
+    expect(reservations).toHaveLength(operation.reserves);
+    for (const reservation of reservations) {
+      // refunded (a search, a match, the detail) or settled at nothing sent (an export), once
+      await expect.poll(() => history.closings(reservation)).toBe(1);
+    }
+  });
+});
+
+describe('the engine answers again', () => {
+  it.each(operations)('$name succeeds through the same proxy', async (operation) => {
+    const user = `healthy-${operation.name.replace(/ /g, '-')}`;
+    await limits.ledger.grant(user, grant);
+    const answer = await send(operation, user);
+    expect(answer.status, answer.text).toBe(200);
+    if (operation.path.endsWith('/export')) expect(answer.headers.get('x-export-credits')).toBe('3');
+  });
+});
