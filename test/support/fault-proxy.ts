@@ -12,6 +12,7 @@
  *   truncated   200 with a Content-Length, half the body, then the connection is destroyed
  *   malformed   200 application/json whose body is not JSON
  *   hang        the request is held, never answered, until the proxy closes
+ *   slow        the request goes through after `slowMs` (default 2 s): work kept in flight
  *
  * Every injected body carries `faultSecret`, so a test can show that no engine text reaches a
  * response or a log line. Other requests (cluster health, index creation) always pass.
@@ -27,7 +28,8 @@ export type Fault =
   | 'reset'
   | 'truncated'
   | 'malformed'
-  | 'hang';
+  | 'hang'
+  | 'slow';
 
 export const faultSecret = 'fault-proxy-secret-index-t9';
 
@@ -90,6 +92,7 @@ function answerWithFault(fault: Fault, res: http.ServerResponse, held: Set<http.
       held.add(res);
       return;
     case 'pass':
+    case 'slow':
       return;
   }
 }
@@ -112,7 +115,10 @@ function forward(upstream: URL, req: http.IncomingMessage, res: http.ServerRespo
   req.pipe(out);
 }
 
-export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> {
+export async function startFaultProxy(
+  upstreamUrl: string,
+  opts: { slowMs?: number } = {},
+): Promise<FaultProxy> {
   const upstream = new URL(upstreamUrl);
   let fault: Fault = 'pass';
   let passing = 0;
@@ -130,6 +136,11 @@ export async function startFaultProxy(upstreamUrl: string): Promise<FaultProxy> 
       return;
     }
     faulted++;
+    if (fault === 'slow') {
+      const timer = setTimeout(() => forward(upstream, req, res), opts.slowMs ?? 2_000);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
     // the request body is read (and dropped) first, as an engine would
     req.resume();
     req.on('end', () => answerWithFault(fault, res, held));
