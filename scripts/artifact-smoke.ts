@@ -44,6 +44,68 @@ async function waitReady(url: string, child: ManagedChild): Promise<void> {
   }
 }
 
+/** The parts of a search answer the smoke reads. */
+interface SmokeBody {
+  totalResults?: number;
+  results?: Array<{ id?: string }>;
+}
+
+async function post(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; credits: number; body: SmokeBody }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    credits: Number(res.headers.get('x-credits-remaining')),
+    body: await res.json(),
+  };
+}
+
+/**
+ * What the built API must do beyond one search: a company search charged exactly one credit, a
+ * count free, a bad filter a 400 naming the field and uncharged, a job's detail served, and
+ * its metrics listener answering with the request counter.
+ */
+async function checkServedArtifact(url: string, key: string, metricsPort: string): Promise<void> {
+  const first = await post(`${url}/rest/v1/corporates/search`, key, { limit: 1, includeTotalResults: true });
+  const second = await post(`${url}/rest/v1/corporates/search`, key, { limit: 1 });
+  if (first.status !== 200 || first.body.totalResults !== 20)
+    throw new Error(
+      `company search: ${first.status}, totalResults ${first.body.totalResults}, expected 200 and 20`,
+    );
+  if (second.credits !== first.credits - 1)
+    throw new Error(`a company search charged ${first.credits - second.credits} credits, expected 1`);
+  const count = await post(`${url}/rest/v1/jobs/count`, key, {});
+  const bad = await post(`${url}/rest/v1/corporates/search`, key, { prefectureIdOr: ['Tokyo'] });
+  if (count.status !== 200 || bad.status !== 400 || !JSON.stringify(bad.body).includes('prefectureIdOr'))
+    throw new Error(
+      `count ${count.status} (expected 200), bad filter ${bad.status} ${JSON.stringify(bad.body)} (expected 400 naming prefectureIdOr)`,
+    );
+  const after = await post(`${url}/rest/v1/corporates/search`, key, { limit: 1 });
+  if (after.credits !== second.credits - 1)
+    throw new Error(
+      `a count and a refused search changed the balance: ${second.credits} -> ${after.credits + 1}`,
+    );
+  const jobs = await post(`${url}/rest/v1/jobs/search`, key, { limit: 1 });
+  const jobId = jobs.body.results?.[0]?.id;
+  const detail = await fetch(`${url}/rest/v1/jobs/${encodeURIComponent(jobId ?? '-')}/detail`, {
+    headers: { 'X-API-Key': key },
+  });
+  if (detail.status !== 200) throw new Error(`job detail of ${jobId}: ${detail.status}`);
+  const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((res) => res.text());
+  if (!metrics.includes('/rest/v1/corporates/search'))
+    throw new Error('the metrics listener does not count the company searches');
+  say(
+    'company search charged 1 credit; count free; bad filter 400 uncharged; job detail 200; metrics served',
+  );
+}
+
 async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   /** Printed when the smoke fails: the last lines each built process wrote. */
@@ -110,11 +172,12 @@ async function main(): Promise<void> {
     const url = `http://127.0.0.1:${port}`;
     await waitReady(url, api);
     const health = await fetch(`${url}/health`).then((res) => res.status);
+    if (health !== 200) throw new Error(`GET /health answered ${health}`);
     say(`node dist/src/main.js ready at ${url} (GET /readyz 200, GET /health ${health})`);
 
     const key = run(
       process.execPath,
-      ['dist/scripts/keys.js', 'create', 'smoke', '--credits', '10'],
+      ['dist/scripts/keys.js', 'create', 'smoke', '--credits', '1000'],
       app,
       env,
     ).trim();
@@ -166,6 +229,14 @@ async function main(): Promise<void> {
         `search found ${total} postings, expected 100${lastError ? `; last connection error: ${lastError}` : ''}`,
       );
     say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
+    await checkServedArtifact(url, key, env.METRICS_PORT as string);
+    // a clean stop: SIGTERM, and both built processes exit 0 by themselves
+    await api.stop(10_000);
+    await worker.stop(10_000);
+    const [apiExit, workerExit] = [await api.exited, await worker.exited];
+    if (apiExit !== 0 || workerExit !== 0)
+      throw new Error(`on SIGTERM the API exited ${apiExit} and the worker ${workerExit}, expected 0 and 0`);
+    say('SIGTERM: the API and the worker exited 0');
     writeFileSync(path.join(tmp, 'ok'), '');
     say('production artifact smoke passed');
   } catch (error) {

@@ -54,6 +54,8 @@ interface Outcome {
   retryAfter: boolean;
   sentAt: number;
   error?: string;
+  /** What is wrong with the answer's body, when something is (see `bodyProblem`). */
+  bodyProblem?: string;
 }
 
 interface LoadResult {
@@ -64,6 +66,8 @@ interface LoadResult {
   bare503: number;
   other: number;
   errors: number;
+  /** Answers whose body was not what their status promises, or carried engine text. */
+  badBodies: number;
 }
 
 function summarize(outcomes: Outcome[]): LoadResult {
@@ -77,7 +81,34 @@ function summarize(outcomes: Outcome[]): LoadResult {
     bare503: outcomes.filter((o) => o.status === 503 && !o.retryAfter).length,
     other: outcomes.filter((o) => o.status !== 200 && o.status !== 503 && o.status !== 'error').length,
     errors: outcomes.filter((o) => o.status === 'error').length,
+    badBodies: outcomes.filter((o) => o.bodyProblem !== undefined).length,
   };
+}
+
+/** The error codes a search may answer with while a member of the stack is failing. */
+const outageCodes = new Set([
+  'search_unavailable',
+  'deadline_exceeded',
+  'limits_unavailable',
+  'key_store_unavailable',
+]);
+
+/**
+ * A 200 must carry its results; a 503 one of the outage codes with a message; neither may
+ * carry the engine's or the index's words (what an engine error would quote).
+ */
+function bodyProblem(status: number, text: string): string | undefined {
+  if (/exception|opensearch|corpsearch-faults|_shards/i.test(text)) return 'engine text in the body';
+  let body: { results?: unknown; code?: unknown; message?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return 'not JSON';
+  }
+  if (status === 200 && !Array.isArray(body.results)) return '200 without results';
+  if (status === 503 && !(outageCodes.has(String(body.code)) && typeof body.message === 'string'))
+    return `503 with code ${String(body.code)}`;
+  return undefined;
 }
 
 /**
@@ -108,13 +139,14 @@ async function runLoad(
             body: searchBody,
             signal: AbortSignal.timeout(20_000),
           });
-          await res.arrayBuffer();
+          const problem = bodyProblem(res.status, await res.text());
           outcomes.push({
             user,
             api: api.name,
             status: res.status,
             retryAfter: res.headers.has('retry-after'),
             sentAt,
+            ...(problem ? { bodyProblem: problem } : {}),
           });
         } catch (error) {
           const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
@@ -132,8 +164,16 @@ async function runLoad(
 function printLoad(label: string, r: LoadResult): void {
   const errorKinds: Record<string, number> = {};
   for (const o of r.outcomes) if (o.error) errorKinds[o.error] = (errorKinds[o.error] ?? 0) + 1;
+  const bodyKinds: Record<string, number> = {};
+  for (const o of r.outcomes)
+    if (o.bodyProblem) bodyKinds[o.bodyProblem] = (bodyKinds[o.bodyProblem] ?? 0) + 1;
   console.log(
-    `  ${label}: ${r.outcomes.length} searches: ${r.ok} x 200, ${r.clean503} x 503 with Retry-After, ${r.bare503} x 503 without, ${r.other} other statuses ${JSON.stringify(r.byStatus)}, ${r.errors} connection errors ${JSON.stringify(errorKinds)}`,
+    `  ${label}: ${r.outcomes.length} searches: ${r.ok} x 200, ${r.clean503} x 503 with Retry-After, ${r.bare503} x 503 without, ${r.other} other statuses ${JSON.stringify(r.byStatus)}, ${r.errors} connection errors ${JSON.stringify(errorKinds)}, ${r.badBodies} bodies not as their status promises ${JSON.stringify(bodyKinds)}`,
+  );
+  // every scenario: a 200 carries results, a 503 an outage code and a message, none the engine's words
+  check(
+    r.badBodies === 0,
+    `every answer's body as its status promises, no engine text: ${JSON.stringify(bodyKinds)}`,
   );
 }
 
