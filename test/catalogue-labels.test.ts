@@ -13,7 +13,9 @@ const searches = consoleCatalogue();
 describe('Japanese labels of the catalogue', () => {
   it('label every filter of both searches', () => {
     const missing = searches.flatMap((search) =>
-      search.filters.filter((filter) => !filterLabel(search.name, filter.key)).map((f) => `${search.name}.${f.key}`),
+      search.filters
+        .filter((filter) => !filterLabel(search.name, filter.key))
+        .map((f) => `${search.name}.${f.key}`),
     );
     expect(missing).toEqual([]);
     expect(filterLabel('jobs', 'corporatePrefectureId')).toBe('企業の都道府県（本社）');

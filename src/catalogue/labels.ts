@@ -6,7 +6,7 @@
  * on the linked company (`corporatePrefectureId`) takes its company label with 企業の in front.
  * test/catalogue-labels.test.ts fails when a filter or an enumeration value has no label.
  */
-import { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
+import type { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
 
 type LabelsOf<Values extends readonly string[]> = Readonly<Record<Values[number], string>>;
 
