@@ -322,10 +322,13 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     expect(JSON.stringify(outOfRange.structuredContent)).toContain('filters.salary');
   });
 
-  it('an unknown posting is the API not_found', async () => {
+  it('an unknown posting is the API not_found, an unknown master its route_not_found', async () => {
     const result = await call(client, 'get_job_detail', { jobId: 'no-such-job' });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ status: 404, code: 'not_found' });
+    const master = await call(client, 'list_master', { name: 'cities' });
+    expect(master.isError).toBe(true);
+    expect(master.structuredContent).toMatchObject({ status: 404, code: 'route_not_found' });
   });
 });
 
