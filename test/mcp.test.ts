@@ -25,6 +25,7 @@ import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
 import { companies, indexCompanies } from './fixtures/match/companies.js';
 import { indexFixture, job } from './fixtures/search/docs.js';
+import { runToEnd } from './support/child-runs.js';
 import { setUpServices } from './support/env.js';
 
 const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
@@ -363,6 +364,21 @@ describe('the streamable HTTP endpoint on loopback', () => {
     expect(await postWithHost(url, `evil.example:${port}`)).toBe(403);
     expect(await postWithHost(url, `localhost:${port}`)).toBe(200);
     expect(await postWithHost(url.replace(/\/mcp$/, '/other'), `127.0.0.1:${port}`)).toBe(404);
+  });
+});
+
+describe('the MCP server without a key', () => {
+  it('stops at once with one line saying where the key comes from, exit 1', async () => {
+    const run = await runToEnd(
+      spawn(tsx, ['mcp/main.ts'], {
+        cwd: projectRoot,
+        env: { PATH: process.env.PATH ?? '', API_URL: apiUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^mcp: an API key is needed: API_KEY_FILE=.* or an exported API_KEY\n$/);
+    expect(run.stdout).toBe('');
   });
 });
 
