@@ -259,6 +259,15 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     });
     expect((facets.content[0] as { text: string }).text).toMatch(/prefectureId: 東京都 \(13\) \d+/);
     await pause();
+
+    const jobFacets = await call(client, 'facet_counts_jobs', { filters, facets: ['mediaId'] });
+    const jobFacetsDirect = await viaHttp(user.key, 'POST', '/jobs/search', { filters, facets: ['mediaId'] });
+    expect(jobFacets.structuredContent).toEqual({
+      totalResults: 2,
+      facets: jobFacetsDirect.body.facets,
+    });
+    expect((jobFacetsDirect.body.facets as { mediaId: unknown[] }).mediaId).toHaveLength(2);
+    await pause();
   });
 
   it('match_companies answers what the API answers, charged per certain match as the API charges', async () => {
