@@ -5,6 +5,8 @@
  *   src/            the API and what it is built from: imports nothing from indexer/, bench/, scripts/
  *   src/search, src/limits, src/errors, src/opensearch, src/catalogue: know nothing of HTTP
  *   indexer/, bench/, scripts/: may import src/
+ *   mcp/            the MCP server, a client of the HTTP API: the typed client, the catalogue,
+ *                   the masters and the CLI helpers; never the server, the search, the stores
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -22,6 +24,31 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(search|limits|errors|opensearch|catalogue)/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'mcp-is-an-api-client',
+      comment:
+        'The MCP server calls the running API over HTTP (client/src): it may read the catalogue, the masters, the configuration defaults and the CLI helpers, never the HTTP app, the search, the limits, the stores or Express.',
+      severity: 'error',
+      from: { path: '^mcp/' },
+      to: {
+        pathNot: [
+          '^mcp/',
+          '^client/src/',
+          '^src/catalogue/(console-catalogue|searches|corporate-filters|job-filters|define|enums|labels|operations|sort-fields|types)\\.ts$',
+          '^src/masters/',
+          '^src/(cli|config|project-root)\\.ts$',
+          'node_modules/(@modelcontextprotocol/sdk|zod|yaml|commander|openapi-fetch)/',
+        ],
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
+      name: 'nothing-imports-mcp',
+      comment: 'The MCP server is an entry point of its own.',
+      severity: 'error',
+      from: { path: '^(src|indexer|bench|scripts|client)/' },
+      to: { path: '^mcp/' },
     },
     {
       name: 'no-circular',

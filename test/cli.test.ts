@@ -65,6 +65,7 @@ const clis: Array<[string, string, string[]]> = [
   ['bench', 'bench/run.ts', ['--help']],
   ['bench:names', 'bench/name-eval.ts', ['--help']],
   ['match', 'scripts/match.ts', ['--help']],
+  ['mcp', 'mcp/main.ts', ['--help']],
 ];
 
 describe('--help runs nothing', () => {

@@ -232,7 +232,8 @@ function numberHeader(response: Response, name: string): number | null {
   return value === null || value === '' ? null : Number(value);
 }
 
-function metaOf(response: Response, idempotencyKey: string | null): ResponseMeta {
+/** The facts of a response besides its body (for calls made through `raw`). */
+export function metaOf(response: Response, idempotencyKey: string | null): ResponseMeta {
   return {
     status: response.status,
     requestId: response.headers.get('x-request-id'),
@@ -506,7 +507,8 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     async master(name) {
       const result = await raw.GET(`/master/${name}` as '/master/prefectures');
       const meta = metaOf(result.response, null);
-      if (!result.data) throw new CorpsearchError(result.response.status, undefined, meta);
+      if (!result.data)
+        throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
       return result.data as MasterRecord<typeof name>[];
     },
     eachMatch,

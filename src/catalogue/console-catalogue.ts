@@ -76,7 +76,7 @@ function filtersOf(search: SearchCatalogue): ConsoleFilter[] {
       key,
       group: groupOf(def),
       description: def.description,
-      ...(def.kind === 'ids' || key.endsWith('marketCode') ? { master: masterOf(key) } : {}),
+      ...(def.kind === 'ids' || /marketCode$/i.test(key) ? { master: masterOf(key) } : {}),
       conditions: [],
     };
     if (entry.master === undefined) delete entry.master;

@@ -1,0 +1,156 @@
+/**
+ * Japanese labels of the filters and of the enumerations' values, for readers who think in
+ * the words of Japanese business data (法人格, 売上高, 掲載媒体) rather than the API's names:
+ * the MCP server's tool descriptions (mcp/) show them beside the API names. One table per
+ * search, keyed by the canonical nested filter key (console-catalogue.ts); a job-search filter
+ * on the linked company (`corporatePrefectureId`) takes its company label with 企業の in front.
+ * test/catalogue-labels.test.ts fails when a filter or an enumeration value has no label.
+ */
+import type { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
+
+type LabelsOf<Values extends readonly string[]> = Readonly<Record<Values[number], string>>;
+
+const corporateTypeLabels: LabelsOf<typeof corporateTypes> = {
+  kabushiki_gaisha: '株式会社',
+  yugen_gaisha: '有限会社',
+  godo_gaisha: '合同会社',
+  gomei_gaisha: '合名会社',
+  goshi_gaisha: '合資会社',
+  foreign_company: '外国会社',
+  national_org: '国の機関',
+  local_gov: '地方公共団体',
+  other: 'その他',
+};
+
+const revenueRangeLabels: LabelsOf<typeof revenueRanges> = {
+  under_100m: '1億円未満',
+  from_100m_to_300m: '1億〜3億円',
+  from_300m_to_1b: '3億〜10億円',
+  from_1b_to_5b: '10億〜50億円',
+  from_5b_to_30b: '50億〜300億円',
+  from_30b_to_100b: '300億〜1000億円',
+  over_100b: '1000億円以上',
+};
+
+const fundingSeriesLabels: LabelsOf<typeof fundingSeries> = {
+  seed: 'シード',
+  series_a: 'シリーズA',
+  series_b: 'シリーズB',
+  series_c: 'シリーズC',
+  series_d: 'シリーズD',
+  series_e: 'シリーズE',
+  series_f: 'シリーズF',
+  series_g: 'シリーズG',
+};
+
+const paidMediaSpendLabels: LabelsOf<typeof paidMediaSpendRanges> = {
+  none: '出稿なし',
+  from_0_to_1m: '100万円未満',
+  from_1m_to_3m: '100万〜300万円',
+  from_3m_to_5m: '300万〜500万円',
+  from_5m_to_10m: '500万〜1000万円',
+  from_10m_to_30m: '1000万〜3000万円',
+  from_30m_to_50m: '3000万〜5000万円',
+  from_50m_to_100m: '5000万〜1億円',
+  over_100m: '1億円以上',
+};
+
+/** An enumeration value's label: `kabushiki_gaisha` -> 株式会社. The values of the enumerations differ from each other. */
+export const valueLabels: Readonly<Record<string, string>> = {
+  ...corporateTypeLabels,
+  ...revenueRangeLabels,
+  ...fundingSeriesLabels,
+  ...paidMediaSpendLabels,
+};
+
+/** Company search's filters (and, prefixed, job search's filters on the linked company). */
+const corporateFilterLabels: Readonly<Record<string, string>> = {
+  corporateName: '企業名',
+  corporateNumber: '法人番号',
+  prefectureId: '都道府県（本社）',
+  cityName: '市区町村',
+  streetAddress: '町域・番地',
+  industryCategoryId: '業種（大分類）',
+  industrySubCategoryId: '業種（小分類）',
+  businessCategoryId: '業態（大分類）',
+  businessSubCategoryId: '業態（小分類）',
+  corporateType: '法人格',
+  marketCode: '上場市場',
+  isListed: '上場・非上場',
+  revenueRange: '売上高',
+  employeeCount: '従業員数',
+  capitalMillionYen: '資本金（百万円）',
+  hasCorporatePhone: '電話番号の有無',
+  hasCorporateWebsite: 'Webサイトの有無',
+  hasCorporateEmail: 'メールアドレスの有無',
+  hasFax: 'FAX番号の有無',
+  hasDispatchLicense: '労働者派遣事業許可',
+  hasRecruitmentLicense: '有料職業紹介事業許可',
+  foundedAt: '設立日',
+  employeeDiff6mMin: '従業員増減（6か月）',
+  employeeDiff12m: '従業員増減（12か月）',
+  employeeTransition: '従業員数の推移',
+  fundingSeries: '資金調達ラウンド',
+  totalAdCost: '広告費合計（円）',
+  paidMediaSpend: '有料媒体の年間出稿額',
+  paidMediaUsedMediaId: '出稿中の有料媒体',
+  workLocationCount: '勤務地数',
+  summary: '事業概要',
+  furiganaPrefix: 'フリガナ（前方一致）',
+  jobTitle: '求人の職種名（タイトル）',
+  jobMediaId: '求人の掲載媒体',
+  jobEmploymentTypeId: '求人の雇用形態',
+  jobSalary: '求人の給与下限（円）',
+  jobCategoryId: '求人の職種（大分類）',
+  jobSubCategoryId: '求人の職種（小分類）',
+  jobOpenedOn: '求人の掲載開始日',
+  jobDeadlineOn: '求人の応募締切日',
+  jobCreatedAt: '求人の取得日',
+  jobAdPlan: '求人の広告プラン',
+  jobHasContactEmail: '求人の連絡先メールの有無',
+  jobHasContactPhone: '求人の連絡先電話の有無',
+  jobHasDispatchLicense: '求人の派遣許可の記載',
+  jobHasRecruitmentLicense: '求人の職業紹介許可の記載',
+  jobHiringPlanMin: '求人の採用予定人数',
+  jobDescription: '求人の本文（直近1か月）',
+  updatedAt: '企業情報の更新日時',
+};
+
+/** Job search's own filters; the `corporate…` ones not listed here come from the company table. */
+const jobFilterLabels: Readonly<Record<string, string>> = {
+  jobTitle: '職種名（求人タイトル）',
+  corporateName: '企業名',
+  corporateNumber: '法人番号',
+  mediaId: '掲載媒体',
+  jobCategoryId: '職種（大分類）',
+  jobSubCategoryId: '職種（小分類）',
+  employmentTypeId: '雇用形態',
+  adPlan: '広告プラン',
+  salary: '給与下限（円）',
+  hasDispatchLicense: '派遣許可の記載',
+  hasRecruitmentLicense: '職業紹介許可の記載',
+  hasContactEmail: '連絡先メールの有無',
+  hasContactPhone: '連絡先電話の有無',
+  jobCreatedAt: '取得日',
+  jobOpenedOn: '掲載開始日',
+  jobDeadlineOn: '応募締切日',
+  hiringPlanMin: '採用予定人数',
+  jobDescription: '求人本文（直近1か月）',
+  summary: '企業の事業概要',
+  updatedAt: '求人情報の更新日時',
+};
+
+/**
+ * The label of a canonical filter key of a search; undefined when the table lacks it.
+ *
+ *   ('corporates', 'prefectureId')    -> '都道府県（本社）'
+ *   ('jobs', 'corporatePrefectureId') -> '企業の都道府県（本社）'
+ */
+export function filterLabel(search: 'corporates' | 'jobs', key: string): string | undefined {
+  if (search === 'corporates') return corporateFilterLabels[key];
+  const own = jobFilterLabels[key];
+  if (own !== undefined || !key.startsWith('corporate')) return own;
+  const companyKey = `${key.charAt(9).toLowerCase()}${key.slice(10)}`;
+  const company = corporateFilterLabels[companyKey];
+  return company === undefined ? undefined : `企業の${company}`;
+}
