@@ -41,8 +41,11 @@ const state = {
   conditions: [],
   masters: new Map(),
   nextId: 1,
-  /** Cursor paging: cursors[i] fetches page i ('*' the first); starts[i] its first row. */
-  pages: { cursors: ['*'], starts: [0], index: 0 },
+  /**
+   * Cursor paging: cursors[i] fetches page i ('*' the first), starts[i] is its first row,
+   * kept[i] the page as received (shown again when going back).
+   */
+  pages: { cursors: ['*'], starts: [0], kept: [], index: 0 },
   /** Set by a URL or saved search opened before a key was entered: run once one is. */
   pendingRun: false,
   /** The hash this page last wrote, so its own change is not read back as a new search. */
@@ -373,7 +376,7 @@ function showBody(body) {
 
 /** The search changed: show its first page's body, start paging afresh, keep the URL in step. */
 function update() {
-  state.pages = { cursors: ['*'], starts: [0], index: 0 };
+  state.pages = { cursors: ['*'], starts: [0], kept: [], index: 0 };
   $('prev-page').disabled = true;
   $('next-page').disabled = true;
   showBody(pageBody('*'));
@@ -445,11 +448,29 @@ function showSummary(response, data, index, shownRows) {
   $('summary').dataset.page = String(index + 1);
 }
 
-/** Runs page `index` of the search: its cursor from the page before ('*' for the first). */
+/** Puts a page on the screen (fetched now, or kept from before) and sets the paging buttons. */
+function showPage(index) {
+  const search = currentSearch();
+  const shown = state.pages.kept[index];
+  state.pages.index = index;
+  if (shown.data.facets) renderFacets($('facets'), search, shown.data.facets, addFacetValue);
+  renderResults($('results'), search, shown.data, shown.postings);
+  showSummary(shown.response, shown.data, index, shown.data.results.length);
+  showBody(shown.body);
+  $('prev-page').disabled = index === 0;
+  $('next-page').disabled = !state.pages.kept[index + 1] && !state.pages.cursors[index + 1];
+}
+
+/**
+ * Page `index` of the search. A page already received is shown again as it was (the cursor
+ * only goes forward, and the API closes its snapshot after the last page), so going back costs
+ * nothing; a new page is fetched with the cursor the page before answered ('*' the first).
+ */
 async function runPage(index) {
   const search = currentSearch();
   if (!search) return;
   $('errors').replaceChildren();
+  if (state.pages.kept[index]) return showPage(index);
   if (!apiKey()) {
     state.pendingRun = true;
     $('summary').textContent = 'API キーを入力してください。';
@@ -463,15 +484,10 @@ async function runPage(index) {
   const { response, data } = await postJson(search.path, body);
   if (!response.ok) return showError(response, data);
   const postings = search.name === 'corporates' ? await matchedPostings(search, data.results) : undefined;
-  state.pages.index = index;
+  state.pages.kept[index] = { response, data, postings, body };
   state.pages.starts[index + 1] = state.pages.starts[index] + data.results.length;
   if (data.nextCursor) state.pages.cursors[index + 1] = data.nextCursor;
-  else state.pages.cursors.length = index + 1;
-  if (data.facets) renderFacets($('facets'), search, data.facets, addFacetValue);
-  renderResults($('results'), search, data, postings);
-  showSummary(response, data, index, data.results.length);
-  $('prev-page').disabled = index === 0;
-  $('next-page').disabled = !data.nextCursor;
+  showPage(index);
 }
 
 // ---- the URL and saved searches -----------------------------------------------------------

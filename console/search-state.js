@@ -12,7 +12,8 @@ const savedStorage = 'corpsearch.savedSearches';
 /** The URL hash holding a search state. */
 export function stateToHash(searchState) {
   const params = [['kind', searchState.kind]];
-  if (Object.keys(searchState.filters).length > 0) params.push(['filters', JSON.stringify(searchState.filters)]);
+  if (Object.keys(searchState.filters).length > 0)
+    params.push(['filters', JSON.stringify(searchState.filters)]);
   if (searchState.sort) params.push(['sort', searchState.sort]);
   if (searchState.limit) params.push(['limit', String(searchState.limit)]);
   return `#search?${params.map(([name, value]) => `${name}=${readableComponent(value)}`).join('&')}`;
