@@ -5,28 +5,29 @@ import { el } from './dom.js';
 
 /** The columns of each search: record fields, plus `matchedPosting` (not a record field). */
 export const columns = {
+  // who to call first: the contacts and why the company is on the list, then the rest
   corporates: [
     'name',
-    'corporateNumber',
-    'prefectureName',
-    'cityName',
-    'industryCategoryName',
-    'employeeCount',
     'phoneNumber',
     'websiteUrl',
     'email',
     'matchedPosting',
+    'prefectureName',
+    'cityName',
+    'industryCategoryName',
+    'employeeCount',
+    'corporateNumber',
   ],
   jobs: [
     'title',
     'corporateName',
+    'contactPhoneNumber',
+    'contactEmail',
+    'descriptionSnippets',
     'mediaName',
     'employmentTypeName',
     'salaryMin',
     'jobCreatedAt',
-    'contactPhoneNumber',
-    'contactEmail',
-    'descriptionSnippets',
   ],
 };
 const extraLabels = { matchedPosting: '一致した求人' };

@@ -311,7 +311,8 @@ describe('console list builder in headless Chromium', () => {
   });
 
   it('shows phone, website and e-mail, and beside a company the posting that matched', async () => {
-    const context = await newContext();
+    // wide, as the screenshot in docs/ shows it
+    const context = await browser.newContext({ viewport: { width: 1680, height: 1000 } });
     const { page, problems } = await open(context);
     await enterKey(page);
     await page.fill('#filter-search', 'jobDescription');
