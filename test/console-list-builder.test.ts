@@ -34,16 +34,29 @@ let baseUrl = '';
 let browser: Browser;
 let apiKey = '';
 
-/** 24 Tokyo companies (8 with a Kotlin posting on doda), 5 in Osaka on リクナビNEXT. */
+/**
+ * 24 Tokyo companies on doda, 5 in Osaka on リクナビNEXT. Every third Tokyo company has a
+ * Kotlin posting and, collected later (so job search lists it first), a sales posting: the
+ * excerpt beside it must come from the posting that matched, not just its newest one.
+ */
 function company(i: number, prefectureId: number, kotlin: boolean) {
   const corporateNumber = nextCorporateNumber();
-  const description = kotlin
-    ? `自社サービスの開発。Kotlin と Go の経験者を歓迎します (${i})`
-    : `営業職の募集 (${i})`;
   const mediaId = prefectureId === 13 ? 3 : 1;
   const mediaName = mediaId === 3 ? 'doda' : 'リクナビNEXT';
-  const title = kotlin ? `Android エンジニア ${i}` : `法人営業 ${i}`;
-  const collected = { description, descriptionCollectedAt: daysAgo(3) };
+  const sales = { title: `法人営業 ${i}`, description: `営業職の募集 (${i})`, daysOld: 1 };
+  const engineer = {
+    title: `Android エンジニア ${i}`,
+    description: `自社サービスの開発。Kotlin と Go の経験者を歓迎します (${i})`,
+    daysOld: 5,
+  };
+  const shapes = kotlin ? [sales, engineer] : [sales];
+  const postings = shapes.map(({ title, description, daysOld }) => ({
+    title,
+    mediaId,
+    description,
+    descriptionCollectedAt: daysAgo(3),
+    jobCreatedAt: daysAgo(daysOld),
+  }));
   return {
     company: corporate({
       corporateNumber,
@@ -53,9 +66,10 @@ function company(i: number, prefectureId: number, kotlin: boolean) {
       phoneNumber: `03-1234-${String(1000 + i)}`,
       websiteUrl: `https://list-${i}.example.jp/`,
       email: `sales${i}@list-${i}.example.jp`,
-      postings: [posting({ mediaId, title, ...collected })],
+      postings: postings.map((fields) => posting(fields)),
     }),
-    job: job({ corporateNumber, corporateName: `会社${i}`, mediaId, mediaName, title, ...collected }),
+    jobs: postings.map((fields) => job({ corporateNumber, corporateName: `会社${i}`, mediaName, ...fields })),
+    matchingTitle: kotlin ? engineer.title : undefined,
   };
 }
 const tokyo = Array.from({ length: 24 }, (_, i) => company(i, 13, i % 3 === 0));
@@ -71,7 +85,7 @@ beforeAll(async () => {
   });
   await indexFixture(services.opensearch, services.config.indexPrefix, {
     corporates: everyone.map((entry) => entry.company),
-    jobs: everyone.map((entry) => entry.job),
+    jobs: everyone.flatMap((entry) => entry.jobs),
   });
   const userId = 'console-list-user';
   ({ key: apiKey } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), {
@@ -343,7 +357,7 @@ describe('console list builder in headless Chromium', () => {
       expect(row.phone).toBe(entry?.company.phoneNumber);
       expect(row.website).toBe(entry?.company.websiteUrl);
       expect(row.email).toBe(`mailto:${entry?.company.email}`);
-      expect(row.title).toBe(`${entry?.job.title} (doda)`);
+      expect(row.title).toBe(`${entry?.matchingTitle} (doda)`);
       expect(row.marked).toEqual(['Kotlin']);
     }
     mkdirSync(path.join(projectRoot, '.local'), { recursive: true });

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { consoleCatalogue } from '../src/catalogue/console-catalogue.js';
 import { labelsJa } from '../src/catalogue/labels-ja.js';
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { projectRoot } from '../src/project-root.js';
 
 interface Schema {
@@ -64,6 +65,20 @@ describe('Japanese labels', () => {
       for (const [field, label] of Object.entries(search.fieldLabels))
         expect(label, field).toBe(labelsJa[field]);
       for (const facet of search.facets) expect(facet.label, facet.key).toBe(labelsJa[facet.key]);
+    }
+  });
+
+  it("names, for each of company search's posting filters, the job-search filter of the same condition", () => {
+    const postingFilters = consoleCatalogue()[0]?.postingFilters ?? {};
+    const companyDefs = corporateSearch.filters.filter((def) => def.scope === 'posting');
+    expect(Object.keys(postingFilters).sort()).toEqual(companyDefs.map((def) => def.nested[0]).sort());
+    for (const def of companyDefs) {
+      const jobKey = postingFilters[def.nested[0] ?? ''] ?? '';
+      // the same operators (a yes/no is `flag` on one side and `presence` on the other: both `is`)
+      const jobOps = jobSearch.filters
+        .filter((entry) => entry.scope === 'job' && entry.nested.includes(jobKey))
+        .flatMap((entry) => entry.ops);
+      expect(jobOps, `${def.key} -> ${jobKey}`).toEqual(expect.arrayContaining(def.ops));
     }
   });
 });
