@@ -360,6 +360,9 @@ describe('console list builder in headless Chromium', () => {
       expect(row.title).toBe(`${entry?.matchingTitle} (doda)`);
       expect(row.marked).toEqual(['Kotlin']);
     }
+    // the price of exporting this list, shown before anything is bought (for the screenshot)
+    await page.click('#export-check');
+    await page.waitForSelector('#export-cost:not([hidden])');
     mkdirSync(path.join(projectRoot, '.local'), { recursive: true });
     await page.screenshot({
       path: path.join(projectRoot, '.local', 'console-list-builder.png'),
