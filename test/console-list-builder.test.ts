@@ -216,6 +216,24 @@ describe('console list builder in headless Chromium', () => {
       expect(header.ja, header.field ?? '').toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
       expect(header.api).toBe(header.field);
     }
+
+    // job search: its own filters, columns and facets, labelled the same way
+    await page.selectOption('#search-kind', 'jobs');
+    await page.fill('#filter-search', '');
+    expect(await page.locator('#filter-groups button[data-filter="mediaId"] .ja').textContent()).toBe(
+      '求人媒体',
+    );
+    await runAndWait(page, '#run');
+    expect(await page.getAttribute('#summary', 'data-total')).toBe(
+      String(everyone.flatMap((e) => e.jobs).length),
+    );
+    expect(await page.textContent('#results th[data-field="contactPhoneNumber"] .ja')).toBe(
+      '採用担当電話番号',
+    );
+    expect(await page.textContent('#facets [data-facet-key="mediaId"] h3 .ja')).toBe('求人媒体');
+    expect(
+      await page.locator('#facets button[data-facet="mediaId"][data-value="3"] .count').textContent(),
+    ).toBe(String(tokyo.flatMap((e) => e.jobs).length));
     expect(problems).toEqual([]);
     await context.close();
   });
