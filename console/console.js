@@ -1,44 +1,37 @@
-// The query console: builds a search body from the filter catalogue (/console/catalogue.json),
-// shows it with the matching curl command, runs it against /rest/v1 and shows the results.
-// Plain browser JavaScript, no build step; loaded as a file so a strict CSP can forbid inline
-// script. The API key lives in sessionStorage only (gone when the tab closes). The "match a
-// list" view (#match) is match.js.
+// The query console as a list builder: builds a search body from the filter catalogue
+// (/console/catalogue.json, Japanese labels from src/catalogue/labels-ja.ts), shows it with the
+// matching curl command, runs it against /rest/v1 page by page with the API's cursor, counts
+// its facets, prices and downloads an export, and keeps searches in the URL and in saved
+// searches. Plain browser JavaScript, no build step; loaded as files so a strict CSP can
+// forbid inline script. The API key lives in sessionStorage only (gone when the tab closes)
+// and is never part of a URL or a saved search. The "match a list" view (#match) is match.js.
 
+import { $, el } from './dom.js';
+import { startExport } from './export.js';
 import { startMatch } from './match.js';
+import { labelled, renderFacets, renderResults } from './results.js';
+import {
+  conditionsOf,
+  deleteSearch,
+  hashToState,
+  savedSearches,
+  saveSearch,
+  stateToHash,
+} from './search-state.js';
 
 const keyStorage = 'corpsearch.apiKey';
-const groupTitles = { company: 'Company', postings: 'Postings', detailText: 'Detail text' };
+const groupTitles = { company: '会社', postings: '求人', detailText: '求人の本文' };
 const opLabels = {
-  any: 'is any of',
-  none: 'is none of',
-  anyContains: 'contains any of',
-  allContains: 'contains all of',
-  noneContains: 'contains none of',
-  min: 'at least',
-  max: 'at most',
-  from: 'from (date)',
-  to: 'to (date)',
-  is: 'is',
-};
-const columns = {
-  corporates: [
-    ['corporateNumber', 'Corporate number'],
-    ['name', 'Name'],
-    ['prefectureName', 'Prefecture'],
-    ['cityName', 'City'],
-    ['industryCategoryName', 'Industry'],
-    ['employeeCount', 'Employees'],
-    ['workLocationCount', 'Work locations'],
-  ],
-  jobs: [
-    ['id', 'Job id'],
-    ['title', 'Title'],
-    ['corporateName', 'Company'],
-    ['mediaName', 'Medium'],
-    ['employmentTypeName', 'Employment'],
-    ['salaryMin', 'Salary from'],
-    ['jobCreatedAt', 'Created'],
-  ],
+  any: 'いずれかに一致',
+  none: 'いずれにも一致しない',
+  anyContains: 'いずれかを含む',
+  allContains: 'すべてを含む',
+  noneContains: 'いずれも含まない',
+  min: '以上',
+  max: '以下',
+  from: 'から (日付)',
+  to: 'まで (日付)',
+  is: '次の値',
 };
 
 const state = {
@@ -48,20 +41,17 @@ const state = {
   conditions: [],
   masters: new Map(),
   nextId: 1,
+  /**
+   * Cursor paging: cursors[i] fetches page i ('*' the first), starts[i] is its first row,
+   * kept[i] the page as received (shown again when going back).
+   */
+  pages: { cursors: ['*'], starts: [0], kept: [], index: 0 },
+  /** Set by a URL or saved search opened before a key was entered: run once one is. */
+  pendingRun: false,
+  /** The hash this page last wrote, so its own change is not read back as a new search. */
+  writtenHash: '',
+  credits: null,
 };
-
-const $ = (id) => document.getElementById(id);
-
-function el(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value === undefined || value === false) continue;
-    if (name === 'text') node.textContent = value;
-    else node.setAttribute(name, value === true ? '' : String(value));
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
 
 function apiKey() {
   return sessionStorage.getItem(keyStorage) ?? '';
@@ -105,6 +95,15 @@ function masterOptions(master) {
 
 // ---- the filter picker --------------------------------------------------------------------
 
+function matchesQuery(filter, query) {
+  return (
+    query === '' ||
+    filter.key.toLowerCase().includes(query) ||
+    filter.label.toLowerCase().includes(query) ||
+    filter.description.toLowerCase().includes(query)
+  );
+}
+
 function renderFilterGroups() {
   const container = $('filter-groups');
   container.replaceChildren();
@@ -112,22 +111,15 @@ function renderFilterGroups() {
   const search = currentSearch();
   if (!search) return;
   for (const group of Object.keys(groupTitles)) {
-    const filters = search.filters.filter(
-      (filter) =>
-        filter.group === group &&
-        (query === '' ||
-          filter.key.toLowerCase().includes(query) ||
-          filter.description.toLowerCase().includes(query)),
-    );
+    const filters = search.filters.filter((filter) => filter.group === group && matchesQuery(filter, query));
     if (filters.length === 0) continue;
     const list = el('div', { class: 'filter-list' });
     for (const filter of filters) {
-      const button = el('button', {
-        type: 'button',
-        title: filter.description,
-        'data-filter': filter.key,
-        text: filter.key,
-      });
+      const button = el(
+        'button',
+        { type: 'button', title: `${filter.key}: ${filter.description}`, 'data-filter': filter.key },
+        ...labelled(filter.label, filter.key),
+      );
       button.addEventListener('click', () => addCondition(filter));
       list.append(button);
     }
@@ -144,9 +136,32 @@ function renderFilterGroups() {
 
 // ---- conditions ---------------------------------------------------------------------------
 
-function addCondition(filter) {
-  const condition = { id: state.nextId++, filter, op: filter.conditions[0].op, value: undefined };
+function addCondition(filter, op = filter.conditions[0].op, value = undefined) {
+  const condition = { id: state.nextId++, filter, op, value };
   state.conditions.push(condition);
+  renderConditions();
+  update();
+  return condition;
+}
+
+/** A facet value picked: into the filter's `any` condition (made if missing), then run. */
+function addFacetValue(key, value) {
+  const filter = currentSearch()?.filters.find((entry) => entry.key === key);
+  if (!filter) return;
+  const existing = state.conditions.find(
+    (condition) => condition.filter === filter && condition.op === 'any',
+  );
+  if (existing) {
+    const values = Array.isArray(existing.value) ? existing.value : [];
+    existing.value = values.includes(value) ? values : [...values, value];
+    renderConditions();
+    update();
+  } else addCondition(filter, 'any', [value]);
+  void runPage(0);
+}
+
+function removeCondition(condition) {
+  state.conditions = state.conditions.filter((other) => other !== condition);
   renderConditions();
   update();
 }
@@ -221,131 +236,159 @@ function valueEditor(condition, onChange) {
   return input;
 }
 
-function renderConditions() {
-  const container = $('conditions');
-  container.replaceChildren();
-  $('no-conditions').hidden = state.conditions.length > 0;
-  for (const condition of state.conditions) {
-    const card = el('div', { class: 'condition', 'data-condition': condition.filter.key });
-    const remove = el('button', {
-      type: 'button',
-      text: 'Remove',
-      'aria-label': `Remove ${condition.filter.key}`,
-    });
-    remove.addEventListener('click', () => {
-      state.conditions = state.conditions.filter((other) => other !== condition);
-      renderConditions();
-      update();
-    });
-    const opSelect = el('select', {
-      name: `op-${condition.filter.key}`,
-      'aria-label': `${condition.filter.key} operator`,
-    });
-    for (const entry of condition.filter.conditions)
-      opSelect.append(el('option', { value: entry.op, text: opLabels[entry.op] ?? entry.op }));
-    opSelect.value = condition.op;
-    const valueSlot = el('div');
-    const mountEditor = () => {
-      valueSlot.replaceChildren(
-        valueEditor(condition, (value) => {
-          condition.value = value;
-          update();
-        }),
-      );
-    };
-    opSelect.addEventListener('change', () => {
-      condition.op = opSelect.value;
-      condition.value = undefined;
-      mountEditor();
-      update();
-    });
-    mountEditor();
-    card.append(
-      el('div', { class: 'title' }, el('span', { text: condition.filter.key }), remove),
-      el('div', { class: 'description', text: condition.filter.description }),
-      el('div', { class: 'row' }, opSelect),
-      valueSlot,
+function conditionCard(condition) {
+  const key = condition.filter.key;
+  const card = el('div', { class: 'condition', 'data-condition': key });
+  const remove = el('button', { type: 'button', text: '外す', 'aria-label': `Remove ${key}` });
+  remove.addEventListener('click', () => removeCondition(condition));
+  const opSelect = el('select', { name: `op-${key}`, 'aria-label': `${key} operator` });
+  for (const entry of condition.filter.conditions)
+    opSelect.append(el('option', { value: entry.op, text: opLabels[entry.op] ?? entry.op }));
+  opSelect.value = condition.op;
+  const valueSlot = el('div');
+  const mountEditor = () => {
+    valueSlot.replaceChildren(
+      valueEditor(condition, (value) => {
+        condition.value = value;
+        update();
+      }),
     );
-    container.append(card);
-  }
+  };
+  opSelect.addEventListener('change', () => {
+    condition.op = opSelect.value;
+    condition.value = undefined;
+    mountEditor();
+    update();
+  });
+  mountEditor();
+  card.append(
+    el('div', { class: 'title' }, el('span', {}, ...labelled(condition.filter.label, key)), remove),
+    el('div', { class: 'description', text: condition.filter.description }),
+    el('div', { class: 'row' }, opSelect),
+    valueSlot,
+  );
+  return card;
 }
 
-// ---- the body, curl, running --------------------------------------------------------------
+function renderConditions() {
+  $('conditions').replaceChildren(...state.conditions.map(conditionCard));
+  $('no-conditions').hidden = state.conditions.length > 0;
+}
 
-function buildBody() {
-  const body = {};
-  const limit = Number($('limit').value);
-  const offset = Number($('offset').value);
-  if (limit) body.limit = limit;
-  if (offset) body.offset = offset;
-  if (!$('include-total').checked) body.includeTotalResults = false;
+/** A condition's values as a person reads them: master names where the list is loaded. */
+function valueText(condition) {
+  const values = Array.isArray(condition.value) ? condition.value : [condition.value];
+  const names = condition.filter.master ? masterOptions(condition.filter.master) : null;
+  return values
+    .map((value) => {
+      const option = names?.find((entry) => entry.value === value);
+      return option ? option.label.replace(/ \([^)]*\)$/, '') : String(value);
+    })
+    .join('、');
+}
+
+/** The conditions in force as chips above the results, each removable. */
+function renderChips() {
+  const chips = state.conditions
+    .filter((condition) => condition.value !== undefined)
+    .map((condition) => {
+      const remove = el('button', {
+        type: 'button',
+        class: 'chip-remove',
+        text: '×',
+        'aria-label': `${condition.filter.label} を外す`,
+      });
+      remove.addEventListener('click', () => removeCondition(condition));
+      return el(
+        'span',
+        { class: 'chip', 'data-chip': condition.filter.key, title: condition.filter.key },
+        el('span', { class: 'chip-label', text: condition.filter.label }),
+        el('span', { text: ` ${opLabels[condition.op] ?? condition.op}: ${valueText(condition)}` }),
+        remove,
+      );
+    });
+  $('chips').replaceChildren(...chips);
+}
+
+// ---- the search state, bodies and curl ----------------------------------------------------
+
+function filtersObject(conditions) {
   const filters = {};
-  for (const condition of state.conditions) {
+  for (const condition of conditions) {
     if (condition.value === undefined) continue;
     const key = condition.filter.key;
     if (condition.op === 'is') filters[key] = condition.value;
     else filters[key] = { ...filters[key], [condition.op]: condition.value };
   }
-  if (Object.keys(filters).length > 0) body.filters = filters;
+  return filters;
+}
+
+/** What the URL and a saved search hold: the kind, filters, sort and page size. */
+function searchState() {
   const sortField = $('sort-field').value;
-  if (sortField) body.sort = { field: sortField, order: $('sort-order').value };
+  return {
+    kind: state.search,
+    filters: filtersObject(state.conditions),
+    sort: sortField ? `${sortField}:${$('sort-order').value}` : '',
+    limit: Number($('limit').value) || 25,
+  };
+}
+
+/** The body of a search without paging: what count and export take. */
+function searchBody() {
+  const { filters, sort } = searchState();
+  const body = {};
+  if (Object.keys(filters).length > 0) body.filters = filters;
+  if (sort) {
+    const [field, order] = sort.split(':');
+    body.sort = { field, order };
+  }
   return body;
+}
+
+/** The body of one page: the search, its size and cursor; the first page also asks for facets. */
+function pageBody(cursor) {
+  const body = { limit: Number($('limit').value) || 25, cursor };
+  if (!$('include-total').checked) body.includeTotalResults = false;
+  const facets = currentSearch()?.facets.map((facet) => facet.key) ?? [];
+  if (cursor === '*' && facets.length > 0) body.facets = facets;
+  return { ...body, ...searchBody() };
 }
 
 function shellQuote(text) {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-function curlCommand(body) {
-  const url = `${location.origin}${currentSearch()?.path ?? ''}`;
+function curlCommand(path, body) {
   // the key comes from a variable on stdin, never the command line (ps, shell history)
   return [
     "curl -sS -H @- -H 'Content-Type: application/json' \\",
     `  -H "Idempotency-Key: $(uuidgen)" \\`,
     `  -d ${shellQuote(JSON.stringify(body))} \\`,
-    `  ${url} <<< "X-API-Key: $API_KEY"`,
+    `  ${location.origin}${path} <<< "X-API-Key: $API_KEY"`,
   ].join('\n');
 }
 
-function update() {
-  const body = buildBody();
+function showBody(body) {
   $('body-json').textContent = JSON.stringify(body, null, 2);
-  $('curl').textContent = curlCommand(body);
+  $('curl').textContent = curlCommand(currentSearch()?.path ?? '', body);
 }
 
-function cell(value) {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+/** The search changed: show its first page's body, start paging afresh, keep the URL in step. */
+function update() {
+  state.pages = { cursors: ['*'], starts: [0], kept: [], index: 0 };
+  $('prev-page').disabled = true;
+  $('next-page').disabled = true;
+  showBody(pageBody('*'));
+  renderChips();
+  writeUrl();
+  exportPanel.reset();
 }
 
-function renderResults(search, data) {
-  const thead = $('results').tHead;
-  const tbody = $('results').tBodies[0];
-  const cols = columns[search];
-  thead.replaceChildren(el('tr', {}, ...cols.map(([, title]) => el('th', { text: title }))));
-  tbody.replaceChildren(
-    ...data.results.map((record) =>
-      el(
-        'tr',
-        { 'data-id': search === 'corporates' ? record.corporateNumber : record.id },
-        ...cols.map(([field]) => el('td', { text: cell(record[field]) })),
-      ),
-    ),
-  );
-}
+// ---- running ------------------------------------------------------------------------------
 
-async function run() {
-  const search = currentSearch();
-  if (!search) return;
-  const body = buildBody();
-  $('errors').replaceChildren();
-  $('summary').textContent = 'Searching…';
-  if (!apiKey()) {
-    $('summary').textContent = 'Enter an API key first.';
-    return;
-  }
-  const response = await fetch(search.path, {
+async function postJson(path, body) {
+  const response = await fetch(path, {
     method: 'POST',
     headers: {
       'Content-Type': 'application/json',
@@ -355,41 +398,179 @@ async function run() {
     body: JSON.stringify(body),
   });
   const data = await response.json().catch(() => ({ message: 'The response was not JSON.' }));
-  const requestId = response.headers.get('x-request-id');
-  if (!response.ok) {
-    $('summary').textContent = `${response.status}: ${data.message ?? 'failed'} (request ${requestId})`;
-    $('errors').replaceChildren(
-      ...(data.errors ?? []).map((error) => el('li', { text: `${error.field}: ${error.reason}` })),
-    );
-    return;
-  }
-  const offset = body.offset ?? 0;
-  const total = data.totalResults === null ? 'not counted' : data.totalResults.toLocaleString('en');
-  const shown = data.results.length === 0 ? '0' : `${offset + 1}-${offset + data.results.length}`;
   const credits = response.headers.get('x-credits-remaining');
-  $('summary').textContent =
-    `${total} matching · showing ${shown} · credits left ${credits ?? 'n/a'} · request ${requestId}`;
-  $('summary').dataset.total = String(data.totalResults);
-  renderResults(state.search, data);
-  $('prev-page').disabled = offset === 0;
-  $('next-page').disabled = data.results.length < (body.limit ?? 25);
+  if (credits !== null) state.credits = Number(credits);
+  return { response, data };
 }
 
-function page(direction) {
-  const limit = Number($('limit').value) || 25;
-  $('offset').value = String(Math.max(0, (Number($('offset').value) || 0) + direction * limit));
-  update();
-  void run();
+function showError(response, data) {
+  const requestId = response.headers.get('x-request-id');
+  $('summary').textContent = `${response.status}: ${data.message ?? 'failed'} (request ${requestId})`;
+  $('errors').replaceChildren(
+    ...(data.errors ?? []).map((error) => el('li', { text: `${error.field}: ${error.reason}` })),
+  );
+}
+
+/**
+ * Company search with posting conditions: the postings that made the page's companies match,
+ * from job search with the same posting conditions (under job search's names) and the page's
+ * corporate numbers. One more search (its credit); the first posting per company is shown.
+ */
+async function matchedPostings(search, results) {
+  const names = search.postingFilters ?? {};
+  const posting = state.conditions.filter((condition) => names[condition.filter.key]);
+  if (!$('show-postings').checked || posting.length === 0 || results.length === 0) return undefined;
+  const filters = {};
+  for (const [key, value] of Object.entries(filtersObject(posting))) filters[names[key]] = value;
+  filters.corporateNumber = { any: results.map((record) => record.corporateNumber) };
+  const jobs = state.catalogue.find((entry) => entry.name === 'jobs');
+  const { response, data } = await postJson(jobs.path, {
+    limit: 1000,
+    includeTotalResults: false,
+    fields: ['id', 'corporateNumber', 'title', 'mediaName', 'descriptionSnippets'],
+    filters,
+  });
+  if (!response.ok) return undefined;
+  const byCompany = new Map();
+  for (const job of data.results)
+    if (!byCompany.has(job.corporateNumber)) byCompany.set(job.corporateNumber, job);
+  return byCompany;
+}
+
+function showSummary(response, data, index, shownRows) {
+  const start = state.pages.starts[index];
+  const total =
+    data.totalResults === null ? '件数は数えていません' : `${data.totalResults.toLocaleString('ja')} 件`;
+  const rows = shownRows === 0 ? '0 件' : `${start + 1}-${start + shownRows} 件目`;
+  $('summary').textContent =
+    `${total} · ${index + 1} ページ目 (${rows}) · 残りクレジット ${state.credits ?? 'n/a'} · request ${response.headers.get('x-request-id')}`;
+  $('summary').dataset.total = String(data.totalResults);
+  $('summary').dataset.page = String(index + 1);
+}
+
+/** Puts a page on the screen (fetched now, or kept from before) and sets the paging buttons. */
+function showPage(index) {
+  const search = currentSearch();
+  const shown = state.pages.kept[index];
+  state.pages.index = index;
+  if (shown.data.facets) renderFacets($('facets'), search, shown.data.facets, addFacetValue);
+  renderResults($('results'), search, shown.data, shown.postings);
+  showSummary(shown.response, shown.data, index, shown.data.results.length);
+  showBody(shown.body);
+  $('prev-page').disabled = index === 0;
+  $('next-page').disabled = !state.pages.kept[index + 1] && !state.pages.cursors[index + 1];
+}
+
+/**
+ * Page `index` of the search. A page already received is shown again as it was (the cursor
+ * only goes forward, and the API closes its snapshot after the last page), so going back costs
+ * nothing; a new page is fetched with the cursor the page before answered ('*' the first).
+ */
+async function runPage(index) {
+  const search = currentSearch();
+  if (!search) return;
+  $('errors').replaceChildren();
+  if (state.pages.kept[index]) return showPage(index);
+  if (!apiKey()) {
+    state.pendingRun = true;
+    $('summary').textContent = 'API キーを入力してください。';
+    return;
+  }
+  state.pendingRun = false;
+  $('summary').textContent = '検索中…';
+  delete $('summary').dataset.total;
+  const body = pageBody(state.pages.cursors[index]);
+  showBody(body);
+  const { response, data } = await postJson(search.path, body);
+  if (!response.ok) return showError(response, data);
+  const postings = search.name === 'corporates' ? await matchedPostings(search, data.results) : undefined;
+  state.pages.kept[index] = { response, data, postings, body };
+  state.pages.starts[index + 1] = state.pages.starts[index] + data.results.length;
+  if (data.nextCursor) state.pages.cursors[index + 1] = data.nextCursor;
+  showPage(index);
+}
+
+// ---- the URL and saved searches -----------------------------------------------------------
+
+function writeUrl() {
+  if (!$('match-view').hidden) return;
+  state.writtenHash = stateToHash(searchState());
+  history.replaceState(null, '', state.writtenHash);
+  $('search-link').href = location.href;
+  $('search-link').textContent = decodeURIComponent(location.href);
 }
 
 function renderSortFields() {
   const search = currentSearch();
   const select = $('sort-field');
   select.replaceChildren(
-    el('option', { value: '', text: `default (${search.defaultSort.field} ${search.defaultSort.order})` }),
+    el('option', { value: '', text: `既定 (${search.defaultSort.field} ${search.defaultSort.order})` }),
   );
-  for (const field of search.sortFields) select.append(el('option', { value: field, text: field }));
+  for (const field of search.sortFields)
+    select.append(el('option', { value: field, text: `${search.fieldLabels[field] ?? field} (${field})` }));
 }
+
+function switchSearch(kind) {
+  state.search = kind;
+  $('search-kind').value = kind;
+  state.conditions = [];
+  $('facets').replaceChildren();
+  $('results').tHead.replaceChildren();
+  $('results').tBodies[0].replaceChildren();
+  renderSortFields();
+  renderFilterGroups();
+}
+
+/** Puts a URL's or a saved search's state on the page (conditions, sort, size). */
+function applyState(searchState) {
+  switchSearch(searchState.kind);
+  const search = currentSearch();
+  const { conditions, dropped } = conditionsOf(search, searchState.filters ?? {});
+  state.conditions = conditions.map((condition) => ({ id: state.nextId++, ...condition }));
+  const [field, order] = (searchState.sort ?? '').split(':');
+  $('sort-field').value = search.sortFields.includes(field) ? field : '';
+  $('sort-order').value = order === 'desc' ? 'desc' : 'asc';
+  $('limit').value = String(searchState.limit ?? 25);
+  renderConditions();
+  update();
+  $('errors').replaceChildren(
+    ...dropped.map((name) => el('li', { text: `${name}: この検索にない条件なので外しました` })),
+  );
+}
+
+function renderSaved() {
+  const list = savedSearches();
+  $('saved-list').replaceChildren(
+    ...list.map((entry) => el('option', { value: entry.name, text: `${entry.name} (${entry.kind})` })),
+  );
+  $('open-saved').disabled = list.length === 0;
+  $('delete-saved').disabled = list.length === 0;
+}
+
+function startSaved() {
+  renderSaved();
+  $('save-search').addEventListener('click', () => {
+    const name = $('save-name').value.trim();
+    if (!name) return;
+    saveSearch(name, searchState());
+    $('save-name').value = '';
+    renderSaved();
+    $('saved-list').value = name;
+  });
+  $('open-saved').addEventListener('click', () => {
+    const entry = savedSearches().find((saved) => saved.name === $('saved-list').value);
+    if (!entry) return;
+    applyState(entry);
+    void runPage(0);
+  });
+  $('delete-saved').addEventListener('click', () => {
+    deleteSearch($('saved-list').value);
+    renderSaved();
+  });
+  $('copy-link').addEventListener('click', () => void navigator.clipboard?.writeText(location.href));
+}
+
+// ---- the key, the views, start --------------------------------------------------------------
 
 function showKeyStatus() {
   $('key-status').textContent = apiKey() ? 'key set for this tab' : 'no key';
@@ -402,55 +583,74 @@ async function useKey() {
   showKeyStatus();
   await loadMasters();
   renderConditions();
-  update();
+  renderChips();
   $('key-status').textContent =
     state.masters.size > 0
       ? 'key set for this tab; master lists loaded'
       : 'key set, but the master lists did not load (is the key valid?)';
+  if (state.pendingRun && apiKey()) await runPage(0);
 }
 
 /** #match shows the list matcher, anything else the search builder. */
 function showView() {
-  const match = location.hash === '#match';
+  const match = location.hash.startsWith('#match');
   $('search-view').hidden = match;
   $('match-view').hidden = !match;
   $('tab-search').classList.toggle('active', !match);
   $('tab-match').classList.toggle('active', match);
 }
 
-async function start() {
-  showView();
-  window.addEventListener('hashchange', showView);
-  await startMatch({ el, apiKey });
-  state.catalogue = await (await fetch('/console/catalogue.json')).json();
-  renderSortFields();
-  renderFilterGroups();
-  renderConditions();
-  update();
-  showKeyStatus();
+/** A search URL opened (or pasted into this tab): restore it and run it once there is a key. */
+function openUrlSearch() {
+  const fromUrl = hashToState(location.hash);
+  if (!fromUrl || location.hash === state.writtenHash) return false;
+  applyState(fromUrl);
+  state.pendingRun = true;
+  if (!apiKey()) $('summary').textContent = 'API キーを入力すると、この URL の検索を実行します。';
+  return true;
+}
+
+function wireSearchControls() {
   $('search-kind').addEventListener('change', () => {
-    state.search = $('search-kind').value;
-    state.conditions = [];
-    $('offset').value = '0';
-    renderSortFields();
-    renderFilterGroups();
+    switchSearch($('search-kind').value);
     renderConditions();
     update();
   });
   $('filter-search').addEventListener('input', renderFilterGroups);
-  for (const id of ['limit', 'offset', 'include-total', 'sort-field', 'sort-order'])
+  for (const id of ['limit', 'include-total', 'sort-field', 'sort-order'])
     $(id).addEventListener('change', update);
-  $('run').addEventListener('click', () => void run());
-  $('prev-page').addEventListener('click', () => page(-1));
-  $('next-page').addEventListener('click', () => page(1));
+  $('run').addEventListener('click', () => void runPage(0));
+  $('prev-page').addEventListener('click', () => void runPage(state.pages.index - 1));
+  $('next-page').addEventListener('click', () => void runPage(state.pages.index + 1));
   $('use-key').addEventListener('click', () => void useKey());
   $('forget-key').addEventListener('click', () => {
     sessionStorage.removeItem(keyStorage);
     showKeyStatus();
   });
   $('copy-curl').addEventListener('click', () => void navigator.clipboard?.writeText($('curl').textContent));
+  window.addEventListener('hashchange', () => {
+    showView();
+    if (openUrlSearch() && apiKey()) void runPage(0);
+    else writeUrl();
+  });
+}
+
+async function start() {
+  showView();
+  await startMatch({ el, apiKey });
+  state.catalogue = await (await fetch('/console/catalogue.json')).json();
+  switchSearch('corporates');
+  renderConditions();
+  exportPanel = startExport({ apiKey, currentSearch, searchBody, credits: () => state.credits });
+  if (!openUrlSearch()) update();
+  showKeyStatus();
+  wireSearchControls();
+  startSaved();
   if (apiKey()) await useKey();
   document.body.dataset.ready = 'true';
 }
+
+/** Set at start; update() resets it whenever the search changes. */
+let exportPanel = { reset() {} };
 
 void start();

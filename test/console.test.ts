@@ -103,14 +103,21 @@ describe('query console in headless Chromium', () => {
     const corporates = consoleCatalogue()[0];
     const count = (group: string) => corporates?.filters.filter((filter) => filter.group === group).length;
     expect(legends).toEqual([
-      `Company (${count('company')})`,
-      `Postings (${count('postings')})`,
-      `Detail text (${count('detailText')})`,
+      `会社 (${count('company')})`,
+      `求人 (${count('postings')})`,
+      `求人の本文 (${count('detailText')})`,
     ]);
     await page.fill('#filter-search', 'media');
-    const shown = await page.locator('#filter-groups button').allTextContents();
+    const shown = await page
+      .locator('#filter-groups button')
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-filter') ?? ''));
     expect(shown.length).toBeGreaterThan(0);
     for (const name of shown) expect(name.toLowerCase()).toContain('media');
+    // a filter is found by its Japanese label too
+    await page.fill('#filter-search', '都道府県');
+    expect(
+      await page.locator('#filter-groups [data-group="company"] button').getAttribute('data-filter'),
+    ).toBe('prefectureId');
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -125,6 +132,7 @@ describe('query console in headless Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('corpsearch.apiKey'))).toBe(apiKey);
     expect(await page.inputValue('#api-key')).toBe('');
 
+    const corporateFacets = consoleCatalogue()[0]?.facets.map((facet) => facet.key);
     await page.fill('#filter-search', 'prefecture');
     await page.click('#filter-groups button[data-filter="prefectureId"]');
     await page.selectOption('select[name="value-prefectureId"]', { label: '東京都 (13)' });
@@ -133,8 +141,11 @@ describe('query console in headless Chromium', () => {
     await page.selectOption('select[name="value-jobMediaId"]', { label: 'doda (3)' });
 
     const shownBody = JSON.parse((await page.textContent('#body-json')) ?? '{}');
+    // the first page of cursor paging, with the facets the panel shows
     expect(shownBody).toEqual({
       limit: 25,
+      cursor: '*',
+      facets: corporateFacets,
       filters: { prefectureId: { any: [13] }, jobMediaId: { any: [3] } },
     });
     const curl = (await page.textContent('#curl')) ?? '';
@@ -147,7 +158,7 @@ describe('query console in headless Chromium', () => {
     const rows = await page.locator('#results tbody tr').evaluateAll((trs) =>
       trs.map((tr) => ({
         id: tr.getAttribute('data-id'),
-        cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+        name: tr.querySelector('td[data-field="name"]')?.textContent,
       })),
     );
 
@@ -167,9 +178,9 @@ describe('query console in headless Chromium', () => {
       '東京ドーダ2',
     ]);
     expect(rows.map((row) => row.id)).toEqual(answer.results.map((record) => record.corporateNumber));
-    expect(rows.map((row) => row.cells[1])).toEqual(answer.results.map((record) => record.name));
+    expect(rows.map((row) => row.name)).toEqual(answer.results.map((record) => record.name));
     expect(await page.getAttribute('#summary', 'data-total')).toBe(String(answer.totalResults));
-    expect(await page.textContent('#summary')).toContain('3 matching');
+    expect(await page.textContent('#summary')).toContain('3 件');
 
     mkdirSync(path.join(projectRoot, '.local'), { recursive: true });
     await page.screenshot({ path: path.join(projectRoot, '.local', 'console.png'), fullPage: true });

@@ -7,6 +7,9 @@
  *     master: { name: 'prefectures', level: 'top' },
  *     conditions: [{ op: 'any', kind: 'ids', item: {...} }, { op: 'none', ... }] }
  */
+import { facetNames } from '../search/facets.js';
+import { recordFieldNames } from '../search/records.js';
+import { labelJa } from './labels-ja.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
 import type { FilterDef, Kind, Op, SchemaObject } from './types.js';
 
@@ -30,6 +33,8 @@ export interface ConsoleMaster {
 
 export interface ConsoleFilter {
   key: string;
+  /** Japanese label, from src/catalogue/labels-ja.ts. */
+  label: string;
   group: ConsoleGroup;
   description: string;
   master?: ConsoleMaster;
@@ -42,6 +47,15 @@ export interface ConsoleSearch {
   filters: ConsoleFilter[];
   sortFields: string[];
   defaultSort: { field: string; order: 'asc' | 'desc' };
+  /** Record field -> Japanese label (src/catalogue/labels-ja.ts), every field of the record. */
+  fieldLabels: Record<string, string>;
+  /** The facets the search counts that are also a filter the console offers, with labels. */
+  facets: Array<{ key: string; label: string }>;
+  /**
+   * Company search only: posting filter key -> the key job search takes for the same
+   * condition, so the console can ask job search for the postings that made a company match.
+   */
+  postingFilters?: Record<string, string>;
 }
 
 const masterRules: Array<[RegExp, ConsoleMaster]> = [
@@ -74,6 +88,7 @@ function filtersOf(search: SearchCatalogue): ConsoleFilter[] {
     if (!key) continue;
     const entry = byKey.get(key) ?? {
       key,
+      label: labelJa(key),
       group: groupOf(def),
       description: def.description,
       ...(def.kind === 'ids' || /marketCode$/i.test(key) ? { master: masterOf(key) } : {}),
@@ -86,15 +101,46 @@ function filtersOf(search: SearchCatalogue): ConsoleFilter[] {
   return [...byKey.values()];
 }
 
+/**
+ * Company search's posting filters (scope `posting`) -> job search's name for the same
+ * condition on a posting: its own key when job search takes it (jobTitle, jobMediaId as an
+ * alias), else the key without `job` (jobSalary -> salary, jobHasContactEmail -> hasContactEmail).
+ */
+function postingFiltersOf(companies: SearchCatalogue, jobs: SearchCatalogue): Record<string, string> {
+  const jobKeys = new Set(jobs.filters.filter((def) => def.scope === 'job').flatMap((def) => def.nested));
+  const map: Record<string, string> = {};
+  for (const def of companies.filters) {
+    const key = def.nested[0];
+    if (def.scope !== 'posting' || !key) continue;
+    const bare = key.replace(/^job(.)/, (_all, first: string) => first.toLowerCase());
+    const jobKey = jobKeys.has(key) ? key : jobKeys.has(bare) ? bare : undefined;
+    if (jobKey) map[key] = jobKey;
+  }
+  return map;
+}
+
+function labelled(names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, labelJa(name)]));
+}
+
 export function consoleCatalogue(): ConsoleSearch[] {
   return [
     { name: 'corporates', path: '/rest/v1/corporates/search', search: corporateSearch },
     { name: 'jobs', path: '/rest/v1/jobs/search', search: jobSearch },
-  ].map(({ name, path, search }) => ({
-    name: name as ConsoleSearch['name'],
-    path,
-    filters: filtersOf(search),
-    sortFields: [...Object.keys(search.sort.fields), ...Object.keys(search.sort.aliases)],
-    defaultSort: search.sort.default,
-  }));
+  ].map(({ name, path, search }) => {
+    const filters = filtersOf(search);
+    const filterKeys = new Set(filters.map((filter) => filter.key));
+    return {
+      name: name as ConsoleSearch['name'],
+      path,
+      filters,
+      sortFields: [...Object.keys(search.sort.fields), ...Object.keys(search.sort.aliases)],
+      defaultSort: search.sort.default,
+      fieldLabels: labelled(recordFieldNames[search.index]),
+      facets: facetNames(search)
+        .filter((key) => filterKeys.has(key))
+        .map((key) => ({ key, label: labelJa(key) })),
+      ...(name === 'corporates' ? { postingFilters: postingFiltersOf(corporateSearch, jobSearch) } : {}),
+    };
+  });
 }
