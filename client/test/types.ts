@@ -66,6 +66,34 @@ export async function typeTests(): Promise<void> {
   const { suggestions } = await api.suggest('マルカ', { limit: 5 });
   expectTypeOf(suggestions).toEqualTypeOf<Suggestion[]>();
 
+  // readonly lists (`as const`, ReadonlyArray) wherever a request takes a list of values
+  const kanto = [13, 14] as const;
+  const logistics: readonly string[] = ['物流', '運輸'];
+  await api.searchCorporates({
+    prefectureIdOr: kanto,
+    corporateNamePartialMatchOr: logistics,
+    filters: { prefectureId: { any: kanto }, corporateName: { anyContains: ['物流'] as const } },
+    filterGroups: [{ jobMediaId: { any: [3] as const } }] as const,
+    facets: ['prefectureId', 'jobMediaId'] as const,
+    fields: ['corporateNumber', 'name'] as const,
+  });
+  await api.countJobs({ filters: { jobDescription: { anyContains: ['未経験歓迎'] as const } } });
+  await api.exportCorporates({ prefectureIdOr: kanto, fields: ['corporateNumber'] as const, maxCredits: 5 });
+  for await (const job of api.eachJob({ filters: { mediaId: { any: [3, 5] as const } } })) void job;
+  await api.match([{ name: 'マルカ物流', prefectureId: 14 }] as const);
+
+  // EXPECT-ERROR const-value: an `as const` list of names where the filter takes master ids
+  // @ts-expect-error
+  await api.searchCorporates({ filters: { prefectureId: { any: ['Tokyo'] as const } } });
+
+  // EXPECT-ERROR const-facet: an `as const` list naming a facet that does not exist
+  // @ts-expect-error
+  await api.searchCorporates({ facets: ['prefecture'] as const });
+
+  // EXPECT-ERROR const-flat: an `as const` list of ids where a flat filter takes text
+  // @ts-expect-error
+  await api.searchCorporates({ corporateNamePartialMatchOr: kanto });
+
   // EXPECT-ERROR match-name: a match record without a name
   // @ts-expect-error
   await api.match([{ prefectureId: 13 }]);

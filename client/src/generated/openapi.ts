@@ -522,7 +522,7 @@ export interface components {
         };
         MatchRequest: {
             /** @description The rows to match, 1 to 1,000 per request. */
-            records: components["schemas"]["MatchRecord"][];
+            records: readonly components["schemas"]["MatchRecord"][];
             /**
              * @description Candidates per record at most, best first.
              * @default 3
@@ -887,65 +887,65 @@ export interface components {
              */
             includeTotalResults?: boolean;
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
-            facets?: ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
+            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
-            filterGroups?: components["schemas"]["CorporateFilters"][];
+            filterGroups?: readonly components["schemas"]["CorporateFilters"][];
             /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
-            corporateNameOr?: string[];
+            corporateNameOr?: readonly string[];
             /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
-            corporateNameNot?: string[];
+            corporateNameNot?: readonly string[];
             /** @description Company name contains the string. Matches when the text contains any of the strings. */
-            corporateNamePartialMatchOr?: string[];
+            corporateNamePartialMatchOr?: readonly string[];
             /** @description Company name contains the string. Excludes records whose text contains any of the strings. */
-            corporateNamePartialMatchNot?: string[];
+            corporateNamePartialMatchNot?: readonly string[];
             /** @description 13-digit corporate number. Matches when the value is any of the listed ones. */
-            corporateNumberOr?: string[];
+            corporateNumberOr?: readonly string[];
             /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-            prefectureIdOr?: number[];
+            prefectureIdOr?: readonly number[];
             /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-            prefectureIdNot?: number[];
+            prefectureIdNot?: readonly number[];
             /** @description City name contains the string. Matches when the text contains any of the strings. */
-            cityNamePartialMatchOr?: string[];
+            cityNamePartialMatchOr?: readonly string[];
             /** @description City name contains the string. Excludes records whose text contains any of the strings. */
-            cityNamePartialMatchNot?: string[];
+            cityNamePartialMatchNot?: readonly string[];
             /** @description Address after the city contains the string. Matches when the text contains any of the strings. */
-            streetAddressPartialMatchOr?: string[];
+            streetAddressPartialMatchOr?: readonly string[];
             /** @description Address after the city contains the string. Excludes records whose text contains any of the strings. */
-            streetAddressPartialMatchNot?: string[];
+            streetAddressPartialMatchNot?: readonly string[];
             /** @description Major industry class (industries master id). Matches when the value is any of the listed ones. */
-            industryCategoryIdOr?: number[];
+            industryCategoryIdOr?: readonly number[];
             /** @description Major industry class (industries master id). Excludes records with any of the listed values. */
-            industryCategoryIdNot?: number[];
+            industryCategoryIdNot?: readonly number[];
             /** @description Minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-            industrySubCategoryIdOr?: number[];
+            industrySubCategoryIdOr?: readonly number[];
             /** @description Minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-            industrySubCategoryIdNot?: number[];
+            industrySubCategoryIdNot?: readonly number[];
             /** @description Major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-            businessCategoryIdOr?: number[];
+            businessCategoryIdOr?: readonly number[];
             /** @description Major business-type class (business-types master id). Excludes records with any of the listed values. */
-            businessCategoryIdNot?: number[];
+            businessCategoryIdNot?: readonly number[];
             /** @description Minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-            businessSubCategoryIdOr?: number[];
+            businessSubCategoryIdOr?: readonly number[];
             /** @description Minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-            businessSubCategoryIdNot?: number[];
+            businessSubCategoryIdNot?: readonly number[];
             /** @description Legal form of the company. Matches when the value is any of the listed ones. */
-            corporateTypeOr?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateTypeOr?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Legal form of the company. Excludes records with any of the listed values. */
-            corporateTypeNot?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateTypeNot?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-            marketCodeOr?: string[];
+            marketCodeOr?: readonly string[];
             /** @description Listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-            marketCodeNot?: string[];
+            marketCodeNot?: readonly string[];
             /** @description true: listed on at least one market; false: unlisted; null: no condition. */
             isListed?: boolean | null;
             /** @description Revenue range. Matches when the value is any of the listed ones. */
-            revenueRangeOr?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            revenueRangeOr?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Revenue range. Excludes records with any of the listed values. */
-            revenueRangeNot?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            revenueRangeNot?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Headcount, inclusive bounds. Inclusive lower bound. */
             employeeCountMin?: number;
             /** @description Headcount, inclusive bounds. Inclusive upper bound. */
@@ -987,13 +987,13 @@ export interface components {
             /** @description Headcount increase over 12 months, inclusive bounds. Inclusive upper bound. */
             employeeDiff12mMax?: number;
             /** @description Headcount transition flags contain the string. Matches when the text contains any of the strings. */
-            employeeTransitionPartialMatchOr?: string[];
+            employeeTransitionPartialMatchOr?: readonly string[];
             /** @description Headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-            employeeTransitionPartialMatchNot?: string[];
+            employeeTransitionPartialMatchNot?: readonly string[];
             /** @description Latest funding series. Matches when the value is any of the listed ones. */
-            fundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesOr?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Latest funding series. Excludes records with any of the listed values. */
-            fundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesNot?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /**
              * Format: int64
              * @description Total ad spend in yen, inclusive bounds. Inclusive lower bound.
@@ -1005,33 +1005,33 @@ export interface components {
              */
             totalAdCostMax?: number;
             /** @description Annual paid-media spend range. Matches when the value is any of the listed ones. */
-            paidMediaSpendOr?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            paidMediaSpendOr?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Annual paid-media spend range. Excludes records with any of the listed values. */
-            paidMediaSpendNot?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            paidMediaSpendNot?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-            paidMediaUsedMediaIdOr?: number[];
+            paidMediaUsedMediaIdOr?: readonly number[];
             /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-            paidMediaUsedMediaIdNot?: number[];
+            paidMediaUsedMediaIdNot?: readonly number[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-            summaryPartialMatchOr?: string[];
+            summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-            summaryPartialMatchAnd?: string[];
+            summaryPartialMatchAnd?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-            summaryPartialMatchNot?: string[];
+            summaryPartialMatchNot?: readonly string[];
             /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. Matches when the value is any of the listed ones. */
-            furiganaPrefixOr?: string[];
+            furiganaPrefixOr?: readonly string[];
             /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
-            jobTitlePartialMatchOr?: string[];
+            jobTitlePartialMatchOr?: readonly string[];
             /** @description A posting whose title contains the string (Not: no posting does). Excludes records whose text contains any of the strings. */
-            jobTitlePartialMatchNot?: string[];
+            jobTitlePartialMatchNot?: readonly string[];
             /** @description A posting on one of these media (Not: no posting on them). Matches when the value is any of the listed ones. */
-            jobMediaIdOr?: number[];
+            jobMediaIdOr?: readonly number[];
             /** @description A posting on one of these media (Not: no posting on them). Excludes records with any of the listed values. */
-            jobMediaIdNot?: number[];
+            jobMediaIdNot?: readonly number[];
             /** @description A posting with one of these employment types (Not: no posting with them). Matches when the value is any of the listed ones. */
-            jobEmploymentTypeIdOr?: number[];
+            jobEmploymentTypeIdOr?: readonly number[];
             /** @description A posting with one of these employment types (Not: no posting with them). Excludes records with any of the listed values. */
-            jobEmploymentTypeIdNot?: number[];
+            jobEmploymentTypeIdNot?: readonly number[];
             /**
              * Format: int64
              * @description A posting whose minimum salary (yen) lies within the bounds. Inclusive lower bound.
@@ -1043,13 +1043,13 @@ export interface components {
              */
             jobSalaryMax?: number;
             /** @description A posting in one of these major job categories (Not: none in them). Matches when the value is any of the listed ones. */
-            jobCategoryIdOr?: number[];
+            jobCategoryIdOr?: readonly number[];
             /** @description A posting in one of these major job categories (Not: none in them). Excludes records with any of the listed values. */
-            jobCategoryIdNot?: number[];
+            jobCategoryIdNot?: readonly number[];
             /** @description A posting in one of these minor job categories (Not: none in them). Matches when the value is any of the listed ones. */
-            jobSubCategoryIdOr?: number[];
+            jobSubCategoryIdOr?: readonly number[];
             /** @description A posting in one of these minor job categories (Not: none in them). Excludes records with any of the listed values. */
-            jobSubCategoryIdNot?: number[];
+            jobSubCategoryIdNot?: readonly number[];
             /**
              * Format: date
              * @description A posting opened within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
@@ -1087,7 +1087,7 @@ export interface components {
              */
             jobCreatedAtTo?: string;
             /** @description A posting with one of these ad plan names. Matches when the value is any of the listed ones. */
-            jobAdPlanOr?: string[];
+            jobAdPlanOr?: readonly string[];
             /** @description A posting that has (true) / lacks (false) a contact e-mail. */
             jobHasContactEmail?: boolean;
             /** @description A posting that has (true) / lacks (false) a contact phone number. */
@@ -1099,11 +1099,11 @@ export interface components {
             /** @description A posting planning to hire at least this many (its minimum planned hires). Inclusive lower bound. */
             jobHiringPlanMinAtLeast?: number;
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains any of the strings. */
-            jobDescriptionPartialMatchOr?: string[];
+            jobDescriptionPartialMatchOr?: readonly string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains all of the strings. */
-            jobDescriptionPartialMatchAnd?: string[];
+            jobDescriptionPartialMatchAnd?: readonly string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
-            jobDescriptionPartialMatchNot?: string[];
+            jobDescriptionPartialMatchNot?: readonly string[];
             /**
              * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
@@ -1120,104 +1120,104 @@ export interface components {
             /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. / Company name contains the string. */
             corporateName?: {
                 /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
                 /** @description Company name contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Company name contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description 13-digit corporate number. */
             corporateNumber?: {
                 /** @description 13-digit corporate number. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
             };
             /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). */
             prefectureId?: {
                 /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of prefectureId. Prefecture of the head office (prefecture master id, JIS code 1-47). */
             corporatePrefectureId?: {
                 /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description City name contains the string. */
             cityName?: {
                 /** @description City name contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description City name contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Address after the city contains the string. */
             streetAddress?: {
                 /** @description Address after the city contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Address after the city contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Major industry class (industries master id). */
             industryCategoryId?: {
                 /** @description Major industry class (industries master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Major industry class (industries master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Minor industry class (industries master sub-category id). */
             industrySubCategoryId?: {
                 /** @description Minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Major business-type class (business-types master id). */
             businessCategoryId?: {
                 /** @description Major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Major business-type class (business-types master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Minor business-type class (business-types master sub-category id). */
             businessSubCategoryId?: {
                 /** @description Minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Legal form of the company. */
             corporateType?: {
                 /** @description Legal form of the company. Matches when the value is any of the listed ones. */
-                any?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+                any?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
                 /** @description Legal form of the company. Excludes records with any of the listed values. */
-                none?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+                none?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             };
             /** @description Listed on one of these markets (markets master code). */
             marketCode?: {
                 /** @description Listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
             };
             /** @description Alias of marketCode. Listed on one of these markets (markets master code). */
             corporateMarketCode?: {
                 /** @description Listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
             };
             /** @description true: listed on at least one market; false: unlisted; null: no condition. */
             isListed?: boolean | null;
             /** @description Revenue range. */
             revenueRange?: {
                 /** @description Revenue range. Matches when the value is any of the listed ones. */
-                any?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+                any?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
                 /** @description Revenue range. Excludes records with any of the listed values. */
-                none?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+                none?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             };
             /** @description Headcount, inclusive bounds. */
             employeeCount?: {
@@ -1284,16 +1284,16 @@ export interface components {
             /** @description Headcount transition flags contain the string. */
             employeeTransition?: {
                 /** @description Headcount transition flags contain the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Latest funding series. */
             fundingSeries?: {
                 /** @description Latest funding series. Matches when the value is any of the listed ones. */
-                any?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+                any?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
                 /** @description Latest funding series. Excludes records with any of the listed values. */
-                none?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+                none?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             };
             /** @description Total ad spend in yen, inclusive bounds. */
             totalAdCost?: {
@@ -1311,16 +1311,16 @@ export interface components {
             /** @description Annual paid-media spend range. */
             paidMediaSpend?: {
                 /** @description Annual paid-media spend range. Matches when the value is any of the listed ones. */
-                any?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+                any?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
                 /** @description Annual paid-media spend range. Excludes records with any of the listed values. */
-                none?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+                none?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             };
             /** @description Has a paid listing on one of these media (media master id). */
             paidMediaUsedMediaId?: {
                 /** @description Has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
             workLocationCount?: {
@@ -1332,51 +1332,51 @@ export interface components {
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
             summary?: {
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-                allContains?: string[];
+                allContains?: readonly string[];
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. */
             furiganaPrefix?: {
                 /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
             };
             /** @description A posting whose title contains the string (Not: no posting does). */
             jobTitle?: {
                 /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description A posting whose title contains the string (Not: no posting does). Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description A posting on one of these media (Not: no posting on them). */
             jobMediaId?: {
                 /** @description A posting on one of these media (Not: no posting on them). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description A posting on one of these media (Not: no posting on them). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of jobMediaId. A posting on one of these media (Not: no posting on them). */
             mediaId?: {
                 /** @description A posting on one of these media (Not: no posting on them). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description A posting on one of these media (Not: no posting on them). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description A posting with one of these employment types (Not: no posting with them). */
             jobEmploymentTypeId?: {
                 /** @description A posting with one of these employment types (Not: no posting with them). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description A posting with one of these employment types (Not: no posting with them). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of jobEmploymentTypeId. A posting with one of these employment types (Not: no posting with them). */
             employmentTypeId?: {
                 /** @description A posting with one of these employment types (Not: no posting with them). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description A posting with one of these employment types (Not: no posting with them). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description A posting whose minimum salary (yen) lies within the bounds. */
             jobSalary?: {
@@ -1394,16 +1394,16 @@ export interface components {
             /** @description A posting in one of these major job categories (Not: none in them). */
             jobCategoryId?: {
                 /** @description A posting in one of these major job categories (Not: none in them). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description A posting in one of these major job categories (Not: none in them). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description A posting in one of these minor job categories (Not: none in them). */
             jobSubCategoryId?: {
                 /** @description A posting in one of these minor job categories (Not: none in them). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description A posting in one of these minor job categories (Not: none in them). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description A posting opened within the dates, inclusive. */
             jobOpenedOn?: {
@@ -1453,7 +1453,7 @@ export interface components {
             /** @description A posting with one of these ad plan names. */
             jobAdPlan?: {
                 /** @description A posting with one of these ad plan names. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
             };
             /** @description A posting that has (true) / lacks (false) a contact e-mail. */
             jobHasContactEmail?: boolean;
@@ -1471,11 +1471,11 @@ export interface components {
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). */
             jobDescription?: {
                 /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains all of the strings. */
-                allContains?: string[];
+                allContains?: readonly string[];
                 /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. */
             updatedAt?: {
@@ -1515,63 +1515,63 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
-            filterGroups?: components["schemas"]["CorporateFilters"][];
+            filterGroups?: readonly components["schemas"]["CorporateFilters"][];
             /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
-            corporateNameOr?: string[];
+            corporateNameOr?: readonly string[];
             /** @description Company name equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
-            corporateNameNot?: string[];
+            corporateNameNot?: readonly string[];
             /** @description Company name contains the string. Matches when the text contains any of the strings. */
-            corporateNamePartialMatchOr?: string[];
+            corporateNamePartialMatchOr?: readonly string[];
             /** @description Company name contains the string. Excludes records whose text contains any of the strings. */
-            corporateNamePartialMatchNot?: string[];
+            corporateNamePartialMatchNot?: readonly string[];
             /** @description 13-digit corporate number. Matches when the value is any of the listed ones. */
-            corporateNumberOr?: string[];
+            corporateNumberOr?: readonly string[];
             /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-            prefectureIdOr?: number[];
+            prefectureIdOr?: readonly number[];
             /** @description Prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-            prefectureIdNot?: number[];
+            prefectureIdNot?: readonly number[];
             /** @description City name contains the string. Matches when the text contains any of the strings. */
-            cityNamePartialMatchOr?: string[];
+            cityNamePartialMatchOr?: readonly string[];
             /** @description City name contains the string. Excludes records whose text contains any of the strings. */
-            cityNamePartialMatchNot?: string[];
+            cityNamePartialMatchNot?: readonly string[];
             /** @description Address after the city contains the string. Matches when the text contains any of the strings. */
-            streetAddressPartialMatchOr?: string[];
+            streetAddressPartialMatchOr?: readonly string[];
             /** @description Address after the city contains the string. Excludes records whose text contains any of the strings. */
-            streetAddressPartialMatchNot?: string[];
+            streetAddressPartialMatchNot?: readonly string[];
             /** @description Major industry class (industries master id). Matches when the value is any of the listed ones. */
-            industryCategoryIdOr?: number[];
+            industryCategoryIdOr?: readonly number[];
             /** @description Major industry class (industries master id). Excludes records with any of the listed values. */
-            industryCategoryIdNot?: number[];
+            industryCategoryIdNot?: readonly number[];
             /** @description Minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-            industrySubCategoryIdOr?: number[];
+            industrySubCategoryIdOr?: readonly number[];
             /** @description Minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-            industrySubCategoryIdNot?: number[];
+            industrySubCategoryIdNot?: readonly number[];
             /** @description Major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-            businessCategoryIdOr?: number[];
+            businessCategoryIdOr?: readonly number[];
             /** @description Major business-type class (business-types master id). Excludes records with any of the listed values. */
-            businessCategoryIdNot?: number[];
+            businessCategoryIdNot?: readonly number[];
             /** @description Minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-            businessSubCategoryIdOr?: number[];
+            businessSubCategoryIdOr?: readonly number[];
             /** @description Minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-            businessSubCategoryIdNot?: number[];
+            businessSubCategoryIdNot?: readonly number[];
             /** @description Legal form of the company. Matches when the value is any of the listed ones. */
-            corporateTypeOr?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateTypeOr?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Legal form of the company. Excludes records with any of the listed values. */
-            corporateTypeNot?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateTypeNot?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-            marketCodeOr?: string[];
+            marketCodeOr?: readonly string[];
             /** @description Listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-            marketCodeNot?: string[];
+            marketCodeNot?: readonly string[];
             /** @description true: listed on at least one market; false: unlisted; null: no condition. */
             isListed?: boolean | null;
             /** @description Revenue range. Matches when the value is any of the listed ones. */
-            revenueRangeOr?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            revenueRangeOr?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Revenue range. Excludes records with any of the listed values. */
-            revenueRangeNot?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            revenueRangeNot?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Headcount, inclusive bounds. Inclusive lower bound. */
             employeeCountMin?: number;
             /** @description Headcount, inclusive bounds. Inclusive upper bound. */
@@ -1613,13 +1613,13 @@ export interface components {
             /** @description Headcount increase over 12 months, inclusive bounds. Inclusive upper bound. */
             employeeDiff12mMax?: number;
             /** @description Headcount transition flags contain the string. Matches when the text contains any of the strings. */
-            employeeTransitionPartialMatchOr?: string[];
+            employeeTransitionPartialMatchOr?: readonly string[];
             /** @description Headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-            employeeTransitionPartialMatchNot?: string[];
+            employeeTransitionPartialMatchNot?: readonly string[];
             /** @description Latest funding series. Matches when the value is any of the listed ones. */
-            fundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesOr?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Latest funding series. Excludes records with any of the listed values. */
-            fundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesNot?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /**
              * Format: int64
              * @description Total ad spend in yen, inclusive bounds. Inclusive lower bound.
@@ -1631,33 +1631,33 @@ export interface components {
              */
             totalAdCostMax?: number;
             /** @description Annual paid-media spend range. Matches when the value is any of the listed ones. */
-            paidMediaSpendOr?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            paidMediaSpendOr?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Annual paid-media spend range. Excludes records with any of the listed values. */
-            paidMediaSpendNot?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            paidMediaSpendNot?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-            paidMediaUsedMediaIdOr?: number[];
+            paidMediaUsedMediaIdOr?: readonly number[];
             /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-            paidMediaUsedMediaIdNot?: number[];
+            paidMediaUsedMediaIdNot?: readonly number[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-            summaryPartialMatchOr?: string[];
+            summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-            summaryPartialMatchAnd?: string[];
+            summaryPartialMatchAnd?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-            summaryPartialMatchNot?: string[];
+            summaryPartialMatchNot?: readonly string[];
             /** @description The reading (furigana) starts with one of the strings, compared as name keys (kana, width and spaces folded); companies without a reading never match. Matches when the value is any of the listed ones. */
-            furiganaPrefixOr?: string[];
+            furiganaPrefixOr?: readonly string[];
             /** @description A posting whose title contains the string (Not: no posting does). Matches when the text contains any of the strings. */
-            jobTitlePartialMatchOr?: string[];
+            jobTitlePartialMatchOr?: readonly string[];
             /** @description A posting whose title contains the string (Not: no posting does). Excludes records whose text contains any of the strings. */
-            jobTitlePartialMatchNot?: string[];
+            jobTitlePartialMatchNot?: readonly string[];
             /** @description A posting on one of these media (Not: no posting on them). Matches when the value is any of the listed ones. */
-            jobMediaIdOr?: number[];
+            jobMediaIdOr?: readonly number[];
             /** @description A posting on one of these media (Not: no posting on them). Excludes records with any of the listed values. */
-            jobMediaIdNot?: number[];
+            jobMediaIdNot?: readonly number[];
             /** @description A posting with one of these employment types (Not: no posting with them). Matches when the value is any of the listed ones. */
-            jobEmploymentTypeIdOr?: number[];
+            jobEmploymentTypeIdOr?: readonly number[];
             /** @description A posting with one of these employment types (Not: no posting with them). Excludes records with any of the listed values. */
-            jobEmploymentTypeIdNot?: number[];
+            jobEmploymentTypeIdNot?: readonly number[];
             /**
              * Format: int64
              * @description A posting whose minimum salary (yen) lies within the bounds. Inclusive lower bound.
@@ -1669,13 +1669,13 @@ export interface components {
              */
             jobSalaryMax?: number;
             /** @description A posting in one of these major job categories (Not: none in them). Matches when the value is any of the listed ones. */
-            jobCategoryIdOr?: number[];
+            jobCategoryIdOr?: readonly number[];
             /** @description A posting in one of these major job categories (Not: none in them). Excludes records with any of the listed values. */
-            jobCategoryIdNot?: number[];
+            jobCategoryIdNot?: readonly number[];
             /** @description A posting in one of these minor job categories (Not: none in them). Matches when the value is any of the listed ones. */
-            jobSubCategoryIdOr?: number[];
+            jobSubCategoryIdOr?: readonly number[];
             /** @description A posting in one of these minor job categories (Not: none in them). Excludes records with any of the listed values. */
-            jobSubCategoryIdNot?: number[];
+            jobSubCategoryIdNot?: readonly number[];
             /**
              * Format: date
              * @description A posting opened within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
@@ -1713,7 +1713,7 @@ export interface components {
              */
             jobCreatedAtTo?: string;
             /** @description A posting with one of these ad plan names. Matches when the value is any of the listed ones. */
-            jobAdPlanOr?: string[];
+            jobAdPlanOr?: readonly string[];
             /** @description A posting that has (true) / lacks (false) a contact e-mail. */
             jobHasContactEmail?: boolean;
             /** @description A posting that has (true) / lacks (false) a contact phone number. */
@@ -1725,11 +1725,11 @@ export interface components {
             /** @description A posting planning to hire at least this many (its minimum planned hires). Inclusive lower bound. */
             jobHiringPlanMinAtLeast?: number;
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains any of the strings. */
-            jobDescriptionPartialMatchOr?: string[];
+            jobDescriptionPartialMatchOr?: readonly string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Matches when the text contains all of the strings. */
-            jobDescriptionPartialMatchAnd?: string[];
+            jobDescriptionPartialMatchAnd?: readonly string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
-            jobDescriptionPartialMatchNot?: string[];
+            jobDescriptionPartialMatchNot?: readonly string[];
             /**
              * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
@@ -1761,47 +1761,47 @@ export interface components {
              */
             includeTotalResults?: boolean;
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. */
-            facets?: ("mediaId" | "jobMediaId" | "jobCategoryId" | "jobSubCategoryId" | "employmentTypeId" | "jobEmploymentTypeId" | "corporatePrefectureId" | "prefectureId" | "corporateIndustryCategoryId" | "industryCategoryId" | "corporateIndustrySubCategoryId" | "industrySubCategoryId" | "corporateBusinessCategoryId" | "businessCategoryId" | "corporateBusinessSubCategoryId" | "businessSubCategoryId" | "corporateMarketCode" | "marketCode" | "corporatePaidMediaUsedMediaId" | "paidMediaUsedMediaId")[];
+            facets?: readonly ("mediaId" | "jobMediaId" | "jobCategoryId" | "jobSubCategoryId" | "employmentTypeId" | "jobEmploymentTypeId" | "corporatePrefectureId" | "prefectureId" | "corporateIndustryCategoryId" | "industryCategoryId" | "corporateIndustrySubCategoryId" | "industrySubCategoryId" | "corporateBusinessCategoryId" | "businessCategoryId" | "corporateBusinessSubCategoryId" | "businessSubCategoryId" | "corporateMarketCode" | "marketCode" | "corporatePaidMediaUsedMediaId" | "paidMediaUsedMediaId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: ("id" | "shortId" | "corporateNumber" | "corporateName" | "mediaId" | "mediaName" | "title" | "url" | "jobPostingUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "salaryUnit" | "hiringPlanMin" | "hiringPlanMax" | "employmentTypeId" | "employmentTypeName" | "jobCategoryId" | "jobCategoryName" | "jobSubCategoryId" | "jobSubCategoryName" | "adPlan" | "contactName" | "contactEmail" | "contactPhoneNumber" | "hasDispatchLicense" | "hasRecruitmentLicense" | "workLocation" | "updatedAt" | "descriptionSnippets")[];
+            fields?: readonly ("id" | "shortId" | "corporateNumber" | "corporateName" | "mediaId" | "mediaName" | "title" | "url" | "jobPostingUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "salaryUnit" | "hiringPlanMin" | "hiringPlanMax" | "employmentTypeId" | "employmentTypeName" | "jobCategoryId" | "jobCategoryName" | "jobSubCategoryId" | "jobSubCategoryName" | "adPlan" | "contactName" | "contactEmail" | "contactPhoneNumber" | "hasDispatchLicense" | "hasRecruitmentLicense" | "workLocation" | "updatedAt" | "descriptionSnippets")[];
             sort?: components["schemas"]["SortJob"];
             filters?: components["schemas"]["JobFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
-            filterGroups?: components["schemas"]["JobFilters"][];
+            filterGroups?: readonly components["schemas"]["JobFilters"][];
             /** @description Job title equals the string exactly. Matches when the value is any of the listed ones. */
-            jobTitleOr?: string[];
+            jobTitleOr?: readonly string[];
             /** @description Job title equals the string exactly. Excludes records with any of the listed values. */
-            jobTitleNot?: string[];
+            jobTitleNot?: readonly string[];
             /** @description Job title contains the string. Matches when the text contains any of the strings. */
-            jobTitlePartialMatchOr?: string[];
+            jobTitlePartialMatchOr?: readonly string[];
             /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
-            jobTitlePartialMatchNot?: string[];
+            jobTitlePartialMatchNot?: readonly string[];
             /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
-            corporateNameOr?: string[];
+            corporateNameOr?: readonly string[];
             /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
-            corporateNameNot?: string[];
+            corporateNameNot?: readonly string[];
             /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
-            corporateNamePartialMatchOr?: string[];
+            corporateNamePartialMatchOr?: readonly string[];
             /** @description Name of the linked company contains the string. Excludes records whose text contains any of the strings. */
-            corporateNamePartialMatchNot?: string[];
+            corporateNamePartialMatchNot?: readonly string[];
             /** @description Job medium (media master id). Matches when the value is any of the listed ones. */
-            mediaIdOr?: number[];
+            mediaIdOr?: readonly number[];
             /** @description Job medium (media master id). Excludes records with any of the listed values. */
-            mediaIdNot?: number[];
+            mediaIdNot?: readonly number[];
             /** @description Major job category (job-categories master id). Matches when the value is any of the listed ones. */
-            jobCategoryIdOr?: number[];
+            jobCategoryIdOr?: readonly number[];
             /** @description Major job category (job-categories master id). Excludes records with any of the listed values. */
-            jobCategoryIdNot?: number[];
+            jobCategoryIdNot?: readonly number[];
             /** @description Minor job category (job-categories master sub-category id). Matches when the value is any of the listed ones. */
-            jobSubCategoryIdOr?: number[];
+            jobSubCategoryIdOr?: readonly number[];
             /** @description Minor job category (job-categories master sub-category id). Excludes records with any of the listed values. */
-            jobSubCategoryIdNot?: number[];
+            jobSubCategoryIdNot?: readonly number[];
             /** @description Employment type (employment-types master id). Matches when the value is any of the listed ones. */
-            employmentTypeIdOr?: number[];
+            employmentTypeIdOr?: readonly number[];
             /** @description Employment type (employment-types master id). Excludes records with any of the listed values. */
-            employmentTypeIdNot?: number[];
+            employmentTypeIdNot?: readonly number[];
             /** @description Ad plan name. Matches when the value is any of the listed ones. */
-            adPlanOr?: string[];
+            adPlanOr?: readonly string[];
             /**
              * Format: int64
              * @description Minimum salary of the posting (yen), inclusive bounds. Inclusive lower bound.
@@ -1857,63 +1857,63 @@ export interface components {
              */
             jobDeadlineOnTo?: string;
             /** @description 13-digit corporate number of the linked company. Matches when the value is any of the listed ones. */
-            corporateNumberOr?: string[];
+            corporateNumberOr?: readonly string[];
             /** @description Minimum planned hires is at least this many. Inclusive lower bound. */
             hiringPlanMinAtLeast?: number;
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-            jobDescriptionPartialMatchOr?: string[];
+            jobDescriptionPartialMatchOr?: readonly string[];
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-            jobDescriptionPartialMatchAnd?: string[];
+            jobDescriptionPartialMatchAnd?: readonly string[];
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-            jobDescriptionPartialMatchNot?: string[];
+            jobDescriptionPartialMatchNot?: readonly string[];
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-            summaryPartialMatchOr?: string[];
+            summaryPartialMatchOr?: readonly string[];
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-            summaryPartialMatchAnd?: string[];
+            summaryPartialMatchAnd?: readonly string[];
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-            summaryPartialMatchNot?: string[];
+            summaryPartialMatchNot?: readonly string[];
             /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-            corporatePrefectureIdOr?: number[];
+            corporatePrefectureIdOr?: readonly number[];
             /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-            corporatePrefectureIdNot?: number[];
+            corporatePrefectureIdNot?: readonly number[];
             /** @description Linked company: city name contains the string. Matches when the text contains any of the strings. */
-            corporateCityNamePartialMatchOr?: string[];
+            corporateCityNamePartialMatchOr?: readonly string[];
             /** @description Linked company: city name contains the string. Excludes records whose text contains any of the strings. */
-            corporateCityNamePartialMatchNot?: string[];
+            corporateCityNamePartialMatchNot?: readonly string[];
             /** @description Linked company: address after the city contains the string. Matches when the text contains any of the strings. */
-            corporateStreetAddressPartialMatchOr?: string[];
+            corporateStreetAddressPartialMatchOr?: readonly string[];
             /** @description Linked company: address after the city contains the string. Excludes records whose text contains any of the strings. */
-            corporateStreetAddressPartialMatchNot?: string[];
+            corporateStreetAddressPartialMatchNot?: readonly string[];
             /** @description Linked company: major industry class (industries master id). Matches when the value is any of the listed ones. */
-            corporateIndustryCategoryIdOr?: number[];
+            corporateIndustryCategoryIdOr?: readonly number[];
             /** @description Linked company: major industry class (industries master id). Excludes records with any of the listed values. */
-            corporateIndustryCategoryIdNot?: number[];
+            corporateIndustryCategoryIdNot?: readonly number[];
             /** @description Linked company: minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-            corporateIndustrySubCategoryIdOr?: number[];
+            corporateIndustrySubCategoryIdOr?: readonly number[];
             /** @description Linked company: minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-            corporateIndustrySubCategoryIdNot?: number[];
+            corporateIndustrySubCategoryIdNot?: readonly number[];
             /** @description Linked company: major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-            corporateBusinessCategoryIdOr?: number[];
+            corporateBusinessCategoryIdOr?: readonly number[];
             /** @description Linked company: major business-type class (business-types master id). Excludes records with any of the listed values. */
-            corporateBusinessCategoryIdNot?: number[];
+            corporateBusinessCategoryIdNot?: readonly number[];
             /** @description Linked company: minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-            corporateBusinessSubCategoryIdOr?: number[];
+            corporateBusinessSubCategoryIdOr?: readonly number[];
             /** @description Linked company: minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-            corporateBusinessSubCategoryIdNot?: number[];
+            corporateBusinessSubCategoryIdNot?: readonly number[];
             /** @description Linked company: legal form of the company. Matches when the value is any of the listed ones. */
-            corporateCorporateTypeOr?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateCorporateTypeOr?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Linked company: legal form of the company. Excludes records with any of the listed values. */
-            corporateCorporateTypeNot?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateCorporateTypeNot?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Linked company: listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-            corporateMarketCodeOr?: string[];
+            corporateMarketCodeOr?: readonly string[];
             /** @description Linked company: listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-            corporateMarketCodeNot?: string[];
+            corporateMarketCodeNot?: readonly string[];
             /** @description Linked company: true: listed on at least one market; false: unlisted; null: no condition. */
             corporateIsListed?: boolean | null;
             /** @description Linked company: revenue range. Matches when the value is any of the listed ones. */
-            corporateRevenueRangeOr?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            corporateRevenueRangeOr?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Linked company: revenue range. Excludes records with any of the listed values. */
-            corporateRevenueRangeNot?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            corporateRevenueRangeNot?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Linked company: capital in million yen, inclusive bounds. Inclusive lower bound. */
             corporateCapitalMillionYenMin?: number;
             /** @description Linked company: capital in million yen, inclusive bounds. Inclusive upper bound. */
@@ -1931,13 +1931,13 @@ export interface components {
             /** @description Linked company: true: the company has a fax number; false: it has none. */
             corporateHasFax?: boolean;
             /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
-            corporateFundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            corporateFundingSeriesOr?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
-            corporateFundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            corporateFundingSeriesNot?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
-            fundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesOr?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
-            fundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesNot?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /**
              * Format: int64
              * @description Linked company: total ad spend in yen, inclusive bounds. Inclusive lower bound.
@@ -1949,13 +1949,13 @@ export interface components {
              */
             corporateTotalAdCostMax?: number;
             /** @description Linked company: annual paid-media spend range. Matches when the value is any of the listed ones. */
-            corporatePaidMediaSpendOr?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            corporatePaidMediaSpendOr?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Linked company: annual paid-media spend range. Excludes records with any of the listed values. */
-            corporatePaidMediaSpendNot?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            corporatePaidMediaSpendNot?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Linked company: has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-            corporatePaidMediaUsedMediaIdOr?: number[];
+            corporatePaidMediaUsedMediaIdOr?: readonly number[];
             /** @description Linked company: has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-            corporatePaidMediaUsedMediaIdNot?: number[];
+            corporatePaidMediaUsedMediaIdNot?: readonly number[];
             /** @description Linked company: headcount increase over 6 months, inclusive bounds. Inclusive lower bound. */
             corporateEmployeeDiff6mMinMin?: number;
             /** @description Linked company: headcount increase over 6 months, inclusive bounds. Inclusive upper bound. */
@@ -1965,9 +1965,9 @@ export interface components {
             /** @description Linked company: headcount increase over 12 months, inclusive bounds. Inclusive upper bound. */
             corporateEmployeeDiff12mMax?: number;
             /** @description Linked company: headcount transition flags contain the string. Matches when the text contains any of the strings. */
-            corporateEmployeeTransitionPartialMatchOr?: string[];
+            corporateEmployeeTransitionPartialMatchOr?: readonly string[];
             /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-            corporateEmployeeTransitionPartialMatchNot?: string[];
+            corporateEmployeeTransitionPartialMatchNot?: readonly string[];
             /**
              * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
@@ -1984,71 +1984,71 @@ export interface components {
             /** @description Job title equals the string exactly. / Job title contains the string. */
             jobTitle?: {
                 /** @description Job title equals the string exactly. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Job title equals the string exactly. Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
                 /** @description Job title contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. / Name of the linked company contains the string. */
             corporateName?: {
                 /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
                 /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Name of the linked company contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Job medium (media master id). */
             mediaId?: {
                 /** @description Job medium (media master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Job medium (media master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of mediaId. Job medium (media master id). */
             jobMediaId?: {
                 /** @description Job medium (media master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Job medium (media master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Major job category (job-categories master id). */
             jobCategoryId?: {
                 /** @description Major job category (job-categories master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Major job category (job-categories master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Minor job category (job-categories master sub-category id). */
             jobSubCategoryId?: {
                 /** @description Minor job category (job-categories master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Minor job category (job-categories master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Employment type (employment-types master id). */
             employmentTypeId?: {
                 /** @description Employment type (employment-types master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Employment type (employment-types master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of employmentTypeId. Employment type (employment-types master id). */
             jobEmploymentTypeId?: {
                 /** @description Employment type (employment-types master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Employment type (employment-types master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Ad plan name. */
             adPlan?: {
                 /** @description Ad plan name. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
             };
             /** @description Minimum salary of the posting (yen), inclusive bounds. */
             salary?: {
@@ -2119,7 +2119,7 @@ export interface components {
             /** @description 13-digit corporate number of the linked company. */
             corporateNumber?: {
                 /** @description 13-digit corporate number of the linked company. Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
             };
             /** @description Minimum planned hires is at least this many. */
             hiringPlanMin?: {
@@ -2129,146 +2129,146 @@ export interface components {
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). */
             jobDescription?: {
                 /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-                allContains?: string[];
+                allContains?: readonly string[];
                 /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). */
             summary?: {
                 /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-                allContains?: string[];
+                allContains?: readonly string[];
                 /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). */
             corporatePrefectureId?: {
                 /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of corporatePrefectureId. Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). */
             prefectureId?: {
                 /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Linked company: city name contains the string. */
             corporateCityName?: {
                 /** @description Linked company: city name contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Linked company: city name contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Alias of corporateCityName. Linked company: city name contains the string. */
             cityName?: {
                 /** @description Linked company: city name contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Linked company: city name contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Linked company: address after the city contains the string. */
             corporateStreetAddress?: {
                 /** @description Linked company: address after the city contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Linked company: address after the city contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Alias of corporateStreetAddress. Linked company: address after the city contains the string. */
             streetAddress?: {
                 /** @description Linked company: address after the city contains the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Linked company: address after the city contains the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Linked company: major industry class (industries master id). */
             corporateIndustryCategoryId?: {
                 /** @description Linked company: major industry class (industries master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: major industry class (industries master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of corporateIndustryCategoryId. Linked company: major industry class (industries master id). */
             industryCategoryId?: {
                 /** @description Linked company: major industry class (industries master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: major industry class (industries master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Linked company: minor industry class (industries master sub-category id). */
             corporateIndustrySubCategoryId?: {
                 /** @description Linked company: minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of corporateIndustrySubCategoryId. Linked company: minor industry class (industries master sub-category id). */
             industrySubCategoryId?: {
                 /** @description Linked company: minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Linked company: major business-type class (business-types master id). */
             corporateBusinessCategoryId?: {
                 /** @description Linked company: major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: major business-type class (business-types master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of corporateBusinessCategoryId. Linked company: major business-type class (business-types master id). */
             businessCategoryId?: {
                 /** @description Linked company: major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: major business-type class (business-types master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Linked company: minor business-type class (business-types master sub-category id). */
             corporateBusinessSubCategoryId?: {
                 /** @description Linked company: minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of corporateBusinessSubCategoryId. Linked company: minor business-type class (business-types master sub-category id). */
             businessSubCategoryId?: {
                 /** @description Linked company: minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Linked company: legal form of the company. */
             corporateCorporateType?: {
                 /** @description Linked company: legal form of the company. Matches when the value is any of the listed ones. */
-                any?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+                any?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
                 /** @description Linked company: legal form of the company. Excludes records with any of the listed values. */
-                none?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+                none?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             };
             /** @description Alias of corporateCorporateType. Linked company: legal form of the company. */
             corporateType?: {
                 /** @description Linked company: legal form of the company. Matches when the value is any of the listed ones. */
-                any?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+                any?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
                 /** @description Linked company: legal form of the company. Excludes records with any of the listed values. */
-                none?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+                none?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             };
             /** @description Linked company: listed on one of these markets (markets master code). */
             corporateMarketCode?: {
                 /** @description Linked company: listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Linked company: listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
             };
             /** @description Alias of corporateMarketCode. Linked company: listed on one of these markets (markets master code). */
             marketCode?: {
                 /** @description Linked company: listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-                any?: string[];
+                any?: readonly string[];
                 /** @description Linked company: listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-                none?: string[];
+                none?: readonly string[];
             };
             /** @description Linked company: true: listed on at least one market; false: unlisted; null: no condition. */
             corporateIsListed?: boolean | null;
@@ -2277,16 +2277,16 @@ export interface components {
             /** @description Linked company: revenue range. */
             corporateRevenueRange?: {
                 /** @description Linked company: revenue range. Matches when the value is any of the listed ones. */
-                any?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+                any?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
                 /** @description Linked company: revenue range. Excludes records with any of the listed values. */
-                none?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+                none?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             };
             /** @description Alias of corporateRevenueRange. Linked company: revenue range. */
             revenueRange?: {
                 /** @description Linked company: revenue range. Matches when the value is any of the listed ones. */
-                any?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+                any?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
                 /** @description Linked company: revenue range. Excludes records with any of the listed values. */
-                none?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+                none?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             };
             /** @description Linked company: capital in million yen, inclusive bounds. */
             corporateCapitalMillionYen?: {
@@ -2335,16 +2335,16 @@ export interface components {
             /** @description Linked company: latest funding series. */
             corporateFundingSeries?: {
                 /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
-                any?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+                any?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
                 /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
-                none?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+                none?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             };
             /** @description Alias of corporateFundingSeries. Linked company: latest funding series. */
             fundingSeries?: {
                 /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
-                any?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+                any?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
                 /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
-                none?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+                none?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             };
             /** @description Linked company: total ad spend in yen, inclusive bounds. */
             corporateTotalAdCost?: {
@@ -2375,30 +2375,30 @@ export interface components {
             /** @description Linked company: annual paid-media spend range. */
             corporatePaidMediaSpend?: {
                 /** @description Linked company: annual paid-media spend range. Matches when the value is any of the listed ones. */
-                any?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+                any?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
                 /** @description Linked company: annual paid-media spend range. Excludes records with any of the listed values. */
-                none?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+                none?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             };
             /** @description Alias of corporatePaidMediaSpend. Linked company: annual paid-media spend range. */
             paidMediaSpend?: {
                 /** @description Linked company: annual paid-media spend range. Matches when the value is any of the listed ones. */
-                any?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+                any?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
                 /** @description Linked company: annual paid-media spend range. Excludes records with any of the listed values. */
-                none?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+                none?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             };
             /** @description Linked company: has a paid listing on one of these media (media master id). */
             corporatePaidMediaUsedMediaId?: {
                 /** @description Linked company: has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Alias of corporatePaidMediaUsedMediaId. Linked company: has a paid listing on one of these media (media master id). */
             paidMediaUsedMediaId?: {
                 /** @description Linked company: has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-                any?: number[];
+                any?: readonly number[];
                 /** @description Linked company: has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-                none?: number[];
+                none?: readonly number[];
             };
             /** @description Linked company: headcount increase over 6 months, inclusive bounds. */
             corporateEmployeeDiff6mMin?: {
@@ -2438,16 +2438,16 @@ export interface components {
             /** @description Linked company: headcount transition flags contain the string. */
             corporateEmployeeTransition?: {
                 /** @description Linked company: headcount transition flags contain the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Alias of corporateEmployeeTransition. Linked company: headcount transition flags contain the string. */
             employeeTransition?: {
                 /** @description Linked company: headcount transition flags contain the string. Matches when the text contains any of the strings. */
-                anyContains?: string[];
+                anyContains?: readonly string[];
                 /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-                noneContains?: string[];
+                noneContains?: readonly string[];
             };
             /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
             corporateWorkLocationCount?: {
@@ -2501,45 +2501,45 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: ("id" | "shortId" | "corporateNumber" | "corporateName" | "mediaId" | "mediaName" | "title" | "url" | "jobPostingUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "salaryUnit" | "hiringPlanMin" | "hiringPlanMax" | "employmentTypeId" | "employmentTypeName" | "jobCategoryId" | "jobCategoryName" | "jobSubCategoryId" | "jobSubCategoryName" | "adPlan" | "contactName" | "contactEmail" | "contactPhoneNumber" | "hasDispatchLicense" | "hasRecruitmentLicense" | "workLocation" | "updatedAt" | "descriptionSnippets")[];
+            fields?: readonly ("id" | "shortId" | "corporateNumber" | "corporateName" | "mediaId" | "mediaName" | "title" | "url" | "jobPostingUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "salaryMin" | "salaryMax" | "salaryUnit" | "hiringPlanMin" | "hiringPlanMax" | "employmentTypeId" | "employmentTypeName" | "jobCategoryId" | "jobCategoryName" | "jobSubCategoryId" | "jobSubCategoryName" | "adPlan" | "contactName" | "contactEmail" | "contactPhoneNumber" | "hasDispatchLicense" | "hasRecruitmentLicense" | "workLocation" | "updatedAt" | "descriptionSnippets")[];
             sort?: components["schemas"]["SortJob"];
             filters?: components["schemas"]["JobFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
-            filterGroups?: components["schemas"]["JobFilters"][];
+            filterGroups?: readonly components["schemas"]["JobFilters"][];
             /** @description Job title equals the string exactly. Matches when the value is any of the listed ones. */
-            jobTitleOr?: string[];
+            jobTitleOr?: readonly string[];
             /** @description Job title equals the string exactly. Excludes records with any of the listed values. */
-            jobTitleNot?: string[];
+            jobTitleNot?: readonly string[];
             /** @description Job title contains the string. Matches when the text contains any of the strings. */
-            jobTitlePartialMatchOr?: string[];
+            jobTitlePartialMatchOr?: readonly string[];
             /** @description Job title contains the string. Excludes records whose text contains any of the strings. */
-            jobTitlePartialMatchNot?: string[];
+            jobTitlePartialMatchNot?: readonly string[];
             /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Matches when the value is any of the listed ones. */
-            corporateNameOr?: string[];
+            corporateNameOr?: readonly string[];
             /** @description Name of the linked company equals the string, width, case and compatibility forms folded (㈱ = (株)) as the contains filters fold them. Excludes records with any of the listed values. */
-            corporateNameNot?: string[];
+            corporateNameNot?: readonly string[];
             /** @description Name of the linked company contains the string. Matches when the text contains any of the strings. */
-            corporateNamePartialMatchOr?: string[];
+            corporateNamePartialMatchOr?: readonly string[];
             /** @description Name of the linked company contains the string. Excludes records whose text contains any of the strings. */
-            corporateNamePartialMatchNot?: string[];
+            corporateNamePartialMatchNot?: readonly string[];
             /** @description Job medium (media master id). Matches when the value is any of the listed ones. */
-            mediaIdOr?: number[];
+            mediaIdOr?: readonly number[];
             /** @description Job medium (media master id). Excludes records with any of the listed values. */
-            mediaIdNot?: number[];
+            mediaIdNot?: readonly number[];
             /** @description Major job category (job-categories master id). Matches when the value is any of the listed ones. */
-            jobCategoryIdOr?: number[];
+            jobCategoryIdOr?: readonly number[];
             /** @description Major job category (job-categories master id). Excludes records with any of the listed values. */
-            jobCategoryIdNot?: number[];
+            jobCategoryIdNot?: readonly number[];
             /** @description Minor job category (job-categories master sub-category id). Matches when the value is any of the listed ones. */
-            jobSubCategoryIdOr?: number[];
+            jobSubCategoryIdOr?: readonly number[];
             /** @description Minor job category (job-categories master sub-category id). Excludes records with any of the listed values. */
-            jobSubCategoryIdNot?: number[];
+            jobSubCategoryIdNot?: readonly number[];
             /** @description Employment type (employment-types master id). Matches when the value is any of the listed ones. */
-            employmentTypeIdOr?: number[];
+            employmentTypeIdOr?: readonly number[];
             /** @description Employment type (employment-types master id). Excludes records with any of the listed values. */
-            employmentTypeIdNot?: number[];
+            employmentTypeIdNot?: readonly number[];
             /** @description Ad plan name. Matches when the value is any of the listed ones. */
-            adPlanOr?: string[];
+            adPlanOr?: readonly string[];
             /**
              * Format: int64
              * @description Minimum salary of the posting (yen), inclusive bounds. Inclusive lower bound.
@@ -2595,63 +2595,63 @@ export interface components {
              */
             jobDeadlineOnTo?: string;
             /** @description 13-digit corporate number of the linked company. Matches when the value is any of the listed ones. */
-            corporateNumberOr?: string[];
+            corporateNumberOr?: readonly string[];
             /** @description Minimum planned hires is at least this many. Inclusive lower bound. */
             hiringPlanMinAtLeast?: number;
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-            jobDescriptionPartialMatchOr?: string[];
+            jobDescriptionPartialMatchOr?: readonly string[];
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-            jobDescriptionPartialMatchAnd?: string[];
+            jobDescriptionPartialMatchAnd?: readonly string[];
             /** @description Detail text, collected within the last month, contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-            jobDescriptionPartialMatchNot?: string[];
+            jobDescriptionPartialMatchNot?: readonly string[];
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
-            summaryPartialMatchOr?: string[];
+            summaryPartialMatchOr?: readonly string[];
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
-            summaryPartialMatchAnd?: string[];
+            summaryPartialMatchAnd?: readonly string[];
             /** @description Business summary of the linked company contains the strings (Or: any, And: all, Not: none). Excludes records whose text contains any of the strings. */
-            summaryPartialMatchNot?: string[];
+            summaryPartialMatchNot?: readonly string[];
             /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Matches when the value is any of the listed ones. */
-            corporatePrefectureIdOr?: number[];
+            corporatePrefectureIdOr?: readonly number[];
             /** @description Linked company: prefecture of the head office (prefecture master id, JIS code 1-47). Excludes records with any of the listed values. */
-            corporatePrefectureIdNot?: number[];
+            corporatePrefectureIdNot?: readonly number[];
             /** @description Linked company: city name contains the string. Matches when the text contains any of the strings. */
-            corporateCityNamePartialMatchOr?: string[];
+            corporateCityNamePartialMatchOr?: readonly string[];
             /** @description Linked company: city name contains the string. Excludes records whose text contains any of the strings. */
-            corporateCityNamePartialMatchNot?: string[];
+            corporateCityNamePartialMatchNot?: readonly string[];
             /** @description Linked company: address after the city contains the string. Matches when the text contains any of the strings. */
-            corporateStreetAddressPartialMatchOr?: string[];
+            corporateStreetAddressPartialMatchOr?: readonly string[];
             /** @description Linked company: address after the city contains the string. Excludes records whose text contains any of the strings. */
-            corporateStreetAddressPartialMatchNot?: string[];
+            corporateStreetAddressPartialMatchNot?: readonly string[];
             /** @description Linked company: major industry class (industries master id). Matches when the value is any of the listed ones. */
-            corporateIndustryCategoryIdOr?: number[];
+            corporateIndustryCategoryIdOr?: readonly number[];
             /** @description Linked company: major industry class (industries master id). Excludes records with any of the listed values. */
-            corporateIndustryCategoryIdNot?: number[];
+            corporateIndustryCategoryIdNot?: readonly number[];
             /** @description Linked company: minor industry class (industries master sub-category id). Matches when the value is any of the listed ones. */
-            corporateIndustrySubCategoryIdOr?: number[];
+            corporateIndustrySubCategoryIdOr?: readonly number[];
             /** @description Linked company: minor industry class (industries master sub-category id). Excludes records with any of the listed values. */
-            corporateIndustrySubCategoryIdNot?: number[];
+            corporateIndustrySubCategoryIdNot?: readonly number[];
             /** @description Linked company: major business-type class (business-types master id). Matches when the value is any of the listed ones. */
-            corporateBusinessCategoryIdOr?: number[];
+            corporateBusinessCategoryIdOr?: readonly number[];
             /** @description Linked company: major business-type class (business-types master id). Excludes records with any of the listed values. */
-            corporateBusinessCategoryIdNot?: number[];
+            corporateBusinessCategoryIdNot?: readonly number[];
             /** @description Linked company: minor business-type class (business-types master sub-category id). Matches when the value is any of the listed ones. */
-            corporateBusinessSubCategoryIdOr?: number[];
+            corporateBusinessSubCategoryIdOr?: readonly number[];
             /** @description Linked company: minor business-type class (business-types master sub-category id). Excludes records with any of the listed values. */
-            corporateBusinessSubCategoryIdNot?: number[];
+            corporateBusinessSubCategoryIdNot?: readonly number[];
             /** @description Linked company: legal form of the company. Matches when the value is any of the listed ones. */
-            corporateCorporateTypeOr?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateCorporateTypeOr?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Linked company: legal form of the company. Excludes records with any of the listed values. */
-            corporateCorporateTypeNot?: ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
+            corporateCorporateTypeNot?: readonly ("kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other")[];
             /** @description Linked company: listed on one of these markets (markets master code). Matches when the value is any of the listed ones. */
-            corporateMarketCodeOr?: string[];
+            corporateMarketCodeOr?: readonly string[];
             /** @description Linked company: listed on one of these markets (markets master code). Excludes records with any of the listed values. */
-            corporateMarketCodeNot?: string[];
+            corporateMarketCodeNot?: readonly string[];
             /** @description Linked company: true: listed on at least one market; false: unlisted; null: no condition. */
             corporateIsListed?: boolean | null;
             /** @description Linked company: revenue range. Matches when the value is any of the listed ones. */
-            corporateRevenueRangeOr?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            corporateRevenueRangeOr?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Linked company: revenue range. Excludes records with any of the listed values. */
-            corporateRevenueRangeNot?: ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
+            corporateRevenueRangeNot?: readonly ("under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b")[];
             /** @description Linked company: capital in million yen, inclusive bounds. Inclusive lower bound. */
             corporateCapitalMillionYenMin?: number;
             /** @description Linked company: capital in million yen, inclusive bounds. Inclusive upper bound. */
@@ -2669,13 +2669,13 @@ export interface components {
             /** @description Linked company: true: the company has a fax number; false: it has none. */
             corporateHasFax?: boolean;
             /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
-            corporateFundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            corporateFundingSeriesOr?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
-            corporateFundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            corporateFundingSeriesNot?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Linked company: latest funding series. Matches when the value is any of the listed ones. */
-            fundingSeriesOr?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesOr?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /** @description Linked company: latest funding series. Excludes records with any of the listed values. */
-            fundingSeriesNot?: ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
+            fundingSeriesNot?: readonly ("seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g")[];
             /**
              * Format: int64
              * @description Linked company: total ad spend in yen, inclusive bounds. Inclusive lower bound.
@@ -2687,13 +2687,13 @@ export interface components {
              */
             corporateTotalAdCostMax?: number;
             /** @description Linked company: annual paid-media spend range. Matches when the value is any of the listed ones. */
-            corporatePaidMediaSpendOr?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            corporatePaidMediaSpendOr?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Linked company: annual paid-media spend range. Excludes records with any of the listed values. */
-            corporatePaidMediaSpendNot?: ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
+            corporatePaidMediaSpendNot?: readonly ("none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m")[];
             /** @description Linked company: has a paid listing on one of these media (media master id). Matches when the value is any of the listed ones. */
-            corporatePaidMediaUsedMediaIdOr?: number[];
+            corporatePaidMediaUsedMediaIdOr?: readonly number[];
             /** @description Linked company: has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
-            corporatePaidMediaUsedMediaIdNot?: number[];
+            corporatePaidMediaUsedMediaIdNot?: readonly number[];
             /** @description Linked company: headcount increase over 6 months, inclusive bounds. Inclusive lower bound. */
             corporateEmployeeDiff6mMinMin?: number;
             /** @description Linked company: headcount increase over 6 months, inclusive bounds. Inclusive upper bound. */
@@ -2703,9 +2703,9 @@ export interface components {
             /** @description Linked company: headcount increase over 12 months, inclusive bounds. Inclusive upper bound. */
             corporateEmployeeDiff12mMax?: number;
             /** @description Linked company: headcount transition flags contain the string. Matches when the text contains any of the strings. */
-            corporateEmployeeTransitionPartialMatchOr?: string[];
+            corporateEmployeeTransitionPartialMatchOr?: readonly string[];
             /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
-            corporateEmployeeTransitionPartialMatchNot?: string[];
+            corporateEmployeeTransitionPartialMatchNot?: readonly string[];
             /**
              * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
