@@ -1,5 +1,5 @@
 // The query console as a list builder: builds a search body from the filter catalogue
-// (/console/catalogue.json, Japanese labels from src/catalogue/labels-ja.ts), shows it with the
+// (/console/catalogue.json, Japanese labels from src/catalogue/labels.ts), shows it with the
 // matching curl command, runs it against /rest/v1 page by page with the API's cursor, counts
 // its facets, prices and downloads an export, and keeps searches in the URL and in saved
 // searches. Plain browser JavaScript, no build step; loaded as files so a strict CSP can

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { fieldLabel, filterLabel } from '../src/catalogue/labels.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { projectRoot } from '../src/project-root.js';
@@ -195,10 +196,13 @@ describe('console list builder in headless Chromium', () => {
     const { page, problems } = await open(context);
     await enterKey(page);
     const button = page.locator('#filter-groups button[data-filter="prefectureId"]').first();
-    expect(await button.locator('.ja').textContent()).toBe('都道府県');
+    // the labels of src/catalogue/labels.ts, per search (on job search the linked company's)
+    expect(await button.locator('.ja').textContent()).toBe(filterLabel('corporates', 'prefectureId'));
     expect(await button.locator('small.api').textContent()).toBe('prefectureId');
     await pickTokyo(page);
-    expect(await page.textContent('[data-condition="prefectureId"] .title .ja')).toBe('都道府県');
+    expect(await page.textContent('[data-condition="prefectureId"] .title .ja')).toBe(
+      filterLabel('corporates', 'prefectureId'),
+    );
     await runAndWait(page, '#run');
     const headers = await page.locator('#results thead th').evaluateAll((ths) =>
       ths.map((th) => ({
@@ -209,7 +213,7 @@ describe('console list builder in headless Chromium', () => {
     );
     expect(headers.find((header) => header.field === 'phoneNumber')).toEqual({
       field: 'phoneNumber',
-      ja: '電話番号',
+      ja: fieldLabel('corporates', 'phoneNumber'),
       api: 'phoneNumber',
     });
     for (const header of headers) {
@@ -221,16 +225,21 @@ describe('console list builder in headless Chromium', () => {
     await page.selectOption('#search-kind', 'jobs');
     await page.fill('#filter-search', '');
     expect(await page.locator('#filter-groups button[data-filter="mediaId"] .ja').textContent()).toBe(
-      '求人媒体',
+      filterLabel('jobs', 'mediaId'),
     );
+    expect(
+      await page.locator('#filter-groups button[data-filter="corporatePrefectureId"] .ja').textContent(),
+    ).toBe('企業の都道府県（本社）');
     await runAndWait(page, '#run');
     expect(await page.getAttribute('#summary', 'data-total')).toBe(
       String(everyone.flatMap((e) => e.jobs).length),
     );
     expect(await page.textContent('#results th[data-field="contactPhoneNumber"] .ja')).toBe(
-      '採用担当電話番号',
+      fieldLabel('jobs', 'contactPhoneNumber'),
     );
-    expect(await page.textContent('#facets [data-facet-key="mediaId"] h3 .ja')).toBe('求人媒体');
+    expect(await page.textContent('#facets [data-facet-key="mediaId"] h3 .ja')).toBe(
+      filterLabel('jobs', 'mediaId'),
+    );
     expect(
       await page.locator('#facets button[data-facet="mediaId"][data-value="3"] .count').textContent(),
     ).toBe(String(tokyo.flatMap((e) => e.jobs).length));

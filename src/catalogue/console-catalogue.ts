@@ -9,7 +9,7 @@
  */
 import { facetNames } from '../search/facets.js';
 import { recordFieldNames } from '../search/records.js';
-import { labelJa } from './labels-ja.js';
+import { fieldLabel, filterLabel, type SearchName } from './labels.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
 import type { FilterDef, Kind, Op, SchemaObject } from './types.js';
 
@@ -33,7 +33,7 @@ export interface ConsoleMaster {
 
 export interface ConsoleFilter {
   key: string;
-  /** Japanese label, from src/catalogue/labels-ja.ts. */
+  /** Japanese label (src/catalogue/labels.ts `filterLabel`), the key itself when it has none. */
   label: string;
   group: ConsoleGroup;
   description: string;
@@ -42,14 +42,14 @@ export interface ConsoleFilter {
 }
 
 export interface ConsoleSearch {
-  name: 'corporates' | 'jobs';
+  name: SearchName;
   path: string;
   filters: ConsoleFilter[];
   sortFields: string[];
   defaultSort: { field: string; order: 'asc' | 'desc' };
-  /** Record field -> Japanese label (src/catalogue/labels-ja.ts), every field of the record. */
+  /** Record field -> Japanese label (src/catalogue/labels.ts `fieldLabel`), every field of the record. */
   fieldLabels: Record<string, string>;
-  /** The facets the search counts that are also a filter the console offers, with labels. */
+  /** The facets the search counts that are also a filter the console offers, with their filter's label. */
   facets: Array<{ key: string; label: string }>;
   /**
    * Company search only: posting filter key -> the key job search takes for the same
@@ -81,14 +81,14 @@ function groupOf(def: FilterDef): ConsoleGroup {
   return 'postings';
 }
 
-function filtersOf(search: SearchCatalogue): ConsoleFilter[] {
+function filtersOf(name: SearchName, search: SearchCatalogue): ConsoleFilter[] {
   const byKey = new Map<string, ConsoleFilter>();
   for (const def of search.filters) {
     const key = def.nested[0];
     if (!key) continue;
     const entry = byKey.get(key) ?? {
       key,
-      label: labelJa(key),
+      label: filterLabel(name, key) ?? key,
       group: groupOf(def),
       description: def.description,
       ...(def.kind === 'ids' || /marketCode$/i.test(key) ? { master: masterOf(key) } : {}),
@@ -119,8 +119,8 @@ function postingFiltersOf(companies: SearchCatalogue, jobs: SearchCatalogue): Re
   return map;
 }
 
-function labelled(names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(names.map((name) => [name, labelJa(name)]));
+function fieldLabelsOf(search: SearchName, fields: readonly string[]): Record<string, string> {
+  return Object.fromEntries(fields.map((field) => [field, fieldLabel(search, field) ?? field]));
 }
 
 export function consoleCatalogue(): ConsoleSearch[] {
@@ -128,18 +128,19 @@ export function consoleCatalogue(): ConsoleSearch[] {
     { name: 'corporates', path: '/rest/v1/corporates/search', search: corporateSearch },
     { name: 'jobs', path: '/rest/v1/jobs/search', search: jobSearch },
   ].map(({ name, path, search }) => {
-    const filters = filtersOf(search);
+    const searchName = name as SearchName;
+    const filters = filtersOf(searchName, search);
     const filterKeys = new Set(filters.map((filter) => filter.key));
     return {
-      name: name as ConsoleSearch['name'],
+      name: searchName,
       path,
       filters,
       sortFields: [...Object.keys(search.sort.fields), ...Object.keys(search.sort.aliases)],
       defaultSort: search.sort.default,
-      fieldLabels: labelled(recordFieldNames[search.index]),
+      fieldLabels: fieldLabelsOf(searchName, recordFieldNames[search.index]),
       facets: facetNames(search)
         .filter((key) => filterKeys.has(key))
-        .map((key) => ({ key, label: labelJa(key) })),
+        .map((key) => ({ key, label: filterLabel(searchName, key) ?? key })),
       ...(name === 'corporates' ? { postingFilters: postingFiltersOf(corporateSearch, jobSearch) } : {}),
     };
   });

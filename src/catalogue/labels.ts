@@ -1,12 +1,25 @@
 /**
- * Japanese labels of the filters and of the enumerations' values, for readers who think in
- * the words of Japanese business data (法人格, 売上高, 掲載媒体) rather than the API's names:
- * the MCP server's tool descriptions (mcp/) show them beside the API names. One table per
- * search, keyed by the canonical nested filter key (console-catalogue.ts); a job-search filter
- * on the linked company (`corporatePrefectureId`) takes its company label with 企業の in front.
- * test/catalogue-labels.test.ts fails when a filter or an enumeration value has no label.
+ * The Japanese labels of the API's names, the one table of them: per search, each filter key
+ * (aliases included), each facet (a facet counts the values of the filter of its name, so it
+ * takes that filter's label), each record field, and each enumeration value; for readers who
+ * think in the words of Japanese business data (法人格, 売上高, 掲載媒体) rather than the API's
+ * names. The MCP server's tool descriptions (mcp/) and the query console (the catalogue of
+ * console-catalogue.ts, served as /console/catalogue.json) show them beside the API names.
+ *
+ * Per search, because a name can mean something else in the other search: on job search
+ * `prefectureId` is the linked company's prefecture (企業の都道府県（本社）), and a posting's
+ * `hasDispatchLicense` is what the posting states (派遣許可の記載), not the company's licence.
+ * A job-search filter on the linked company (`corporatePrefectureId`) takes its company label
+ * with 企業の in front. Brackets are full-width （）.
+ *
+ * test/catalogue-labels.test.ts reads openapi.yaml and fails naming each filter key, facet,
+ * record field or enumeration value without a label.
  */
 import type { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
+import { corporateSearch, jobSearch } from './searches.js';
+
+/** The two searches, by the name the console catalogue and the MCP server give them. */
+export type SearchName = 'corporates' | 'jobs';
 
 type LabelsOf<Values extends readonly string[]> = Readonly<Record<Values[number], string>>;
 
@@ -140,17 +153,91 @@ const jobFilterLabels: Readonly<Record<string, string>> = {
   updatedAt: '求人情報の更新日時',
 };
 
+/** The search's canonical nested key of a filter key or alias (`mediaId` -> `jobMediaId` on company search). */
+function canonicalKey(search: SearchName, key: string): string {
+  const filters = search === 'corporates' ? corporateSearch.filters : jobSearch.filters;
+  return filters.find((def) => def.nested.includes(key))?.nested[0] ?? key;
+}
+
 /**
- * The label of a canonical filter key of a search; undefined when the table lacks it.
+ * The label of a filter key (or alias) of a search; undefined when the table lacks it.
  *
  *   ('corporates', 'prefectureId')    -> '都道府県（本社）'
  *   ('jobs', 'corporatePrefectureId') -> '企業の都道府県（本社）'
+ *   ('jobs', 'prefectureId')          -> '企業の都道府県（本社）' (an alias of the one above)
  */
-export function filterLabel(search: 'corporates' | 'jobs', key: string): string | undefined {
+export function filterLabel(search: SearchName, name: string): string | undefined {
+  const key = canonicalKey(search, name);
   if (search === 'corporates') return corporateFilterLabels[key];
   const own = jobFilterLabels[key];
   if (own !== undefined || !key.startsWith('corporate')) return own;
   const companyKey = `${key.charAt(9).toLowerCase()}${key.slice(10)}`;
   const company = corporateFilterLabels[companyKey];
   return company === undefined ? undefined : `企業の${company}`;
+}
+
+/**
+ * Company records' fields (`Corporate` in openapi.yaml) that are not a filter of company
+ * search, or whose filter label does not suit a column; the others take their filter's label.
+ */
+const corporateFieldLabels: Readonly<Record<string, string>> = {
+  name: '企業名',
+  furigana: 'フリガナ',
+  corporateTypeLabel: '法人格（名称）',
+  postalCode: '郵便番号',
+  prefectureName: '都道府県名',
+  industryCategoryName: '業種（大分類）名',
+  industrySubCategoryName: '業種（小分類）名',
+  businessCategoryName: '業態（大分類）名',
+  businessSubCategoryName: '業態（小分類）名',
+  phoneNumber: '電話番号',
+  fax: 'FAX番号',
+  websiteUrl: 'Webサイト',
+  email: 'メールアドレス',
+  revenueRangeLabel: '売上高（名称）',
+  markets: '上場市場',
+  fiscalMonth: '決算月',
+  ceoName: '代表者名',
+  emp1MAgo: '従業員数（1か月前）',
+  emp7MAgo: '従業員数（7か月前）',
+  emp13MAgo: '従業員数（13か月前）',
+  fundingSeriesLabel: '資金調達ラウンド（名称）',
+  paidMediaSpendLabel: '有料媒体の年間出稿額（名称）',
+  paidMedias: '出稿中の有料媒体',
+};
+
+/** Posting records' fields (`Job`, `JobDetail`), on the same rule. */
+const jobFieldLabels: Readonly<Record<string, string>> = {
+  id: '求人ID',
+  shortId: '求人ID（短縮）',
+  mediaName: '掲載媒体名',
+  title: '職種名（求人タイトル）',
+  url: '求人ページのURL',
+  jobPostingUrl: '自社採用ページのURL',
+  salaryMin: '給与（下限）',
+  salaryMax: '給与（上限）',
+  salaryUnit: '給与の単位',
+  hiringPlanMin: '採用予定人数（下限）',
+  hiringPlanMax: '採用予定人数（上限）',
+  employmentTypeName: '雇用形態名',
+  jobCategoryName: '職種（大分類）名',
+  jobSubCategoryName: '職種（小分類）名',
+  contactName: '連絡先の担当者名',
+  contactEmail: '連絡先メール',
+  contactPhoneNumber: '連絡先電話番号',
+  workLocation: '勤務地',
+  description: '求人本文',
+  descriptionCollectedAt: '求人本文の取得日時',
+  descriptionSnippets: '求人本文の抜粋',
+};
+
+/**
+ * The label of a record field of a search's records; undefined when neither table has it.
+ *
+ *   ('corporates', 'phoneNumber') -> '電話番号'
+ *   ('jobs', 'updatedAt')         -> '求人情報の更新日時' (the filter's label)
+ */
+export function fieldLabel(search: SearchName, field: string): string | undefined {
+  const own = search === 'corporates' ? corporateFieldLabels[field] : jobFieldLabels[field];
+  return own ?? filterLabel(search, field);
 }
