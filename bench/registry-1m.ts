@@ -14,45 +14,15 @@
  * Figures go to .local/registry-bench/figures-<step>.json. Every process started is stopped by
  * its pid; the generated files are deleted at the end (`--keep-files` keeps them).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { writeDiffFile, writeFullFiles } from '../indexer/registry/generate-files.js';
 import { startLocalOpenSearch } from '../src/local/opensearch-node.js';
-import { projectRoot } from '../src/project-root.js';
+import { type BenchOptions, dataDir, runChild, saveFigures, workDir } from './registry-bench-support.js';
 
-const workDir = path.join(projectRoot, '.local', 'registry-bench');
-const dataDir = path.join(workDir, 'data');
 const fullDate = '2026-10-31';
 const diffDate = '2026-11-01';
-
-export interface BenchOptions {
-  companies: number;
-  port: number;
-  heap: string;
-  seed: number;
-  changes: number;
-  seconds: number;
-  keepFiles: boolean;
-}
-
-export function saveFigures(step: string, figures: unknown): void {
-  mkdirSync(workDir, { recursive: true });
-  writeFileSync(path.join(workDir, `figures-${step}.json`), `${JSON.stringify(figures, null, 2)}\n`);
-  console.log(JSON.stringify(figures, null, 2));
-}
-
-/** Peak and last RSS of a process from /proc (VmHWM, VmRSS), in MiB; undefined once it is gone. */
-export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-    return { peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
-  } catch {
-    return undefined;
-  }
-}
 
 async function nodeStep(options: BenchOptions): Promise<void> {
   const node = await startLocalOpenSearch({
@@ -68,40 +38,6 @@ async function nodeStep(options: BenchOptions): Promise<void> {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
   });
   await node.stop();
-}
-
-interface ChildRun {
-  code: number | null;
-  seconds: number;
-  peakMiB: number;
-  output: string;
-}
-
-/** Runs `node --import tsx <script> args`, sampling its memory every 200 ms. */
-export function runChild(script: string, args: string[], env: Record<string, string>): Promise<ChildRun> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: projectRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  let peakMiB = 0;
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const sampler = setInterval(() => {
-    const memory = child.pid ? memoryOf(child.pid) : undefined;
-    if (memory) peakMiB = Math.max(peakMiB, memory.peakMiB);
-  }, 200);
-  return new Promise((resolve) => {
-    child.on('exit', (code) => {
-      clearInterval(sampler);
-      resolve({ code, seconds: (Date.now() - started) / 1000, peakMiB, output });
-    });
-  });
 }
 
 async function engine(url: string, pathAndQuery: string, init?: RequestInit): Promise<unknown> {
