@@ -95,6 +95,7 @@ function parseOptions(): { step: string; options: BenchOptions } {
     .option('--seed <n>', 'generator seed', Number, 1)
     .option('--changes <n>', "changes in the day's diff", Number, 3000)
     .option('--seconds <n>', 'seconds per latency measurement', Number, 20)
+    .option('--match-batch <n>', 'names per match request', Number, 250)
     .option('--keep-files', 'keep the generated files')
     .parse();
   const step = program.args[0] as string;

@@ -17,6 +17,8 @@ export interface BenchOptions {
   seed: number;
   changes: number;
   seconds: number;
+  /** names per match request */
+  matchBatch: number;
   keepFiles: boolean;
 }
 
