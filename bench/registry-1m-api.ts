@@ -31,7 +31,7 @@ interface Drawn {
 }
 
 /** Every `step`-th open, shown company of the full files, up to `count`. */
-async function drawCompanies(dataDir: string, count: number, every: number): Promise<Drawn[]> {
+export async function drawCompanies(dataDir: string, count: number, every: number): Promise<Drawn[]> {
   const drawn: Drawn[] = [];
   const full = readdirSync(dataDir)
     .filter((file) => /_all_/.test(file))
@@ -54,6 +54,32 @@ async function drawCompanies(dataDir: string, count: number, every: number): Pro
         if (drawn.length >= count) return drawn;
       }
   return drawn;
+}
+
+/**
+ * How many of the drawn names name one company only, in the whole register and in the drawn
+ * company's prefecture: a name several companies share is never a certain match by itself
+ * (docs/names.md), so this bounds what match can decide from the name (and prefecture) alone.
+ */
+export async function nameUniqueness(dataDir: string, sample: Drawn[]) {
+  const wanted = new Set(sample.map((entry) => entry.name));
+  const everywhere = new Map<string, number>();
+  const inPrefecture = new Map<string, number>();
+  for (const file of readdirSync(dataDir).filter((name) => /_all_/.test(name)))
+    for await (const source of registrySources(path.join(dataDir, file)))
+      for await (const record of readCsvStream(source.open(), 'utf8')) {
+        const name = record.fields[6] as string;
+        if (record.fields[23] !== '1' || !wanted.has(name)) continue;
+        everywhere.set(name, (everywhere.get(name) ?? 0) + 1);
+        const key = `${record.fields[13]}:${name}`;
+        inPrefecture.set(key, (inPrefecture.get(key) ?? 0) + 1);
+      }
+  return {
+    uniqueInRegister: sample.filter((entry) => everywhere.get(entry.name) === 1).length,
+    uniqueInPrefecture: sample.filter(
+      (entry) => inPrefecture.get(`${String(entry.prefectureId).padStart(2, '0')}:${entry.name}`) === 1,
+    ).length,
+  };
 }
 
 /** The name as a list would write it: the legal form moved or abbreviated, kana half-width. */
@@ -297,7 +323,10 @@ export async function apiStep(engineUrl: string, options: BenchOptions, workDir:
     });
     figures.search = await measureSearches(api.url, engineUrl, prepared, options.seconds);
     saveFigures('api', { api: memory(), ...figures });
-    figures.match = await measureMatch(api.url, key, sample, options.matchBatch);
+    figures.match = {
+      ...(await measureMatch(api.url, key, sample, options.matchBatch)),
+      names: await nameUniqueness(dataDir, sample),
+    };
     saveFigures('api', { api: memory(), ...figures });
 
     const diffFile = readdirSync(dataDir).find((file) => file.startsWith('diff_'));
