@@ -12,7 +12,8 @@
  *   api    redis-server and the API on free ports: RSS, search p50/p95 (API and straight on the
  *          engine), match throughput, the diff applied while searches run (errors, longest pause)
  * Figures go to .local/registry-bench/figures-<step>.json. Every process started is stopped by
- * its pid; the generated files are deleted at the end (`--keep-files` keeps them).
+ * its pid; `all` deletes the generated files and the node's data at the end (`--keep-files`
+ * keeps them).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -123,6 +124,8 @@ async function main(): Promise<void> {
       heap: options.heap,
       httpPort: options.port,
       log: console.log,
+      // its data goes with it, unless the files are kept
+      ephemeral: !options.keepFiles,
     });
     try {
       await loadStep(node.url, options);
