@@ -29,6 +29,27 @@ export const measured = {
    * in corporates (2,689 MB less the companies' own 259 MB, over 1M postings) 2,430
    */
   bytesPerPosting: { jobs: 4_748, jobDetails: 477, corporatesNested: 2_430 },
+  /**
+   * The register import at 250,000 generated companies (docs/bench-registry-1m.md, b792bf7):
+   * one importer and the engine on one shared two-core machine.
+   */
+  registry: {
+    /** companies loaded in the run the figures below come from */
+    measuredCompanies: 250_000,
+    /** corporates bytes per company from the register alone, force-merged: 513,567,086 B / 250,809 */
+    bytesPerCompany: 2_048,
+    /** rows a second through import:registry, the whole nationwide zip (292,213 rows in 757 s) */
+    rowsPerSecond: 386,
+    /** rows per company in the generated full files (history rows, latest=0, included) */
+    rowsPerCompany: 1.17,
+    /** importer peak RSS over the whole load: streams, so flat in the file size */
+    importerPeakRssMiB: 684,
+    /** the API process's peak RSS over the searches, match and diff */
+    apiPeakRssMiB: 320,
+    /** a day's diff of 4,099 rows, process start to exit, while two connections searched */
+    diffRows: 4_099,
+    diffSeconds: 54,
+  },
 } as const;
 
 export interface CapacityInput {
@@ -122,6 +143,38 @@ export function capacityPlan(input: CapacityInput): CapacityPlan {
 const round = (value: number) => Math.round(value * 10) / 10;
 function roundAll<T extends Record<string, number>>(values: T): T {
   return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, round(value)])) as T;
+}
+
+/**
+ * The register alone at `companies` (the nationwide file holds about 5 million): EXTRAPOLATED
+ * linearly from the 250,000-company run (measured.registry), not measured at that size. The load
+ * rate is one importer's on a shared two-core machine, where the engine took most of the CPU:
+ * a cluster's data nodes take writes faster, and the importer is one process writing one batch
+ * at a time, so this is a slow bound for one importer, not the cluster's.
+ */
+export interface RegistryPlan {
+  extrapolatedFrom: number;
+  /** corporates primary size of the register alone, GiB (force-merged; more while merges run) */
+  primaryGiB: number;
+  /** one full load (every prefecture) at the measured rate, hours */
+  fullLoadHours: number;
+  /** a day's diff of `diffRows` rows at the measured diff rate, minutes */
+  diffMinutes: number;
+  /** importer memory: streamed, flat in the file size */
+  importerPeakRssMiB: number;
+  apiPeakRssMiB: number;
+}
+
+export function registryPlan(companies: number, diffRows = 5_000): RegistryPlan {
+  const r = measured.registry;
+  return {
+    extrapolatedFrom: r.measuredCompanies,
+    primaryGiB: round((companies * r.bytesPerCompany) / GiB),
+    fullLoadHours: Math.round((companies * r.rowsPerCompany) / r.rowsPerSecond / 36) / 100,
+    diffMinutes: round((diffRows * (r.diffSeconds / r.diffRows)) / 60),
+    importerPeakRssMiB: r.importerPeakRssMiB,
+    apiPeakRssMiB: r.apiPeakRssMiB,
+  };
 }
 
 /** The example docs/capacity.md works through: Japan's whole market. */

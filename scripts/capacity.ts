@@ -4,7 +4,7 @@
  *   npm run capacity -- --companies 5000000 --postings 40000000 --rate 20
  */
 import { InvalidArgumentError } from 'commander';
-import { type CapacityInput, capacityPlan, japan, measured } from '../bench/capacity-model.js';
+import { type CapacityInput, capacityPlan, japan, measured, registryPlan } from '../bench/capacity-model.js';
 import { cliProgram, positiveWholeNumber, wholeNumber } from '../src/cli.js';
 
 function share(value: string): number {
@@ -26,6 +26,13 @@ const program = cliProgram(
   .option('--max-shard <gib>', 'largest primary shard wanted, GiB', positiveWholeNumber, japan.maxShardGiB)
   .option('--cpu-target <share>', 'share of CPU searches may use at peak', share, japan.cpuTarget)
   .option('--p95 <ms>', 'search p95 wanted at the peak rate, ms', positiveWholeNumber, japan.p95TargetMs)
+  .option(
+    '--registry-companies <n>',
+    'companies of the NTA register (extrapolated from the 250,000-company run)',
+    positiveWholeNumber,
+    japan.companies,
+  )
+  .option('--diff-rows <n>', "rows of a day's registry diff", positiveWholeNumber, 5_000)
   .parse();
 const o = program.opts<{
   companies: number;
@@ -37,6 +44,8 @@ const o = program.opts<{
   maxShard: number;
   cpuTarget: number;
   p95: number;
+  registryCompanies: number;
+  diffRows: number;
 }>();
 const input: CapacityInput = {
   companies: o.companies,
@@ -49,4 +58,7 @@ const input: CapacityInput = {
   cpuTarget: o.cpuTarget,
   p95TargetMs: o.p95,
 };
-process.stdout.write(`${JSON.stringify({ input, measured, plan: capacityPlan(input) }, null, 2)}\n`);
+const registry = { extrapolation: true, ...registryPlan(o.registryCompanies, o.diffRows) };
+process.stdout.write(
+  `${JSON.stringify({ input, measured, plan: capacityPlan(input), registry }, null, 2)}\n`,
+);

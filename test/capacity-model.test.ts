@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { type CapacityInput, capacityPlan, japan, measured } from '../bench/capacity-model.js';
+import { type CapacityInput, capacityPlan, japan, measured, registryPlan } from '../bench/capacity-model.js';
 
 const reference: CapacityInput = {
   ...japan,
@@ -52,6 +52,29 @@ describe('capacityPlan', () => {
   });
 });
 
+describe('registryPlan (extrapolated from the 250,000-company register run)', () => {
+  it('gives back the measured figures at the measured size, and scales linearly with the companies', () => {
+    const r = measured.registry;
+    const at = registryPlan(r.measuredCompanies, r.diffRows);
+    expect(at.primaryGiB).toBeCloseTo((r.measuredCompanies * r.bytesPerCompany) / 1024 ** 3, 1);
+    // 292,213 rows at 386 a second: the 757 s the run took
+    expect(at.fullLoadHours * 3600).toBeCloseTo(
+      (r.measuredCompanies * r.rowsPerCompany) / r.rowsPerSecond,
+      -2,
+    );
+    expect(at.diffMinutes * 60).toBeCloseTo(r.diffSeconds, -1);
+    const nationwide = registryPlan(5_000_000, r.diffRows);
+    // twenty times the companies: twenty times the index and the load time
+    expect(nationwide.primaryGiB).toBeCloseTo((20 * r.measuredCompanies * r.bytesPerCompany) / 1024 ** 3, 1);
+    expect(nationwide.fullLoadHours * 3600).toBeCloseTo(
+      (20 * r.measuredCompanies * r.rowsPerCompany) / r.rowsPerSecond,
+      -2,
+    );
+    // streamed: the importer's memory does not grow with the register
+    expect(nationwide.importerPeakRssMiB).toBe(at.importerPeakRssMiB);
+  });
+});
+
 describe('npm run capacity', () => {
   const run = (args: string[]) =>
     spawnSync('npx', ['tsx', 'scripts/capacity.ts', ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -68,8 +91,16 @@ describe('npm run capacity', () => {
       '100000',
     ]);
     expect(result.status).toBe(0);
-    const printed = JSON.parse(result.stdout) as { plan: { engineCpuMsPerSearch: number } };
+    const printed = JSON.parse(result.stdout) as {
+      plan: { engineCpuMsPerSearch: number };
+      registry: { extrapolation: boolean; primaryGiB: number };
+    };
     expect(printed.plan.engineCpuMsPerSearch).toBe(measured.engineCpuMsPerSearch);
+    // the register section is marked as extrapolated, at the default 5 million companies
+    expect(printed.registry).toMatchObject({
+      extrapolation: true,
+      primaryGiB: registryPlan(5_000_000).primaryGiB,
+    });
   });
 
   it('refuses a CPU target that is not a share, naming the option', () => {

@@ -9,7 +9,15 @@
  * carry every reason, and the job-postings pipeline's fields survive a registry rename.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +38,7 @@ import {
   type RegistrySummary,
 } from '../indexer/registry/import.js';
 import { toRegistryChange } from '../indexer/registry/map.js';
+import { ZipWriter } from '../indexer/registry/zip-writer.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { runMatch } from '../src/search/match.js';
@@ -582,4 +591,98 @@ describe('through the engine', () => {
       await dropIndices(services.opensearch, prefix);
     }
   }, 300_000);
+
+  it('a zip as published: its CSV entries in name order, stopped part-way and resumed, the same companies as the CSV', async () => {
+    const dir = stateDir();
+    const archive = path.join(dir, 'registry_20261102.zip');
+    const zip = new ZipWriter(createWriteStream(archive));
+    // written out of order, with a file that is not a CSV: the entries are read by name
+    await zip.add('2_diff.csv', [readFileSync(diff)]);
+    await zip.add('readme.txt', [Buffer.from('not a CSV')]);
+    await zip.add('1_full.csv', [readFileSync(fullUtf8)]);
+    await zip.finish();
+    const zipped = await setUpServices('registry-zip');
+    try {
+      const deadLetter = new MemoryDeadLetter();
+      const common = {
+        client: zipped.opensearch,
+        indexPrefix: zipped.config.indexPrefix,
+        deadLetter,
+        stateDir: dir,
+        now: clock,
+        batchSize: 5,
+      };
+      await expect(importRegistryFiles([archive], { ...common, stopAtRecord: 12 })).rejects.toBeInstanceOf(
+        InjectedStop,
+      );
+      // the checkpoint names the archive and the entry; batches of 5: records 1-10 are written
+      const saved = JSON.parse(
+        readFileSync(checkpointFile(dir, `${path.resolve(archive)}!1_full.csv`), 'utf8'),
+      );
+      expect(saved).toMatchObject({ committedRecord: 10, done: false, encoding: 'utf8' });
+      const resumed = await importRegistryFiles([archive], common);
+      expect(resumed.files.map((file) => [path.basename(file.file), file.resumedAfter])).toEqual([
+        ['registry_20261102.zip!1_full.csv', 10],
+        ['registry_20261102.zip!2_diff.csv', 0],
+      ]);
+      expect(resumed.files.map((file) => file.summary)).toEqual(first.files.map((file) => file.summary));
+      // each rejected row once, named by archive, entry and record
+      expect(deadLetter.entries.map((entry) => entry.source)).toEqual(
+        first.deadLetter.entries.map(
+          (entry) => `registry_20261102.zip!1_${(entry.source ?? '').replace(/^full_20261031_utf8/, 'full')}`,
+        ),
+      );
+      await zipped.opensearch.indices.refresh({ index: indexNames(zipped.config.indexPrefix).corporates });
+      const straight = await allCompanies(services);
+      const fromZip = await allCompanies(zipped);
+      expect([...fromZip.keys()].sort()).toEqual([...straight.keys()].sort());
+      for (const [number, doc] of straight) expect(view(fromZip.get(number)), number).toEqual(view(doc));
+      const again = await importRegistryFiles([archive], common);
+      expect(again.files.map((file) => file.alreadyLoaded)).toEqual([true, true]);
+    } finally {
+      await zipped.close();
+    }
+  }, 120_000);
+
+  it('npm run import:registry -: a file piped on standard input is read (and never resumed)', async () => {
+    const prefix = uniquePrefix('registry-stdin');
+    const dir = stateDir();
+    try {
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'indexer/registry/cli.ts',
+          '--state-dir',
+          dir,
+          '--dead-letter',
+          path.join(dir, 'dead.ndjson'),
+          '-',
+        ],
+        {
+          cwd: projectRoot,
+          input: readFileSync(fullSjis),
+          encoding: 'utf8',
+          timeout: 120_000,
+          env: {
+            ...process.env,
+            OPENSEARCH_URL: services.config.opensearchUrl,
+            INDEX_PREFIX: prefix,
+            REDIS_URL: '',
+          },
+        },
+      );
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stdout).toContain(
+        'read 23, upserted 18, closed 1, restored 0, deleted 0, unchanged 0, rejected 3',
+      );
+      expect(run.stdout).toContain('sjis');
+      const lines = readFileSync(path.join(dir, 'dead.ndjson'), 'utf8').trim().split('\n');
+      expect(lines.map((line) => JSON.parse(line).source)).toEqual(['stdin:21', 'stdin:22', 'stdin:23']);
+      expect(readdirSync(dir).filter((file) => file.endsWith('.json'))).toEqual([]);
+    } finally {
+      await dropIndices(services.opensearch, prefix);
+    }
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 /**
- * `npm run import:registry -- <file...>`: NTA corporate-number files (full or diff, unzipped
- * CSV) into the corporates index (./import.ts). Resumes each file from its checkpoint; a file
- * loaded to its end is skipped unless `--restart`.
+ * `npm run import:registry -- <file...>`: NTA corporate-number files (full or diff; CSV, the
+ * zips they are published in, or `-` for standard input) into the corporates index
+ * (./import.ts). Resumes each file (each zip entry) from its checkpoint; one loaded to its end is
+ * skipped unless `--restart`.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
@@ -15,11 +16,15 @@ import { importRegistryFiles, type RegistryProgress } from './import.js';
 
 const program = cliProgram(
   'import:registry',
-  "Load the NTA's corporate-number files (full files per prefecture, daily diffs; CSV as " +
-    'published, unzipped first) into the corporates index: only the fields the registry owns ' +
+  "Load the NTA's corporate-number files (full files per prefecture, daily diffs; the zips as " +
+    'downloaded, or the CSV inside) into the corporates index: only the fields the registry owns ' +
     'are written. Give a full file before its diffs. OpenSearch: OPENSEARCH_URL, else the local node.',
 )
-  .argument('<files...>', 'CSV files, in the order to apply them')
+  .argument(
+    '<files...>',
+    'CSV or zip files (a zip: its CSV entries in name order), in the order to apply them; - reads ' +
+      'standard input (not resumable)',
+  )
   .addOption(
     new Option(
       '--encoding <name>',
@@ -58,14 +63,16 @@ const options = program.opts<{
   stateDir: string;
   deadLetter: string;
 }>();
+if (files.filter((file) => file === '-').length > 1) program.error('- (standard input) can be given once');
 for (const file of files) {
+  if (file === '-') continue;
+  let isFile = false;
   try {
-    if (!statSync(file).isFile()) program.error(`${file} is not a file`);
+    isFile = statSync(file).isFile();
   } catch {
     program.error(`cannot read ${file}`);
   }
-  if (/\.zip$/i.test(file))
-    program.error(`${file}: unzip it first (the published archives hold one CSV each)`);
+  if (!isFile) program.error(`${file} is not a file`);
 }
 
 runCli('import:registry', async () => {

@@ -161,8 +161,17 @@ export async function fileEncoding(
  * The records of one file, streamed. `onBytes` reports the bytes read (the progress bar).
  * Shift_JIS is decoded as Windows-31J (cp932), the superset the published Shift_JIS files fit in.
  */
-export async function* readCsvRecords(
+export function readCsvRecords(
   file: string,
+  encoding: RegistryEncoding,
+  onBytes: (bytes: number) => void = () => {},
+): AsyncGenerator<CsvRecord> {
+  return readCsvStream(createReadStream(file, { highWaterMark: 256 * 1024 }), encoding, onBytes);
+}
+
+/** The records of any byte stream (a file, a zip entry, standard input), as readCsvRecords. */
+export async function* readCsvStream(
+  chunks: AsyncIterable<Buffer>,
   encoding: RegistryEncoding,
   onBytes: (bytes: number) => void = () => {},
 ): AsyncGenerator<CsvRecord> {
@@ -170,7 +179,7 @@ export async function* readCsvRecords(
     encoding === 'utf8' ? new TextDecoder('utf-8', { ignoreBOM: false }) : iconv.getDecoder('cp932');
   const state = new CsvState();
   let out: CsvRecord[] = [];
-  for await (const chunk of createReadStream(file, { highWaterMark: 256 * 1024 })) {
+  for await (const chunk of chunks) {
     const bytes = chunk as Buffer;
     onBytes(bytes.length);
     const text =

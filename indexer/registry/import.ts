@@ -1,18 +1,20 @@
 /**
- * Loads NTA corporate-number files (full or diff, Shift_JIS or UTF-8, plain CSV) into the
+ * Loads NTA corporate-number files (full or diff, Shift_JIS or UTF-8; CSV, the zips they are
+ * published in, or standard input: ./input.ts) into the
  * corporates index, one batch of records at a time, with a checkpoint per file after each
  * batch is written: a run that stops (crash, kill, Ctrl-C) starts again after the last
  * committed record, and a file loaded to its end is not read again unless asked (`restart`).
  * Rejected rows go to the dead-letter sink with every reason; the run never stops for them.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { loadMasters, type Masters } from '../masters.js';
-import { fileEncoding, type RegistryEncoding, readCsvRecords } from './csv.js';
+import { detectEncoding, type RegistryEncoding, readCsvStream } from './csv.js';
 import { validateRow } from './format.js';
+import { type FileIdentity, type RegistrySource, registrySources } from './input.js';
 import { toRegistryChange } from './map.js';
 import { type PendingChange, RegistryWriter, type WriteOutcome } from './write.js';
 
@@ -48,14 +50,7 @@ export function emptySummary(): RegistrySummary {
   };
 }
 
-/** What identifies a file for its checkpoint: a changed file (new size, time or head) starts over. */
-export interface FileIdentity {
-  path: string;
-  size: number;
-  mtimeMs: number;
-  /** sha256 of the first 64 KiB */
-  headSha256: string;
-}
+export { type FileIdentity, fileIdentity } from './input.js';
 
 export interface Checkpoint extends FileIdentity {
   /** the last record (1-based) whose batch was written; 0 before the first */
@@ -104,15 +99,6 @@ export interface FileResult {
 
 export class InjectedStop extends Error {}
 
-export async function fileIdentity(file: string): Promise<FileIdentity> {
-  const absolute = path.resolve(file);
-  const stat = statSync(absolute);
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(absolute, { start: 0, end: 65_535 }))
-    hash.update(chunk as Buffer);
-  return { path: absolute, size: stat.size, mtimeMs: stat.mtimeMs, headSha256: hash.digest('hex') };
-}
-
 export function checkpointFile(stateDir: string, absolutePath: string): string {
   const key = createHash('sha1').update(absolutePath).digest('hex').slice(0, 16);
   return path.join(stateDir, `${path.basename(absolutePath)}.${key}.json`);
@@ -144,10 +130,27 @@ function add(total: RegistrySummary, part: RegistrySummary): void {
   for (const key of Object.keys(total) as (keyof RegistrySummary)[]) total[key] += part[key];
 }
 
+/** One plain file (a zip's entries: importRegistryFiles). */
 export async function importRegistryFile(file: string, options: RegistryImportOptions): Promise<FileResult> {
-  const identity = await fileIdentity(file);
-  const saved = options.restart ? undefined : readCheckpoint(options.stateDir, identity);
-  const encoding = saved?.encoding ?? (await fileEncoding(identity.path, options.encoding ?? 'auto'));
+  let result: FileResult | undefined;
+  for await (const source of registrySources(file)) result = await importRegistrySource(source, options);
+  if (!result) throw new Error(`${file}: no CSV in it`);
+  return result;
+}
+
+/**
+ * One source: resumed after its checkpoint's record (the records before it are read and
+ * skipped, which a zip entry or any stream allows), or skipped when it was loaded to its end.
+ */
+export async function importRegistrySource(
+  source: RegistrySource,
+  options: RegistryImportOptions,
+): Promise<FileResult> {
+  const file = source.name;
+  const identity = source.identity;
+  const saved = options.restart || !identity ? undefined : readCheckpoint(options.stateDir, identity);
+  const asked = options.encoding ?? 'auto';
+  const encoding = saved?.encoding ?? (asked === 'auto' ? detectEncoding(source.head) : asked);
   if (saved?.done)
     return {
       file,
@@ -169,7 +172,8 @@ export async function importRegistryFile(file: string, options: RegistryImportOp
   const resumedAfter = saved?.committedRecord ?? 0;
   // counts of the whole file, the part before the crash included
   const summary = saved ? { ...saved.summary } : emptySummary();
-  const name = path.basename(file);
+  const name = source.label;
+  const size = source.size;
 
   let batch: PendingChange[] = [];
   let rejects: DeadLetterEntry[] = [];
@@ -183,21 +187,22 @@ export async function importRegistryFile(file: string, options: RegistryImportOp
     for (const outcome of outcomes) count(part, outcome);
     await options.deadLetter.add(rejects);
     add(summary, part);
-    writeCheckpoint(options.stateDir, {
-      ...identity,
-      committedRecord: lastRecord,
-      done: false,
-      encoding,
-      summary,
-      updatedAt: now().toISOString(),
-    });
+    if (identity)
+      writeCheckpoint(options.stateDir, {
+        ...identity,
+        committedRecord: lastRecord,
+        done: false,
+        encoding,
+        summary,
+        updatedAt: now().toISOString(),
+      });
     batch = [];
     rejects = [];
     part = emptySummary();
     records = 0;
   };
 
-  for await (const record of readCsvRecords(identity.path, encoding, (read) => {
+  for await (const record of readCsvStream(source.open(), encoding, (read) => {
     bytes += read;
   })) {
     if (record.number <= resumedAfter) continue;
@@ -230,19 +235,20 @@ export async function importRegistryFile(file: string, options: RegistryImportOp
     }
     if (records >= batchSize) {
       await commit();
-      options.onProgress?.({ file, done: bytes, total: identity.size, records: lastRecord });
+      options.onProgress?.({ file, done: bytes, total: Math.max(size, bytes), records: lastRecord });
     }
   }
   await commit();
-  writeCheckpoint(options.stateDir, {
-    ...identity,
-    committedRecord: lastRecord,
-    done: true,
-    encoding,
-    summary,
-    updatedAt: now().toISOString(),
-  });
-  options.onProgress?.({ file, done: identity.size, total: identity.size, records: lastRecord });
+  if (identity)
+    writeCheckpoint(options.stateDir, {
+      ...identity,
+      committedRecord: lastRecord,
+      done: true,
+      encoding,
+      summary,
+      updatedAt: now().toISOString(),
+    });
+  options.onProgress?.({ file, done: bytes, total: Math.max(size, bytes), records: lastRecord });
   return { file, encoding, resumedAfter, alreadyLoaded: false, summary };
 }
 
@@ -250,17 +256,21 @@ function count(summary: RegistrySummary, outcome: WriteOutcome): void {
   summary[outcome]++;
 }
 
-/** The files in the order given (a full file first, then its diffs in date order). */
+/**
+ * The files in the order given (a full file first, then its diffs in date order); a zip's CSV
+ * entries in name order, each a result of its own.
+ */
 export async function importRegistryFiles(
   files: string[],
   options: RegistryImportOptions,
 ): Promise<{ files: FileResult[]; total: RegistrySummary }> {
   const results: FileResult[] = [];
   const total = emptySummary();
-  for (const file of files) {
-    const result = await importRegistryFile(file, options);
-    results.push(result);
-    add(total, result.summary);
-  }
+  for (const file of files)
+    for await (const source of registrySources(file)) {
+      const result = await importRegistrySource(source, options);
+      results.push(result);
+      add(total, result.summary);
+    }
   return { files: results, total };
 }
