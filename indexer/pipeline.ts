@@ -383,7 +383,7 @@ export class IngestPipeline {
           type: record.type,
           key: keyOf(record),
           reason: outcome.reason,
-          reasons: reasonsOfOutcome(outcome.reason),
+          reasons: (outcome.problems ?? [outcome.reason]).map(reasonFromText),
           source,
           record,
         });
@@ -411,15 +411,6 @@ export async function dispatchPlan(
 ): Promise<RecordOutcome[]> {
   const failures = await writeBulkChunked(client, plan.ops, undefined, retry);
   return outcomesOf(count, plan, failures);
-}
-
-/**
- * A refusal's problems: the master checks join theirs by `; ` (./transform.ts); the engine's
- * reason is one, whatever its text holds.
- */
-function reasonsOfOutcome(reason: string): DeadLetterReason[] {
-  if (reason.startsWith('rejected by OpenSearch')) return [reasonFromText(reason)];
-  return reason.split('; ').map(reasonFromText);
 }
 
 /** The id or corporateNumber of a record that failed validation, when it has one. */

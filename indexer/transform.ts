@@ -23,14 +23,18 @@ import type { CorporateSource, JobSource } from './source-types.js';
  * problem of the record joined by `; `:
  *   'mediaId: 999 is not in the media master; jobCategoryId: 77 is not in the job-categories master'
  */
-export class RecordError extends Error {}
+export class RecordError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+  }
+}
 
 /** The problems found so far by the transform running (they are synchronous: one at a time). */
 let problems: string[] | undefined;
 
 function refuse(problem: string): void {
   if (problems) problems.push(problem);
-  else throw new RecordError(problem);
+  else throw new RecordError([problem]);
 }
 
 /** Runs a transform to its end, then refuses the record with every problem it had, if any. */
@@ -39,7 +43,7 @@ function withEveryProblem<T>(build: () => T): T {
   problems = [];
   try {
     const built = build();
-    if (problems.length > 0) throw new RecordError(problems.join('; '));
+    if (problems.length > 0) throw new RecordError(problems);
     return built;
   } finally {
     problems = outer;
