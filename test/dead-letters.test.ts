@@ -5,12 +5,13 @@
  * store, a refused one stays with its new reasons), and `npm run dead-letters` itself.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type DeadLetterEntry, RedisDeadLetter } from '../indexer/dead-letter.js';
+import { listDeadLetters, replayDeadLetters, showDeadLetter } from '../indexer/dead-letter-commands.js';
 import {
   countByReason,
   deadLetterId,
@@ -74,11 +75,12 @@ beforeAll(async () => {
   services = await setUpServices('dead-letters');
   redis = services.redis as Redis;
   connection = createQueueConnection(inject('redisUrl'));
+  worker = startTestWorker(services, connection);
   dir = mkdtempSync(path.join(os.tmpdir(), 'dead-letters-'));
 });
 
 afterAll(async () => {
-  await worker?.close();
+  await worker.close();
   const queue = createIndexerQueue(connection, services.config.redisPrefix);
   await queue.obliterate({ force: true });
   await queue.close();
@@ -142,7 +144,6 @@ describe('the Redis dead-letter list', () => {
 
 describe('replay through the queue and the worker', () => {
   it('removes an accepted record; a refused one stays with its new reasons', async () => {
-    worker = startTestWorker(services, connection);
     const store = new RedisDeadLetterStore(redis, services.config.redisPrefix);
     const company = corporate({ corporateNumber: numbers.delta, name: 'デルタ株式会社' });
     // refused before for a reason now gone (the engine was away); the other is still wrong
@@ -229,6 +230,13 @@ describe('replay without Redis, directly through the pipeline', () => {
 });
 
 describe('npm run dead-letters', () => {
+  const fileOnly = { redisUrl: undefined, redisPrefix: 'unused:' };
+
+  function capture(): { out: (line: string) => void; text: () => string } {
+    const lines: string[] = [];
+    return { out: (line) => lines.push(line), text: () => `${lines.join('\n')}\n` };
+  }
+
   it('lists with counts per reason, shows one entry, and a dry run changes nothing', async () => {
     const file = path.join(dir, 'cli.ndjson');
     const store = new FileDeadLetterStore(file);
@@ -238,30 +246,66 @@ describe('npm run dead-letters', () => {
     ]);
     const before = readFileSync(file, 'utf8');
     const [first] = await store.list();
-    const env = { INDEX_PREFIX: uniquePrefix('dl-cli') };
 
-    const listed = await cli(['list', '--file', file], env);
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(`2 dead letters in ${file}`);
-    expect(listed.stdout).toMatch(/^ +2 {2}salaryMin: must be integer,null$/m);
-    expect(listed.stdout).toMatch(/^ +1 {2}mediaId: 9 is not in the media master$/m);
-    expect(listed.stdout).toContain(`${first?.id}  2026-11-25T00:00:00.000Z  job  -  x.ndjson:4  salaryMin`);
+    const listed = capture();
+    expect(await listDeadLetters(fileOnly, { file, limit: 50 }, listed.out)).toBe(0);
+    expect(listed.text()).toContain(`2 dead letters in ${file}`);
+    expect(listed.text()).toMatch(/^ +2 {2}salaryMin: must be integer,null$/m);
+    expect(listed.text()).toMatch(/^ +1 {2}mediaId: 9 is not in the media master$/m);
+    expect(listed.text()).toContain(
+      `${first?.id}  2026-11-25T00:00:00.000Z  job  -  x.ndjson:4  salaryMin: must be integer,null (+1 more)`,
+    );
 
-    const shown = await cli(['show', String(first?.id).slice(0, 6), '--file', file], env);
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain(
+    const shown = capture();
+    await showDeadLetter(fileOnly, String(first?.id).slice(0, 6), { file }, shown.out);
+    expect(shown.text()).toContain(
       '  - salaryMin: must be integer,null\n  - mediaId: 9 is not in the media master',
     );
-    expect(shown.stdout).toContain('"n": 1');
+    expect(shown.text()).toContain('"n": 1');
+    await expect(showDeadLetter(fileOnly, 'ffffffffffff', { file }, shown.out)).rejects.toThrow(
+      'no dead letter ffffffffffff',
+    );
 
-    const dry = await cli(['replay', '--all', '--dry-run', '--file', file], env);
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain('dry run: would replay 2');
+    const dry = capture();
+    expect(
+      await replayDeadLetters(fileOnly, [], { all: true, dryRun: true, file, timeout: 1 }, dry.out),
+    ).toBe(0);
+    expect(dry.text()).toContain('dry run: would replay 2');
     expect(readFileSync(file, 'utf8')).toBe(before);
+    await expect(replayDeadLetters(fileOnly, [], { file, timeout: 1 }, dry.out)).rejects.toThrow(
+      'name the dead letters to replay',
+    );
+  });
 
-    const unknown = await cli(['show', 'ffffffffffff', '--file', file], env);
+  it('replays the entries named through the worker, exit code 2 when one is refused again', async () => {
+    const settings = { redisUrl: inject('redisUrl'), redisPrefix: services.config.redisPrefix };
+    const store = new RedisDeadLetterStore(redis, settings.redisPrefix);
+    await store.add([
+      entry({ ...job({ corporateNumber: numbers.delta }), salaryMin: 'x' }, 'salaryMin: old'),
+    ]);
+    const [letter] = await store.list();
+    const replayed = capture();
+    const code = await replayDeadLetters(settings, [String(letter?.id)], { timeout: 60 }, replayed.out);
+    expect(code).toBe(2);
+    expect(replayed.text()).toContain(`${letter?.id}  rejected: salaryMin: must be integer,null`);
+    expect(replayed.text()).toContain('replayed 1: 0 indexed (removed), 1 rejected again');
+    await redis.del(store.location);
+  });
+
+  it('runs as the operator runs it: list of the Redis list', async () => {
+    const prefix = uniquePrefix('dl-cli');
+    const store = new RedisDeadLetterStore(redis, prefix);
+    await store.add([entry({ n: 1 }, 'salaryMin: must be integer,null')]);
+    const listed = await cli(['list'], { REDIS_URL: inject('redisUrl'), REDIS_PREFIX: prefix });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`1 dead letters in ${prefix}indexer:dead-letter`);
+    expect(listed.stdout).toMatch(/^ +1 {2}salaryMin: must be integer,null$/m);
+    const unknown = await cli(['show', 'ffffffffffff'], {
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: prefix,
+    });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^dead-letters: no dead letter ffffffffffff/m);
-    writeFileSync(file, '');
+    await redis.del(store.location);
   });
 });
