@@ -122,26 +122,29 @@ export async function replayQueued(
         job: await queue.add('records', data, { attempts: 1, removeOnFail: 100 }),
       });
     }
+    // every answer first, then one read of the worker's list for the reasons of those refused again
+    const answers: Array<{ letter: StoredDeadLetter; source: string; jobId: string; report?: JobReport }> =
+      [];
     const outcomes: ReplayOutcome[] = [];
     for (const { letter, source, job } of jobs) {
-      let report: JobReport | undefined;
       try {
-        report = (await job.waitUntilFinished(events, Math.max(1, deadline - Date.now()))) as JobReport;
+        const report = (await job.waitUntilFinished(events, Math.max(1, deadline - Date.now()))) as JobReport;
+        answers.push({ letter, source, jobId: String(job.id), report });
       } catch {
         // failed (the worker dead-letters its record, "gave up"), or no answer in time
-        if ((await job.getState()) !== 'failed') {
-          outcomes.push({ id: letter.id, status: 'pending' });
-          continue;
-        }
+        if ((await job.getState()) === 'failed') answers.push({ letter, source, jobId: String(job.id) });
+        else outcomes.push({ id: letter.id, status: 'pending' });
       }
-      // the worker's own entry for this record, if it refused it: source `<source>#<job id>:1`
-      const again = (await workerList.list()).find(
-        (stored) => stored.entry.source === `${source}#${job.id}:1`,
-      );
-      const removed = await options.store.remove(letter);
-      outcomes.push(queuedOutcome(letter.id, report, again, removed));
     }
-    return outcomes;
+    // the worker's own entry for a record it refused has source `<source>#<job id>:1`
+    const bySource = new Map((await workerList.list()).map((stored) => [stored.entry.source, stored]));
+    for (const { letter, source, jobId, report } of answers) {
+      const removed = await options.store.remove(letter);
+      outcomes.push(queuedOutcome(letter.id, report, bySource.get(`${source}#${jobId}:1`), removed));
+    }
+    // in the order asked for
+    const order = new Map(letters.map((letter, position) => [letter.id, position]));
+    return outcomes.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
   } finally {
     await events.close();
     await queue.close();
