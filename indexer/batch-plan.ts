@@ -55,6 +55,8 @@ export interface BatchPlan {
   ops: BulkOp<number>[];
   /** records refused before any write, with the reason for the dead-letter entry */
   rejected: Map<number, string>;
+  /** the problems of a record refused for more than one, each naming its field (`rejected` joins them) */
+  problems: Map<number, string[]>;
   /** postings held back because their company is not known yet (deferMissingCompany) */
   deferred: Set<number>;
   /** corporate records at or before their company's delete: not written (outcome `older`) */
@@ -70,7 +72,8 @@ export interface BatchPlan {
 /** How one record of a batch ended. */
 export type RecordOutcome =
   | { status: 'indexed'; touches: string | undefined }
-  | { status: 'rejected'; reason: string }
+  /** `problems`: when there were more than one, each apart (`reason` joins them by `; `) */
+  | { status: 'rejected'; reason: string; problems?: string[] }
   /** the index holds a newer version of its key, or its company's delete is as new: nothing written, nothing to rebuild */
   | { status: 'older' }
   | { status: 'deferred' };
@@ -107,6 +110,7 @@ export function emptyPlan(): BatchPlan {
   return {
     ops: [],
     rejected: new Map(),
+    problems: new Map(),
     deferred: new Set(),
     deleted: new Set(),
     touches: new Map(),
@@ -200,7 +204,7 @@ export function planBatch(
       plan.companies.set(record.corporateNumber, { ...(before ?? {}), ...fields });
       plan.touches.set(position, record.corporateNumber);
     } catch (error) {
-      plan.rejected.set(position, reasonOf(error));
+      refuse(plan, position, error);
     }
   });
 
@@ -242,7 +246,7 @@ export function planBatch(
         );
         plan.touches.set(position, record.corporateNumber);
       } catch (error) {
-        plan.rejected.set(position, reasonOf(error));
+        refuse(plan, position, error);
       }
     } else if (record.type === 'delete_job') {
       plan.deletesPostings = true;
@@ -283,13 +287,18 @@ export function outcomesOf(
     if (plan.deferred.has(position)) return { status: 'deferred' };
     if (plan.deleted.has(position)) return { status: 'older' };
     const reason = rejected.get(position);
-    if (reason !== undefined) return { status: 'rejected', reason };
+    const problems = plan.problems.get(position);
+    if (reason !== undefined) return { status: 'rejected', reason, ...(problems ? { problems } : {}) };
     if (older.has(position)) return { status: 'older' };
     return { status: 'indexed', touches: plan.touches.get(position) };
   });
 }
 
-function reasonOf(error: unknown): string {
-  if (error instanceof RecordError) return error.message;
-  return 'could not be transformed into an index document';
+function refuse(plan: BatchPlan, position: number, error: unknown): void {
+  if (!(error instanceof RecordError)) {
+    plan.rejected.set(position, 'could not be transformed into an index document');
+    return;
+  }
+  plan.rejected.set(position, error.message);
+  if (error.problems.length > 1) plan.problems.set(position, error.problems);
 }

@@ -1,7 +1,7 @@
 /**
  * The BullMQ worker of the indexer (job kinds in ./queue.ts). Records go through the same
  * pipeline and transform as the CLI; rejected records land in the Redis dead-letter list
- * with their reason; touched companies get one deduplicated rebuild job each.
+ * with their reasons; touched companies get one deduplicated rebuild job each.
  * A job that fails (OpenSearch away) is retried with exponential backoff; when BullMQ gives
  * up, its records go to the dead-letter list too, so nothing is dropped silently.
  */
@@ -104,11 +104,13 @@ export function createIndexerWorker(options: IndexerWorkerOptions): IndexerWorke
       'indexer job failed',
     );
     if (!final || job.name !== 'records') return;
+    const gaveUp = `not indexed: the worker gave up after ${job.attemptsMade} attempts (${reason})`;
     const entries: DeadLetterEntry[] = (job.data as RecordsJob).records.map((record, position) => ({
       at: new Date().toISOString(),
       type: 'unknown',
       key: null,
-      reason: `not indexed: the worker gave up after ${job.attemptsMade} attempts (${reason})`,
+      reason: gaveUp,
+      reasons: [{ field: '(record)', reason: gaveUp }],
       source: `${(job.data as RecordsJob).source ?? 'queue'}#${job.id}:${position + 1}`,
       record,
     }));

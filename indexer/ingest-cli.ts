@@ -1,16 +1,19 @@
 /**
  * `npm run ingest -- <files...>`: NDJSON source records (schemas/) into the indices.
  * Without REDIS_URL it writes directly and rebuilds the touched companies; with REDIS_URL it
- * puts batches on the BullMQ queue for the worker (`npm run worker`).
+ * puts batches on the BullMQ queue for the worker (`npm run worker`). `--metrics-file` adds a
+ * direct run's counts to a Prometheus text file (./ingest-metrics.ts): the worker's families.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { cliProgram, positiveWholeNumber } from '../src/cli.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { projectRoot } from '../src/project-root.js';
 import { openCliServices } from './cli-services.js';
 import { FileDeadLetter } from './dead-letter.js';
 import { ingestFiles } from './ingest.js';
+import { addToMetricsFile, ingestCounts } from './ingest-metrics.js';
 import { queueFiles } from './ingest-queue.js';
 import type { Report } from './pipeline.js';
 
@@ -28,6 +31,10 @@ const program = cliProgram(
   )
   .option('--no-wait', 'with REDIS_URL: return once queued, without waiting for the report')
   .option(
+    '--metrics-file <file>',
+    'without REDIS_URL: add the counts of this run to a Prometheus text file (node exporter textfile collector)',
+  )
+  .option(
     '--dead-letter <file>',
     'where rejected records go',
     path.join(
@@ -40,7 +47,12 @@ const program = cliProgram(
   .parse();
 
 const files = program.args;
-const options = program.opts<{ batchSize: number; deadLetter: string; wait: boolean }>();
+const options = program.opts<{
+  batchSize: number;
+  deadLetter: string;
+  wait: boolean;
+  metricsFile?: string;
+}>();
 for (const file of files) {
   try {
     statSync(file);
@@ -55,6 +67,11 @@ function printReport(report: Report): void {
 }
 
 // an engine that cannot be reached or refuses us: one line, like every CLI (src/cli.ts)
+// queued records are counted by the worker that indexes them, where Prometheus scrapes it
+if (options.metricsFile && loadConfigOrExit().redisUrl)
+  program.error(
+    '--metrics-file is for an ingest without REDIS_URL: queued records are counted by the worker',
+  );
 const services = await openCliServices().catch((error: Error) => {
   process.stderr.write(`ingest: ${error.message}\n`);
   process.exit(1);
@@ -121,6 +138,10 @@ try {
           : ''),
     );
     if (rejected > 0) console.log(`${rejected} rejected records with their reasons: ${deadLetter.location}`);
+    if (options.metricsFile) {
+      await addToMetricsFile(options.metricsFile, ingestCounts(result.report));
+      console.log(`counts added to ${options.metricsFile}`);
+    }
     process.exitCode = rejected > 0 ? 2 : 0;
   }
 } finally {

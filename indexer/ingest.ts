@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import { indexNames } from './index-names.js';
+import { countIngest } from './ingest-metrics.js';
 import { IngestPipeline, type Report } from './pipeline.js';
 import { type RebuildResult, rebuildCompanies } from './rebuild.js';
 import type { JobSource } from './source-types.js';
@@ -91,6 +92,8 @@ export async function ingestFiles(files: string[], options: IngestOptions): Prom
     options.onProgress?.({ phase: 'records', done, total });
   }
   await pipeline.flush();
+  // the worker's counters, for this process (./ingest-metrics.ts)
+  countIngest(pipeline.report);
   options.onProgress?.({ phase: 'records', done: total, total });
   const recordsDone = Date.now();
   const companies = [...pipeline.touched];

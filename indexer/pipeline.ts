@@ -1,6 +1,6 @@
 /**
  * The ingestion pipeline shared by the CLI and the BullMQ worker: validated source records in,
- * `_bulk` writes out, bad records to the dead-letter sink with their reason, counts per type.
+ * `_bulk` writes out, bad records to the dead-letter sink with their reasons, counts per type.
  * Records are buffered and written `batchSize` at a time, each batch planned without the
  * engine (./batch-plan.ts) and then dispatched (`dispatchPlan`); the companies a batch touched are
  * collected in `touched` for the caller to rebuild (the CLI at the end of the run, the worker
@@ -21,7 +21,13 @@ import {
   type RecordOutcome,
   versionOf,
 } from './batch-plan.js';
-import type { DeadLetterEntry, DeadLetterSink } from './dead-letter.js';
+import {
+  type DeadLetterEntry,
+  type DeadLetterReason,
+  type DeadLetterSink,
+  joinReasons,
+  reasonFromText,
+} from './dead-letter.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import { loadMasters, type Masters, withMasterList } from './masters.js';
 import { prepareDerivedReadings } from './name-keys.js';
@@ -118,7 +124,7 @@ export class IngestPipeline {
     if (!result.ok) {
       this.count(result.type).read++;
       const value = result.value ?? raw;
-      await this.reject(result.type, looseKeyOf(value), result.reason, source, value);
+      await this.reject(result.type, looseKeyOf(value), result.reasons, source, value);
       return;
     }
     const { record } = result;
@@ -137,12 +143,13 @@ export class IngestPipeline {
   private async reject(
     type: string,
     key: string | null,
-    reason: string,
+    reasons: DeadLetterReason[],
     source: string | null,
     record: unknown,
   ) {
     this.count(type).rejected++;
-    const entry: DeadLetterEntry = { at: this.now().toISOString(), type, key, reason, source, record };
+    const at = this.now().toISOString();
+    const entry: DeadLetterEntry = { at, type, key, reason: joinReasons(reasons), reasons, source, record };
     await this.options.deadLetter.add([entry]);
   }
 
@@ -168,7 +175,7 @@ export class IngestPipeline {
       await this.reject(
         record.type,
         record.corporateNumber,
-        'OpenSearch did not accept the delete',
+        [{ field: '(record)', reason: 'OpenSearch did not accept the delete' }],
         source,
         record,
       );
@@ -376,6 +383,7 @@ export class IngestPipeline {
           type: record.type,
           key: keyOf(record),
           reason: outcome.reason,
+          reasons: (outcome.problems ?? [outcome.reason]).map(reasonFromText),
           source,
           record,
         });

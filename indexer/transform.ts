@@ -18,8 +18,37 @@ import type { Market, Masters } from './masters.js';
 import { nameKeyFields } from './name-keys.js';
 import type { CorporateSource, JobSource } from './source-types.js';
 
-/** A record the indexer cannot turn into a document; `reason` names the field. */
-export class RecordError extends Error {}
+/**
+ * A record the indexer cannot turn into a document; the message names the field, every
+ * problem of the record joined by `; `:
+ *   'mediaId: 999 is not in the media master; jobCategoryId: 77 is not in the job-categories master'
+ */
+export class RecordError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+  }
+}
+
+/** The problems found so far by the transform running (they are synchronous: one at a time). */
+let problems: string[] | undefined;
+
+function refuse(problem: string): void {
+  if (problems) problems.push(problem);
+  else throw new RecordError([problem]);
+}
+
+/** Runs a transform to its end, then refuses the record with every problem it had, if any. */
+function withEveryProblem<T>(build: () => T): T {
+  const outer = problems;
+  problems = [];
+  try {
+    const built = build();
+    if (problems.length > 0) throw new RecordError(problems);
+    return built;
+  } finally {
+    problems = outer;
+  }
+}
 
 export type Doc = Record<string, unknown>;
 
@@ -34,8 +63,8 @@ function lookup<K>(
 ): string | null {
   if (key === null || key === undefined) return null;
   const name = map.get(key);
-  if (name === undefined) throw new RecordError(`${field}: ${String(key)} is not in the ${master} master`);
-  return name;
+  if (name === undefined) refuse(`${field}: ${String(key)} is not in the ${master} master`);
+  return name ?? null;
 }
 
 /** A minor class must sit under the major class given beside it. */
@@ -48,9 +77,7 @@ function checkParent(
 ): void {
   if (major === null || major === undefined || minor === null || minor === undefined) return;
   if (masters.parentOf[master].get(minor) !== major)
-    throw new RecordError(
-      `${fields[1]}: ${minor} is not a subcategory of ${fields[0]} ${major} in the ${master} master`,
-    );
+    refuse(`${fields[1]}: ${minor} is not a subcategory of ${fields[0]} ${major} in the ${master} master`);
 }
 
 function label(labels: Record<string, string>, value: string | null | undefined): string | null {
@@ -59,10 +86,14 @@ function label(labels: Record<string, string>, value: string | null | undefined)
 
 /** The company fields of a corporates document (no aggregates, postings or workLocationCount yet). */
 export function toCorporateFields(source: CorporateSource, masters: Masters): Doc {
-  const markets: Market[] = (source.marketCodes ?? []).map((code) => {
+  return withEveryProblem(() => corporateFields(source, masters));
+}
+
+function corporateFields(source: CorporateSource, masters: Masters): Doc {
+  const markets: Market[] = (source.marketCodes ?? []).flatMap((code) => {
     const market = masters.market.get(code);
-    if (!market) throw new RecordError(`marketCodes: ${code} is not in the markets master`);
-    return market;
+    if (!market) refuse(`marketCodes: ${code} is not in the markets master`);
+    return market ? [market] : [];
   });
   const paidMedias = (source.paidMediaIds ?? []).map((mediaId) => ({
     mediaId,
@@ -179,6 +210,10 @@ export function toCorporateEmbed(corporate: Doc): Doc {
 }
 
 export function toJobDocument(source: JobSource, corporate: Doc, masters: Masters, now: Date): Doc {
+  return withEveryProblem(() => jobDocument(source, corporate, masters, now));
+}
+
+function jobDocument(source: JobSource, corporate: Doc, masters: Masters, now: Date): Doc {
   const location = source.workLocation;
   checkParent(masters, 'job-categories', source.jobCategoryId, source.jobSubCategoryId, [
     'jobCategoryId',

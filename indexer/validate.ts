@@ -1,6 +1,10 @@
 /**
  * Source-record validation against the published JSON Schemas in schemas/ (ajv). A record
- * that fails gets one reason naming the field, e.g. `salaryMin: must be integer`.
+ * that fails gets every problem it has, each naming its field, so one round of fixes is enough:
+ *   { salaryMin: 'many', unknownField: 1 } -> reasons [
+ *     { field: 'salaryMin', reason: 'must be integer,null' },
+ *     { field: 'unknownField', reason: 'unknown field' } ]
+ * and `reason`, the same joined by `; ` (the one line a log or a table shows).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +12,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { projectRoot } from '../src/project-root.js';
 import { isValidCorporateNumber } from './corporate-number.js';
+import { type DeadLetterReason, joinReasons } from './dead-letter.js';
 import type { SourceRecord, SourceType } from './source-types.js';
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object
@@ -18,7 +23,7 @@ function readSchema(name: string): object {
 }
 
 function compileAll(): Record<SourceType, ValidateFunction> {
-  const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+  const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addFormat('corporate-number', isValidCorporateNumber);
   const deleteRecord = ajv.compile(readSchema('delete'));
@@ -80,17 +85,82 @@ function emptyToNull(value: Record<string, unknown>): Record<string, unknown> {
 
 export type Validated =
   | { ok: true; record: SourceRecord }
-  /** `value`: the parsed record when the line was JSON, so the dead-letter entry keeps it whole */
-  | { ok: false; type: string; reason: string; value?: unknown };
+  /**
+   * `reasons`: every problem, field by field; `reason`: them joined by `; `.
+   * `value`: the parsed record when the line was JSON, so the dead-letter entry keeps it whole.
+   */
+  | { ok: false; type: string; reason: string; reasons: DeadLetterReason[]; value?: unknown };
 
-function describe(error: ErrorObject | undefined): string {
-  if (!error) return 'does not match the schema';
-  const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(record)';
+function refusal(type: string, reasons: DeadLetterReason[], value?: unknown): Validated {
+  return {
+    ok: false,
+    type,
+    reason: joinReasons(reasons),
+    reasons,
+    ...(value === undefined ? {} : { value }),
+  };
+}
+
+function fieldOf(error: ErrorObject): string {
+  return error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(record)';
+}
+
+function describe(error: ErrorObject, branches: ErrorObject[]): DeadLetterReason {
+  const field = fieldOf(error);
   if (error.keyword === 'additionalProperties')
-    return `${field === '(record)' ? '' : `${field}.`}${String(error.params.additionalProperty)}: unknown field`;
+    return {
+      field: `${field === '(record)' ? '' : `${field}.`}${String(error.params.additionalProperty)}`,
+      reason: 'unknown field',
+    };
+  // the missing field itself, as the API's 400s name it (`sort.order: is required`)
+  if (error.keyword === 'required')
+    return {
+      field: `${field === '(record)' ? '' : `${field}.`}${String(error.params.missingProperty)}`,
+      reason: 'is required',
+    };
   if (error.keyword === 'format' && error.params.format === 'corporate-number')
-    return `${field}: must be a 13-digit corporate number with a valid check digit`;
-  return `${field}: ${error.message ?? 'is invalid'}`;
+    return { field, reason: 'must be a 13-digit corporate number with a valid check digit' };
+  // an anyOf of required fields (a master item: id or code) reads as the choice it is
+  if (error.keyword === 'anyOf' && branches.length > 0 && branches.every((b) => b.keyword === 'required'))
+    return {
+      field,
+      reason: `must have ${branches.map((b) => String(b.params.missingProperty)).join(' or ')}`,
+    };
+  return { field, reason: error.message ?? 'is invalid' };
+}
+
+/**
+ * ajv's errors (allErrors) as one reason per problem: the branch of the delete schema that
+ * matches the record's type only, an anyOf as one reason instead of one per branch, no repeats.
+ */
+function reasonsOf(type: string, errors: ErrorObject[]): DeadLetterReason[] {
+  const branch = type === 'delete_corporate' ? '#/oneOf/0/' : type === 'delete_job' ? '#/oneOf/1/' : '';
+  const relevant = errors.filter(
+    (error) =>
+      error.keyword !== 'oneOf' &&
+      !(error.keyword === 'const' && error.instancePath === '/type') &&
+      (!branch || error.schemaPath.startsWith(branch)),
+  );
+  const anyOfs = relevant.filter((error) => error.keyword === 'anyOf');
+  const underAnyOf = (error: ErrorObject) =>
+    anyOfs.filter(
+      (parent) =>
+        error !== parent &&
+        error.instancePath === parent.instancePath &&
+        error.schemaPath.startsWith(`${parent.schemaPath}/`),
+    );
+  const seen = new Set<string>();
+  const reasons: DeadLetterReason[] = [];
+  for (const error of relevant) {
+    if (underAnyOf(error).length > 0) continue;
+    const branches = error.keyword === 'anyOf' ? relevant.filter((e) => underAnyOf(e).includes(error)) : [];
+    const reason = describe(error, branches);
+    const key = `${reason.field}\u0000${reason.reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    reasons.push(reason);
+  }
+  return reasons.length > 0 ? reasons : [{ field: '(record)', reason: 'does not match the schema' }];
 }
 
 /** Parses one NDJSON line and validates it; never throws. */
@@ -99,7 +169,7 @@ export function validateLine(line: string): Validated {
   try {
     value = JSON.parse(line);
   } catch {
-    return { ok: false, type: 'unknown', reason: 'not valid JSON' };
+    return refusal('unknown', [{ field: '(record)', reason: 'not valid JSON' }]);
   }
   const result = validateRecord(value);
   return result.ok ? result : { ...result, value };
@@ -108,19 +178,14 @@ export function validateLine(line: string): Validated {
 export function validateRecord(value: unknown): Validated {
   validators ??= compileAll();
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { ok: false, type: 'unknown', reason: 'a record must be a JSON object' };
+    return refusal('unknown', [{ field: '(record)', reason: 'a record must be a JSON object' }]);
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string' || !(type in validators))
-    return {
-      ok: false,
-      type: 'unknown',
-      reason: `type: must be one of ${Object.keys(validators).join(', ')}`,
-    };
+    return refusal('unknown', [
+      { field: 'type', reason: `must be one of ${Object.keys(validators).join(', ')}` },
+    ]);
   const validate = validators[type as SourceType];
   const record = emptyToNull(value as Record<string, unknown>);
   if (validate(record)) return { ok: true, record: record as unknown as SourceRecord };
-  const errorsOf = validate.errors ?? [];
-  // delete records share one oneOf schema: report the branch matching the type
-  const errors = errorsOf.filter((error) => error.keyword !== 'oneOf' && error.keyword !== 'const');
-  return { ok: false, type, reason: describe(errors[0] ?? errorsOf[0]), value };
+  return refusal(type, reasonsOf(type, validate.errors ?? []), value);
 }

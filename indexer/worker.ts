@@ -6,7 +6,7 @@
 import { cliProgram, runCli } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createLogger, endLogs } from '../src/logger.js';
-import { queueDepthGauge, startMetricsServer } from '../src/metrics.js';
+import { queueDepthGauge, startMetricsListener } from '../src/metrics.js';
 import { openCliServices } from './cli-services.js';
 import { createIndexerWorker } from './indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from './queue.js';
@@ -30,9 +30,7 @@ runCli('worker', async () => {
   // kept open for the queue-depth gauge, read on each scrape
   queueDepthGauge(() => scheduler.getJobCounts('waiting', 'active', 'delayed', 'failed'));
   // a worker beside an API process on one host must not take the API's metrics port
-  const metricsPort = config.metricsPort ?? 9465;
-  const metricsServer =
-    metricsPort > 0 ? await startMetricsServer(config.metricsHost, metricsPort, logger) : undefined;
+  const metricsServer = await startMetricsListener(config.metricsHost, config.metricsPort, 9465, logger);
   const worker = createIndexerWorker({
     opensearch: services.opensearch,
     indexPrefix: services.indexPrefix,

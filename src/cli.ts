@@ -4,14 +4,15 @@
  *
  *   0  done
  *   1  failed: bad arguments or settings, a server that cannot be reached, an error while working
- *   2  `ingest` and `import:registry` only: finished, but some records were rejected (see the dead-letter file)
+ *   2  `ingest`, `import:registry` and `dead-letters replay` only: finished, but some records were
+ *      rejected (see the dead-letter file or list)
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 
 export const exitCodesHelp = `
 Exit codes: 0 done; 1 failed (bad arguments or settings, a server not reachable, an error
-while working); 2 (ingest, import:registry) finished with rejected records.`;
+while working); 2 (ingest, import:registry, dead-letters replay) finished with rejected records.`;
 
 /** A commander program with the shared help footer; errors show the usage hint. */
 export function cliProgram(name: string, description: string): Command {

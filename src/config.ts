@@ -133,7 +133,10 @@ export interface Config {
   index: IndexShape;
   /** Prometheus `GET /metrics` listener (src/metrics.ts); port 0 = off. Never the public port. */
   metricsHost: string;
-  /** Unset: 9464 for the API, 9465 for a worker (two processes on one host must not collide). */
+  /**
+   * Unset: 9464 for the API, 9465 for a worker, or a free port (logged) when that one is taken
+   * by another process on the host; set: exactly that port, a start failure when taken.
+   */
   metricsPort: number | undefined;
   /**
    * OPENSEARCH_MAX_CLAUSE_COUNT: the engine's indices.query.bool.max_clause_count (OpenSearch

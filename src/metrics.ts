@@ -5,6 +5,10 @@
  * or queue depth. Every process (each API process, each worker) serves its own figures;
  * Prometheus sums them.
  *
+ * METRICS_PORT unset and the default port taken (a second API process or worker on the host):
+ * the process serves its metrics on a free port instead and logs it, rather than failing to
+ * start; a port set in METRICS_PORT that is taken stops the start (the scrape config names it).
+ *
  * Ingest rate is `rate(corpsearch_indexer_records_total{outcome="indexed"}[1m])`.
  */
 import http, { type Server } from 'node:http';
@@ -94,7 +98,37 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** `GET /metrics` on host:port; resolves once listening. */
+/**
+ * The metrics listener of a process (the rule in this file's header): `configured` is
+ * METRICS_PORT (undefined: unset), `defaultPort` the process kind's (9464 API, 9465 worker).
+ *
+ *   await startMetricsListener('127.0.0.1', undefined, 9464, logger)  // 9464, else a free port
+ *   await startMetricsListener('127.0.0.1', 9500, 9464, logger)       // 9500, else an error
+ *   await startMetricsListener('127.0.0.1', 0, 9464, logger)          // undefined: off
+ */
+export async function startMetricsListener(
+  host: string,
+  configured: number | undefined,
+  defaultPort: number,
+  logger: Logger,
+): Promise<MetricsServer | undefined> {
+  if (configured === 0) return undefined;
+  try {
+    return await startMetricsServer(host, configured ?? defaultPort, logger);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    if (configured !== undefined)
+      throw new Error(
+        `metrics port ${configured} on ${host} is already in use: set METRICS_PORT to a free port, or 0 to turn metrics off`,
+      );
+    logger.warn(
+      `metrics port ${defaultPort} on ${host} is taken (another process on this host?): serving metrics on a free port; set METRICS_PORT per process for a fixed one`,
+    );
+    return startMetricsServer(host, 0, logger);
+  }
+}
+
+/** `GET /metrics` on host:port (0: a free one); resolves once listening, with the bound port's URL. */
 export function startMetricsServer(host: string, port: number, logger: Logger): Promise<MetricsServer> {
   const server: Server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {

@@ -17,7 +17,7 @@ import { createHttpServer } from './http/server.js';
 import { warmUpValidation } from './http/validation.js';
 import { ensureDevOpenSearch } from './local/opensearch-node.js';
 import { createLogger, endLogs } from './logger.js';
-import { startMetricsServer } from './metrics.js';
+import { startMetricsListener } from './metrics.js';
 import { describeStartFailure } from './opensearch/access-failures.js';
 import type { OpenSearchClient } from './opensearch/client.js';
 import { bootstrapIndices } from './opensearch/indices.js';
@@ -101,11 +101,8 @@ export function startServer(options: StartOptions = {}): void {
     await warmUpValidation();
     compileRequestChecks([corporateSearch, jobSearch]);
     processState.markValidatorsCompiled();
-    const metricsPort = config.metricsPort ?? 9464;
-    if (metricsPort > 0) {
-      const metricsServer = await startMetricsServer(config.metricsHost, metricsPort, logger);
-      cleanups.push(metricsServer.close);
-    }
+    const metricsServer = await startMetricsListener(config.metricsHost, config.metricsPort, 9464, logger);
+    if (metricsServer) cleanups.push(metricsServer.close);
     // the port was free at start; another process may have taken it while OpenSearch started
     const server: Server = createHttpServer(app, config.http);
     await new Promise<void>((resolve, reject) => {

@@ -55,6 +55,8 @@ const clis: Array<[string, string, string[]]> = [
   ['keys', 'scripts/keys.ts', ['--help']],
   ['keys create', 'scripts/keys.ts', ['create', '--help']],
   ['ingest', 'indexer/ingest-cli.ts', ['--help']],
+  ['dead-letters', 'indexer/dead-letters-cli.ts', ['--help']],
+  ['dead-letters replay', 'indexer/dead-letters-cli.ts', ['replay', '--help']],
   ['import:registry', 'indexer/registry/cli.ts', ['--help']],
   ['generate', 'indexer/generate/cli.ts', ['--help']],
   ['rolloff', 'indexer/rolloff-cli.ts', ['--help']],

@@ -98,10 +98,21 @@ describe('the indexer on one index set', { shuffle: false }, () => {
       const dead = readFileSync(deadLetterFile, 'utf8')
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { source: string; reason: string; key: string });
+        .map(
+          (line) => JSON.parse(line) as { source: string; reason: string; key: string; reasons: unknown[] },
+        );
       expect(dead.map((entry) => [entry.source, entry.reason])).toEqual([
         ['small.ndjson:6', 'salaryMin: must be integer,null'],
         ['small.ndjson:8', 'corporateNumber: must be a 13-digit corporate number with a valid check digit'],
+      ]);
+      expect(dead.map((entry) => entry.reasons)).toEqual([
+        [{ field: 'salaryMin', reason: 'must be integer,null' }],
+        [
+          {
+            field: 'corporateNumber',
+            reason: 'must be a 13-digit corporate number with a valid check digit',
+          },
+        ],
       ]);
 
       // substring search over the indexed text, the way the search API queries it
@@ -212,6 +223,37 @@ describe('the indexer on one index set', { shuffle: false }, () => {
       expect(await get(names.jobs, good2.id)).toBeDefined();
       expect(await get(names.jobs, 'ENGINE-REJECT')).toBeUndefined();
       expect((await get(names.corporates, numbers.beta))?.aggregates).toMatchObject({ postingCount: 2 });
+    });
+
+    it('dead-letters a record with every problem it has, each naming its field', async () => {
+      const { title: _title, ...untitled } = job({ corporateNumber: numbers.beta });
+      const { report, deadLetter } = await ingest([
+        corporate({ corporateNumber: numbers.beta, name: 'ベータ工業株式会社' }),
+        { ...untitled, salaryMin: 'many', unknownField: 1 },
+        job({ corporateNumber: numbers.beta, mediaId: 999, jobCategoryId: 4242 }),
+      ]);
+      expect(report.job).toMatchObject({ read: 2, rejected: 2 });
+      expect(deadLetter.entries.map((entry) => entry.reasons)).toEqual([
+        expect.arrayContaining([
+          { field: 'title', reason: 'is required' },
+          { field: 'salaryMin', reason: 'must be integer,null' },
+          { field: 'unknownField', reason: 'unknown field' },
+        ]),
+        [
+          {
+            field: 'jobSubCategoryId',
+            reason: '101 is not a subcategory of jobCategoryId 4242 in the job-categories master',
+          },
+          { field: 'mediaId', reason: '999 is not in the media master' },
+          { field: 'jobCategoryId', reason: '4242 is not in the job-categories master' },
+        ],
+      ]);
+      expect(deadLetter.entries[0]?.reasons).toHaveLength(3);
+      // the one-line `reason` of before, every problem in it
+      expect(deadLetter.entries[1]?.reason).toBe(
+        'jobSubCategoryId: 101 is not a subcategory of jobCategoryId 4242 in the job-categories master; ' +
+          'mediaId: 999 is not in the media master; jobCategoryId: 4242 is not in the job-categories master',
+      );
     });
 
     it('rejects a posting whose company is not indexed, naming the fix', async () => {

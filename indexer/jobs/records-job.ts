@@ -5,7 +5,7 @@
  * companies are queued for one deduplicated rebuild.
  */
 import type { Job } from 'bullmq';
-import { metrics } from '../../src/metrics.js';
+import { countIngest } from '../ingest-metrics.js';
 import { IngestPipeline } from '../pipeline.js';
 import { maxDeferrals, type RecordsJob, scheduleRebuilds } from '../queue.js';
 import type { JobContext } from './context.js';
@@ -32,7 +32,8 @@ export async function processRecords(
     else await pipeline.add(record, source);
   }
   await pipeline.flush();
-  countOutcomes(pipeline.report);
+  // the rejected ones are in the dead-letter list already
+  countIngest(pipeline.report);
   if (pipeline.masters !== before) {
     const lists = pipeline.masters.lists;
     await connection.hset(
@@ -57,19 +58,4 @@ export async function processRecords(
     ...pipeline.report,
     ...(pipeline.deferred.length > 0 ? { deferred: pipeline.deferred.length } : {}),
   };
-}
-
-/** Per-type indexed / rejected of one batch -> the indexer counters (rejected ones are dead-lettered). */
-function countOutcomes(report: Record<string, { indexed: number; rejected: number }>): void {
-  let indexed = 0;
-  let rejected = 0;
-  for (const counts of Object.values(report)) {
-    indexed += counts.indexed;
-    rejected += counts.rejected;
-  }
-  if (indexed > 0) metrics.indexerRecords.inc({ outcome: 'indexed' }, indexed);
-  if (rejected > 0) {
-    metrics.indexerRecords.inc({ outcome: 'rejected' }, rejected);
-    metrics.indexerDeadLettered.inc(rejected);
-  }
 }

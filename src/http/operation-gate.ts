@@ -23,13 +23,20 @@ import { locals } from './locals.js';
 
 export const apiBase = '/rest/v1';
 
+/** `/jobs/{jobId}/detail` (openapi.yaml, the operations table) -> `/jobs/:jobId/detail` (Express). */
+export function expressTemplate(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
 export function operationGate() {
   return (req: Request, res: Response, next: NextFunction): void => {
     const operation = req.baseUrl === apiBase ? findOperation(req.method, req.path) : undefined;
     if (operation) {
       if (operation.limit) res.setHeader('Cache-Control', 'no-store');
       locals(res).operation = operation;
-      locals(res).routeTemplate = `${apiBase}${operation.path}`;
+      // the metrics label, set before anything can refuse (401, 402, 429): in the Express
+      // spelling (`:jobId`) the route's own 200s get, so one operation is one label
+      locals(res).routeTemplate = `${apiBase}${expressTemplate(operation.path)}`;
       next();
       return;
     }
