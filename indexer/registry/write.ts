@@ -19,7 +19,8 @@ import { toCompactRecord } from '../../src/search/records.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { type IndexNames, indexNames } from '../index-names.js';
 import type { Masters } from '../masters.js';
-import { nameKeyFieldNames, prepareDerivedReadings } from '../name-keys.js';
+import { prepareDerivedReadings } from '../name-keys.js';
+import { registryOwnedDocFields } from '../ownership.js';
 import { IngestPipeline } from '../pipeline.js';
 import { rebuildCompanies } from '../rebuild.js';
 import type { CorporateSource } from '../source-types.js';
@@ -27,19 +28,7 @@ import { type Doc, toCorporateDocument, toCorporateFields } from '../transform.j
 import type { RegistryChange, RegistryFields } from './map.js';
 
 /** The company fields a registry write sets: the owned fields and the labels derived from them. */
-const writtenFields = [
-  'name',
-  'furigana',
-  'corporateType',
-  'corporateTypeLabel',
-  'postalCode',
-  'prefectureId',
-  'prefectureName',
-  'cityName',
-  'streetAddress',
-  // derived from the name and the reading, so the registry's rename moves them too
-  ...nameKeyFieldNames,
-] as const;
+const writtenFields = [...registryOwnedDocFields] as const;
 
 /** The `registry` object's fields, compared one by one to tell a change from a reload. */
 const registryFieldOrder: (keyof RegistryFields)[] = [
