@@ -314,7 +314,8 @@ function meets(record: Record_, conds: Cond[]): boolean {
 /**
  * Filters on what the indexer computes rather than what the data files carry: the time of
  * indexing (updatedAt), the distinct work places after address normalisation
- * (workLocationCount) and the reading's name key (furiganaPrefix). Each has its own tests;
+ * (workLocationCount), the reading's name key (furiganaPrefix) and the registry's closures
+ * (includeClosed). Each has its own tests;
  * every other filter is drawn here.
  */
 const notInTheDataFiles = new Set([
@@ -323,6 +324,8 @@ const notInTheDataFiles = new Set([
   'corporateWorkLocationCount',
   // the reading key the indexer computes from furigana (test/furigana-prefix.test.ts)
   'furiganaPrefix',
+  // the registry's closures: no company of the data files is closed (test/registry-history.test.ts)
+  'includeClosed',
 ]);
 
 const checkable = (search: SearchCatalogue) =>

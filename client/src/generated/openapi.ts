@@ -243,7 +243,10 @@ export interface paths {
          * Company names starting with what was typed (autocomplete)
          * @description Companies whose name, reading or romaji starts with `q`, typed as kanji, kana or Latin
          *     letters (compared by the same keys as the match: legal form, width, case and spaces
-         *     do not count). Exact keys first, then shorter names, then name order.
+         *     do not count). Exact keys first, then shorter names, then name order; companies
+         *     found only by a former name (renamed in the corporate-number register) come after
+         *     those found by their current names, with `formerName` set. Closed companies are left
+         *     out, as searches leave them out by default.
          *
          *     Free (no credits), with a rate limit of its own (20 requests per second per user by
          *     default, `SUGGEST_RATE_LIMIT_PER_SECOND`), apart from the searches': typing does not
@@ -567,19 +570,26 @@ export interface components {
             /** @description For ordering only; 1 for the match. */
             score: number;
             /**
-             * @description Why it is a candidate: `name`, `reading`, `romaji` (the keys equal), `nearName` (its
+             * @description Why it is a candidate: `name`, `reading`, `romaji` (the keys equal), `formerName`
+             *     (the company had this name before; `name` is its current one), `nearName` (its
              *     name starts with yours), and the evidence that agrees: `prefecture`, `address` (the
              *     city), `phone`, `website`, `corporateNumber`.
              */
-            matchedOn: ("name" | "reading" | "romaji" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
+            matchedOn: ("name" | "reading" | "romaji" | "formerName" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
         };
         SuggestResponse: {
             suggestions: {
                 corporateNumber: string;
+                /** @description The current name. */
                 name: string;
                 furigana: string | null;
                 prefectureId: number | null;
                 cityName: string | null;
+                /**
+                 * @description The company's former name that starts with `q`, when only a former name did
+                 *     (the company was renamed; `name` is its current name); null otherwise.
+                 */
+                formerName: string | null;
             }[];
         };
         CorporateMarket: {
