@@ -316,7 +316,10 @@ export class IngestPipeline {
     const found = new Map<string, Doc>();
     for (const { id, source } of docs) {
       if (!source || !isRegistryCompany(source)) continue;
-      found.set(id, Object.fromEntries(registryOwnedDocFields.map((field) => [field, source[field] ?? null])));
+      found.set(
+        id,
+        Object.fromEntries(registryOwnedDocFields.map((field) => [field, source[field] ?? null])),
+      );
     }
     return found;
   }

@@ -26,7 +26,7 @@ import { rebuildCompanies } from '../rebuild.js';
 import type { CorporateSource } from '../source-types.js';
 import { type Doc, toCorporateDocument, toCorporateFields } from '../transform.js';
 import { type FormerName, formerNameKeysOf, formerNamesOf, type NameRow } from './former-names.js';
-import { closedFieldsOf, type HistoryRow, type RegistryChange, type RegistryFields } from './map.js';
+import { closedFieldsOf, type RegistryChange, type RegistryFields } from './map.js';
 
 /**
  * The company fields a registry write sets: the owned fields with the labels and keys derived
@@ -197,7 +197,8 @@ export class RegistryWriter {
     }
     const failures = await writeBulkChunked(this.options.client, ops);
     const unexpected = failures.find((failure) => !failure.conflict);
-    if (unexpected) throw new Error(`OpenSearch did not accept a company's former names: ${unexpected.reason}`);
+    if (unexpected)
+      throw new Error(`OpenSearch did not accept a company's former names: ${unexpected.reason}`);
     return failures.map((failure) => failure.op.ref);
   }
 

@@ -32,7 +32,14 @@ export interface Suggestion {
 
 export const defaultSuggestLimit = 10;
 
-const fields = ['corporateNumber', 'name', 'furigana', 'prefectureId', 'cityName', 'formerNames.name'] as const;
+const fields = [
+  'corporateNumber',
+  'name',
+  'furigana',
+  'prefectureId',
+  'cityName',
+  'formerNames.name',
+] as const;
 
 /** A score below this is a former name's alone (boosts 0.6 / 0.5, below every current key's). */
 const currentNameScore = 1;
