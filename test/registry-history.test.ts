@@ -40,7 +40,8 @@ const file = (name: string) => path.join(fixtures, name);
 const clock = () => new Date('2026-11-05T01:00:00.000Z');
 const stateDirs: string[] = [];
 
-async function load(services: Services, files: string[]) {
+/** Batches of 5 split a company's history row from its current row now and then (diff_20261104). */
+async function load(services: Services, files: string[], batchSize = 5) {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'registry-history-'));
   stateDirs.push(stateDir);
   const result = await importRegistryFiles(files.map(file), {
@@ -49,7 +50,7 @@ async function load(services: Services, files: string[]) {
     deadLetter: new MemoryDeadLetter(),
     stateDir,
     now: clock,
-    batchSize: 5,
+    batchSize,
   });
   const names = indexNames(services.config.indexPrefix);
   await services.opensearch.indices.refresh({ index: [names.corporates, names.jobs] });
@@ -302,7 +303,9 @@ describe('after the full file and diff_20261102', () => {
 
 describe('after diff_20261104', () => {
   beforeAll(async () => {
-    await load(services, ['diff_20261104_utf8.csv']);
+    // one batch: each history row with its company's current row (the Shift_JIS index, loaded
+    // in batches of 5, has them apart)
+    await load(services, ['diff_20261104_utf8.csv'], 1000);
   }, 60_000);
 
   it('a second rename adds the name it replaces; both former names are found, newest first', async () => {
@@ -377,6 +380,11 @@ describe('after diff_20261104', () => {
     expect(shiftJis.formerNameKeys).toEqual(utf8.formerNameKeys);
     const [match] = await runMatch(sjis, { records: [{ name: '株式会社髙橋製作所' }] });
     expect(match?.match?.corporateNumber).toBe(companies.takahashi);
+    // batches of 5 put the history row of the corrected name in a batch before its current row
+    for (const number of [companies.renamed, companies.corrected, later.hikariTokyo]) {
+      const [one, other] = await Promise.all([stored(services, number), stored(sjis, number)]);
+      expect(other.formerNames, number).toEqual(one.formerNames);
+    }
   });
 
   it('a legal form changed and moved keeps the old name but no former key: the current key already matches', async () => {
@@ -413,10 +421,15 @@ describe('after diff_20261104', () => {
     ]);
   });
 
-  it('a corrected name (correct=1) is not a former name', async () => {
-    const doc = await stored(services, companies.corrected);
-    expect(doc.name).toBe('株式会社直し');
-    expect(doc.formerNames).toEqual([]);
+  it('a corrected name (correct=1) is not a former name, with or without the history row of the wrong state', async () => {
+    const [withHistory, without] = await Promise.all([
+      stored(services, companies.corrected),
+      stored(services, companies.newInDiff),
+    ]);
+    expect(withHistory.name).toBe('株式会社直し');
+    expect(withHistory.formerNames).toEqual([]);
+    expect(without.name).toBe('シンキ合同会社');
+    expect(without.formerNames).toEqual([]);
   });
 
   it('a merger annulled reopens the company; a trade name erased closes it without a cause', async () => {
