@@ -23,6 +23,8 @@ import { rebuildCompanies } from '../indexer/rebuild.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import { writeBulkChunked } from '../src/opensearch/bulk.js';
+import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { runMatch } from '../src/search/match.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { compileWithOverflow, countPlan, searchCorporates, searchJobs } from '../src/search/run-search.js';
@@ -31,7 +33,7 @@ import type { Services } from '../src/services.js';
 import { nameKey } from '../src/text/name-key.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, later } from './fixtures/registry/build-fixtures.js';
-import { setUpServices } from './support/env.js';
+import { setUpServices, uniquePrefix } from './support/env.js';
 
 type Doc = Record<string, unknown>;
 
@@ -448,5 +450,59 @@ describe('after diff_20261104', () => {
     expect(await numbersOf(services, { corporateNumberOr: [companies.absorbed, later.erased] })).toEqual([
       companies.absorbed,
     ]);
+  });
+});
+
+describe('the mapping additions', () => {
+  const closeFields = ['closed', 'closedOn', 'closeReason', 'successorCorporateNumber'];
+
+  it("reach an index created before them when a writer starts, inside the jobs' company copy too", {
+    timeout: 300_000,
+  }, async () => {
+    const prefix = uniquePrefix('registry-old');
+    const client = services.opensearch;
+    type Properties = Record<string, { properties?: Record<string, unknown> }>;
+    const without = (properties: Properties, fields: string[]) =>
+      Object.fromEntries(Object.entries(properties).filter(([field]) => !fields.includes(field)));
+    try {
+      // the two indices that gained fields; the writer's start creates the others
+      for (const def of indexDefinitions().filter(({ name }) => ['corporates', 'jobs'].includes(name))) {
+        let properties = def.mappings.properties as Properties;
+        if (def.name === 'corporates')
+          properties = without(properties, [...closeFields, 'formerNames', 'formerNameKeys']);
+        if (def.name === 'jobs')
+          properties = {
+            ...properties,
+            corporate: { properties: without(properties.corporate?.properties as Properties, closeFields) },
+          };
+        await client.indices.create(
+          {
+            index: `${prefix}${def.name}-v${def.version}`,
+            body: {
+              settings: def.settings,
+              mappings: { ...def.mappings, properties },
+              aliases: { [`${prefix}${def.name}`]: {} },
+            } as never,
+          },
+          // a busy shared engine can take longer than the client's default to create an index
+          { requestTimeout: 120_000, maxRetries: 0 },
+        );
+      }
+      const mapped = async (index: string) => {
+        const { body } = await client.indices.getMapping({ index: `${prefix}${index}` });
+        const [only] = Object.values(body as Record<string, { mappings: { properties: Properties } }>);
+        return only?.mappings.properties ?? {};
+      };
+      expect(Object.keys((await mapped('jobs')).corporate?.properties ?? {})).not.toContain('closed');
+      await bootstrapIndices(client, prefix, undefined, { addNewFields: true });
+      const corporates = await mapped('corporates');
+      for (const field of [...closeFields, 'formerNames', 'formerNameKeys'])
+        expect(corporates).toHaveProperty(field);
+      expect(Object.keys((await mapped('jobs')).corporate?.properties ?? {})).toEqual(
+        expect.arrayContaining(closeFields),
+      );
+    } finally {
+      await dropIndices(client, prefix);
+    }
   });
 });
