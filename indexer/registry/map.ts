@@ -5,13 +5,16 @@
  *   "12","2010401000001","11","0","2024-04-01","2024-03-25","株式会社ＡＢＣホールディングス","","301",
  *   "東京都","千代田区","丸の内１－１－１","","13","101","1000005","","","","","","","2015-10-05","1",
  *   "ABC Holdings Co., Ltd.","","","","エービーシーホールディングス","0"
- *   -> { action: 'upsert', outcome: 'upserted', corporateNumber: '2010401000001',
+ *   -> { action: 'upsert', outcome: 'upserted', corporateNumber: '2010401000001', correction: false,
  *        fields: { name: '株式会社ＡＢＣホールディングス', corporateType: 'kabushiki_gaisha',
  *                  prefectureId: 13, cityName: '千代田区', streetAddress: '丸の内１－１－１',
  *                  postalCode: '100-0005', furigana: 'エービーシーホールディングス' },
  *        registry: { assignmentDate: '2015-10-05', updateDate: '2024-04-01', changeDate: '2024-03-25',
  *                    process: '11', closed: false, closeDate: null, closeCause: null,
  *                    successorCorporateNumber: null, enName: 'ABC Holdings Co., Ltd.', kind: '301' } }
+ *
+ * A `latest=0` row of the same company -> { action: 'history', name, changeDate, updateDate, ... }:
+ * not applied; its name may be a former name (./former-names.ts).
  *
  * Names are kept as published (full-width Latin included): the index folds them (NFKC) when
  * it analyses them, and a name shown back is the registry's own spelling.

@@ -9,7 +9,9 @@
  * lost (the company is read again and the change redone). Loading the same rows twice writes
  * nothing the second time. A row older than what the company holds (its `updateDate` before
  * the stored one) is not applied: an old full file loaded after newer diffs cannot undo them.
- * A renamed or moved company that has postings is rebuilt, so its postings carry the new name.
+ * A renamed, moved, closed or reopened company that has postings is rebuilt, so its postings
+ * carry the new name and the close fields. The names a row replaces (and those of `latest=0`
+ * rows) are kept as former names (./former-names.ts).
  */
 import { type BulkOp, writeBulkChunked } from '../../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
