@@ -561,8 +561,8 @@ describe.each([
 
   it('draws every filter but those on indexer-computed fields, each with values in the data', () => {
     const defs = checkable(search);
-    // updatedAt and the work-location count on both; the reading prefix on companies
-    expect(search.filters.length - defs.length).toBe(search.index === 'corporates' ? 3 : 2);
+    // updatedAt, the work-location count and includeClosed on both; the reading prefix on companies
+    expect(search.filters.length - defs.length).toBe(search.index === 'corporates' ? 4 : 3);
     expect(linked().length).toBeGreaterThanOrEqual(search.index === 'corporates' ? 16 : 25);
     // a field missing from the oracle's view would read as "no value" on every record
     for (const def of defs)
