@@ -20,6 +20,7 @@ import { indexNames } from '../indexer/index-names.js';
 import { loadMasters } from '../indexer/masters.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
+import { formerNameKeysOf, formerNamesOf, type NameRow } from '../indexer/registry/former-names.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import { writeBulkChunked } from '../src/opensearch/bulk.js';
@@ -112,6 +113,56 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([services?.close(), sjis?.close()]);
   for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('former names from rows (pure)', () => {
+  const row = (name: string, changeDate: string, more: Partial<NameRow> = {}): NameRow => ({
+    name,
+    changeDate,
+    updateDate: '2026-11-04',
+    correction: false,
+    history: false,
+    ...more,
+  });
+  const registered = { name: 'A社', registry: {}, formerNames: [{ name: '古い社', until: '2020-01-01' }] };
+
+  it('the stored name the registry wrote, replaced by a row, stopped on that row’s change date', () => {
+    expect(formerNamesOf([row('B社', '2026-11-03')], registered, 'B社')).toEqual([
+      { name: 'A社', until: '2026-11-03' },
+      { name: '古い社', until: '2020-01-01' },
+    ]);
+    // a name the postings pipeline wrote is not one the company had
+    expect(formerNamesOf([row('B社', '2026-11-03')], { name: '(株)A社' }, 'B社')).toEqual([]);
+  });
+
+  it('history rows in file order; a renamed-back name is not former; the later date wins', () => {
+    const rows = [
+      row('A社', '2019-01-01', { history: true }),
+      row('B社', '2024-05-01', { history: true }),
+      row('A社', '2026-11-01'),
+    ];
+    expect(formerNamesOf(rows, registered, 'A社')).toEqual([
+      { name: 'B社', until: '2026-11-01' },
+      { name: '古い社', until: '2020-01-01' },
+    ]);
+    expect(formerNamesOf([row('C社', '2026-01-01', { history: true })], registered, 'A社')).toEqual([
+      { name: 'C社', until: '2026-11-04' },
+      { name: '古い社', until: '2020-01-01' },
+    ]);
+  });
+
+  it('a correction replaces an error, not a name', () => {
+    const fix = row('B社', '2026-11-03', { correction: true });
+    expect(formerNamesOf([fix], registered, 'B社')).toEqual([{ name: '古い社', until: '2020-01-01' }]);
+    expect(formerNamesOf([row('A誤', '2026-11-01', { history: true }), fix], undefined, 'B社')).toEqual([]);
+  });
+
+  it('keys only where the current key differs', () => {
+    expect(formerNameKeysOf([{ name: '有限会社さくら', until: '2026-11-01' }], 'さくら株式会社')).toBeNull();
+    expect(
+      formerNameKeysOf([{ name: '株式会社ひかり電機', until: '2026-11-01' }], '株式会社ひかりテック'),
+    ).toEqual([nameKey('ひかり電機')]);
+  });
 });
 
 describe('after the full file and diff_20261102', () => {
