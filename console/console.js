@@ -179,7 +179,7 @@ function valueEditor(condition, onChange) {
   const spec = conditionSpec(condition);
   const { kind, item } = spec;
   const name = `value-${condition.filter.key}`;
-  if (kind === 'presence' || kind === 'flag' || kind === 'listed') {
+  if (kind === 'presence' || kind === 'flag' || kind === 'listed' || kind === 'inclusion') {
     const select = el(
       'select',
       { name, 'aria-label': `${condition.filter.key} value` },

@@ -13,6 +13,7 @@ import type { BulkFailure, BulkOp } from '../src/opensearch/bulk.js';
 import { toCompactJobRecord, toCompactRecord } from '../src/search/records.js';
 import type { IndexNames } from './index-names.js';
 import type { Masters } from './masters.js';
+import { registryOwnedDocFields } from './ownership.js';
 import type { SourceRecord } from './source-types.js';
 import {
   type Doc,
@@ -47,6 +48,12 @@ export interface KnownState {
    * records name, where the company was deleted (`lookupsFor(...).deletions`)
    */
   deletions?: ReadonlyMap<string, number>;
+  /**
+   * the registry-owned fields (./ownership.ts) of the companies of the batch's corporate
+   * records that the registry has written (`lookupsFor(...).registered`, read for every batch):
+   * those records keep these values instead of their own
+   */
+  registered?: ReadonlyMap<string, Doc>;
 }
 
 /** A batch's writes. Positions (`ref`, the map keys) are indices into the batch's records. */
@@ -92,15 +99,32 @@ export function keyOf(record: SourceRecord): string | null {
 }
 
 /**
- * A company upsert with a source version: the stored `sourceVersion` decides, so an older
- * record leaves a newer one alone (`noop`). An update (not an index with external versions)
- * because the company's postings and aggregates belong to the rebuild, not to the record.
+ * Every company update of the pipeline (an update, not an index with external versions,
+ * because the company's postings and aggregates belong to the rebuild, not to the record).
+ * - With a source version (`params.version`), the stored `sourceVersion` decides, so an older
+ *   record leaves a newer one alone (`noop`); without one, the stored version is cleared.
+ * - A company the registry has written (`registry` present) keeps the registry's own fields
+ *   (`params.owned`, ./ownership.ts): the record's other fields are merged, those are not. The
+ *   planner puts the registry's values, read before the batch, into the record's doc and its
+ *   compact copy; when the registry wrote in between (a stored value differs from the doc's),
+ *   the copy, now stale, is removed, so searches read that company from `_source` until its
+ *   next write or `npm run backfill` gives it a copy again.
  */
 export const versionedCompanyUpdate = [
-  'if (ctx._source.sourceVersion != null && params.version < ctx._source.sourceVersion) {',
+  'if (params.version != null && ctx._source.sourceVersion != null && params.version < ctx._source.sourceVersion) {',
   "  ctx.op = 'noop';",
   '} else {',
-  '  for (entry in params.doc.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }',
+  '  boolean registered = ctx._source.registry != null;',
+  '  boolean stale = false;',
+  '  for (entry in params.doc.entrySet()) {',
+  '    String key = entry.getKey();',
+  '    if (registered && params.owned.contains(key)) {',
+  '      if (ctx._source[key] != entry.getValue()) { stale = true; }',
+  '    } else {',
+  '      ctx._source[key] = entry.getValue();',
+  '    }',
+  '  }',
+  "  if (stale) { ctx._source.remove('compactRecord'); }",
   '  ctx._source.sourceVersion = params.version;',
   '}',
 ].join('\n');
@@ -124,21 +148,26 @@ export function emptyPlan(): BatchPlan {
  * postings that the run has not cached (a company whose corporate record is in the batch too
  * is read as well: that record may be refused, and then the indexed company still serves),
  * the postings it deletes (to know which company to rebuild), and the companies of its
- * versioned corporate records (a delete of the company at or after the record's version wins).
+ * versioned corporate records (a delete of the company at or after the record's version wins),
+ * and the companies of all its corporate records (`registered`: whether the registry owns their
+ * name and address, ./ownership.ts).
  */
 export function lookupsFor(
   records: readonly SourceRecord[],
   cached: ReadonlyMap<string, Doc>,
-): { companies: string[]; jobs: string[]; deletions: string[] } {
+): { companies: string[]; jobs: string[]; deletions: string[]; registered: string[] } {
   const companies = new Set<string>();
+  const registered = new Set<string>();
   const jobs: string[] = [];
   const deletions = new Set<string>();
   for (const record of records) {
     if (record.type === 'job' && !cached.has(record.corporateNumber)) companies.add(record.corporateNumber);
     if (record.type === 'delete_job') jobs.push(record.id);
     if (record.type === 'corporate' && versionOf(record) !== undefined) deletions.add(record.corporateNumber);
+    // read every time, not from the run's cache: the registry may have written it since
+    if (record.type === 'corporate') registered.add(record.corporateNumber);
   }
-  return { companies: [...companies], jobs, deletions: [...deletions] };
+  return { companies: [...companies], jobs, deletions: [...deletions], registered: [...registered] };
 }
 
 /** A versioned corporate record at or before the newest delete of its company. */
@@ -171,35 +200,33 @@ export function planBatch(
       return;
     }
     try {
-      const fields = toCorporateFields(record, masters);
+      // a registry company keeps the registry's name, reading, legal form and address
+      const fields = {
+        ...toCorporateFields(record, masters),
+        ...known.registered?.get(record.corporateNumber),
+      };
       // the compact copy a company search reads instead of `_source` (src/search/records.ts)
       const compactRecord = toCompactRecord({ ...fields, updatedAt: now.toISOString() });
       const upsert = { ...toCorporateDocument(record, masters, now), compactRecord };
       // an update keeps the aggregates and postings until the rebuild replaces them
       const version = versionOf(record);
       // a record without a version clears the stored one: from then on, arrival order
-      const doc = { ...fields, compactRecord, updatedAt: now.toISOString(), sourceVersion: version ?? null };
-      plan.ops.push(
-        version === undefined
-          ? {
-              action: 'update',
-              index: names.corporates,
-              id: record.corporateNumber,
-              ref: position,
-              body: { doc, upsert: { ...upsert, sourceVersion: null } },
-            }
-          : {
-              action: 'update',
-              index: names.corporates,
-              id: record.corporateNumber,
-              ref: position,
-              versioned: true,
-              body: {
-                script: { source: versionedCompanyUpdate, lang: 'painless', params: { doc, version } },
-                upsert: { ...upsert, sourceVersion: version },
-              },
-            },
-      );
+      const doc = { ...fields, compactRecord, updatedAt: now.toISOString() };
+      plan.ops.push({
+        action: 'update',
+        index: names.corporates,
+        id: record.corporateNumber,
+        ref: position,
+        ...(version === undefined ? {} : { versioned: true }),
+        body: {
+          script: {
+            source: versionedCompanyUpdate,
+            lang: 'painless',
+            params: { doc, version: version ?? null, owned: [...registryOwnedDocFields] },
+          },
+          upsert: { ...upsert, sourceVersion: version ?? null },
+        },
+      });
       const before = plan.companies.get(record.corporateNumber) ?? known.cached.get(record.corporateNumber);
       plan.companies.set(record.corporateNumber, { ...(before ?? {}), ...fields });
       plan.touches.set(position, record.corporateNumber);

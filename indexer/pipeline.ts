@@ -31,6 +31,7 @@ import {
 import { type IndexNames, indexNames } from './index-names.js';
 import { loadMasters, type Masters, withMasterList } from './masters.js';
 import { prepareDerivedReadings } from './name-keys.js';
+import { isRegistryCompany, registryOwnedDocFields } from './ownership.js';
 import type { DeleteCorporateSource, MasterSource, SourceRecord } from './source-types.js';
 import type { Doc } from './transform.js';
 import { type Validated, validateLine, validateRecord } from './validate.js';
@@ -307,6 +308,29 @@ export class IngestPipeline {
     return found;
   }
 
+  /**
+   * The registry-owned fields of those companies the registry has written (./ownership.ts): a
+   * corporate record of the batch keeps these values instead of its own.
+   */
+  private async registryOwned(numbers: string[]): Promise<Map<string, Doc>> {
+    const docs = await getSources<Doc>(
+      this.options.client,
+      this.names.corporates,
+      numbers,
+      { includes: [...registryOwnedDocFields, 'registry.updateDate'] },
+      this.options.retry,
+    );
+    const found = new Map<string, Doc>();
+    for (const { id, source } of docs) {
+      if (!source || !isRegistryCompany(source)) continue;
+      found.set(
+        id,
+        Object.fromEntries(registryOwnedDocFields.map((field) => [field, source[field] ?? null])),
+      );
+    }
+    return found;
+  }
+
   private corporateNumbersOfJobs(ids: string[]): Promise<Map<string, string>> {
     return this.fieldById(this.names.jobs, ids, 'corporateNumber');
   }
@@ -340,6 +364,7 @@ export class IngestPipeline {
     const indexed = await this.loadCompanies(lookups.companies);
     const jobOwners = await this.corporateNumbersOfJobs(lookups.jobs);
     const deletions = await this.deletionsOf(lookups.deletions);
+    const registered = await this.registryOwned(lookups.registered);
     await prepareDerivedReadings();
     const plan = planBatch(
       records,
@@ -350,7 +375,7 @@ export class IngestPipeline {
         workLocationCounts: this.workLocationCounts,
         deferMissingCompany: this.options.deferMissingCompany ?? false,
       },
-      { cached: this.companies, indexed, jobOwners, deletions },
+      { cached: this.companies, indexed, jobOwners, deletions, registered },
     );
     this.remember(indexed, plan.companies);
 

@@ -104,20 +104,42 @@ describe('planBatch', () => {
     expect(plan.companies.get(numbers.alpha)).toMatchObject({ name: '株式会社アルファ新社名' });
   });
 
-  it('a company without a version is an update with doc + upsert that clears the stored version', () => {
+  it('a company without a version is a scripted update + upsert that clears the stored version', () => {
     const plan = planBatch([corporate()], context(), known());
     const op = plan.ops[0];
     expect(op?.versioned).toBeUndefined();
-    const body = op?.body as { doc: Doc; upsert: Doc };
-    expect(body.doc).toMatchObject({
-      name: corporate().name,
-      updatedAt: now.toISOString(),
-      sourceVersion: null,
-    });
+    const body = op?.body as {
+      script: { source: string; params: { doc: Doc; version: number | null; owned: string[] } };
+      upsert: Doc;
+    };
+    expect(body.script.source).toBe(versionedCompanyUpdate);
+    expect(body.script.params.version).toBeNull();
+    expect(body.script.params.doc).toMatchObject({ name: corporate().name, updatedAt: now.toISOString() });
+    // the registry's fields are named, so the script leaves them on a registry company
+    expect(body.script.params.owned).toEqual(expect.arrayContaining(['name', 'cityName', 'nameKey']));
     expect(body.upsert).toMatchObject({ name: corporate().name, sourceVersion: null, postings: [] });
     // the doc carries only the company's fields: the rebuild owns postings and aggregates
-    expect(body.doc).not.toHaveProperty('postings');
-    expect(body.doc).not.toHaveProperty('aggregates');
+    expect(body.script.params.doc).not.toHaveProperty('postings');
+    expect(body.script.params.doc).not.toHaveProperty('aggregates');
+  });
+
+  it("a company the registry wrote keeps the registry's name in the doc, the copy and its postings", () => {
+    const registered = new Map([[numbers.alpha, { name: '株式会社登記名', nameKey: 'とうきめい' }]]);
+    const plan = planBatch([corporate({ name: '旧名株式会社', phoneNumber: '03-1111-2222' })], context(), {
+      ...known(),
+      registered,
+    });
+    const body = plan.ops[0]?.body as { script: { params: { doc: Doc } } };
+    expect(body.script.params.doc).toMatchObject({
+      name: '株式会社登記名',
+      nameKey: 'とうきめい',
+      phoneNumber: '03-1111-2222',
+    });
+    const copy = JSON.parse(
+      Buffer.from(String(body.script.params.doc.compactRecord), 'base64').toString('utf8'),
+    ) as Doc;
+    expect(copy.name).toBe('株式会社登記名');
+    expect(plan.companies.get(numbers.alpha)?.name).toBe('株式会社登記名');
   });
 
   it('a company with sourceUpdatedAt is a scripted update that may decline an older version', () => {
@@ -281,8 +303,15 @@ describe('lookupsFor', () => {
       companies: [numbers.beta, numbers.gamma],
       jobs: ['J-9'],
       deletions: [],
+      // every corporate record's company: does the registry own its name (indexer/ownership.ts)
+      registered: [numbers.gamma],
     });
-    expect(lookupsFor([corporate()], new Map())).toEqual({ companies: [], jobs: [], deletions: [] });
+    expect(lookupsFor([corporate()], new Map())).toEqual({
+      companies: [],
+      jobs: [],
+      deletions: [],
+      registered: [corporate().corporateNumber],
+    });
   });
 });
 

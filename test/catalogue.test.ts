@@ -124,10 +124,12 @@ describe.each([
   ['company search', corporateSearch, contractCorporateFlat, corporateSearchRequestSchemas()],
   ['job search', jobSearch, contractJobFlat, jobSearchRequestSchemas()],
 ] as const)('the %s catalogue', (_label, search, contractFlat, schemas) => {
-  it('declares exactly the flat fields of the contract, and the change-feed bounds and the reading prefix beside them', () => {
+  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix and includeClosed beside them', () => {
     const additions = [
       'updatedAtFrom',
       'updatedAtTo',
+      // closed companies (and their postings) are left out unless asked for
+      'includeClosed',
       ...(search === corporateSearch ? ['furiganaPrefixOr'] : []),
     ];
     expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());

@@ -72,7 +72,15 @@ describe('compileSearch', () => {
           ],
           "from": 0,
           "query": {
-            "match_all": {},
+            "bool": {
+              "must_not": [
+                {
+                  "term": {
+                    "closed": true,
+                  },
+                },
+              ],
+            },
           },
           "size": 25,
           "sort": [
@@ -159,35 +167,48 @@ describe('compileSearch', () => {
                   "bool": {
                     "filter": [
                       {
-                        "range": {
-                          "descriptionCollectedAt": {
-                            "gte": "now-1M/d",
-                            "time_zone": "Asia/Tokyo",
-                          },
-                        },
-                      },
-                      {
                         "bool": {
                           "filter": [
                             {
-                              "match_phrase": {
-                                "description": "Ｊａｖａ",
+                              "range": {
+                                "descriptionCollectedAt": {
+                                  "gte": "now-1M/d",
+                                  "time_zone": "Asia/Tokyo",
+                                },
                               },
                             },
                             {
-                              "match_phrase": {
-                                "description": "設計",
+                              "bool": {
+                                "filter": [
+                                  {
+                                    "match_phrase": {
+                                      "description": "Ｊａｖａ",
+                                    },
+                                  },
+                                  {
+                                    "match_phrase": {
+                                      "description": "設計",
+                                    },
+                                  },
+                                ],
                               },
                             },
                           ],
                         },
                       },
+                      {
+                        "match_phrase": {
+                          "title.substring": "エンジニア",
+                        },
+                      },
                     ],
                   },
                 },
+              ],
+              "must_not": [
                 {
-                  "match_phrase": {
-                    "title.substring": "エンジニア",
+                  "term": {
+                    "corporate.closed": true,
                   },
                 },
               ],

@@ -162,6 +162,7 @@ const kindShape: Record<Kind, (def: FilterDef) => string> = {
   flag: () => 'boolean',
   listed: () => 'boolean, nullable',
   prefix: () => 'string',
+  inclusion: () => 'boolean',
 };
 
 describe('openapi.yaml', () => {
@@ -277,7 +278,15 @@ describe('openapi.yaml', () => {
     const nonNull = Object.entries(corporate.properties ?? {})
       .filter(([, property]) => !property.nullable)
       .map(([name]) => name);
-    expect(nonNull.sort()).toEqual(['corporateNumber', 'markets', 'name', 'paidMedias', 'workLocationCount']);
+    // closed: false for every company the register has not closed
+    expect(nonNull.sort()).toEqual([
+      'closed',
+      'corporateNumber',
+      'markets',
+      'name',
+      'paidMedias',
+      'workLocationCount',
+    ]);
     expect(Object.keys(corporate.properties ?? {})).toContain('summary');
     expect(Object.keys(corporate.properties ?? {})).not.toContain('postings');
     const job = spec.components.schemas.Job as Schema;

@@ -314,7 +314,8 @@ function meets(record: Record_, conds: Cond[]): boolean {
 /**
  * Filters on what the indexer computes rather than what the data files carry: the time of
  * indexing (updatedAt), the distinct work places after address normalisation
- * (workLocationCount) and the reading's name key (furiganaPrefix). Each has its own tests;
+ * (workLocationCount), the reading's name key (furiganaPrefix) and the registry's closures
+ * (includeClosed). Each has its own tests;
  * every other filter is drawn here.
  */
 const notInTheDataFiles = new Set([
@@ -323,6 +324,8 @@ const notInTheDataFiles = new Set([
   'corporateWorkLocationCount',
   // the reading key the indexer computes from furigana (test/furigana-prefix.test.ts)
   'furiganaPrefix',
+  // the registry's closures: no company of the data files is closed (test/registry-history.test.ts)
+  'includeClosed',
 ]);
 
 const checkable = (search: SearchCatalogue) =>
@@ -558,8 +561,8 @@ describe.each([
 
   it('draws every filter but those on indexer-computed fields, each with values in the data', () => {
     const defs = checkable(search);
-    // updatedAt and the work-location count on both; the reading prefix on companies
-    expect(search.filters.length - defs.length).toBe(search.index === 'corporates' ? 3 : 2);
+    // updatedAt, the work-location count and includeClosed on both; the reading prefix on companies
+    expect(search.filters.length - defs.length).toBe(search.index === 'corporates' ? 4 : 3);
     expect(linked().length).toBeGreaterThanOrEqual(search.index === 'corporates' ? 16 : 25);
     // a field missing from the oracle's view would read as "no value" on every record
     for (const def of defs)

@@ -23,6 +23,7 @@ interface Suggestion {
   furigana: string | null;
   prefectureId: number | null;
   cityName: string | null;
+  formerName: string | null;
 }
 
 let services: Services;
@@ -120,6 +121,8 @@ describe('suggestions', () => {
         furigana: 'マルカブツリュウ',
         prefectureId: 14,
         cityName: '横浜市中区',
+        // found by its current name
+        formerName: null,
       },
     ]);
   });

@@ -9,7 +9,9 @@
  * lost (the company is read again and the change redone). Loading the same rows twice writes
  * nothing the second time. A row older than what the company holds (its `updateDate` before
  * the stored one) is not applied: an old full file loaded after newer diffs cannot undo them.
- * A renamed or moved company that has postings is rebuilt, so its postings carry the new name.
+ * A renamed, moved, closed or reopened company that has postings is rebuilt, so its postings
+ * carry the new name and the close fields. The names a row replaces (and those of `latest=0`
+ * rows) are kept as former names (./former-names.ts).
  */
 import { type BulkOp, writeBulkChunked } from '../../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
@@ -19,27 +21,28 @@ import { toCompactRecord } from '../../src/search/records.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { type IndexNames, indexNames } from '../index-names.js';
 import type { Masters } from '../masters.js';
-import { nameKeyFieldNames, prepareDerivedReadings } from '../name-keys.js';
+import { prepareDerivedReadings } from '../name-keys.js';
+import { registryOwnedDocFields } from '../ownership.js';
 import { IngestPipeline } from '../pipeline.js';
 import { rebuildCompanies } from '../rebuild.js';
 import type { CorporateSource } from '../source-types.js';
 import { type Doc, toCorporateDocument, toCorporateFields } from '../transform.js';
-import type { RegistryChange, RegistryFields } from './map.js';
+import { type FormerName, formerNameKeysOf, formerNamesOf, type NameRow } from './former-names.js';
+import { closedFieldsOf, type RegistryChange, type RegistryFields } from './map.js';
 
-/** The company fields a registry write sets: the owned fields and the labels derived from them. */
+/**
+ * The company fields a registry write sets: the owned fields with the labels and keys derived
+ * from them, the record's close fields; all are copied onto the company's postings.
+ */
 const writtenFields = [
-  'name',
-  'furigana',
-  'corporateType',
-  'corporateTypeLabel',
-  'postalCode',
-  'prefectureId',
-  'prefectureName',
-  'cityName',
-  'streetAddress',
-  // derived from the name and the reading, so the registry's rename moves them too
-  ...nameKeyFieldNames,
+  ...registryOwnedDocFields,
+  'closed',
+  'closedOn',
+  'closeReason',
+  'successorCorporateNumber',
 ] as const;
+/** Written with them, internal and not on the postings: a change here needs no rebuild. */
+const historyFields = ['formerNames', 'formerNameKeys'] as const;
 
 /** The `registry` object's fields, compared one by one to tell a change from a reload. */
 const registryFieldOrder: (keyof RegistryFields)[] = [
@@ -88,8 +91,22 @@ export function registryInstant(date: string): string {
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'object' && a !== null) return JSON.stringify(a) === JSON.stringify(b ?? null);
   return (a ?? null) === (b ?? null);
 }
+
+const nameRowOf = (change: PendingChange['change']): NameRow | undefined =>
+  change.action === 'delete'
+    ? undefined
+    : change.action === 'history'
+      ? { ...change, history: true }
+      : {
+          name: change.fields.name,
+          changeDate: change.registry.changeDate,
+          updateDate: change.registry.updateDate,
+          correction: change.correction,
+          history: false,
+        };
 
 function sameRegistry(stored: unknown, next: RegistryFields): boolean {
   if (!stored || typeof stored !== 'object') return false;
@@ -119,10 +136,14 @@ export class RegistryWriter {
   /** Applies one batch (in file order); one outcome per change, in the same order. */
   async apply(batch: PendingChange[]): Promise<WriteOutcome[]> {
     const outcomes: WriteOutcome[] = new Array(batch.length).fill('superseded');
-    // every row carries the company's whole state: the last row of a company in the batch wins
+    // every row carries the company's whole state: the last row of a company in the batch wins;
+    // history rows (latest=0) are never applied, only read for the former names
     const last = new Map<string, number>();
+    const rows = new Map<string, NameRow[]>();
     batch.forEach(({ change }, position) => {
-      last.set(change.corporateNumber, position);
+      const row = nameRowOf(change);
+      if (row) rows.set(change.corporateNumber, [...(rows.get(change.corporateNumber) ?? []), row]);
+      if (change.action !== 'history') last.set(change.corporateNumber, position);
     });
     const deletes: number[] = [];
     const upserts: number[] = [];
@@ -137,10 +158,14 @@ export class RegistryWriter {
         pending,
         outcomes,
         rebuild,
+        rows,
         round === maxConflictRounds,
       );
       pending = conflicts;
     }
+    const historyOnly = [...rows.keys()].filter((number) => !last.has(number));
+    for (let round = 1; historyOnly.length > 0 && round <= maxConflictRounds; round++)
+      historyOnly.splice(0, historyOnly.length, ...(await this.writeHistory(historyOnly, rows)));
     if (deletes.length > 0) await this.applyDeletes(batch, deletes, outcomes);
     if (rebuild.size > 0)
       await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
@@ -148,6 +173,35 @@ export class RegistryWriter {
         now: this.now(),
       });
     return outcomes;
+  }
+
+  /**
+   * The former names of companies that the batch has only history rows of (their current row
+   * came in an earlier batch): merged into the stored company; returns those that changed
+   * meanwhile. A company not in the index gets nothing (its history waits for its current row).
+   */
+  private async writeHistory(numbers: string[], rows: Map<string, NameRow[]>): Promise<string[]> {
+    const stored = await this.read(numbers);
+    const ops: BulkOp<string>[] = [];
+    for (const [number, existing] of stored) {
+      const name = String(existing.source.name ?? '');
+      const formerNames = formerNamesOf(rows.get(number) ?? [], existing.source, name);
+      const history = { formerNames, formerNameKeys: formerNameKeysOf(formerNames, name) };
+      if (historyFields.every((field) => sameValue(existing.source[field], history[field]))) continue;
+      ops.push({
+        action: 'update',
+        index: this.names.corporates,
+        id: number,
+        ref: number,
+        ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
+        body: { doc: history },
+      });
+    }
+    const failures = await writeBulkChunked(this.options.client, ops);
+    const unexpected = failures.find((failure) => !failure.conflict);
+    if (unexpected)
+      throw new Error(`OpenSearch did not accept a company's former names: ${unexpected.reason}`);
+    return failures.map((failure) => failure.op.ref);
   }
 
   private async read(numbers: string[]): Promise<Map<string, Stored>> {
@@ -180,6 +234,7 @@ export class RegistryWriter {
     positions: number[],
     outcomes: WriteOutcome[],
     rebuild: Set<string>,
+    rows: Map<string, NameRow[]>,
     lastRound: boolean,
   ): Promise<number[]> {
     const now = this.now();
@@ -211,8 +266,17 @@ export class RegistryWriter {
         await this.deadLetter(item, [error instanceof Error ? error.message : String(error)]);
         continue;
       }
-      const owned: Doc = Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null]));
       const existing = stored.get(change.corporateNumber);
+      const formerNames: FormerName[] = formerNamesOf(
+        rows.get(change.corporateNumber) ?? [],
+        existing?.source,
+        change.fields.name,
+      );
+      const owned: Doc = {
+        ...Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null])),
+        ...closedFieldsOf(change.registry),
+      };
+      const history: Doc = { formerNames, formerNameKeys: formerNameKeysOf(formerNames, change.fields.name) };
       const deletedAt = deletions.get(change.corporateNumber);
       if (
         !existing &&
@@ -223,7 +287,12 @@ export class RegistryWriter {
         continue;
       }
       if (!existing) {
-        const document = { ...toCorporateDocument(source, this.options.masters, now), sourceVersion: null };
+        const document = {
+          ...toCorporateDocument(source, this.options.masters, now),
+          ...owned,
+          ...history,
+          sourceVersion: null,
+        };
         const compactRecord = toCompactRecord({ ...document, updatedAt: now.toISOString() });
         ops.push({
           action: 'update',
@@ -232,7 +301,7 @@ export class RegistryWriter {
           ref: position,
           // created by the other feed since it was read: only the owned fields are merged in
           body: {
-            doc: { ...owned, registry: change.registry },
+            doc: { ...owned, ...history, registry: change.registry },
             upsert: { ...document, compactRecord, registry: change.registry },
           },
         });
@@ -245,7 +314,8 @@ export class RegistryWriter {
         continue;
       }
       const ownedSame = writtenFields.every((field) => sameValue(existing.source[field], owned[field]));
-      if (ownedSame && sameRegistry(existing.source.registry, change.registry)) {
+      const historySame = historyFields.every((field) => sameValue(existing.source[field], history[field]));
+      if (ownedSame && historySame && sameRegistry(existing.source.registry, change.registry)) {
         outcomes[position] = 'unchanged';
         continue;
       }
@@ -260,6 +330,7 @@ export class RegistryWriter {
         body: {
           doc: {
             ...owned,
+            ...history,
             registry: change.registry,
             updatedAt: now.toISOString(),
             compactRecord: toCompactRecord(merged),

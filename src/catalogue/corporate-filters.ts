@@ -340,6 +340,13 @@ export const corporateFilters: readonly FilterDef[] = [
     collectedAtField: 'postings.descriptionCollectedAt',
     hook: 'only text with descriptionCollectedAt >= now-1M/d is seen, enforced in the query',
   }),
+  define('includeClosed', 'inclusion', {
+    scope: company,
+    field: 'closed',
+    description:
+      'true: closed companies (closed in the corporate-number register: liquidated, merged away, closed by the registrar) are included too; absent or false: they are left out of the results, counts, facets and exports.',
+    hook: 'an inclusion: its absence is the condition (closed companies left out), request-wide',
+  }),
   define('updatedAt', 'dateRange', {
     scope: company,
     field: 'updatedAt',

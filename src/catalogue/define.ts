@@ -18,6 +18,7 @@ const defaultOps: Record<Kind, readonly Op[]> = {
   flag: ['is'],
   listed: ['is'],
   prefix: ['any'],
+  inclusion: ['is'],
 };
 
 export const items = {
@@ -54,6 +55,7 @@ const defaultItem: Record<Kind, SchemaObject> = {
   flag: items.boolean,
   listed: { type: 'boolean', nullable: true },
   prefix: items.fragment,
+  inclusion: items.boolean,
 };
 
 export interface DefineOptions {

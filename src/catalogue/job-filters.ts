@@ -176,6 +176,13 @@ export const jobFilters: readonly FilterDef[] = [
   linked(c.workLocationCount, {
     hook: 'nested form only (filters.workLocationCount / corporateWorkLocationCount)',
   }),
+  define('includeClosed', 'inclusion', {
+    scope: 'jobCorporate',
+    field: 'corporate.closed',
+    description:
+      'true: postings of closed companies (closed in the corporate-number register) are included too; absent or false: they are left out of the results, counts, facets and exports.',
+    hook: 'an inclusion on the linked company: its absence is the condition, request-wide',
+  }),
   define('updatedAt', 'dateRange', {
     scope: job,
     field: 'updatedAt',

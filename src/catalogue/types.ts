@@ -75,6 +75,8 @@ export const excludingOps: ReadonlySet<Op> = new Set(['none', 'noneContains']);
  * - flag: true = the boolean field is true, false = it is not true (false or unknown).
  * - listed: true = has at least one market, false = none, null = no condition.
  * - prefix: a name key (src/text/name-key.ts) starts with one of the strings, folded the same way.
+ * - inclusion: true brings back records the search leaves out by default (closed companies);
+ *   the condition filters nothing itself, its absence does (src/search/compile-query.ts).
  */
 export type Kind =
   | 'ids'
@@ -86,7 +88,8 @@ export type Kind =
   | 'presence'
   | 'flag'
   | 'listed'
-  | 'prefix';
+  | 'prefix'
+  | 'inclusion';
 
 /**
  * Where the index field lives.

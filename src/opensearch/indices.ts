@@ -77,23 +77,46 @@ export async function bootstrapIndices(
 }
 
 /**
- * Puts the mapping file's top-level fields that the live index lacks (an additive change:
- * documents written before have no value there, and readers allow for that). A changed
- * field is left alone: that is a new mapping version and a reindex.
+ * Puts the mapping file's fields that the live index lacks (an additive change: documents
+ * written before have no value there, and readers allow for that): new top-level fields, and
+ * new fields inside an object field the index has (the jobs' `corporate` copy gaining a
+ * company field). A changed field is left alone: that is a new mapping version and a reindex.
  */
 async function addNewFields(client: OpenSearchClient, alias: string, def: IndexDefinition): Promise<void> {
   const { body } = await client.indices.getMapping({ index: alias });
   for (const [index, live] of Object.entries(
-    body as Record<string, { mappings?: { properties?: object } }>,
+    body as Record<string, { mappings?: { properties?: Record<string, MappingNode> } }>,
   )) {
-    const known = live.mappings?.properties ?? {};
-    const added = Object.entries(def.mappings.properties).filter(([field]) => !(field in known));
-    if (added.length === 0) continue;
-    const properties = Object.fromEntries(added) as NonNullable<
-      API.Indices_PutMapping_Request['body']
-    >['properties'];
+    const added = missingFields(
+      def.mappings.properties as Record<string, MappingNode>,
+      live.mappings?.properties ?? {},
+    );
+    if (!added) continue;
+    const properties = added as NonNullable<API.Indices_PutMapping_Request['body']>['properties'];
     await client.indices.putMapping({ index, body: { properties } });
   }
+}
+
+interface MappingNode {
+  type?: string;
+  properties?: Record<string, MappingNode>;
+}
+
+/** The fields of `wanted` that `live` lacks, at any depth of object fields; undefined: none. */
+function missingFields(
+  wanted: Record<string, MappingNode>,
+  live: Record<string, MappingNode>,
+): Record<string, MappingNode> | undefined {
+  const missing: Record<string, MappingNode> = {};
+  for (const [field, node] of Object.entries(wanted)) {
+    const known = live[field];
+    if (!known) missing[field] = node;
+    else if (node.properties && known.properties) {
+      const inner = missingFields(node.properties, known.properties);
+      if (inner) missing[field] = { ...(node.type ? { type: node.type } : {}), properties: inner };
+    }
+  }
+  return Object.keys(missing).length > 0 ? missing : undefined;
 }
 
 /** The settings an index is created with: the configured shape, then the mapping file's own. */

@@ -139,6 +139,14 @@ function compilePrefix({ def, value }: Condition): Query {
   return anyOf(keys.map((key) => ({ prefix: { [def.field]: key } }) satisfies Query));
 }
 
+/**
+ * { def: includeClosed, value: true } -> { match_all: {} }: the condition removes nothing; the
+ * default it lifts (closed companies left out) is compileQuery's (./compile-query.ts).
+ */
+function compileInclusion(): Query {
+  return { match_all: {} };
+}
+
 export const kindCompilers: Record<Kind, KindCompiler> = {
   ids: compileTerms,
   exact: compileTerms,
@@ -150,6 +158,7 @@ export const kindCompilers: Record<Kind, KindCompiler> = {
   flag: compileFlag,
   listed: compilePresence,
   prefix: compilePrefix,
+  inclusion: compileInclusion,
 };
 
 export function compileCondition(condition: Condition): Query {

@@ -22,7 +22,7 @@
  *                minimum_should_match: 1 } }
  */
 import stableStringify from 'safe-stable-stringify';
-import { excludingOps } from '../catalogue/types.js';
+import { excludingOps, type FilterDef } from '../catalogue/types.js';
 import { compileCondition, type Query } from './compile-kinds.js';
 import type { Condition, SearchPlan } from './plan.js';
 
@@ -116,15 +116,41 @@ export function compileConditions(conditions: Condition[], overflow?: PostingOve
   };
 }
 
+/**
+ * `leftOut`: the boolean field of the records a search leaves out unless an inclusion condition
+ * (kind `inclusion`, `includeClosed: true`) anywhere in the request brings them back; the
+ * catalogue names it (`leftOutField`). Closed companies, and postings of closed companies:
+ *   { prefectureIdOr: [13] } -> { bool: { filter: [<the query>], must_not: [{ term: { closed: true } }] } }
+ * A document without the field (a company the registry never closed) is never left out.
+ */
 export function compileQuery(
   plan: Pick<SearchPlan, 'conditions' | 'groups'>,
   overflow?: PostingOverflow,
+  leftOut?: string,
 ): Query {
-  if (plan.groups.length === 0) return compileConditions(plan.conditions, overflow);
-  return {
-    bool: {
-      should: plan.groups.map((group) => compileConditions([...plan.conditions, ...group], overflow)),
-      minimum_should_match: 1,
-    },
-  };
+  const query: Query =
+    plan.groups.length === 0
+      ? compileConditions(plan.conditions, overflow)
+      : {
+          bool: {
+            should: plan.groups.map((group) => compileConditions([...plan.conditions, ...group], overflow)),
+            minimum_should_match: 1,
+          },
+        };
+  if (!leftOut || includesLeftOut(plan)) return query;
+  const exclude: Query = { term: { [leftOut]: true } };
+  return 'match_all' in query
+    ? { bool: { must_not: [exclude] } }
+    : { bool: { filter: [query], must_not: [exclude] } };
+}
+
+function includesLeftOut(plan: Pick<SearchPlan, 'conditions' | 'groups'>): boolean {
+  return [...plan.conditions, ...plan.groups.flat()].some(
+    ({ def, value }) => def.kind === 'inclusion' && value === true,
+  );
+}
+
+/** The field of the records a search of this catalogue leaves out by default (its inclusion filter's). */
+export function leftOutField(filters: readonly FilterDef[]): string | undefined {
+  return filters.find((def) => def.kind === 'inclusion')?.field;
 }

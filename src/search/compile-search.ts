@@ -11,7 +11,7 @@
 import type { API, Types } from '@opensearch-project/opensearch';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import { indexName } from '../opensearch/indices.js';
-import { compileQuery, type PostingOverflow } from './compile-query.js';
+import { compileQuery, leftOutField, type PostingOverflow } from './compile-query.js';
 import { compileSort } from './compile-sort.js';
 import { compileFacets } from './facets.js';
 import type { SearchPlan } from './plan.js';
@@ -51,7 +51,7 @@ export function compileSearch(
     timeout: searchTimeout,
     cancel_after_time_interval: cancelAfter,
     body: {
-      query: compileQuery(plan, overflow),
+      query: compileQuery(plan, overflow, leftOutField(search.filters)),
       sort: compileSort(search.sort, plan.sort),
       from: plan.offset,
       size: plan.limit,

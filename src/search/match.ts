@@ -11,6 +11,8 @@
  *      -> a prefecture given (prefectureId, or named at the start of the address) removes the
  *         companies elsewhere (a contradiction: they stay candidates, never the match)
  *      -> one left: the match; several: city (address), phone or website may single one out
+ *   -> no company has the key as its current name: companies that had it as a former name
+ *      (formerNameKeys, kept by the registry import) are weighed the same way, one left: the match
  *   -> records with no equal key: a prefix of the key (near names, one msearch), candidates only
  */
 import { readFileSync } from 'node:fs';
@@ -50,6 +52,8 @@ export type MatchedOn =
   | 'reading'
   | 'romaji'
   | 'nearName'
+  /** the company had this name before (the registry's former names); the answer is its current name */
+  | 'formerName'
   | 'prefecture'
   | 'address'
   | 'phone'
@@ -102,7 +106,7 @@ interface Company {
   cityName: string | null;
   phone: string | undefined;
   host: string | undefined;
-  keys: { name?: string; reading?: string; romaji?: string };
+  keys: { name?: string; reading?: string; romaji?: string; former: string[] };
   /** Closed in the register: never a match unless the record gives its corporate number. */
   closed: boolean;
 }
@@ -132,6 +136,8 @@ const fetchedFields = [
   'nameKey',
   'readingKey',
   'romajiKey',
+  // the name keys of the company's former names (the registry import)
+  'formerNameKeys',
   // set by the registry import for a company closed, merged away or erased
   'registry.closed',
 ] as const;
@@ -187,6 +193,7 @@ function companyOf(fields: HitFields): Company {
       ...(text('nameKey') ? { name: text('nameKey') } : {}),
       ...(text('readingKey') ? { reading: text('readingKey') } : {}),
       ...(text('romajiKey') ? { romaji: text('romajiKey') } : {}),
+      former: (fields.formerNameKeys ?? []).filter((key): key is string => typeof key === 'string'),
     },
     closed: first(fields, 'registry.closed') === true,
   };
@@ -245,7 +252,9 @@ function judge(company: Company, evidence: Evidence, nameOn: MatchedOn[], base: 
 /** 0-1, for ordering the candidates: the key's kind, plus agreeing evidence, less a contradiction. */
 function scoreOf(judged: Judged, decided: boolean): number {
   if (decided) return 1;
-  const evidence = judged.on.filter((on) => !['name', 'reading', 'romaji', 'nearName'].includes(on));
+  const evidence = judged.on.filter(
+    (on) => !['name', 'reading', 'romaji', 'nearName', 'formerName'].includes(on),
+  );
   const raw = judged.base + 0.05 * evidence.length - (judged.contradicted ? 0.4 : 0);
   return Math.round(Math.min(0.99, Math.max(0, raw)) * 100) / 100;
 }
@@ -268,6 +277,8 @@ interface Found {
   byName: Map<string, Company[]>;
   byReading: Map<string, Company[]>;
   byRomaji: Map<string, Company[]>;
+  /** companies by the key of a former name of theirs */
+  byFormerName: Map<string, Company[]>;
   byNumber: Map<string, Company>;
   /**
    * Keys (`field:value`) sharing more companies than a lookup returns: a record with one of
@@ -283,6 +294,7 @@ function emptyFound(): Found {
     byName: new Map(),
     byReading: new Map(),
     byRomaji: new Map(),
+    byFormerName: new Map(),
     byNumber: new Map(),
     incompleteKeys: new Set(),
   };
@@ -292,7 +304,7 @@ function emptyFound(): Found {
 function recordKeys(item: Evidence): string[] {
   const ids = item.corporateNumber ? [keyId('corporateNumber', item.corporateNumber)] : [];
   if (item.unmatchable) return ids;
-  ids.push(keyId('nameKey', item.keys.name));
+  ids.push(keyId('nameKey', item.keys.name), keyId('formerNameKeys', item.keys.name));
   if (item.keys.reading) ids.push(keyId('readingKey', item.keys.reading));
   if (item.keys.romaji) ids.push(keyId('romajiKey', item.keys.romaji));
   return ids;
@@ -339,6 +351,7 @@ async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise
     ['nameKey', names],
     ['readingKey', readings],
     ['romajiKey', romaji],
+    ['formerNameKeys', names],
     ['corporateNumber', numbers],
   ]
     .filter(([, values]) => (values as Set<string>).size > 0)
@@ -385,6 +398,8 @@ function file(found: Found, company: Company, keys: KeySets): void {
     push(found.byReading, company.keys.reading, company);
   if (company.keys.romaji && keys.romaji.has(company.keys.romaji))
     push(found.byRomaji, company.keys.romaji, company);
+  for (const former of company.keys.former)
+    if (keys.names.has(former)) push(found.byFormerName, former, company);
   if (keys.numbers.has(company.corporateNumber)) found.byNumber.set(company.corporateNumber, company);
 }
 
@@ -412,6 +427,7 @@ async function lookUpKeysOneByOne(
       ['nameKey', keys.names],
       ['readingKey', keys.readings],
       ['romajiKey', keys.romaji],
+      ['formerNameKeys', keys.names],
       ['corporateNumber', keys.numbers],
     ] as const
   ).flatMap(([field, values]) =>
@@ -548,6 +564,14 @@ async function lookUpNearNames(ctx: Ctx, keys: string[], size: number): Promise<
   return near;
 }
 
+/** The one company the evidence leaves: alone after contradictions, else alone in agreeing evidence. */
+function singledOut(judged: Judged[]): Judged | undefined {
+  const remaining = judged.filter((item) => !item.contradicted);
+  if (remaining.length === 1) return remaining[0];
+  const supported = remaining.filter((item) => item.supported);
+  return supported.length === 1 ? supported[0] : undefined;
+}
+
 /** One record's decision from what the lookups found. */
 function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, limit: number): MatchResult {
   const judged = new Map<string, Judged>();
@@ -567,9 +591,17 @@ function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, 
     }
   }
   const equalKeys = [...judged.values()];
+  // former names: only companies no current key already brought, ranked below them (base 0.7)
+  const formerNames = evidence.unmatchable
+    ? []
+    : (found.byFormerName.get(evidence.keys.name) ?? []).filter(
+        (company) => !judged.has(company.corporateNumber),
+      );
+  for (const company of formerNames) consider(company, ['formerName'], 0.7);
+  const formerKeys = formerNames.map((company) => judged.get(company.corporateNumber) as Judged);
   const numbered = evidence.corporateNumber ? found.byNumber.get(evidence.corporateNumber) : undefined;
   if (numbered) consider(numbered, keyMatches(numbered, evidence), 0.8);
-  if (equalKeys.length === 0 && !numbered && !evidence.unmatchable)
+  if (equalKeys.length === 0 && formerKeys.length === 0 && !numbered && !evidence.unmatchable)
     for (const company of near.get(evidence.keys.name) ?? []) {
       const ratio = [...evidence.keys.name].length / Math.max(1, [...(company.keys.name ?? '')].length);
       consider(company, ['nearName'], 0.2 + 0.3 * ratio);
@@ -581,12 +613,9 @@ function decide(evidence: Evidence, found: Found, near: Map<string, Company[]>, 
       // the number alone decides; a valid number no company has contradicts every name
       decided = numbered ? judged.get(numbered.corporateNumber) : undefined;
     } else {
-      const remaining = equalKeys.filter((item) => !item.contradicted);
-      if (remaining.length === 1) decided = remaining[0];
-      else if (remaining.length > 1) {
-        const supported = remaining.filter((item) => item.supported);
-        if (supported.length === 1) decided = supported[0];
-      }
+      // a former name decides only where no company has the name as its current one: a
+      // company's current name is never outweighed by another's old one
+      decided = singledOut(equalKeys.length > 0 ? equalKeys : formerKeys);
       // a closed company left alone by the name is a list's stale entry, not a certainty: it
       // stays a candidate (its namesakes still count as others left, so nothing is guessed)
       if (decided?.company.closed) decided = undefined;
@@ -624,6 +653,7 @@ export async function runMatch(
       found.byName.has(item.keys.name) ||
       (item.keys.reading !== undefined && found.byReading.has(item.keys.reading)) ||
       (item.keys.romaji !== undefined && found.byRomaji.has(item.keys.romaji)) ||
+      found.byFormerName.has(item.keys.name) ||
       (item.corporateNumber !== undefined && found.byNumber.has(item.corporateNumber));
     if (!hasEqual) nearKeys.add(item.keys.name);
   }

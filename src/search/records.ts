@@ -45,8 +45,12 @@ export const internalCorporateFields = [
   'romajiKey',
   'readingSource',
   'nameKeyLength',
-  // the registry's own fields (indexer/registry/): not in the API records yet
+  // the registry's own fields (indexer/registry/); the record has what customers use of them
+  // (closed, closedOn, closeReason, successorCorporateNumber, top-level fields)
   'registry',
+  // the registry's former names and their name keys, for match and suggest
+  'formerNames',
+  'formerNameKeys',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
@@ -105,6 +109,8 @@ export function toCorporateRecord(doc: Doc): Doc {
     record[field] = Array.isArray(list) ? list.map((item) => inKeyOrder(item, keys)) : [];
   }
   record.workLocationCount = typeof doc.workLocationCount === 'number' ? doc.workLocationCount : 0;
+  // open unless the registry says closed (companies it has not loaded, and copies written before the field)
+  record.closed = doc.closed === true;
   return record;
 }
 

@@ -1,19 +1,23 @@
 /**
  * GET /corporates/suggest: companies whose name key, reading key or romaji key starts with
  * what was typed (kanji, kana or Latin), for autocomplete. Exact keys first, then shorter
- * names, then name order; read from doc values only.
+ * names, then name order; then the companies that only a former name of theirs starts with
+ * (renamed in the register: answered with the current name and the former one). Closed
+ * companies are left out, as searches leave them out by default. Read from doc values only.
  *
  *   q='ﾏﾙｶ' (folded by queryKeys of src/text/name-key.ts to the keys k, k.reading, ...)
- *   -> {dis_max: {queries: [
+ *   -> {bool: {must: {dis_max: {queries: [
  *        {constant_score: {filter: {term:   {nameKey: k}}, boost: 2}},
  *        {constant_score: {filter: {prefix: {nameKey: k}}, boost: 1}},  (same for reading, romaji)
- *      ]}}, sort: [_score desc, nameKeyLength asc, name asc, corporateNumber asc]
+ *        {constant_score: {filter: {term:   {formerNameKeys: k}}, boost: 0.6}},
+ *        {constant_score: {filter: {prefix: {formerNameKeys: k}}, boost: 0.5}},
+ *      ]}}, must_not: {term: {closed: true}}}}, sort: [_score desc, nameKeyLength asc, name asc, corporateNumber asc]
  */
 import type { API } from '@opensearch-project/opensearch';
 import type { Deadline } from '../deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
-import { queryKeys } from '../text/name-key.js';
+import { nameKey, queryKeys } from '../text/name-key.js';
 import { engineSearch, hitsOf } from './paging/pit-search.js';
 
 export interface Suggestion {
@@ -22,11 +26,46 @@ export interface Suggestion {
   furigana: string | null;
   prefectureId: number | null;
   cityName: string | null;
+  /** The former name the typed text starts, when only a former name does; else null. */
+  formerName: string | null;
 }
 
 export const defaultSuggestLimit = 10;
 
-const fields = ['corporateNumber', 'name', 'furigana', 'prefectureId', 'cityName'] as const;
+const fields = [
+  'corporateNumber',
+  'name',
+  'furigana',
+  'prefectureId',
+  'cityName',
+  'formerNames.name',
+] as const;
+
+/** A score below this is a former name's alone (boosts 0.6 / 0.5, below every current key's). */
+const currentNameScore = 1;
+
+function keyQueries(keys: ReturnType<typeof queryKeys>): object[] {
+  // [field, key, boost of the exact key, boost of a prefix]
+  const byField: Array<[string, string | undefined, number, number]> = [
+    ['nameKey', keys.name, 2, 1],
+    ['readingKey', keys.reading, 2, 1],
+    ['romajiKey', keys.romaji, 2, 1],
+    // former names: their name keys only (the registry gives no reading of a former name)
+    ['formerNameKeys', keys.name, 0.6, 0.5],
+  ];
+  return byField
+    .filter((entry): entry is [string, string, number, number] => Boolean(entry[1]))
+    .flatMap(([field, key, exact, prefix]) => [
+      { constant_score: { filter: { term: { [field]: key } }, boost: exact } },
+      { constant_score: { filter: { prefix: { [field]: key } }, boost: prefix } },
+    ]);
+}
+
+/** The former name whose key starts with the typed key (the names are few: one fold each). */
+function formerNameOf(names: unknown[] | undefined, key: string): string | null {
+  const found = (names ?? []).find((name) => typeof name === 'string' && nameKey(name).startsWith(key));
+  return typeof found === 'string' ? found : null;
+}
 
 export async function suggestCorporates(
   services: Pick<Services, 'opensearch' | 'logger' | 'config'> & { deadline?: Deadline | undefined },
@@ -34,23 +73,13 @@ export async function suggestCorporates(
   limit: number = defaultSuggestLimit,
 ): Promise<Suggestion[]> {
   const keys = queryKeys(q);
-  const byField: Array<[string, string | undefined]> = [
-    ['nameKey', keys.name],
-    ['readingKey', keys.reading],
-    ['romajiKey', keys.romaji],
-  ];
-  const queries = byField
-    .filter((entry): entry is [string, string] => Boolean(entry[1]))
-    .flatMap(([field, key]) => [
-      { constant_score: { filter: { term: { [field]: key } }, boost: 2 } },
-      { constant_score: { filter: { prefix: { [field]: key } }, boost: 1 } },
-    ]);
+  const queries = keyQueries(keys);
   // a text that folds to nothing (株式会社) names no prefix
   if (queries.length === 0) return [];
   const body = await engineSearch(services, {
     index: indexName(services.config.indexPrefix, 'corporates'),
     body: {
-      query: { dis_max: { queries } },
+      query: { bool: { must: { dis_max: { queries } }, must_not: { term: { closed: true } } } },
       sort: [{ _score: 'desc' }, { nameKeyLength: 'asc' }, { name: 'asc' }, { corporateNumber: 'asc' }],
       size: limit,
       track_total_hits: false,
@@ -60,14 +89,19 @@ export async function suggestCorporates(
     } as API.Search_Request['body'],
   });
   return hitsOf(body).map((hit) => {
-    const values = (hit as { fields?: Record<string, unknown[] | undefined> }).fields ?? {};
+    const { fields: values = {}, sort = [] } = hit as {
+      fields?: Record<string, unknown[] | undefined>;
+      sort?: unknown[];
+    };
     const value = (field: string) => values[field]?.[0] ?? null;
+    const former = Number(sort[0]) < currentNameScore;
     return {
       corporateNumber: String(value('corporateNumber')),
       name: String(value('name') ?? ''),
       furigana: (value('furigana') as string | null) ?? null,
       prefectureId: (value('prefectureId') as number | null) ?? null,
       cityName: (value('cityName') as string | null) ?? null,
+      formerName: former && keys.name ? formerNameOf(values['formerNames.name'], keys.name) : null,
     };
   });
 }

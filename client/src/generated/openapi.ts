@@ -243,7 +243,10 @@ export interface paths {
          * Company names starting with what was typed (autocomplete)
          * @description Companies whose name, reading or romaji starts with `q`, typed as kanji, kana or Latin
          *     letters (compared by the same keys as the match: legal form, width, case and spaces
-         *     do not count). Exact keys first, then shorter names, then name order.
+         *     do not count). Exact keys first, then shorter names, then name order; companies
+         *     found only by a former name (renamed in the corporate-number register) come after
+         *     those found by their current names, with `formerName` set. Closed companies are left
+         *     out, as searches leave them out by default.
          *
          *     Free (no credits), with a rate limit of its own (20 requests per second per user by
          *     default, `SUGGEST_RATE_LIMIT_PER_SECOND`), apart from the searches': typing does not
@@ -567,19 +570,26 @@ export interface components {
             /** @description For ordering only; 1 for the match. */
             score: number;
             /**
-             * @description Why it is a candidate: `name`, `reading`, `romaji` (the keys equal), `nearName` (its
+             * @description Why it is a candidate: `name`, `reading`, `romaji` (the keys equal), `formerName`
+             *     (the company had this name before; `name` is its current one), `nearName` (its
              *     name starts with yours), and the evidence that agrees: `prefecture`, `address` (the
              *     city), `phone`, `website`, `corporateNumber`.
              */
-            matchedOn: ("name" | "reading" | "romaji" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
+            matchedOn: ("name" | "reading" | "romaji" | "formerName" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
         };
         SuggestResponse: {
             suggestions: {
                 corporateNumber: string;
+                /** @description The current name. */
                 name: string;
                 furigana: string | null;
                 prefectureId: number | null;
                 cityName: string | null;
+                /**
+                 * @description The company's former name that starts with `q`, when only a former name did
+                 *     (the company was renamed; `name` is its current name); null otherwise.
+                 */
+                formerName: string | null;
             }[];
         };
         CorporateMarket: {
@@ -695,6 +705,24 @@ export interface components {
             summary: string | null;
             /** Format: date-time */
             updatedAt: string | null;
+            /**
+             * @description Closed in the corporate-number register (liquidated, absorbed in a merger, closed by
+             *     the registrar, trade name erased). Searches, counts, facets and exports leave closed
+             *     companies out unless the request sets `includeClosed: true`.
+             */
+            closed: boolean;
+            /**
+             * Format: date
+             * @description The day the register closed the company; null while it is open (or the register gives no date).
+             */
+            closedOn: string | null;
+            /**
+             * @description Why the register closed it; null while it is open.
+             * @enum {string|null}
+             */
+            closeReason: "liquidationCompleted" | "dissolvedByMerger" | "closedByRegistrar" | "tradeNameErased" | "other" | null;
+            /** @description The company that absorbed it in a merger (its corporate number); null otherwise. */
+            successorCorporateNumber: string | null;
         };
         /** @description A job posting. */
         Job: {
@@ -889,7 +917,7 @@ export interface components {
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
             facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -1104,6 +1132,8 @@ export interface components {
             jobDescriptionPartialMatchAnd?: readonly string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
             jobDescriptionPartialMatchNot?: readonly string[];
+            /** @description true: closed companies (closed in the corporate-number register: liquidated, merged away, closed by the registrar) are included too; absent or false: they are left out of the results, counts, facets and exports. */
+            includeClosed?: boolean;
             /**
              * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
@@ -1477,6 +1507,8 @@ export interface components {
                 /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
                 noneContains?: readonly string[];
             };
+            /** @description true: closed companies (closed in the corporate-number register: liquidated, merged away, closed by the registrar) are included too; absent or false: they are left out of the results, counts, facets and exports. */
+            includeClosed?: boolean;
             /** @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. */
             updatedAt?: {
                 /**
@@ -1515,7 +1547,7 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -1730,6 +1762,8 @@ export interface components {
             jobDescriptionPartialMatchAnd?: readonly string[];
             /** @description A posting whose detail text, collected within the last month, contains the strings (Or: any, And: all, Not: no such posting). Excludes records whose text contains any of the strings. */
             jobDescriptionPartialMatchNot?: readonly string[];
+            /** @description true: closed companies (closed in the corporate-number register: liquidated, merged away, closed by the registrar) are included too; absent or false: they are left out of the results, counts, facets and exports. */
+            includeClosed?: boolean;
             /**
              * @description When the company record (its own fields or its postings) last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
@@ -1968,6 +2002,8 @@ export interface components {
             corporateEmployeeTransitionPartialMatchOr?: readonly string[];
             /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
             corporateEmployeeTransitionPartialMatchNot?: readonly string[];
+            /** @description true: postings of closed companies (closed in the corporate-number register) are included too; absent or false: they are left out of the results, counts, facets and exports. */
+            includeClosed?: boolean;
             /**
              * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
@@ -2463,6 +2499,8 @@ export interface components {
                 /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
+            /** @description true: postings of closed companies (closed in the corporate-number register) are included too; absent or false: they are left out of the results, counts, facets and exports. */
+            includeClosed?: boolean;
             /** @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. */
             updatedAt?: {
                 /**
@@ -2706,6 +2744,8 @@ export interface components {
             corporateEmployeeTransitionPartialMatchOr?: readonly string[];
             /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
             corporateEmployeeTransitionPartialMatchNot?: readonly string[];
+            /** @description true: postings of closed companies (closed in the corporate-number register) are included too; absent or false: they are left out of the results, counts, facets and exports. */
+            includeClosed?: boolean;
             /**
              * @description When the posting last changed in this API (records carry it as updatedAt). A date (YYYY-MM-DD) is a whole day in Japan time; a date-time (RFC 3339 with offset) is that exact instant, for fetching what changed since the last sync. Inclusive lower bound (YYYY-MM-DD).
              * @example 2026-11-01T09:00:00+09:00
