@@ -91,7 +91,13 @@ describe.each([
   ])('%s -> 400 naming the field', async (_label, body, expected) => {
     const res = await post(path, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: invalid, code: 'invalid_request', errors: expected });
+    expect(res.body).toEqual({
+      message: invalid,
+      code: 'invalid_request',
+      errors: expected,
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#invalid_request',
+    });
   });
 
   it('a value outside an enumeration -> 400 listing the allowed values', async () => {
@@ -135,6 +141,8 @@ describe.each([
       message: invalid,
       code: 'invalid_request',
       errors: [{ field: 'body', reason: 'must be an object' }],
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#invalid_request',
     });
   });
 });
@@ -151,6 +159,8 @@ describe('bodies that cannot be read', () => {
       message: 'The request body is not valid JSON.',
       code: 'malformed_json',
       errors: [{ field: 'body', reason: 'must be valid JSON' }],
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#malformed_json',
     });
   });
 
@@ -164,6 +174,8 @@ describe('bodies that cannot be read', () => {
     expect(res.body).toEqual({
       message: 'Send the request body as application/json.',
       code: 'unsupported_media_type',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#unsupported_media_type',
     });
   });
 
@@ -175,6 +187,8 @@ describe('bodies that cannot be read', () => {
     expect(res.body).toEqual({
       message: 'The request body is larger than 100kb.',
       code: 'payload_too_large',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#payload_too_large',
     });
   });
 });

@@ -65,10 +65,9 @@ describe('did you mean ...?', () => {
     ['/jobs/search', { filters: { salry: { min: 200000 } } }, 'filters.salry', 'salary'],
   ])('%s %j -> %s: did you mean "%s"?', async (path, body, field, suggestion) => {
     const errors = (await fieldErrors(path, body)) as Array<{ field: string; reason: string }>;
-    expect(errors.find((error) => error.field === field)).toEqual({
-      field,
-      reason: `is not a field of this request; did you mean "${suggestion}"?`,
-    });
+    expect(errors.find((error) => error.field === field)?.reason).toMatch(
+      new RegExp(`^is not a (field of this request|condition of [A-Za-z]+); did you mean "${suggestion}"\\?`),
+    );
   });
 
   it('suggests nothing for a name that is not close to any', async () => {

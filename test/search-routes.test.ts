@@ -213,7 +213,12 @@ describe('GET /rest/v1/jobs/:jobId/detail', () => {
       .get('/rest/v1/jobs/no-such-job/detail')
       .set('X-API-Key', await newKey())
       .expect(404);
-    expect(res.body).toEqual({ message: expect.stringContaining('not found'), code: 'not_found' });
+    expect(res.body).toEqual({
+      message: expect.stringContaining('not found'),
+      code: 'not_found',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#not_found',
+    });
   });
 });
 
