@@ -41,6 +41,12 @@ export function masterOfFilter(def: FilterDef): ConsoleMaster | undefined {
   return def.kind === 'ids' || def.kind === 'exact' ? masterOf(def.key) : undefined;
 }
 
+/** The values a master-backed filter takes, in master order; undefined for a filter of free values. */
+export function knownMasterValues(def: FilterDef): unknown[] | undefined {
+  const master = masterOfFilter(def);
+  return master ? [...valuesOf(master)] : undefined;
+}
+
 /** The path that lists a master's valid values. */
 export const masterPath = (master: ConsoleMaster) => `GET /rest/v1/master/${master.name}`;
 
