@@ -3,7 +3,8 @@
  * a search body: against the same schemas openapi.yaml is generated from
  * (src/catalogue/request-schema.ts), then the bounds a schema cannot say. The HTTP layer's
  * openapi validator checks only that the body is an object (src/http/validation.ts); a field
- * the catalogue does not know is a 400, never dropped.
+ * the catalogue does not know is a 400, never dropped, and so is an id or code its master
+ * lacks (./master-values.ts). Unknown names get reasons that teach (./request-hints.ts).
  *
  *   { prefectureIdOr: [13], filters: { jobTitle: { anyContains: ['営業'] } }, limit: 10 }
  *   -> { conditions: [prefectureId any [13], jobTitle anyContains ['営業']], groups: [],
