@@ -99,4 +99,19 @@ describe('400 reasons in the request log', () => {
     expect(text).not.toContain(secretish);
     expect(text).not.toContain(key);
   });
+
+  it("logs a master value's field and reason, not the value the body names", async () => {
+    lines.length = 0;
+    const res = await request(app)
+      .post('/rest/v1/corporates/search')
+      .set('X-API-Key', key)
+      .send({ prefectureIdOr: [13, 987654] })
+      .expect(400);
+    const reason =
+      'is not an id of the prefectures master; the valid ones are listed at GET /rest/v1/master/prefectures';
+    expect(res.body.errors).toEqual([{ field: 'prefectureIdOr[1]', reason, value: 987654 }]);
+    const line = lines.map((text) => JSON.parse(text)).find((entry) => entry.res?.statusCode === 400);
+    expect(line.errors).toEqual([{ field: 'prefectureIdOr[1]', reason }]);
+    expect(lines.join('')).not.toContain('987654');
+  });
 });
