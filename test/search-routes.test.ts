@@ -235,7 +235,7 @@ describe('when OpenSearch is unreachable', () => {
       const res = await call;
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
-      expect(Object.keys(res.body)).toEqual(['message', 'code']);
+      expect(Object.keys(res.body)).toEqual(['message', 'code', 'requestId', 'docUrl']);
       expect(res.text).not.toMatch(/ECONNREFUSED|ConnectionError|127\.0\.0\.1/);
     }
     // a search the engine could not answer costs nothing
