@@ -53,6 +53,8 @@ describe('key store unreachable', () => {
     expect(refused.body).toEqual({
       message: 'API keys cannot be checked right now; retry shortly.',
       code: 'key_store_unavailable',
+      requestId: refused.headers['x-request-id'],
+      docUrl: '/docs/errors#key_store_unavailable',
     });
     expect(refused.headers['retry-after']).toBe('1');
     await request(app).get('/rest/v1/master/prefectures').expect(401);

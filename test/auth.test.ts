@@ -59,8 +59,13 @@ describe.each(endpoints)('%s %s', (method, path) => {
   ] as const)('a %s key -> 401 in the error shape', async (_state, key, message, code) => {
     const presented = key === 'expired' || key === 'revoked' ? keys[key] : key;
     const res = await call(method, path, presented).expect(401);
-    expect(res.body).toEqual({ message, code });
     expect(res.headers['x-request-id']).toBeTruthy();
+    expect(res.body).toEqual({
+      message,
+      code,
+      requestId: res.headers['x-request-id'],
+      docUrl: `/docs/errors#${code}`,
+    });
   });
 });
 

@@ -37,10 +37,16 @@ describe('error middleware', () => {
       .get('/boom')
       .set('X-Request-Id', 'boom-1')
       .expect(500);
-    expect(res.body).toEqual({ message: 'Internal server error.', code: 'internal_error' });
+    expect(res.body).toEqual({
+      message: 'Internal server error.',
+      code: 'internal_error',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#internal_error',
+    });
     expect(res.text).not.toContain('opensearch');
     expect(res.text).not.toContain('at ');
     const logged = JSON.parse(lines.join(''));
+    expect(res.body.requestId).toBe('boom-1');
     expect(logged).toMatchObject({
       requestId: 'boom-1',
       msg: 'unexpected error',
@@ -61,7 +67,12 @@ describe('error middleware', () => {
       meta: {} as never,
     });
     const res = await request(appThrowing(error, lines)).get('/boom').expect(500);
-    expect(res.body).toEqual({ message: 'Internal server error.', code: 'internal_error' });
+    expect(res.body).toEqual({
+      message: 'Internal server error.',
+      code: 'internal_error',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#internal_error',
+    });
     const logged = lines.join('');
     expect(logged).not.toContain('secret-index');
     expect(logged).not.toContain('index_not_found_exception');
@@ -70,7 +81,12 @@ describe('error middleware', () => {
 
   it('something thrown that is not an Error -> the same 500', async () => {
     const res = await request(appThrowing('a string', [])).get('/boom').expect(500);
-    expect(res.body).toEqual({ message: 'Internal server error.', code: 'internal_error' });
+    expect(res.body).toEqual({
+      message: 'Internal server error.',
+      code: 'internal_error',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#internal_error',
+    });
   });
 
   it('a catalogue error keeps its status, body and headers', async () => {
@@ -80,6 +96,8 @@ describe('error middleware', () => {
     expect(res.body).toEqual({
       message: 'Rate limit exceeded: at most 5 requests per second per user.',
       code: 'rate_limited',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#rate_limited',
     });
     expect(res.headers['retry-after']).toBe('3');
   });

@@ -86,12 +86,25 @@ describe.each([
     [
       'an unknown field in a filter group',
       { filterGroups: [{ jobTitle: { anyContains: ['営業'], bogus: 1 } }] },
-      [{ field: 'filterGroups[0].jobTitle.bogus', reason: 'is not a field of this request' }],
+      [
+        {
+          field: 'filterGroups[0].jobTitle.bogus',
+          reason: expect.stringMatching(
+            /^is not a condition of jobTitle; jobTitle takes: (.+, )?anyContains, /,
+          ),
+        },
+      ],
     ],
   ])('%s -> 400 naming the field', async (_label, body, expected) => {
     const res = await post(path, body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ message: invalid, code: 'invalid_request', errors: expected });
+    expect(res.body).toEqual({
+      message: invalid,
+      code: 'invalid_request',
+      errors: expected,
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#invalid_request',
+    });
   });
 
   it('a value outside an enumeration -> 400 listing the allowed values', async () => {
@@ -135,6 +148,8 @@ describe.each([
       message: invalid,
       code: 'invalid_request',
       errors: [{ field: 'body', reason: 'must be an object' }],
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#invalid_request',
     });
   });
 });
@@ -151,6 +166,8 @@ describe('bodies that cannot be read', () => {
       message: 'The request body is not valid JSON.',
       code: 'malformed_json',
       errors: [{ field: 'body', reason: 'must be valid JSON' }],
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#malformed_json',
     });
   });
 
@@ -164,6 +181,8 @@ describe('bodies that cannot be read', () => {
     expect(res.body).toEqual({
       message: 'Send the request body as application/json.',
       code: 'unsupported_media_type',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#unsupported_media_type',
     });
   });
 
@@ -175,6 +194,8 @@ describe('bodies that cannot be read', () => {
     expect(res.body).toEqual({
       message: 'The request body is larger than 100kb.',
       code: 'payload_too_large',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#payload_too_large',
     });
   });
 });
@@ -188,6 +209,8 @@ describe('routes', () => {
     expect(res.body).toEqual({
       message: 'There is no endpoint GET /rest/v1/nothing-here; see /docs for the API reference.',
       code: 'route_not_found',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#route_not_found',
     });
   });
 
@@ -196,6 +219,8 @@ describe('routes', () => {
     expect(res.body).toEqual({
       message: 'There is no endpoint GET /nope; see /docs for the API reference.',
       code: 'route_not_found',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#route_not_found',
     });
   });
 

@@ -121,8 +121,12 @@ describe('charging', () => {
       expect(res.status).toBe(402);
       expect(res.headers.get('x-credits-remaining')).toBe('0');
       expect(await res.json()).toEqual({
-        message: 'Not enough API credits: this search costs 3, the balance is 0.',
+        message: expect.stringMatching(
+          /^Not enough API credits: this search costs 3, the balance is 0\. Nothing was searched or charged\. .*npm run keys -- credits <user> --grant <n>/,
+        ),
         code: 'insufficient_credits',
+        requestId: res.headers.get('x-request-id'),
+        docUrl: '/docs/errors#insufficient_credits',
       });
     }
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(queriesBefore);

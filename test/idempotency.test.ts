@@ -86,6 +86,8 @@ describe('Idempotency-Key', () => {
       message: 'This Idempotency-Key was already used with a different request body.',
       code: 'idempotency_key_reused',
       errors: [{ field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' }],
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#idempotency_key_reused',
     });
     expect(await limits.ledger.balance('mixer')).toBe(9);
   });

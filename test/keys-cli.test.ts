@@ -63,6 +63,8 @@ describe('with Redis', () => {
     expect(res.body).toEqual({
       message: 'The API key has been revoked; ask for a new one.',
       code: 'api_key_revoked',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#api_key_revoked',
     });
     expect((await keys(['list', 'cli-user'], env())).stdout).toContain('state=revoked');
   });

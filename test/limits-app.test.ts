@@ -102,6 +102,8 @@ describe('default limits (5 per window, 1 credit per search)', () => {
       expect(await res.json()).toEqual({
         message: 'Rate limit exceeded: at most 5 requests per 60 seconds per user.',
         code: 'rate_limited',
+        requestId: res.headers.get('x-request-id'),
+        docUrl: '/docs/errors#rate_limited',
       });
     }
     expect(await services.limits.ledger.balance('alice')).toBe(95);
@@ -132,8 +134,12 @@ describe('default limits (5 per window, 1 credit per search)', () => {
     expect(res.status).toBe(402);
     expect(res.headers.get('x-credits-remaining')).toBe('0');
     expect(await res.json()).toEqual({
-      message: 'Not enough API credits: this search costs 1, the balance is 0.',
+      message: expect.stringMatching(
+        /^Not enough API credits: this search costs 1, the balance is 0\. Nothing was searched or charged\. .*npm run keys -- credits <user> --grant <n>/,
+      ),
       code: 'insufficient_credits',
+      requestId: res.headers.get('x-request-id'),
+      docUrl: '/docs/errors#insufficient_credits',
     });
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
     await services.limits.ledger.grant('dave', 1);

@@ -210,7 +210,12 @@ describe('API8:2023 Security Misconfiguration', () => {
     const res = await request(app).get('/rest/v1/nothing-here').set('X-API-Key', keys.alice).expect(404);
     expect(res.headers['x-powered-by']).toBeUndefined();
     expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.body).toEqual({ code: 'route_not_found', message: expect.any(String) });
+    expect(res.body).toEqual({
+      code: 'route_not_found',
+      message: expect.any(String),
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#route_not_found',
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+|node_modules|Error:/);
   });
 });

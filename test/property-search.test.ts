@@ -37,6 +37,7 @@ import type { FilterDef, Op } from '../src/catalogue/types.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { knownMasterValues } from '../src/search/master-values.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
 import { propertyParams } from './support/fast-check.js';
@@ -355,23 +356,29 @@ function valueArb(def: FilterDef, op: Op, records: Record_[]): fc.Arbitrary<unkn
     def.kind === 'detailText' ? raw.jobs.map((job) => job.description).filter(present) : pool(records, def);
   const fromData = <T>(fallback: fc.Arbitrary<T>) =>
     seen.length > 0 ? fc.oneof(fc.constantFrom(...(seen as T[])), fallback) : fallback;
+  const masterValues = knownMasterValues(def);
   let one: fc.Arbitrary<unknown>;
   switch (def.kind) {
     case 'ids':
-      one = fromData(fc.integer({ min: 0, max: 60 }));
+      // a master-backed filter takes only its master's values (an unknown one is a 400)
+      one = fromData(masterValues ? fc.constantFrom(...masterValues) : fc.integer({ min: 0, max: 60 }));
       break;
     case 'exact':
-      one = def.item.enum
-        ? fc.constantFrom(...(def.item.enum as string[]))
-        : def.item.pattern === '^[0-9]{13}$'
-          ? fromData(fc.stringMatching(/^[0-9]{13}$/))
-          : def.field.endsWith('.folded') && seen.length > 0
-            ? // an exact name: as stored, or in a compatibility spelling only the fold equates
-              fc.oneof(
-                fromData(fc.string({ minLength: 1, maxLength: 8 })),
-                fc.constantFrom(...seen.map(String)).map((name) => fullWidth(name).replace('株式会社', '㈱')),
-              )
-            : fromData(fc.string({ minLength: 1, maxLength: 8 }));
+      one = masterValues
+        ? fromData(fc.constantFrom(...masterValues))
+        : def.item.enum
+          ? fc.constantFrom(...(def.item.enum as string[]))
+          : def.item.pattern === '^[0-9]{13}$'
+            ? fromData(fc.stringMatching(/^[0-9]{13}$/))
+            : def.field.endsWith('.folded') && seen.length > 0
+              ? // an exact name: as stored, or in a compatibility spelling only the fold equates
+                fc.oneof(
+                  fromData(fc.string({ minLength: 1, maxLength: 8 })),
+                  fc
+                    .constantFrom(...seen.map(String))
+                    .map((name) => fullWidth(name).replace('株式会社', '㈱')),
+                )
+              : fromData(fc.string({ minLength: 1, maxLength: 8 }));
       break;
     case 'contains':
     case 'detailText': {

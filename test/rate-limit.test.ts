@@ -75,6 +75,8 @@ describe('5 requests per window per user', () => {
       expect(await res.json()).toEqual({
         message: 'Rate limit exceeded: at most 5 requests per 60 seconds per user.',
         code: 'rate_limited',
+        requestId: res.headers.get('x-request-id'),
+        docUrl: '/docs/errors#rate_limited',
       });
     }
   });
@@ -103,6 +105,8 @@ describe('5 requests per window per user', () => {
       expect(await rejected.json()).toEqual({
         message: 'Rate limit exceeded: at most 5 requests per second per user.',
         code: 'rate_limited',
+        requestId: rejected.headers.get('x-request-id'),
+        docUrl: '/docs/errors#rate_limited',
       });
       // Retry-After is the promise under test: waiting it out ends the window that refused
       await new Promise((resolve) => setTimeout(resolve, 1000));

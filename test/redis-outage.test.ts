@@ -80,6 +80,8 @@ async function expectFailClosed(user: string): Promise<string | undefined> {
   expect(await res.json()).toEqual({
     message: 'Rate limiting and credits are temporarily unavailable; retry shortly. No credits were charged.',
     code: 'limits_unavailable',
+    requestId: res.headers.get('x-request-id'),
+    docUrl: '/docs/errors#limits_unavailable',
   });
   const logged = logLines.slice(before).find((line) => line.msg === 'rate limiter unavailable');
   expect(logged, 'the fail-closed answer is logged with its cause').toBeDefined();

@@ -213,7 +213,12 @@ describe('GET /rest/v1/jobs/:jobId/detail', () => {
       .get('/rest/v1/jobs/no-such-job/detail')
       .set('X-API-Key', await newKey())
       .expect(404);
-    expect(res.body).toEqual({ message: expect.stringContaining('not found'), code: 'not_found' });
+    expect(res.body).toEqual({
+      message: expect.stringContaining('not found'),
+      code: 'not_found',
+      requestId: res.headers['x-request-id'],
+      docUrl: '/docs/errors#not_found',
+    });
   });
 });
 
@@ -230,7 +235,7 @@ describe('when OpenSearch is unreachable', () => {
       const res = await call;
       expect(res.status).toBe(503);
       expect(res.headers['retry-after']).toMatch(/^\d+$/);
-      expect(Object.keys(res.body)).toEqual(['message', 'code']);
+      expect(Object.keys(res.body)).toEqual(['message', 'code', 'requestId', 'docUrl']);
       expect(res.text).not.toMatch(/ECONNREFUSED|ConnectionError|127\.0\.0\.1/);
     }
     // a search the engine could not answer costs nothing

@@ -16,8 +16,9 @@ const FULL_TIME = 1;
 const PART_TIME = 2;
 const SALES = 5;
 const ENGINEER = 6;
-const MEDIUM_A = 101;
-const MEDIUM_B = 102;
+// media master ids (data/masters/media.json): a search takes only ids its master has
+const MEDIUM_A = 11;
+const MEDIUM_B = 12;
 
 // same-posting rule: mixed has a full-time sales posting and a part-time engineer posting
 const mixed = corporate({
@@ -286,7 +287,7 @@ describe('requests the compiler refuses (400 with field and reason)', () => {
     [
       { filters: { prefectureId: { all: [1] } } },
       'filters.prefectureId.all',
-      'is not a field of this request',
+      'is not a condition of prefectureId; prefectureId takes: any, none',
     ],
     [{ filters: { nope: true } }, 'filters.nope', 'is not a field of this request'],
     [{ filterGroups: [{ nope: { any: [1] } }] }, 'filterGroups[0].nope', 'is not a field of this request'],

@@ -2,8 +2,10 @@
  * The one error catalogue, independent of any transport. Every error the API can answer with
  * has a stable machine `code` (what a client branches on), its HTTP status, and a message for
  * a person. The HTTP layer only renders an `ApiError` (src/http/error-middleware.ts) as
- * `{ message, code, errors?: [{ field, reason }] }`; `field` is the request path as the caller
- * wrote it (`limit`, `sort.order`, `filters.prefectureId.any[2]`).
+ * `{ message, code, errors?: [{ field, reason, value? }], requestId, docUrl }`; `field` is the
+ * request path as the caller wrote it (`limit`, `sort.order`, `filters.prefectureId.any[2]`),
+ * `requestId` the response's X-Request-Id and `docUrl` the code's entry in the served error
+ * documentation (`/docs/errors#<code>`).
  *
  * Nothing from OpenSearch, no stack trace and no API key ever goes into `message` or `reason`.
  * Every code is documented in openapi/openapi.base.yaml (`Error.code`) and docs/api.md; a test
@@ -38,7 +40,8 @@ export const errorCatalogue = {
   api_key_revoked: { status: 401, meaning: 'The key was revoked.' },
   insufficient_credits: {
     status: 402,
-    meaning: 'The balance is below the cost of this search; nothing was searched or charged.',
+    meaning:
+      "The balance is below the cost of this search; nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them per user (npm run keys -- credits <user> --grant <n>).",
   },
   not_found: { status: 404, meaning: 'The requested record (a job posting) does not exist.' },
   route_not_found: { status: 404, meaning: 'There is no endpoint at this path.' },
@@ -92,13 +95,31 @@ export const errorCodes = Object.keys(errorCatalogue) as ErrorCode[];
 export interface FieldError {
   field: string;
   reason: string;
+  /**
+   * The value at fault, where naming it helps and it is ours to echo (a master id or code the
+   * master lacks). Never written to the log: the request log keeps field and reason only.
+   */
+  value?: unknown;
 }
 
 export interface ErrorBody {
   message: string;
   code: ErrorCode;
   errors?: FieldError[];
+  /** The response's X-Request-Id, to quote when reporting the error. */
+  requestId?: string;
+  /** The served documentation of this code: `/docs/errors#<code>`. */
+  docUrl: string;
 }
+
+/**
+ * Where the served error documentation lives (src/http/routes/docs.ts renders docs/api.md's
+ * "Errors" table there, one anchor per code). A relative reference: it resolves against the
+ * URL the caller used, whatever host or proxy that was (docs/decisions.md, "Errors that teach").
+ */
+export const errorDocsPath = '/docs/errors';
+
+export const docUrlOf = (code: ErrorCode) => `${errorDocsPath}#${code}`;
 
 export class ApiError extends Error {
   readonly status: number;
@@ -115,10 +136,15 @@ export class ApiError extends Error {
     this.status = errorCatalogue[code].status;
   }
 
-  toBody(): ErrorBody {
-    return this.errors && this.errors.length > 0
-      ? { message: this.message, code: this.code, errors: this.errors }
-      : { message: this.message, code: this.code };
+  /** The response body; `requestId` is the response's X-Request-Id (src/http/request-id.ts). */
+  toBody(requestId?: string): ErrorBody {
+    return {
+      message: this.message,
+      code: this.code,
+      ...(this.errors && this.errors.length > 0 ? { errors: this.errors } : {}),
+      ...(requestId !== undefined ? { requestId } : {}),
+      docUrl: docUrlOf(this.code),
+    };
   }
 }
 
@@ -134,6 +160,10 @@ function formatSeconds(ms: number): string {
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)}-second`;
 }
+
+/** How a user gets more credits (docs/api.md, "Limits and credits"): said in every 402. */
+const creditsGranted =
+  " Nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them to your user (npm run keys -- credits <user> --grant <n>); ask them for more (docUrl).";
 
 /** One factory per situation; several situations may share a code. */
 export const errors = {
@@ -178,9 +208,11 @@ export const errors = {
   insufficientCredits: (balance: number, cost: number, match = false) =>
     new ApiError(
       'insufficient_credits',
-      match
-        ? `Not enough API credits: this match reserves ${cost} (every record a certain match, at most maxCredits), the balance is ${balance}; send maxCredits up to your balance, or fewer records.`
-        : `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`,
+      `${
+        match
+          ? `Not enough API credits: this match reserves ${cost} (every record a certain match, at most maxCredits), the balance is ${balance}; send maxCredits up to your balance, or fewer records.`
+          : `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`
+      }${creditsGranted}`,
     ),
   notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
   routeNotFound: (method: string, path: string, didYouMean?: string) =>

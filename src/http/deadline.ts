@@ -37,7 +37,7 @@ export function requestDeadline(opts: { totalMs: number; redisMs: number; logger
         // res.end, not res.json: a patched res.json (Idempotency-Key bookkeeping) may wait
         // on Redis, which may be the very thing that is stalled
         res.status(error.status).set(error.headers).type('application/json');
-        res.end(JSON.stringify(error.toBody()));
+        res.end(JSON.stringify(error.toBody(locals(res).requestId)));
       },
       { once: true },
     );

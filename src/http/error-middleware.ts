@@ -1,6 +1,6 @@
 /**
  * The one error middleware, last in the app. Every error becomes the catalogue body
- * `{message, errors?}`; anything not known is a 500 with a generic message. The log line
+ * `{message, code, errors?, requestId, docUrl}`; anything not known is a 500 with a generic message. The log line
  * names the error's class and message, never its stack; for an OpenSearch client error only
  * its class and status code, never the engine's text.
  */
@@ -38,7 +38,10 @@ export function errorMiddleware(logger: Logger) {
     }
     // the request log line says what was wrong: field and reason, never the value sent
     if (apiError.errors && apiError.status < 500) locals(res).fieldErrors = apiError.errors;
-    res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+    res
+      .status(apiError.status)
+      .set(apiError.headers)
+      .json(apiError.toBody(locals(res).requestId));
   };
 }
 

@@ -3,7 +3,8 @@
  * a search body: against the same schemas openapi.yaml is generated from
  * (src/catalogue/request-schema.ts), then the bounds a schema cannot say. The HTTP layer's
  * openapi validator checks only that the body is an object (src/http/validation.ts); a field
- * the catalogue does not know is a 400, never dropped.
+ * the catalogue does not know is a 400, never dropped, and so is an id or code its master
+ * lacks (./master-values.ts). Unknown names get reasons that teach (./request-hints.ts).
  *
  *   { prefectureIdOr: [13], filters: { jobTitle: { anyContains: ['営業'] } }, limit: 10 }
  *   -> { conditions: [prefectureId any [13], jobTitle anyContains ['営業']], groups: [],
@@ -18,7 +19,9 @@ import type { FilterDef, Op } from '../catalogue/types.js';
 import { errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
 import { unknownFieldReason } from '../errors/suggest.js';
+import { unknownMasterValues } from './master-values.js';
 import type { Condition, SearchPlan } from './plan.js';
+import { unknownConditionReason, unknownNameReason } from './request-hints.js';
 
 const reservedFields = new Set([
   'limit',
@@ -66,7 +69,22 @@ export function compileRequestChecks(searches: SearchCatalogue[]): void {
   for (const search of searches) validatorFor(search);
 }
 
-function toFieldError(error: ErrorObject): FieldError {
+/**
+ * The reason for a name the schema refused (additionalProperties), by where it stands: at the
+ * top of the body or in a filters object (did you mean, the other search kind's twin), or in
+ * one filter's conditions (the conditions that filter takes); src/search/request-hints.ts.
+ */
+function unknownNameAt(search: SearchCatalogue, instancePath: string, name: string, allowed: string[]) {
+  if (instancePath === '') return unknownNameReason(search, 'flat', name, allowed);
+  if (/^\/(filters|filterGroups\/\d+)$/.test(instancePath))
+    return unknownNameReason(search, 'nested', name, allowed);
+  const condition = /^\/(?:filters|filterGroups\/\d+)\/([^/]+)$/.exec(instancePath);
+  if (condition?.[1])
+    return unknownConditionReason(condition[1].replaceAll('~1', '/').replaceAll('~0', '~'), name, allowed);
+  return unknownFieldReason(name, allowed);
+}
+
+function toFieldError(search: SearchCatalogue, error: ErrorObject): FieldError {
   const params = error.params as {
     additionalProperty?: string;
     missingProperty?: string;
@@ -82,7 +100,10 @@ function toFieldError(error: ErrorObject): FieldError {
     const allowed = Object.keys(
       (error.parentSchema as { properties?: object } | undefined)?.properties ?? {},
     );
-    return { field: toFieldPath(pointer), reason: unknownFieldReason(params.additionalProperty, allowed) };
+    return {
+      field: toFieldPath(pointer),
+      reason: unknownNameAt(search, error.instancePath, params.additionalProperty ?? '', allowed),
+    };
   }
   return { field: toFieldPath(pointer), reason: toReason(error.keyword, message) };
 }
@@ -91,12 +112,14 @@ function schemaErrors(search: SearchCatalogue, body: unknown): FieldError[] {
   const validate = validatorFor(search);
   if (validate(body)) return [];
   const seen = new Set<string>();
-  return (validate.errors ?? []).map(toFieldError).filter(({ field, reason }) => {
-    const key = `${field}\u0000${reason}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return (validate.errors ?? [])
+    .map((error) => toFieldError(search, error))
+    .filter(({ field, reason }) => {
+      const key = `${field}\u0000${reason}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }
 
 interface Indexes {
@@ -142,7 +165,9 @@ function parseFilters(
     if (!defs || typeof value !== 'object' || value === null) {
       problems.push({
         field: `${path}.${key}`,
-        reason: unknownFieldReason(defs ? undefined : key, [...indexesOf(search).nested.keys()]),
+        reason: defs
+          ? unknownFieldReason(undefined, [])
+          : unknownNameReason(search, 'nested', key, [...indexesOf(search).nested.keys()]),
       });
       continue;
     }
@@ -151,7 +176,7 @@ function parseFilters(
       if (!def)
         problems.push({
           field: `${path}.${key}.${op}`,
-          reason: unknownFieldReason(op, [...new Set(defs.flatMap((candidate) => candidate.ops))]),
+          reason: unknownConditionReason(key, op, [...new Set(defs.flatMap((candidate) => candidate.ops))]),
         });
       else push(out, def, op as Op, operand, `${path}.${key}.${op}`);
     }
@@ -213,7 +238,10 @@ export function parseSearchRequest(search: SearchCatalogue, body: unknown): Sear
     if (!entry)
       problems.push({
         field: name,
-        reason: unknownFieldReason(name, [...reservedFields, ...indexesOf(search).flat.keys()]),
+        reason: unknownNameReason(search, 'flat', name, [
+          ...reservedFields,
+          ...indexesOf(search).flat.keys(),
+        ]),
       });
     else push(conditions, entry.def, entry.op, value, name);
   }
@@ -235,6 +263,7 @@ export function parseSearchRequest(search: SearchCatalogue, body: unknown): Sear
     ...(Array.isArray(request.fields) ? { fields: request.fields as string[] } : {}),
   };
   problems.push(
+    ...unknownMasterValues([...conditions, ...groups.flat()]),
     ...boundErrors(conditions, plan),
     ...groups.flatMap((group) => boundErrors(group, { offset: 0 })),
   );

@@ -421,7 +421,7 @@ export interface components {
              *     | `api_key_invalid` | 401 | The key is not one this API issued. |
              *     | `api_key_expired` | 401 | The key is past its expiry date. |
              *     | `api_key_revoked` | 401 | The key was revoked. |
-             *     | `insufficient_credits` | 402 | The balance is below the cost of this search; nothing was searched or charged. |
+             *     | `insufficient_credits` | 402 | The balance is below the cost of this search; nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them per user (`npm run keys -- credits <user> --grant <n>`). |
              *     | `not_found` | 404 | No such job posting. |
              *     | `route_not_found` | 404 | No endpoint at this path. |
              *     | `method_not_allowed` | 405 | The path does not accept this method. |
@@ -444,6 +444,17 @@ export interface components {
             code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "malformed_compressed_body" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "unsupported_content_encoding" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
+            /**
+             * @description The response's `X-Request-Id`; quote it when reporting an error.
+             * @example 3f1c2a9e-5b7d-4e0a-9c61-2f8d7b0e4a15
+             */
+            requestId: string;
+            /**
+             * @description The documentation of this `code`: its row in the error table served at `/docs/errors`
+             *     (docs/api.md, "Errors"). A relative reference, resolved against the URL of the request.
+             * @example /docs/errors#invalid_request
+             */
+            docUrl: string;
         };
         ValidationError: {
             /**
@@ -456,6 +467,12 @@ export interface components {
              * @example must be at most 1000
              */
             reason: string;
+            /**
+             * @description The value at fault, when naming it helps: an id or code its master list does not have
+             *     (`reason` names the master's path, e.g. `GET /rest/v1/master/prefectures`).
+             * @example 48
+             */
+            value?: unknown;
         };
         /**
          * @description Stock exchange.
