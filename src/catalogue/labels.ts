@@ -127,6 +127,7 @@ const corporateFilterLabels: Readonly<Record<string, string>> = {
   jobHiringPlanMin: '求人の採用予定人数',
   jobDescription: '求人の本文（直近1か月）',
   updatedAt: '企業情報の更新日時',
+  includeClosed: '閉鎖した法人も含める',
 };
 
 /** Job search's own filters; the `corporate…` ones not listed here come from the company table. */
@@ -151,6 +152,7 @@ const jobFilterLabels: Readonly<Record<string, string>> = {
   jobDescription: '求人本文（直近1か月）',
   summary: '企業の事業概要',
   updatedAt: '求人情報の更新日時',
+  includeClosed: '閉鎖した法人の求人も含める',
 };
 
 /** The search's canonical nested key of a filter key or alias (`mediaId` -> `jobMediaId` on company search). */
@@ -181,6 +183,10 @@ export function filterLabel(search: SearchName, name: string): string | undefine
  * search, or whose filter label does not suit a column; the others take their filter's label.
  */
 const corporateFieldLabels: Readonly<Record<string, string>> = {
+  closed: '閉鎖（登記上）',
+  closedOn: '閉鎖日',
+  closeReason: '閉鎖事由',
+  successorCorporateNumber: '承継先の法人番号',
   name: '企業名',
   furigana: 'フリガナ',
   corporateTypeLabel: '法人格（名称）',
