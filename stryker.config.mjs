@@ -25,7 +25,7 @@ export default {
   tempDirName: '.local/stryker-tmp',
   cleanTempDir: 'always',
   ignorePatterns: ['.local', 'bench-reports', 'dist', 'coverage'],
-  reporters: ['clear-text', 'json', 'html'],
+  reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   jsonReporter: { fileName: `.local/mutation/${name}/mutation.json` },
   htmlReporter: { fileName: `.local/mutation/${name}/mutation.html` },

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRecent, searchableSince } from '../indexer/transform.js';
 import { exportFileName } from '../src/search/export.js';
+import { clearOfJapanMidnight, msToJapanMidnight } from './support/japan-day.js';
 
 /** An instant written as Japan wall-clock time. */
 const japan = (wall: string) => new Date(`${wall}+09:00`);
@@ -54,5 +55,19 @@ describe('the detail-text window starts at 00:00 in Japan, one calendar month ba
     // one second earlier the window still reaches back to 02-28 (03-31 -> 02-28)
     expect(isRecent(new Date(since - 1).toISOString(), japan('2026-03-31T23:59:59'))).toBe(true);
     expect(isRecent(null, now)).toBe(false);
+  });
+});
+
+describe('files on the engine clock wait past an imminent Japan midnight', () => {
+  it('the time to the next 00:00 in Japan', () => {
+    expect(msToJapanMidnight(japan('2026-11-30T23:59:59').getTime())).toBe(1000);
+    expect(msToJapanMidnight(japan('2026-12-01T00:00:00').getTime())).toBe(86_400_000);
+    expect(msToJapanMidnight(japan('2026-12-01T00:00:01').getTime())).toBe(86_399_000);
+    expect(msToJapanMidnight(Date.parse('2026-11-30T14:00:00Z'))).toBe(3_600_000);
+  });
+
+  it('waits only within the margin, and then past midnight', async () => {
+    expect(await clearOfJapanMidnight(60_000, () => japan('2026-11-30T23:58:00').getTime())).toBe(0);
+    expect(await clearOfJapanMidnight(60_000, () => japan('2026-11-30T23:59:59.900').getTime())).toBe(1100);
   });
 });

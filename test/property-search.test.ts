@@ -40,6 +40,7 @@ import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
 import { propertyParams } from './support/fast-check.js';
+import { clearOfJapanMidnight } from './support/japan-day.js';
 import { unicodeFold } from './support/unicode-fold.js';
 
 type Record_ = Record<string, unknown>;
@@ -110,6 +111,9 @@ async function post(search: SearchCatalogue, body: unknown) {
     .set('X-API-Key', apiKey)
     .send(body as object);
 }
+
+// the generated texts sit relative to the engine's clock (moveCollectionDates): not across a Japan midnight
+await clearOfJapanMidnight(15 * 60_000);
 
 beforeAll(async () => {
   services = await setUpServices('property-search');
