@@ -12,7 +12,7 @@ const floor = (lines: number, functions: number, branches: number) => ({
   functions,
   branches,
 });
-const floors = {
+export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/*.ts': floor(66, 89, 82), // 72.0 / 94.9 / 88.2
   'src/auth/**': floor(95, 97, 90), // 98.7 / 100 / 95.1
   'src/catalogue/**': floor(97, 97, 92), // 100 / 100 / 95.2

@@ -37,7 +37,7 @@ export const mutationModules = {
   // cursor tokens (AES-256-GCM)
   cursor: {
     mutate: ['src/search/paging/cursor.ts'],
-    tests: ['test/cursors.test.ts'],
+    tests: ['test/cursors.test.ts', 'test/cursor-token.test.ts'],
   },
   // export pricing: the reservation, the maxCredits check, the settlement at what was sent
   export: {
