@@ -22,7 +22,7 @@ export default {
   timeoutMS: 20_000,
   timeoutFactor: 2,
   dryRunTimeoutMinutes: 20,
-  tempDirName: '.local/stryker-tmp',
+  tempDirName: `.local/stryker-tmp-${name}`,
   cleanTempDir: 'always',
   ignorePatterns: ['.local', 'bench-reports', 'dist', 'coverage'],
   reporters: ['clear-text', 'progress-append-only', 'json', 'html'],
