@@ -32,7 +32,12 @@ export const mutationModules = {
       'src/limits/rate-limiter.ts',
       'src/limits/limits.ts',
     ],
-    tests: ['test/credits-ledger.test.ts', 'test/rate-limit.test.ts', 'test/redis-stall-rate.test.ts'],
+    tests: [
+      'test/credits-ledger.test.ts',
+      'test/rate-limit.test.ts',
+      'test/redis-stall-rate.test.ts',
+      'test/limits-units.test.ts',
+    ],
   },
   // cursor tokens (AES-256-GCM)
   cursor: {
