@@ -21,7 +21,12 @@ export const mutationModules = {
       'src/text/corporate-number.ts',
       'src/text/address.ts',
     ],
-    tests: ['test/name-key.test.ts', 'test/reading.test.ts', 'test/text-fold.test.ts'],
+    tests: [
+      'test/name-key.test.ts',
+      'test/reading.test.ts',
+      'test/text-fold.test.ts',
+      'test/text-units.test.ts',
+    ],
   },
   // credits and rate limits
   limits: {
@@ -39,10 +44,12 @@ export const mutationModules = {
       'test/limits-units.test.ts',
     ],
   },
-  // cursor tokens (AES-256-GCM)
+  // cursor tokens (AES-256-GCM). test/cursors.test.ts (the same through the app on the engine)
+  // is left out here: its setup indexes companies again for every mutant run, about a minute
+  // each on a loaded 2-core machine (hours for the module), for the checks the unit file makes.
   cursor: {
     mutate: ['src/search/paging/cursor.ts'],
-    tests: ['test/cursors.test.ts', 'test/cursor-token.test.ts'],
+    tests: ['test/cursor-token.test.ts'],
   },
   // export pricing: the reservation, the maxCredits check, the settlement at what was sent
   export: {
