@@ -2,9 +2,9 @@
  * Mutation testing, one module at a time (stryker.config.mjs, scripts/mutation-modules.mjs):
  *   npm run mutation                                  every module, one after the other
  *   npm run mutation -- text limits                   these modules
- *   npm run mutation -- --mutate src/text/name-key.ts one file, with its module's tests
+ *   npm run mutation -- --mutate src/text/name-key.ts one file (or a comma-separated list), with its module's tests
  * Prints one line per module (the figures docs/mutation.md publishes):
- *   mutation text: 812 killed, 40 survived, 3 no coverage, 2 timeout, score 95.0% (48 min)
+ *   mutation text: 812 killed, 40 survived, 3 no coverage, 2 timeout, score 95.0%, 83 static ignored (48 min)
  * Needs OPENSEARCH_URL and REDIS_URL (the tests' servers, test/support/global-setup.ts).
  */
 import { spawnSync } from 'node:child_process';
@@ -19,11 +19,13 @@ function parseArgs(argv: string[]): Array<{ name: string; mutate?: string }> {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--mutate') {
-      const file = argv[++i];
-      if (!file) throw new Error('--mutate needs a file, e.g. --mutate src/text/name-key.ts');
-      const name = Object.keys(modules).find((m) => modules[m]?.mutate.includes(file));
-      if (!name) throw new Error(`${file} is in no module of scripts/mutation-modules.mjs`);
-      runs.push({ name, mutate: file });
+      const files = argv[++i];
+      if (!files)
+        throw new Error('--mutate needs files, e.g. --mutate src/text/name-key.ts,src/text/reading.ts');
+      const first = files.split(',')[0] as string;
+      const name = Object.keys(modules).find((m) => modules[m]?.mutate.includes(first));
+      if (!name) throw new Error(`${first} is in no module of scripts/mutation-modules.mjs`);
+      runs.push({ name, mutate: files });
     } else if (modules[arg]) runs.push({ name: arg });
     else throw new Error(`"${arg}" is not a module (${Object.keys(modules).join(', ')}) or --mutate <file>`);
   }
@@ -53,7 +55,8 @@ function summary(name: string, minutes: number): string {
   ];
   const detected = killed + timeout;
   const score = (100 * detected) / Math.max(1, detected + survived + noCoverage);
-  return `mutation ${name}: ${killed} killed, ${survived} survived, ${noCoverage} no coverage, ${timeout} timeout, score ${score.toFixed(1)}% (${minutes.toFixed(0)} min)`;
+  const ignored = c.Ignored ?? 0;
+  return `mutation ${name}: ${killed} killed, ${survived} survived, ${noCoverage} no coverage, ${timeout} timeout, score ${score.toFixed(1)}%, ${ignored} static ignored (${minutes.toFixed(0)} min)`;
 }
 
 let failed = false;
