@@ -99,6 +99,10 @@ describe('not one of ours', () => {
     expect(readCursor(keysA, `${token}=`)).toBeUndefined();
     expect(readCursor(keysA, `+${token.slice(1)}`)).toBeUndefined();
     expect(readCursor(keysA, '')).toBeUndefined();
+    // the base64url decoder would skip these characters and read the token as issued
+    expect(Buffer.from(`!${token}`, 'base64url')).toEqual(bytes);
+    expect(readCursor(keysA, `!${token}`)).toBeUndefined();
+    expect(readCursor(keysA, `${token}!`)).toBeUndefined();
   });
 
   it('another version, an unknown key id, a changed IV, ciphertext or tag byte', () => {
@@ -125,6 +129,8 @@ describe('not one of ours', () => {
     expect(shortest.length).toBe(2 + 12 + 1 + 16);
     expect(readCursor(keysA, shortest.toString('base64url'))).toBeUndefined();
     expect(readCursor(keysA, bytes.subarray(0, 30).toString('base64url'))).toBeUndefined();
+    // shorter than a tag: refused before the decipher would throw on a short tag
+    expect(readCursor(keysA, bytes.subarray(0, 10).toString('base64url'))).toBeUndefined();
     expect(readCursor(keysA, bytes.subarray(0, bytes.length - 1).toString('base64url'))).toBeUndefined();
   });
 });

@@ -38,8 +38,8 @@ describe('export price', () => {
 });
 
 describe.each([
-  ['single-process', () => undefined],
-  ['shared', () => redis],
+  ['single-process', (): Redis | undefined => undefined],
+  ['shared', (): Redis | undefined => redis],
 ] as const)('%s rate limiter', (mode, store) => {
   it('allows the budget, then refuses with Retry-After and the window end', async () => {
     const limiter = createRateLimiter({
