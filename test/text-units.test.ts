@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../src/text/address.js';
 import { corporateCheckDigit, isValidCorporateNumber } from '../src/text/corporate-number.js';
+import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
 
 describe('corporate number', () => {
   it('the check digit of published numbers (国税庁, トヨタ自動車, ソニーグループ)', () => {
@@ -75,5 +76,40 @@ describe('address', () => {
     expect(websiteHost('')).toBeUndefined();
     expect(websiteHost('   ')).toBeUndefined();
     expect(websiteHost('http://')).toBeUndefined();
+  });
+});
+
+describe('name keys: the edges of the character rules', () => {
+  it('a variant outside the BMP (a surrogate pair) folds as one character, wherever it stands', () => {
+    expect(nameKey('𠮷野家')).toBe('吉野家');
+    expect(nameKey('ａ𠮷ｂ')).toBe('a吉b');
+    expect(readingKey('𠮷')).toBe('吉');
+  });
+
+  it('katakana to hiragana up to ヶ (the last of the block), ヽ ヾ as ゝ ゞ', () => {
+    expect([nameKey('ヶ丘'), nameKey('ゖ丘'), nameKey('ケ丘')]).toEqual(['け丘', 'け丘', 'け丘']);
+    expect(nameKey('さヽき')).toBe('ささき');
+    expect(nameKey('いすヾ')).toBe('いすず');
+    expect(nameKey('ヴヶ')).toBe('ぶけ');
+  });
+
+  it('iteration marks: 々 after a kanji only; ゝ after a kana; ゞ voiced where the kana has a voiced form', () => {
+    expect(nameKey('佐々木')).toBe('佐佐木');
+    expect(nameKey('々木')).toBe('々木');
+    expect(nameKey('はゞ')).toBe('はば');
+    expect(nameKey('あゞ')).toBe('ああ');
+    expect(nameKey('Aゞ')).toBe('aゞ');
+    expect(romajiKey('いすゞ')).toBe('isuzu');
+  });
+
+  it('a glued branch is dropped only with two characters of name left; readings keep it', () => {
+    expect(nameKey('ああ大阪営業所')).toBe('ああ');
+    expect(nameKey('あ大阪営業所')).toBe('あ大阪営業所');
+    expect(readingKey('ああ大阪営業所')).toBe('ああ大阪営業所');
+  });
+
+  it('a branch dropped brings a legal form to the end, which goes next round', () => {
+    expect(nameKey('まるか協同組合 本店')).toBe('まるか');
+    expect(readingKey('まるか協同組合 本店')).toBe('まるか協同組合本店');
   });
 });
