@@ -28,7 +28,9 @@ export const mutationModules = {
       'test/text-units.test.ts',
     ],
   },
-  // credits and rate limits
+  // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
+  // limiter through the app, and under a frozen redis-server of their own) are left out: with
+  // them a run was estimated at hours on a loaded 2-core machine.
   limits: {
     mutate: [
       'src/limits/export-cost.ts',
@@ -37,12 +39,7 @@ export const mutationModules = {
       'src/limits/rate-limiter.ts',
       'src/limits/limits.ts',
     ],
-    tests: [
-      'test/credits-ledger.test.ts',
-      'test/rate-limit.test.ts',
-      'test/redis-stall-rate.test.ts',
-      'test/limits-units.test.ts',
-    ],
+    tests: ['test/credits-ledger.test.ts', 'test/limits-units.test.ts'],
   },
   // cursor tokens (AES-256-GCM). test/cursors.test.ts (the same through the app on the engine)
   // is left out here: its setup indexes companies again for every mutant run, about a minute
