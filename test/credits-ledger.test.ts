@@ -6,30 +6,28 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CreditLedger } from '../src/limits/credit-ledger.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { createCreditLedger, openCreditLedger } from '../src/limits/open-credit-ledger.js';
-import type { Services } from '../src/services.js';
-import { setUpServices } from './support/env.js';
+import { testRedis, uniquePrefix } from './support/env.js';
 
-let services: Services;
+// Redis only: no engine set-up, so the file starts in a moment (it also runs once per
+// mutant under `npm run mutation -- limits`)
+const redisPrefix = uniquePrefix('credits-ledger');
+let store: Awaited<ReturnType<typeof testRedis>>;
 let redis: Redis;
 
 beforeAll(async () => {
-  services = await setUpServices('credits-ledger');
-  if (!services.redis) throw new Error('this file needs Redis');
-  redis = services.redis;
+  store = await testRedis(redisPrefix);
+  redis = store.redis;
 });
 afterAll(async () => {
-  await services?.close();
+  await store?.close();
 });
 
 const implementations: Array<[string, () => CreditLedger]> = [
-  [
-    'Redis',
-    () => createCreditLedger({ redis, keyPrefix: `${services.config.redisPrefix}${Math.random()}:` }),
-  ],
+  ['Redis', () => createCreditLedger({ redis, keyPrefix: `${redisPrefix}${Math.random()}:` })],
   ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '' })],
 ];
 
@@ -96,7 +94,7 @@ describe.each(implementations)('%s ledger', (_name, make) => {
 
 describe('Redis ledger after a lost reply', () => {
   it('a reserve that reaches Redis only after its refund debits nothing', async () => {
-    const ledger = createCreditLedger({ redis, keyPrefix: `${services.config.redisPrefix}late:` });
+    const ledger = createCreditLedger({ redis, keyPrefix: `${redisPrefix}late:` });
     await ledger.grant('u', 5);
     // the API gave up on the reserve (timeout) and cancelled it; then Redis runs the old reserve
     expect(await ledger.refund('late-id')).toBeNull();
@@ -120,9 +118,9 @@ describe('single-process file ledger', () => {
 
 describe('openCreditLedger (the keys CLI)', () => {
   it('opens the Redis ledger under REDIS_PREFIX when REDIS_URL is set', async () => {
-    const prefix = `${services.config.redisPrefix}cli:`;
+    const prefix = `${redisPrefix}cli:`;
     const { ledger, close } = await openCreditLedger({
-      redisUrl: services.config.redisUrl,
+      redisUrl: inject('redisUrl'),
       redisPrefix: prefix,
     });
     try {
