@@ -141,3 +141,48 @@ describe('openCreditLedger (the keys CLI)', () => {
     }
   });
 });
+
+describe.each([
+  [
+    'Redis',
+    () =>
+      createCreditLedger({
+        redis,
+        keyPrefix: `${redisPrefix}orphans-${Math.random()}:`,
+        orphanAfterSeconds: 0.3,
+      }),
+  ],
+  ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '', orphanAfterSeconds: 0.3 })],
+] as Array<[string, () => CreditLedger]>)('%s ledger: orphaned reservations', (_name, make) => {
+  it('the sweep refunds each orphan once, only after its time, never a committed one; the account shows both', async () => {
+    const ledger = make();
+    await ledger.grant('o', 10);
+    await ledger.grant('p', 5);
+    const before = Date.now();
+    expect((await ledger.reserve('o', 3, 'o-1')).ok).toBe(true);
+    expect((await ledger.reserve('o', 2, 'o-2')).ok).toBe(true);
+    expect((await ledger.reserve('p', 4, 'p-1')).ok).toBe(true);
+    await ledger.commit('o-2');
+    expect(await ledger.sweepOrphans()).toEqual({ reservations: 0, credits: 0 });
+    expect(await ledger.account('o')).toEqual({
+      balance: 5,
+      open: { reservations: 1, credits: 3 },
+      autoRefunded: { reservations: 0, credits: 0, recent: [] },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await ledger.sweepOrphans()).toEqual({ reservations: 2, credits: 7 });
+    expect(await ledger.sweepOrphans()).toEqual({ reservations: 0, credits: 0 });
+    const account = await ledger.account('o');
+    expect(account).toMatchObject({
+      balance: 8,
+      open: { reservations: 0, credits: 0 },
+      autoRefunded: { reservations: 1, credits: 3 },
+    });
+    expect(account.autoRefunded.recent).toEqual([{ at: expect.any(String), reservationId: 'o-1', cost: 3 }]);
+    const at = Date.parse(account.autoRefunded.recent[0]?.at ?? '');
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    expect(await ledger.refund('o-1')).toBeNull();
+    expect((await ledger.account('p')).balance).toBe(5);
+  });
+});
