@@ -78,6 +78,17 @@ describe.each(implementations)('%s ledger', (_name, make) => {
     expect(await ledger.balance('u')).toBe(2);
   });
 
+  it('a reservation of exactly the balance goes through, to 0; all of it can be taken back, not more', async () => {
+    const ledger = make();
+    await ledger.grant('w', 3);
+    expect(await ledger.reserve('w', 3, 'all')).toEqual({ ok: true, balance: 0 });
+    expect(await ledger.grant('w', 5)).toBe(5);
+    expect(await ledger.grant('w', -5)).toBe(0);
+    expect(await ledger.grant('w', 2)).toBe(2);
+    await expect(ledger.grant('w', -7)).rejects.toThrow('cannot take 7 credits: the balance is 2');
+    expect(await ledger.balance('w')).toBe(2);
+  });
+
   it('settles a reservation at what was delivered (an export), once; more than reserved is not charged', async () => {
     const ledger = make();
     await ledger.grant('u', 20);
