@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../src/text/address.js';
 import { corporateCheckDigit, isValidCorporateNumber } from '../src/text/corporate-number.js';
-import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
+import { legalForms, nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
 
 describe('corporate number', () => {
   it('the check digit of published numbers (国税庁, トヨタ自動車, ソニーグループ)', () => {
@@ -111,5 +111,15 @@ describe('name keys: the edges of the character rules', () => {
   it('a branch dropped brings a legal form to the end, which goes next round', () => {
     expect(nameKey('まるか協同組合 本店')).toBe('まるか');
     expect(readingKey('まるか協同組合 本店')).toBe('まるか協同組合本店');
+  });
+
+  it('romaji: a run of one vowel or one consonant, however long, is one letter', () => {
+    expect([romajiKey('Saaato'), romajiKey('Sato')]).toEqual(['sato', 'sato']);
+    expect([romajiKey('Nippppon'), romajiKey('Nipon')]).toEqual(['nipon', 'nipon']);
+  });
+
+  it('legalForms finds a form that a dropped branch brings to the end', () => {
+    expect(legalForms('まるか協同組合 本店')).toEqual(['協同組合']);
+    expect(legalForms('株式会社まるか 東京支店')).toEqual(['株式会社']);
   });
 });
