@@ -1,34 +1,39 @@
 import { defineConfig } from 'vitest/config';
 
-// Coverage floors per folder (percent of lines, statements, functions, branches), a few
-// points under the figures measured when they were set (2026-11-22, a clean-clone CI run
-// after the issue 10-12 and 15-18 work: the comment after each),
-// so a change that leaves a folder's code untested fails the build. Code run only in child
-// processes (src/main.ts, the CLIs in indexer/) is reached by test/entry-points.test.ts but
-// not counted. Coverage runs with `--coverage` (CI does; a local `npm test` stays quick).
+// Coverage floors per folder (percent of lines and statements, functions, branches): the
+// figures of a full run minus one point (2026-11-26, `npx vitest run --coverage` in a shuffled
+// order on the shared servers, on the loaded development machine, where 16 of 1,816 tests
+// failed, on timeouts and order; the comment after each floor:
+// lines / statements / functions / branches), so a change that leaves a folder's code
+// untested fails the build. Raise a floor when its folder's coverage rises; never lower one to
+// make a change pass. Code run only in child processes (src/main.ts, the CLIs in indexer/) is
+// reached by test/entry-points.test.ts but not counted. Coverage runs with `--coverage` (CI
+// does; a local `npm test` stays quick); scripts/coverage-by-folder.ts prints each floor
+// against its figures.
 const floor = (lines: number, functions: number, branches: number) => ({
   lines,
   statements: lines,
   functions,
   branches,
 });
-const floors = {
-  'src/*.ts': floor(66, 89, 82), // 72.0 / 94.9 / 88.2
-  'src/auth/**': floor(95, 97, 90), // 98.7 / 100 / 95.1
-  'src/catalogue/**': floor(97, 97, 92), // 100 / 100 / 95.2
-  'src/errors/**': floor(88, 89, 77), // 92.5 / 94.1 / 81.8
-  'src/http/*.ts': floor(90, 88, 78), // 95.3 / 92.9 / 82.6
-  'src/http/routes/**': floor(92, 97, 71), // 100 / 100 / 93.8
-  'src/limits/**': floor(85, 86, 80), // 89.5 / 90.4 / 84.6
-  'src/local/**': floor(74, 82, 54), // 79.3 / 87.5 / 59.1 (the servers start outside the workers)
-  'src/masters/**': floor(97, 97, 72), // 100 / 100 / 75.0
-  'src/opensearch/**': floor(88, 80, 78), // 92.5 / 85.2 / 83.1 (a clean-clone run before the reindex landed; the access-failure lines of the CLIs run in child processes)
-  'src/search/*.ts': floor(90, 97, 84), // 93.9 / 100 / 88.1 (with count, facets and export)
-  'src/search/paging/**': floor(80, 72, 76), // 83.5 / 75.6 / 81.1 before test/paging-stores.test.ts
-  'src/text/**': floor(95, 95, 85), // 100 / 100 / 90.0
-  'indexer/*.ts': floor(76, 96, 80), // 80.4 / 99.0 / 88.0
-  'indexer/jobs/**': floor(75, 78, 77), // 80.6 / 83.3 / 82.1
-  'indexer/generate/**': floor(93, 97, 92), // 97.8 / 100 / 96.1
+export const floors: Record<string, ReturnType<typeof floor>> = {
+  'src/*.ts': floor(75.1, 88.1, 91.9), // 76.2 / 76.2 / 89.1 / 92.9
+  'src/auth/**': floor(98, 99, 95.3), // 99.1 / 99.1 / 100.0 / 96.4
+  'src/catalogue/**': floor(98.8, 99, 93.8), // 99.8 / 99.8 / 100.0 / 94.9
+  'src/errors/**': floor(97.3, 99, 85.5), // 98.4 / 98.4 / 100.0 / 86.5
+  'src/http/*.ts': floor(97.7, 97.4, 87.7), // 98.7 / 98.7 / 98.5 / 88.7
+  'src/http/routes/**': floor(96.6, 99, 89.1), // 97.6 / 97.6 / 100.0 / 90.1
+  'src/limits/**': floor(91.8, 97, 88.4), // 92.8 / 92.8 / 98.1 / 89.4
+  'src/local/**': floor(79.9, 86.5, 58.3), // 81.0 / 81.0 / 87.5 / 59.3
+  'src/masters/**': floor(99, 99, 74), // 100.0 / 100.0 / 100.0 / 75.0
+  'src/opensearch/**': floor(92, 86.2, 85.6), // 93.0 / 93.0 / 87.3 / 86.6
+  'src/search/*.ts': floor(95.6, 99, 89.2), // 96.7 / 96.7 / 100.0 / 90.3
+  'src/search/paging/**': floor(92.4, 91.8, 86.2), // 93.4 / 93.4 / 92.9 / 87.2
+  'src/text/**': floor(97.9, 99, 91.8), // 99.0 / 99.0 / 100.0 / 92.8
+  'indexer/*.ts': floor(83.8, 99, 87.5), // 84.8 / 84.8 / 100.0 / 88.6
+  'indexer/jobs/**': floor(79.6, 82.3, 82.3), // 80.6 / 80.6 / 83.3 / 83.3
+  'indexer/generate/**': floor(97.5, 99, 95.9), // 98.6 / 98.6 / 100.0 / 97.0
+  'indexer/registry/**': floor(82.1, 91.3, 81.8), // 83.2 / 83.2 / 92.3 / 82.8
 };
 
 export default defineConfig({

@@ -151,236 +151,241 @@ afterAll(async () => {
   await services.close();
 });
 
-describe('company records from the compact copy', () => {
-  it('are the records `_source` gives, after the first ingest', async () => {
-    await expectSameAsSource(companies.length);
-    const { results } = await searchCorporates(services, { limit: 100 });
-    // the rebuilt fields come along: some companies have work locations, none a stale time
-    expect(results.some((row) => (row.workLocationCount as number) > 0)).toBe(true);
-    expect(results.every((row) => typeof row.updatedAt === 'string')).toBe(true);
-  });
+// one story told in order: each test builds on the documents the one before it wrote (the copy
+// counts change as records are updated, rebuilt, reindexed), so its tests keep their order
+// when the suite runs shuffled (--sequence.shuffle)
+describe('compact records, written and read in order', { shuffle: false }, () => {
+  describe('company records from the compact copy', () => {
+    it('are the records `_source` gives, after the first ingest', async () => {
+      await expectSameAsSource(companies.length);
+      const { results } = await searchCorporates(services, { limit: 100 });
+      // the rebuilt fields come along: some companies have work locations, none a stale time
+      expect(results.some((row) => (row.workLocationCount as number) > 0)).toBe(true);
+      expect(results.every((row) => typeof row.updatedAt === 'string')).toBe(true);
+    });
 
-  it('follow record updates: the doc merge (no version) and the versioned script', async () => {
-    await write([
-      record(0, { name: '株式会社改名ゼロ', marketCodes: [], employeeCount: 9_999 }),
-      record(1, { name: '株式会社改名イチ', paidMediaIds: [], summary: '新しい紹介文' }),
-      record(2, { ceoName: null, fax: '03-0000-0000' }),
-      // an older version than the stored one: the script leaves record and copy alone
-      record(4, { name: '古い名前', sourceUpdatedAt: '2000-01-01T00:00:00.000Z' }),
-    ]);
-    await expectSameAsSource(companies.length);
-    const names0 = (await searchCorporates(services, { limit: 100 })).results.map((row) => row.name);
-    expect(names0).toContain('株式会社改名ゼロ');
-    expect(names0).toContain('株式会社改名イチ');
-    expect(names0).not.toContain('古い名前');
-  });
+    it('follow record updates: the doc merge (no version) and the versioned script', async () => {
+      await write([
+        record(0, { name: '株式会社改名ゼロ', marketCodes: [], employeeCount: 9_999 }),
+        record(1, { name: '株式会社改名イチ', paidMediaIds: [], summary: '新しい紹介文' }),
+        record(2, { ceoName: null, fax: '03-0000-0000' }),
+        // an older version than the stored one: the script leaves record and copy alone
+        record(4, { name: '古い名前', sourceUpdatedAt: '2000-01-01T00:00:00.000Z' }),
+      ]);
+      await expectSameAsSource(companies.length);
+      const names0 = (await searchCorporates(services, { limit: 100 })).results.map((row) => row.name);
+      expect(names0).toContain('株式会社改名ゼロ');
+      expect(names0).toContain('株式会社改名イチ');
+      expect(names0).not.toContain('古い名前');
+    });
 
-  it('follow the rebuild (work locations, updatedAt) after postings arrive', async () => {
-    const before = (await searchCorporates(services, { limit: 100 })).results;
-    await write([
-      job({
-        corporateNumber: companies[10],
-        workLocation: { kind: 'onsite', prefectureId: 27, cityName: '大阪市北区', address: '梅田1' },
-      }),
-      job({
-        corporateNumber: companies[10],
-        workLocation: { kind: 'onsite', prefectureId: 1, cityName: '札幌市中央区', address: '北1条' },
-      }),
-    ]);
-    await expectSameAsSource(companies.length);
-    const after = (await searchCorporates(services, { limit: 100 })).results;
-    const row = (rows: typeof after) => rows.find((item) => item.corporateNumber === companies[10]);
-    expect(row(after)?.workLocationCount).toBe(2);
-    expect(row(after)?.updatedAt).not.toBe(row(before)?.updatedAt);
-  });
+    it('follow the rebuild (work locations, updatedAt) after postings arrive', async () => {
+      const before = (await searchCorporates(services, { limit: 100 })).results;
+      await write([
+        job({
+          corporateNumber: companies[10],
+          workLocation: { kind: 'onsite', prefectureId: 27, cityName: '大阪市北区', address: '梅田1' },
+        }),
+        job({
+          corporateNumber: companies[10],
+          workLocation: { kind: 'onsite', prefectureId: 1, cityName: '札幌市中央区', address: '北1条' },
+        }),
+      ]);
+      await expectSameAsSource(companies.length);
+      const after = (await searchCorporates(services, { limit: 100 })).results;
+      const row = (rows: typeof after) => rows.find((item) => item.corporateNumber === companies[10]);
+      expect(row(after)?.workLocationCount).toBe(2);
+      expect(row(after)?.updatedAt).not.toBe(row(before)?.updatedAt);
+    });
 
-  it('read documents without a copy from `_source`, alone or mixed with others on a page', async () => {
-    // as a document written before the field existed
-    for (const number of companies.slice(5, 8))
-      await services.opensearch.update({
-        index: names.corporates,
-        id: number,
-        refresh: true,
-        body: { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } },
-      });
-    await expectSameAsSource(companies.length - 3);
-    const cursorPage = await searchCorporates(services, { cursor: '*', limit: 4 }, { userId: 'u' });
-    expect(JSON.stringify(cursorPage.results)).toBe(
-      JSON.stringify(await recordsFromSource(corporateSearch, { limit: 4 })),
-    );
-    // the next record write brings the copy back
-    await write([record(5, { name: '株式会社戻り' })]);
-    await expectSameAsSource(companies.length - 2);
-  });
-
-  it('survive a reindex: the copy travels in `_source`', async () => {
-    await reindexAll(services.opensearch, services.config.indexPrefix, { suffix: 'compact' });
-    await services.opensearch.indices.refresh({ index: names.corporates });
-    await expectSameAsSource(companies.length - 2);
-  });
-
-  it('the field is added to an index created before it, when a writer starts', async () => {
-    const prefix = uniquePrefix('compact-old');
-    const client = services.opensearch;
-    try {
-      for (const def of indexDefinitions()) {
-        const { [compactRecordField]: _copy, ...properties } = def.mappings.properties;
-        await client.indices.create({
-          index: `${prefix}${def.name}-v${def.version}`,
-          body: {
-            settings: def.settings,
-            mappings: { ...def.mappings, properties },
-            aliases: { [`${prefix}${def.name}`]: {} },
-          } as never,
+    it('read documents without a copy from `_source`, alone or mixed with others on a page', async () => {
+      // as a document written before the field existed
+      for (const number of companies.slice(5, 8))
+        await services.opensearch.update({
+          index: names.corporates,
+          id: number,
+          refresh: true,
+          body: { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } },
         });
+      await expectSameAsSource(companies.length - 3);
+      const cursorPage = await searchCorporates(services, { cursor: '*', limit: 4 }, { userId: 'u' });
+      expect(JSON.stringify(cursorPage.results)).toBe(
+        JSON.stringify(await recordsFromSource(corporateSearch, { limit: 4 })),
+      );
+      // the next record write brings the copy back
+      await write([record(5, { name: '株式会社戻り' })]);
+      await expectSameAsSource(companies.length - 2);
+    });
+
+    it('survive a reindex: the copy travels in `_source`', async () => {
+      await reindexAll(services.opensearch, services.config.indexPrefix, { suffix: 'compact' });
+      await services.opensearch.indices.refresh({ index: names.corporates });
+      await expectSameAsSource(companies.length - 2);
+    });
+
+    it('the field is added to an index created before it, when a writer starts', async () => {
+      const prefix = uniquePrefix('compact-old');
+      const client = services.opensearch;
+      try {
+        for (const def of indexDefinitions()) {
+          const { [compactRecordField]: _copy, ...properties } = def.mappings.properties;
+          await client.indices.create({
+            index: `${prefix}${def.name}-v${def.version}`,
+            body: {
+              settings: def.settings,
+              mappings: { ...def.mappings, properties },
+              aliases: { [`${prefix}${def.name}`]: {} },
+            } as never,
+          });
+        }
+        const mapped = async () => {
+          const { body } = await client.indices.getMapping({ index: `${prefix}corporates` });
+          const [only] = Object.values(body as Record<string, { mappings: { properties: object } }>);
+          return compactRecordField in (only?.mappings.properties ?? {});
+        };
+        // the API's start (read-only engine user) leaves mappings alone
+        await bootstrapIndices(client, prefix);
+        expect(await mapped()).toBe(false);
+        await bootstrapIndices(client, prefix, undefined, { addNewFields: true });
+        expect(await mapped()).toBe(true);
+      } finally {
+        await dropIndices(client, prefix);
       }
-      const mapped = async () => {
-        const { body } = await client.indices.getMapping({ index: `${prefix}corporates` });
-        const [only] = Object.values(body as Record<string, { mappings: { properties: object } }>);
-        return compactRecordField in (only?.mappings.properties ?? {});
-      };
-      // the API's start (read-only engine user) leaves mappings alone
-      await bootstrapIndices(client, prefix);
-      expect(await mapped()).toBe(false);
-      await bootstrapIndices(client, prefix, undefined, { addNewFields: true });
-      expect(await mapped()).toBe(true);
-    } finally {
-      await dropIndices(client, prefix);
-    }
-  });
-});
-
-describe('job records from the compact copy', () => {
-  const jobSearches: Record<string, unknown>[] = [
-    { limit: 100 },
-    { limit: 5, offset: 2, sort: { field: 'salaryMin', order: 'desc' } },
-    { limit: 100, fields: ['id', 'corporateName', 'workLocation', 'updatedAt'] },
-    // the snippets come from the highlighter, which reads the text from `_source`
-    { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] },
-    { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'], fields: ['descriptionSnippets'] },
-  ];
-
-  it('are the records `_source` gives, after the first ingest', async () => {
-    await expectSame(jobSearch, jobSearches, await jobCount());
-    const { results } = await searchJobs(services, {
-      limit: 100,
-      jobDescriptionPartialMatchOr: ['ルート営業'],
     });
-    expect(results.length).toBeGreaterThan(0);
-    expect(results.every((row) => (row.descriptionSnippets as string[]).length > 0)).toBe(true);
   });
 
-  it("follow the rebuild's fan-out of a company's new name to its postings", async () => {
-    await write([record(0, { name: '株式会社ジョブ改名' })]);
-    await expectSame(jobSearch, jobSearches, await jobCount());
-    const { results } = await searchJobs(services, { limit: 100 });
-    expect(results.filter((row) => row.corporateName === '株式会社ジョブ改名').length).toBeGreaterThan(0);
-  });
+  describe('job records from the compact copy', () => {
+    const jobSearches: Record<string, unknown>[] = [
+      { limit: 100 },
+      { limit: 5, offset: 2, sort: { field: 'salaryMin', order: 'desc' } },
+      { limit: 100, fields: ['id', 'corporateName', 'workLocation', 'updatedAt'] },
+      // the snippets come from the highlighter, which reads the text from `_source`
+      { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] },
+      { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'], fields: ['descriptionSnippets'] },
+    ];
 
-  it('follow the roll-off of the detail text (no snippets, the same records)', async () => {
-    const searchable = jobSearches.slice(0, 3);
-    await rollOff(services.opensearch, services.config.indexPrefix, {
-      now: new Date('2027-06-01T00:00:00Z'),
+    it('are the records `_source` gives, after the first ingest', async () => {
+      await expectSame(jobSearch, jobSearches, await jobCount());
+      const { results } = await searchJobs(services, {
+        limit: 100,
+        jobDescriptionPartialMatchOr: ['ルート営業'],
+      });
+      expect(results.length).toBeGreaterThan(0);
+      expect(results.every((row) => (row.descriptionSnippets as string[]).length > 0)).toBe(true);
     });
-    await refreshAll();
-    await expectSame(jobSearch, searchable, await jobCount());
+
+    it("follow the rebuild's fan-out of a company's new name to its postings", async () => {
+      await write([record(0, { name: '株式会社ジョブ改名' })]);
+      await expectSame(jobSearch, jobSearches, await jobCount());
+      const { results } = await searchJobs(services, { limit: 100 });
+      expect(results.filter((row) => row.corporateName === '株式会社ジョブ改名').length).toBeGreaterThan(0);
+    });
+
+    it('follow the roll-off of the detail text (no snippets, the same records)', async () => {
+      const searchable = jobSearches.slice(0, 3);
+      await rollOff(services.opensearch, services.config.indexPrefix, {
+        now: new Date('2027-06-01T00:00:00Z'),
+      });
+      await refreshAll();
+      await expectSame(jobSearch, searchable, await jobCount());
+    });
+
+    it('read documents without a copy from `_source`, alone or mixed with others on a page', async () => {
+      const { results } = await searchJobs(services, { limit: 3 });
+      for (const row of results)
+        await services.opensearch.update({
+          index: names.jobs,
+          id: String(row.id),
+          refresh: true,
+          body: { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } },
+        });
+      await expectSame(jobSearch, jobSearches.slice(0, 3), (await jobCount()) - 3);
+    });
   });
 
-  it('read documents without a copy from `_source`, alone or mixed with others on a page', async () => {
-    const { results } = await searchJobs(services, { limit: 3 });
-    for (const row of results)
+  describe('npm run backfill: copies for documents written before the field', () => {
+    const stripCopy = { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } };
+
+    it('gives every posting and company its copy; companies keep their searchable detail text', async () => {
+      const textSearch = { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] };
+      // a fresh company with a searchable posting, so the detail-text check has something to find
+      await write([
+        record(11, { name: '株式会社バックフィル' }),
+        job({ corporateNumber: companies[11], description: 'ルート営業の担当者を募集します。' }),
+      ]);
+      const before = await recordsFromSource(corporateSearch, textSearch);
+      expect(before.map((row) => row.corporateNumber)).toContain(companies[11]);
+      for (const [index, query] of [
+        [names.jobs, { match_all: {} }],
+        [names.corporates, { match_all: {} }],
+      ] as const)
+        await services.opensearch.updateByQuery({
+          index,
+          refresh: true,
+          conflicts: 'proceed',
+          body: { query, ...stripCopy },
+        });
+      expect(await hitsWithCopy(jobSearch, { limit: 100 })).toBe(0);
+      expect(await hitsWithCopy(corporateSearch, { limit: 100 })).toBe(0);
+
+      const result = await backfillCopies(services.opensearch, services.config.indexPrefix, { pageSize: 5 });
+      await refreshAll();
+      expect(result.jobs).toEqual({ written: await jobCount(), changed: 0, failed: 0 });
+      expect(result.corporates).toEqual({ written: companies.length, changed: 0, failed: 0 });
+      await expectSame(
+        jobSearch,
+        [{ limit: 100 }, { limit: 100, fields: ['id', 'corporateName'] }],
+        await jobCount(),
+      );
+      await expectSame(corporateSearch, [...searches, textSearch], companies.length);
+      // the detail text is still in the nested postings (the rebuild wrote the copy)
+      const after = await searchCorporates(services, textSearch);
+      expect(after.results.map((row) => row.corporateNumber)).toContain(companies[11]);
+
+      // nothing left: a second run writes nothing
+      const again = await backfillCopies(services.opensearch, services.config.indexPrefix);
+      expect(again.jobs.written + again.corporates.written).toBe(0);
+    });
+
+    it('leaves a document written between its read and the copy alone (if_seq_no), counting it as changed', async () => {
       await services.opensearch.update({
         index: names.jobs,
-        id: String(row.id),
+        id: (await firstJobId()) as string,
         refresh: true,
-        body: { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } },
+        body: stripCopy,
       });
-    await expectSame(jobSearch, jobSearches.slice(0, 3), (await jobCount()) - 3);
-  });
-});
-
-describe('npm run backfill: copies for documents written before the field', () => {
-  const stripCopy = { script: { source: `ctx._source.remove('${compactRecordField}')`, lang: 'painless' } };
-
-  it('gives every posting and company its copy; companies keep their searchable detail text', async () => {
-    const textSearch = { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] };
-    // a fresh company with a searchable posting, so the detail-text check has something to find
-    await write([
-      record(11, { name: '株式会社バックフィル' }),
-      job({ corporateNumber: companies[11], description: 'ルート営業の担当者を募集します。' }),
-    ]);
-    const before = await recordsFromSource(corporateSearch, textSearch);
-    expect(before.map((row) => row.corporateNumber)).toContain(companies[11]);
-    for (const [index, query] of [
-      [names.jobs, { match_all: {} }],
-      [names.corporates, { match_all: {} }],
-    ] as const)
-      await services.opensearch.updateByQuery({
-        index,
-        refresh: true,
-        conflicts: 'proceed',
-        body: { query, ...stripCopy },
-      });
-    expect(await hitsWithCopy(jobSearch, { limit: 100 })).toBe(0);
-    expect(await hitsWithCopy(corporateSearch, { limit: 100 })).toBe(0);
-
-    const result = await backfillCopies(services.opensearch, services.config.indexPrefix, { pageSize: 5 });
-    await refreshAll();
-    expect(result.jobs).toEqual({ written: await jobCount(), changed: 0, failed: 0 });
-    expect(result.corporates).toEqual({ written: companies.length, changed: 0, failed: 0 });
-    await expectSame(
-      jobSearch,
-      [{ limit: 100 }, { limit: 100, fields: ['id', 'corporateName'] }],
-      await jobCount(),
-    );
-    await expectSame(corporateSearch, [...searches, textSearch], companies.length);
-    // the detail text is still in the nested postings (the rebuild wrote the copy)
-    const after = await searchCorporates(services, textSearch);
-    expect(after.results.map((row) => row.corporateNumber)).toContain(companies[11]);
-
-    // nothing left: a second run writes nothing
-    const again = await backfillCopies(services.opensearch, services.config.indexPrefix);
-    expect(again.jobs.written + again.corporates.written).toBe(0);
-  });
-
-  it('leaves a document written between its read and the copy alone (if_seq_no), counting it as changed', async () => {
-    await services.opensearch.update({
-      index: names.jobs,
-      id: (await firstJobId()) as string,
-      refresh: true,
-      body: stripCopy,
+      // a client that writes the posting once more right after the backfill's read of it
+      const client = services.opensearch;
+      const proxied = new Proxy(client, {
+        get(target, key, receiver) {
+          if (key !== 'bulk') return Reflect.get(target, key, receiver);
+          return async (...args: Parameters<typeof client.bulk>) => {
+            const id = await firstJobId();
+            await client.update({
+              index: names.jobs,
+              id: id as string,
+              body: { doc: { adPlan: 'プレミアム' } },
+            });
+            return client.bulk(...args);
+          };
+        },
+      }) as typeof client;
+      const result = await backfillCopies(proxied, services.config.indexPrefix);
+      // the postings stripped by the tests before this one get theirs; the one written meanwhile does not
+      expect(result.jobs).toMatchObject({ changed: 1, failed: 0 });
     });
-    // a client that writes the posting once more right after the backfill's read of it
-    const client = services.opensearch;
-    const proxied = new Proxy(client, {
-      get(target, key, receiver) {
-        if (key !== 'bulk') return Reflect.get(target, key, receiver);
-        return async (...args: Parameters<typeof client.bulk>) => {
-          const id = await firstJobId();
-          await client.update({
-            index: names.jobs,
-            id: id as string,
-            body: { doc: { adPlan: 'プレミアム' } },
-          });
-          return client.bulk(...args);
-        };
-      },
-    }) as typeof client;
-    const result = await backfillCopies(proxied, services.config.indexPrefix);
-    // the postings stripped by the tests before this one get theirs; the one written meanwhile does not
-    expect(result.jobs).toMatchObject({ changed: 1, failed: 0 });
   });
+
+  async function jobCount(): Promise<number> {
+    const { body } = await services.opensearch.count({ index: names.jobs });
+    return body.count;
+  }
+
+  async function firstJobId(): Promise<unknown> {
+    const { body } = await services.opensearch.search({
+      index: names.jobs,
+      body: { size: 1, sort: [{ id: 'asc' }], _source: ['id'] },
+    });
+    return body.hits.hits[0]?._source?.id;
+  }
 });
-
-async function jobCount(): Promise<number> {
-  const { body } = await services.opensearch.count({ index: names.jobs });
-  return body.count;
-}
-
-async function firstJobId(): Promise<unknown> {
-  const { body } = await services.opensearch.search({
-    index: names.jobs,
-    body: { size: 1, sort: [{ id: 'asc' }], _source: ['id'] },
-  });
-  return body.hits.hits[0]?._source?.id;
-}

@@ -6,30 +6,28 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CreditLedger } from '../src/limits/credit-ledger.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { createCreditLedger, openCreditLedger } from '../src/limits/open-credit-ledger.js';
-import type { Services } from '../src/services.js';
-import { setUpServices } from './support/env.js';
+import { testRedis, uniquePrefix } from './support/env.js';
 
-let services: Services;
+// Redis only: no engine set-up, so the file starts in a moment (it also runs once per
+// mutant under `npm run mutation -- limits`)
+const redisPrefix = uniquePrefix('credits-ledger');
+let store: Awaited<ReturnType<typeof testRedis>>;
 let redis: Redis;
 
 beforeAll(async () => {
-  services = await setUpServices('credits-ledger');
-  if (!services.redis) throw new Error('this file needs Redis');
-  redis = services.redis;
+  store = await testRedis(redisPrefix);
+  redis = store.redis;
 });
 afterAll(async () => {
-  await services?.close();
+  await store?.close();
 });
 
 const implementations: Array<[string, () => CreditLedger]> = [
-  [
-    'Redis',
-    () => createCreditLedger({ redis, keyPrefix: `${services.config.redisPrefix}${Math.random()}:` }),
-  ],
+  ['Redis', () => createCreditLedger({ redis, keyPrefix: `${redisPrefix}${Math.random()}:` })],
   ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '' })],
 ];
 
@@ -80,6 +78,17 @@ describe.each(implementations)('%s ledger', (_name, make) => {
     expect(await ledger.balance('u')).toBe(2);
   });
 
+  it('a reservation of exactly the balance goes through, to 0; all of it can be taken back, not more', async () => {
+    const ledger = make();
+    await ledger.grant('w', 3);
+    expect(await ledger.reserve('w', 3, 'all')).toEqual({ ok: true, balance: 0 });
+    expect(await ledger.grant('w', 5)).toBe(5);
+    expect(await ledger.grant('w', -5)).toBe(0);
+    expect(await ledger.grant('w', 2)).toBe(2);
+    await expect(ledger.grant('w', -7)).rejects.toThrow('cannot take 7 credits: the balance is 2');
+    expect(await ledger.balance('w')).toBe(2);
+  });
+
   it('settles a reservation at what was delivered (an export), once; more than reserved is not charged', async () => {
     const ledger = make();
     await ledger.grant('u', 20);
@@ -96,7 +105,7 @@ describe.each(implementations)('%s ledger', (_name, make) => {
 
 describe('Redis ledger after a lost reply', () => {
   it('a reserve that reaches Redis only after its refund debits nothing', async () => {
-    const ledger = createCreditLedger({ redis, keyPrefix: `${services.config.redisPrefix}late:` });
+    const ledger = createCreditLedger({ redis, keyPrefix: `${redisPrefix}late:` });
     await ledger.grant('u', 5);
     // the API gave up on the reserve (timeout) and cancelled it; then Redis runs the old reserve
     expect(await ledger.refund('late-id')).toBeNull();
@@ -120,9 +129,9 @@ describe('single-process file ledger', () => {
 
 describe('openCreditLedger (the keys CLI)', () => {
   it('opens the Redis ledger under REDIS_PREFIX when REDIS_URL is set', async () => {
-    const prefix = `${services.config.redisPrefix}cli:`;
+    const prefix = `${redisPrefix}cli:`;
     const { ledger, close } = await openCreditLedger({
-      redisUrl: services.config.redisUrl,
+      redisUrl: inject('redisUrl'),
       redisPrefix: prefix,
     });
     try {
@@ -141,5 +150,50 @@ describe('openCreditLedger (the keys CLI)', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe.each([
+  [
+    'Redis',
+    () =>
+      createCreditLedger({
+        redis,
+        keyPrefix: `${redisPrefix}orphans-${Math.random()}:`,
+        orphanAfterSeconds: 0.3,
+      }),
+  ],
+  ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '', orphanAfterSeconds: 0.3 })],
+] as Array<[string, () => CreditLedger]>)('%s ledger: orphaned reservations', (_name, make) => {
+  it('the sweep refunds each orphan once, only after its time, never a committed one; the account shows both', async () => {
+    const ledger = make();
+    await ledger.grant('o', 10);
+    await ledger.grant('p', 5);
+    const before = Date.now();
+    expect((await ledger.reserve('o', 3, 'o-1')).ok).toBe(true);
+    expect((await ledger.reserve('o', 2, 'o-2')).ok).toBe(true);
+    expect((await ledger.reserve('p', 4, 'p-1')).ok).toBe(true);
+    await ledger.commit('o-2');
+    expect(await ledger.sweepOrphans()).toEqual({ reservations: 0, credits: 0 });
+    expect(await ledger.account('o')).toEqual({
+      balance: 5,
+      open: { reservations: 1, credits: 3 },
+      autoRefunded: { reservations: 0, credits: 0, recent: [] },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await ledger.sweepOrphans()).toEqual({ reservations: 2, credits: 7 });
+    expect(await ledger.sweepOrphans()).toEqual({ reservations: 0, credits: 0 });
+    const account = await ledger.account('o');
+    expect(account).toMatchObject({
+      balance: 8,
+      open: { reservations: 0, credits: 0 },
+      autoRefunded: { reservations: 1, credits: 3 },
+    });
+    expect(account.autoRefunded.recent).toEqual([{ at: expect.any(String), reservationId: 'o-1', cost: 3 }]);
+    const at = Date.parse(account.autoRefunded.recent[0]?.at ?? '');
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    expect(await ledger.refund('o-1')).toBeNull();
+    expect((await ledger.account('p')).balance).toBe(5);
   });
 });

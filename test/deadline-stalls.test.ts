@@ -29,7 +29,6 @@ import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { createHttpServer } from '../src/http/server.js';
 import { warmUpValidation } from '../src/http/validation.js';
-import { freePort } from '../src/local/child-process.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
 import { createLogger } from '../src/logger.js';
@@ -310,11 +309,10 @@ describe('an API process killed with searches in flight', () => {
   });
 
   async function startApi(): Promise<{ child: ChildProcess; url: string }> {
-    const port = await freePort();
     const child = await startApiProcess(
       {
         ...process.env,
-        PORT: String(port),
+        PORT: '0', // the port the API binds, read back from its log (no probe-then-bind race)
         HOST: '127.0.0.1',
         OPENSEARCH_URL: node.url,
         REDIS_URL: redisServer.url,
@@ -330,7 +328,7 @@ describe('an API process killed with searches in flight', () => {
       },
       children,
     );
-    return { child, url: `http://127.0.0.1:${port}` };
+    return { child, url: child.url };
   }
 
   it('another API process refunds the orphaned reservations once, within the bound; the CLI shows it', async () => {

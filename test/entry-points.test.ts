@@ -10,10 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/local/child-process.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
-import { type Run, runToEnd } from './support/child-runs.js';
+import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -102,21 +101,20 @@ afterAll(async () => {
 describe('npm start (src/main.ts)', () => {
   it('creates the indices, serves /health, and stops cleanly on SIGTERM', async () => {
     const p = prefix('main');
-    const port = await freePort();
     const child = start('src/main.ts', [], {
       OPENSEARCH_URL: inject('opensearchUrl'),
       REDIS_URL: inject('redisUrl'),
       INDEX_PREFIX: p,
       REDIS_PREFIX: p,
-      PORT: String(port),
+      PORT: '0', // the system picks the port as the API binds it; the log names it
       LOG_LEVEL: 'info',
     });
-    const log = await waitForOutput(child, /serving on http:\/\/127\.0\.0\.1:\d+/);
-    expect(log).toContain(`serving on http://127.0.0.1:${port}`);
-    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    const base = servingUrl(await waitForOutput(child, /serving on http:\/\/127\.0\.0\.1:\d+/)) as string;
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/);
+    const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     expect((await opensearch.indices.exists({ index: indexName(p, 'corporates') })).body).toBe(true);
-    const unauthenticated = await fetch(`http://127.0.0.1:${port}/rest/v1/master/prefectures`);
+    const unauthenticated = await fetch(`${base}/rest/v1/master/prefectures`);
     expect(unauthenticated.status).toBe(401);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);

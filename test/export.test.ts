@@ -17,7 +17,6 @@ import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { createHttpServer } from '../src/http/server.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
-import { freePort } from '../src/local/child-process.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job } from './fixtures/search/docs.js';
 import { startApiProcess } from './support/child-runs.js';
@@ -306,11 +305,10 @@ describe('an export and the orphan sweep', () => {
   }, 60_000);
 
   it('an API process killed mid-export leaves a reservation the sweep refunds in full', async () => {
-    const port = await freePort();
     const child = await startApiProcess(
       {
         ...process.env,
-        PORT: String(port),
+        PORT: '0', // the port the API binds, read back from its log (no probe-then-bind race)
         HOST: '127.0.0.1',
         OPENSEARCH_URL: inject('opensearchUrl'),
         REDIS_URL: inject('redisUrl'),
@@ -326,7 +324,7 @@ describe('an export and the orphan sweep', () => {
       children,
     );
     const { user, key } = await newUser(1_000);
-    const { res, req } = await pausedExport(key, `http://127.0.0.1:${port}`);
+    const { res, req } = await pausedExport(key, child.url);
     try {
       expect(res.statusCode).toBe(200);
       expect(await services.limits.ledger.account(user)).toMatchObject({

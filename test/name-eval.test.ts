@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { matchPath, sendMatches } from '../bench/name-eval.js';
 import {
   type MatchResult,
@@ -164,6 +164,11 @@ describe('sendMatches (a stand-in endpoint: wiring only)', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  // each test sees only its own requests, in whatever order the tests run
+  beforeEach(() => {
+    batches.length = 0;
+    failNext = false;
+  });
 
   it('sends requests of at most the batch size and keeps the results in input order', async () => {
     const records = Array.from({ length: 2500 }, (_, i) => ({ name: String(i) }));

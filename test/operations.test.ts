@@ -2,7 +2,7 @@
  * Liveness, readiness and the Prometheus metrics, against the real OpenSearch node and
  * redis-server of the test run.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -12,12 +12,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
-import { freePort, sleep, spawnManaged } from '../src/local/child-process.js';
+import { sleep, spawnManaged } from '../src/local/child-process.js';
 import { createLogger, endLogs } from '../src/logger.js';
 import { registry, startMetricsServer } from '../src/metrics.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
+import { servingUrl } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
 let services: Services;
@@ -101,7 +102,6 @@ describe('GET /livez and GET /readyz', () => {
 describe('the production entry (src/main.ts)', () => {
   it('creates the indices, turns ready, and on SIGTERM logs stopping and stopped and exits 0', async () => {
     const prefix = uniquePrefix('entry');
-    const port = await freePort();
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-entry-'));
     const logFile = path.join(logDir, 'api.log');
     const api = spawnManaged(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -115,7 +115,7 @@ describe('the production entry (src/main.ts)', () => {
         INDEX_PREFIX: prefix,
         REDIS_PREFIX: prefix,
         HOST: '127.0.0.1',
-        PORT: String(port),
+        PORT: '0', // the system picks the port as the API binds it; the log names it
         METRICS_PORT: '0',
         LOG_LEVEL: 'info',
       },
@@ -123,9 +123,15 @@ describe('the production entry (src/main.ts)', () => {
     try {
       // a bound on waiting, not a speed check: start-up on a loaded machine takes seconds
       let ready: { status: number; body: unknown } = { status: 0, body: null };
+      let base: string | undefined;
       for (let attempt = 0; attempt < 240 && ready.status !== 200; attempt++) {
         if (api.child.exitCode !== null) throw new Error(`the API exited during start-up:\n${api.tail()}`);
-        ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        base ??= existsSync(logFile) ? servingUrl(readFileSync(logFile, 'utf8')) : undefined;
+        if (!base) {
+          await sleep(500);
+          continue;
+        }
+        ready = await fetch(`${base}/readyz`).then(
           async (res) => ({ status: res.status, body: await res.json() }),
           () => ({ status: 0, body: null }),
         );
@@ -138,7 +144,7 @@ describe('the production entry (src/main.ts)', () => {
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => (JSON.parse(line) as { msg: string }).msg);
-      expect(messages).toContain(`serving on http://127.0.0.1:${port}`);
+      expect(messages).toContain(`serving on ${base}`);
       expect(messages.slice(-2)).toEqual(['stopping', 'stopped']);
     } finally {
       await api.stop(10_000);

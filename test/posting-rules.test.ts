@@ -9,6 +9,7 @@ import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
+import { clearOfJapanMidnight } from './support/japan-day.js';
 import { rejection } from './support/rejection.js';
 
 let services: Services;
@@ -27,6 +28,9 @@ function windowStart(now = new Date()): number {
   const day = Math.min(tokyo.getUTCDate(), lastDay);
   return Date.UTC(year, month, day) - 9 * 3600_000;
 }
+
+// the fixtures below sit on the engine's window edge, which moves at 00:00 in Japan
+await clearOfJapanMidnight(5 * 60_000);
 
 const onlyTokyo = corporate({ name: '東京商会', employeeCount: 80, summary: '東京の商社です' });
 const both = corporate({ name: '東京サービス', employeeCount: 300, summary: '東京のサービス会社です' });

@@ -16,11 +16,10 @@ import { errors } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateDataSet } from '../indexer/generate/generator.js';
-import { freePort } from '../src/local/child-process.js';
 import { accessFailure } from '../src/opensearch/access-failures.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
-import { type Run, runToEnd } from './support/child-runs.js';
+import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 import { type SecuredEngine, startSecuredEngine } from './support/secured-engine.js';
 
@@ -235,10 +234,10 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
     const created = await run('scripts/keys.ts', ['create', 'secured-user', '--credits', '10'], env);
     expect(created.code, created.stderr).toBe(0);
     const key = created.stdout.trim();
-    const port = await freePort();
-    const api = start('src/main.ts', [], { ...env, PORT: String(port) });
+    // PORT=0: the system picks the port as the API binds it; the log names it
+    const api = start('src/main.ts', [], { ...env, PORT: '0' });
     await waitForOutput(api, /serving on http:\/\/127\.0\.0\.1:\d+/);
-    const base = `http://127.0.0.1:${port}`;
+    const base = servingUrl(api.output()) as string;
     const asOperator = { Authorization: `Bearer ${operatorToken}` };
     const search = () =>
       fetch(`${base}/rest/v1/jobs/search`, {

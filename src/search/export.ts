@@ -147,6 +147,18 @@ function drained(res: Response): Promise<boolean> {
   });
 }
 
+const japanOffsetMs = 9 * 3_600_000;
+
+/**
+ * The export's file name, dated by the Japanese calendar day (the one the data and its users
+ * live in): at 00:30 in Japan (15:30 UTC the day before) it is already the new day.
+ *   exportFileName('corporates', 'csv', new Date('2026-11-30T15:00:00Z')) -> 'corporates-2026-12-01.csv'
+ */
+export function exportFileName(index: string, format: ExportPlan['format'], now = new Date()): string {
+  const japanDay = new Date(now.getTime() + japanOffsetMs).toISOString().slice(0, 10);
+  return `${index}-${japanDay}.${format === 'jsonl' ? 'jsonl' : 'csv'}`;
+}
+
 function contentType(plan: ExportPlan): string {
   if (plan.format === 'jsonl') return 'application/x-ndjson; charset=utf-8';
   return `text/csv; charset=${plan.encoding === 'shift_jis' ? 'Shift_JIS' : 'utf-8'}; header=present`;
@@ -277,10 +289,9 @@ export async function runExport(
     if (!stillAnswering(res)) return;
     // from here the stream has no deadline of its own; each further page gets one (below)
     deadline?.release();
-    const extension = plan.format === 'jsonl' ? 'jsonl' : 'csv';
     res.status(200).set({
       'Content-Type': contentType(plan),
-      'Content-Disposition': `attachment; filename="${search.index}-${new Date().toISOString().slice(0, 10)}.${extension}"`,
+      'Content-Disposition': `attachment; filename="${exportFileName(search.index, plan.format)}"`,
       'X-Export-Records': String(total),
       'X-Export-Credits': String(cost),
       'X-Credits-Remaining': String(reservation.balance),

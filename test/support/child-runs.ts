@@ -32,28 +32,39 @@ export function runToEnd(child: ChildProcess): Promise<Run> {
 }
 
 /**
- * Starts the API (src/main.ts) with exactly `env` and resolves once it logs "serving on"
- * (LOG_LEVEL info or lower); rejects with its output if it exits first or takes 2 minutes.
- * The child goes into `children` before the wait, so the caller's afterAll stops it either way.
+ * The base URL an API logged as it started ("serving on http://127.0.0.1:43127"): with PORT=0
+ * the system picks the port as the API binds it, so no other process can take it in between
+ * (a port probed free and bound later can be).
+ */
+export function servingUrl(output: string): string | undefined {
+  return /serving on (http:\/\/127\.0\.0\.1:[1-9]\d*)/.exec(output)?.[1];
+}
+
+/**
+ * Starts the API (src/main.ts) with exactly `env` (PORT=0 unless set) and resolves once it logs
+ * "serving on" (LOG_LEVEL info or lower), with `url` the address it bound; rejects with its
+ * output if it exits first or takes 2 minutes. The child goes into `children` before the
+ * wait, so the caller's afterAll stops it either way.
  */
 export async function startApiProcess(
   env: NodeJS.ProcessEnv,
   children: ChildProcess[],
-): Promise<ChildProcess> {
+): Promise<ChildProcess & { url: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: projectRoot,
-    env,
+    env: { PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let output = '';
-  await new Promise<void>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`API did not start:\n${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('serving on')) {
+      const serving = servingUrl(output);
+      if (serving) {
         clearTimeout(timer);
-        resolve();
+        resolve(serving);
       }
     };
     child.stdout?.on('data', onData);
@@ -63,5 +74,5 @@ export async function startApiProcess(
       reject(new Error(`API exited:\n${output}`));
     });
   });
-  return child;
+  return Object.assign(child, { url });
 }

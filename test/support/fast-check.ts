@@ -1,16 +1,35 @@
 /**
- * One seed for every fast-check property of a run, printed, so a failure is replayed exactly:
- * FC_SEED=<seed> npx vitest run test/property-search.test.ts
- * Fixed by default (each run checks the same cases); a new FC_SEED explores others.
+ * One seed for every fast-check property of a run (./fc-seed.ts: FC_SEED, else fresh per run),
+ * printed by the global setup and again in a failure, with the command that replays it:
+ *   FC_SEED=<seed> FC_PATH=<path> npx vitest run test/property-search.test.ts
+ * FC_PATH (the counterexample's path in the failure) replays that one shrunk case first.
  */
-const fromEnv = process.env.FC_SEED;
-if (fromEnv !== undefined && !/^-?\d+$/.test(fromEnv))
-  throw new Error(`FC_SEED must be an integer, got "${fromEnv}"`);
+import fc from 'fast-check';
+import { expect, inject } from 'vitest';
+import { runPath } from './fc-seed.js';
 
-export const fcSeed = fromEnv === undefined ? 20_261_122 : Number(fromEnv);
+/** The run's seed (from the global setup). */
+export const fcSeed: number = inject('fcSeed');
 
-/** fast-check parameters: the run's seed and `numRuns`. */
-export function propertyParams(numRuns: number): { seed: number; numRuns: number } {
-  console.log(`[fast-check] seed ${fcSeed}, ${numRuns} runs (replay: FC_SEED=${fcSeed})`);
-  return { seed: fcSeed, numRuns };
+/** The command that replays a failure of this file. */
+export function replayHint(seed: number, path?: string): string {
+  const file = expect.getState().testPath?.replace(/^.*?(?=test\/)/, '') ?? '<test file>';
+  return `replay: FC_SEED=${seed}${path ? ` FC_PATH=${path}` : ''} npx vitest run ${file}`;
+}
+
+/** fast-check parameters: the run's seed, `numRuns`, FC_PATH, and a failure that says how to replay it. */
+export function propertyParams(numRuns: number): fc.Parameters<unknown> {
+  const path = runPath(process.env.FC_PATH);
+  return {
+    seed: fcSeed,
+    numRuns,
+    ...(path ? { path, endOnFailure: true } : {}),
+    reporter: (out) => {
+      if (!out.failed) return;
+      const message = fc.defaultReportMessage(out) ?? 'property failed';
+      throw new Error(`${message}\n\n${replayHint(out.seed, out.counterexamplePath ?? undefined)}`, {
+        cause: out.errorInstance,
+      });
+    },
+  };
 }

@@ -11,15 +11,20 @@ import type { TestProject } from 'vitest/node';
 import { projectRoot, startLocalOpenSearch } from '../../src/local/opensearch-node.js';
 import { startLocalRedis } from '../../src/local/redis-server.js';
 import { dockerEngineAnswers, startOpenSearchContainer, startRedisContainer } from './containers.js';
+import { runSeed } from './fc-seed.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     opensearchUrl: string;
     redisUrl: string;
+    /** The fast-check seed of this run (./fc-seed.ts, ./fast-check.ts). */
+    fcSeed: number;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // first, so a bad FC_SEED stops the run before any server starts
+  const fcSeed = runSeed(process.env.FC_SEED);
   const stops: Array<() => Promise<void>> = [];
   const log = (message: string) => console.log(`[test servers] ${message}`);
   let opensearchUrl = process.env.OPENSEARCH_URL;
@@ -63,6 +68,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide('opensearchUrl', opensearchUrl);
   project.provide('redisUrl', redisUrl);
+  project.provide('fcSeed', fcSeed);
+  console.log(`[fast-check] seed ${fcSeed} for this run (replay: FC_SEED=${fcSeed})`);
   return async () => {
     await Promise.all(stops.map((stop) => stop()));
   };

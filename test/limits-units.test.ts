@@ -1,0 +1,137 @@
+/**
+ * The limits' arithmetic and wiring, asserted exactly: the export price, the rate limiter of
+ * each mode (its decision and headers' numbers, the give-up time on the real Redis), and what
+ * createLimits builds. Written against the mutants Stryker left alive (docs/mutation.md);
+ * test/rate-limit.test.ts and test/credits-ledger.test.ts show the same through the app.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { exportCost } from '../src/limits/export-cost.js';
+import { createLimits } from '../src/limits/limits.js';
+import { createRateLimiter } from '../src/limits/rate-limiter.js';
+import { LimitsStoreUnavailable } from '../src/limits/store-unavailable.js';
+import { createRedis } from '../src/redis.js';
+
+let redis: Redis;
+const prefix = `t-limits-units-${randomBytes(4).toString('hex')}-`;
+
+beforeAll(async () => {
+  redis = createRedis(inject('redisUrl'));
+  // no offline queue (src/redis.ts): wait until the connection is up
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+});
+afterAll(async () => {
+  const keys = await redis.keys(`*${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+describe('export price', () => {
+  it('one credit per started block of records, none for none', () => {
+    const config = { exportRecordsPerCredit: 1000 };
+    expect([0, 1, 999, 1000, 1001, 2000, 2001].map((n) => exportCost(config, n))).toEqual([
+      0, 1, 1, 1, 2, 2, 3,
+    ]);
+    expect(exportCost({ exportRecordsPerCredit: 10 }, 95)).toBe(10);
+  });
+});
+
+describe.each([
+  ['single-process', (): Redis | undefined => undefined],
+  ['shared', (): Redis | undefined => redis],
+] as const)('%s rate limiter', (mode, store) => {
+  it('allows the budget, then refuses with Retry-After and the window end', async () => {
+    const limiter = createRateLimiter({
+      redis: store(),
+      keyPrefix: `${prefix}${mode}-`,
+      pointsPerSecond: 3,
+      windowSeconds: 60,
+    });
+    expect(limiter.mode).toBe(mode);
+    const before = Math.floor(Date.now() / 1000);
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('alice'));
+    expect(decisions.map((d) => [d.allowed, d.limit, d.remaining])).toEqual([
+      [true, 3, 2],
+      [true, 3, 1],
+      [true, 3, 0],
+      [false, 3, 0],
+    ]);
+    const refused = decisions[3] as (typeof decisions)[number];
+    // the 60-second window: the reset and Retry-After are most of a minute away, never 0
+    expect(refused.retryAfterSeconds).toBeGreaterThan(30);
+    expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(refused.resetEpochSeconds).toBeGreaterThan(before + 30);
+    expect(refused.resetEpochSeconds).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+    expect((await limiter.consume('bob')).allowed).toBe(true);
+  });
+
+  it('a one-second window: Retry-After is 1 and the reset within a second', async () => {
+    const limiter = createRateLimiter({
+      redis: store(),
+      keyPrefix: `${prefix}${mode}-1s-`,
+      pointsPerSecond: 1,
+    });
+    expect((await limiter.consume('carol')).allowed).toBe(true);
+    const refused = await limiter.consume('carol');
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterSeconds).toBe(1);
+    expect(refused.resetEpochSeconds).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 1);
+    expect(refused.resetEpochSeconds).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+  });
+});
+
+describe('shared rate limiter and the give-up time', () => {
+  it('a consume Redis reaches after the caller gave up counts nothing and is unavailable', async () => {
+    const limiter = createRateLimiter({
+      redis,
+      keyPrefix: `${prefix}late-`,
+      pointsPerSecond: 2,
+      windowSeconds: 60,
+    });
+    await expect(limiter.consume('dave', Date.now() - 5_000)).rejects.toBeInstanceOf(LimitsStoreUnavailable);
+    expect((await limiter.consume('dave')).remaining).toBe(1);
+    expect((await limiter.consume('dave')).remaining).toBe(0);
+  });
+});
+
+describe('createLimits', () => {
+  it('shared with Redis; its own budget for suggest, beside the searches', async () => {
+    const limits = createLimits({
+      redis,
+      keyPrefix: `${prefix}app-`,
+      config: { ratePerSecond: 1, suggestRatePerSecond: 2, rateWindowSeconds: 60 },
+    });
+    expect([limits.mode, limits.rateLimiter.mode, limits.ledger.mode]).toEqual([
+      'shared',
+      'shared',
+      'shared',
+    ]);
+    expect(limits.config.ratePerSecond).toBe(1);
+    expect(limits.config.exportRecordsPerCredit).toBe(1000);
+    expect((await limits.rateLimiter.consume('erin')).allowed).toBe(true);
+    expect((await limits.rateLimiter.consume('erin')).allowed).toBe(false);
+    const suggest = [
+      await limits.suggestRateLimiter.consume('erin'),
+      await limits.suggestRateLimiter.consume('erin'),
+    ];
+    expect(suggest.map((d) => [d.allowed, d.limit])).toEqual([
+      [true, 2],
+      [true, 2],
+    ]);
+    expect((await redis.keys(`*${prefix}app-*`)).sort()).toEqual([
+      `${prefix}app-rate:erin`,
+      `${prefix}app-suggest-rate:erin`,
+    ]);
+  });
+
+  it('single-process without Redis', () => {
+    const limits = createLimits({ redis: undefined, keyPrefix: `${prefix}local-` });
+    expect([limits.mode, limits.rateLimiter.mode, limits.ledger.mode]).toEqual([
+      'single-process',
+      'single-process',
+      'single-process',
+    ]);
+  });
+});
