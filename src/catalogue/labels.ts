@@ -23,7 +23,7 @@ export type SearchName = 'corporates' | 'jobs';
 
 type LabelsOf<Values extends readonly string[]> = Readonly<Record<Values[number], string>>;
 
-const corporateTypeLabels: LabelsOf<typeof corporateTypes> = {
+export const corporateTypeLabels: LabelsOf<typeof corporateTypes> = {
   kabushiki_gaisha: '株式会社',
   yugen_gaisha: '有限会社',
   godo_gaisha: '合同会社',
@@ -35,17 +35,17 @@ const corporateTypeLabels: LabelsOf<typeof corporateTypes> = {
   other: 'その他',
 };
 
-const revenueRangeLabels: LabelsOf<typeof revenueRanges> = {
+export const revenueRangeLabels: LabelsOf<typeof revenueRanges> = {
   under_100m: '1億円未満',
-  from_100m_to_300m: '1億〜3億円',
-  from_300m_to_1b: '3億〜10億円',
-  from_1b_to_5b: '10億〜50億円',
-  from_5b_to_30b: '50億〜300億円',
-  from_30b_to_100b: '300億〜1000億円',
+  from_100m_to_300m: '1億円以上3億円未満',
+  from_300m_to_1b: '3億円以上10億円未満',
+  from_1b_to_5b: '10億円以上50億円未満',
+  from_5b_to_30b: '50億円以上300億円未満',
+  from_30b_to_100b: '300億円以上1000億円未満',
   over_100b: '1000億円以上',
 };
 
-const fundingSeriesLabels: LabelsOf<typeof fundingSeries> = {
+export const fundingSeriesLabels: LabelsOf<typeof fundingSeries> = {
   seed: 'シード',
   series_a: 'シリーズA',
   series_b: 'シリーズB',
@@ -56,15 +56,15 @@ const fundingSeriesLabels: LabelsOf<typeof fundingSeries> = {
   series_g: 'シリーズG',
 };
 
-const paidMediaSpendLabels: LabelsOf<typeof paidMediaSpendRanges> = {
-  none: '出稿なし',
-  from_0_to_1m: '100万円未満',
-  from_1m_to_3m: '100万〜300万円',
-  from_3m_to_5m: '300万〜500万円',
-  from_5m_to_10m: '500万〜1000万円',
-  from_10m_to_30m: '1000万〜3000万円',
-  from_30m_to_50m: '3000万〜5000万円',
-  from_50m_to_100m: '5000万〜1億円',
+export const paidMediaSpendLabels: LabelsOf<typeof paidMediaSpendRanges> = {
+  none: 'なし',
+  from_0_to_1m: '0円超100万円未満',
+  from_1m_to_3m: '100万円以上300万円未満',
+  from_3m_to_5m: '300万円以上500万円未満',
+  from_5m_to_10m: '500万円以上1000万円未満',
+  from_10m_to_30m: '1000万円以上3000万円未満',
+  from_30m_to_50m: '3000万円以上5000万円未満',
+  from_50m_to_100m: '5000万円以上1億円未満',
   over_100m: '1億円以上',
 };
 
