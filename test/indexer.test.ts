@@ -145,6 +145,8 @@ describe('the indexer on one index set', { shuffle: false }, () => {
         'closedOn',
         'closeReason',
         'successorCorporateNumber',
+        'registeredOn',
+        'englishName',
         'formerNames',
         'formerNameKeys',
       ];

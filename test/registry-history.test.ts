@@ -208,6 +208,29 @@ describe('after the full file and diff_20261102', () => {
     );
   });
 
+  it('the record shows the assignment date as registeredOn and the English name as englishName', async () => {
+    const { results } = await searchCorporates(services, {
+      corporateNumberOr: [companies.abcBefore, companies.takahashi],
+    });
+    const shown = results
+      .map((record: Doc) => ({
+        corporateNumber: record.corporateNumber,
+        registeredOn: record.registeredOn,
+        englishName: record.englishName,
+      }))
+      .sort((a, b) => String(a.corporateNumber).localeCompare(String(b.corporateNumber)));
+    expect(shown).toEqual(
+      [
+        {
+          corporateNumber: companies.abcBefore,
+          registeredOn: '2015-10-05',
+          englishName: 'ABC Shoji Co., Ltd.',
+        },
+        { corporateNumber: companies.takahashi, registeredOn: '2019-04-01', englishName: null },
+      ].sort((a, b) => a.corporateNumber.localeCompare(b.corporateNumber)),
+    );
+  });
+
   it('company search, count, facets and the export request leave closed companies out unless includeClosed', async () => {
     const three = { corporateNumberOr: [companies.closing, companies.absorbed, companies.restored] };
     expect(await numbersOf(services, three)).toEqual([companies.restored]);

@@ -99,6 +99,20 @@ export function closedFieldsOf(registry: RegistryFields): ClosedFields {
   };
 }
 
+/** What the record shows of the register beyond the shared fields and the close fields. */
+export interface RegisterRecordFields extends ClosedFields {
+  registeredOn: string;
+  englishName: string | null;
+}
+
+/**
+ *   {assignmentDate: '2015-10-05', enName: 'ABC Holdings Co., Ltd.', closed: false, ...}
+ *   -> {registeredOn: '2015-10-05', englishName: 'ABC Holdings Co., Ltd.', closed: false, closedOn: null, ...}
+ */
+export function recordFieldsOf(registry: RegistryFields): RegisterRecordFields {
+  return { ...closedFieldsOf(registry), registeredOn: registry.assignmentDate, englishName: registry.enName };
+}
+
 /**
  * A `latest=0` row: a state of the company that a later row replaced. Not applied; its name,
  * when it is not the current one, is one of the company's former names (./write.ts).

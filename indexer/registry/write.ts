@@ -28,7 +28,7 @@ import { rebuildCompanies } from '../rebuild.js';
 import type { CorporateSource } from '../source-types.js';
 import { type Doc, toCorporateDocument, toCorporateFields } from '../transform.js';
 import { type FormerName, formerNameKeysOf, formerNamesOf, type NameRow } from './former-names.js';
-import { closedFieldsOf, type RegistryChange, type RegistryFields } from './map.js';
+import { type RegistryChange, type RegistryFields, recordFieldsOf } from './map.js';
 
 /**
  * The company fields a registry write sets: the owned fields with the labels and keys derived
@@ -43,6 +43,8 @@ const writtenFields = [
 ] as const;
 /** Written with them, internal and not on the postings: a change here needs no rebuild. */
 const historyFields = ['formerNames', 'formerNameKeys'] as const;
+/** Record fields of the company alone (not copied onto postings): a change needs no rebuild either. */
+const companyOnlyFields = ['registeredOn', 'englishName'] as const;
 
 /** The `registry` object's fields, compared one by one to tell a change from a reload. */
 const registryFieldOrder: (keyof RegistryFields)[] = [
@@ -274,7 +276,7 @@ export class RegistryWriter {
       );
       const owned: Doc = {
         ...Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null])),
-        ...closedFieldsOf(change.registry),
+        ...recordFieldsOf(change.registry),
       };
       const history: Doc = { formerNames, formerNameKeys: formerNameKeysOf(formerNames, change.fields.name) };
       const deletedAt = deletions.get(change.corporateNumber);
@@ -315,7 +317,16 @@ export class RegistryWriter {
       }
       const ownedSame = writtenFields.every((field) => sameValue(existing.source[field], owned[field]));
       const historySame = historyFields.every((field) => sameValue(existing.source[field], history[field]));
-      if (ownedSame && historySame && sameRegistry(existing.source.registry, change.registry)) {
+      // a company loaded before these fields existed gets them at its next load
+      const companyOnlySame = companyOnlyFields.every((field) =>
+        sameValue(existing.source[field], owned[field]),
+      );
+      if (
+        ownedSame &&
+        historySame &&
+        companyOnlySame &&
+        sameRegistry(existing.source.registry, change.registry)
+      ) {
         outcomes[position] = 'unchanged';
         continue;
       }

@@ -187,6 +187,8 @@ const corporateFieldLabels: Readonly<Record<string, string>> = {
   closedOn: '閉鎖日',
   closeReason: '閉鎖事由',
   successorCorporateNumber: '承継先の法人番号',
+  registeredOn: '法人番号指定日',
+  englishName: '英語表記',
   name: '企業名',
   furigana: 'フリガナ',
   corporateTypeLabel: '法人格（名称）',
