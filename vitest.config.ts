@@ -1,15 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 // Coverage floors per folder (percent of lines and statements, functions, branches): the
-// figures of a full run minus one point (2026-11-26, `npx vitest run --coverage` in a shuffled
-// order on the shared servers, on the loaded development machine, where 16 of 1,816 tests
-// failed, on timeouts and order; the comment after each floor:
-// lines / statements / functions / branches), so a change that leaves a folder's code
-// untested fails the build. Raise a floor when its folder's coverage rises; never lower one to
-// make a change pass. Code run only in child processes (src/main.ts, the CLIs in indexer/) is
-// reached by test/entry-points.test.ts but not counted. Coverage runs with `--coverage` (CI
-// does; a local `npm test` stays quick); scripts/coverage-by-folder.ts prints each floor
-// against its figures.
+// figures of a clean-clone CI run minus one point (2026-11-26, `.ci/run` at 1d417eb, Node 20,
+// file order; the comment after each floor: lines / statements / functions / branches), so a
+// change that leaves a folder's code untested fails the build. Raise a floor when its folder's
+// coverage rises; never lower one to make a change pass. Code run only in child processes
+// (src/main.ts, the CLIs in indexer/) is reached by test/entry-points.test.ts but not counted.
+// Coverage runs with `--coverage` (CI does; a local `npm test` stays quick);
+// scripts/coverage-by-folder.ts prints each floor against its figures.
 const floor = (lines: number, functions: number, branches: number) => ({
   lines,
   statements: lines,
@@ -17,23 +15,23 @@ const floor = (lines: number, functions: number, branches: number) => ({
   branches,
 });
 export const floors: Record<string, ReturnType<typeof floor>> = {
-  'src/*.ts': floor(75.1, 88.1, 91.9), // 76.2 / 76.2 / 89.1 / 92.9
-  'src/auth/**': floor(98, 99, 95.3), // 99.1 / 99.1 / 100.0 / 96.4
-  'src/catalogue/**': floor(98.8, 99, 93.8), // 99.8 / 99.8 / 100.0 / 94.9
-  'src/errors/**': floor(97.3, 99, 85.5), // 98.4 / 98.4 / 100.0 / 86.5
-  'src/http/*.ts': floor(97.7, 97.4, 87.7), // 98.7 / 98.7 / 98.5 / 88.7
-  'src/http/routes/**': floor(96.6, 99, 89.1), // 97.6 / 97.6 / 100.0 / 90.1
-  'src/limits/**': floor(91.8, 97, 88.4), // 92.8 / 92.8 / 98.1 / 89.4
-  'src/local/**': floor(79.9, 86.5, 58.3), // 81.0 / 81.0 / 87.5 / 59.3
+  'src/*.ts': floor(76, 88.4, 91.8), // 77.0 / 77.0 / 89.4 / 92.8
+  'src/auth/**': floor(98.1, 99, 95.3), // 99.1 / 99.1 / 100.0 / 96.3
+  'src/catalogue/**': floor(98.8, 99, 91.8), // 99.8 / 99.8 / 100.0 / 92.8
+  'src/errors/**': floor(97.4, 99, 86.7), // 98.4 / 98.4 / 100.0 / 87.7
+  'src/http/*.ts': floor(97.8, 97.6, 85.5), // 98.8 / 98.8 / 98.6 / 86.5
+  'src/http/routes/**': floor(96.7, 99, 91.8), // 97.7 / 97.7 / 100.0 / 92.8
+  'src/limits/**': floor(93.7, 98, 88), // 94.7 / 94.7 / 99.0 / 89.0
+  'src/local/**': floor(78.3, 86.5, 58.6), // 79.3 / 79.3 / 87.5 / 59.6
   'src/masters/**': floor(99, 99, 74), // 100.0 / 100.0 / 100.0 / 75.0
-  'src/opensearch/**': floor(92, 86.2, 85.6), // 93.0 / 93.0 / 87.3 / 86.6
-  'src/search/*.ts': floor(95.6, 99, 89.2), // 96.7 / 96.7 / 100.0 / 90.3
-  'src/search/paging/**': floor(92.4, 91.8, 86.2), // 93.4 / 93.4 / 92.9 / 87.2
-  'src/text/**': floor(97.9, 99, 91.8), // 99.0 / 99.0 / 100.0 / 92.8
-  'indexer/*.ts': floor(83.8, 99, 87.5), // 84.8 / 84.8 / 100.0 / 88.6
-  'indexer/jobs/**': floor(79.6, 82.3, 82.3), // 80.6 / 80.6 / 83.3 / 83.3
-  'indexer/generate/**': floor(97.5, 99, 95.9), // 98.6 / 98.6 / 100.0 / 97.0
-  'indexer/registry/**': floor(82.1, 91.3, 81.8), // 83.2 / 83.2 / 92.3 / 82.8
+  'src/opensearch/**': floor(93.4, 88.3, 85.5), // 94.4 / 94.4 / 89.3 / 86.5
+  'src/search/*.ts': floor(95.9, 99, 90), // 96.9 / 96.9 / 100.0 / 91.0
+  'src/search/paging/**': floor(93.8, 94.2, 87.9), // 94.8 / 94.8 / 95.2 / 88.9
+  'src/text/**': floor(98.5, 99, 93.5), // 99.5 / 99.5 / 100.0 / 94.5
+  'indexer/*.ts': floor(82.9, 96.6, 84.5), // 83.9 / 83.9 / 97.6 / 85.5
+  'indexer/jobs/**': floor(76.6, 79, 78.2), // 77.6 / 77.6 / 80.0 / 79.2
+  'indexer/generate/**': floor(97.6, 99, 96), // 98.6 / 98.6 / 100.0 / 97.0
+  'indexer/registry/**': floor(83.2, 92.5, 87.5), // 84.2 / 84.2 / 93.5 / 88.5
 };
 
 export default defineConfig({

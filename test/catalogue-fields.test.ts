@@ -56,6 +56,8 @@ const companySearchTable: Row[] = [
   [['summaryPartialMatchOr', 'summaryPartialMatchAnd', 'summaryPartialMatchNot'], 'summary', 'own'],
   // not a record field: the internal key of the reading (furigana), docs/index-documents.md
   [['furiganaPrefixOr'], 'readingKey', 'own'],
+  // closed companies are left out unless it is true (the register's close flag)
+  [['includeClosed'], 'closed', 'own'],
   // the company's postings (Job record fields)
   [partial('jobTitle'), 'title', 'linked posting'],
   [or('jobMediaId'), 'mediaId', 'linked posting'],
@@ -137,6 +139,8 @@ const jobSearchTable: Row[] = [
   [minMax('corporateEmployeeDiff6mMin'), 'employeeDiff6mMin', 'linked company'],
   [minMax('corporateEmployeeDiff12m'), 'employeeDiff12m', 'linked company'],
   [partial('corporateEmployeeTransition'), 'employeeTransition', 'linked company'],
+  // postings of closed companies are left out unless it is true
+  [['includeClosed'], 'closed', 'linked company'],
 ];
 
 /** The index path of a table row: postings and the job's company copy are nested objects. */
