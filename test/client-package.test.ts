@@ -93,7 +93,8 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('the client package', () => {
+// in steps: the tarball packed and installed, then the example run from that installation
+describe('the client package', { shuffle: false }, () => {
   it('packs dist/ (JavaScript and declarations), the README and package.json, nothing else', async () => {
     const [packed] = JSON.parse(
       await run('npm', ['pack', '--json', '--pack-destination', scratch], clientDir),

@@ -165,365 +165,371 @@ describe('former names from rows (pure)', () => {
   });
 });
 
-describe('after the full file and diff_20261102', () => {
-  it('a closed company carries closed, closedOn, closeReason and its successor in the record', async () => {
-    const { results } = await searchCorporates(services, {
-      includeClosed: true,
-      corporateNumberOr: [companies.closing, companies.absorbed, companies.restored],
-    });
-    const close = (record: Doc) => ({
-      corporateNumber: record.corporateNumber,
-      closed: record.closed,
-      closedOn: record.closedOn,
-      closeReason: record.closeReason,
-      successorCorporateNumber: record.successorCorporateNumber,
-    });
-    expect(
-      results.map(close).sort((a, b) => String(a.corporateNumber).localeCompare(String(b.corporateNumber))),
-    ).toEqual(
-      [
-        {
-          corporateNumber: companies.closing,
-          closed: true,
-          closedOn: '2026-10-30',
-          closeReason: 'liquidationCompleted',
-          successorCorporateNumber: null,
-        },
-        {
-          corporateNumber: companies.absorbed,
-          closed: true,
-          closedOn: '2026-11-01',
-          closeReason: 'dissolvedByMerger',
-          successorCorporateNumber: companies.abcBefore,
-        },
-        // closed in the full file, restored in the diff
-        {
-          corporateNumber: companies.restored,
-          closed: false,
-          closedOn: null,
-          closeReason: null,
-          successorCorporateNumber: null,
-        },
-      ].sort((a, b) => a.corporateNumber.localeCompare(b.corporateNumber)),
-    );
-  });
-
-  it('the record shows the assignment date as registeredOn and the English name as englishName', async () => {
-    const { results } = await searchCorporates(services, {
-      corporateNumberOr: [companies.abcBefore, companies.takahashi],
-    });
-    const shown = results
-      .map((record: Doc) => ({
+// a story in two steps on one index: the checks of the first file and diff, then
+// diff_20261104 loaded on top of them; in a shuffled run the steps keep their order
+describe('the register loaded file by file', { shuffle: false }, () => {
+  describe('after the full file and diff_20261102', () => {
+    it('a closed company carries closed, closedOn, closeReason and its successor in the record', async () => {
+      const { results } = await searchCorporates(services, {
+        includeClosed: true,
+        corporateNumberOr: [companies.closing, companies.absorbed, companies.restored],
+      });
+      const close = (record: Doc) => ({
         corporateNumber: record.corporateNumber,
-        registeredOn: record.registeredOn,
-        englishName: record.englishName,
-      }))
-      .sort((a, b) => String(a.corporateNumber).localeCompare(String(b.corporateNumber)));
-    expect(shown).toEqual(
-      [
-        {
-          corporateNumber: companies.abcBefore,
-          registeredOn: '2015-10-05',
-          englishName: 'ABC Shoji Co., Ltd.',
-        },
-        { corporateNumber: companies.takahashi, registeredOn: '2019-04-01', englishName: null },
-      ].sort((a, b) => a.corporateNumber.localeCompare(b.corporateNumber)),
-    );
-  });
-
-  it('company search, count, facets and the export request leave closed companies out unless includeClosed', async () => {
-    const three = { corporateNumberOr: [companies.closing, companies.absorbed, companies.restored] };
-    expect(await numbersOf(services, three)).toEqual([companies.restored]);
-    expect(await numbersOf(services, { ...three, includeClosed: false })).toEqual([companies.restored]);
-    expect(await numbersOf(services, { ...three, includeClosed: true })).toEqual(
-      [companies.closing, companies.absorbed, companies.restored].sort(),
-    );
-    // the nested form and a filter group say the same
-    expect(await numbersOf(services, { ...three, filters: { includeClosed: true } })).toHaveLength(3);
-    expect(await numbersOf(services, { ...three, filterGroups: [{ includeClosed: true }] })).toHaveLength(3);
-
-    const count = (body: Doc) =>
-      countPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body));
-    expect(await count(three)).toBe(1);
-    expect(await count({ ...three, includeClosed: true })).toBe(3);
-
-    const tokyo = async (body: Doc) => {
-      const { facets } = await searchCorporates(services, { ...body, facets: ['prefectureId'], limit: 1 });
-      return facets?.prefectureId?.find((bucket) => bucket.value === 13)?.count;
-    };
-    expect(await tokyo(three)).toBe(1);
-    expect(await tokyo({ ...three, includeClosed: true })).toBe(3);
-
-    // an export pages through this very request (src/search/export.ts)
-    const exported = async (body: Doc) => {
-      const request = await compileWithOverflow(
-        services,
-        corporateSearch,
-        parseSearchRequest(corporateSearch, body),
-        undefined,
+        closed: record.closed,
+        closedOn: record.closedOn,
+        closeReason: record.closeReason,
+        successorCorporateNumber: record.successorCorporateNumber,
+      });
+      expect(
+        results.map(close).sort((a, b) => String(a.corporateNumber).localeCompare(String(b.corporateNumber))),
+      ).toEqual(
+        [
+          {
+            corporateNumber: companies.closing,
+            closed: true,
+            closedOn: '2026-10-30',
+            closeReason: 'liquidationCompleted',
+            successorCorporateNumber: null,
+          },
+          {
+            corporateNumber: companies.absorbed,
+            closed: true,
+            closedOn: '2026-11-01',
+            closeReason: 'dissolvedByMerger',
+            successorCorporateNumber: companies.abcBefore,
+          },
+          // closed in the full file, restored in the diff
+          {
+            corporateNumber: companies.restored,
+            closed: false,
+            closedOn: null,
+            closeReason: null,
+            successorCorporateNumber: null,
+          },
+        ].sort((a, b) => a.corporateNumber.localeCompare(b.corporateNumber)),
       );
-      const { body: answer } = await services.opensearch.search({
-        ...request,
-        body: { ...(request.body as Doc), size: 100 },
-      } as Parameters<typeof services.opensearch.search>[0]);
-      return answer.hits.hits.length;
-    };
-    expect(await exported(three)).toBe(1);
-    expect(await exported({ ...three, includeClosed: true })).toBe(3);
-  });
+    });
 
-  it("job search leaves out the postings of closed companies unless includeClosed; the posting's company copy says closed", async () => {
-    const ids = async (body: Doc) =>
-      (await searchJobs(services, { limit: 100, ...body })).results.map((record) => record.id).sort();
-    expect(await ids({})).toEqual(['HIST-OPEN']);
-    expect(await ids({ includeClosed: true })).toEqual(['HIST-CLOSED', 'HIST-OPEN']);
-    const { body } = await services.opensearch.get({
-      index: indexNames(services.config.indexPrefix).jobs,
-      id: 'HIST-CLOSED',
+    it('the record shows the assignment date as registeredOn and the English name as englishName', async () => {
+      const { results } = await searchCorporates(services, {
+        corporateNumberOr: [companies.abcBefore, companies.takahashi],
+      });
+      const shown = results
+        .map((record: Doc) => ({
+          corporateNumber: record.corporateNumber,
+          registeredOn: record.registeredOn,
+          englishName: record.englishName,
+        }))
+        .sort((a, b) => String(a.corporateNumber).localeCompare(String(b.corporateNumber)));
+      expect(shown).toEqual(
+        [
+          {
+            corporateNumber: companies.abcBefore,
+            registeredOn: '2015-10-05',
+            englishName: 'ABC Shoji Co., Ltd.',
+          },
+          { corporateNumber: companies.takahashi, registeredOn: '2019-04-01', englishName: null },
+        ].sort((a, b) => a.corporateNumber.localeCompare(b.corporateNumber)),
+      );
     });
-    expect((body._source as Doc).corporate).toMatchObject({
-      closed: true,
-      closeReason: 'liquidationCompleted',
-    });
-  });
 
-  it('a rename keeps the earlier name with the day it stopped, and its name key apart', async () => {
-    const doc = await stored(services, companies.renamed);
-    expect(doc.name).toBe('株式会社新名ホールディングス');
-    expect(doc.formerNames).toEqual([{ name: '株式会社旧名商店', until: '2026-11-01' }]);
-    expect(doc.formerNameKeys).toEqual([nameKey('株式会社旧名商店')]);
-  });
+    it('company search, count, facets and the export request leave closed companies out unless includeClosed', async () => {
+      const three = { corporateNumberOr: [companies.closing, companies.absorbed, companies.restored] };
+      expect(await numbersOf(services, three)).toEqual([companies.restored]);
+      expect(await numbersOf(services, { ...three, includeClosed: false })).toEqual([companies.restored]);
+      expect(await numbersOf(services, { ...three, includeClosed: true })).toEqual(
+        [companies.closing, companies.absorbed, companies.restored].sort(),
+      );
+      // the nested form and a filter group say the same
+      expect(await numbersOf(services, { ...three, filters: { includeClosed: true } })).toHaveLength(3);
+      expect(await numbersOf(services, { ...three, filterGroups: [{ includeClosed: true }] })).toHaveLength(
+        3,
+      );
 
-  it('match finds a company by its former name, answers with the current name and says so', async () => {
-    const [byOld, byCurrent] = await runMatch(services, {
-      records: [{ name: '㈱旧名商店', prefectureId: 13 }, { name: '株式会社新名ホールディングス' }],
-    });
-    expect(byOld?.match).toMatchObject({
-      corporateNumber: companies.renamed,
-      name: '株式会社新名ホールディングス',
-      matchedOn: ['formerName', 'prefecture'],
-    });
-    expect(byCurrent?.match?.matchedOn).toEqual(['name']);
-  });
+      const count = (body: Doc) =>
+        countPlan(services, corporateSearch, parseSearchRequest(corporateSearch, body));
+      expect(await count(three)).toBe(1);
+      expect(await count({ ...three, includeClosed: true })).toBe(3);
 
-  it('suggest finds a company by the start of its former name and names that name; closed companies are left out', async () => {
-    const [renamed] = await suggestCorporates(services, '旧名');
-    expect(renamed).toMatchObject({
-      corporateNumber: companies.renamed,
-      name: '株式会社新名ホールディングス',
-      formerName: '株式会社旧名商店',
-    });
-    const [current] = await suggestCorporates(services, '新名');
-    expect(current).toMatchObject({ corporateNumber: companies.renamed, formerName: null });
-    expect(await suggestCorporates(services, 'たたみ')).toEqual([]);
-  });
+      const tokyo = async (body: Doc) => {
+        const { facets } = await searchCorporates(services, { ...body, facets: ['prefectureId'], limit: 1 });
+        return facets?.prefectureId?.find((bucket) => bucket.value === 13)?.count;
+      };
+      expect(await tokyo(three)).toBe(1);
+      expect(await tokyo({ ...three, includeClosed: true })).toBe(3);
 
-  it("a pipeline record of a registry company keeps the registry's name and address, and updates the rest", async () => {
-    const before = await stored(services, companies.renamed);
-    const pipeline = new IngestPipeline({
-      client: services.opensearch,
-      indexPrefix: services.config.indexPrefix,
-      deadLetter: new MemoryDeadLetter(),
-      now: clock,
+      // an export pages through this very request (src/search/export.ts)
+      const exported = async (body: Doc) => {
+        const request = await compileWithOverflow(
+          services,
+          corporateSearch,
+          parseSearchRequest(corporateSearch, body),
+          undefined,
+        );
+        const { body: answer } = await services.opensearch.search({
+          ...request,
+          body: { ...(request.body as Doc), size: 100 },
+        } as Parameters<typeof services.opensearch.search>[0]);
+        return answer.hits.hits.length;
+      };
+      expect(await exported(three)).toBe(1);
+      expect(await exported({ ...three, includeClosed: true })).toBe(3);
     });
-    // the postings' feed still knows the old name and another address
-    await pipeline.add(
-      corporate({
+
+    it("job search leaves out the postings of closed companies unless includeClosed; the posting's company copy says closed", async () => {
+      const ids = async (body: Doc) =>
+        (await searchJobs(services, { limit: 100, ...body })).results.map((record) => record.id).sort();
+      expect(await ids({})).toEqual(['HIST-OPEN']);
+      expect(await ids({ includeClosed: true })).toEqual(['HIST-CLOSED', 'HIST-OPEN']);
+      const { body } = await services.opensearch.get({
+        index: indexNames(services.config.indexPrefix).jobs,
+        id: 'HIST-CLOSED',
+      });
+      expect((body._source as Doc).corporate).toMatchObject({
+        closed: true,
+        closeReason: 'liquidationCompleted',
+      });
+    });
+
+    it('a rename keeps the earlier name with the day it stopped, and its name key apart', async () => {
+      const doc = await stored(services, companies.renamed);
+      expect(doc.name).toBe('株式会社新名ホールディングス');
+      expect(doc.formerNames).toEqual([{ name: '株式会社旧名商店', until: '2026-11-01' }]);
+      expect(doc.formerNameKeys).toEqual([nameKey('株式会社旧名商店')]);
+    });
+
+    it('match finds a company by its former name, answers with the current name and says so', async () => {
+      const [byOld, byCurrent] = await runMatch(services, {
+        records: [{ name: '㈱旧名商店', prefectureId: 13 }, { name: '株式会社新名ホールディングス' }],
+      });
+      expect(byOld?.match).toMatchObject({
         corporateNumber: companies.renamed,
-        name: '株式会社旧名商店',
-        furigana: 'キュウメイショウテン',
-        prefectureId: 27,
-        cityName: '大阪市北区',
-        phoneNumber: '06-5555-0000',
-        employeeCount: 77,
-      }),
-    );
-    await pipeline.add(job({ id: 'HIST-OPEN', corporateNumber: companies.renamed, title: '再掲載' }));
-    await pipeline.flush();
-    await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, {
-      now: clock(),
+        name: '株式会社新名ホールディングス',
+        matchedOn: ['formerName', 'prefecture'],
+      });
+      expect(byCurrent?.match?.matchedOn).toEqual(['name']);
     });
-    const names = indexNames(services.config.indexPrefix);
-    await services.opensearch.indices.refresh({ index: [names.corporates, names.jobs] });
-    const after = await stored(services, companies.renamed);
-    for (const field of [
-      'name',
-      'furigana',
-      'prefectureId',
-      'prefectureName',
-      'cityName',
-      'nameKey',
-      'readingKey',
-    ])
-      expect(after[field], field).toEqual(before[field]);
-    expect(after).toMatchObject({ phoneNumber: '06-5555-0000', employeeCount: 77 });
-    // the compact copy the searches read was written with the registry's name
-    expect(decodeCopy(after.compactRecord)).toMatchObject({
-      name: '株式会社新名ホールディングス',
-      phoneNumber: '06-5555-0000',
-    });
-    const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
-    expect(record).toMatchObject({
-      name: '株式会社新名ホールディングス',
-      prefectureId: 13,
-      phoneNumber: '06-5555-0000',
-    });
-    const [posting] = (await searchJobs(services, { corporateNumberOr: [companies.renamed] })).results;
-    expect(posting).toMatchObject({
-      id: 'HIST-OPEN',
-      title: '再掲載',
-      corporateName: '株式会社新名ホールディングス',
-    });
-  });
-});
 
-describe('after diff_20261104', () => {
-  beforeAll(async () => {
-    // one batch: each history row with its company's current row (the Shift_JIS index, loaded
-    // in batches of 5, has them apart)
-    await load(services, ['diff_20261104_utf8.csv'], 1000);
-  }, 60_000);
-
-  it('a second rename adds the name it replaces; both former names are found, newest first', async () => {
-    const doc = await stored(services, companies.renamed);
-    expect(doc.name).toBe('株式会社三代目ホールディングス');
-    expect(doc.formerNames).toEqual([
-      { name: '株式会社新名ホールディングス', until: '2026-11-04' },
-      { name: '株式会社旧名商店', until: '2026-11-01' },
-    ]);
-    const results = await runMatch(services, {
-      records: [{ name: '新名ホールディングス' }, { name: '旧名商店' }],
+    it('suggest finds a company by the start of its former name and names that name; closed companies are left out', async () => {
+      const [renamed] = await suggestCorporates(services, '旧名');
+      expect(renamed).toMatchObject({
+        corporateNumber: companies.renamed,
+        name: '株式会社新名ホールディングス',
+        formerName: '株式会社旧名商店',
+      });
+      const [current] = await suggestCorporates(services, '新名');
+      expect(current).toMatchObject({ corporateNumber: companies.renamed, formerName: null });
+      expect(await suggestCorporates(services, 'たたみ')).toEqual([]);
     });
-    expect(results.map((result) => result.match?.name)).toEqual([
-      '株式会社三代目ホールディングス',
-      '株式会社三代目ホールディングス',
-    ]);
-  });
 
-  it('a rename arriving from the registry while the postings feed re-sends the company keeps the new name, on the company and its postings', async () => {
-    // what the pipeline read of the company before the registry's rename landed: the old name
-    const stale = new Map([[companies.renamed, { name: '株式会社新名ホールディングス' }]]);
-    const plan = planBatch(
-      [
+    it("a pipeline record of a registry company keeps the registry's name and address, and updates the rest", async () => {
+      const before = await stored(services, companies.renamed);
+      const pipeline = new IngestPipeline({
+        client: services.opensearch,
+        indexPrefix: services.config.indexPrefix,
+        deadLetter: new MemoryDeadLetter(),
+        now: clock,
+      });
+      // the postings' feed still knows the old name and another address
+      await pipeline.add(
         corporate({
           corporateNumber: companies.renamed,
-          name: '株式会社新名ホールディングス',
-          phoneNumber: phone,
+          name: '株式会社旧名商店',
+          furigana: 'キュウメイショウテン',
+          prefectureId: 27,
+          cityName: '大阪市北区',
+          phoneNumber: '06-5555-0000',
+          employeeCount: 77,
         }),
-      ],
-      {
-        names: indexNames(services.config.indexPrefix),
-        masters: loadMasters(),
+      );
+      await pipeline.add(job({ id: 'HIST-OPEN', corporateNumber: companies.renamed, title: '再掲載' }));
+      await pipeline.flush();
+      await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, {
         now: clock(),
-        workLocationCounts: new Map(),
-        deferMissingCompany: false,
-      },
-      { cached: new Map(), indexed: new Map(), jobOwners: new Map(), registered: stale },
-    );
-    expect(await writeBulkChunked(services.opensearch, plan.ops)).toEqual([]);
-    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [companies.renamed], {
-      now: clock(),
+      });
+      const names = indexNames(services.config.indexPrefix);
+      await services.opensearch.indices.refresh({ index: [names.corporates, names.jobs] });
+      const after = await stored(services, companies.renamed);
+      for (const field of [
+        'name',
+        'furigana',
+        'prefectureId',
+        'prefectureName',
+        'cityName',
+        'nameKey',
+        'readingKey',
+      ])
+        expect(after[field], field).toEqual(before[field]);
+      expect(after).toMatchObject({ phoneNumber: '06-5555-0000', employeeCount: 77 });
+      // the compact copy the searches read was written with the registry's name
+      expect(decodeCopy(after.compactRecord)).toMatchObject({
+        name: '株式会社新名ホールディングス',
+        phoneNumber: '06-5555-0000',
+      });
+      const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
+      expect(record).toMatchObject({
+        name: '株式会社新名ホールディングス',
+        prefectureId: 13,
+        phoneNumber: '06-5555-0000',
+      });
+      const [posting] = (await searchJobs(services, { corporateNumberOr: [companies.renamed] })).results;
+      expect(posting).toMatchObject({
+        id: 'HIST-OPEN',
+        title: '再掲載',
+        corporateName: '株式会社新名ホールディングス',
+      });
     });
-    const names = indexNames(services.config.indexPrefix);
-    await services.opensearch.indices.refresh({ index: [names.corporates, names.jobs] });
-    const doc = await stored(services, companies.renamed);
-    expect(doc).toMatchObject({ name: '株式会社三代目ホールディングス', phoneNumber: phone });
-    // the copy written with the stale name is dropped: searches read `_source` until the next write
-    expect(doc.compactRecord).toBeUndefined();
-    const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
-    expect(record?.name).toBe('株式会社三代目ホールディングス');
-    const [posting] = (await searchJobs(services, { corporateNumberOr: [companies.renamed] })).results;
-    expect(posting?.corporateName).toBe('株式会社三代目ホールディングス');
   });
 
-  it('a rename away from an old kanji: the history row gives the former name, found by its substitute spelling too', async () => {
-    const doc = await stored(services, companies.takahashi);
-    expect(doc.formerNames).toEqual([{ name: '株式会社髙橋製作所', until: '2026-11-04' }]);
-    const [substitute] = await runMatch(services, { records: [{ name: '高橋製作所株式会社' }] });
-    expect(substitute?.match).toMatchObject({
-      corporateNumber: companies.takahashi,
-      name: '株式会社タカハシ',
+  describe('after diff_20261104', () => {
+    beforeAll(async () => {
+      // one batch: each history row with its company's current row (the Shift_JIS index, loaded
+      // in batches of 5, has them apart)
+      await load(services, ['diff_20261104_utf8.csv'], 1000);
+    }, 60_000);
+
+    it('a second rename adds the name it replaces; both former names are found, newest first', async () => {
+      const doc = await stored(services, companies.renamed);
+      expect(doc.name).toBe('株式会社三代目ホールディングス');
+      expect(doc.formerNames).toEqual([
+        { name: '株式会社新名ホールディングス', until: '2026-11-04' },
+        { name: '株式会社旧名商店', until: '2026-11-01' },
+      ]);
+      const results = await runMatch(services, {
+        records: [{ name: '新名ホールディングス' }, { name: '旧名商店' }],
+      });
+      expect(results.map((result) => result.match?.name)).toEqual([
+        '株式会社三代目ホールディングス',
+        '株式会社三代目ホールディングス',
+      ]);
     });
-    expect(substitute?.match?.matchedOn).toContain('formerName');
-  });
 
-  it('the Shift_JIS file keeps the substituted former name, with the same name key', async () => {
-    const [utf8, shiftJis] = await Promise.all([
-      stored(services, companies.takahashi),
-      stored(sjis, companies.takahashi),
-    ]);
-    expect(shiftJis.formerNames).toEqual([{ name: '株式会社高橋製作所', until: '2026-11-04' }]);
-    expect(shiftJis.formerNameKeys).toEqual(utf8.formerNameKeys);
-    const [match] = await runMatch(sjis, { records: [{ name: '株式会社髙橋製作所' }] });
-    expect(match?.match?.corporateNumber).toBe(companies.takahashi);
-    // batches of 5 put the history row of the corrected name in a batch before its current row
-    for (const number of [companies.renamed, companies.corrected, later.hikariTokyo]) {
-      const [one, other] = await Promise.all([stored(services, number), stored(sjis, number)]);
-      expect(other.formerNames, number).toEqual(one.formerNames);
-    }
-  });
-
-  it('a legal form changed and moved keeps the old name but no former key: the current key already matches', async () => {
-    const doc = await stored(services, later.formMoved);
-    expect(doc.formerNames).toEqual([{ name: '有限会社さくら工房', until: '2026-11-03' }]);
-    expect(doc.formerNameKeys ?? null).toBeNull();
-    const [old] = await runMatch(services, { records: [{ name: '有限会社さくら工房' }] });
-    expect(old?.match).toMatchObject({ corporateNumber: later.formMoved, matchedOn: ['name'] });
-  });
-
-  it("a former name is never a stronger match than another company's current name", async () => {
-    const [anywhere, inTokyo] = await runMatch(services, {
-      records: [{ name: '株式会社ひかり電機' }, { name: '株式会社ひかり電機', prefectureId: 13 }],
+    it('a rename arriving from the registry while the postings feed re-sends the company keeps the new name, on the company and its postings', async () => {
+      // what the pipeline read of the company before the registry's rename landed: the old name
+      const stale = new Map([[companies.renamed, { name: '株式会社新名ホールディングス' }]]);
+      const plan = planBatch(
+        [
+          corporate({
+            corporateNumber: companies.renamed,
+            name: '株式会社新名ホールディングス',
+            phoneNumber: phone,
+          }),
+        ],
+        {
+          names: indexNames(services.config.indexPrefix),
+          masters: loadMasters(),
+          now: clock(),
+          workLocationCounts: new Map(),
+          deferMissingCompany: false,
+        },
+        { cached: new Map(), indexed: new Map(), jobOwners: new Map(), registered: stale },
+      );
+      expect(await writeBulkChunked(services.opensearch, plan.ops)).toEqual([]);
+      await rebuildCompanies(services.opensearch, services.config.indexPrefix, [companies.renamed], {
+        now: clock(),
+      });
+      const names = indexNames(services.config.indexPrefix);
+      await services.opensearch.indices.refresh({ index: [names.corporates, names.jobs] });
+      const doc = await stored(services, companies.renamed);
+      expect(doc).toMatchObject({ name: '株式会社三代目ホールディングス', phoneNumber: phone });
+      // the copy written with the stale name is dropped: searches read `_source` until the next write
+      expect(doc.compactRecord).toBeUndefined();
+      const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
+      expect(record?.name).toBe('株式会社三代目ホールディングス');
+      const [posting] = (await searchJobs(services, { corporateNumberOr: [companies.renamed] })).results;
+      expect(posting?.corporateName).toBe('株式会社三代目ホールディングス');
     });
-    // the company that has the name today is the match; the one that had it is a candidate below it
-    expect(anywhere?.match?.corporateNumber).toBe(later.hikariOsaka);
-    expect(anywhere?.candidates.map((candidate) => [candidate.corporateNumber, candidate.matchedOn])).toEqual(
-      [
+
+    it('a rename away from an old kanji: the history row gives the former name, found by its substitute spelling too', async () => {
+      const doc = await stored(services, companies.takahashi);
+      expect(doc.formerNames).toEqual([{ name: '株式会社髙橋製作所', until: '2026-11-04' }]);
+      const [substitute] = await runMatch(services, { records: [{ name: '高橋製作所株式会社' }] });
+      expect(substitute?.match).toMatchObject({
+        corporateNumber: companies.takahashi,
+        name: '株式会社タカハシ',
+      });
+      expect(substitute?.match?.matchedOn).toContain('formerName');
+    });
+
+    it('the Shift_JIS file keeps the substituted former name, with the same name key', async () => {
+      const [utf8, shiftJis] = await Promise.all([
+        stored(services, companies.takahashi),
+        stored(sjis, companies.takahashi),
+      ]);
+      expect(shiftJis.formerNames).toEqual([{ name: '株式会社高橋製作所', until: '2026-11-04' }]);
+      expect(shiftJis.formerNameKeys).toEqual(utf8.formerNameKeys);
+      const [match] = await runMatch(sjis, { records: [{ name: '株式会社髙橋製作所' }] });
+      expect(match?.match?.corporateNumber).toBe(companies.takahashi);
+      // batches of 5 put the history row of the corrected name in a batch before its current row
+      for (const number of [companies.renamed, companies.corrected, later.hikariTokyo]) {
+        const [one, other] = await Promise.all([stored(services, number), stored(sjis, number)]);
+        expect(other.formerNames, number).toEqual(one.formerNames);
+      }
+    });
+
+    it('a legal form changed and moved keeps the old name but no former key: the current key already matches', async () => {
+      const doc = await stored(services, later.formMoved);
+      expect(doc.formerNames).toEqual([{ name: '有限会社さくら工房', until: '2026-11-03' }]);
+      expect(doc.formerNameKeys ?? null).toBeNull();
+      const [old] = await runMatch(services, { records: [{ name: '有限会社さくら工房' }] });
+      expect(old?.match).toMatchObject({ corporateNumber: later.formMoved, matchedOn: ['name'] });
+    });
+
+    it("a former name is never a stronger match than another company's current name", async () => {
+      const [anywhere, inTokyo] = await runMatch(services, {
+        records: [{ name: '株式会社ひかり電機' }, { name: '株式会社ひかり電機', prefectureId: 13 }],
+      });
+      // the company that has the name today is the match; the one that had it is a candidate below it
+      expect(anywhere?.match?.corporateNumber).toBe(later.hikariOsaka);
+      expect(
+        anywhere?.candidates.map((candidate) => [candidate.corporateNumber, candidate.matchedOn]),
+      ).toEqual([
         [later.hikariOsaka, ['name']],
         [later.hikariTokyo, ['formerName']],
-      ],
-    );
-    // Tokyo rules the current holder out, yet the former holder is not made certain by it
-    expect(inTokyo?.match).toBeNull();
-    expect(inTokyo?.candidates[0]).toMatchObject({
-      corporateNumber: later.hikariTokyo,
-      name: '株式会社ひかりテック',
-      matchedOn: ['formerName', 'prefecture'],
+      ]);
+      // Tokyo rules the current holder out, yet the former holder is not made certain by it
+      expect(inTokyo?.match).toBeNull();
+      expect(inTokyo?.candidates[0]).toMatchObject({
+        corporateNumber: later.hikariTokyo,
+        name: '株式会社ひかりテック',
+        matchedOn: ['formerName', 'prefecture'],
+      });
+      const suggested = await suggestCorporates(services, 'ひかり電機');
+      expect(suggested.map((item) => [item.corporateNumber, item.formerName])).toEqual([
+        [later.hikariOsaka, null],
+        [later.hikariTokyo, '株式会社ひかり電機'],
+      ]);
     });
-    const suggested = await suggestCorporates(services, 'ひかり電機');
-    expect(suggested.map((item) => [item.corporateNumber, item.formerName])).toEqual([
-      [later.hikariOsaka, null],
-      [later.hikariTokyo, '株式会社ひかり電機'],
-    ]);
-  });
 
-  it('a corrected name (correct=1) is not a former name, with or without the history row of the wrong state', async () => {
-    const [withHistory, without] = await Promise.all([
-      stored(services, companies.corrected),
-      stored(services, companies.newInDiff),
-    ]);
-    expect(withHistory.name).toBe('株式会社直し');
-    expect(withHistory.formerNames).toEqual([]);
-    expect(without.name).toBe('シンキ合同会社');
-    expect(without.formerNames).toEqual([]);
-  });
+    it('a corrected name (correct=1) is not a former name, with or without the history row of the wrong state', async () => {
+      const [withHistory, without] = await Promise.all([
+        stored(services, companies.corrected),
+        stored(services, companies.newInDiff),
+      ]);
+      expect(withHistory.name).toBe('株式会社直し');
+      expect(withHistory.formerNames).toEqual([]);
+      expect(without.name).toBe('シンキ合同会社');
+      expect(without.formerNames).toEqual([]);
+    });
 
-  it('a merger annulled reopens the company; a trade name erased closes it without a cause', async () => {
-    const { results } = await searchCorporates(services, {
-      includeClosed: true,
-      corporateNumberOr: [companies.absorbed, later.erased],
+    it('a merger annulled reopens the company; a trade name erased closes it without a cause', async () => {
+      const { results } = await searchCorporates(services, {
+        includeClosed: true,
+        corporateNumberOr: [companies.absorbed, later.erased],
+      });
+      const byNumber = new Map(results.map((record) => [record.corporateNumber, record]));
+      expect(byNumber.get(companies.absorbed)).toMatchObject({
+        closed: false,
+        closedOn: null,
+        closeReason: null,
+        successorCorporateNumber: null,
+      });
+      expect(byNumber.get(later.erased)).toMatchObject({ closed: true, closeReason: 'tradeNameErased' });
+      expect(await numbersOf(services, { corporateNumberOr: [companies.absorbed, later.erased] })).toEqual([
+        companies.absorbed,
+      ]);
     });
-    const byNumber = new Map(results.map((record) => [record.corporateNumber, record]));
-    expect(byNumber.get(companies.absorbed)).toMatchObject({
-      closed: false,
-      closedOn: null,
-      closeReason: null,
-      successorCorporateNumber: null,
-    });
-    expect(byNumber.get(later.erased)).toMatchObject({ closed: true, closeReason: 'tradeNameErased' });
-    expect(await numbersOf(services, { corporateNumberOr: [companies.absorbed, later.erased] })).toEqual([
-      companies.absorbed,
-    ]);
   });
 });
 

@@ -144,7 +144,9 @@ function search(body: object) {
   return request(app).post('/rest/v1/jobs/search').set('X-API-Key', key).send(body);
 }
 
-describe('npm run reindex under search load and ingestion', () => {
+// one index set for all three: the write-block tests write records (RX900000) that the first
+// test's count of what the copy kept would take for revived ones, so the order is kept
+describe('npm run reindex under search load and ingestion', { shuffle: false }, () => {
   it('swaps every alias with zero failed searches and zero lost or revived records', async () => {
     const before = await reindexStatus(services.opensearch, services.config.indexPrefix);
     expect(before.map((status) => status.index)).toEqual(
@@ -348,7 +350,9 @@ describe('npm run reindex under search load and ingestion', () => {
     expect(Object.fromEntries(jobs)).toEqual(Object.fromEntries(expected));
     expect(new Set(details.keys())).toEqual(new Set(expected.keys()));
     for (const id of deletedDuringCopy) expect(jobs.has(id)).toBe(false);
-    for (const [id, title] of updatedDuringCopy) if (expected.has(id)) expect(jobs.get(id)).toBe(title);
+    // an update acknowledged mid-copy is not lost: its title, or a later update's when the same
+    // posting was written again after it (expected holds the last title written)
+    for (const [id] of updatedDuringCopy) if (expected.has(id)) expect(jobs.get(id)).toBe(expected.get(id));
     expect(companiesCounted.count).toBe(companyCount);
 
     // a company rebuilt after the swap reflects its postings in the new index

@@ -279,7 +279,23 @@ type KeyKind = 'name' | 'reading' | 'romaji';
  * to the end: 'まるか協同組合 本店' -> 'まるか協同組合' -> 'まるか'). Readings have no branch
  * words; romaji keeps small kana (きゃ is kya, not kiya).
  */
+/**
+ * The key, taken again until it no longer changes (at most 4 times): dropping the separators at
+ * the end can bring a legal form to an end of the key, where the next pass drops it
+ * ('協同協同組合 協同組合…' -> '協同協同組合' -> '協同'). A key is a fixed point, so a key
+ * stored at ingest and one taken from it again at match time agree (test/name-key.test.ts).
+ */
 function keyOf(name: string, t: Tables, kind: KeyKind, found?: string[]): string {
+  let key = onePass(name, t, kind, found);
+  for (let round = 0; round < 4; round++) {
+    const again = onePass(key, t, kind, found);
+    if (again === key) break;
+    key = again;
+  }
+  return key;
+}
+
+function onePass(name: string, t: Tables, kind: KeyKind, found?: string[]): string {
   const legal = kind === 'romaji' ? t.legalSmallKept : t.legal;
   let current = foldChars(name, t, kind !== 'romaji');
   for (let round = 0; round < 4; round++) {
