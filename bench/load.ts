@@ -56,6 +56,19 @@ export function summarize(latencies: number[]): LatencySummary {
   };
 }
 
+/** A load run with more non-2xx answers than this share is not a measurement: it throws. */
+export const MAX_NON_2XX_SHARE = 0.001;
+
+/** Throws, naming the statuses, when the non-2xx answers exceed `maxShare` of all answers. */
+export function failOnRefusals(statuses: Record<string, number>, non2xx: number, maxShare: number): void {
+  const answers = Object.values(statuses).reduce((sum, count) => sum + count, 0);
+  if (answers === 0 || non2xx / answers <= maxShare) return;
+  throw new Error(
+    `load run: ${non2xx} of ${answers} answers were not 2xx (${((non2xx / answers) * 100).toFixed(2)} %, ` +
+      `the bound is ${(maxShare * 100).toFixed(1)} %): statuses ${JSON.stringify(statuses)}`,
+  );
+}
+
 export async function runLoad(options: {
   url: string;
   requests: LoadRequest[];
@@ -63,6 +76,8 @@ export async function runLoad(options: {
   seconds?: number;
   /** Instead of `seconds`: stop after this many responses. */
   amount?: number;
+  /** The share of non-2xx answers above which the run fails (default MAX_NON_2XX_SHARE). */
+  maxNon2xxShare?: number;
 }): Promise<LoadResult> {
   const latencies: number[] = [];
   let finish: (result: autocannon.Result) => void = () => {};
@@ -86,14 +101,14 @@ export async function runLoad(options: {
   };
   const instance = autocannon(opts, (error, result) => (error ? fail(error) : finish(result)));
   const statuses: Record<string, number> = {};
-  // only answers count as latency samples: a run of fast refusals (a 503 from a connection past
-  // the server's requests-per-connection limit, which autocannon keeps using after the server's
-  // `Connection: close`) would otherwise pass for fast searches; they show in `statuses`
+  // only 2xx answers count as latency samples: a run of fast refusals would otherwise pass for
+  // fast searches; they show in `statuses`, and above MAX_NON_2XX_SHARE the run fails
   instance.on('response', (_client: unknown, status: number, _bytes: number, responseTime: number) => {
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (status >= 200 && status < 300) latencies.push(responseTime);
   });
   const result = await done;
+  failOnRefusals(statuses, result.non2xx, options.maxNon2xxShare ?? MAX_NON_2XX_SHARE);
   const seconds = result.duration;
   return {
     connections: options.connections,

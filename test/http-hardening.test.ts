@@ -259,3 +259,53 @@ describe('slow clients', () => {
     expect(response).toMatch(/^HTTP\/1\.1 408 /);
   });
 });
+
+describe('connection recycling', () => {
+  /** A second server on the same app that recycles a connection after 3 requests. */
+  async function recyclingServer(): Promise<{ server: Server; port: number }> {
+    const recycling = createHttpServer(
+      createApp(services),
+      {
+        headersTimeoutMs,
+        requestTimeoutMs,
+        keepAliveTimeoutMs: 5000,
+      },
+      3,
+    );
+    recycling.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => recycling.once('listening', resolve));
+    return { server: recycling, port: (recycling.address() as AddressInfo).port };
+  }
+
+  it('a client sending past the per-connection count gets normal answers, the last with Connection: close, then the close; never a 503', async () => {
+    const { server: recycling, port: recyclingPort } = await recyclingServer();
+    try {
+      // five requests written at once on one connection, as a client that ignores
+      // `Connection: close` (or pipelines) would send them
+      const request = `GET /rest/v1/master/prefectures HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`;
+      const response = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect({ host: '127.0.0.1', port: recyclingPort }, () =>
+          socket.write(request.repeat(5)),
+        );
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString('latin1');
+        });
+        socket.on('error', () => {}); // a reset of the unanswered requests is a close too
+        socket.on('close', () => resolve(text));
+        setTimeout(() => {
+          socket.destroy();
+          reject(new Error('the server kept the recycled connection open'));
+        }, 10_000).unref();
+      });
+      const statuses = [...response.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
+      // (a response follows the previous body directly, so neither is anchored to a line start)
+      const closes = [...response.matchAll(/\r\nconnection: close\r\n/gi)].length;
+      expect(statuses).toEqual(['200', '200', '200']);
+      expect(closes).toBe(1);
+    } finally {
+      recycling.closeAllConnections();
+      await new Promise((resolve) => recycling.close(resolve));
+    }
+  });
+});
