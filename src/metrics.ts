@@ -41,6 +41,12 @@ export const metrics = {
     buckets: latencyBuckets,
     registers: [registry],
   }),
+  postingOverflowSearches: new Counter({
+    name: 'corpsearch_posting_overflow_searches_total',
+    help: 'Company searches with posting conditions while a company is past the nested limit: one_trip (the nested answer was exact) or jobs_first (a second engine request)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
   rejected: new Counter({
     name: 'corpsearch_requests_rejected_total',
     help: 'Requests refused before the search: rate_limited (429), insufficient_credits (402), unavailable (503)',

@@ -306,6 +306,44 @@ describe('posting conditions are exact for the company past the limit', () => {
     expect(await lookups(0)).toBe(3);
   });
 
+  it('one engine round trip when the nested copy answers as the jobs index does, a second only when it does not', async () => {
+    const calls = { search: 0, msearch: 0 };
+    const client = services.opensearch;
+    const counting = new Proxy(client, {
+      get(target, key, receiver) {
+        if (key !== 'search' && key !== 'msearch') return Reflect.get(target, key, receiver);
+        return (...args: unknown[]) => {
+          const body = JSON.stringify((args[0] as { body?: unknown } | undefined)?.body ?? {});
+          // the marked companies' lookup is remembered between searches; not counted here
+          if (!body.includes('aggregates.postingsTruncated')) calls[key]++;
+          return (Reflect.get(target, key, receiver) as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as typeof client;
+    const config = { ...services.config, postingMarksCacheMs: 60_000 };
+    const searchCounted = async (body: Doc) => {
+      calls.search = 0;
+      calls.msearch = 0;
+      const page = await searchCorporates({ ...services, config, opensearch: counting }, body);
+      return { names: page.results.map((record) => names[String(record.corporateNumber)]).sort(), ...calls };
+    };
+    await searchCounted({ jobMediaIdOr: [2] }); // the marked companies, remembered from here on
+    // medium 2 is on a kept posting: the nested copy and the jobs index agree on big
+    expect(await searchCounted({ jobMediaIdOr: [2] })).toEqual({ names: ['big'], search: 0, msearch: 1 });
+    expect(await searchCounted({ jobMediaIdNot: [9] })).toEqual({
+      names: ['big', 'plain', 'small'],
+      search: 0,
+      msearch: 1,
+    });
+    // medium 8 only on a cut posting: they disagree, and the jobs-first search follows
+    expect(await searchCounted({ jobMediaIdOr: [8] })).toEqual({
+      names: ['big', 'small'],
+      search: 1,
+      msearch: 1,
+    });
+    expect(await searchCounted({ jobMediaIdNot: [7] })).toEqual({ names: ['plain'], search: 1, msearch: 1 });
+  });
+
   it('a company condition beside a posting condition still applies to it', async () => {
     expect(await found({ jobMediaIdOr: [8], corporateNamePartialMatchOr: ['大量'] })).toEqual(['big']);
     expect(await found({ jobMediaIdOr: [8], corporateNamePartialMatchNot: ['大量'] })).toEqual(['small']);

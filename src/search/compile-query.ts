@@ -42,6 +42,22 @@ function nested(query: Query): Query {
   return { nested: { path: postingsPath, query, score_mode: 'none' } };
 }
 
+/**
+ * The query on one posting of a posting query, as the company query nests it: an excluding
+ * condition alone, positive ones together (`{ bool: { filter } }`).
+ */
+function postingQueryBody(conditions: Condition[], excluding: boolean): Query {
+  const [first] = conditions;
+  return excluding && first
+    ? compileCondition(first)
+    : { bool: { filter: conditions.map(compileCondition) } };
+}
+
+/** A posting query as the plain company query asks it: on the nested postings. */
+export function nestedPostingQuery(query: { conditions: Condition[]; excluding: boolean }): Query {
+  return nested(postingQueryBody(query.conditions, query.excluding));
+}
+
 /** One posting query: conditions that one posting must meet together. */
 export function postingQueryKey(conditions: Condition[]): string {
   return (
@@ -103,13 +119,13 @@ export function compileConditions(conditions: Condition[], overflow?: PostingOve
   for (const condition of conditions) {
     const excluding = excludingOps.has(condition.op);
     if (condition.def.scope === 'posting') {
-      if (excluding) mustNot.push(onPostings(compileCondition(condition), [condition], overflow));
+      if (excluding) mustNot.push(onPostings(postingQueryBody([condition], true), [condition], overflow));
       else samePosting.push(condition);
     } else if (excluding) mustNot.push(compileCondition(condition));
     else filter.push(compileCondition(condition));
   }
   if (samePosting.length > 0)
-    filter.push(onPostings({ bool: { filter: samePosting.map(compileCondition) } }, samePosting, overflow));
+    filter.push(onPostings(postingQueryBody(samePosting, false), samePosting, overflow));
   if (filter.length === 0 && mustNot.length === 0) return { match_all: {} };
   return {
     bool: { ...(filter.length > 0 ? { filter } : {}), ...(mustNot.length > 0 ? { must_not: mustNot } : {}) },

@@ -4,15 +4,21 @@
  * The corporates index holds at most `index.mapping.nested_objects.limit` nested postings per
  * company (50,000); the rebuild keeps the newest and marks such a company
  * `aggregates.postingsTruncated`. For those few companies a posting condition is answered from
- * the jobs index, where every posting is a document of its own: engine calls before the company
- * search only when it has a posting condition or a posting facet (the first answered from
- * memory for up to a second, `markedCompanies`), the second only when some company is marked.
+ * the jobs index, where every posting is a document of its own. The marked companies are
+ * looked up first (answered from memory for up to a second, `markedCompanies`); then, when
+ * some company is marked:
  *
  *   1. the marked companies: corporates where aggregates.postingsTruncated (ids only)
  *   2. one jobs search over their postings, one `filter` aggregation per posting query of the
  *      plan (./compile-query.ts `postingQueries`), each collecting the corporate numbers:
  *        { size: 0, query: { terms: { corporateNumber: [marked] } },
  *          aggs: { q0: { filter: <P0 on jobs fields>, aggs: { companies: { terms: { field: 'corporateNumber', size: <marked> } } } }, ... } }
+ *
+ * A search within the result window (and a count) sends step 2 in one `_msearch` beside the
+ * plain nested search and the same aggregations asked of the marked companies' own nested
+ * postings (`nestedAnswersRequest`): when both name the same companies for every posting
+ * query, the plain search is exact and is the answer, in one round trip
+ * (src/search/run-search.ts `searchOnce`); otherwise the jobs-first search follows.
  *
  * The compiled company query then takes, for the marked companies only, these answers instead
  * of the nested query (./compile-query.ts). A posting query on the jobs index is the nested one
@@ -25,9 +31,9 @@ import type { Deadline } from '../deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
 import { compileCondition, type Query } from './compile-kinds.js';
-import { type PostingOverflow, postingQueries } from './compile-query.js';
+import { nestedPostingQuery, type PostingOverflow, postingQueries } from './compile-query.js';
 import { type FacetAdditions, facetBucketSize, facetCatalogue, postingFilter } from './facets.js';
-import { engineSearch, hitsOf, type SearchRequest, totalOf } from './paging/pit-search.js';
+import { engineSearch, hitsOf, type SearchBody, type SearchRequest, totalOf } from './paging/pit-search.js';
 import type { Condition, SearchPlan } from './plan.js';
 
 /**
@@ -119,9 +125,105 @@ async function lookUpMarkedCompanies(context: Context, max: number): Promise<str
     .filter((id): id is string => typeof id === 'string');
 }
 
-function hasPostingFacet(plan: Pick<SearchPlan, 'facets'>): boolean {
+export function hasPostingFacet(plan: Pick<SearchPlan, 'facets'>): boolean {
   const catalogue = facetCatalogue(corporateSearch);
   return plan.facets.some((name) => catalogue.get(name)?.def.scope === 'posting');
+}
+
+/** A company search's posting queries and the companies past the nested limit. */
+export interface OverflowCheck {
+  companies: string[];
+  queries: PostingQuery[];
+}
+
+type PostingQuery = ReturnType<typeof postingQueries>[number];
+
+/**
+ * The posting queries of a company search and the companies past the limit, or undefined when
+ * it has no posting query or no company is past the limit (the plain nested query is then
+ * exact). Costs the marked companies' lookup, answered from memory for up to a second.
+ */
+export async function overflowCheck(
+  services: SearchServices,
+  plan: Pick<SearchPlan, 'conditions' | 'groups'>,
+  deadline?: Deadline,
+): Promise<OverflowCheck | undefined> {
+  const queries = postingQueries(plan);
+  if (queries.length === 0) return undefined;
+  const companies = await markedCompanies({ ...services, deadline }, services.paging.resultWindow);
+  return companies.length === 0 ? undefined : { companies, queries };
+}
+
+/** One terms aggregation over the marked companies per posting query, `q0`, `q1`, ... */
+function companiesPerQuery(check: OverflowCheck, filterOf: (query: PostingQuery) => Query) {
+  return Object.fromEntries(
+    check.queries.map((query, i) => [
+      `q${i}`,
+      {
+        filter: filterOf(query),
+        aggs: { companies: { terms: { field: 'corporateNumber', size: check.companies.length } } },
+      },
+    ]),
+  );
+}
+
+/** The marked companies with a posting satisfying each posting query, asked of the jobs index. */
+export function jobsAnswersRequest(indexPrefix: string, check: OverflowCheck): SearchRequest {
+  return {
+    index: indexName(indexPrefix, 'jobs'),
+    allow_partial_search_results: false,
+    body: {
+      size: 0,
+      track_total_hits: false,
+      query: { terms: { corporateNumber: check.companies } },
+      aggs: companiesPerQuery(check, (query) => jobsPostingQuery(query.conditions)),
+    } as SearchRequest['body'],
+  };
+}
+
+/** The same question asked of the marked companies' own (cut) nested postings. */
+export function nestedAnswersRequest(indexPrefix: string, check: OverflowCheck): SearchRequest {
+  return {
+    index: indexName(indexPrefix, 'corporates'),
+    allow_partial_search_results: false,
+    body: {
+      size: 0,
+      track_total_hits: false,
+      query: { terms: { corporateNumber: check.companies } },
+      aggs: companiesPerQuery(check, nestedPostingQuery),
+    } as SearchRequest['body'],
+  };
+}
+
+/** Posting query key -> the companies an answer of one of the two requests above names. */
+export function readAnswers(check: OverflowCheck, body: SearchBody): PostingOverflow {
+  const results = (body.aggregations ?? {}) as Record<
+    string,
+    { companies?: { buckets?: Array<{ key: string }> } }
+  >;
+  return {
+    companies: check.companies,
+    matches: new Map(
+      check.queries.map(({ key }, i) => [
+        key,
+        (results[`q${i}`]?.companies?.buckets ?? []).map((bucket) => String(bucket.key)),
+      ]),
+    ),
+  };
+}
+
+/**
+ * Whether the nested postings answer every posting query as the jobs index does for every
+ * marked company: then the plain nested company query selects exactly the companies the
+ * jobs-first query would (each nested clause is true for the same documents).
+ */
+export function answersAgree(jobs: PostingOverflow, nestedAnswers: PostingOverflow): boolean {
+  for (const [key, fromJobs] of jobs.matches) {
+    const fromNested = new Set(nestedAnswers.matches.get(key) ?? []);
+    if (fromNested.size !== fromJobs.length || fromJobs.some((company) => !fromNested.has(company)))
+      return false;
+  }
+  return true;
 }
 
 /**
@@ -134,44 +236,17 @@ export async function resolvePostingOverflow(
   plan: Pick<SearchPlan, 'conditions' | 'groups' | 'facets'>,
   deadline?: Deadline,
 ): Promise<PostingOverflow | undefined> {
-  const queries = postingQueries(plan);
-  if (queries.length === 0 && !hasPostingFacet(plan)) return undefined;
-  const context = { ...services, deadline };
-  const companies = await markedCompanies(context, services.paging.resultWindow);
-  if (companies.length === 0) return undefined;
-  if (queries.length === 0) return { companies, matches: new Map() };
-  const aggs = Object.fromEntries(
-    queries.map(({ conditions }, i) => [
-      `q${i}`,
-      {
-        filter: jobsPostingQuery(conditions),
-        aggs: { companies: { terms: { field: 'corporateNumber', size: companies.length } } },
-      },
-    ]),
-  );
-  const body = await engineSearch(context, {
-    index: indexName(services.config.indexPrefix, 'jobs'),
-    allow_partial_search_results: false,
-    body: {
-      size: 0,
-      track_total_hits: false,
-      query: { terms: { corporateNumber: companies } },
-      aggs,
-    } as SearchRequest['body'],
-  });
-  const results = (body.aggregations ?? {}) as Record<
-    string,
-    { companies?: { buckets?: Array<{ key: string }> } }
-  >;
-  return {
-    companies,
-    matches: new Map(
-      queries.map(({ key }, i) => [
-        key,
-        (results[`q${i}`]?.companies?.buckets ?? []).map((bucket) => String(bucket.key)),
-      ]),
-    ),
-  };
+  const check = await overflowCheck(services, plan, deadline);
+  if (check) {
+    const body = await engineSearch(
+      { ...services, deadline },
+      jobsAnswersRequest(services.config.indexPrefix, check),
+    );
+    return readAnswers(check, body);
+  }
+  if (!hasPostingFacet(plan) || postingQueries(plan).length > 0) return undefined;
+  const companies = await markedCompanies({ ...services, deadline }, services.paging.resultWindow);
+  return companies.length === 0 ? undefined : { companies, matches: new Map() };
 }
 
 /**

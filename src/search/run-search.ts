@@ -16,16 +16,27 @@ import { type FacetAdditions, type FacetBucket, overflowInResults, readFacets } 
 import { cursorPage, deepPage } from './paging/pages.js';
 import {
   type EngineHit,
+  engineMsearch,
   engineSearch,
   hitsOf,
   listKey,
   type SearchBody,
+  type SearchRequest,
   totalOf,
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { overflowFacetCounts, resolvePostingOverflow } from './posting-overflow.js';
-import { corporateRecordOf, jobRecordOf, selectFields } from './records.js';
+import {
+  answersAgree,
+  hasPostingFacet,
+  jobsAnswersRequest,
+  nestedAnswersRequest,
+  overflowCheck,
+  overflowFacetCounts,
+  readAnswers,
+  resolvePostingOverflow,
+} from './posting-overflow.js';
+import { corporateRecordOf, jobRecordOf, selectFields, sourceFetchFor } from './records.js';
 
 export interface SearchResponse {
   totalResults: number | null;
@@ -66,8 +77,12 @@ async function fetchPage(
   userId: string,
   deadline: Deadline | undefined,
 ): Promise<Fetched> {
-  const request = await compileWithOverflow(services, search, plan, deadline);
   const context = { ...services, deadline };
+  if (plan.cursor === undefined && plan.offset + plan.limit <= services.paging.resultWindow) {
+    const body = await searchOnce(services, search, plan, (request) => request, deadline);
+    return { body, hits: hitsOf(body) };
+  }
+  const request = await compileWithOverflow(services, search, plan, deadline);
   if (plan.cursor !== undefined)
     return cursorPage(context, request, {
       cursor: plan.cursor,
@@ -78,14 +93,55 @@ async function fetchPage(
       limit: plan.limit,
       counted: plan.includeTotalResults,
     });
-  if (plan.offset + plan.limit > services.paging.resultWindow)
-    return deepPage(context, request, {
-      key: `${userId}:${listKey(request)}`,
-      offset: plan.offset,
-      limit: plan.limit,
-    });
-  const body = await engineSearch(context, request);
-  return { body, hits: hitsOf(body) };
+  return deepPage(context, request, {
+    key: `${userId}:${listKey(request)}`,
+    offset: plan.offset,
+    limit: plan.limit,
+  });
+}
+
+/**
+ * One search within the result window (`shape` turns the compiled search into the request
+ * sent: a page, or a count). A company search with posting conditions while some company is
+ * past the nested limit asks, in one round trip, the plain nested search beside the marked
+ * companies' answers from the jobs index and from their own nested postings: when the two
+ * answers agree for every posting query the plain search is exact and is the answer; else
+ * (a marked company decided by a posting its nested copy no longer holds) the jobs-first
+ * search follows. Searches with a posting facet keep the two-step path (their facets count
+ * the marked companies from the jobs index).
+ */
+async function searchOnce(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  shape: (request: SearchRequest) => SearchRequest,
+  deadline: Deadline | undefined,
+): Promise<SearchBody> {
+  const context = { ...services, deadline };
+  const prefix = services.config.indexPrefix;
+  const check =
+    search.index === 'corporates' && !hasPostingFacet(plan)
+      ? await overflowCheck(services, plan, deadline)
+      : undefined;
+  if (!check)
+    return engineSearch(context, shape(await compileWithOverflow(services, search, plan, deadline)));
+  const plain = shape(compileSearch(search, plan, prefix));
+  const answers = await engineMsearch(context, [
+    plain,
+    jobsAnswersRequest(prefix, check),
+    nestedAnswersRequest(prefix, check),
+  ]);
+  if (!answers)
+    return engineSearch(context, shape(await compileWithOverflow(services, search, plan, deadline)));
+  const [body, fromJobs, fromNested] = answers as [SearchBody, SearchBody, SearchBody];
+  const overflow = readAnswers(check, fromJobs);
+  const agree = answersAgree(overflow, readAnswers(check, fromNested));
+  metrics.postingOverflowSearches.inc({ outcome: agree ? 'one_trip' : 'jobs_first' });
+  if (!agree) return engineSearch(context, shape(compileSearch(search, plan, prefix, overflow)));
+  // a hit without its compact copy is read again from `_source` (engineSearch does so)
+  return sourceFetchFor(plain.body as Record<string, unknown>, hitsOf(body))
+    ? engineSearch(context, plain)
+    : body;
 }
 
 /**
@@ -173,16 +229,11 @@ export async function countPlan(
   plan: SearchPlan,
   deadline?: Deadline,
 ): Promise<number> {
-  const request = await compileWithOverflow(services, search, plan, deadline);
-  const { query } = request.body as { query: unknown };
-  const counted = await engineSearch(
-    { ...services, deadline },
-    {
-      ...request,
-      body: { query, size: 0, track_total_hits: true } as typeof request.body,
-    },
-  );
-  return totalOf(counted);
+  const countOnly = (request: SearchRequest): SearchRequest => {
+    const { query } = request.body as { query: unknown };
+    return { ...request, body: { query, size: 0, track_total_hits: true } as SearchRequest['body'] };
+  };
+  return totalOf(await searchOnce(services, search, plan, countOnly, deadline));
 }
 
 export async function countFor(

@@ -134,6 +134,42 @@ export async function engineSearch(
   return body;
 }
 
+/**
+ * Several engine searches in one round trip (`_msearch`), under the deadline as one search.
+ * Answers in order, or undefined when the engine refused any part: the caller then asks again
+ * one search at a time, which maps the refusal as `engineSearch` does. An incomplete answer
+ * (timed out, failed shards) is a 503, as a search's.
+ */
+export async function engineMsearch(
+  services: Pick<Services, 'opensearch' | 'logger'> & { deadline?: Deadline | undefined },
+  requests: SearchRequest[],
+): Promise<SearchBody[] | undefined> {
+  const { timeout, cancel_after_time_interval } = engineTimeouts(services.deadline);
+  const lines = requests.flatMap(({ index, allow_partial_search_results, body }) => [
+    { index, ...(allow_partial_search_results === undefined ? {} : { allow_partial_search_results }) },
+    { ...(body as Record<string, unknown>), ...(timeout ? { timeout } : {}) },
+  ]);
+  let responses: Array<SearchBody & { error?: unknown }>;
+  try {
+    const { body } = await withinDeadline(services.deadline, 'search', (options) =>
+      services.opensearch.msearch(
+        {
+          body: lines as API.Msearch_Request['body'],
+          ...(cancel_after_time_interval ? { cancel_after_time_interval } : {}),
+        },
+        options,
+      ),
+    );
+    responses = (body as { responses: Array<SearchBody & { error?: unknown }> }).responses;
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
+    throw toSearchError(error, services.logger);
+  }
+  if (responses.length !== requests.length || responses.some((response) => response.error)) return undefined;
+  for (const response of responses) assertComplete(response);
+  return responses;
+}
+
 export function hitsOf(body: SearchBody): EngineHit[] {
   return (body.hits?.hits ?? []) as EngineHit[];
 }
