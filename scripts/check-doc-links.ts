@@ -8,6 +8,9 @@
  * taking `-1`, `-2`, ... An explicit `<a id="...">` or `<a name="...">` counts too. Links with a
  * scheme (https:, mailto:) and site paths (`/docs/errors`) are not files of the repository and
  * are left alone; links inside code blocks and code spans are not links.
+ *
+ * Code cites documents too (`docs/decisions/0031-one-validation-per-search-body.md` in a comment):
+ * every `docs/...md` path named in the code folders must name a file that exists.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -135,10 +138,40 @@ export function brokenLinks(base: string = root, files: string[] = documentsOf(b
   return broken;
 }
 
+/** The folders whose code may cite documents by path. */
+const codeFolders = ['src', 'indexer', 'mcp', 'bench', 'scripts', 'test', 'client/src', 'client/test'];
+
+function codeFilesOf(base: string, dir: string): string[] {
+  if (!existsSync(path.join(base, dir))) return [];
+  return readdirSync(path.join(base, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : codeFilesOf(base, relative);
+    return /\.(ts|mts|js|mjs|cjs)$/.test(entry.name) ? [relative] : [];
+  });
+}
+
+/** Every `docs/...md` path the code names that is not a file of the repository. */
+export function brokenDocPaths(base: string = root, folders: string[] = codeFolders): BrokenLink[] {
+  const broken: BrokenLink[] = [];
+  for (const file of folders.flatMap((folder) => codeFilesOf(base, folder))) {
+    readFileSync(path.join(base, file), 'utf8')
+      .split('\n')
+      .forEach((line, index) => {
+        for (const match of line.matchAll(/\bdocs\/[\w-][\w./-]*?\.md\b/g)) {
+          if (!existsSync(path.join(base, match[0])))
+            broken.push({ file, line: index + 1, target: match[0], reason: `no such file: ${match[0]}` });
+        }
+      });
+  }
+  return broken;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const files = documentsOf(root);
-  const broken = brokenLinks(root, files);
+  const broken = [...brokenLinks(root, files), ...brokenDocPaths(root)];
   for (const link of broken) console.error(`${link.file}:${link.line}: ${link.target}: ${link.reason}`);
-  console.log(`${files.length} documents, ${broken.length} broken link${broken.length === 1 ? '' : 's'}`);
+  console.log(
+    `${files.length} documents and the code, ${broken.length} broken link${broken.length === 1 ? '' : 's'}`,
+  );
   process.exitCode = broken.length > 0 ? 1 : 0;
 }

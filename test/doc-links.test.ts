@@ -7,7 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { anchorsOf, brokenLinks, documentsOf, headingAnchor } from '../scripts/check-doc-links.js';
+import {
+  anchorsOf,
+  brokenDocPaths,
+  brokenLinks,
+  documentsOf,
+  headingAnchor,
+} from '../scripts/check-doc-links.js';
 import { projectRoot } from '../src/project-root.js';
 
 describe('the repository documents', () => {
@@ -20,6 +26,10 @@ describe('the repository documents', () => {
 
   it('have no broken relative link or anchor', () => {
     expect(brokenLinks(projectRoot)).toEqual([]);
+  });
+
+  it('are cited by the code only under paths that exist', () => {
+    expect(brokenDocPaths(projectRoot)).toEqual([]);
   });
 });
 
@@ -35,7 +45,7 @@ describe('the link checker', () => {
     'README.md',
     [
       '# Title',
-      'See [the guide](docs/guide.md#first-steps), [gone](docs/gone.md) and [here](#title).',
+      'See [the guide](docs/guide.md#first-steps), [gone](gone.md) and [here](#title).',
       'A [bad anchor](docs/guide.md#no-such-heading) and [one here](#nowhere).',
       '```sh',
       'echo "[not a link](missing.md)"',
@@ -50,7 +60,7 @@ describe('the link checker', () => {
 
   it('reports a missing file and a missing anchor with file and line, and nothing else', () => {
     expect(brokenLinks(dir, documentsOf(dir))).toEqual([
-      { file: 'README.md', line: 2, target: 'docs/gone.md', reason: 'no such file: docs/gone.md' },
+      { file: 'README.md', line: 2, target: 'gone.md', reason: 'no such file: gone.md' },
       {
         file: 'README.md',
         line: 3,
@@ -78,6 +88,15 @@ describe('the link checker', () => {
       'a',
       'a-1',
       'row-x',
+    ]);
+  });
+
+  it('reports a document path cited in code that does not exist', () => {
+    // built, so that this file itself cites no missing document
+    const missing = ['docs', 'decisions', '0999-gone.md'].join('/');
+    write('src/cites.ts', `/** the rule (${missing}) and the reference (docs/guide.md) */\n`);
+    expect(brokenDocPaths(dir, ['src'])).toEqual([
+      { file: 'src/cites.ts', line: 1, target: missing, reason: `no such file: ${missing}` },
     ]);
   });
 });
