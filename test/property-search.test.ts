@@ -172,7 +172,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------------------
 // the oracle's view of the raw records: the index field names of the catalogue, each filled
-// from the generator's field it documents (README, "Filters"), with no product code
+// from the generator's field it documents (docs/api.md, "Filters"), with no product code
 
 const present = (value: unknown) => value !== null && value !== undefined && value !== '';
 
