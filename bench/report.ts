@@ -1,4 +1,4 @@
-/** The benchmark report: ratios against the performance targets (docs/decisions.md, "Performance targets"), and the markdown table. */
+/** The benchmark report: ratios against the performance targets (docs/decisions/0033-performance-targets.md), and the markdown table. */
 
 import type { DeepWalk } from './deep-walk.js';
 import type { StudyRow } from './detail-text-study.js';
@@ -130,7 +130,7 @@ export function toMarkdown(report: BenchReport): string {
   for (const line of report.setup) lines.push(`- ${line}`);
   lines.push(
     '',
-    '## Ratios (targets: docs/decisions.md, "Performance targets")',
+    '## Ratios (targets: docs/decisions/0033-performance-targets.md)',
     '',
     '| measure | value | target | met |',
     '|---|---|---|---|',
@@ -200,7 +200,7 @@ export function toMarkdown(report: BenchReport): string {
   }
   lines.push(
     '',
-    '## Company search by detail text (docs/decisions.md, "Benchmarks"), engine time per search, connections 1',
+    '## Company search by detail text (docs/decisions/0021-detail-text-nested-not-jobs-first.md), engine time per search, connections 1',
     '',
     '| case | companies | nested p50 / p95 ms | jobs-first p50 / p95 ms |',
     '|---|---|---|---|',

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from './project-root.js';
 
-/** Rate-limit and credit settings (docs/decisions.md, "Rate limits and credits"). */
+/** Rate-limit and credit settings (docs/decisions/0006-rate-limit-window.md, 0007-credit-ledger.md). */
 export interface LimitsConfig {
   /** Requests per second per user on the searches and the detail endpoint (default 5). */
   ratePerSecond: number;

@@ -1,6 +1,6 @@
 /**
- * Every ```ts block of README.md, docs/client.md and client/README.md compiles against the
- * client as it is now (client/src, through the package name `@corpsearch/client`), with the
+ * Every ```ts block of README.md, docs/guide.md, docs/client.md and client/README.md compiles
+ * against the client as it is now (client/src, through the package name `@corpsearch/client`), with the
  * client's own compiler settings and Node's types: an example a reader copies never meets a
  * renamed method, a field that moved or a missing import. Each block is its own module
  * (`.mts`: top-level await allowed); a failure names the document and the line in it.
@@ -12,7 +12,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../src/project-root.js';
 
-const documents = ['README.md', 'docs/client.md', 'client/README.md'];
+const documents = ['README.md', 'docs/guide.md', 'docs/client.md', 'client/README.md'];
 const clientDir = path.join(projectRoot, 'client');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'doc-snippets-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -12,7 +12,7 @@
  * compatibility spellings: full-width, half-width kana, ㈱), indexed by the project's ingest
  * pipeline. The oracle never asks the product: it reads the generator's NDJSON files itself,
  * groups the postings by corporateNumber, and checks each condition in plain TypeScript with
- * the documented semantics (docs/decisions.md, "Search semantics"):
+ * the documented semantics (docs/decisions/0004-filter-names-and-values.md, 0005-detail-text-groups-snippets-guards.md):
  * - positive posting conditions hold for ONE posting together; each `…Not` on postings
  *   excludes a company when ANY of its postings matches it;
  * - detail text is seen only when collected since `now-1M/d` in Japan time (the engine's own
@@ -172,7 +172,7 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------------------
 // the oracle's view of the raw records: the index field names of the catalogue, each filled
-// from the generator's field it documents (README, "Filters"), with no product code
+// from the generator's field it documents (docs/api.md, "Filters"), with no product code
 
 const present = (value: unknown) => value !== null && value !== undefined && value !== '';
 
@@ -466,7 +466,7 @@ function toBody(conds: Cond[], nestedMask: boolean[]): Record_ {
 
 /**
  * Distinct (field, op) pairs (two values for one name would be one condition in the body),
- * and bounds in order: a lower bound past the upper one is a 400 by design (docs/decisions.md).
+ * and bounds in order: a lower bound past the upper one is a 400 by design (docs/decisions/0004-filter-names-and-values.md).
  */
 function distinct(conds: Cond[]): Cond[] {
   const seen = new Map<string, Cond>();

@@ -1,11 +1,12 @@
 /**
- * The README's consumer guide runs: every `search corporates|jobs '<body>'` example in it is
- * sent through the real app and must be answered 200, except the one showing an error, which
- * must be the 400 it describes. And the guide's shell blocks ("Open a second terminal", "Using
- * the API") run as a reader pastes them: in order, in one bash, with `BASE` pointing at the
- * real app on a loopback port, the keys and match commands run through npm as written; every
- * HTTP answer must be 2xx (the error example's own 400 aside), no block may hit a 429, and
- * every block must finish without a failing command.
+ * The consumer guide runs: the README's quickstart and docs/guide.md, which goes on from it in
+ * the same shell. Every `search corporates|jobs '<body>'` example in them is sent through the
+ * real app and must be answered 200, except the one showing an error, which must be the 400 it
+ * describes. And their shell blocks (the README's "Open a second terminal" and "Using the API",
+ * then every block of docs/guide.md) run as a reader pastes them: in order, in one bash, with
+ * `BASE` pointing at the real app on a loopback port, the keys and match commands run through
+ * npm as written; every HTTP answer must be 2xx (the error example's own 400 aside), no block
+ * may hit a 429, and every block must finish without a failing command.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -24,16 +25,19 @@ import { corporate, indexFixture, job } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
 
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
-const examples = [...readme.matchAll(/^search (corporates|jobs) '(.+)'$/gm)].map((match) => ({
+const guide = readFileSync(path.join(projectRoot, 'docs', 'guide.md'), 'utf8');
+/** The README's quickstart and the guide that goes on from it: one text for the examples. */
+const consumerDocs = `${readme}\n${guide}`;
+const examples = [...consumerDocs.matchAll(/^search (corporates|jobs) '(.+)'$/gm)].map((match) => ({
   search: match[1] as string,
   body: JSON.parse(match[2] as string) as Record<string, unknown>,
 }));
 
 /** `match '<json body>'` and `suggest '<text>'` lines: the match and suggest examples. */
-const matchExamples = [...readme.matchAll(/^match '(.+)'$/gm)].map(
+const matchExamples = [...consumerDocs.matchAll(/^match '(.+)'$/gm)].map(
   (match) => JSON.parse(match[1] as string) as Record<string, unknown>,
 );
-const suggestExamples = [...readme.matchAll(/^suggest '(.+)'$/gm)].map((match) => match[1] as string);
+const suggestExamples = [...consumerDocs.matchAll(/^suggest '(.+)'$/gm)].map((match) => match[1] as string);
 
 let services: Services;
 let app: ReturnType<typeof createApp>;
@@ -67,7 +71,7 @@ afterAll(async () => {
   if (reader) rmSync(reader, { recursive: true, force: true });
 });
 
-describe('README search examples', () => {
+describe('README and guide search examples', () => {
   it('has examples for both searches', () => {
     expect(examples.length).toBeGreaterThanOrEqual(8);
     expect(new Set(examples.map((example) => example.search))).toEqual(new Set(['corporates', 'jobs']));
@@ -95,7 +99,7 @@ describe('README search examples', () => {
   });
 });
 
-describe('README match and suggest examples', () => {
+describe('README and guide match and suggest examples', () => {
   it('are answered 200 with their shapes', async () => {
     expect(matchExamples.length).toBeGreaterThanOrEqual(1);
     expect(suggestExamples.length).toBeGreaterThanOrEqual(1);
@@ -120,11 +124,11 @@ describe('README match and suggest examples', () => {
   });
 });
 
-/** The ```sh blocks of the README's sections with these `## ` headings, in order. */
-function shellBlocks(headings: string[]): string[] {
-  return readme
+/** The ```sh blocks of a document's sections with these `## ` headings (all if none), in order. */
+function shellBlocks(markdown: string, headings?: string[]): string[] {
+  return markdown
     .split(/^## /m)
-    .filter((section) => headings.some((heading) => section.startsWith(`${heading}\n`)))
+    .filter((section) => !headings || headings.some((heading) => section.startsWith(`${heading}\n`)))
     .flatMap((section) =>
       [...section.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((match) => match[1] as string),
     );
@@ -160,8 +164,8 @@ function readerScript(blocks: string[]): string {
 let server: Server | undefined;
 let reader = '';
 
-describe('README shell examples, pasted in order into one shell', () => {
-  const blocks = shellBlocks(['Open a second terminal', 'Using the API']);
+describe('README and guide shell examples, pasted in order into one shell', () => {
+  const blocks = [...shellBlocks(readme, ['Open a second terminal', 'Using the API']), ...shellBlocks(guide)];
 
   it('use $BASE, never the default address itself', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(15);

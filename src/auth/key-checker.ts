@@ -8,8 +8,8 @@
  * - Without it, every request is checked against the store, so a revocation takes effect on
  *   the next request.
  * - Either way, when the store cannot be reached (Redis away) a key verified in the last
- *   `fallbackMs` still opens the routes that need no Redis (the masters; docs/decisions.md,
- *   "Rate limits and credits"); everything else gets 503.
+ *   `fallbackMs` still opens the routes that need no Redis (the masters;
+ *   docs/decisions/0012-api-keys.md); everything else gets 503.
  */
 import { type Deadline, withinRedisBudget } from '../deadline.js';
 import type { KeyChanges } from './key-changes.js';

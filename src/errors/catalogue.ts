@@ -115,7 +115,7 @@ export interface ErrorBody {
 /**
  * Where the served error documentation lives (src/http/routes/docs.ts renders docs/api.md's
  * "Errors" table there, one anchor per code). A relative reference: it resolves against the
- * URL the caller used, whatever host or proxy that was (docs/decisions.md, "Errors that teach").
+ * URL the caller used, whatever host or proxy that was (docs/decisions/0108-error-body-request-id-and-doc-url.md).
  */
 export const errorDocsPath = '/docs/errors';
 

@@ -27,7 +27,7 @@ function outcome(res: ServerResponse, fields: Record<string, unknown>): Record<s
 }
 
 /**
- * Cheap per request (docs/decisions.md, "Performance: the API's own cost per search"): the
+ * Cheap per request (docs/decisions/0063-api-cost-masters-and-request-log.md): the
  * serializers get the raw request, response and error (`wrapSerializers: false`: pino's
  * standard wrappers copy every header of both first, only for ours to drop them), and the
  * user joins the finished line's object rather than a child logger made for each request.

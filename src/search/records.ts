@@ -21,8 +21,8 @@ function topLevelFields(index: string, without: string[]): string[] {
  * The field holding a compact copy of the response record, in corporates and in jobs: base64
  * JSON in binary doc values, which a search reads with `docvalue_fields` and
  * `stored_fields: _none_`, so the engine never decompresses `_source` (a company's nested
- * postings, a posting's text) to answer (docs/decisions.md, "Performance: the documents a
- * search fetches"). Written with the record (indexer/batch-plan.ts), or for a document
+ * postings, a posting's text) to answer
+ * (docs/decisions/0065-compact-record-copy.md). Written with the record (indexer/batch-plan.ts), or for a document
  * written before the field by `npm run backfill` (indexer/backfill-copies.ts); what the rebuild
  * changes afterwards is read from its own doc values: a company's `workLocationCount` and
  * `updatedAt` (the copy's `updatedAt` gives the text when it is still the same instant), a

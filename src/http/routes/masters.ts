@@ -8,8 +8,8 @@
  * The path is spelled exactly by the time it gets here (src/http/operation-gate.ts).
  * One handler and a lookup by path rather than a route per list: every /rest/v1 request passes
  * this point, and the body (serialised once, src/masters/masters.ts) is written as it is,
- * without res.send's per-request checks (docs/decisions.md, "Performance: the API's own cost
- * per search").
+ * without res.send's per-request checks
+ * (docs/decisions/0063-api-cost-masters-and-request-log.md).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { type LoadedMaster, loadMasters } from '../../masters/masters.js';
