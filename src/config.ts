@@ -24,7 +24,7 @@ import {
 } from './config/schema.js';
 import { type AnyDeclaredSetting, settings } from './config/settings.js';
 
-export { defaultMaxClauseCount, type LogLevel, logLevels } from './config/settings.js';
+export { defaultMaxClauseCount, type LogLevel, localEngineMaxPort, logLevels } from './config/settings.js';
 export { ConfigError, type OpenSearchAccess };
 
 /** Every setting's value by variable name, as read from the environment. */

@@ -56,7 +56,7 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     key: 'logLevel',
     kind: oneOf(logLevels),
     default: 'info',
-    doc: 'Least severe log line written (JSON lines on stdout).',
+    doc: 'Least severe log line written (JSON lines on stdout; `silent` writes none).',
   }),
   setting({
     name: 'LOAD_SAMPLE_DATA',
@@ -105,7 +105,7 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
 
 const engine = section(
   'Engine',
-  'The OpenSearch cluster; see docs/operations.md, "A secured engine". Credentials and a CA file need `OPENSEARCH_URL` with `https://` nodes.',
+  'The OpenSearch cluster ([A secured engine](operations.md#a-secured-engine)). Credentials and a CA file need `OPENSEARCH_URL` with `https://` nodes.',
   [
     optional({
       name: 'OPENSEARCH_URL',
@@ -162,7 +162,7 @@ const engine = section(
 
 const indexShape = section(
   'Index shape',
-  'Shards, replicas and refresh of the indices a start creates; existing indices keep theirs (docs/operations.md, "Index shape").',
+  'Shards, replicas and refresh of the indices a start creates; existing indices keep theirs ([Index shape](operations.md#index-shape)).',
   [
     setting({
       name: 'INDEX_SHARDS',
@@ -267,89 +267,93 @@ const redis = section(
   ],
 );
 
-const limits = section('Rate limits and credits', 'docs/operations.md, "Rate limits and credits".', [
-  setting({
-    name: 'RATE_LIMIT_PER_SECOND',
-    key: 'limits.ratePerSecond',
-    kind: integer(1),
-    default: '5',
-    doc: 'Requests per second per user on the searches and job detail.',
-  }),
-  setting({
-    name: 'SUGGEST_RATE_LIMIT_PER_SECOND',
-    key: 'limits.suggestRatePerSecond',
-    kind: integer(1),
-    default: '20',
-    doc: '`GET /corporates/suggest` per second per user: a budget of its own, so typing uses up neither.',
-  }),
-  setting({
-    name: 'RATE_LIMIT_EXEMPT_USERS',
-    key: 'limits.rateLimitExemptUsers',
-    kind: idSet,
-    default: '',
-    doc: 'User ids the rate limiter lets through unmetered (benchmarks); credits still apply.',
-  }),
-  setting({
-    name: 'SEARCH_CREDIT_COST',
-    key: 'limits.searchCost',
-    kind: integer(0),
-    default: '1',
-    doc: 'Credits per company or job search.',
-  }),
-  setting({
-    name: 'DETAIL_CREDIT_COST',
-    key: 'limits.detailCost',
-    kind: integer(0),
-    default: '0',
-    doc: 'Credits per job detail lookup (0: free, the ledger is not touched).',
-  }),
-  optional({
-    name: 'MATCH_CREDIT_COST',
-    key: undefined,
-    kind: integer(0),
-    unset: '1, or 0 when `SEARCH_CREDIT_COST` is 0',
-    doc: 'Credits per certain match of `POST /corporates/match`; at most `SEARCH_CREDIT_COST`.',
-  }),
-  setting({
-    name: 'IDEMPOTENCY_TTL_SECONDS',
-    key: 'limits.idempotencyTtlSeconds',
-    kind: integer(1),
-    default: '86400',
-    doc: 'How long a completed `Idempotency-Key` response is replayed.',
-  }),
-  setting({
-    name: 'CREDIT_RESERVATION_TIMEOUT_SECONDS',
-    key: 'limits.reservationOrphanSeconds',
-    kind: integer(1),
-    default: '60',
-    doc: 'A reservation neither committed nor refunded after this long is refunded by the sweep; longer than `REQUEST_DEADLINE_MS`.',
-  }),
-  setting({
-    name: 'CREDIT_SWEEP_INTERVAL_SECONDS',
-    key: 'limits.sweepIntervalSeconds',
-    kind: integer(1),
-    default: '10',
-    doc: 'How often each API process looks for orphaned reservations.',
-  }),
-  setting({
-    name: 'EXPORT_RECORDS_PER_CREDIT',
-    key: 'limits.exportRecordsPerCredit',
-    kind: integer(1),
-    default: '1000',
-    doc: 'Export price: one credit per this many records sent, rounded up.',
-  }),
-  setting({
-    name: 'EXPORT_MAX_CONCURRENT',
-    key: 'limits.exportMaxConcurrent',
-    kind: integer(1),
-    default: '2',
-    doc: 'Exports one user may run at the same time.',
-  }),
-]);
+const limits = section(
+  'Rate limits and credits',
+  'Prices and limits of the paid operations ([Rate limits and credits](operations.md#rate-limits-and-credits)).',
+  [
+    setting({
+      name: 'RATE_LIMIT_PER_SECOND',
+      key: 'limits.ratePerSecond',
+      kind: integer(1),
+      default: '5',
+      doc: 'Requests per second per user on the searches and job detail.',
+    }),
+    setting({
+      name: 'SUGGEST_RATE_LIMIT_PER_SECOND',
+      key: 'limits.suggestRatePerSecond',
+      kind: integer(1),
+      default: '20',
+      doc: '`GET /corporates/suggest` per second per user: a budget of its own, so typing uses up neither.',
+    }),
+    setting({
+      name: 'RATE_LIMIT_EXEMPT_USERS',
+      key: 'limits.rateLimitExemptUsers',
+      kind: idSet,
+      default: '',
+      doc: 'User ids the rate limiter lets through unmetered (benchmarks); credits still apply.',
+    }),
+    setting({
+      name: 'SEARCH_CREDIT_COST',
+      key: 'limits.searchCost',
+      kind: integer(0),
+      default: '1',
+      doc: 'Credits per company or job search.',
+    }),
+    setting({
+      name: 'DETAIL_CREDIT_COST',
+      key: 'limits.detailCost',
+      kind: integer(0),
+      default: '0',
+      doc: 'Credits per job detail lookup (0: free, the ledger is not touched).',
+    }),
+    optional({
+      name: 'MATCH_CREDIT_COST',
+      key: undefined,
+      kind: integer(0),
+      unset: '1, or 0 when `SEARCH_CREDIT_COST` is 0',
+      doc: 'Credits per certain match of `POST /corporates/match`; at most `SEARCH_CREDIT_COST`.',
+    }),
+    setting({
+      name: 'IDEMPOTENCY_TTL_SECONDS',
+      key: 'limits.idempotencyTtlSeconds',
+      kind: integer(1),
+      default: '86400',
+      doc: 'How long a completed `Idempotency-Key` response is replayed.',
+    }),
+    setting({
+      name: 'CREDIT_RESERVATION_TIMEOUT_SECONDS',
+      key: 'limits.reservationOrphanSeconds',
+      kind: integer(1),
+      default: '60',
+      doc: 'A reservation neither committed nor refunded after this long is refunded by the sweep; longer than `REQUEST_DEADLINE_MS`.',
+    }),
+    setting({
+      name: 'CREDIT_SWEEP_INTERVAL_SECONDS',
+      key: 'limits.sweepIntervalSeconds',
+      kind: integer(1),
+      default: '10',
+      doc: 'How often each API process looks for orphaned reservations.',
+    }),
+    setting({
+      name: 'EXPORT_RECORDS_PER_CREDIT',
+      key: 'limits.exportRecordsPerCredit',
+      kind: integer(1),
+      default: '1000',
+      doc: 'Export price: one credit per this many records sent, rounded up.',
+    }),
+    setting({
+      name: 'EXPORT_MAX_CONCURRENT',
+      key: 'limits.exportMaxConcurrent',
+      kind: integer(1),
+      default: '2',
+      doc: 'Exports one user may run at the same time.',
+    }),
+  ],
+);
 
 const cursors = section(
   'Cursor keys',
-  'The keys that encrypt cursor tokens (AES-256-GCM); set the same ones on every API process for cursors to survive restarts and move between processes. Rotation: docs/operations.md, "Rotating the cursor keys". Give `CURSOR_KEYS` or `CURSOR_SECRET`, not both.',
+  'The keys that encrypt cursor tokens (AES-256-GCM); set the same ones on every API process for cursors to survive restarts and move between processes. Rotation: [Rotating the cursor keys](operations.md#rotating-the-cursor-keys). Give `CURSOR_KEYS` or `CURSOR_SECRET`, not both.',
   [
     optional({
       name: 'CURSOR_KEYS',
@@ -372,7 +376,7 @@ const cursors = section(
 
 const metrics = section(
   'Metrics',
-  'Prometheus `GET /metrics` on a listener of its own, never the public port (docs/operations.md, "Metrics").',
+  'Prometheus `GET /metrics` on a listener of its own, never the public port ([Metrics](operations.md#metrics-prometheus-prom-client)).',
   [
     setting({
       name: 'METRICS_HOST',
