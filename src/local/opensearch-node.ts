@@ -305,11 +305,12 @@ export async function ensureDevOpenSearch(
   const { port = loadConfig().opensearchLocalPort, ...jvm } = options;
   const baseDir = path.join(projectRoot, '.local', 'opensearch', 'dev');
   const recordFile = path.join(baseDir, 'node.json');
-  const reused = await recordedNode(recordFile, log);
+  const reused = await recordedNode(recordFile);
   if (reused) {
     if (port !== undefined && new URL(reused.url).port !== String(port))
       throw portMismatch(reused.url, port, 'that `npm run opensearch` keeps running is at');
-    return reused;
+    log(`reusing the local OpenSearch at ${reused.url} (pid ${reused.pid})`);
+    return { url: reused.url, stop: async () => {}, startedHere: false, startupMs: 0 };
   }
   if (port !== undefined) await checkLocalPortFree(port);
   const node = await startLocalOpenSearch({
@@ -335,10 +336,7 @@ export async function ensureDevOpenSearch(
 }
 
 /** The node another process recorded, when it is alive and answering. */
-async function recordedNode(
-  recordFile: string,
-  log: (message: string) => void,
-): Promise<LocalOpenSearch | undefined> {
+async function recordedNode(recordFile: string): Promise<NodeRecord | undefined> {
   if (!existsSync(recordFile)) return undefined;
   const record = JSON.parse(readFileSync(recordFile, 'utf8')) as NodeRecord;
   if (!isProcessAlive(record.pid)) return undefined;
@@ -349,6 +347,5 @@ async function recordedNode(
     // recorded node is not answering; a fresh one is started
     return undefined;
   }
-  log(`reusing the local OpenSearch at ${record.url} (pid ${record.pid})`);
-  return { url: record.url, stop: async () => {}, startedHere: false, startupMs: 0 };
+  return record;
 }
