@@ -28,6 +28,7 @@ export async function openCliServices(): Promise<CliServices> {
     const node = await ensureDevOpenSearch((message) => logger.info(message), {
       heap: config.opensearchHeap,
       javaHome: config.javaHome,
+      port: config.opensearchLocalPort,
     });
     url = node.url;
     stopNode = node.stop;

