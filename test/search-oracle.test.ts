@@ -39,8 +39,14 @@
  * - `workLocationCount`: only 0 against at least 1 (a posting on site, with a city and a street);
  *   the exact count above 1 depends on the address normaliser (indexer/work-location.ts), which
  *   a plain evaluation cannot restate, so no case bounds it elsewhere.
- * - `updatedAt`: the instant between indexing and the registry import (only the closed
- *   companies and their postings changed after it).
+ * - `updatedAt`: only against the instant between indexing and the registry import: the
+ *   closed companies changed after it; their postings did not (a closure changes no field of
+ *   the Job record, whose company copy is not part of it).
+ *
+ * Not evaluated plainly, so bounded as above and no further: exact `workLocationCount` values
+ * above 1 (address normalisation), `updatedAt` at any other instant (the time of indexing).
+ * Seen and left alone: a registry rename changes `corporateName` on the company's postings
+ * without moving their `updatedAt` (a case for it would be red; see the oracle decisions under docs/decisions/).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
