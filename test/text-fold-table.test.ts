@@ -8,46 +8,14 @@
  * (test/support/unicode-fold.ts) from Node too; this table is the one expectation that comes
  * from elsewhere: Python's `unicodedata` (NFKC, full case mappings) and the Unicode Character
  * Database's DerivedCoreProperties.txt (default-ignorable code points). A row says where the
- * promised fold differs from plain NFKC, and why (case folded, ignorable dropped).
+ * promised fold differs from plain NFKC, and why (case folded, ignorable dropped). The engine's
+ * own analyzer is checked against the same table in test/text-fold.test.ts.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { foldText } from '../src/text/normalize.js';
+import { readFoldTable } from './support/fold-table.js';
 
-interface Row {
-  className: string;
-  input: string;
-  expected: string;
-  nfkc: string;
-  differs: string;
-  shown: string;
-}
-
-const fromHex = (hex: string) =>
-  hex === '' ? '' : String.fromCodePoint(...hex.split(' ').map((code) => Number.parseInt(code, 16)));
-
-function readTable(): { rows: Row[]; reasons: Map<string, string> } {
-  const text = readFileSync(new URL('./fixtures/text-fold/fold-table.tsv', import.meta.url), 'utf8');
-  const reasons = new Map<string, string>();
-  const rows: Row[] = [];
-  for (const line of text.split('\n')) {
-    const reason = /^# reason (\S+): (.+)$/.exec(line);
-    if (reason) reasons.set(reason[1] as string, reason[2] as string);
-    if (line === '' || line.startsWith('#') || line.startsWith('class\t')) continue;
-    const [className = '', input = '', expected = '', nfkc = '', differs = '', shown = ''] = line.split('\t');
-    rows.push({
-      className,
-      input: fromHex(input),
-      expected: fromHex(expected),
-      nfkc: fromHex(nfkc),
-      differs,
-      shown,
-    });
-  }
-  return { rows, reasons };
-}
-
-const { rows, reasons } = readTable();
+const { rows, reasons } = readFoldTable();
 const classes = [...new Set(rows.map((row) => row.className))];
 
 describe('the table itself', () => {
