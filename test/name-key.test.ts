@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { legalForms, nameKey, readingKey } from '../src/text/name-key.js';
+import { legalForms, nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
 import { propertyParams } from './support/fast-check.js';
 
 /** Each row: spellings of one company, and the key they all give. */
@@ -286,6 +286,66 @@ describe('branch words after the name', () => {
       ['まるか東京都港区芝浦第一物流', 'マルカ 東京都港区芝浦第一物流支店'],
       ['まるか東京都港区芝浦第一物流工場', 'マルカ 東京都港区芝浦第一物流工場'],
     ]);
+  });
+});
+
+/**
+ * Spellings the tables above leave out, each key written from the rules of docs/names.md
+ * ("What the name key folds": NFKC first, so a compatibility character is the text NFKC makes
+ * of it; ignorables dropped; then legal forms, separators, variants), not taken from the code.
+ */
+describe('compatibility characters and invisible ones, as docs/names.md orders the steps', () => {
+  it('ignorable characters are dropped: zero-width space, word joiner, soft hyphen, BOM, variation selectors', () => {
+    expectKeys([
+      ['まるか', 'マル\u200bカ', 'マ\u2060ルカ', 'マル\u00adカ', '\ufeffマルカ', 'マルカ'],
+      // 葛 with an ideographic variation selector (U+E0100) and with a standardized one (U+FE00)
+      ['葛飾商事', '葛\u{e0100}飾商事', '葛\ufe00飾商事', '葛飾商事'],
+    ]);
+  });
+
+  it('a legal form that NFKC spells out is a legal form: ㍿ (U+337F) is 株式会社, （有） is (有)', () => {
+    expectKeys([
+      ['まるか', '㍿マルカ', 'マルカ㍿', '㍿ ﾏﾙｶ', '（有）マルカ', 'マルカ（有）'],
+      // full-width Latin: NFKC makes it CO.,LTD., a Latin form at the end
+      ['maruka', 'ＭＡＲＵＫＡ　ＣＯ．，ＬＴＤ．', 'ＭＡＲＵＫＡ ＩＮＣ．'],
+    ]);
+  });
+
+  it('a circled ideograph that NFKC makes 株 alone is no legal form (株式 alone is none either)', () => {
+    // ㊑ (U+3291 CIRCLED IDEOGRAPH STOCK) -> 株; only ㈱ (PARENTHESIZED) is (株)
+    expectKeys([['株まるか', '㊑マルカ', '株マルカ']]);
+  });
+
+  it('old kanji with every legal-form spelling: one key', () => {
+    expectKeys([
+      ['高島屋', '株式会社髙島屋', '㈱高島屋', '高島屋(株)', 'ｶﾌﾞｼｷｶﾞｲｼｬ 髙島屋'],
+      ['斎藤商店', '有限会社齋藤商店', '齋藤商店㈲', '(有)斎藤商店'],
+    ]);
+  });
+
+  it('no-break and ideographic spaces are separators like any space', () => {
+    expectKeys([['まるか物流', 'マルカ\u00a0物流', 'マルカ\u3000物流', 'マルカ\u2003物流']]);
+  });
+
+  it('romaji in full width, with a Latin legal form, or from half-width kana: one romaji key', () => {
+    for (const spelling of [
+      'ＭＡＲＵＫＡ　ＢＵＴＳＵＲＹＵ',
+      'Maruka Butsuryu Kabushiki Kaisha',
+      'ﾏﾙｶﾌﾞﾂﾘｭｳ',
+      'maruka butsuryuu',
+    ])
+      expect(romajiKey(spelling), spelling).toBe('marukabuturyu');
+    // the rows of docs/names.md's romaji table, each as the page writes it
+    for (const [key, ...typed] of [
+      ['tokyo', 'Tōkyō', 'toukyou', 'TOHKYOH', 'トウキョウ'],
+      ['buturyu', 'butsuryuu'],
+      ['hukuti', 'Fukuchi', 'hukuti'],
+      ['sinbasi', 'Shimbashi', 'shinbashi'],
+      ['kanei', "kan'ei"],
+      ['hokaido', 'Hokkaido', 'hokaido'],
+      ['matya', 'matcha', 'maccha'],
+    ] as const)
+      for (const spelling of typed) expect(romajiKey(spelling), spelling).toBe(key);
   });
 });
 

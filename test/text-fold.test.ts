@@ -17,6 +17,7 @@ import { foldText } from '../src/text/normalize.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
 import { fcSeed, replayHint } from './support/fast-check.js';
+import { readFoldTable } from './support/fold-table.js';
 import { unicodeFold as expectedFold } from './support/unicode-fold.js';
 
 const separator = '\n';
@@ -138,6 +139,22 @@ describe('the fold on the real engine, character by character', () => {
       .filter((from) => [...from].length === 2);
     expect(pairs).toEqual(expect.arrayContaining(['ｶﾞ', 'e\u0301', 'か\u3099', 'ﾊﾟ']));
     expect(differences(pairs, await engineFolds(pairs))).toEqual([]);
+  }, 300_000);
+
+  it("folds as the table from Python's Unicode data says (test/fixtures/text-fold/fold-table.tsv)", async () => {
+    // independent of Node's ICU, which the rules and the tests' own fold both come from
+    const { rows } = readFoldTable();
+    const usable = rows.filter((row) => !row.input.includes(separator));
+    const actual = await engineFolds(usable.map((row) => row.input));
+    const wrong = usable
+      .map((row, i) => ({ row, engine: actual[i] }))
+      .filter(({ row, engine }) => engine !== row.expected)
+      .map(
+        ({ row, engine }) =>
+          `${row.className} ${row.shown}: engine ${JSON.stringify(engine)}, table ${JSON.stringify(row.expected)}`,
+      );
+    expect(usable.length).toBeGreaterThan(4000);
+    expect(wrong).toEqual([]);
   }, 300_000);
 
   it('the code fold (src/text/normalize.ts) agrees with the engine on mixed text', async () => {
