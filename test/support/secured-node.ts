@@ -90,6 +90,8 @@ function resolvePlugin(): { classpath: string; pluginDir: string } {
         'dependency:unpack-dependencies',
         '-DincludeTypes=zip',
         `-DoutputDirectory=${pluginDir}`,
+        // its "already unpacked" markers go with the folder (by default: a target/ by the pom)
+        `-DmarkersDirectory=${path.join(pluginDir, '.markers')}`,
       ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -110,14 +112,18 @@ function hashPassword(java: string, classpath: string, password: string): Promis
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let err = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
     });
     child.once('error', reject);
     child.once('close', (code) => {
       const hash = out.trim().split('\n').pop() ?? '';
       if (code === 0 && /^\$2[aby]\$/.test(hash)) resolve(hash);
-      else reject(new Error(`the plugin's hasher failed (exit ${code})`));
+      else reject(new Error(`the plugin's hasher failed (exit ${code}):\n${err}`));
     });
   });
 }
