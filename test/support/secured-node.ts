@@ -67,6 +67,8 @@ const pom = path.join(projectRoot, 'opensearch-local', 'secured', 'pom.xml');
 const stateDir = path.join(projectRoot, '.local', 'opensearch-secured');
 const projectSecurity = path.join(projectRoot, 'deploy', 'opensearch-security');
 const nodeDn = 'CN=corpsearch-node,O=corpsearch';
+/** `corpsearch-test-`: .ci/run's check for JVMs left behind after the tests looks for it. */
+const clusterName = `corpsearch-test-secured-${process.pid}`;
 const adminDn = 'CN=corpsearch-admin,O=corpsearch';
 
 /** The runner's jars (from the pom) and the plugin's unpacked folder, both cached under .local/. */
@@ -144,7 +146,7 @@ function writeSecurityConfig(dir: string, pluginDir: string, hashes: Record<stri
 }
 
 /** opensearch.yml: a lone node on loopback (as src/local/opensearch-node.ts), secured as in production. */
-function nodeSettings(clusterName: string, transportPort: number): string {
+function nodeSettings(transportPort: number): string {
   const seed = `"127.0.0.1:${transportPort}"`;
   return [
     `cluster.name: ${clusterName}`,
@@ -229,10 +231,7 @@ export async function startSecuredNode(opts: SecuredNodeOptions): Promise<Secure
       Object.fromEntries(names.map((name, i) => [name, hashes[i] as string])),
     );
     const transportPort = await freePort();
-    writeFileSync(
-      path.join(configDir, 'opensearch.yml'),
-      nodeSettings(`corpsearch-secured-${process.pid}`, transportPort),
-    );
+    writeFileSync(path.join(configDir, 'opensearch.yml'), nodeSettings(transportPort));
     restrict(configDir);
     const adminCert = {
       cert: readFileSync(path.join(certs, 'admin.pem'), 'utf8'),
@@ -297,7 +296,7 @@ async function launch(
     '-baseHttpPort',
     String(baseHttpPort),
     '-clusterName',
-    `corpsearch-secured-${process.pid}`,
+    clusterName,
     '-pluginTypes',
     'org.opensearch.security.OpenSearchSecurityPlugin',
   ];
