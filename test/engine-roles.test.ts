@@ -3,7 +3,7 @@
  * OpenSearch 3.4.0 with opensearch-security 3.4.0.0, TLS, the roles and role mapping shipped in
  * deploy/opensearch-security/, users `corpsearch_api` and `corpsearch_indexer`; the admin
  * certificate only sets up and looks). Shown here:
- * - the indexer's own programs (ingest, reindex) run with the indexer's user;
+ * - the indexer's own programs (ingest, roll-off, reindex) run with the indexer's user;
  * - the API's user reads the API's indices (search, count, get, mget, msearch, points in
  *   time) and every write, delete, create or change is a 403;
  * - the API itself, started with the API's user, is ready and answers a search;
@@ -247,6 +247,12 @@ describe('the engine roles of deploy/opensearch-security/, on the real security 
     expect(((await companies.json()) as { totalResults: number }).totalResults).toBe(6);
     child.kill('SIGTERM');
     expect(await exitCode(child)).toBe(0);
+  }, 120_000);
+
+  it('the indexer user runs the roll-off', async () => {
+    const rolled = await run('indexer/rolloff-cli.ts', [], asUser('corpsearch_indexer'));
+    expect(rolled.code, rolled.stdout + rolled.stderr).toBe(0);
+    expect(rolled.stdout).toMatch(/rolled off the searchable text of \d+ postings/);
   }, 120_000);
 
   it('the indexer user runs a reindex: new indices, aliases moved, the retired ones dropped', async () => {

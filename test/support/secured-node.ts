@@ -203,6 +203,7 @@ function adminStatus(
 
 export async function startSecuredNode(opts: SecuredNodeOptions): Promise<SecuredNode> {
   const log = opts.log ?? (() => {});
+  const started = Date.now();
   const javaHome = pickJavaHome();
   const java = path.join(javaHome, 'bin', 'java');
   const { classpath, pluginDir } = resolvePlugin();
@@ -249,6 +250,7 @@ export async function startSecuredNode(opts: SecuredNodeOptions): Promise<Secure
       await stop();
       throw error;
     }
+    log(`the secured OpenSearch is up at ${node.url} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return {
       url: node.url,
       caFile,
