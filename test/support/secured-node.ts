@@ -71,8 +71,11 @@ const nodeDn = 'CN=corpsearch-node,O=corpsearch';
 const clusterName = `corpsearch-test-secured-${process.pid}`;
 const adminDn = 'CN=corpsearch-admin,O=corpsearch';
 
-/** The runner's jars (from the pom) and the plugin's unpacked folder, both cached under .local/. */
-function resolvePlugin(): { classpath: string; pluginDir: string } {
+/**
+ * The runner's jars (from the pom) and the plugin's unpacked folder, both cached under .local/
+ * (scripts/setup.sh calls it, so a test run does not wait for the downloads).
+ */
+export function resolvePlugin(): { classpath: string; pluginDir: string } {
   const entries = resolveClasspath(stateDir, pom).split(path.delimiter);
   const zip = entries.find((entry) => /opensearch-security-[\d.]+\.zip$/.test(entry));
   if (!zip) throw new Error(`the security plugin's zip is not among ${pom}'s dependencies`);
@@ -260,8 +263,8 @@ export async function startSecuredNode(opts: SecuredNodeOptions): Promise<Secure
       stop,
     };
   } catch (error) {
-    if (existsSync(baseDir) && !existsSync(path.join(baseDir, 'runner.log')))
-      rmSync(baseDir, { recursive: true, force: true });
+    // the error carries the node's last log lines; nothing is left under .local/
+    rmSync(baseDir, { recursive: true, force: true });
     throw error;
   }
 }
