@@ -65,7 +65,7 @@ export interface LocalOpenSearchOptions {
 }
 
 /** Reads `JAVA_VERSION="25.0.1"` from a JDK's `release` file. */
-function javaMajor(javaHome: string): number | null {
+export function javaMajor(javaHome: string): number | null {
   try {
     const release = readFileSync(path.join(javaHome, 'release'), 'utf8');
     const match = /JAVA_VERSION="(\d+)/.exec(release);
@@ -96,17 +96,20 @@ export function pickJavaHome(fromEnv: string | undefined = loadConfig().javaHome
   return best.dir;
 }
 
-/** The runner's classpath, resolved by Maven once and cached until pom.xml changes. */
-export function resolveClasspath(stateDir: string): string {
+/**
+ * The runner's classpath, resolved by Maven once and cached until the pom changes. `pom`: the
+ * runner's own by default; test/support/secured-node.ts passes the one with the security plugin.
+ */
+export function resolveClasspath(stateDir: string, pom: string = pomFile): string {
   // absolute: Maven resolves a relative output file against the pom's folder
   const cacheFile = path.resolve(stateDir, 'classpath.txt');
-  if (existsSync(cacheFile) && statSync(cacheFile).mtimeMs >= statSync(pomFile).mtimeMs) {
+  if (existsSync(cacheFile) && statSync(cacheFile).mtimeMs >= statSync(pom).mtimeMs) {
     return readFileSync(cacheFile, 'utf8').trim();
   }
   mkdirSync(path.dirname(cacheFile), { recursive: true });
   const result = spawnSync(
     'mvn',
-    ['-q', '-B', '-f', pomFile, 'dependency:build-classpath', `-Dmdep.outputFile=${cacheFile}`],
+    ['-q', '-B', '-f', pom, 'dependency:build-classpath', `-Dmdep.outputFile=${cacheFile}`],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
   if (result.status !== 0 || !existsSync(cacheFile)) {

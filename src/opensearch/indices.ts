@@ -43,7 +43,7 @@ export async function bootstrapIndices(
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
     const concrete = `${alias}-v${def.version}`;
-    if ((await client.indices.existsAlias({ name: alias })).body) {
+    if ((await client.indices.existsAlias({ name: alias, index: versionedPattern(alias) })).body) {
       if (options.addNewFields) await addNewFields(client, alias, def);
       continue;
     }
@@ -140,12 +140,22 @@ function errorType(error: unknown): string | undefined {
 }
 
 /**
+ * The indices an alias may point at (`<alias>-v*`): alias look-ups name them rather than every
+ * index. With the security plugin, `HEAD /_alias/<alias>` asks about all indices, and a user
+ * whose role covers only `<prefix>*` (deploy/opensearch-security/roles.yml) gets a 403 for it,
+ * so neither the API nor the indexer could start (test/engine-roles.test.ts).
+ */
+export function versionedPattern(alias: string): string {
+  return `${alias}-v*`;
+}
+
+/**
  * The versioned indices of one alias, whether the alias points at them or not (a reindex
  * leaves the old one behind): `t-jobs-v1`, `t-jobs-v1-20261122t140501z`, ...
  */
 export async function versionedIndices(client: OpenSearchClient, alias: string): Promise<string[]> {
   const { body } = await client.indices.get(
-    { index: `${alias}-v*`, expand_wildcards: 'all' },
+    { index: versionedPattern(alias), expand_wildcards: 'all' },
     { ignore: [404] },
   );
   const own = new RegExp(`^${alias.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-v\\d+(-[0-9a-z]+)?$`);

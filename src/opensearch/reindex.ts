@@ -22,7 +22,7 @@ import type { API } from '@opensearch-project/opensearch';
 import type { IndexShape } from '../config.js';
 import { type BulkOp, writeBulkChunked } from './bulk.js';
 import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
-import { indexName, settingsFor, versionedIndices } from './indices.js';
+import { indexName, settingsFor, versionedIndices, versionedPattern } from './indices.js';
 import { type IndexDefinition, indexDefinitions } from './mappings.js';
 import { withRetry } from './retry.js';
 import { type ScanHit, scan } from './scan.js';
@@ -80,7 +80,10 @@ interface Move extends IndexMove {
 
 /** The one index an alias points at; anything else is refused. */
 export async function aliasTarget(client: OpenSearchClient, alias: string): Promise<string | undefined> {
-  const { body } = await client.indices.getAlias({ name: alias }, { ignore: [404] });
+  const { body } = await client.indices.getAlias(
+    { name: alias, index: versionedPattern(alias) },
+    { ignore: [404] },
+  );
   const indices = Object.keys(body ?? {}).filter((key) => key !== 'error' && key !== 'status');
   if (indices.length > 1)
     throw new Error(`alias ${alias} points at ${indices.length} indices (${indices.join(', ')})`);
@@ -433,7 +436,10 @@ export async function reindexAll(
 async function movedTo(client: OpenSearchClient, moves: Move[]): Promise<Set<string>> {
   const targets = new Set<string>();
   for (const move of moves) {
-    const { body } = await client.indices.getAlias({ name: move.alias }, { ignore: [404] });
+    const { body } = await client.indices.getAlias(
+      { name: move.alias, index: versionedPattern(move.alias) },
+      { ignore: [404] },
+    );
     if (Object.hasOwn(body ?? {}, move.to)) targets.add(move.to);
   }
   return targets;
