@@ -19,7 +19,11 @@ export interface CliServices {
   close(): Promise<void>;
 }
 
-export async function openCliServices(): Promise<CliServices> {
+/**
+ * `reindex`: the reindex itself may start on indices of an earlier mapping version (bringing
+ * them up to date is its job); every other tool writes, and refuses to start on them.
+ */
+export async function openCliServices(options: { reindex?: boolean } = {}): Promise<CliServices> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   let url = config.opensearchUrl;
@@ -35,7 +39,10 @@ export async function openCliServices(): Promise<CliServices> {
   const opensearch = createOpenSearchClient(url, config.opensearchAccess);
   const bulkClient = createBulkClient(opensearch);
   try {
-    await bootstrapIndices(opensearch, config.indexPrefix, config.index, { addNewFields: true });
+    await bootstrapIndices(opensearch, config.indexPrefix, config.index, {
+      addNewFields: true,
+      refuseChangedTypes: !options.reindex,
+    });
   } catch (error) {
     await opensearch.close();
     await stopNode();

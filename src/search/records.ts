@@ -9,7 +9,18 @@
  *        paidMedias: [], workLocationCount: 0, summary: null }
  */
 import { mappingFields } from '../opensearch/mappings.js';
+import {
+  type CopyHit,
+  type CopyLayout,
+  defineLayout,
+  type HitFields,
+  spliceRecord,
+  spliceSteps,
+  writeCopy,
+} from './record-text.js';
 import { toSnippets } from './snippets.js';
+
+export type { HitFields } from './record-text.js';
 
 type Doc = Record<string, unknown>;
 
@@ -18,18 +29,20 @@ function topLevelFields(index: string, without: string[]): string[] {
 }
 
 /**
- * The field holding a compact copy of the response record, in corporates and in jobs: base64
- * JSON in binary doc values, which a search reads with `docvalue_fields` and
- * `stored_fields: _none_`, so the engine never decompresses `_source` (a company's nested
- * postings, a posting's text) to answer (docs/decisions.md, "Performance: the documents a
- * search fetches"). Written with the record (indexer/batch-plan.ts), or for a document
- * written before the field by `npm run backfill` (indexer/backfill-copies.ts); what the rebuild
- * changes afterwards is read from its own doc values: a company's `workLocationCount` and
- * `updatedAt` (the copy's `updatedAt` gives the text when it is still the same instant), a
- * posting's `corporateName`.
+ * The field holding a compact copy of the response record, in corporates and in jobs: the
+ * record's JSON text (./record-text.ts) in keyword doc values, which a search reads with
+ * `docvalue_fields` and `stored_fields: _none_`, so the engine never decompresses `_source`
+ * (a company's nested postings, a posting's text) to answer, and the API splices the text into
+ * its answer without parsing it (docs/decisions.md, "Performance: the documents a search
+ * fetches"). Written with the record (indexer/batch-plan.ts), or for a document written before
+ * the field by `npm run backfill` (indexer/backfill-copies.ts); what the rebuild changes
+ * afterwards is read from its own doc values: a company's `workLocationCount` and `updatedAt`
+ * (the copy's `updatedAt` gives the text when it is still the same instant), a posting's
+ * `corporateName`. A copy written by mapping version 1 (base64 JSON in binary doc values, also
+ * what a reindex carries over from such an index) is still read, by parsing it.
  *
  *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ..., updatedAt: '2026-11-21T03:00:00.000Z' })
- *   // 'eyJjb3Jwb3Jh...'
+ *   // '{"corporateNumber":"1010001000001","name":"株式会社A",...,"_layout":"3f2a9c01d4e7"}'
  */
 export const compactRecordField = 'compactRecord';
 
@@ -53,11 +66,9 @@ export const internalCorporateFields = [
   'formerNameKeys',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
-const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
 export const internalJobFields = ['description', 'descriptionCollectedAt', 'corporate', compactRecordField];
 const jobFields = topLevelFields('jobs', internalJobFields);
-const compactJobFields = jobFields.filter((field) => field !== 'corporateName');
 /**
  * Both indices' internal fields: a fetch of `_source` in place of the copy does not know which
  * index it searches, and no field is internal in one and a record field in the other.
@@ -114,15 +125,78 @@ export function toCorporateRecord(doc: Doc): Doc {
   return record;
 }
 
-/** The compact copy of a company's record fields (`toCorporateFields` of the indexer, and `updatedAt`). */
+/**
+ * The compact copy of a company's record fields (`toCorporateFields` of the indexer, and
+ * `updatedAt`): the record's text but `workLocationCount`.
+ */
 export function toCompactRecord(fields: Doc): string {
-  return encodeCopy(fields, compactFields);
+  return writeCopy(corporateCopyLayout, toCorporateRecord(fields));
 }
 
-/** The compact copy of a posting's record fields (all but `corporateName`, which the rebuild changes). */
+/** The compact copy of a posting's record: its text but `corporateName` and the snippets. */
 export function toCompactJobRecord(job: Doc): string {
-  return encodeCopy(job, compactJobFields);
+  return writeCopy(jobCopyLayout, toJobRecord(job));
 }
+
+/** A company's `updatedAt`: the copy's text while the doc value is the same instant. */
+function checkedUpdatedAt(stored: string, hit: CopyHit): string {
+  const millis = hit.fields?.updatedAt?.[0];
+  if (millis === undefined) return 'null';
+  const copied: unknown = stored.startsWith('"') ? JSON.parse(stored) : null;
+  return typeof copied === 'string' && Date.parse(copied) === Number(millis)
+    ? stored
+    : JSON.stringify(new Date(Number(millis)).toISOString());
+}
+
+/** The company copy's layout: the record but `workLocationCount` (the rebuild's). */
+const corporateCopyLayout: CopyLayout = defineLayout(
+  corporateFields,
+  {
+    workLocationCount: (hit) => {
+      const count = hit.fields?.workLocationCount?.[0];
+      return JSON.stringify(typeof count === 'number' ? count : 0);
+    },
+  },
+  { updatedAt: checkedUpdatedAt },
+  Object.fromEntries([...listFields].map((field) => [field, mappingFields('corporates', field)])),
+);
+
+/** The posting copy's layout: the record but `corporateName` (the rebuild's) and the snippets. */
+const jobCopyLayout: CopyLayout = defineLayout(
+  recordFieldNames.jobs,
+  {
+    corporateName: (hit) => JSON.stringify(hit.fields?.corporateName?.[0] ?? null),
+    descriptionSnippets: (hit) => JSON.stringify(toSnippets(hit.highlight)),
+  },
+  {},
+  { workLocation: workLocationFields },
+);
+
+/**
+ * A search's hit -> its record's JSON text, the same text as `JSON.stringify` of
+ * `selectFields(corporateRecordOf(hit), fields)`: spliced from the copy, else (no copy, a copy
+ * of mapping version 1 or of an earlier field list) built as an object.
+ */
+export function corporateRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
+  const steps = spliceSteps(corporateCopyLayout, fields);
+  return (hit) => {
+    const copy = hit.fields?.[compactRecordField]?.[0];
+    const text = typeof copy === 'string' ? spliceRecord(corporateCopyLayout, steps, copy, hit) : undefined;
+    return text ?? JSON.stringify(selectFields(corporateRecordOf(hit), fields));
+  };
+}
+
+/** The same for job hits (`jobRecordOf`). */
+export function jobRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
+  const steps = spliceSteps(jobCopyLayout, fields);
+  return (hit) => {
+    const copy = hit.fields?.[compactRecordField]?.[0];
+    const text = typeof copy === 'string' ? spliceRecord(jobCopyLayout, steps, copy, hit) : undefined;
+    return text ?? JSON.stringify(selectFields(jobRecordOf(hit), fields));
+  };
+}
+
+type EngineHitLike = CopyHit & { _source?: Doc };
 
 /** What a company search fetches instead of `_source`: the copy and the rebuilt fields' doc values. */
 export const compactFetch = {
@@ -143,20 +217,16 @@ export const compactJobFetch = {
   docvalue_fields: [compactRecordField, 'corporateName'],
 } as const;
 
-/** Hit `fields` of a compact fetch. */
-export type HitFields = Record<string, unknown[] | undefined>;
-
 /** True when a hit of a compact fetch carries no copy (a document written before the field). */
 export function lacksCompactRecord(fields: HitFields | undefined): boolean {
   return typeof fields?.[compactRecordField]?.[0] !== 'string';
 }
 
-function encodeCopy(doc: Doc, fields: string[]): string {
-  return Buffer.from(JSON.stringify(pick(doc, fields)), 'utf8').toString('base64');
-}
-
+/** The copy as an object: JSON text, or base64 JSON (mapping version 1). */
 function decodeCopy(fields: HitFields): Doc {
-  return JSON.parse(Buffer.from(String(fields[compactRecordField]?.[0]), 'base64').toString('utf8')) as Doc;
+  const copy = String(fields[compactRecordField]?.[0]);
+  const text = copy.startsWith('{') ? copy : Buffer.from(copy, 'base64').toString('utf8');
+  return JSON.parse(text) as Doc;
 }
 
 /**
