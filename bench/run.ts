@@ -36,6 +36,7 @@ import { runNameEval } from './name-eval.js';
 import type { NameEvalReport } from './name-scoring.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
+import { measureRecordText } from './record-text-cost.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
 
 const options = cliProgram(
@@ -347,6 +348,12 @@ async function main(): Promise<void> {
     );
     mixRows.push({ connections, api: apiLoad, raw: rawLoad, cpu });
   }
+  // the part of the API's CPU per search that the records' text changed, both ways, in this run
+  const recordText = await measureRecordText(client, pipelinePrefix, mix);
+  for (const row of recordText)
+    log(
+      `records "${row.name}": ${row.hits} hits, before ${row.beforeUs.toFixed(0)} µs, after ${row.afterUs.toFixed(0)} µs`,
+    );
 
   // 4. masters beside a bare Express route
   const masterRequest: LoadRequest = {
@@ -446,6 +453,7 @@ async function main(): Promise<void> {
     detailTextStudy,
     deepWalk,
     names,
+    recordText,
   };
   const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
   const outDir = path.join(projectRoot, 'bench-reports');

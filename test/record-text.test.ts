@@ -1,0 +1,371 @@
+/**
+ * Search answers spliced from the record copies' JSON text (src/search/record-text.ts) are the
+ * bytes the object path writes (`JSON.stringify` of the records `_source` gives), for companies
+ * and jobs, every sort in both orders, selections of fields, cursor pages and facets, with
+ * texts that need escaping (quotes, backslashes, control characters, a key-like text), emoji
+ * and U+2028/U+2029. Also: copies of mapping version 1 (base64 in a binary field) on an index
+ * of that version are answered the same, writers refuse to start on such an index, and a
+ * reindex brings it to the current version with the same answers.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
+import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';
+import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
+import { reindexAll } from '../src/opensearch/reindex.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+import {
+  corporateRecordOf,
+  corporateRecordTexts,
+  internalCorporateFields,
+  internalJobFields,
+  jobRecordOf,
+  jobRecordTexts,
+  recordFieldNames,
+  selectFields,
+  toCompactJobRecord,
+  toCompactRecord,
+  toCorporateRecord,
+  toJobRecord,
+} from '../src/search/records.js';
+import { compileWithOverflow, runPlan, runPlanText } from '../src/search/run-search.js';
+import type { Services } from '../src/services.js';
+import { corporate, type Doc, indexFixture, job } from './fixtures/search/docs.js';
+import { setUpServices } from './support/env.js';
+import { propertyParams } from './support/fast-check.js';
+
+/** Texts a splice could get wrong: escapes, a key-like text, emoji, the line separators. */
+const awkward = [
+  'quote " and backslash \\ and \\"',
+  '改行\nタブ\t制御\u0001\u001f',
+  'line\u2028paragraph\u2029sep',
+  'emoji 😀🏢👩‍💻 and 𠮷野家',
+  ',"summary":"x","updatedAt":null,"_layout":"0"}',
+  '<script>&amp;</script>',
+  '',
+];
+const awkwardAt = (i: number) => awkward[i % awkward.length] as string;
+
+/** Version 1's copy: base64 JSON of the raw fields (what the indexer wrote before). */
+function versionOneCopy(doc: Doc, leaveOut: string[]): string {
+  const fields = (doc.id === undefined ? recordFieldNames.corporates : recordFieldNames.jobs).filter(
+    (field) => !leaveOut.includes(field),
+  );
+  const copy = Object.fromEntries(fields.map((field) => [field, doc[field] ?? null]));
+  return Buffer.from(JSON.stringify(copy), 'utf8').toString('base64');
+}
+
+describe('a record spliced from its copy is the record parsed from it (no engine)', () => {
+  const text = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom(...awkward));
+  const company = fc.record({
+    name: text,
+    summary: fc.option(text),
+    employeeCount: fc.option(fc.integer()),
+    capitalMillionYen: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true })),
+    markets: fc.array(fc.record({ exchangeCode: text, code: text, name: text }), { maxLength: 3 }),
+    paidMedias: fc.array(fc.record({ mediaName: text, mediaId: fc.nat() }), { maxLength: 2 }),
+    closed: fc.option(fc.boolean()),
+    updatedAt: fc.option(fc.constantFrom('2026-11-01T09:00:00+09:00', '2026-11-21T03:00:00.000Z')),
+  });
+  const selection = (names: readonly string[]) =>
+    fc.option(fc.subarray([...names, 'notAField']), { nil: undefined });
+
+  it('companies: every selection, any texts, the rebuild moving workLocationCount and updatedAt', () => {
+    fc.assert(
+      fc.property(
+        company,
+        selection(recordFieldNames.corporates),
+        fc.option(fc.nat()),
+        fc.option(fc.constantFrom(Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-21T03:00:00Z'))),
+        (fields, chosen, count, millis) => {
+          const doc = { corporateNumber: '1010001000001', ...fields };
+          const live = {
+            ...(count === null ? {} : { workLocationCount: [count] }),
+            ...(millis === null ? {} : { updatedAt: [String(millis)] }),
+          };
+          const hit = { fields: { compactRecord: [toCompactRecord(doc)], ...live } };
+          const before = {
+            fields: { compactRecord: [versionOneCopy(doc, ['workLocationCount'])], ...live },
+          };
+          const expected = JSON.stringify(selectFields(corporateRecordOf(before), chosen));
+          expect(corporateRecordTexts(chosen)(hit)).toBe(expected);
+          expect(JSON.stringify(selectFields(corporateRecordOf(hit), chosen))).toBe(expected);
+        },
+      ),
+      propertyParams(300),
+    );
+  });
+
+  it('jobs: every selection, any texts, the fan-out moving corporateName, snippets', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ title: text, workLocation: fc.option(fc.record({ address: text, kind: text })) }),
+        selection(recordFieldNames.jobs),
+        fc.option(text),
+        fc.array(text, { maxLength: 6 }),
+        (fields, chosen, corporateName, snippets) => {
+          const doc = { id: 'J-1', corporateNumber: '1010001000001', ...fields };
+          const live = {
+            ...(corporateName === null ? {} : { corporateName: [corporateName] }),
+          };
+          const highlight = snippets.length > 0 ? { description: snippets } : undefined;
+          const hit = { fields: { compactRecord: [toCompactJobRecord(doc)], ...live }, highlight };
+          const before = {
+            fields: {
+              compactRecord: [versionOneCopy(doc, ['corporateName', 'descriptionSnippets'])],
+              ...live,
+            },
+            highlight,
+          };
+          const expected = JSON.stringify(selectFields(jobRecordOf(before), chosen));
+          expect(jobRecordTexts(chosen)(hit)).toBe(expected);
+        },
+      ),
+      propertyParams(300),
+    );
+  });
+
+  it('a copy of another field list (a field added since) is parsed, not spliced', () => {
+    const doc = { corporateNumber: '1010001000001', name: awkwardAt(4) };
+    const stale = toCompactRecord(doc)
+      .replace(/,"englishName":null/, '')
+      .replace(/"_layout":"\w+"/, '"_layout":"0"');
+    const hit = { fields: { compactRecord: [stale], workLocationCount: [2] } };
+    const text = corporateRecordTexts(undefined)(hit);
+    expect(JSON.parse(text).englishName).toBeNull();
+    expect(text).toBe(JSON.stringify(toCorporateRecord({ ...doc, workLocationCount: 2 })));
+  });
+});
+
+let services: Services;
+
+/** A generated data set: varied values, awkward texts, absent values, postings with text. */
+function dataSet(): { corporates: Doc[]; jobs: Doc[] } {
+  const day = (i: number) =>
+    `2026-${String((i % 12) + 1).padStart(2, '0')}-${String((i % 27) + 1).padStart(2, '0')}`;
+  const corporates = Array.from({ length: 30 }, (_, i) =>
+    corporate({
+      name: `会社${i} ${awkwardAt(i)}`,
+      furigana: i % 4 === 0 ? null : `かいしゃ${awkwardAt(i + 1)}`,
+      employeeCount: i % 5 === 0 ? undefined : (i * 37) % 500,
+      capitalMillionYen: i % 3 === 0 ? undefined : i * 1.25,
+      totalAdCost: i % 6 === 0 ? undefined : i * 1000,
+      employeeDiff6mMin: i - 15,
+      employeeDiff12m: i % 2 === 0 ? undefined : 15 - i,
+      foundedAt: i % 7 === 0 ? undefined : day(i),
+      phoneNumber: i % 2 === 0 ? `03-0000-${String(i).padStart(4, '0')}` : undefined,
+      fax: i % 3 === 0 ? `03-1111-${i}` : undefined,
+      email: i % 4 === 1 ? `info${i}@example.jp` : undefined,
+      websiteUrl: i % 5 === 2 ? `https://example.jp/${i}` : undefined,
+      summary: i % 3 === 1 ? `概要 ${awkwardAt(i + 2)}` : undefined,
+      markets: i % 4 === 2 ? [{ exchangeCode: 'T', code: 'tse_prime', name: `東証${awkwardAt(i)}` }] : [],
+      paidMedias: i % 3 === 2 ? [{ mediaName: awkwardAt(i + 3), mediaId: i }] : [],
+      workLocationCount: i % 4,
+      updatedAt: i % 2 === 0 ? '2026-11-21T03:00:00.000Z' : '2026-11-01T09:00:00+09:00',
+      closed: i % 10 === 9 ? false : undefined,
+      englishName: i % 5 === 4 ? `Company ${awkwardAt(i)}` : undefined,
+      aggregates: i % 4 === 3 ? {} : { jobCreatedAtMax: day(i), jobSalaryMinMax: i * 10000, postingCount: 1 },
+    }),
+  );
+  const collectedAt = new Date().toISOString();
+  const jobs = Array.from({ length: 40 }, (_, i) => {
+    const owner = corporates[i % corporates.length] as Doc;
+    return job({
+      corporateNumber: owner.corporateNumber,
+      corporateName: owner.name,
+      title: `職種${i} ${awkwardAt(i + 4)}`,
+      mediaId: (i % 3) + 1,
+      salaryMin: i % 5 === 0 ? undefined : 200000 + i * 1000,
+      salaryMax: i % 4 === 0 ? undefined : 300000 + i * 500,
+      hiringPlanMin: i % 3 === 0 ? undefined : i,
+      jobCreatedAt: `${day(i)}T09:00:00+09:00`,
+      jobOpenedOn: i % 2 === 0 ? day(i + 1) : undefined,
+      jobDeadlineOn: i % 3 === 0 ? day(i + 2) : undefined,
+      contactEmail: i % 2 === 1 ? `job${i}@example.jp` : undefined,
+      contactPhoneNumber: i % 4 === 0 ? `06-${i}` : undefined,
+      workLocation: i % 5 === 0 ? undefined : { kind: 'onsite', prefectureId: 13, address: awkwardAt(i) },
+      updatedAt: '2026-11-21T03:00:00.000Z',
+      description: `ルート営業 ${awkwardAt(i)} の募集です。`,
+      descriptionCollectedAt: collectedAt,
+      corporate: { corporateNumber: owner.corporateNumber, name: owner.name, markets: [], paidMedias: [] },
+    });
+  });
+  return { corporates, jobs };
+}
+
+type Catalogue = typeof corporateSearch | typeof jobSearch;
+
+/** The oracle: each hit's record from `_source`, as the search did before any copy. */
+async function recordsFromSource(search: Catalogue, body: Record<string, unknown>) {
+  const plan = parseSearchRequest(search, body);
+  const request = await compileWithOverflow(services, search, plan, undefined);
+  const { stored_fields: _s, docvalue_fields: _d, ...rest } = request.body as Record<string, unknown>;
+  const excludes = search === jobSearch ? internalJobFields : internalCorporateFields;
+  const { body: answer } = await services.opensearch.search({
+    ...request,
+    body: { ...rest, _source: { excludes } } as never,
+  });
+  return answer.hits.hits.map((hit) => {
+    const doc = (hit._source ?? {}) as Record<string, unknown>;
+    const record =
+      search === jobSearch
+        ? toJobRecord(doc, hit.highlight as Record<string, string[]> | undefined)
+        : toCorporateRecord(doc);
+    return selectFields(record, plan.fields);
+  });
+}
+
+/** The spliced answer is `JSON.stringify` of the object answer, whose records are the oracle's. */
+async function expectSameAnswer(search: Catalogue, body: Record<string, unknown>): Promise<void> {
+  const plan = parseSearchRequest(search, body);
+  const text = await runPlanText(services, search, plan, { userId: 'u' });
+  const answer = await runPlan(services, search, plan, { userId: 'u' });
+  // a cursor is new on each call: the spliced answer's own is put in the expected text
+  const cursor = 'nextCursor' in answer ? { nextCursor: JSON.parse(text).nextCursor } : {};
+  expect(text).toBe(JSON.stringify({ ...answer, ...cursor }));
+  expect(JSON.stringify(answer.results)).toBe(JSON.stringify(await recordsFromSource(search, body)));
+}
+
+const selections = {
+  corporates: [
+    undefined,
+    ['corporateNumber'],
+    ['englishName'],
+    ['workLocationCount'],
+    ['updatedAt'],
+    ['name', 'markets', 'workLocationCount', 'summary', 'updatedAt', 'closed'],
+    ['paidMedias', 'corporateNumber', 'fax'],
+    [...recordFieldNames.corporates],
+  ],
+  jobs: [
+    undefined,
+    ['id'],
+    ['corporateName'],
+    ['descriptionSnippets'],
+    ['updatedAt', 'title', 'corporateName', 'descriptionSnippets'],
+    ['workLocation', 'corporateNumber', 'shortId'],
+    [...recordFieldNames.jobs],
+  ],
+};
+
+function bodies(search: Catalogue): Record<string, unknown>[] {
+  const sort = search === jobSearch ? jobSort : corporateSort;
+  const chosen = search === jobSearch ? selections.jobs : selections.corporates;
+  const sorts = Object.keys(sort.fields).flatMap((field) =>
+    (['asc', 'desc'] as const).map((order) => ({ limit: 100, sort: { field, order } })),
+  );
+  const picked = chosen.map((fields) => ({
+    limit: 100,
+    includeTotalResults: true,
+    ...(fields ? { fields } : {}),
+  }));
+  return [...sorts, ...picked, { limit: 7, offset: 5 }];
+}
+
+describe('search answers spliced from stored text, on the engine', () => {
+  beforeAll(async () => {
+    services = await setUpServices('record-text', { redisUrl: undefined });
+    await indexFixture(services.opensearch, services.config.indexPrefix, dataSet());
+  });
+  afterAll(async () => {
+    await services?.close();
+  });
+
+  it('companies: every sort both ways, selections, paging', async () => {
+    for (const body of bodies(corporateSearch)) await expectSameAnswer(corporateSearch, body);
+  });
+
+  it('jobs: every sort both ways, selections, paging, detail-text snippets', async () => {
+    for (const body of bodies(jobSearch)) await expectSameAnswer(jobSearch, body);
+    await expectSameAnswer(jobSearch, { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] });
+  });
+
+  it('cursor pages and facets', async () => {
+    await expectSameAnswer(corporateSearch, { cursor: '*', limit: 4, fields: ['name', 'updatedAt'] });
+    await expectSameAnswer(jobSearch, { cursor: '*', limit: 4 });
+    await expectSameAnswer(corporateSearch, { limit: 10, facets: ['prefectureId'] });
+  });
+});
+
+describe('an index of mapping version 1 (base64 copies in a binary field)', { shuffle: false }, () => {
+  let prefix: string;
+
+  /** Creates the version-1 indices under `prefix` and writes the data set as version 1 did. */
+  async function versionOneIndices(): Promise<void> {
+    for (const def of indexDefinitions()) {
+      const properties = { ...def.mappings.properties };
+      if (properties.compactRecord) properties.compactRecord = { type: 'binary', doc_values: true };
+      await services.opensearch.indices.create({
+        index: `${prefix}${def.name}-v1`,
+        body: {
+          settings: def.settings,
+          mappings: { ...def.mappings, properties },
+          aliases: { [`${prefix}${def.name}`]: {} },
+        } as never,
+      });
+    }
+    const { corporates, jobs } = dataSet();
+    const operations = [
+      ...corporates.flatMap((doc) => [
+        { index: { _index: indexName(prefix, 'corporates'), _id: doc.corporateNumber as string } },
+        { ...doc, compactRecord: versionOneCopy(doc, ['workLocationCount']) },
+      ]),
+      ...jobs.flatMap((doc) => [
+        { index: { _index: indexName(prefix, 'jobs'), _id: doc.id as string } },
+        { ...doc, compactRecord: versionOneCopy(doc, ['corporateName', 'descriptionSnippets']) },
+      ]),
+    ];
+    const { body } = await services.opensearch.bulk(
+      { refresh: true, body: operations },
+      { requestTimeout: 60_000 },
+    );
+    expect(body.errors).toBe(false);
+  }
+
+  beforeAll(async () => {
+    services = await setUpServices('record-text-v1', { redisUrl: undefined });
+    prefix = services.config.indexPrefix;
+    await dropIndices(services.opensearch, prefix);
+    await versionOneIndices();
+  });
+  afterAll(async () => {
+    await services?.close();
+  });
+
+  it('is answered as before, through the copies; a writer refuses to start on it, naming the reindex', async () => {
+    for (const body of bodies(corporateSearch).slice(0, 6)) await expectSameAnswer(corporateSearch, body);
+    for (const body of bodies(jobSearch).slice(-4)) await expectSameAnswer(jobSearch, body);
+    // the API's start (no writer options) serves it as it is
+    expect(await bootstrapIndices(services.opensearch, prefix)).toEqual([]);
+    await expect(
+      bootstrapIndices(services.opensearch, prefix, undefined, {
+        addNewFields: true,
+        refuseChangedTypes: true,
+      }),
+    ).rejects.toThrow(
+      /corporates-v1 is behind mappings\/corporates\.json \(version 2\): compactRecord is binary there, keyword in the file\. Run `npm run reindex`/,
+    );
+  });
+
+  it('a reindex brings it to the current version (the copies carried as they are) with the same answers', async () => {
+    await reindexAll(services.opensearch, prefix, { suffix: 'text' });
+    await services.opensearch.indices.refresh({ index: `${prefix}*` });
+    await bootstrapIndices(services.opensearch, prefix, undefined, {
+      addNewFields: true,
+      refuseChangedTypes: true,
+    });
+    for (const body of bodies(corporateSearch).slice(0, 6)) await expectSameAnswer(corporateSearch, body);
+    for (const body of bodies(jobSearch).slice(-4)) await expectSameAnswer(jobSearch, body);
+  });
+});
+
+describe('the mapping', () => {
+  it('stores the copy as keyword text short enough for doc values (3 bytes per UTF-16 unit at most)', () => {
+    for (const def of indexDefinitions().filter((d) => d.name === 'corporates' || d.name === 'jobs')) {
+      const field = def.mappings.properties.compactRecord as Record<string, unknown>;
+      expect(field).toMatchObject({ type: 'keyword', index: false, doc_values: true });
+      expect((field.ignore_above as number) * 3).toBeLessThanOrEqual(32766);
+    }
+  });
+});
