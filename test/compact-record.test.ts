@@ -129,7 +129,9 @@ async function expectSame(
     expect(expected.length).toBeGreaterThan(0);
     expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
     // the HTTP answer, spliced from the copies' text: the same bytes
-    expect(await runPlanText(services, search, parseSearchRequest(search, body))).toBe(JSON.stringify(answer));
+    expect(await runPlanText(services, search, parseSearchRequest(search, body))).toBe(
+      JSON.stringify(answer),
+    );
   }
   expect(await hitsWithCopy(search, { limit: 100 })).toBe(copies);
 }
