@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillCopies } from '../indexer/backfill-copies.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
@@ -20,6 +21,7 @@ import {
   corporateRecordTexts,
   internalCorporateFields,
   internalJobFields,
+  isCurrentCopy,
   jobRecordOf,
   jobRecordTexts,
   recordFieldNames,
@@ -334,8 +336,7 @@ describe('an index of mapping version 1 (base64 copies in a binary field)', { sh
   });
 
   it('is answered as before, through the copies; a writer refuses to start on it, naming the reindex', async () => {
-    for (const body of bodies(corporateSearch).slice(0, 6)) await expectSameAnswer(corporateSearch, body);
-    for (const body of bodies(jobSearch).slice(-4)) await expectSameAnswer(jobSearch, body);
+    await expectSameAnswers();
     // the API's start (no writer options) serves it as it is
     expect(await bootstrapIndices(services.opensearch, prefix)).toEqual([]);
     await expect(
@@ -355,9 +356,40 @@ describe('an index of mapping version 1 (base64 copies in a binary field)', { sh
       addNewFields: true,
       refuseChangedTypes: true,
     });
+    expect(await textCopies()).toEqual({ jobs: 0, corporates: 0 });
+    await expectSameAnswers();
+  }, 240_000);
+
+  it('npm run backfill rewrites the carried copies as text, once', async () => {
+    const first = await backfillCopies(services.opensearch, prefix);
+    expect([first.jobs.written, first.corporates.written]).toEqual([40, 30]);
+    await services.opensearch.indices.refresh({ index: `${prefix}*` });
+    expect(await textCopies()).toEqual({ jobs: 40, corporates: 30 });
+    await expectSameAnswers();
+    const second = await backfillCopies(services.opensearch, prefix);
+    expect([second.jobs.written, second.corporates.written]).toEqual([0, 0]);
+  }, 120_000);
+
+  async function expectSameAnswers(): Promise<void> {
     for (const body of bodies(corporateSearch).slice(0, 6)) await expectSameAnswer(corporateSearch, body);
     for (const body of bodies(jobSearch).slice(-4)) await expectSameAnswer(jobSearch, body);
-  });
+  }
+
+  /** Documents whose copy (as a search reads it, from doc values) is the current text. */
+  async function textCopies(): Promise<Record<'jobs' | 'corporates', number>> {
+    const counts = { jobs: 0, corporates: 0 };
+    for (const index of ['jobs', 'corporates'] as const) {
+      const { body } = await services.opensearch.search({
+        index: indexName(prefix, index),
+        body: { size: 100, _source: false, docvalue_fields: ['compactRecord'] },
+      });
+      for (const hit of body.hits.hits) {
+        const copy = hit.fields?.compactRecord?.[0];
+        if (typeof copy === 'string' && isCurrentCopy(index, copy)) counts[index] += 1;
+      }
+    }
+    return counts;
+  }
 });
 
 describe('the mapping', () => {

@@ -14,6 +14,7 @@ import {
   type CopyLayout,
   defineLayout,
   type HitFields,
+  isLayoutCopy,
   spliceRecord,
   spliceSteps,
   writeCopy,
@@ -171,6 +172,11 @@ const jobCopyLayout: CopyLayout = defineLayout(
   {},
   { workLocation: workLocationFields },
 );
+
+/** True when `copy` is a copy these layouts splice (not base64, not of an earlier field list). */
+export function isCurrentCopy(index: 'jobs' | 'corporates', copy: string): boolean {
+  return isLayoutCopy(index === 'jobs' ? jobCopyLayout : corporateCopyLayout, copy);
+}
 
 /**
  * A search's hit -> its record's JSON text, the same text as `JSON.stringify` of
