@@ -1,6 +1,6 @@
 /**
  * What building a search answer from the record copies costs the API, before and after the
- * copies became JSON text (docs/decisions.md, "Performance: responses built from stored text"):
+ * copies became JSON text (docs/decisions, "Responses built from stored text"):
  * for each query of the mix, the engine's own answer (fetched once, from the bench indices)
  * turned into the API's response text both ways, timed in this process:
  *
