@@ -8,10 +8,13 @@
  * reindex brings it to the current version with the same answers.
  */
 import fc from 'fast-check';
+import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCopies } from '../indexer/backfill-copies.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';
+import { createApp } from '../src/http/app.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { reindexAll } from '../src/opensearch/reindex.js';
@@ -269,7 +272,7 @@ function bodies(search: Catalogue): Record<string, unknown>[] {
 
 describe('search answers spliced from stored text, on the engine', () => {
   beforeAll(async () => {
-    services = await setUpServices('record-text', { redisUrl: undefined });
+    services = await setUpServices('record-text');
     await indexFixture(services.opensearch, services.config.indexPrefix, dataSet());
   });
   afterAll(async () => {
@@ -283,6 +286,32 @@ describe('search answers spliced from stored text, on the engine', () => {
   it('jobs: every sort both ways, selections, paging, detail-text snippets', async () => {
     for (const body of bodies(jobSearch)) await expectSameAnswer(jobSearch, body);
     await expectSameAnswer(jobSearch, { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] });
+  });
+
+  it('over HTTP: the same bytes and type as res.json, with and without an Idempotency-Key', async () => {
+    const app = createApp(services);
+    const store = keyStoreFor(services.redis, services.config.redisPrefix);
+    const { key } = await createApiKey(store, { userId: 'text-user' });
+    await services.limits.ledger.grant('text-user', 100);
+    const cases = [
+      [corporateSearch, '/rest/v1/corporates/search', { limit: 30, includeTotalResults: true }],
+      [
+        jobSearch,
+        '/rest/v1/jobs/search',
+        { limit: 40, fields: ['title', 'corporateName', 'descriptionSnippets'] },
+      ],
+    ] as const;
+    for (const [search, path, body] of cases) {
+      const send = () => request(app).post(path).set('X-API-Key', key);
+      const plain = await send().send(body).expect(200);
+      const kept = await send().set('Idempotency-Key', `text-${search.index}`).send(body).expect(200);
+      expect(plain.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(kept.headers['content-type']).toBe(plain.headers['content-type']);
+      expect(plain.text).toBe(kept.text);
+      expect(plain.text).toBe(
+        JSON.stringify(await runPlan(services, search, parseSearchRequest(search, body))),
+      );
+    }
   });
 
   it('cursor pages and facets', async () => {
