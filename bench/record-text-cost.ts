@@ -12,6 +12,9 @@
 import type { SearchCatalogue } from '../src/catalogue/searches.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { indexName } from '../src/opensearch/indices.js';
+import { indexDefinitions } from '../src/opensearch/mappings.js';
+import { scan } from '../src/opensearch/scan.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import type { EngineHit } from '../src/search/paging/pit-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -31,7 +34,7 @@ export interface RecordTextRow {
   hits: number;
   /** The response's length in UTF-16 units. */
   responseChars: number;
-  /** Microseconds per search, median of 5 rounds. */
+  /** CPU microseconds per search, median of 5 rounds. */
   beforeUs: number;
   afterUs: number;
 }
@@ -61,13 +64,17 @@ function asBase64(hits: EngineHit[]): EngineHit[] {
   });
 }
 
-/** Microseconds per call: the median of 5 rounds of `calls` calls. */
+/**
+ * CPU microseconds per call (this process's user + system time, which other work on a shared
+ * machine moves less than the wall clock): the median of 5 rounds of `calls` calls.
+ */
 function timeUs(fn: () => string, calls: number): number {
   const rounds: number[] = [];
   for (let round = 0; round < 5; round += 1) {
-    const start = process.hrtime.bigint();
+    const start = process.cpuUsage();
     for (let i = 0; i < calls; i += 1) fn();
-    rounds.push(Number(process.hrtime.bigint() - start) / 1000 / calls);
+    const used = process.cpuUsage(start);
+    rounds.push((used.user + used.system) / calls);
   }
   return rounds.sort((a, b) => a - b)[2] as number;
 }
@@ -99,4 +106,99 @@ export async function measureRecordText(
     });
   }
   return rows;
+}
+
+export interface CopyFetchRow {
+  name: string;
+  /** Engine `took`, median of 15 runs after 3, request cache off: binary base64 copies (v1) / keyword text (v2). */
+  binaryTookMs: number;
+  keywordTookMs: number;
+}
+
+/**
+ * The engine's side of the same change: each query of the mix on two copies of the bench
+ * indices built alike (bulk pages of 500, merged to one segment), one with version 1's binary
+ * base64 copies, one with the keyword text; both deleted afterwards.
+ */
+export async function measureCopyFetch(
+  client: OpenSearchClient,
+  indexPrefix: string,
+  mix: readonly MixQuery[],
+): Promise<CopyFetchRow[]> {
+  const binaryPrefix = `${indexPrefix}v1copy-`;
+  const textPrefix = `${indexPrefix}v2copy-`;
+  try {
+    for (const name of ['corporates', 'jobs'] as const) {
+      await copyIndex(client, indexPrefix, binaryPrefix, name, true);
+      await copyIndex(client, indexPrefix, textPrefix, name, false);
+    }
+    const rows: CopyFetchRow[] = [];
+    for (const query of mix) {
+      const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
+      const plan = parseSearchRequest(search, query.body);
+      const took = async (prefix: string) =>
+        medianTook(client, compileSearch(search, { ...plan, offset: 0 }, prefix));
+      rows.push({
+        name: query.name,
+        binaryTookMs: await took(binaryPrefix),
+        keywordTookMs: await took(textPrefix),
+      });
+    }
+    return rows;
+  } finally {
+    await client.indices.delete({ index: `${binaryPrefix}*,${textPrefix}*` }, { ignore: [404] });
+  }
+}
+
+async function medianTook(
+  client: OpenSearchClient,
+  request: ReturnType<typeof compileSearch>,
+): Promise<number> {
+  const times: number[] = [];
+  for (let run = 0; run < 18; run += 1) {
+    const { body } = await client.search({ ...request, request_cache: false });
+    if (run >= 3) times.push(body.took);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
+}
+
+/** `<prefix><name>` copied into `<target><name>`; `binary`: its copies as version 1 stored them. */
+async function copyIndex(
+  client: OpenSearchClient,
+  prefix: string,
+  targetPrefix: string,
+  name: 'corporates' | 'jobs',
+  binary: boolean,
+): Promise<void> {
+  const def = indexDefinitions().find((candidate) => candidate.name === name);
+  if (!def) throw new Error(`no mappings/${name}.json`);
+  const v1Field = { type: 'binary', doc_values: true };
+  const properties = { ...def.mappings.properties, ...(binary ? { [compactRecordField]: v1Field } : {}) };
+  const target = indexName(targetPrefix, name);
+  await client.indices.create({
+    index: target,
+    body: {
+      settings: { ...def.settings, number_of_replicas: 0 },
+      mappings: { ...def.mappings, properties },
+    } as never,
+  });
+  const sort = [{ [name === 'jobs' ? 'id' : 'corporateNumber']: 'asc' as const }];
+  const pages = scan<Record<string, unknown>>(client, {
+    index: indexName(prefix, name),
+    query: { match_all: {} },
+    sort,
+    pageSize: 500,
+  });
+  for await (const page of pages) {
+    const body = page.flatMap((hit) => {
+      const copy = hit.source[compactRecordField];
+      const written =
+        binary && typeof copy === 'string' ? Buffer.from(copy, 'utf8').toString('base64') : copy;
+      return [{ index: { _index: target, _id: hit.id } }, { ...hit.source, [compactRecordField]: written }];
+    });
+    const { body: answer } = await client.bulk({ body }, { requestTimeout: 120_000 });
+    if (answer.errors) throw new Error(`copying ${name}: a document was refused`);
+  }
+  await client.indices.refresh({ index: target });
+  await client.indices.forcemerge({ index: target, max_num_segments: 1 }, { requestTimeout: 600_000 });
 }

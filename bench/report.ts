@@ -5,7 +5,7 @@ import type { StudyRow } from './detail-text-study.js';
 import type { IngestFigures } from './ingest-bench.js';
 import type { LoadResult } from './load.js';
 import { type NameEvalReport, nameEvalMarkdown, nameEvalTargets } from './name-scoring.js';
-import type { RecordTextRow } from './record-text-cost.js';
+import type { CopyFetchRow, RecordTextRow } from './record-text-cost.js';
 
 export interface QueryRow {
   name: string;
@@ -42,6 +42,8 @@ export interface BenchReport {
   names?: NameEvalReport | null;
   /** Building the answer's records, before (base64, parse, stringify) and after (spliced text). */
   recordText?: RecordTextRow[];
+  /** Engine `took` of the mix's queries with binary base64 copies and with keyword text. */
+  copyFetch?: CopyFetchRow[];
   ratios: Array<{ what: string; value: number; target: string; met: boolean }>;
 }
 
@@ -255,6 +257,19 @@ function recordTextMarkdown(report: BenchReport): string[] {
       (row) =>
         `| ${row.connections} | ${row.cpu.engineMsPerSearch.toFixed(2)} | ${row.cpu.apiMsPerSearch.toFixed(2)} | ${(row.cpu.apiMsPerSearch + saved).toFixed(2)} |`,
     ),
+    ...copyFetchMarkdown(report.copyFetch ?? []),
   ];
   return lines;
+}
+
+function copyFetchMarkdown(rows: CopyFetchRow[]): string[] {
+  if (rows.length === 0) return [];
+  return [
+    '',
+    'The engine, the same queries on two copies of the indices built alike (merged to one segment): engine `took`, median of 15 runs after 3, request cache off.',
+    '',
+    '| query | binary base64 copies (version 1) ms | keyword text copies (version 2) ms |',
+    '|---|---|---|',
+    ...rows.map((row) => `| ${row.name} | ${row.binaryTookMs} | ${row.keywordTookMs} |`),
+  ];
 }

@@ -36,7 +36,7 @@ import { runNameEval } from './name-eval.js';
 import type { NameEvalReport } from './name-scoring.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
-import { measureRecordText } from './record-text-cost.js';
+import { measureCopyFetch, measureRecordText } from './record-text-cost.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
 
 const options = cliProgram(
@@ -416,6 +416,11 @@ async function main(): Promise<void> {
   // 7. detail-text study: nested text vs jobs-first
   log('detail-text study (nested vs jobs-first) ...');
   const detailTextStudy = await studyDetailText(client, pipelinePrefix, 20);
+  // 8. the engine's side of the records' text: binary base64 copies beside keyword text
+  log('record copies on the engine: binary base64 beside keyword text ...');
+  const copyFetch = await measureCopyFetch(client, pipelinePrefix, mix);
+  for (const row of copyFetch)
+    log(`copies "${row.name}": took ${row.binaryTookMs} ms binary, ${row.keywordTookMs} ms keyword`);
 
   const info = (await client.info()).body as { version: { number: string } };
   const cpus = os.cpus();
@@ -454,6 +459,7 @@ async function main(): Promise<void> {
     deepWalk,
     names,
     recordText,
+    copyFetch,
   };
   const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
   const outDir = path.join(projectRoot, 'bench-reports');
