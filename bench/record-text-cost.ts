@@ -127,6 +127,12 @@ export async function measureCopyFetch(
 ): Promise<CopyFetchRow[]> {
   const binaryPrefix = `${indexPrefix}v1copy-`;
   const textPrefix = `${indexPrefix}v2copy-`;
+  // by name: the engine refuses wildcard deletes (action.destructive_requires_name)
+  const copies = [binaryPrefix, textPrefix].flatMap((prefix) =>
+    ['corporates', 'jobs'].map((name) => indexName(prefix, name)),
+  );
+  const drop = () => client.indices.delete({ index: copies.join(','), ignore_unavailable: true });
+  await drop();
   try {
     for (const name of ['corporates', 'jobs'] as const) {
       await copyIndex(client, indexPrefix, binaryPrefix, name, true);
@@ -146,7 +152,7 @@ export async function measureCopyFetch(
     }
     return rows;
   } finally {
-    await client.indices.delete({ index: `${binaryPrefix}*,${textPrefix}*` }, { ignore: [404] });
+    await drop();
   }
 }
 
