@@ -1,13 +1,14 @@
 /**
- * What building a search answer from the record copies costs the API, before and after the
- * copies became JSON text (docs/decisions, "Responses built from stored text"):
- * for each query of the mix, the engine's own answer (fetched once, from the bench indices)
- * turned into the API's response text both ways, timed in this process:
+ * What building a search answer from the record copies costs the API, the way it was built
+ * before and the way it is now (docs/decisions, "Responses built from stored text"): for each
+ * query of the mix, the engine's own answer (fetched once, from the bench indices) turned into
+ * the API's response text both ways, timed in this process (CPU time):
  *
- *   before: base64 copy -> Buffer -> JSON.parse -> record object (pick) -> JSON.stringify
- *   after:  JSON text copy -> spliced into the response text (src/search/record-text.ts)
+ *   before: base64 copy -> JSON.parse -> record object (pick) -> JSON.stringify
+ *   after:  base64 copy -> the record's JSON text -> spliced into the response text
  *
- * The two texts are compared first: a difference stops the bench.
+ * The two texts are compared first: a difference stops the bench. And the engine's side of
+ * the alternative, the text in a keyword field (`measureCopyFetch`).
  */
 import type { SearchCatalogue } from '../src/catalogue/searches.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
@@ -54,16 +55,6 @@ function after(search: SearchCatalogue, plan: SearchPlan, hits: EngineHit[], tot
   return `{"totalResults":${JSON.stringify(total)},"results":[${hits.map(toText).join(',')}]}`;
 }
 
-/** The same hits with their copies as mapping version 1 stored them: base64 of the JSON. */
-function asBase64(hits: EngineHit[]): EngineHit[] {
-  return hits.map((hit) => {
-    const copy = hit.fields?.[compactRecordField]?.[0];
-    if (typeof copy !== 'string') return hit;
-    const encoded = Buffer.from(copy, 'utf8').toString('base64');
-    return { ...hit, fields: { ...hit.fields, [compactRecordField]: [encoded] } };
-  });
-}
-
 /**
  * CPU microseconds per call (this process's user + system time, which other work on a shared
  * machine moves less than the wall clock): the median of 5 rounds of `calls` calls.
@@ -93,15 +84,14 @@ export async function measureRecordText(
     const { body } = await client.search(compiled);
     const hits = (body.hits?.hits ?? []) as EngineHit[];
     const total = plan.includeTotalResults ? 0 : null;
-    const old = asBase64(hits);
     const text = after(search, plan, hits, total);
-    if (before(search, plan, old, total) !== text)
+    if (before(search, plan, hits, total) !== text)
       throw new Error(`${query.name}: the spliced answer differs`);
     rows.push({
       name: query.name,
       hits: hits.length,
       responseChars: text.length,
-      beforeUs: timeUs(() => before(search, plan, old, total), 200),
+      beforeUs: timeUs(() => before(search, plan, hits, total), 200),
       afterUs: timeUs(() => after(search, plan, hits, total), 200),
     });
   }
@@ -110,23 +100,24 @@ export async function measureRecordText(
 
 export interface CopyFetchRow {
   name: string;
-  /** Engine `took`, median of 15 runs after 3, request cache off: binary base64 copies (v1) / keyword text (v2). */
+  /** Engine `took`, median of 15 runs after 3, request cache off: binary base64 copies / keyword text. */
   binaryTookMs: number;
   keywordTookMs: number;
 }
 
 /**
- * The engine's side of the same change: each query of the mix on two copies of the bench
- * indices built alike (bulk pages of 500, merged to one segment), one with version 1's binary
- * base64 copies, one with the keyword text; both deleted afterwards.
+ * The engine's side of storing the copy as text: each query of the mix on two copies of the
+ * bench indices built alike (bulk pages of 500, merged to one segment), one with the copies as
+ * they are (base64 in a binary field), one with their text in a keyword field (not indexed,
+ * doc values); both deleted afterwards.
  */
 export async function measureCopyFetch(
   client: OpenSearchClient,
   indexPrefix: string,
   mix: readonly MixQuery[],
 ): Promise<CopyFetchRow[]> {
-  const binaryPrefix = `${indexPrefix}v1copy-`;
-  const textPrefix = `${indexPrefix}v2copy-`;
+  const binaryPrefix = `${indexPrefix}binarycopy-`;
+  const textPrefix = `${indexPrefix}keywordcopy-`;
   // by name: the engine refuses wildcard deletes (action.destructive_requires_name)
   const copies = [binaryPrefix, textPrefix].flatMap((prefix) =>
     ['corporates', 'jobs'].map((name) => indexName(prefix, name)),
@@ -135,8 +126,8 @@ export async function measureCopyFetch(
   await drop();
   try {
     for (const name of ['corporates', 'jobs'] as const) {
-      await copyIndex(client, indexPrefix, binaryPrefix, name, true);
-      await copyIndex(client, indexPrefix, textPrefix, name, false);
+      await copyIndex(client, indexPrefix, binaryPrefix, name, false);
+      await copyIndex(client, indexPrefix, textPrefix, name, true);
     }
     const rows: CopyFetchRow[] = [];
     for (const query of mix) {
@@ -168,18 +159,19 @@ async function medianTook(
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)] as number;
 }
 
-/** `<prefix><name>` copied into `<target><name>`; `binary`: its copies as version 1 stored them. */
+/** `<prefix><name>` copied into `<target><name>`; `keyword`: its copies as text in a keyword. */
 async function copyIndex(
   client: OpenSearchClient,
   prefix: string,
   targetPrefix: string,
   name: 'corporates' | 'jobs',
-  binary: boolean,
+  keyword: boolean,
 ): Promise<void> {
   const def = indexDefinitions().find((candidate) => candidate.name === name);
   if (!def) throw new Error(`no mappings/${name}.json`);
-  const v1Field = { type: 'binary', doc_values: true };
-  const properties = { ...def.mappings.properties, ...(binary ? { [compactRecordField]: v1Field } : {}) };
+  // 10,922 UTF-16 units: at most 32,766 bytes, the most a keyword's doc value may hold
+  const textField = { type: 'keyword', index: false, doc_values: true, ignore_above: 10922 };
+  const properties = { ...def.mappings.properties, ...(keyword ? { [compactRecordField]: textField } : {}) };
   const target = indexName(targetPrefix, name);
   await client.indices.create({
     index: target,
@@ -199,7 +191,7 @@ async function copyIndex(
     const body = page.flatMap((hit) => {
       const copy = hit.source[compactRecordField];
       const written =
-        binary && typeof copy === 'string' ? Buffer.from(copy, 'utf8').toString('base64') : copy;
+        keyword && typeof copy === 'string' ? Buffer.from(copy, 'base64').toString('utf8') : copy;
       return [{ index: { _index: target, _id: hit.id } }, { ...hit.source, [compactRecordField]: written }];
     });
     const { body: answer } = await client.bulk({ body }, { requestTimeout: 120_000 });

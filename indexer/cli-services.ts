@@ -19,11 +19,7 @@ export interface CliServices {
   close(): Promise<void>;
 }
 
-/**
- * `reindex`: the reindex itself may start on indices of an earlier mapping version (bringing
- * them up to date is its job); every other tool writes, and refuses to start on them.
- */
-export async function openCliServices(options: { reindex?: boolean } = {}): Promise<CliServices> {
+export async function openCliServices(): Promise<CliServices> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   let url = config.opensearchUrl;
@@ -39,10 +35,7 @@ export async function openCliServices(options: { reindex?: boolean } = {}): Prom
   const opensearch = createOpenSearchClient(url, config.opensearchAccess);
   const bulkClient = createBulkClient(opensearch);
   try {
-    await bootstrapIndices(opensearch, config.indexPrefix, config.index, {
-      addNewFields: true,
-      refuseChangedTypes: !options.reindex,
-    });
+    await bootstrapIndices(opensearch, config.indexPrefix, config.index, { addNewFields: true });
   } catch (error) {
     await opensearch.close();
     await stopNode();

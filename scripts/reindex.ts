@@ -68,7 +68,7 @@ const modes = [options.status, options.dropRetired, options.release].filter(Bool
 if (modes > 1) program.error('--status, --drop-retired and --release go one at a time');
 
 runCli('reindex', async () => {
-  const services = await openCliServices({ reindex: true });
+  const services = await openCliServices();
   const client = services.opensearch;
   const prefix = services.indexPrefix;
   try {

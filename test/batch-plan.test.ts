@@ -135,7 +135,9 @@ describe('planBatch', () => {
       nameKey: 'とうきめい',
       phoneNumber: '03-1111-2222',
     });
-    const copy = JSON.parse(String(body.script.params.doc.compactRecord)) as Doc;
+    const copy = JSON.parse(
+      Buffer.from(String(body.script.params.doc.compactRecord), 'base64').toString('utf8'),
+    ) as Doc;
     expect(copy.name).toBe('株式会社登記名');
     expect(plan.companies.get(numbers.alpha)?.name).toBe('株式会社登記名');
   });

@@ -1,11 +1,11 @@
 /**
  * Search answers spliced from the record copies' JSON text (src/search/record-text.ts) are the
  * bytes the object path writes (`JSON.stringify` of the records `_source` gives), for companies
- * and jobs, every sort in both orders, selections of fields, cursor pages and facets, with
- * texts that need escaping (quotes, backslashes, control characters, a key-like text), emoji
- * and U+2028/U+2029. Also: copies of mapping version 1 (base64 in a binary field) on an index
- * of that version are answered the same, writers refuse to start on such an index, and a
- * reindex brings it to the current version with the same answers.
+ * and jobs, every sort in both orders, selections of fields, cursor pages and facets, over HTTP
+ * too, with texts that need escaping (quotes, backslashes, control characters, a key-like
+ * text), emoji and U+2028/U+2029. Also: copies of the earlier layout (the picked fields' JSON,
+ * as written before the copies were the record's text) are answered the same, and one
+ * `npm run backfill` rewrites them.
  */
 import fc from 'fast-check';
 import request from 'supertest';
@@ -15,9 +15,7 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';
 import { createApp } from '../src/http/app.js';
-import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
-import { indexDefinitions } from '../src/opensearch/mappings.js';
-import { reindexAll } from '../src/opensearch/reindex.js';
+import { indexName } from '../src/opensearch/indices.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import {
   corporateRecordOf,
@@ -52,8 +50,8 @@ const awkward = [
 ];
 const awkwardAt = (i: number) => awkward[i % awkward.length] as string;
 
-/** Version 1's copy: base64 JSON of the raw fields (what the indexer wrote before). */
-function versionOneCopy(doc: Doc, leaveOut: string[]): string {
+/** The earlier layout's copy: base64 JSON of the raw fields (what the indexer wrote before). */
+function earlierCopy(doc: Doc, leaveOut: string[]): string {
   const fields = (doc.id === undefined ? recordFieldNames.corporates : recordFieldNames.jobs).filter(
     (field) => !leaveOut.includes(field),
   );
@@ -91,7 +89,7 @@ describe('a record spliced from its copy is the record parsed from it (no engine
           };
           const hit = { fields: { compactRecord: [toCompactRecord(doc)], ...live } };
           const before = {
-            fields: { compactRecord: [versionOneCopy(doc, ['workLocationCount'])], ...live },
+            fields: { compactRecord: [earlierCopy(doc, ['workLocationCount'])], ...live },
           };
           const expected = JSON.stringify(selectFields(corporateRecordOf(before), chosen));
           expect(corporateRecordTexts(chosen)(hit)).toBe(expected);
@@ -118,7 +116,7 @@ describe('a record spliced from its copy is the record parsed from it (no engine
           const hit = { fields: { compactRecord: [toCompactJobRecord(doc)], ...live }, highlight };
           const before = {
             fields: {
-              compactRecord: [versionOneCopy(doc, ['corporateName', 'descriptionSnippets'])],
+              compactRecord: [earlierCopy(doc, ['corporateName', 'descriptionSnippets'])],
               ...live,
             },
             highlight,
@@ -133,9 +131,9 @@ describe('a record spliced from its copy is the record parsed from it (no engine
 
   it('a copy of another field list (a field added since) is parsed, not spliced', () => {
     const doc = { corporateNumber: '1010001000001', name: awkwardAt(4) };
-    const stale = toCompactRecord(doc)
-      .replace(/,"englishName":null/, '')
-      .replace(/"_layout":"\w+"/, '"_layout":"0"');
+    const written = Buffer.from(toCompactRecord(doc), 'base64').toString('utf8');
+    const edited = written.replace(/,"englishName":null/, '').replace(/"_layout":"\w+"/, '"_layout":"0"');
+    const stale = Buffer.from(edited, 'utf8').toString('base64');
     const hit = { fields: { compactRecord: [stale], workLocationCount: [2] } };
     const text = corporateRecordTexts(undefined)(hit);
     expect(JSON.parse(text).englishName).toBeNull();
@@ -321,32 +319,23 @@ describe('search answers spliced from stored text, on the engine', () => {
   });
 });
 
-describe('an index of mapping version 1 (base64 copies in a binary field)', { shuffle: false }, () => {
+describe('copies of the earlier layout (picked fields, written before the text copies)', {
+  shuffle: false,
+}, () => {
   let prefix: string;
 
-  /** Creates the version-1 indices under `prefix` and writes the data set as version 1 did. */
-  async function versionOneIndices(): Promise<void> {
-    for (const def of indexDefinitions()) {
-      const properties = { ...def.mappings.properties };
-      if (properties.compactRecord) properties.compactRecord = { type: 'binary', doc_values: true };
-      await services.opensearch.indices.create({
-        index: `${prefix}${def.name}-v1`,
-        body: {
-          settings: def.settings,
-          mappings: { ...def.mappings, properties },
-          aliases: { [`${prefix}${def.name}`]: {} },
-        } as never,
-      });
-    }
+  beforeAll(async () => {
+    services = await setUpServices('record-text-earlier', { redisUrl: undefined });
+    prefix = services.config.indexPrefix;
     const { corporates, jobs } = dataSet();
     const operations = [
       ...corporates.flatMap((doc) => [
         { index: { _index: indexName(prefix, 'corporates'), _id: doc.corporateNumber as string } },
-        { ...doc, compactRecord: versionOneCopy(doc, ['workLocationCount']) },
+        { ...doc, compactRecord: earlierCopy(doc, ['workLocationCount']) },
       ]),
       ...jobs.flatMap((doc) => [
         { index: { _index: indexName(prefix, 'jobs'), _id: doc.id as string } },
-        { ...doc, compactRecord: versionOneCopy(doc, ['corporateName', 'descriptionSnippets']) },
+        { ...doc, compactRecord: earlierCopy(doc, ['corporateName', 'descriptionSnippets']) },
       ]),
     ];
     const { body } = await services.opensearch.bulk(
@@ -354,44 +343,17 @@ describe('an index of mapping version 1 (base64 copies in a binary field)', { sh
       { requestTimeout: 60_000 },
     );
     expect(body.errors).toBe(false);
-  }
-
-  beforeAll(async () => {
-    services = await setUpServices('record-text-v1', { redisUrl: undefined });
-    prefix = services.config.indexPrefix;
-    await dropIndices(services.opensearch, prefix);
-    await versionOneIndices();
   });
   afterAll(async () => {
     await services?.close();
   });
 
-  it('is answered as before, through the copies; a writer refuses to start on it, naming the reindex', async () => {
-    await expectSameAnswers();
-    // the API's start (no writer options) serves it as it is
-    expect(await bootstrapIndices(services.opensearch, prefix)).toEqual([]);
-    await expect(
-      bootstrapIndices(services.opensearch, prefix, undefined, {
-        addNewFields: true,
-        refuseChangedTypes: true,
-      }),
-    ).rejects.toThrow(
-      /corporates-v1 is behind mappings\/corporates\.json \(version 2\): compactRecord is binary there, keyword in the file\. Run `npm run reindex`/,
-    );
-  });
-
-  it('a reindex brings it to the current version (the copies carried as they are) with the same answers', async () => {
-    await reindexAll(services.opensearch, prefix, { suffix: 'text' });
-    await services.opensearch.indices.refresh({ index: `${prefix}*` });
-    await bootstrapIndices(services.opensearch, prefix, undefined, {
-      addNewFields: true,
-      refuseChangedTypes: true,
-    });
+  it('are answered as before (parsed, not spliced)', async () => {
     expect(await textCopies()).toEqual({ jobs: 0, corporates: 0 });
     await expectSameAnswers();
-  }, 240_000);
+  });
 
-  it('npm run backfill rewrites the carried copies as text, once', async () => {
+  it('npm run backfill rewrites them as the current text, once', async () => {
     const first = await backfillCopies(services.opensearch, prefix);
     expect([first.jobs.written, first.corporates.written]).toEqual([40, 30]);
     await services.opensearch.indices.refresh({ index: `${prefix}*` });
@@ -421,14 +383,4 @@ describe('an index of mapping version 1 (base64 copies in a binary field)', { sh
     }
     return counts;
   }
-});
-
-describe('the mapping', () => {
-  it('stores the copy as keyword text short enough for doc values (3 bytes per UTF-16 unit at most)', () => {
-    for (const def of indexDefinitions().filter((d) => d.name === 'corporates' || d.name === 'jobs')) {
-      const field = def.mappings.properties.compactRecord as Record<string, unknown>;
-      expect(field).toMatchObject({ type: 'keyword', index: false, doc_values: true });
-      expect((field.ignore_above as number) * 3).toBeLessThanOrEqual(32766);
-    }
-  });
 });

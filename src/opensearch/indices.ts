@@ -36,17 +36,14 @@ export async function bootstrapIndices(
   /**
    * Add a mapping file's new top-level fields to the live indices (`addNewFields`): the
    * writers' start-up (their engine user may change mappings; the API's reads only).
-   * `refuseChangedTypes`: throw when a live index has a top-level field of another type than
-   * the mapping file (a new mapping version not reindexed yet, whose writes it would refuse).
    */
-  options: { addNewFields?: boolean; refuseChangedTypes?: boolean } = {},
+  options: { addNewFields?: boolean } = {},
 ): Promise<string[]> {
   const created: string[] = [];
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
     const concrete = `${alias}-v${def.version}`;
     if ((await client.indices.existsAlias({ name: alias })).body) {
-      if (options.refuseChangedTypes) await refuseChangedTypes(client, alias, def);
       if (options.addNewFields) await addNewFields(client, alias, def);
       continue;
     }
@@ -98,42 +95,6 @@ async function addNewFields(client: OpenSearchClient, alias: string, def: IndexD
     const properties = added as NonNullable<API.Indices_PutMapping_Request['body']>['properties'];
     await client.indices.putMapping({ index, body: { properties } });
   }
-}
-
-/**
- * A writer of this release must not start on an index of an earlier mapping version whose
- * field types differ (mapping version 2 stores the record copy as JSON text in a keyword, where
- * version 1 had base64 in a binary field: every write would be refused). The API reads both.
- */
-async function refuseChangedTypes(
-  client: OpenSearchClient,
-  alias: string,
-  def: IndexDefinition,
-): Promise<void> {
-  const { body } = await client.indices.getMapping({ index: alias });
-  for (const [index, live] of Object.entries(
-    body as Record<string, { mappings?: { properties?: Record<string, MappingNode> } }>,
-  )) {
-    const changed = changedTypes(
-      def.mappings.properties as Record<string, MappingNode>,
-      live.mappings?.properties,
-    );
-    if (changed.length === 0) continue;
-    throw new Error(
-      `${index} is behind mappings/${def.name}.json (version ${def.version}): ${changed.join(', ')}. ` +
-        "Run `npm run reindex` (docs/operations.md) before starting this release's writers.",
-    );
-  }
-}
-
-/** `field: live type, wanted type` for each top-level field whose type differs. */
-export function changedTypes(
-  wanted: Record<string, MappingNode>,
-  live: Record<string, MappingNode> | undefined,
-): string[] {
-  return Object.entries(wanted)
-    .filter(([field, node]) => node.type && live?.[field] && (live[field]?.type ?? 'object') !== node.type)
-    .map(([field, node]) => `${field} is ${live?.[field]?.type ?? 'object'} there, ${node.type} in the file`);
 }
 
 interface MappingNode {

@@ -31,19 +31,20 @@ function topLevelFields(index: string, without: string[]): string[] {
 
 /**
  * The field holding a compact copy of the response record, in corporates and in jobs: the
- * record's JSON text (./record-text.ts) in keyword doc values, which a search reads with
- * `docvalue_fields` and `stored_fields: _none_`, so the engine never decompresses `_source`
- * (a company's nested postings, a posting's text) to answer, and the API splices the text into
+ * record's JSON text (./record-text.ts), base64 in binary doc values, which a search reads with
+ * `docvalue_fields` and `stored_fields: _none_`, so the engine never decompresses `_source` (a
+ * company's nested postings, a posting's text) to answer, and the API splices the text into
  * its answer without parsing it (docs/decisions.md, "Performance: the documents a search
- * fetches"). Written with the record (indexer/batch-plan.ts), or for a document written before
- * the field by `npm run backfill` (indexer/backfill-copies.ts); what the rebuild changes
- * afterwards is read from its own doc values: a company's `workLocationCount` and `updatedAt`
- * (the copy's `updatedAt` gives the text when it is still the same instant), a posting's
- * `corporateName`. A copy written by mapping version 1 (base64 JSON in binary doc values, also
- * what a reindex carries over from such an index) is still read, by parsing it.
+ * fetches"; docs/decisions, "Responses built from stored text"). Written with the record
+ * (indexer/batch-plan.ts), or for a document written before the field by `npm run backfill`
+ * (indexer/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
+ * values: a company's `workLocationCount` and `updatedAt` (the copy's `updatedAt` gives the
+ * text when it is still the same instant), a posting's `corporateName`. A copy of an earlier
+ * layout (the picked fields' JSON, written before the copies were the record's text, or before
+ * a record field was added) is still read, by parsing it.
  *
  *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ..., updatedAt: '2026-11-21T03:00:00.000Z' })
- *   // '{"corporateNumber":"1010001000001","name":"株式会社A",...,"_layout":"3f2a9c01d4e7"}'
+ *   // base64 of '{"corporateNumber":"1010001000001","name":"株式会社A",...,"_layout":"3f2a9c01d4e7"}'
  */
 export const compactRecordField = 'compactRecord';
 
@@ -131,12 +132,26 @@ export function toCorporateRecord(doc: Doc): Doc {
  * `updatedAt`): the record's text but `workLocationCount`.
  */
 export function toCompactRecord(fields: Doc): string {
-  return writeCopy(corporateCopyLayout, toCorporateRecord(fields));
+  return toBase64(writeCopy(corporateCopyLayout, toCorporateRecord(fields)));
 }
 
 /** The compact copy of a posting's record: its text but `corporateName` and the snippets. */
 export function toCompactJobRecord(job: Doc): string {
-  return writeCopy(jobCopyLayout, toJobRecord(job));
+  return toBase64(writeCopy(jobCopyLayout, toJobRecord(job)));
+}
+
+/**
+ * The binary field takes and gives base64. Kept binary rather than a keyword holding the text:
+ * keyword doc values of texts this long cost the engine several times more per hit to fetch
+ * (docs/decisions, "Responses built from stored text"); decoding base64 here is cheap.
+ */
+function toBase64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+/** A copy's JSON text. */
+function copyText(copy: string): string {
+  return Buffer.from(copy, 'base64').toString('utf8');
 }
 
 /** A company's `updatedAt`: the copy's text while the doc value is the same instant. */
@@ -173,21 +188,22 @@ const jobCopyLayout: CopyLayout = defineLayout(
   { workLocation: workLocationFields },
 );
 
-/** True when `copy` is a copy these layouts splice (not base64, not of an earlier field list). */
+/** True when `copy` (base64, as stored) is of the layout searches splice (not an earlier one). */
 export function isCurrentCopy(index: 'jobs' | 'corporates', copy: string): boolean {
-  return isLayoutCopy(index === 'jobs' ? jobCopyLayout : corporateCopyLayout, copy);
+  return isLayoutCopy(index === 'jobs' ? jobCopyLayout : corporateCopyLayout, copyText(copy));
 }
 
 /**
  * A search's hit -> its record's JSON text, the same text as `JSON.stringify` of
- * `selectFields(corporateRecordOf(hit), fields)`: spliced from the copy, else (no copy, a copy
- * of mapping version 1 or of an earlier field list) built as an object.
+ * `selectFields(corporateRecordOf(hit), fields)`: spliced from the copy, else (no copy, or a
+ * copy of an earlier layout) built as an object.
  */
 export function corporateRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
   const steps = spliceSteps(corporateCopyLayout, fields);
   return (hit) => {
     const copy = hit.fields?.[compactRecordField]?.[0];
-    const text = typeof copy === 'string' ? spliceRecord(corporateCopyLayout, steps, copy, hit) : undefined;
+    const text =
+      typeof copy === 'string' ? spliceRecord(corporateCopyLayout, steps, copyText(copy), hit) : undefined;
     return text ?? JSON.stringify(selectFields(corporateRecordOf(hit), fields));
   };
 }
@@ -197,7 +213,7 @@ export function jobRecordTexts(fields: readonly string[] | undefined): (hit: Eng
   const steps = spliceSteps(jobCopyLayout, fields);
   return (hit) => {
     const copy = hit.fields?.[compactRecordField]?.[0];
-    const text = typeof copy === 'string' ? spliceRecord(jobCopyLayout, steps, copy, hit) : undefined;
+    const text = typeof copy === 'string' ? spliceRecord(jobCopyLayout, steps, copyText(copy), hit) : undefined;
     return text ?? JSON.stringify(selectFields(jobRecordOf(hit), fields));
   };
 }
@@ -228,11 +244,9 @@ export function lacksCompactRecord(fields: HitFields | undefined): boolean {
   return typeof fields?.[compactRecordField]?.[0] !== 'string';
 }
 
-/** The copy as an object: JSON text, or base64 JSON (mapping version 1). */
+/** The copy as an object (any layout: the record fields are picked by name). */
 function decodeCopy(fields: HitFields): Doc {
-  const copy = String(fields[compactRecordField]?.[0]);
-  const text = copy.startsWith('{') ? copy : Buffer.from(copy, 'base64').toString('utf8');
-  return JSON.parse(text) as Doc;
+  return JSON.parse(copyText(String(fields[compactRecordField]?.[0]))) as Doc;
 }
 
 /**
