@@ -1,9 +1,10 @@
 /**
  * The record copy as JSON text, and response records cut from it without parsing it
  * (docs/decisions, "Responses built from stored text"; the copy's layout:
- * docs/index-documents.md). The copy is the record's JSON text as `JSON.stringify` writes it,
- * with the fields a search reads elsewhere left out (`live`: doc values, the highlighter) and
- * one member more at its end naming its layout:
+ * docs/index-documents.md). The copy is the record's JSON text as `JSON.stringify` writes it
+ * (stored base64 in a binary field, ./records.ts), with the fields a search reads elsewhere
+ * left out (`live`: doc values, the highlighter) and one member more at its end naming its
+ * layout:
  *
  *   '{"corporateNumber":"1010001000001","name":"株式会社A",...,"englishName":null,"_layout":"3f2a9c01d4e7"}'
  *
