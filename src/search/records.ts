@@ -199,22 +199,24 @@ export function isCurrentCopy(index: 'jobs' | 'corporates', copy: string): boole
  * copy of an earlier layout) built as an object.
  */
 export function corporateRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
-  const steps = spliceSteps(corporateCopyLayout, fields);
-  return (hit) => {
-    const copy = hit.fields?.[compactRecordField]?.[0];
-    const text =
-      typeof copy === 'string' ? spliceRecord(corporateCopyLayout, steps, copyText(copy), hit) : undefined;
-    return text ?? JSON.stringify(selectFields(corporateRecordOf(hit), fields));
-  };
+  return recordTexts(corporateCopyLayout, corporateRecordOf, fields);
 }
 
 /** The same for job hits (`jobRecordOf`). */
 export function jobRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
-  const steps = spliceSteps(jobCopyLayout, fields);
+  return recordTexts(jobCopyLayout, jobRecordOf, fields);
+}
+
+function recordTexts(
+  layout: CopyLayout,
+  recordOf: (hit: EngineHitLike) => Doc,
+  fields: readonly string[] | undefined,
+): (hit: EngineHitLike) => string {
+  const steps = spliceSteps(layout, fields);
   return (hit) => {
     const copy = hit.fields?.[compactRecordField]?.[0];
-    const text = typeof copy === 'string' ? spliceRecord(jobCopyLayout, steps, copyText(copy), hit) : undefined;
-    return text ?? JSON.stringify(selectFields(jobRecordOf(hit), fields));
+    const text = typeof copy === 'string' ? spliceRecord(layout, steps, copyText(copy), hit) : undefined;
+    return text ?? JSON.stringify(selectFields(recordOf(hit), fields));
   };
 }
 
