@@ -5,6 +5,7 @@ import type { StudyRow } from './detail-text-study.js';
 import type { IngestFigures } from './ingest-bench.js';
 import type { LoadResult } from './load.js';
 import { type NameEvalReport, nameEvalMarkdown, nameEvalTargets } from './name-scoring.js';
+import type { CopyFetchRow, RecordTextRow } from './record-text-cost.js';
 
 export interface QueryRow {
   name: string;
@@ -39,6 +40,10 @@ export interface BenchReport {
   deepWalk: DeepWalk | null;
   /** Name matching per class of spelling (bench/name-eval.ts); null when not measured. */
   names?: NameEvalReport | null;
+  /** Building the answer's records, before (base64, parse, stringify) and after (spliced text). */
+  recordText?: RecordTextRow[];
+  /** Engine `took` of the mix's queries with binary base64 copies and with keyword text. */
+  copyFetch?: CopyFetchRow[];
   ratios: Array<{ what: string; value: number; target: string; met: boolean }>;
 }
 
@@ -162,6 +167,7 @@ export function toMarkdown(report: BenchReport): string {
     lines.push(
       `| ${query.name} | ${query.totalResults ?? `(not counted; ${query.returned} returned)`} | ${ms(query.apiP50Ms)} | ${ms(query.rawP50Ms)} | ${ms(query.rawFloorP50Ms)} |`,
     );
+  lines.push(...recordTextMarkdown(report));
   const m = report.masters;
   lines.push(
     '',
@@ -221,4 +227,49 @@ export function toMarkdown(report: BenchReport): string {
         : '## Name matching (POST /rest/v1/corporates/match)\n\nNot measured in this run (see the log).',
     );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The records' cost per search of the mix, before and after the copies became text, beside
+ * the API's and the engine's CPU per search of the same run.
+ */
+function recordTextMarkdown(report: BenchReport): string[] {
+  const rows = report.recordText ?? [];
+  if (rows.length === 0) return [];
+  const mean = (pick: (row: RecordTextRow) => number) =>
+    rows.reduce((sum, row) => sum + pick(row), 0) / rows.length;
+  const saved = (mean((row) => row.beforeUs) - mean((row) => row.afterUs)) / 1000;
+  const lines = [
+    '',
+    '## Records from the copies: decode + serialise per search, before / after (bench/record-text-cost.ts)',
+    '',
+    '| query | hits | response chars | before µs | after µs | after / before | raw engine p50 ms, alone |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.name} | ${row.hits} | ${row.responseChars} | ${row.beforeUs.toFixed(0)} | ${row.afterUs.toFixed(0)} | ${(row.afterUs / row.beforeUs).toFixed(2)} | ${report.queries.find((query) => query.name === row.name)?.rawP50Ms ?? '-'} |`,
+    ),
+    `| mean of the mix | | | ${mean((row) => row.beforeUs).toFixed(0)} | ${mean((row) => row.afterUs).toFixed(0)} | ${(mean((row) => row.afterUs) / mean((row) => row.beforeUs)).toFixed(2)} | |`,
+    '',
+    '| connections | CPU ms per search, engine | API (after, measured) | API before (measured + the mean saved above) |',
+    '|---|---|---|---|',
+    ...report.mix.map(
+      (row) =>
+        `| ${row.connections} | ${row.cpu.engineMsPerSearch.toFixed(2)} | ${row.cpu.apiMsPerSearch.toFixed(2)} | ${(row.cpu.apiMsPerSearch + saved).toFixed(2)} |`,
+    ),
+    ...copyFetchMarkdown(report.copyFetch ?? []),
+  ];
+  return lines;
+}
+
+function copyFetchMarkdown(rows: CopyFetchRow[]): string[] {
+  if (rows.length === 0) return [];
+  return [
+    '',
+    'The engine, the same queries on two copies of the indices built alike (merged to one segment): engine `took`, median of 15 runs after 3, request cache off.',
+    '',
+    '| query | copies as stored: base64 in binary doc values, ms | the same text in keyword doc values, ms |',
+    '|---|---|---|',
+    ...rows.map((row) => `| ${row.name} | ${row.binaryTookMs} | ${row.keywordTookMs} |`),
+  ];
 }

@@ -36,6 +36,7 @@ import { runNameEval } from './name-eval.js';
 import type { NameEvalReport } from './name-scoring.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
+import { measureCopyFetch, measureRecordText } from './record-text-cost.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
 
 const options = cliProgram(
@@ -135,6 +136,14 @@ function gitDescribe(): string {
   } catch {
     return 'unknown';
   }
+}
+
+async function studyCopyFetch(client: OpenSearchClient, mix: ReturnType<typeof buildQueryMix>) {
+  log('record copies on the engine: binary base64 beside keyword text ...');
+  const rows = await measureCopyFetch(client, pipelinePrefix, mix);
+  for (const row of rows)
+    log(`copies "${row.name}": took ${row.binaryTookMs} ms binary, ${row.keywordTookMs} ms keyword`);
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -347,6 +356,12 @@ async function main(): Promise<void> {
     );
     mixRows.push({ connections, api: apiLoad, raw: rawLoad, cpu });
   }
+  // the part of the API's CPU per search that the records' text changed, both ways, in this run
+  const recordText = await measureRecordText(client, pipelinePrefix, mix);
+  for (const row of recordText)
+    log(
+      `records "${row.name}": ${row.hits} hits, before ${row.beforeUs.toFixed(0)} µs, after ${row.afterUs.toFixed(0)} µs`,
+    );
 
   // 4. masters beside a bare Express route
   const masterRequest: LoadRequest = {
@@ -409,6 +424,9 @@ async function main(): Promise<void> {
   // 7. detail-text study: nested text vs jobs-first
   log('detail-text study (nested vs jobs-first) ...');
   const detailTextStudy = await studyDetailText(client, pipelinePrefix, 20);
+  // 8. the engine's side of the records' text: binary base64 copies beside keyword text (two
+  // copies of the indices: skipped above the default size, where copying them takes long)
+  const copyFetch = options.jobs <= 200_000 ? await studyCopyFetch(client, mix) : [];
 
   const info = (await client.info()).body as { version: { number: string } };
   const cpus = os.cpus();
@@ -446,6 +464,8 @@ async function main(): Promise<void> {
     detailTextStudy,
     deepWalk,
     names,
+    recordText,
+    copyFetch,
   };
   const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
   const outDir = path.join(projectRoot, 'bench-reports');

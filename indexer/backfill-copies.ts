@@ -3,7 +3,9 @@
  * documents written before the field existed. Searches answer such documents from `_source`,
  * correctly but with a second engine request for each page that holds one; this gives every
  * one of them its copy, so an upgraded deployment need not wait for each record to be sent
- * again.
+ * again. The same goes for copies in an older format (mapping version 1's base64, carried
+ * over by a reindex, or written before a record field was added): searches parse those, and
+ * this rewrites them as the current JSON text, which searches splice without parsing.
  *
  *   await backfillCopies(client, prefix)
  *   // { jobs: { written: 18200, changed: 3 }, corporates: { written: 1990, changed: 1 } }
@@ -26,6 +28,7 @@ import { withRetry } from '../src/opensearch/retry.js';
 import { scan } from '../src/opensearch/scan.js';
 import {
   compactRecordField,
+  isCurrentCopy,
   recordFieldNames,
   toCompactJobRecord,
   toCompactRecord,
@@ -51,7 +54,15 @@ export interface BackfillResult {
   keys: BackfillCounts;
 }
 
-const withoutCopy = { bool: { must_not: [{ exists: { field: compactRecordField } }] } };
+/**
+ * Documents whose copy is missing or not the current text: written before the field, by
+ * mapping version 1 (base64, also what a reindex carried over) or before a record field was
+ * added. The copy's format is not searchable, so every document is read and checked here.
+ */
+function lacksCurrentCopy(index: 'jobs' | 'corporates', hit: { source: Doc }): boolean {
+  const copy = hit.source[compactRecordField];
+  return typeof copy !== 'string' || !isCurrentCopy(index, copy);
+}
 
 export async function backfillCopies(
   client: OpenSearchClient,
@@ -73,13 +84,15 @@ export async function backfillCopies(
 
   const jobPages = scan<Doc>(client, {
     index: names.jobs,
-    query: withoutCopy,
+    query: { match_all: {} },
     sort: [{ id: 'asc' }],
-    source: [...recordFieldNames.jobs],
+    source: [...recordFieldNames.jobs, compactRecordField],
     seqNoPrimaryTerm: true,
     pageSize,
   });
-  for await (const hits of jobPages) {
+  for await (const page of jobPages) {
+    const hits = page.filter((hit) => lacksCurrentCopy('jobs', hit));
+    if (hits.length === 0) continue;
     const ops: BulkOp<string>[] = hits.map((hit) => ({
       action: 'update',
       index: names.jobs,
@@ -94,14 +107,16 @@ export async function backfillCopies(
 
   const companyPages = scan<Doc>(client, {
     index: names.corporates,
-    query: withoutCopy,
+    query: { match_all: {} },
     sort: [{ corporateNumber: 'asc' }],
-    source: [...recordFieldNames.corporates],
+    source: [...recordFieldNames.corporates, compactRecordField],
     seqNoPrimaryTerm: true,
     // a rebuild reads each company's postings: pages of the rebuild's own chunk size
     pageSize: Math.min(pageSize, 200),
   });
-  for await (const hits of companyPages) {
+  for await (const page of companyPages) {
+    const hits = page.filter((hit) => lacksCurrentCopy('corporates', hit));
+    if (hits.length === 0) continue;
     const copies = new Map(
       hits.map((hit) => [
         hit.id,

@@ -28,7 +28,7 @@ import {
   toCorporateRecord,
   toJobRecord,
 } from '../src/search/records.js';
-import { compileWithOverflow, searchCorporates, searchJobs } from '../src/search/run-search.js';
+import { compileWithOverflow, runPlanText, searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
@@ -128,6 +128,10 @@ async function expectSame(
     const expected = await recordsFromSource(search, body);
     expect(expected.length).toBeGreaterThan(0);
     expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
+    // the HTTP answer, spliced from the copies' text: the same bytes
+    expect(await runPlanText(services, search, parseSearchRequest(search, body))).toBe(
+      JSON.stringify(answer),
+    );
   }
   expect(await hitsWithCopy(search, { limit: 100 })).toBe(copies);
 }

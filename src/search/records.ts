@@ -9,7 +9,19 @@
  *        paidMedias: [], workLocationCount: 0, summary: null }
  */
 import { mappingFields } from '../opensearch/mappings.js';
+import {
+  type CopyHit,
+  type CopyLayout,
+  defineLayout,
+  type HitFields,
+  isLayoutCopy,
+  spliceRecord,
+  spliceSteps,
+  writeCopy,
+} from './record-text.js';
 import { toSnippets } from './snippets.js';
+
+export type { HitFields } from './record-text.js';
 
 type Doc = Record<string, unknown>;
 
@@ -18,18 +30,21 @@ function topLevelFields(index: string, without: string[]): string[] {
 }
 
 /**
- * The field holding a compact copy of the response record, in corporates and in jobs: base64
- * JSON in binary doc values, which a search reads with `docvalue_fields` and
- * `stored_fields: _none_`, so the engine never decompresses `_source` (a company's nested
- * postings, a posting's text) to answer
- * (docs/decisions/0065-compact-record-copy.md). Written with the record (indexer/batch-plan.ts), or for a document
- * written before the field by `npm run backfill` (indexer/backfill-copies.ts); what the rebuild
- * changes afterwards is read from its own doc values: a company's `workLocationCount` and
- * `updatedAt` (the copy's `updatedAt` gives the text when it is still the same instant), a
- * posting's `corporateName`.
+ * The field holding a compact copy of the response record, in corporates and in jobs: the
+ * record's JSON text (./record-text.ts), base64 in binary doc values, which a search reads with
+ * `docvalue_fields` and `stored_fields: _none_`, so the engine never decompresses `_source` (a
+ * company's nested postings, a posting's text) to answer, and the API splices the text into
+ * its answer without parsing it (docs/decisions/0065-compact-record-copy.md; the decision
+ * "Responses built from stored text" in docs/decisions/). Written with the record
+ * (indexer/batch-plan.ts), or for a document written before the field by `npm run backfill`
+ * (indexer/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
+ * values: a company's `workLocationCount` and `updatedAt` (the copy's `updatedAt` gives the
+ * text when it is still the same instant), a posting's `corporateName`. A copy of an earlier
+ * layout (the picked fields' JSON, written before the copies were the record's text, or before
+ * a record field was added) is still read, by parsing it.
  *
  *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ..., updatedAt: '2026-11-21T03:00:00.000Z' })
- *   // 'eyJjb3Jwb3Jh...'
+ *   // base64 of '{"corporateNumber":"1010001000001","name":"株式会社A",...,"_layout":"3f2a9c01d4e7"}'
  */
 export const compactRecordField = 'compactRecord';
 
@@ -53,11 +68,9 @@ export const internalCorporateFields = [
   'formerNameKeys',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
-const compactFields = corporateFields.filter((field) => field !== 'workLocationCount');
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
 export const internalJobFields = ['description', 'descriptionCollectedAt', 'corporate', compactRecordField];
 const jobFields = topLevelFields('jobs', internalJobFields);
-const compactJobFields = jobFields.filter((field) => field !== 'corporateName');
 /**
  * Both indices' internal fields: a fetch of `_source` in place of the copy does not know which
  * index it searches, and no field is internal in one and a record field in the other.
@@ -114,15 +127,100 @@ export function toCorporateRecord(doc: Doc): Doc {
   return record;
 }
 
-/** The compact copy of a company's record fields (`toCorporateFields` of the indexer, and `updatedAt`). */
+/**
+ * The compact copy of a company's record fields (`toCorporateFields` of the indexer, and
+ * `updatedAt`): the record's text but `workLocationCount`.
+ */
 export function toCompactRecord(fields: Doc): string {
-  return encodeCopy(fields, compactFields);
+  return toBase64(writeCopy(corporateCopyLayout, toCorporateRecord(fields)));
 }
 
-/** The compact copy of a posting's record fields (all but `corporateName`, which the rebuild changes). */
+/** The compact copy of a posting's record: its text but `corporateName` and the snippets. */
 export function toCompactJobRecord(job: Doc): string {
-  return encodeCopy(job, compactJobFields);
+  return toBase64(writeCopy(jobCopyLayout, toJobRecord(job)));
 }
+
+/**
+ * The binary field takes and gives base64. Kept binary rather than a keyword holding the text:
+ * keyword doc values of texts this long cost the engine several times more per hit to fetch
+ * (the decision "Responses built from stored text", docs/decisions/); decoding base64 here is cheap.
+ */
+function toBase64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+/** A copy's JSON text. */
+function copyText(copy: string): string {
+  return Buffer.from(copy, 'base64').toString('utf8');
+}
+
+/** A company's `updatedAt`: the copy's text while the doc value is the same instant. */
+function checkedUpdatedAt(stored: string, hit: CopyHit): string {
+  const millis = hit.fields?.updatedAt?.[0];
+  if (millis === undefined) return 'null';
+  const copied: unknown = stored.startsWith('"') ? JSON.parse(stored) : null;
+  return typeof copied === 'string' && Date.parse(copied) === Number(millis)
+    ? stored
+    : JSON.stringify(new Date(Number(millis)).toISOString());
+}
+
+/** The company copy's layout: the record but `workLocationCount` (the rebuild's). */
+const corporateCopyLayout: CopyLayout = defineLayout(
+  corporateFields,
+  {
+    workLocationCount: (hit) => {
+      const count = hit.fields?.workLocationCount?.[0];
+      return JSON.stringify(typeof count === 'number' ? count : 0);
+    },
+  },
+  { updatedAt: checkedUpdatedAt },
+  Object.fromEntries([...listFields].map((field) => [field, mappingFields('corporates', field)])),
+);
+
+/** The posting copy's layout: the record but `corporateName` (the rebuild's) and the snippets. */
+const jobCopyLayout: CopyLayout = defineLayout(
+  recordFieldNames.jobs,
+  {
+    corporateName: (hit) => JSON.stringify(hit.fields?.corporateName?.[0] ?? null),
+    descriptionSnippets: (hit) => JSON.stringify(toSnippets(hit.highlight)),
+  },
+  {},
+  { workLocation: workLocationFields },
+);
+
+/** True when `copy` (base64, as stored) is of the layout searches splice (not an earlier one). */
+export function isCurrentCopy(index: 'jobs' | 'corporates', copy: string): boolean {
+  return isLayoutCopy(index === 'jobs' ? jobCopyLayout : corporateCopyLayout, copyText(copy));
+}
+
+/**
+ * A search's hit -> its record's JSON text, the same text as `JSON.stringify` of
+ * `selectFields(corporateRecordOf(hit), fields)`: spliced from the copy, else (no copy, or a
+ * copy of an earlier layout) built as an object.
+ */
+export function corporateRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
+  return recordTexts(corporateCopyLayout, corporateRecordOf, fields);
+}
+
+/** The same for job hits (`jobRecordOf`). */
+export function jobRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
+  return recordTexts(jobCopyLayout, jobRecordOf, fields);
+}
+
+function recordTexts(
+  layout: CopyLayout,
+  recordOf: (hit: EngineHitLike) => Doc,
+  fields: readonly string[] | undefined,
+): (hit: EngineHitLike) => string {
+  const steps = spliceSteps(layout, fields);
+  return (hit) => {
+    const copy = hit.fields?.[compactRecordField]?.[0];
+    const text = typeof copy === 'string' ? spliceRecord(layout, steps, copyText(copy), hit) : undefined;
+    return text ?? JSON.stringify(selectFields(recordOf(hit), fields));
+  };
+}
+
+type EngineHitLike = CopyHit & { _source?: Doc };
 
 /** What a company search fetches instead of `_source`: the copy and the rebuilt fields' doc values. */
 export const compactFetch = {
@@ -143,20 +241,14 @@ export const compactJobFetch = {
   docvalue_fields: [compactRecordField, 'corporateName'],
 } as const;
 
-/** Hit `fields` of a compact fetch. */
-export type HitFields = Record<string, unknown[] | undefined>;
-
 /** True when a hit of a compact fetch carries no copy (a document written before the field). */
 export function lacksCompactRecord(fields: HitFields | undefined): boolean {
   return typeof fields?.[compactRecordField]?.[0] !== 'string';
 }
 
-function encodeCopy(doc: Doc, fields: string[]): string {
-  return Buffer.from(JSON.stringify(pick(doc, fields)), 'utf8').toString('base64');
-}
-
+/** The copy as an object (any layout: the record fields are picked by name). */
 function decodeCopy(fields: HitFields): Doc {
-  return JSON.parse(Buffer.from(String(fields[compactRecordField]?.[0]), 'base64').toString('utf8')) as Doc;
+  return JSON.parse(copyText(String(fields[compactRecordField]?.[0]))) as Doc;
 }
 
 /**

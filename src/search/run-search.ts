@@ -36,7 +36,14 @@ import {
   readAnswers,
   resolvePostingOverflow,
 } from './posting-overflow.js';
-import { corporateRecordOf, jobRecordOf, selectFields, sourceFetchFor } from './records.js';
+import {
+  corporateRecordOf,
+  corporateRecordTexts,
+  jobRecordOf,
+  jobRecordTexts,
+  selectFields,
+  sourceFetchFor,
+} from './records.js';
 
 export interface SearchResponse {
   totalResults: number | null;
@@ -160,20 +167,23 @@ export async function compileWithOverflow(
   return compileSearch(search, plan, services.config.indexPrefix, overflow);
 }
 
-export async function runPlan(
+/** What a search fetched: the page, and the facet counts of companies past the nested limit. */
+interface Answer {
+  page: Fetched;
+  additions: FacetAdditions | undefined;
+}
+
+async function answerPlan(
   services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
-  options: SearchOptions = {},
-): Promise<SearchResponse> {
-  const toRecord = toRecords.get(search);
-  if (!toRecord) throw new Error(`no record mapping for the ${search.index} search`);
+  options: SearchOptions,
+): Promise<Answer> {
   // a deep or cursor page's engine time is the whole of its steps
   const timer = metrics.engineDuration.startTimer({ operation: `${search.index}_search` });
-  let page: Fetched;
-  let additions: FacetAdditions | undefined;
   try {
-    page = await fetchPage(services, search, plan, options.userId ?? '', options.deadline);
+    const page = await fetchPage(services, search, plan, options.userId ?? '', options.deadline);
+    let additions: FacetAdditions | undefined;
     if (search.index === 'corporates' && plan.facets.length > 0) {
       const aggregations = page.body.aggregations as Record<string, unknown> | undefined;
       additions = await overflowFacetCounts(
@@ -184,13 +194,16 @@ export async function runPlan(
       );
     }
     timer({ outcome: 'ok' });
+    return { page, additions };
   } catch (error) {
     timer({ outcome: 'error' });
     throw error;
   }
+}
+
+/** The members of the response after `results`, in the response's order. */
+function responseTail(search: SearchCatalogue, plan: SearchPlan, { page, additions }: Answer) {
   return {
-    totalResults: plan.includeTotalResults ? totalOf(page.body) : null,
-    results: page.hits.map((hit) => selectFields(toRecord(hit), plan.fields)),
     ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
     ...(plan.facets.length > 0
       ? {
@@ -203,6 +216,43 @@ export async function runPlan(
         }
       : {}),
   };
+}
+
+export async function runPlan(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  options: SearchOptions = {},
+): Promise<SearchResponse> {
+  const toRecord = toRecords.get(search);
+  if (!toRecord) throw new Error(`no record mapping for the ${search.index} search`);
+  const answer = await answerPlan(services, search, plan, options);
+  return {
+    totalResults: plan.includeTotalResults ? totalOf(answer.page.body) : null,
+    results: answer.page.hits.map((hit) => selectFields(toRecord(hit), plan.fields)),
+    ...responseTail(search, plan, answer),
+  };
+}
+
+/**
+ * The same answer as `runPlan`, as the JSON text `JSON.stringify` would make of it, built from
+ * parts: each record spliced from its copy's text (./records.ts), never parsed and written
+ * again (docs/decisions, "Responses built from stored text").
+ */
+export async function runPlanText(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  options: SearchOptions = {},
+): Promise<string> {
+  const toText =
+    search.index === 'corporates' ? corporateRecordTexts(plan.fields) : jobRecordTexts(plan.fields);
+  const answer = await answerPlan(services, search, plan, options);
+  const total = plan.includeTotalResults ? totalOf(answer.page.body) : null;
+  const tail = JSON.stringify(responseTail(search, plan, answer));
+  const records = answer.page.hits.map(toText).join(',');
+  // the tail object's members follow `results`; `{}` adds none
+  return `{"totalResults":${JSON.stringify(total)},"results":[${records}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`;
 }
 
 export async function searchCorporates(services: SearchServices, body: unknown, options: SearchOptions = {}) {
