@@ -1,0 +1,152 @@
+/**
+ * Redis round trips per search, read from the real redis-server: a MONITOR connection sees
+ * every command a client sends (and, marked `lua`, those a script runs, left out here). Only
+ * commands naming this file's key prefix are kept, so the other files sharing the server do
+ * not count. Through the REAL app (Redis key store with its in-process cache, rate limit,
+ * validation, credits, the search route) against the real OpenSearch.
+ *
+ * What a search may send (docs/decisions/pending-h-redis.md): ONE command before the engine
+ * is asked (the admission: rate count + Idempotency-Key claim + reservation), then, once the
+ * answer is out, the commit (and, with an Idempotency-Key, the stored answer). A verified key
+ * is answered from memory: no key lookup.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
+import { defaultConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { warmUpValidation } from '../src/http/validation.js';
+import { compileRequestChecks } from '../src/search/parse-request.js';
+import type { Services } from '../src/services.js';
+import { postJson } from './support/bounded-http.js';
+import { setUpServices } from './support/env.js';
+
+let services: Services;
+let url: string;
+let close: () => void;
+let monitorConnection: Redis;
+const seen: string[][] = [];
+
+beforeAll(async () => {
+  services = await setUpServices('round-trips', {
+    // 100 per minute: the rate is counted, and a slow machine cannot make a search a 429;
+    // the orphan sweep (which names the prefix too) runs at start only
+    limits: {
+      ...defaultConfig().limits,
+      ratePerSecond: 100,
+      rateWindowSeconds: 60,
+      sweepIntervalSeconds: 3600,
+    },
+  });
+  await warmUpValidation();
+  compileRequestChecks([corporateSearch, jobSearch]);
+  const server = createApp(services).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  monitorConnection = services.redis?.duplicate() as Redis;
+  const monitor = await monitorConnection.monitor();
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source !== 'lua' && args.some((arg) => arg.includes(services.config.redisPrefix))) seen.push(args);
+  });
+});
+afterAll(async () => {
+  close?.();
+  monitorConnection?.disconnect();
+  await services?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function keyFor(userId: string, credits: number): Promise<string> {
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
+  if (credits > 0) await services.limits.ledger.grant(userId, credits);
+  return key;
+}
+
+function search(key: string, headers: Record<string, string> = {}) {
+  return postJson(`${url}/rest/v1/corporates/search`, { 'x-api-key': key, ...headers }, { limit: 1 });
+}
+
+/** What a command is, by the keys it names (`user`'s keys, this file's prefix). */
+function describeCommand(args: string[], user: string): string {
+  const prefix = services.config.redisPrefix;
+  const names = (part: string) => args.some((arg) => arg.includes(`${prefix}${part}`));
+  const rate = names(`rate:${user}`);
+  const balance = names(`credits:balance:${user}`);
+  const claim = names(`idempotency:${user}:`);
+  if (rate && balance) return claim ? 'admission (rate, claim, reserve)' : 'admission (rate, reserve)';
+  if (rate) return 'rate count';
+  if (balance) return claim ? 'claim + reserve' : 'reserve or balance';
+  if (claim) return 'idempotency claim, complete or release';
+  if (names('apikey')) return 'key lookup';
+  if (names('credits:reservation:') && args[2] === '2') return 'commit or refund';
+  return (args[0] ?? '').toLowerCase();
+}
+
+/**
+ * The commands `send` caused, once the last of them (`until`, the settling step) came in: the
+ * answer is out before the commit is sent, so the trace waits for it, then a little longer for
+ * any stray command.
+ */
+async function trace(
+  user: string,
+  send: () => Promise<Response>,
+  until: string,
+): Promise<{ status: number; commands: string[] }> {
+  const from = seen.length;
+  const res = await send();
+  await res.arrayBuffer();
+  const commands = () => seen.slice(from).map((args) => describeCommand(args, user));
+  for (let waited = 0; waited < 5000 && !commands().includes(until); waited += 20) await sleep(20);
+  await sleep(200);
+  return { status: res.status, commands: commands() };
+}
+
+/**
+ * First search of a key: the key is looked up (then remembered), the scripts loaded; waits
+ * for its commit, so the trace of the next search holds that search's commands only.
+ */
+async function warmUp(user: string, key: string): Promise<void> {
+  expect((await trace(user, () => search(key), 'commit or refund')).status).toBe(200);
+  for (let waited = 0; waited < 5000 && !services.keyChanges?.live; waited += 20) await sleep(20);
+}
+
+describe('Redis round trips per search (MONITOR on the shared redis-server, this file prefix only)', () => {
+  it('a charged search: one command before the engine (rate + reservation), the commit after; no key lookup', async () => {
+    const key = await keyFor('searcher', 10);
+    await warmUp('searcher', key);
+    const { status, commands } = await trace('searcher', () => search(key), 'commit or refund');
+    expect(status).toBe(200);
+    expect(commands).toEqual(['admission (rate, reserve)', 'commit or refund']);
+  });
+
+  it('with an Idempotency-Key: the claim rides in the same command; the stored answer and the commit follow', async () => {
+    const key = await keyFor('retrier', 10);
+    await warmUp('retrier', key);
+    const { status, commands } = await trace(
+      'retrier',
+      () => search(key, { 'idempotency-key': 'round-trips-1' }),
+      'commit or refund',
+    );
+    expect(status).toBe(200);
+    expect(commands).toEqual([
+      'admission (rate, claim, reserve)',
+      'idempotency claim, complete or release',
+      'commit or refund',
+    ]);
+  });
+
+  it('out of credits: the one command answers the 402, nothing else is sent', async () => {
+    const key = await keyFor('broke', 1);
+    await warmUp('broke', key); // spends the one credit
+    const { status, commands } = await trace('broke', () => search(key), 'admission (rate, reserve)');
+    expect(status).toBe(402);
+    expect(commands).toEqual(['admission (rate, reserve)']);
+  });
+});
