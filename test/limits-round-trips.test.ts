@@ -10,6 +10,7 @@
  * answer is out, the commit (and, with an Idempotency-Key, the stored answer). A verified key
  * is answered from memory: no key lookup.
  */
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { warmUpValidation } from '../src/http/validation.js';
+import { createLimits } from '../src/limits/limits.js';
 import { compileRequestChecks } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
 import { postJson } from './support/bounded-http.js';
@@ -148,5 +150,73 @@ describe('Redis round trips per search (MONITOR on the shared redis-server, this
     const { status, commands } = await trace('broke', () => search(key), 'admission (rate, reserve)');
     expect(status).toBe(402);
     expect(commands).toEqual(['admission (rate, reserve)']);
+  });
+});
+
+describe('the count made with the reservation is still the count of every request', () => {
+  let limitedUrl: string;
+  let closeLimited: () => void;
+  const prefix = () => `${services.config.redisPrefix}few:`;
+  beforeAll(async () => {
+    // 2 per minute: a budget a test spends on purpose
+    const limits = createLimits({
+      redis: services.redis,
+      keyPrefix: prefix(),
+      config: { ratePerSecond: 2, rateWindowSeconds: 60 },
+    });
+    const server = createApp({ ...services, limits }).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    limitedUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    closeLimited = () => {
+      server.closeAllConnections();
+      server.close();
+    };
+    for (const user of ['spender', 'header', 'leaver']) await limits.ledger.grant(user, 10);
+  });
+  afterAll(() => closeLimited?.());
+
+  const post = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+    postJson(`${limitedUrl}/rest/v1/corporates/search`, { 'x-api-key': key, ...headers }, body);
+
+  it('an invalid body past the budget is a 429, as when the count came before validation', async () => {
+    const key = await keyFor('spender', 0);
+    expect((await post(key, { limit: 'many' })).status).toBe(400);
+    expect((await post(key, { limit: 1 })).status).toBe(200);
+    const third = await post(key, { limit: 'many' });
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).not.toBeNull();
+    expect(third.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('a bad Idempotency-Key header is counted before its 400', async () => {
+    const key = await keyFor('header', 0);
+    const bad = await post(key, { limit: 1 }, { 'idempotency-key': 'not visible ascii' });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('x-ratelimit-remaining')).toBe('1');
+    expect((await post(key, { limit: 1 })).headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+
+  it('a caller that hangs up before its body is read is counted when its response closes', async () => {
+    const key = await keyFor('leaver', 0);
+    const counter = `${prefix()}rate:leaver`;
+    await new Promise<void>((resolve) => {
+      const req = http.request(`${limitedUrl}/rest/v1/corporates/search`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100' },
+      });
+      req.on('error', () => resolve());
+      req.write('{"limit":');
+      // the body never ends: the server waits in the JSON parser until the caller leaves
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 300);
+    });
+    let counted: string | null = null;
+    for (let waited = 0; waited < 5000 && counted === null; waited += 50) {
+      counted = (await services.redis?.get(counter)) ?? null;
+      if (counted === null) await sleep(50);
+    }
+    expect(counted).toBe('1');
   });
 });
