@@ -196,27 +196,57 @@ describe('the count made with the reservation is still the count of every reques
     expect((await post(key, { limit: 1 })).headers.get('x-ratelimit-remaining')).toBe('0');
   });
 
-  it('a caller that hangs up before its body is read is counted when its response closes', async () => {
+  it('a caller that hangs up before its body is read is counted (its parse error is)', async () => {
     const key = await keyFor('leaver', 0);
-    const counter = `${prefix()}rate:leaver`;
-    await new Promise<void>((resolve) => {
-      const req = http.request(`${limitedUrl}/rest/v1/corporates/search`, {
-        method: 'POST',
-        headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100' },
-      });
-      req.on('error', () => resolve());
-      req.write('{"limit":');
-      // the body never ends: the server waits in the JSON parser until the caller leaves
-      setTimeout(() => {
-        req.destroy();
-        resolve();
-      }, 300);
-    });
-    let counted: string | null = null;
-    for (let waited = 0; waited < 5000 && counted === null; waited += 50) {
-      counted = (await services.redis?.get(counter)) ?? null;
-      if (counted === null) await sleep(50);
-    }
-    expect(counted).toBe('1');
+    const req = partialSearch(limitedUrl, key);
+    await sleep(300);
+    req.destroy();
+    expect(await counterOf('leaver')).toBe('1');
   });
+
+  it('a request the deadline answers before its body is read is counted when the 503 goes out', async () => {
+    const limits = createLimits({
+      redis: services.redis,
+      keyPrefix: prefix(),
+      config: { ratePerSecond: 2, rateWindowSeconds: 60 },
+    });
+    const config = { ...services.config, requestDeadlineMs: 300 };
+    const server = createApp({ ...services, config, limits }).listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    const key = await keyFor('waiter', 0);
+    const req = partialSearch(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, key);
+    const status = await new Promise<number>((resolve) =>
+      req.on('response', (res) => resolve(res.statusCode ?? 0)),
+    );
+    try {
+      expect(status).toBe(503);
+      // the caller is still there, its body still unread: only the response's close counts it
+      expect(await counterOf('waiter')).toBe('1');
+    } finally {
+      req.destroy();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  /** A search whose body never ends: the server waits in the JSON parser. */
+  function partialSearch(base: string, key: string): http.ClientRequest {
+    const req = http.request(`${base}/rest/v1/corporates/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': '100' },
+    });
+    req.on('error', () => {});
+    req.write('{"limit":');
+    return req;
+  }
+
+  /** The user's rate counter once it exists (null after 5 s). */
+  async function counterOf(user: string): Promise<string | null> {
+    for (let waited = 0; waited < 5000; waited += 50) {
+      const counted = (await services.redis?.get(`${prefix()}rate:${user}`)) ?? null;
+      if (counted !== null) return counted;
+      await sleep(50);
+    }
+    return null;
+  }
 });

@@ -74,9 +74,11 @@ function deferCount(res: Response, limiter: RateLimiter, userId: string): void {
   const count: DeferredCount = { limiter, taken: false };
   deferred.set(res, count);
   // answered (deadline) or hung up before the count was made: count it now, as it was
-  // counted on arrival before; nobody waits for the answer
+  // counted on arrival before; nobody waits for the answer, so the request's Redis budget
+  // (likely spent: the deadline may be what answered) does not apply, its arrival does
   res.once('close', () => {
-    if (takeDeferredCount(res)) void countNow(res, limiter, userId).catch(() => {});
+    const arrivedAt = (res.locals.deadline as Deadline | undefined)?.startedAt;
+    if (takeDeferredCount(res)) void limiter.consume(userId, undefined, arrivedAt).catch(() => {});
   });
 }
 
