@@ -13,7 +13,8 @@
  *   every search is counted and reserves its credit, as a customer's does;
  * - the bench's query mix (bench/query-mix.ts) through each API and, compiled, straight to
  *   the engine; each round measures before, after, raw at 1 connection (p50) and at 32
- *   (throughput), in that order, and the figures are the medians of the rounds;
+ *   (throughput), before and after swapping places every round, and the figures are the
+ *   medians of the rounds;
  * - the Redis time itself: 2,000 admissions in a row from this process, split (rate count,
  *   then reserve: two round trips) vs one admission script.
  * Output: the lines below and bench-reports/admission-<time>.json.
@@ -125,7 +126,7 @@ async function startApi(
   root: string,
 ): Promise<{ api: BenchProcess; key: string; prefix: string }> {
   const prefix = `bench-admission-${runId}-${name}:`;
-  const redis = createRedis(redisUrl as string);
+  const redis = await connectedRedis();
   const key = (await createApiKey(keyStoreFor(redis, prefix), { userId: benchUser })).key;
   await createLimits({ redis, keyPrefix: prefix }).ledger.grant(benchUser, 1_000_000_000);
   redis.disconnect();
@@ -151,9 +152,15 @@ async function startApi(
   return { api, key, prefix };
 }
 
-async function dropKeys(prefix: string): Promise<void> {
+/** The product's client (no offline queue), once it can take commands. */
+async function connectedRedis() {
   const redis = createRedis(redisUrl as string);
-  await new Promise((resolve) => redis.once('ready', resolve));
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  return redis;
+}
+
+async function dropKeys(prefix: string): Promise<void> {
+  const redis = await connectedRedis();
   const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
   redis.disconnect();
@@ -194,8 +201,7 @@ async function redisTime(): Promise<{
   splitUs: ReturnType<typeof summarize>;
   oneUs: ReturnType<typeof summarize>;
 }> {
-  const redis = createRedis(redisUrl as string);
-  await new Promise((resolve) => redis.once('ready', resolve));
+  const redis = await connectedRedis();
   const prefix = `bench-admission-${runId}-micro:`;
   const limits: Limits = createLimits({ redis, keyPrefix: prefix, config: { ratePerSecond: 1_000_000 } });
   await limits.ledger.grant('u', 1_000_000);
@@ -244,8 +250,10 @@ async function main(): Promise<void> {
   }
   const figures: Record<string, { p50: number[]; rps32: number[] }> = {};
   for (let round = 1; round <= options.rounds; round++) {
+    // before and after swap places every round: neither is always the one measured first
+    const order = round % 2 === 1 ? sides : [sides[1], sides[0], sides[2]];
     for (const connections of [1, 32])
-      for (const side of sides) {
+      for (const side of order as typeof sides) {
         const load = await runLoad({
           url: side.url,
           requests: side.requests,
