@@ -5,7 +5,7 @@
  * not count. Through the REAL app (Redis key store with its in-process cache, rate limit,
  * validation, credits, the search route) against the real OpenSearch.
  *
- * What a search may send (docs/decisions/pending-h-redis.md): ONE command before the engine
+ * What a search may send (decision "A search's admission in one Redis round trip"): ONE command before the engine
  * is asked (the admission: rate count + Idempotency-Key claim + reservation), then, once the
  * answer is out, the commit (and, with an Idempotency-Key, the stored answer). A verified key
  * is answered from memory: no key lookup.

@@ -1,7 +1,7 @@
 /**
  * A charged request's admission: the rate count, the Idempotency-Key claim and the credit
  * reservation, in that order, each step run only when the one before let the request through
- * (docs/decisions/pending-h-redis.md). The Redis ledger runs the three as ONE script, so a
+ * (decision "A search's admission in one Redis round trip"). The Redis ledger runs the three as ONE script, so a
  * search costs one Redis round trip before it starts (src/limits/redis-credit-ledger.ts);
  * the single-process ledger, and any ledger whose steps are not all in its Redis, runs them
  * one after the other with `admitInSteps`, which is the reference for what the script does.

@@ -5,8 +5,8 @@
  * Redis away -> 503 with Retry-After (fail closed).
  *
  * A search or a detail is counted later, in the one Redis round trip that also reserves its
- * credits (slot "credit reservation", src/limits/credits-middleware.ts; decision file
- * docs/decisions/pending-h-redis.md). The count is the same count in the same key, and a
+ * credits (slot "credit reservation", src/limits/credits-middleware.ts; decision "A search's
+ * admission in one Redis round trip"). The count is the same count in the same key, and a
  * request that never gets there is still counted first: an error before the reservation
  * (a 400 from validation) by `countDeferredRateOnError`, which answers 429 instead when the
  * budget is spent, as the count made here first did; a request that ends before either (the
