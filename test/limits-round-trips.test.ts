@@ -13,13 +13,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { warmUpValidation } from '../src/http/validation.js';
+import type { AdmitRequest } from '../src/limits/credit-ledger.js';
 import { createLimits } from '../src/limits/limits.js';
+import { createRedis } from '../src/redis.js';
 import { compileRequestChecks } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
 import { postJson } from './support/bounded-http.js';
@@ -249,4 +251,94 @@ describe('the count made with the reservation is still the count of every reques
     }
     return null;
   }
+});
+
+describe('the admission when the request cannot wait for it', () => {
+  let url2: string;
+  let close2: () => void;
+  let admitted: () => void = () => {};
+  let release: () => void = () => {};
+  let cutUrl: string;
+  let closeCut: () => void;
+  const cutRedis = createRedis(inject('redisUrl'));
+  beforeAll(async () => {
+    // the real ledger, whose admissions wait for the test once Redis has answered them
+    const real = services.limits.ledger;
+    const ledger = Object.assign(Object.create(real) as typeof real, {
+      async admit(request: AdmitRequest) {
+        const admission = await real.admit(request);
+        admitted();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return admission;
+      },
+    });
+    [url2, close2] = await listen(createApp({ ...services, limits: { ...services.limits, ledger } }));
+    // limits whose Redis connection is closed: every command fails at once
+    cutRedis.disconnect();
+    const cut = createLimits({ redis: cutRedis, keyPrefix: `${services.config.redisPrefix}cut:` });
+    [cutUrl, closeCut] = await listen(createApp({ ...services, limits: cut }));
+  });
+  afterAll(() => {
+    close2?.();
+    closeCut?.();
+  });
+
+  async function listen(app: ReturnType<typeof createApp>): Promise<[string, () => void]> {
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    return [
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    ];
+  }
+
+  it('a caller that hangs up while its admission runs gets its credit back and its Idempotency-Key freed', async () => {
+    const key = await keyFor('quitter', 5);
+    const ran = new Promise<void>((resolve) => {
+      admitted = resolve;
+    });
+    const req = http.request(`${url2}/rest/v1/corporates/search`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': 'quit-1' },
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ limit: 1 }));
+    await ran; // reserved and claimed in Redis
+    expect(await services.limits.ledger.balance('quitter')).toBe(4);
+    req.destroy();
+    await sleep(200);
+    release();
+    let balance = 4;
+    for (let waited = 0; waited < 5000 && balance !== 5; waited += 50) {
+      await sleep(50);
+      balance = await services.limits.ledger.balance('quitter');
+    }
+    expect(balance).toBe(5);
+    // the key is free: the retry runs (through the app whose admissions do not wait)
+    const retry = await postJson(
+      `${url}/rest/v1/corporates/search`,
+      { 'x-api-key': key, 'idempotency-key': 'quit-1' },
+      { limit: 1 },
+    );
+    expect(retry.status).toBe(200);
+  });
+
+  it('Redis unreachable: 503 for a count (counted in the rate-limit slot), an invalid search and a search', async () => {
+    const key = await keyFor('cut', 0);
+    const headers = { 'x-api-key': key };
+    for (const [path, body] of [
+      ['/rest/v1/jobs/count', { limit: 1 }],
+      ['/rest/v1/corporates/search', { limit: 'many' }],
+      ['/rest/v1/corporates/search', { limit: 1 }],
+    ] as const) {
+      const res = await postJson(`${cutUrl}${path}`, headers, body);
+      expect([path, res.status]).toEqual([path, 503]);
+      expect(((await res.json()) as { code: string }).code).toBe('limits_unavailable');
+    }
+  });
 });
