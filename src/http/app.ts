@@ -7,7 +7,7 @@ import express, { type Express } from 'express';
 import { keyStoreFor } from '../auth/key-admin.js';
 import type { KeyStore } from '../auth/key-store.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from '../limits/credits-middleware.js';
-import { rateLimitMiddleware } from '../limits/rate-limit-middleware.js';
+import { countDeferredRateOnError, rateLimitMiddleware } from '../limits/rate-limit-middleware.js';
 import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
 import { requestDeadline } from './deadline.js';
@@ -76,12 +76,16 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   );
   //    b. masters: free, not rate-limited
   api.use(mastersRouter());
-  //    c. rate limit (src/limits): X-RateLimit-*, 429; Redis away -> 503
+  //    c. rate limit (src/limits): X-RateLimit-*, 429; Redis away -> 503 (a search's or a
+  //       detail's count is made in e., in the round trip of its reservation)
   api.use(rateLimitMiddleware(services.limits, services.logger));
-  //    d. JSON body + openapi validation; a search body parsed into its plan
+  //    d. JSON body + openapi validation; a search body parsed into its plan; a request
+  //       refused here is counted first (429 when over the budget, as if counted in c.)
   api.use(validateRequests());
   api.use(parseSearchBodies(services.config.maxClauseCount));
-  //    e. credit reservation (src/limits): Idempotency-Key, 402 before OpenSearch, commit/refund
+  api.use(countDeferredRateOnError(services.limits, services.logger));
+  //    e. rate count (searches, details), Idempotency-Key and credit reservation in one Redis
+  //       round trip (src/limits): 402 before OpenSearch, commit/refund
   api.use(creditsMiddleware(services.limits, services.logger));
   //    f. search, detail, match and suggest routes
   api.use(searchRouter(services));

@@ -12,6 +12,8 @@
  * `createCreditLedger` and, for the keys CLI, `openCreditLedger(config)` pick the right one
  * (./open-credit-ledger.ts).
  */
+import type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
+import type { RateDecision, RateLimiter } from './rate-limiter.js';
 
 export type ReserveResult =
   /** Debited (or already debited under this request id); `balance` is after the debit. */
@@ -51,6 +53,11 @@ export interface CreditLedger {
    * reopens a reservation.
    */
   keepOpen(requestId: string): Promise<boolean>;
+  /**
+   * A charged request's rate count, Idempotency-Key claim and reservation, in that order
+   * (src/limits/admission.ts): one round trip in Redis, the steps one by one elsewhere.
+   */
+  admit(request: AdmitRequest): Promise<Admission>;
 }
 
 export interface SweepResult {
@@ -68,4 +75,27 @@ export interface AccountReport {
     credits: number;
     recent: Array<{ at: string; reservationId: string; cost: number }>;
   };
+}
+
+/** What `admit` is asked to do (src/limits/admission.ts). */
+export interface AdmitRequest {
+  userId: string;
+  /** The ledger's idempotency key for the reservation (minted per request). */
+  requestId: string;
+  /** Count the request in this limiter first (a charged route's deferred rate count). */
+  rate?: { limiter: RateLimiter; arrivedAt?: number };
+  /** Claim the caller's Idempotency-Key before anything is debited. */
+  claim?: { store: IdempotencyStore; key: string; fingerprint: string };
+  /** Credits to reserve; 0 reserves nothing and, with `readBalance`, reads the balance. */
+  cost: number;
+  readBalance?: boolean;
+  /** Epoch ms (this host's clock): a step the store only gets to after it does nothing. */
+  giveUpAt?: number;
+}
+
+export interface Admission {
+  rate?: RateDecision;
+  claim?: IdempotencyClaim;
+  reserve?: ReserveResult;
+  balance?: number;
 }

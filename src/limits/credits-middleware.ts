@@ -26,8 +26,10 @@ import stableStringify from 'safe-stable-stringify';
 import { type Deadline, stillAnswering } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { metrics } from '../metrics.js';
+import type { Admission, AdmitRequest } from './credit-ledger.js';
 import { type LimitedRoute, limitedRoute } from './limited-routes.js';
 import type { Limits } from './limits.js';
+import { applyRateDecision, countDeferredThen, takeDeferredCount } from './rate-limit-middleware.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-unavailable.js';
 
 /** Visible ASCII, 1-255 characters: what the IETF draft's examples use (UUIDs, random tokens). */
@@ -40,89 +42,131 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
     if (!route || route === 'count' || route === 'suggest' || route === 'export') return next();
     const userId = (res.locals.user as { id?: string } | undefined)?.id;
     if (!userId) return next(errors.missingApiKey());
+    let idempotencyKey: string | undefined;
+    try {
+      idempotencyKey = route === 'search' || route === 'match' ? readIdempotencyKey(req) : undefined;
+    } catch (error) {
+      // a bad header is refused after the rate count, as every bad request is
+      return next(await countDeferredThen(error, res, limits, log));
+    }
     // the ledger's idempotency key: minted here, never the caller's X-Request-Id, which a
     // caller could repeat to make a second search look like a replay of the first
     const requestId = randomUUID();
-    const cost = costOf(route, req, limits);
-    const deadline = res.locals.deadline as Deadline | undefined; // src/http/deadline.ts
-    const giveUpAt = deadline?.redisExpiresAt;
+    const rateLimiter = takeDeferredCount(res);
+    const request: AdmitRequest = {
+      userId,
+      requestId,
+      rate: rateLimiter && { limiter: rateLimiter, arrivedAt: deadlineOf(res)?.startedAt },
+      claim:
+        idempotencyKey === undefined
+          ? undefined
+          : { store: limits.idempotency, key: idempotencyKey, fingerprint: fingerprint(req) },
+      cost: costOf(route, req, limits),
+      readBalance: route === 'search' || route === 'match',
+      giveUpAt: deadlineOf(res)?.redisExpiresAt,
+    };
+    // a free detail with nothing to count or claim asks the store nothing
+    if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
+    let admission: Admission;
     try {
-      const idempotencyKey = route === 'search' || route === 'match' ? readIdempotencyKey(req) : undefined;
-      if (idempotencyKey !== undefined) {
-        const claim = await inRedisBudget(deadline, 'idempotency claim', () =>
-          limits.idempotency.claim(userId, idempotencyKey, fingerprint(req), requestId, giveUpAt),
-        );
-        if (!stillAnswering(res)) {
-          // answered meanwhile (deadline, hang-up): free the key for the caller's retry
-          if (claim.kind === 'claimed')
-            void limits.idempotency.release(userId, idempotencyKey, requestId).catch(() => {});
-          return;
-        }
-        if (claim.kind === 'conflict') return next(errors.idempotencyConflict());
-        if (claim.kind === 'in-progress') return next(errors.idempotencyInProgress());
-        if (claim.kind === 'replay') {
-          const balance = await inRedisBudget(deadline, 'credit balance', () =>
-            limits.ledger.balance(userId),
-          );
-          if (!stillAnswering(res)) return;
-          res.set({ 'X-Credits-Remaining': String(balance), 'Idempotent-Replayed': 'true' });
-          res.status(claim.response.status).json(claim.response.body);
-          return;
-        }
-        recordOutcome(res, limits, { userId, key: idempotencyKey, owner: requestId }, log);
-      }
-      if (cost === 0) {
-        if (route === 'search' || route === 'match') {
-          const balance = await inRedisBudget(deadline, 'credit balance', () =>
-            limits.ledger.balance(userId),
-          );
-          if (!stillAnswering(res)) return;
-          res.set('X-Credits-Remaining', String(balance));
-        }
-        return next();
-      }
-      let reserved: Awaited<ReturnType<Limits['ledger']['reserve']>>;
-      try {
-        reserved = await inRedisBudget(deadline, 'credit reserve', () =>
-          limits.ledger.reserve(userId, cost, requestId, giveUpAt),
-        );
-      } catch (error) {
-        // the debit may still happen in Redis after we gave up: cancel it (see the ledger)
-        refundWithRetry(limits, requestId, log, cost);
-        throw error;
-      }
-      if (!stillAnswering(res)) {
-        // the deadline answered (or the caller hung up) while the reserve ran: the response
-        // is out, so 'finish' below would never come; give the credit back now
-        if (reserved.ok) refundWithRetry(limits, requestId, log, cost);
-        return;
-      }
-      if (!reserved.ok) {
-        const short = errors.insufficientCredits(reserved.balance, cost, route === 'match');
-        short.headers['X-Credits-Remaining'] = String(reserved.balance);
-        return next(short);
-      }
-      const charge: Charge = { requestId, balanceAfterReserve: reserved.balance, cost };
-      charges.set(res, charge);
-      onHeaders(res, function (this: Response) {
-        const settled =
-          charge.balanceAfterRefund ??
-          (this.statusCode < 400
-            ? charge.balanceAfterReserve + (cost - (charge.finalCost ?? cost))
-            : charge.balanceAfterReserve + cost);
-        this.setHeader('X-Credits-Remaining', String(settled));
-      });
-      settleCharge(res, limits, requestId, log, cost);
-      return next();
+      admission = await admit(res, limits, request, log);
     } catch (error) {
       if (!(error instanceof LimitsStoreUnavailable)) throw error;
       log?.warn(
         { err: describeFailure(error), requestId: res.locals.requestId, reservationId: requestId },
-        'credit ledger unavailable',
+        rateLimiter ? 'rate limiter unavailable' : 'credit ledger unavailable',
       );
       return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
     }
+    if (!stillAnswering(res)) return undoAdmission(limits, request, admission, log);
+    return answerAdmission(res, next, { limits, request, admission, log });
   };
+}
+
+/**
+ * The one store call of the admission, inside the request's Redis budget. When it fails or
+ * times out, what it may still do in Redis later is undone: the reservation cancelled (the
+ * ledger's refund leaves a marker a late reserve respects), the claim released (owner-checked,
+ * sent after the admission on the same connection, so it runs after it).
+ */
+async function admit(res: Response, limits: Limits, request: AdmitRequest, log?: Logger): Promise<Admission> {
+  try {
+    return await inRedisBudget(deadlineOf(res), 'admission', () => limits.ledger.admit(request));
+  } catch (error) {
+    if (request.cost > 0) refundWithRetry(limits, request.requestId, log, request.cost);
+    if (request.claim)
+      void limits.idempotency.release(request.userId, request.claim.key, request.requestId).catch(() => {});
+    throw error;
+  }
+}
+
+/** The response went out (deadline, hang-up) while the admission ran: give back what it took. */
+function undoAdmission(limits: Limits, request: AdmitRequest, admission: Admission, log?: Logger): void {
+  // free the key for the caller's retry
+  if (admission.claim?.kind === 'claimed' && request.claim)
+    void limits.idempotency.release(request.userId, request.claim.key, request.requestId).catch(() => {});
+  // 'finish' below would never come for this request: give the credit back now
+  if (admission.reserve?.ok) refundWithRetry(limits, request.requestId, log, request.cost);
+}
+
+/** Rate refusal, then the claim's answers, then the reservation's, in the order they ran. */
+function answerAdmission(
+  res: Response,
+  next: NextFunction,
+  {
+    limits,
+    request,
+    admission,
+    log,
+  }: { limits: Limits; request: AdmitRequest; admission: Admission; log?: Logger },
+) {
+  if (admission.rate) {
+    const refusal = applyRateDecision(res, admission.rate, limits);
+    if (refusal) return next(refusal);
+  }
+  const claim = admission.claim;
+  if (claim?.kind === 'conflict') return next(errors.idempotencyConflict());
+  if (claim?.kind === 'in-progress') return next(errors.idempotencyInProgress());
+  if (claim?.kind === 'replay') {
+    res.set({ 'X-Credits-Remaining': String(admission.balance), 'Idempotent-Replayed': 'true' });
+    res.status(claim.response.status).json(claim.response.body);
+    return;
+  }
+  if (claim && request.claim)
+    recordOutcome(
+      res,
+      limits,
+      { userId: request.userId, key: request.claim.key, owner: request.requestId },
+      log,
+    );
+  const reserved = admission.reserve;
+  if (!reserved) {
+    if (admission.balance !== undefined) res.set('X-Credits-Remaining', String(admission.balance));
+    return next();
+  }
+  const { requestId, cost } = request;
+  if (!reserved.ok) {
+    const short = errors.insufficientCredits(reserved.balance, cost, limitedRoute(res) === 'match');
+    short.headers['X-Credits-Remaining'] = String(reserved.balance);
+    return next(short);
+  }
+  const charge: Charge = { requestId, balanceAfterReserve: reserved.balance, cost };
+  charges.set(res, charge);
+  onHeaders(res, function (this: Response) {
+    const settled =
+      charge.balanceAfterRefund ??
+      (this.statusCode < 400
+        ? charge.balanceAfterReserve + (cost - (charge.finalCost ?? cost))
+        : charge.balanceAfterReserve + cost);
+    this.setHeader('X-Credits-Remaining', String(settled));
+  });
+  settleCharge(res, limits, requestId, log, cost);
+  return next();
+}
+
+/** The request's deadline (src/http/deadline.ts), if it runs under one. */
+function deadlineOf(res: Response): Deadline | undefined {
+  return res.locals.deadline as Deadline | undefined;
 }
 
 interface Charge {

@@ -41,6 +41,13 @@ export interface IdempotencyStore {
   complete(userId: string, key: string, owner: string, response: StoredResponse): Promise<void>;
   /** Releases the owner's claim after a failure. */
   release(userId: string, key: string, owner: string): Promise<void>;
+  /** Redis mode: the record a script claims in (`claimRecord` above) and its pending ttl. */
+  readonly redisClaim?: RedisClaimStep;
+}
+
+export interface RedisClaimStep {
+  recordKey(userId: string, key: string): string;
+  pendingSeconds: number;
 }
 
 export interface IdempotencyTtls {
@@ -55,21 +62,32 @@ function keyDigest(key: string): string {
   return createHash('sha256').update(key).digest('base64url');
 }
 
+/**
+ * Lua (after `luaNowMs`): `claimRecord(key, fingerprint, owner, pending ttl, give-up time)` ->
+ * 'claimed' | 'conflict' | 'in-progress' | 'replay', response json | 'late'. A claim run after
+ * the API stopped waiting for it claims nothing: it would block the caller's retry with 409s
+ * for the pending ttl. Shared with the admission script of src/limits/redis-credit-ledger.ts.
+ */
+export const luaClaimRecord = `
+local function claimRecord(key, fingerprint, owner, pendingTtl, giveUpAt)
+  local r = redis.call('HMGET', key, 'fingerprint', 'state', 'response')
+  if not r[1] then
+    if now > giveUpAt then return 'late' end
+    redis.call('HSET', key, 'fingerprint', fingerprint, 'state', 'pending', 'owner', owner)
+    redis.call('EXPIRE', key, pendingTtl)
+    return 'claimed'
+  end
+  if r[1] ~= fingerprint then return 'conflict' end
+  if r[2] == 'done' then return 'replay', r[3] end
+  return 'in-progress'
+end`;
+
 // KEYS: record; ARGV: fingerprint, owner, pending ttl, give-up time (Redis ms)
-// a claim run after the API stopped waiting for it claims nothing: it would block the
-// caller's retry with 409s for the pending ttl
 const claimScript = `
 ${luaNowMs}
-local r = redis.call('HMGET', KEYS[1], 'fingerprint', 'state', 'response')
-if not r[1] then
-  if now > tonumber(ARGV[4]) then return {'late'} end
-  redis.call('HSET', KEYS[1], 'fingerprint', ARGV[1], 'state', 'pending', 'owner', ARGV[2])
-  redis.call('EXPIRE', KEYS[1], ARGV[3])
-  return {'claimed'}
-end
-if r[1] ~= ARGV[1] then return {'conflict'} end
-if r[2] == 'done' then return {'replay', r[3]} end
-return {'in-progress'}
+${luaClaimRecord}
+local kind, response = claimRecord(KEYS[1], ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
+return {kind, response}
 `;
 
 // KEYS: record; ARGV: owner, response json, done ttl
@@ -95,6 +113,7 @@ type Script = (...keysAndArgs: Array<string | number>) => Promise<unknown>;
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly commands: Record<'csIdemClaim' | 'csIdemComplete' | 'csIdemRelease', Script>;
   private readonly clock: RedisClock;
+  readonly redisClaim: RedisClaimStep;
 
   constructor(
     redis: Redis,
@@ -106,6 +125,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     redis.defineCommand('csIdemRelease', { numberOfKeys: 1, lua: releaseScript });
     this.commands = redis as unknown as typeof this.commands;
     this.clock = new RedisClock(redis);
+    this.redisClaim = {
+      recordKey: (userId, key) => this.recordKey(userId, key),
+      pendingSeconds: ttls.pendingSeconds,
+    };
   }
 
   private recordKey(userId: string, key: string): string {

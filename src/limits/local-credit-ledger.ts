@@ -8,7 +8,15 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AccountReport, CreditLedger, ReserveResult, SweepResult } from './credit-ledger.js';
+import { admitInSteps } from './admission.js';
+import type {
+  AccountReport,
+  Admission,
+  AdmitRequest,
+  CreditLedger,
+  ReserveResult,
+  SweepResult,
+} from './credit-ledger.js';
 
 interface Reservation {
   userId: string;
@@ -174,5 +182,10 @@ export class LocalCreditLedger implements CreditLedger {
     reservation.dueAt = Date.now() + this.orphanAfterMs;
     this.save();
     return true;
+  }
+
+  /** This process only: the steps one by one, no store round trips to save. */
+  admit(request: AdmitRequest): Promise<Admission> {
+    return admitInSteps(this, request);
   }
 }

@@ -68,6 +68,7 @@ export function openCreditLedger(
       account: (userId) => ready.then(() => ledger.account(userId)),
       settle: (id, cost) => ready.then(() => ledger.settle(id, cost)),
       keepOpen: (id) => ready.then(() => ledger.keepOpen(id)),
+      admit: (request) => ready.then(() => ledger.admit(request)),
     },
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());

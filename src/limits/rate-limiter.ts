@@ -46,7 +46,27 @@ export interface RateLimiter {
    * starts then.
    */
   consume(userId: string, giveUpAt?: number, arrivedAt?: number): Promise<RateDecision>;
+  /** Redis mode: how to count in the same key from another script (src/limits/admission.ts). */
+  readonly redisStep?: RedisRateStep;
 }
+
+/**
+ * Lua (after `luaNowMs`): `countRate(key, points, windowSeconds, arrivedAt)` -> consumed in the
+ * window, ms left in it; the table above. Shared with the admission script of
+ * src/limits/redis-credit-ledger.ts, which counts a charged request in the same key, the
+ * same way, in the round trip that reserves its credits.
+ */
+export const luaCountRate = `
+local function countRate(key, points, windowSeconds, arrivedAt)
+  local ttl = redis.call('PTTL', key)
+  if ttl > 0 then
+    return redis.call('INCRBY', key, points), ttl
+  end
+  local left = arrivedAt + windowSeconds * 1000 - now
+  if left <= 0 then return points, 0 end
+  redis.call('SET', key, points, 'PX', left)
+  return points, left
+end`;
 
 /**
  * RateLimiterRedis runs this as `rlflxIncr` with KEYS[1] = the key it was called with and
@@ -70,19 +90,23 @@ export interface RateLimiter {
  */
 const incrTtlScript = `
 ${luaNowMs}
+${luaCountRate}
 local key, giveUpAt, arrivedAt = string.match(KEYS[1], '^{(.+)}|(%d+)|(%d+)$')
 if not key then return redis.error_reply('rate limit key without a give-up and an arrival time') end
 if now > tonumber(giveUpAt) then return {-1, 0} end
-local points = tonumber(ARGV[1])
-local ttl = redis.call('PTTL', key)
-if ttl > 0 then
-  return {redis.call('INCRBY', key, points), ttl}
-end
-local left = tonumber(arrivedAt) + tonumber(ARGV[2]) * 1000 - now
-if left <= 0 then return {points, 0} end
-redis.call('SET', key, points, 'PX', left)
-return {points, left}
+local consumed, ttl = countRate(key, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(arrivedAt))
+return {consumed, ttl}
 `;
+
+/**
+ * What a script that counts in this limiter's Redis keys needs (`countRate` above): the
+ * counter's key, the budget, the window. Only the Redis limiter has one.
+ */
+export interface RedisRateStep {
+  key(userId: string): string;
+  points: number;
+  windowSeconds: number;
+}
 
 /** How long a command without a request deadline may wait before it counts nothing. */
 const defaultGiveUpMs = 2000;
@@ -128,6 +152,7 @@ export function createRateLimiter(opts: {
   });
   return {
     mode: 'shared',
+    redisStep: { key: (userId) => `${opts.keyPrefix}rate:${userId}`, points, windowSeconds },
     async consume(userId, giveUpAt = Date.now() + defaultGiveUpMs, arrivedAt = Date.now()) {
       let res: RateLimiterRes;
       let allowed = true;
@@ -144,6 +169,15 @@ export function createRateLimiter(opts: {
       return decision(allowed, points, res.remainingPoints, res.msBeforeNext);
     },
   };
+}
+
+/**
+ * The decision for `consumed` points counted in a window with `ttlMs` left, as
+ * rate-limiter-flexible's RateLimiterRedis reads its script's answer (no blocking, no
+ * execEvenly): refused when consumed > points, remaining max(points - consumed, 0).
+ */
+export function rateDecision(points: number, consumed: number, ttlMs: number): RateDecision {
+  return decision(consumed <= points, points, points - consumed, ttlMs);
 }
 
 function decision(allowed: boolean, limit: number, remaining: number, msBeforeNext: number): RateDecision {

@@ -22,28 +22,93 @@
  * (`keepOpen`, every third of the orphan time), and settles at the records sent when it ends.
  */
 import type { Redis } from 'ioredis';
-import type { AccountReport, CreditLedger, ReserveResult, SweepResult } from './credit-ledger.js';
+import { admitInSteps } from './admission.js';
+import type {
+  AccountReport,
+  Admission,
+  AdmitRequest,
+  CreditLedger,
+  ReserveResult,
+  SweepResult,
+} from './credit-ledger.js';
+import { type IdempotencyClaim, luaClaimRecord } from './idempotency-store.js';
+import { luaCountRate, type RedisRateStep, rateDecision } from './rate-limiter.js';
 import { luaNowMs, RedisClock } from './redis-clock.js';
 import { LimitsStoreUnavailable, storeCall } from './store-unavailable.js';
 
+/**
+ * Lua (after `luaNowMs`): `reserveCredits(balance key, reservation key, open set, cost, ttl
+ * seconds, give-up time (Redis ms), orphan after (ms), user id)` ->
+ * 1, balance after: debited | 2, balance: already reserved | 0, balance: short
+ * | -1, balance: cancelled, or run after the API stopped waiting for it (debits nothing)
+ */
+const luaReserveCredits = `
+local function reserveCredits(balanceKey, reservationKey, openKey, cost, ttl, giveUpAt, orphanAfter, user)
+  local state = redis.call('HGET', reservationKey, 'state')
+  local balance = tonumber(redis.call('GET', balanceKey) or '0')
+  if state == 'cancelled' then return -1, balance end
+  if state then return 2, balance end
+  if now > giveUpAt then return -1, balance end
+  if balance < cost then return 0, balance end
+  local after = redis.call('DECRBY', balanceKey, cost)
+  redis.call('HSET', reservationKey, 'state', 'reserved', 'cost', cost, 'account', balanceKey, 'user', user, 'at', now)
+  redis.call('EXPIRE', reservationKey, ttl)
+  redis.call('ZADD', openKey, now + orphanAfter, reservationKey)
+  return 1, after
+end`;
+
 // KEYS: balance, reservation, open set; ARGV: cost, ttl seconds, give-up time (Redis ms),
-// orphan after (ms), user id
-// -> {1, balance after} debited | {2, balance} already reserved | {0, balance} short
-//    | {-1, balance} cancelled, or run after the API stopped waiting for it (debits nothing)
+// orphan after (ms), user id -> {status, balance} as reserveCredits answers
 const reserveScript = `
 ${luaNowMs}
-local state = redis.call('HGET', KEYS[2], 'state')
-local balance = tonumber(redis.call('GET', KEYS[1]) or '0')
-if state == 'cancelled' then return {-1, balance} end
-if state then return {2, balance} end
-if now > tonumber(ARGV[3]) then return {-1, balance} end
-local cost = tonumber(ARGV[1])
-if balance < cost then return {0, balance} end
-local after = redis.call('DECRBY', KEYS[1], cost)
-redis.call('HSET', KEYS[2], 'state', 'reserved', 'cost', cost, 'account', KEYS[1], 'user', ARGV[5], 'at', now)
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[4]), KEYS[2])
-return {1, after}
+${luaReserveCredits}
+local status, balance = reserveCredits(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), ARGV[2],
+  tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5])
+return {status, balance}
+`;
+
+/**
+ * The admission of a charged request in one round trip (src/limits/admission.ts): the rate
+ * count, the Idempotency-Key claim, the reservation, each with the code of its own script, so
+ * each step does exactly what it does alone; a step runs only if the one before let the
+ * request through. An empty key skips its step.
+ *
+ * KEYS: rate counter, idempotency record, balance, reservation, open set
+ * ARGV: give-up time (Redis ms), arrival (Redis ms), rate points, window seconds,
+ *       fingerprint, owner (request id), pending ttl, cost, reservation ttl, orphan after
+ *       (ms), user id, read the balance (1) when the cost is 0
+ * -> {'late'} | {'rate', consumed, ms left} | {'claim', consumed, ms left, kind, response, 0, balance}
+ *    | {'reserve', consumed, ms left, '', '', status, balance} | {'balance', consumed, ms left, '', '', 0, balance}
+ */
+const admitScript = `
+${luaNowMs}
+${luaCountRate}
+${luaClaimRecord}
+${luaReserveCredits}
+local giveUpAt = tonumber(ARGV[1])
+if now > giveUpAt then return {'late'} end
+local consumed, ttl = 0, 0
+if KEYS[1] ~= '' then
+  consumed, ttl = countRate(KEYS[1], 1, tonumber(ARGV[4]), tonumber(ARGV[2]))
+  if consumed > tonumber(ARGV[3]) then return {'rate', consumed, ttl} end
+end
+if KEYS[2] ~= '' then
+  local kind, response = claimRecord(KEYS[2], ARGV[5], ARGV[6], ARGV[7], giveUpAt)
+  if kind ~= 'claimed' then
+    local balance = 0
+    if kind == 'replay' then balance = tonumber(redis.call('GET', KEYS[3]) or '0') end
+    return {'claim', consumed, ttl, kind, response or '', 0, balance}
+  end
+end
+local cost = tonumber(ARGV[8])
+if cost > 0 then
+  local status, balance = reserveCredits(KEYS[3], KEYS[4], KEYS[5], cost, ARGV[9], giveUpAt,
+    tonumber(ARGV[10]), ARGV[11])
+  return {'reserve', consumed, ttl, '', '', status, balance}
+end
+local balance = 0
+if ARGV[12] == '1' then balance = tonumber(redis.call('GET', KEYS[3]) or '0') end
+return {'balance', consumed, ttl, '', '', 0, balance}
 `;
 
 // KEYS: reservation, open set -> 1 committed now | 0 nothing to commit
@@ -140,7 +205,13 @@ interface LedgerCommands {
   csCreditSweep: Script;
   csCreditSettle: Script;
   csCreditKeepOpen: Script;
+  csCreditAdmit: (...keysAndArgs: Array<string | number>) => Promise<AdmitReply>;
 }
+
+type AdmitReply =
+  | ['late']
+  | ['rate', number, number]
+  | ['claim' | 'reserve' | 'balance', number, number, string, string, number, number];
 
 /** How long a reserve without a request deadline may wait before it debits nothing. */
 const defaultGiveUpMs = 2000;
@@ -168,6 +239,7 @@ export class RedisCreditLedger implements CreditLedger {
     redis.defineCommand('csCreditSweep', { numberOfKeys: 1, lua: sweepScript });
     redis.defineCommand('csCreditSettle', { numberOfKeys: 2, lua: settleScript });
     redis.defineCommand('csCreditKeepOpen', { numberOfKeys: 2, lua: keepOpenScript });
+    redis.defineCommand('csCreditAdmit', { numberOfKeys: 5, lua: admitScript });
     this.commands = redis as unknown as LedgerCommands;
     this.clock = new RedisClock(redis);
   }
@@ -231,6 +303,39 @@ export class RedisCreditLedger implements CreditLedger {
         new Error('reservation was cancelled, or ran after the API stopped waiting for it'),
       );
     return status === 0 ? { ok: false, balance } : { ok: true, balance };
+  }
+
+  /**
+   * One round trip when every step asked for counts or claims in this Redis (the Redis rate
+   * limiter and idempotency store); otherwise the steps one by one.
+   */
+  async admit(request: AdmitRequest): Promise<Admission> {
+    const rate = request.rate?.limiter.redisStep;
+    const claim = request.claim?.store.redisClaim;
+    if ((request.rate && !rate) || (request.claim && !claim)) return admitInSteps(this, request);
+    const { userId, requestId } = request;
+    const reply = await storeCall('admission', () =>
+      this.commands.csCreditAdmit(
+        rate ? rate.key(userId) : '',
+        claim && request.claim ? claim.recordKey(userId, request.claim.key) : '',
+        this.balanceKey(userId),
+        this.reservationKey(requestId),
+        this.openKey,
+        this.clock.toRedisMs(request.giveUpAt ?? Date.now() + defaultGiveUpMs),
+        this.clock.toRedisMs(request.rate?.arrivedAt ?? Date.now()),
+        rate?.points ?? 0,
+        rate?.windowSeconds ?? 1,
+        request.claim?.fingerprint ?? '',
+        requestId,
+        claim?.pendingSeconds ?? 0,
+        request.cost,
+        this.reservationTtlSeconds,
+        this.orphanAfterMs,
+        userId,
+        request.readBalance ? 1 : 0,
+      ),
+    );
+    return readAdmission(reply, rate, request);
   }
 
   async commit(requestId: string): Promise<void> {
@@ -331,4 +436,31 @@ export class RedisCreditLedger implements CreditLedger {
       };
     });
   }
+}
+
+/** The admission script's answer as the steps one by one would have given it. */
+function readAdmission(reply: AdmitReply, rate: RedisRateStep | undefined, request: AdmitRequest): Admission {
+  if (reply[0] === 'late') throw new LimitsStoreUnavailable('admission', new Error('ran after its expiry'));
+  const admission: Admission = {};
+  if (rate) admission.rate = rateDecision(rate.points, reply[1], reply[2]);
+  if (reply[0] === 'rate') return admission;
+  const [outcome, , , kind, response, status, balance] = reply;
+  if (outcome === 'claim') {
+    admission.claim =
+      kind === 'replay' ? { kind, response: JSON.parse(response || 'null') } : ({ kind } as IdempotencyClaim);
+    if (kind === 'replay') admission.balance = balance;
+    return admission;
+  }
+  if (request.claim) admission.claim = { kind: 'claimed' };
+  if (outcome === 'balance') {
+    if (request.readBalance) admission.balance = balance;
+    return admission;
+  }
+  if (status === -1)
+    throw new LimitsStoreUnavailable(
+      'credit reserve',
+      new Error('reservation was cancelled, or ran after the API stopped waiting for it'),
+    );
+  admission.reserve = { ok: status !== 0, balance };
+  return admission;
 }

@@ -31,6 +31,11 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     if (userId === undefined) return;
     lowest.set(userId, Math.min(lowest.get(userId) ?? balance, balance));
   };
+  const noteReserved = (userId: string, requestId: string, balance: number) => {
+    owner.set(requestId, userId);
+    reservations.set(userId, [...(reservations.get(userId) ?? []), requestId]);
+    note(userId, balance);
+  };
   const ledger: CreditLedger = {
     mode: inner.mode,
     balance: (userId) => inner.balance(userId),
@@ -41,12 +46,15 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     },
     async reserve(userId, cost, requestId, giveUpAt) {
       const result = await inner.reserve(userId, cost, requestId, giveUpAt);
-      if (result.ok) {
-        owner.set(requestId, userId);
-        reservations.set(userId, [...(reservations.get(userId) ?? []), requestId]);
-        note(userId, result.balance);
-      }
+      if (result.ok) noteReserved(userId, requestId, result.balance);
       return result;
+    },
+    // a charged request's rate count, claim and reservation in one call (one Redis round
+    // trip): its reservation is written down like one made by `reserve`
+    async admit(request) {
+      const admission = await inner.admit(request);
+      if (admission.reserve?.ok) noteReserved(request.userId, request.requestId, admission.reserve.balance);
+      return admission;
     },
     commit: (requestId) => inner.commit(requestId),
     async refund(requestId) {
