@@ -8,6 +8,13 @@ export const paging = {
    * continue with search_after over a point in time (src/search/paging).
    */
   resultWindow: 10_000,
+  /**
+   * Pages at this offset or deeper are read from a point in time (src/search/paging) even
+   * within the result window: a page after a remembered place is one search_after page,
+   * where from/size collects every result before it again (docs/decisions.md, "Deep offsets
+   * at their floor"). Measured: bench/offset-walk.ts.
+   */
+  walkFrom: 1_000,
   /** A deep page may walk at most this many results past the nearest remembered boundary. */
   maxWalk: 100_000,
   /** How long a deep-paging snapshot and its boundaries live after their last use. */

@@ -3,8 +3,9 @@
  * earlier (the HTTP path parses before credits are reserved: src/http/search-plan.ts);
  * `searchCorporates` / `searchJobs` parse the body first.
  * `{ totalResults, results }`; totalResults is the exact count, or null when not asked for.
- * Pages within the result window use from/size; deeper pages and cursor pages read a point
- * in time (src/search/paging/pages.ts); a cursor search adds `nextCursor`.
+ * Pages near the top use from/size; pages from offset `walkFrom` (src/catalogue/paging.ts) or
+ * past the result window, and cursor pages, read a point in time (src/search/paging/pages.ts);
+ * a cursor search adds `nextCursor`.
  */
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
@@ -78,7 +79,8 @@ async function fetchPage(
       limit: plan.limit,
       counted: plan.includeTotalResults,
     });
-  if (plan.offset + plan.limit > services.paging.resultWindow)
+  const { resultWindow, walkFrom } = services.paging;
+  if (plan.offset >= walkFrom || plan.offset + plan.limit > resultWindow)
     return deepPage(context, request, {
       key: `${userId}:${listKey(request)}`,
       offset: plan.offset,
