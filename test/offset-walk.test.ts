@@ -120,7 +120,7 @@ describe('a walked offset is the from/size page', () => {
     try {
       // past the end, then cold jumps in an order that leaves each without a remembered place
       // near it, then jumps that walk from one, then a sequential walk and a page again
-      const offsets = [size + 3, size - 5, walkFrom + 1, walkFrom, walkFrom - 1, 57, 50];
+      const offsets = [size + 3, size - 5, walkFrom + 1, walkFrom, walkFrom - 1, 57, 50, 64, 72];
       for (let offset = walkFrom; offset < size; offset += limit) offsets.push(offset);
       offsets.push(walkFrom + limit);
       const list = await fromSizeList(run, body, size);
