@@ -6,13 +6,15 @@
  * ties and missing values (the tie-breaker decides most of the order); `walkFrom` is lowered
  * on this file's services only, so offsets around and past it stay small.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { corporateSort, jobSort, type SortCatalogue } from '../src/catalogue/sort-fields.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { closePit } from '../src/search/paging/pit.js';
 import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job, setField } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
+import { startFaultProxy } from './support/fault-proxy.js';
 
 /** The lowered threshold: pages at this offset or deeper are walked. */
 const walkFrom = 30;
@@ -143,5 +145,33 @@ describe('a walked offset is the from/size page', () => {
     expect(new Set(values).size).toBeLessThanOrEqual(5);
     if (field !== 'name' && field !== 'workLocationCount')
       expect(values.filter((value) => value === 'null').length).toBeGreaterThanOrEqual(docs.length / 6);
+  });
+});
+
+describe('a point in time the engine will not open', () => {
+  it('within the result window the page is served by from/size; past it the search fails', async () => {
+    const proxy = await startFaultProxy(inject('opensearchUrl'), { only: /point_in_time/ });
+    const opensearch = createOpenSearchClient(proxy.url);
+    const through = { ...services, opensearch };
+    try {
+      const body = { sort: { field: 'salaryMin', order: 'desc' } };
+      const list = await fromSizeList(searchJobs, body, jobs.length);
+      proxy.set('status-500');
+      const page = await searchJobs(through, { ...body, offset: 40, limit }, { userId: 'no-pit' });
+      expect(page.results.map(idOf)).toEqual(list.ids.slice(40, 40 + limit));
+      expect(page.totalResults).toBe(jobs.length);
+      expect(proxy.faulted()).toBe(1);
+      // past the window from/size cannot serve the page
+      const narrow = { ...through, paging: { ...services.paging, resultWindow: 50 } };
+      await expect(
+        searchJobs(narrow, { ...body, offset: 60, limit }, { userId: 'no-pit' }),
+      ).rejects.toMatchObject({
+        status: expect.any(Number),
+      });
+      expect(proxy.faulted()).toBe(2);
+    } finally {
+      await opensearch.close();
+      await proxy.close();
+    }
   });
 });
