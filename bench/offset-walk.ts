@@ -10,15 +10,16 @@
  *   time, one record early (src/search/paging/pages.ts, topPage); and opening a point in time,
  *   which the first deep page of a search (per user) adds once.
  *
- * Each is timed alone, 1 connection, `amount` requests, p50 (bench/load.ts), straight to the
- * engine without the shard request cache.
+ * and the same query's page at offset 0, the cost of a sorted page at the top. Each is
+ * timed straight to the engine without the shard request cache, 1 connection, p50 over
+ * `amount` rounds that send each request once, interleaved (the machine is shared and noisy:
+ * the ratios of one run hold where absolute times move by tens of percent).
  *
  *   await measureOffsets({ client, opensearchUrl, queries: [{ name, request, offset: 5000 }] })
  *   -> [{ name, offset, floorP50Ms: 1.0, fromSizeP50Ms: 32.2, walkedP50Ms: 1.6, ... }]
  */
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { onPit, type SearchRequest } from '../src/search/paging/pit-search.js';
-import { type LoadRequest, runLoad } from './load.js';
 
 export interface OffsetQuery {
   name: string;
@@ -30,21 +31,26 @@ export interface OffsetQuery {
 export interface OffsetRow {
   name: string;
   offset: number;
-  /** Records the list holds past the offset's page start: 0 when the offset is past the end. */
+  /** False when the offset is past the end of the list (every visit is then a first visit). */
   reached: boolean;
   floorP50Ms: number;
+  /** The same query's page at offset 0 (from/size): what a sorted page costs at the top. */
+  topP50Ms: number;
   fromSizeP50Ms: number;
   walkedP50Ms: number;
   firstVisitP50Ms: number;
   pitOpenP50Ms: number;
-  /** from/size / floor, walked / floor, first visit / floor. */
+  /** from/size / floor, walked / floor, first visit / floor, walked / top page. */
   ratioBefore: number;
   ratioAfter: number;
   ratioFirstVisit: number;
+  ratioAfterToTop: number;
 }
 
 const r2 = (value: number) => Math.round(value * 100) / 100;
 const keepAliveSeconds = 120;
+const median = (values: number[]) =>
+  r2([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0);
 
 function paramsOf(request: SearchRequest): URLSearchParams {
   const params = new URLSearchParams({ request_cache: 'false' });
@@ -53,10 +59,39 @@ function paramsOf(request: SearchRequest): URLSearchParams {
   return params;
 }
 
-async function p50(url: string, request: LoadRequest, amount: number, what: string): Promise<number> {
-  const run = await runLoad({ url, requests: [request], connections: 1, amount });
-  if (run.non2xx > 0) throw new Error(`${what}: the engine refused the request`);
-  return run.latencyMs.p50;
+interface Timed {
+  what: string;
+  path: string;
+  body: string;
+}
+
+async function timeOnce(url: string, request: Timed): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${url}${request.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: request.body,
+  });
+  await response.arrayBuffer();
+  const took = performance.now() - started;
+  if (response.status !== 200) throw new Error(`${request.what}: the engine answered ${response.status}`);
+  return took;
+}
+
+/**
+ * p50 of each request over `rounds` rounds, every round sending each request once in a
+ * rotating order: on a shared, noisy machine the requests see the same load, so their ratios
+ * hold where their absolute times do not.
+ */
+async function interleaved(url: string, requests: Timed[], rounds: number): Promise<number[]> {
+  const took = requests.map(() => [] as number[]);
+  for (const request of requests) await timeOnce(url, request); // warm-up
+  for (let round = 0; round < rounds; round++)
+    for (let i = 0; i < requests.length; i++) {
+      const at = (round + i) % requests.length;
+      took[at]?.push(await timeOnce(url, requests[at] as Timed));
+    }
+  return took.map(median);
 }
 
 /**
@@ -89,52 +124,53 @@ async function pitOpenP50(client: OpenSearchClient, index: string, times: number
     took.push(performance.now() - started);
     await client.deletePit({ body: { pit_id: [body.pit_id] } });
   }
-  return r2(took.sort((a, b) => a - b)[Math.floor(times / 2)] as number);
+  return median(took);
 }
 
 async function measureOne(
   client: OpenSearchClient,
   url: string,
   query: OffsetQuery,
-  amount: number,
+  rounds: number,
 ): Promise<OffsetRow> {
   const index = String(query.request.index);
   const body = query.request.body as Record<string, unknown>;
   const params = paramsOf(query.request);
   const limit = Number(body.size);
   const { from: _from, size: _size, sort: _sort, _source, highlight: _highlight, ...matching } = body;
-  const post = (path: string, json: string): LoadRequest => ({ method: 'POST', path, body: json });
-  const floorP50Ms = await p50(
-    url,
-    post(`/${index}/_search?${params}`, JSON.stringify({ ...matching, size: 0 })),
-    amount,
-    'floor',
-  );
-  const fromSizeP50Ms = await p50(
-    url,
-    post(`/${index}/_search?${params}`, JSON.stringify(body)),
-    amount,
-    'from/size',
-  );
   const { body: opened } = await client.createPit({ index: [index], keep_alive: `${keepAliveSeconds}s` });
   try {
     const pit = { id: opened.pit_id, keepAliveSeconds };
     const pitBody = onPit(query.request, pit, undefined, limit).body as Record<string, unknown>;
     const firstVisit = JSON.stringify({ ...pitBody, from: query.offset - 1, size: limit + 1 });
-    const firstVisitP50Ms = await p50(url, post(`/_search?${params}`, firstVisit), amount, 'first visit');
     const after = await boundaryText(url, pitBody, query.offset);
     // past the end the API remembers no place: every visit is a first visit
     const walked = after
       ? JSON.stringify({ ...pitBody, search_after: '\u0000after' }).replace('"\\u0000after"', after)
       : firstVisit;
-    const walkedP50Ms = await p50(url, post(`/_search?${params}`, walked), amount, 'walked');
-    const pitOpenP50Ms = await pitOpenP50(client, index, Math.min(amount, 10));
+    const [floorP50Ms, topP50Ms, fromSizeP50Ms, walkedP50Ms, firstVisitP50Ms] = (await interleaved(
+      url,
+      [
+        {
+          what: 'floor',
+          path: `/${index}/_search?${params}`,
+          body: JSON.stringify({ ...matching, size: 0 }),
+        },
+        { what: 'top page', path: `/${index}/_search?${params}`, body: JSON.stringify({ ...body, from: 0 }) },
+        { what: 'from/size', path: `/${index}/_search?${params}`, body: JSON.stringify(body) },
+        { what: 'walked', path: `/_search?${params}`, body: walked },
+        { what: 'first visit', path: `/_search?${params}`, body: firstVisit },
+      ],
+      rounds,
+    )) as [number, number, number, number, number];
+    const pitOpenP50Ms = await pitOpenP50(client, index, Math.min(rounds, 10));
     const floor = Math.max(0.1, floorP50Ms);
     return {
       name: query.name,
       offset: query.offset,
       reached: after !== undefined,
       floorP50Ms,
+      topP50Ms,
       fromSizeP50Ms,
       walkedP50Ms,
       firstVisitP50Ms,
@@ -142,6 +178,7 @@ async function measureOne(
       ratioBefore: r2(fromSizeP50Ms / floor),
       ratioAfter: r2(walkedP50Ms / floor),
       ratioFirstVisit: r2(firstVisitP50Ms / floor),
+      ratioAfterToTop: r2(walkedP50Ms / Math.max(0.1, topP50Ms)),
     };
   } finally {
     await client.deletePit({ body: { pit_id: [opened.pit_id] } });
@@ -152,7 +189,7 @@ export async function measureOffsets(options: {
   client: OpenSearchClient;
   opensearchUrl: string;
   queries: OffsetQuery[];
-  /** Requests per timing (20, as the mix's per-query figures). */
+  /** Rounds of the interleaved timing (20, as the mix's per-query figures). */
   amount?: number;
 }): Promise<OffsetRow[]> {
   const rows: OffsetRow[] = [];
@@ -163,12 +200,12 @@ export async function measureOffsets(options: {
 
 export function offsetTable(rows: readonly OffsetRow[]): string {
   const lines = [
-    '| query | offset | floor (size 0) | from/size (before) | walked page (after) | first visit | PIT open | before / floor | after / floor | first visit / floor |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| query | offset | floor (size 0) | page at 0 | from/size (before) | walked page (after) | first visit | PIT open | before / floor | after / floor | first visit / floor | after / page at 0 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows)
     lines.push(
-      `| ${row.name}${row.reached ? '' : ' (past the end)'} | ${row.offset} | ${row.floorP50Ms} ms | ${row.fromSizeP50Ms} ms | ${row.walkedP50Ms} ms | ${row.firstVisitP50Ms} ms | ${row.pitOpenP50Ms} ms | ${row.ratioBefore} | ${row.ratioAfter} | ${row.ratioFirstVisit} |`,
+      `| ${row.name}${row.reached ? '' : ' (past the end)'} | ${row.offset} | ${row.floorP50Ms} ms | ${row.topP50Ms} ms | ${row.fromSizeP50Ms} ms | ${row.walkedP50Ms} ms | ${row.firstVisitP50Ms} ms | ${row.pitOpenP50Ms} ms | ${row.ratioBefore} | ${row.ratioAfter} | ${row.ratioFirstVisit} | ${row.ratioAfterToTop} |`,
     );
   return lines.join('\n');
 }
