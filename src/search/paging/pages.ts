@@ -1,5 +1,5 @@
 /**
- * Pages past the engine's result window, and cursor pages.
+ * Deep offset pages (from `walkFrom`, or past the engine's result window), and cursor pages.
  *
  * Deep offset (offset >= walkFrom, or offset + limit > index.max_result_window): the list is
  * read from a point in time kept per user and search (src/search/paging/boundary-store.ts).
