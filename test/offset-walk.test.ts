@@ -148,6 +148,26 @@ describe('a walked offset is the from/size page', () => {
   });
 });
 
+describe('facets on a walked page', () => {
+  it.each([
+    { label: 'company', run: searchCorporates as Run, facets: ['prefectureId'] },
+    { label: 'job', run: searchJobs, facets: ['mediaId'] },
+  ])('$label search: the same counts as on the from/size page', async ({ run, facets }) => {
+    const body = { sort: { field: 'updatedAt', order: 'desc' }, facets, offset: 40, limit };
+    try {
+      const walked = await run(services, body, { userId: 'facets' });
+      services.paging.walkFrom = Number.POSITIVE_INFINITY;
+      const fromSize = await run(services, body, { userId: 'facets' });
+      expect(walked.facets).toEqual(fromSize.facets);
+      expect(Object.values(walked.facets ?? {}).flat().length).toBeGreaterThan(0);
+      expect(walked.results.map(idOf)).toEqual(fromSize.results.map(idOf));
+    } finally {
+      services.paging.walkFrom = walkFrom;
+      await closeWalkPits();
+    }
+  });
+});
+
 describe('a point in time the engine will not open', () => {
   it('within the result window the page is served by from/size; past it the search fails', async () => {
     const proxy = await startFaultProxy(inject('opensearchUrl'), { only: /point_in_time/ });
