@@ -34,6 +34,7 @@ import { type IngestFigures, measureIngestion } from './ingest-bench.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { runNameEval } from './name-eval.js';
 import type { NameEvalReport } from './name-scoring.js';
+import { measureOffsets, offsetTable } from './offset-walk.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
 import { measureCopyFetch, measureRecordText } from './record-text-cost.js';
@@ -325,6 +326,21 @@ async function main(): Promise<void> {
     );
   }
 
+  // the offset queries: from/size (what the raw side sends) beside the walked page the API
+  // sends past walkFrom, each beside its floor (bench/offset-walk.ts)
+  const offsets = await measureOffsets({
+    client,
+    opensearchUrl,
+    queries: mix
+      .filter((query) => Number(query.body.offset) > 0)
+      .map((query) => {
+        const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
+        const request = compileSearch(search, parseSearchRequest(search, query.body), pipelinePrefix);
+        return { name: query.name, request, offset: Number(query.body.offset) };
+      }),
+  });
+  log(`offset queries before / after walkFrom:\n${offsetTable(offsets)}`);
+
   log('warm-up ...');
   await runLoad({ url: api.url, requests: apiRequests, connections: 8, seconds: 3 });
   await runLoad({ url: opensearchUrl, requests: rawRequests, connections: 8, seconds: 3 });
@@ -463,6 +479,7 @@ async function main(): Promise<void> {
     indexSizesMiB,
     detailTextStudy,
     deepWalk,
+    offsets,
     names,
     recordText,
     copyFetch,

@@ -27,6 +27,11 @@ export interface PagingServices {
   resultWindow: number;
   /** Results a deep page may walk past the nearest boundary. */
   maxWalk: number;
+  /**
+   * Pages at this offset or deeper are read from a point in time with search_after, even
+   * within the result window (src/catalogue/paging.ts). Not a setting; tests lower it.
+   */
+  walkFrom: number;
 }
 
 export interface Services {
@@ -83,5 +88,6 @@ export function createPaging(config: Config, redis: Redis | undefined): PagingSe
     cursorKeys: cursorKeys(config.cursorKeys),
     resultWindow,
     maxWalk: (paging.maxWalk / paging.resultWindow) * resultWindow,
+    walkFrom: Math.min(paging.walkFrom, resultWindow),
   };
 }

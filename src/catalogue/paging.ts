@@ -4,10 +4,17 @@ export const paging = {
   offset: { min: 0, default: 0 },
   includeTotalResults: { default: true },
   /**
-   * index.max_result_window of the indices: pages within it use from/size; deeper ones
-   * continue with search_after over a point in time (src/search/paging).
+   * index.max_result_window of the indices: pages within it and before `walkFrom` use
+   * from/size; deeper ones continue with search_after over a point in time (src/search/paging).
    */
   resultWindow: 10_000,
+  /**
+   * Pages at this offset or deeper are read from a point in time (src/search/paging) even
+   * within the result window: a page after a remembered place is one search_after page,
+   * where from/size collects every result before it again. Chosen from a sweep of offsets
+   * (bench/offset-study.ts; the decision record "Deep offsets at their floor").
+   */
+  walkFrom: 1_000,
   /** A deep page may walk at most this many results past the nearest remembered boundary. */
   maxWalk: 100_000,
   /** How long a deep-paging snapshot and its boundaries live after their last use. */

@@ -157,7 +157,7 @@ function searchSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
           type: 'integer',
           minimum: paging.offset.min,
           default: paging.offset.default,
-          description: `Results to skip: any offset up to the total. Pages past the first ${paging.resultWindow.toLocaleString('en-US')} results are read from a snapshot of the list (point in time) that each page keeps for ${paging.deepPagingTtlSeconds / 60} minutes, so the next page continues where this one ended at the cost of a first page; a jump more than ${paging.maxWalk.toLocaleString('en-US')} results past the furthest page reached is a 400 (page there in steps, or use \`cursor\`).`,
+          description: `Results to skip: any offset up to the total. Pages from offset ${paging.walkFrom.toLocaleString('en-US')} are read from a snapshot of the list (point in time) that each page keeps for ${paging.deepPagingTtlSeconds / 60} minutes, so the next page continues where this one ended at the cost of a first page; a jump more than ${paging.maxWalk.toLocaleString('en-US')} results past the furthest page reached is a 400 (page there in steps, or use \`cursor\`).`,
         },
         cursor: {
           type: 'string',

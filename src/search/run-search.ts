@@ -3,8 +3,9 @@
  * earlier (the HTTP path parses before credits are reserved: src/http/search-plan.ts);
  * `searchCorporates` / `searchJobs` parse the body first.
  * `{ totalResults, results }`; totalResults is the exact count, or null when not asked for.
- * Pages within the result window use from/size; deeper pages and cursor pages read a point
- * in time (src/search/paging/pages.ts); a cursor search adds `nextCursor`.
+ * Pages near the top use from/size; pages from offset `walkFrom` (src/catalogue/paging.ts) or
+ * past the result window, and cursor pages, read a point in time (src/search/paging/pages.ts);
+ * a cursor search adds `nextCursor`.
  */
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
@@ -85,7 +86,9 @@ async function fetchPage(
   deadline: Deadline | undefined,
 ): Promise<Fetched> {
   const context = { ...services, deadline };
-  if (plan.cursor === undefined && plan.offset + plan.limit <= services.paging.resultWindow) {
+  const { resultWindow, walkFrom } = services.paging;
+  // a page from walkFrom on (or past the result window) is read from the list's point in time
+  if (plan.cursor === undefined && plan.offset < walkFrom && plan.offset + plan.limit <= resultWindow) {
     const body = await searchOnce(services, search, plan, (request) => request, deadline);
     return { body, hits: hitsOf(body) };
   }

@@ -117,7 +117,8 @@ function forward(upstream: URL, req: http.IncomingMessage, res: http.ServerRespo
 
 export async function startFaultProxy(
   upstreamUrl: string,
-  opts: { slowMs?: number } = {},
+  /** `only`: fault just the read requests whose path matches (e.g. opening a point in time). */
+  opts: { slowMs?: number; only?: RegExp } = {},
 ): Promise<FaultProxy> {
   const upstream = new URL(upstreamUrl);
   let fault: Fault = 'pass';
@@ -126,7 +127,7 @@ export async function startFaultProxy(
   const held = new Set<http.ServerResponse>();
   const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
-    if (fault === 'pass' || !readPath.test(req.url ?? '')) {
+    if (fault === 'pass' || !readPath.test(req.url ?? '') || (opts.only && !opts.only.test(req.url ?? ''))) {
       forward(upstream, req, res);
       return;
     }

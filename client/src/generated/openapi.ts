@@ -927,7 +927,7 @@ export interface components {
              */
             limit?: number;
             /**
-             * @description Results to skip: any offset up to the total. Pages past the first 10,000 results are read from a snapshot of the list (point in time) that each page keeps for 10 minutes, so the next page continues where this one ended at the cost of a first page; a jump more than 100,000 results past the furthest page reached is a 400 (page there in steps, or use `cursor`).
+             * @description Results to skip: any offset up to the total. Pages from offset 1,000 are read from a snapshot of the list (point in time) that each page keeps for 10 minutes, so the next page continues where this one ended at the cost of a first page; a jump more than 100,000 results past the furthest page reached is a 400 (page there in steps, or use `cursor`).
              * @default 0
              */
             offset?: number;
@@ -1807,7 +1807,7 @@ export interface components {
              */
             limit?: number;
             /**
-             * @description Results to skip: any offset up to the total. Pages past the first 10,000 results are read from a snapshot of the list (point in time) that each page keeps for 10 minutes, so the next page continues where this one ended at the cost of a first page; a jump more than 100,000 results past the furthest page reached is a 400 (page there in steps, or use `cursor`).
+             * @description Results to skip: any offset up to the total. Pages from offset 1,000 are read from a snapshot of the list (point in time) that each page keeps for 10 minutes, so the next page continues where this one ended at the cost of a first page; a jump more than 100,000 results past the furthest page reached is a 400 (page there in steps, or use `cursor`).
              * @default 0
              */
             offset?: number;

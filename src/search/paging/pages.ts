@@ -1,8 +1,10 @@
 /**
- * Pages past the engine's result window, and cursor pages.
+ * Deep offset pages (from `walkFrom`, or past the engine's result window), and cursor pages.
  *
- * Deep offset (offset + limit > index.max_result_window): the list is read from a point in
- * time kept per user and search (src/search/paging/boundary-store.ts). The page continues
+ * Deep offset (offset >= walkFrom, or offset + limit > index.max_result_window): the list is
+ * read from a point in time kept per user and search (src/search/paging/boundary-store.ts).
+ * Within the window, a page with no remembered place in the back half of the way is from/size
+ * on that point in time, which remembers the boundary at its offset. Otherwise the page continues
  * with search_after from the nearest remembered boundary at or below `offset`; when that is
  * short of `offset`, it first walks there in steps of up to one result window that fetch
  * sort values only, remembering a boundary at every multiple of the window. So a sequential
@@ -55,7 +57,13 @@ async function stored<T>(services: PagingContext, call: () => Promise<T>): Promi
   }
 }
 
-async function pitFor(services: PagingContext, key: string, index: string): Promise<string> {
+/** The PIT of the list; undefined when the engine would not open one and `optional`. */
+async function pitFor(
+  services: PagingContext,
+  key: string,
+  index: string,
+  optional: boolean,
+): Promise<string | undefined> {
   const known = await stored(services, () => services.paging.boundaries.pit(key));
   if (known) return known;
   let fresh: string;
@@ -63,6 +71,11 @@ async function pitFor(services: PagingContext, key: string, index: string): Prom
     fresh = await openPit(services.opensearch, index, paging.deepPagingTtlSeconds, services.deadline);
   } catch (error) {
     if (error instanceof DeadlineExceeded) throw error;
+    if (optional) {
+      // e.g. the node's limit of open points in time (search.max_open_pit_context) reached
+      services.logger.warn('point in time not opened: page within the window served by from/size');
+      return undefined;
+    }
     throw toSearchError(error, services.logger);
   }
   const inForce = await stored(services, () => services.paging.boundaries.setPitIfAbsent(key, fresh));
@@ -70,13 +83,23 @@ async function pitFor(services: PagingContext, key: string, index: string): Prom
   return inForce;
 }
 
+/**
+ * A page from offset `walkFrom` (src/catalogue/paging.ts) or past the result window. Within
+ * the window the point in time only makes the page cheaper, so a page whose snapshot cannot
+ * be opened is served by from/size on the live index, as a shallower page is.
+ */
 export async function deepPage(
   services: PagingContext,
   request: SearchRequest,
   opts: { key: string; offset: number; limit: number },
 ): Promise<Page> {
+  const inWindow = opts.offset + opts.limit <= services.paging.resultWindow;
   for (let attempt = 0; ; attempt += 1) {
-    const pit = await pitFor(services, opts.key, String(request.index));
+    const pit = await pitFor(services, opts.key, String(request.index), inWindow);
+    if (!pit) {
+      const body = await engineSearch(services, request);
+      return { body, hits: hitsOf(body) };
+    }
     try {
       return await walkAndPage(services, request, pit, opts);
     } catch (error) {
@@ -96,31 +119,101 @@ async function walkAndPage(
   const { boundaries, resultWindow: stride, maxWalk } = services.paging;
   const pit = { id: pitId, keepAliveSeconds: paging.deepPagingTtlSeconds };
   const start = (await stored(services, () => boundaries.nearest(key, offset))) ?? { position: 0, after: [] };
+  if (fromTopIsCheaper(start.position, offset, limit, stride))
+    return topPage(services, request, pit, { key, offset, limit });
   if (offset - start.position > maxWalk) await refuseFarJump(services, request, pit, offset, start.position);
   let position = start.position;
   let after: SortValues | undefined = start.position > 0 ? start.after : undefined;
   const learnt: Boundary[] = [];
   while (position < offset) {
     const step = Math.min(offset - position, stride - (position % stride));
-    const hits = hitsOf(await engineSearch(services, sortValuesOnly(onPit(request, pit, after, step))));
-    const last = hits.at(-1);
-    if (last?.sort) {
-      position += hits.length;
-      after = last.sort;
-      learnt.push({ position, after });
-    }
-    if (hits.length < step) break; // the list ends before `offset`: the page below is empty
+    const reached = await walkStep(services, request, pit, { position, after, step });
+    if (!reached) break; // the list ends before `offset`: the page below is empty
+    ({ position, after } = reached);
+    learnt.push(reached);
   }
   const size = position < offset ? 0 : limit;
   const body = await engineSearch(services, onPit(request, pit, after, size));
   const hits = hitsOf(body);
+  learnt.push(...pageBoundaries(hits, position, stride));
+  await stored(services, () => boundaries.record(key, learnt, stride));
+  return { body, hits };
+}
+
+/**
+ * Within the result window with no remembered place in the back half of the way, counting
+ * from the top costs no more than walking from that place (the engine collects the same
+ * number of sort values either way, and from/size sends one page back instead of a step's
+ * sort values and a page).
+ */
+function fromTopIsCheaper(known: number, offset: number, limit: number, window: number): boolean {
+  return offset + limit <= window && (offset - known) * 2 > offset;
+}
+
+/**
+ * The page by from/size on the point in time, starting one record early: that record's sort
+ * values are the boundary at `offset`, remembered with the page's end, so the next page (or
+ * the same page again) is one search_after page.
+ */
+async function topPage(
+  services: PagingContext,
+  request: SearchRequest,
+  pit: { id: string; keepAliveSeconds: number },
+  { key, offset, limit }: { key: string; offset: number; limit: number },
+): Promise<Page> {
+  const { boundaries, resultWindow: stride } = services.paging;
+  const lead = offset > 0 ? 1 : 0;
+  const paged = onPit(request, pit, undefined, limit + lead);
+  const body = await engineSearch(services, {
+    ...paged,
+    body: { ...paged.body, from: offset - lead } as SearchRequest['body'],
+  });
+  const all = hitsOf(body);
+  const hits = all.slice(lead);
+  const learnt = pageBoundaries(hits, offset, stride);
+  const before = all[0]?.sort;
+  if (lead && before && all.length > hits.length) learnt.unshift({ position: offset, after: before });
+  await stored(services, () => boundaries.record(key, learnt, stride));
+  return { body, hits };
+}
+
+/**
+ * One step of a walk: the sort values of the record `step` places further. From the top that
+ * is one record by from/size (within the window: a step is at most one window); from a
+ * boundary it is `step` records' sort values after it (search_after takes no `from`).
+ * Undefined when the list ends first.
+ */
+async function walkStep(
+  services: PagingContext,
+  request: SearchRequest,
+  pit: { id: string; keepAliveSeconds: number },
+  { position, after, step }: { position: number; after: SortValues | undefined; step: number },
+): Promise<Boundary | undefined> {
+  if (!after) {
+    const one = sortValuesOnly(onPit(request, pit, undefined, 1));
+    const hits = hitsOf(
+      await engineSearch(services, {
+        ...one,
+        body: { ...one.body, from: step - 1 } as SearchRequest['body'],
+      }),
+    );
+    const sort = hits[0]?.sort;
+    return sort ? { position: position + step, after: sort } : undefined;
+  }
+  const hits = hitsOf(await engineSearch(services, sortValuesOnly(onPit(request, pit, after, step))));
+  const last = hits.at(-1)?.sort;
+  return last && hits.length === step ? { position: position + step, after: last } : undefined;
+}
+
+/** The boundaries a page of `hits` starting at `position` shows: window multiples and its end. */
+function pageBoundaries(hits: EngineHit[], position: number, stride: number): Boundary[] {
+  const learnt: Boundary[] = [];
   hits.forEach((hit, i) => {
     const end = position + i + 1;
     if (hit.sort && (end % stride === 0 || i === hits.length - 1))
       learnt.push({ position: end, after: hit.sort });
   });
-  await stored(services, () => boundaries.record(key, learnt, stride));
-  return { body, hits };
+  return learnt;
 }
 
 /** Past maxWalk: an offset beyond the end is simply an empty page; otherwise a 400. */
