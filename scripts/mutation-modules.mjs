@@ -1,6 +1,8 @@
 // The modules under mutation testing (stryker.config.mjs): where a wrong line costs money or
-// trust. `mutate`: the code mutated; `tests`: the test files that exercise it (the rest of the
-// suite is not run against its mutants, to keep a run within reach of a 2-core machine).
+// trust. `mutate`: the code mutated (a file, or `file:first-last` for some of its lines);
+// `tests`: the test files that exercise it (the rest of the suite is not run against its
+// mutants, to keep a run within reach of a 2-core machine); `timeoutMS`: Stryker's allowance
+// beyond a mutant's tests' own time (default 20 s).
 import { readFileSync } from 'node:fs';
 
 /** A file's lines, by its path from the project root (whatever the working directory). */
@@ -53,6 +55,9 @@ export const mutationModules = {
       'test/text-fold.test.ts',
       'test/text-units.test.ts',
     ],
+    // beyond the tests' own time (x2): their 50-odd tests run in 4 s together; a mutant
+    // looping for ever (i-- in a character loop) otherwise costs 20 s each
+    timeoutMS: 5_000,
   },
   // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
   // limiter through the app, and under a frozen redis-server of their own) are left out: with
