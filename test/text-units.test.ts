@@ -41,6 +41,7 @@ describe('corporate number', () => {
       '6000012050002', // wrong check digit
       '700001205000', // 12 digits
       '70000120500021', // 14 digits
+      '77000012050002', // 14 digits whose first is the check digit of the next 12
       '0000000000000', // a check digit is never 0
       ' 7000012050002',
       '7000012050002 ',
