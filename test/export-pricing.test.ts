@@ -219,7 +219,9 @@ describe('the price of an export', () => {
     expect(logs.lines()).toEqual([]);
     expect(res.statusCode).toBe(200);
     expect(res.writableEnded).toBe(true);
-    expect(res.rows).toBe(records);
+    expect(res.records.map((line) => (JSON.parse(line) as { id: string }).id).sort()).toEqual(
+      Array.from({ length: records }, (_, i) => `price-${String(i).padStart(3, '0')}`),
+    );
     expect(res.headers['X-Export-Records']).toBe(String(records));
     expect(res.headers['X-Export-Credits']).toBe(String(fullCost));
     expect(res.headers['X-Credits-Remaining']).toBe(String(100 - fullCost));
