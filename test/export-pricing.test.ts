@@ -156,7 +156,7 @@ async function creditCounters(): Promise<{ charged: number; refunded: number }> 
 /** The request ids of the reservations open under this file's Redis prefix (the ledger's open set). */
 async function openReservations(): Promise<string[]> {
   const prefix = services.config.redisPrefix;
-  const members = (await services.redis?.zrange(`${prefix}credits:open`, 0, -1)) ?? [];
+  const members = (await services.redis?.zrange(`${prefix}credits:open`, '0', '-1')) ?? [];
   return members.map((member) => member.slice(`${prefix}credits:reservation:`.length));
 }
 
