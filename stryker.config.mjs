@@ -19,7 +19,9 @@ export default {
   coverageAnalysis: 'perTest',
   // the machine is shared: one or two workers, and generous timeouts for a loaded CPU
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 2),
-  timeoutMS: 20_000,
+  // a module of pure functions (text) names a shorter one: its loop mutants that never end
+  // each cost the whole timeout, and its tests take milliseconds even on a loaded machine
+  timeoutMS: module.timeoutMS ?? 20_000,
   timeoutFactor: 2,
   dryRunTimeoutMinutes: 20,
   tempDirName: `.local/stryker-tmp-${name}`,

@@ -1,6 +1,34 @@
 // The modules under mutation testing (stryker.config.mjs): where a wrong line costs money or
-// trust. `mutate`: the code mutated; `tests`: the test files that exercise it (the rest of the
-// suite is not run against its mutants, to keep a run within reach of a 2-core machine).
+// trust. `mutate`: the code mutated (a file, or `file:first-last` for some of its lines);
+// `tests`: the test files that exercise it (the rest of the suite is not run against its
+// mutants, to keep a run within reach of a 2-core machine); `timeoutMS`: Stryker's allowance
+// beyond a mutant's tests' own time (default 20 s).
+import { readFileSync } from 'node:fs';
+
+/** A file's lines, by its path from the project root (whatever the working directory). */
+const linesOf = (file) => readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').split('\n');
+
+/**
+ * Stryker's line range (`file:first-last`) from the first line holding `from` to the first
+ * line from there holding `to`; an error when either is missing (the code changed).
+ */
+function span(file, from, to = from) {
+  const lines = linesOf(file);
+  const first = lines.findIndex((line) => line.includes(from));
+  const last = first < 0 ? -1 : lines.findIndex((line, i) => i >= first && line.includes(to));
+  if (first < 0 || last < 0) throw new Error(`${file}: no lines from "${from}" to "${to}"`);
+  return `${file}:${first + 1}-${last + 1}`;
+}
+
+/** A top-level function's lines: from its signature to the first closing brace at column 0. */
+function fn(file, signature) {
+  const lines = linesOf(file);
+  const first = lines.findIndex((line) => line.startsWith(signature));
+  const last = first < 0 ? -1 : lines.findIndex((line, i) => i > first && line === '}');
+  if (first < 0 || last < 0) throw new Error(`${file}: no top-level "${signature}"`);
+  return `${file}:${first + 1}-${last + 1}`;
+}
+
 export const mutationModules = {
   // filters become OpenSearch queries
   compiler: {
@@ -29,6 +57,9 @@ export const mutationModules = {
       'test/text-fold-table.test.ts',
       'test/text-units.test.ts',
     ],
+    // beyond the tests' own time (x2): their 50-odd tests run in 4 s together; a mutant
+    // looping for ever (i-- in a character loop) otherwise costs 20 s each
+    timeoutMS: 5_000,
   },
   // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
   // limiter through the app, and under a frozen redis-server of their own) are left out: with
@@ -50,9 +81,23 @@ export const mutationModules = {
     mutate: ['src/search/paging/cursor.ts'],
     tests: ['test/cursor-token.test.ts'],
   },
-  // export pricing: the reservation, the maxCredits check, the settlement at what was sent
+  // export pricing: what an export costs (the count's figure, the maxCredits check, the
+  // reservation) and what it is charged when whole, cut by the caller or the engine, or refused
+  // (settled at the records sent, refunded whole). Only those parts of src/search/export.ts
+  // (not the CSV/JSONL encoding, the file name, the body's other fields): `span` turns them
+  // into line ranges when the module is read, so an edit above them does not shift them.
+  // test/export.test.ts (the same through the app on a socket, 16 MB of postings indexed
+  // per run) is left out: test/export-pricing.test.ts asserts exact charges in seconds.
   export: {
-    mutate: ['src/limits/export-cost.ts', 'src/search/export.ts'],
-    tests: ['test/export.test.ts'],
+    mutate: [
+      'src/limits/export-cost.ts',
+      span('src/search/export.ts', 'if (maxCredits !== undefined &&', "field: 'maxCredits'"),
+      span('src/search/export.ts', '...(maxCredits !== undefined'),
+      fn('src/search/export.ts', 'function startHeartbeat('),
+      fn('src/search/export.ts', 'export async function runExport('),
+      fn('src/search/export.ts', 'async function settle('),
+      span('src/search/run-search.ts', 'return { totalResults, exportCredits'),
+    ],
+    tests: ['test/export-pricing.test.ts'],
   },
 };

@@ -23,7 +23,10 @@ function parseArgs(argv: string[]): Array<{ name: string; mutate?: string }> {
       if (!files)
         throw new Error('--mutate needs files, e.g. --mutate src/text/name-key.ts,src/text/reading.ts');
       const first = files.split(',')[0] as string;
-      const name = Object.keys(modules).find((m) => modules[m]?.mutate.includes(first));
+      // a module may name a file's lines only ('src/search/export.ts:199-334')
+      const name = Object.keys(modules).find((m) =>
+        modules[m]?.mutate.some((entry) => entry === first || entry.startsWith(`${first}:`)),
+      );
       if (!name) throw new Error(`${first} is in no module of scripts/mutation-modules.mjs`);
       runs.push({ name, mutate: files });
     } else if (modules[arg]) runs.push({ name: arg });

@@ -6,9 +6,12 @@
  * different companies that a careless fold would merge.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { legalForms, nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { forgetNameTables, legalForms, nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
 import { propertyParams } from './support/fast-check.js';
+
+// the tables are read again in each test, so a mutation run checks them with every test here
+beforeEach(forgetNameTables);
 
 /** Each row: spellings of one company, and the key they all give. */
 function expectKeys(rows: Array<[key: string, ...spellings: string[]]>): void {

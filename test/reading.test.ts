@@ -3,9 +3,12 @@
  * derived from names (src/text/reading.ts). Expected values are written out by hand: how
  * furigana is filed (registry, bank transfers) and how people type romaji.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { queryKeys, readingKey, romajiKey } from '../src/text/name-key.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { forgetNameTables, queryKeys, readingKey, romajiKey } from '../src/text/name-key.js';
 import { buildReadingAnalyser, loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.js';
+
+// the tables are read again in each test, so a mutation run checks them with every test here
+beforeEach(forgetNameTables);
 
 function expectAll(fn: (text: string) => string, rows: Array<[key: string, ...inputs: string[]]>): void {
   for (const [key, ...inputs] of rows) for (const input of inputs) expect(fn(input), input).toBe(key);

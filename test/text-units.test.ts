@@ -4,10 +4,21 @@
  * say about a company (src/text/address.ts). Written against the mutants Stryker left without
  * a test in the text module (docs/mutation.md).
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../src/text/address.js';
 import { corporateCheckDigit, isValidCorporateNumber } from '../src/text/corporate-number.js';
-import { legalForms, nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
+import {
+  forgetNameTables,
+  legalForms,
+  nameKey,
+  queryKeys,
+  readingKey,
+  romajiKey,
+  spellOutLegalForms,
+} from '../src/text/name-key.js';
+
+// the tables are read again in each test, so a mutation run checks them with every test here
+beforeEach(forgetNameTables);
 
 describe('corporate number', () => {
   it('the check digit of published numbers (国税庁, トヨタ自動車, ソニーグループ)', () => {
@@ -30,6 +41,7 @@ describe('corporate number', () => {
       '6000012050002', // wrong check digit
       '700001205000', // 12 digits
       '70000120500021', // 14 digits
+      '77000012050002', // 14 digits whose first is the check digit of the next 12
       '0000000000000', // a check digit is never 0
       ' 7000012050002',
       '7000012050002 ',
@@ -121,5 +133,60 @@ describe('name keys: the edges of the character rules', () => {
   it('legalForms finds a form that a dropped branch brings to the end', () => {
     expect(legalForms('まるか協同組合 本店')).toEqual(['協同組合']);
     expect(legalForms('株式会社まるか 東京支店')).toEqual(['株式会社']);
+  });
+});
+
+describe('name keys: the rules built from the tables (data/names/)', () => {
+  it('a table is its data rows: no blank line is a branch word, no header row a legal form', () => {
+    // a blank branch word would make any place after a separator a branch ('大阪' dropped)
+    expect(nameKey('マルカ物流 大阪')).toBe('まるか物流大阪');
+    // the header row of legal-forms.tsv reads 'from': a legal form it would make
+    expect(nameKey('From Japan Co., Ltd.')).toBe('fromjapan');
+  });
+
+  it('a Latin form stands as a word on both sides; a Japanese form needs no space around it', () => {
+    expect(nameKey('TOTO株式会社')).toBe('toto');
+    expect(nameKey('株式会社IHI')).toBe('ihi');
+    expect(nameKey('NPO法人ASUKA')).toBe('asuka');
+    expect(nameKey('Kabushiki Kaishaya')).toBe('kabushikikaishaya');
+    expect(nameKey('Kabushiki Kaisha Ya')).toBe('ya');
+  });
+
+  it('an end-only form elsewhere is part of the name; a form allowed anywhere goes in the middle too', () => {
+    expect(nameKey('Limited Express Co., Ltd.')).toBe('limitedexpress');
+    expect(legalForms('Limited Express Co., Ltd.')).toEqual(['株式会社']);
+    expect(nameKey('マルカ(株)物流センター')).toBe('まるか物流せんた');
+  });
+
+  it('a dropped legal form leaves a separator: a branch written straight after it goes', () => {
+    // 本店 glued to a name stays (〇〇本店 is a name); after the legal form it is the branch
+    expect(nameKey('マルカ物流本店')).toBe('まるか物流本店');
+    expect(nameKey('マルカ物流株式会社本店')).toBe('まるか物流');
+  });
+
+  it('invisible characters (zero-width space, soft hyphen) are dropped, not kept as letters', () => {
+    expect(nameKey('マルカ\u200b物流')).toBe('まるか物流');
+    expect(nameKey('Maru\u00adka')).toBe('maruka');
+  });
+
+  it('the key is taken again until it stops changing (the fast-check counterexample of seed 1550699238)', () => {
+    // one pass of the reading key leaves 協同協同組合: its end separators dropped, 協同組合
+    // is at the end
+    expect(readingKey('協同協同組合協同組合inc(ｶ株式会社')).toBe('協同');
+    expect(nameKey('協同協同組合協同組合inc(ｶ株式会社')).toBe('協同');
+  });
+
+  it('the bracketed abbreviations are written out for the reading analyser, every one, and nothing else', () => {
+    expect(spellOutLegalForms('(一社)日本IPO協会')).toBe('一般社団法人日本IPO協会');
+    expect(spellOutLegalForms('㈱マルカ（有）')).toBe('株式会社マルカ有限会社');
+    expect(spellOutLegalForms('マルカ Co., Ltd.')).toBe('マルカ Co., Ltd.');
+    expect(spellOutLegalForms('ｶ)ﾏﾙｶ')).toBe('カ)マルカ');
+  });
+
+  it('romaji keys only of kana or Latin text; a typed query gets none when its romaji has a branch', () => {
+    expect(romajiKey('ABCマート')).toBe('');
+    expect(romajiKey('第2物流')).toBe('');
+    expect(queryKeys('ABC 東京支店')).toEqual({ name: 'abc' });
+    expect(queryKeys('ABC')).toEqual({ name: 'abc', romaji: 'abc' });
   });
 });
