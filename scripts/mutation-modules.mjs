@@ -71,8 +71,9 @@ export const mutationModules = {
       'src/limits/redis-credit-ledger.ts',
       'src/limits/rate-limiter.ts',
       'src/limits/limits.ts',
+      'src/limits/admission.ts',
     ],
-    tests: ['test/credits-ledger.test.ts', 'test/limits-units.test.ts'],
+    tests: ['test/credits-ledger.test.ts', 'test/limits-units.test.ts', 'test/admission.test.ts'],
   },
   // cursor tokens (AES-256-GCM). test/cursors.test.ts (the same through the app on the engine)
   // is left out here: its setup indexes companies again for every mutant run, about a minute
