@@ -15,7 +15,10 @@ const floor = (lines: number, functions: number, branches: number) => ({
   branches,
 });
 export const floors: Record<string, ReturnType<typeof floor>> = {
-  'src/*.ts': floor(76, 88.4, 91.8), // 77.0 / 77.0 / 89.4 / 92.8
+  // src/config.ts (covered 99 %) became src/config/ (the settings table): src/*.ts lost it and is
+  // re-based, src/config/** has a floor of its own (clean-clone run at b3a66c9 minus one point)
+  'src/*.ts': floor(67.7, 86.2, 93.7), // 68.7 / 68.7 / 87.2 / 94.7
+  'src/config/**': floor(98.6, 99, 95.6), // 99.6 / 99.6 / 100.0 / 96.6
   'src/auth/**': floor(98.1, 99, 95.3), // 99.1 / 99.1 / 100.0 / 96.3
   'src/catalogue/**': floor(98.8, 99, 91.8), // 99.8 / 99.8 / 100.0 / 92.8
   'src/errors/**': floor(97.4, 99, 86.7), // 98.4 / 98.4 / 100.0 / 87.7

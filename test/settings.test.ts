@@ -6,11 +6,11 @@
  * `--print-config`. And the local engine's port (OPENSEARCH_LOCAL_PORT) reaches the node start.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generatedFiles, regenerateCommand } from '../src/config/reference.js';
 import { getIn, readSettings, type Setting } from '../src/config/schema.js';
 import { settings } from '../src/config/settings.js';
@@ -208,6 +208,31 @@ describe('OPENSEARCH_LOCAL_PORT, the local engine port', () => {
       `OPENSEARCH_LOCAL_PORT ${taken} on 127.0.0.1 is already in use; stop that process or set another port`,
     );
     await expect(ensureDevOpenSearch(() => {}, { port: taken })).rejects.toThrow(/^OPENSEARCH_LOCAL_PORT /);
+  });
+
+  it('a node `npm run opensearch` keeps running is reused on its own port, refused on another', async () => {
+    // the record that node leaves (.local/opensearch/dev/node.json), pointing at the test node
+    // under this (alive) process; a developer's own record is put back afterwards
+    const dir = path.join(projectRoot, '.local', 'opensearch', 'dev');
+    const record = path.join(dir, 'node.json');
+    const kept = `${record}.kept-by-settings-test`;
+    const url = inject('opensearchUrl');
+    const port = Number(new URL(url).port);
+    mkdirSync(dir, { recursive: true });
+    if (existsSync(record)) renameSync(record, kept);
+    try {
+      writeFileSync(record, JSON.stringify({ pid: process.pid, url }));
+      const reused = await ensureDevOpenSearch(() => {}, { port });
+      expect([reused.url, reused.startedHere]).toEqual([url, false]);
+      await reused.stop(); // a reused node is left running
+      expect((await fetch(`${url}/_cluster/health`)).ok).toBe(true);
+      await expect(ensureDevOpenSearch(() => {}, { port: port + 1 })).rejects.toThrow(
+        `OPENSEARCH_LOCAL_PORT is ${port + 1} but the local OpenSearch that \`npm run opensearch\` keeps running is at ${url}`,
+      );
+    } finally {
+      rmSync(record, { force: true });
+      if (existsSync(kept)) renameSync(kept, record);
+    }
   });
 
   it('the server entry passes it to the node start: one line, exit 1', async () => {
