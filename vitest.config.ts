@@ -24,8 +24,8 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/errors/**': floor(97.4, 99, 86.7), // 98.4 / 98.4 / 100.0 / 87.7
   'src/http/*.ts': floor(97.8, 97.6, 85.5), // 98.8 / 98.8 / 98.6 / 86.5
   'src/http/routes/**': floor(96.7, 99, 91.8), // 97.7 / 97.7 / 100.0 / 92.8
-  'src/limits/**': floor(93.7, 98, 88), // 94.7 / 94.7 / 99.0 / 89.0
-  'src/local/**': floor(78.3, 86.5, 58.6), // 79.3 / 79.3 / 87.5 / 59.6
+  'src/limits/**': floor(96.3, 98.2, 90.9), // 97.3 / 97.3 / 99.2 / 91.9 (raised: run at b14df5b)
+  'src/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
   'src/masters/**': floor(99, 99, 74), // 100.0 / 100.0 / 100.0 / 75.0
   'src/opensearch/**': floor(93.4, 88.3, 85.5), // 94.4 / 94.4 / 89.3 / 86.5
   'src/search/*.ts': floor(95.9, 99, 90), // 96.9 / 96.9 / 100.0 / 91.0
