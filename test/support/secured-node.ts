@@ -204,7 +204,30 @@ function adminStatus(
   });
 }
 
+/** The runner closed its node before the HTTP port opened (a port taken between probe and bind). */
+class ExitedBeforeHttp extends Error {}
+
+/**
+ * Starts the node, again on fresh ports and a fresh folder when the runner closed it before its
+ * HTTP port opened: the runner probes for a free port and binds it seconds later, and another
+ * node starting at the same moment (the test run's own, a test's extra one) can take it in
+ * between (seen once in CI). Up to three starts, as src/local/opensearch-node.ts does.
+ */
 export async function startSecuredNode(opts: SecuredNodeOptions): Promise<SecuredNode> {
+  const attempts = 3;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startSecuredNodeOnce(opts);
+    } catch (error) {
+      if (!(error instanceof ExitedBeforeHttp) || attempt >= attempts) throw error;
+      opts.log?.(
+        `the secured OpenSearch exited during start-up (start ${attempt} of ${attempts}); starting again`,
+      );
+    }
+  }
+}
+
+async function startSecuredNodeOnce(opts: SecuredNodeOptions): Promise<SecuredNode> {
   const log = opts.log ?? (() => {});
   const started = Date.now();
   const javaHome = pickJavaHome();
@@ -317,8 +340,10 @@ async function launch(
   const deadline = Date.now() + (opts.startTimeoutMs ?? 180_000);
   while (boundPort === undefined) {
     if (child.child.exitCode !== null || Date.now() > deadline) {
+      const exited = child.child.exitCode !== null;
       await child.stop();
-      throw new Error(`the secured OpenSearch did not open its HTTP port:\n${child.tail()}`);
+      const message = `the secured OpenSearch did not open its HTTP port:\n${child.tail()}`;
+      throw exited ? new ExitedBeforeHttp(message) : new Error(message);
     }
     await sleep(100);
   }
