@@ -173,26 +173,35 @@ async function waitForHealth(
 }
 
 /** Thrown when the JVM ends before its HTTP port answers. */
-class ExitedDuringStartup extends Error {}
+export class ExitedDuringStartup extends Error {}
 
 /**
- * Starts a node under `baseDir`, waits for yellow/green health, returns its URL.
- *
- * The runner picks its HTTP port by probing for one nobody answers on, then binds it seconds
- * later; when another process (a second node started at the same moment) takes the port in
- * between, the runner closes its node and exits with no message. Such an early exit is
- * retried on a fresh port, up to three starts in all; any other failure is not.
+ * `start()`, again when it fails with ExitedDuringStartup, up to three starts in all; any other
+ * failure is not retried. The runner picks its HTTP port by probing for one nobody answers on,
+ * then binds it seconds later; when another process (a second node started at the same moment)
+ * takes the port in between, the runner closes its node and exits with no message.
  */
-export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
+export async function startAgainIfExited<T>(
+  start: () => Promise<T>,
+  log?: (message: string) => void,
+): Promise<T> {
   const attempts = 3;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(opts);
+      return await start();
     } catch (error) {
       if (!(error instanceof ExitedDuringStartup) || attempt >= attempts) throw error;
-      opts.log?.(`OpenSearch exited during start-up (start ${attempt} of ${attempts}); starting again`);
+      log?.(`OpenSearch exited during start-up (start ${attempt} of ${attempts}); starting again`);
     }
   }
+}
+
+/**
+ * Starts a node under `baseDir`, waits for yellow/green health, returns its URL; an early exit
+ * (a port taken between the runner's probe and its bind) starts it again on a fresh port.
+ */
+export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
+  return startAgainIfExited(() => startOnce(opts), opts.log);
 }
 
 async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {

@@ -39,7 +39,13 @@ import {
   sleep,
   spawnManaged,
 } from '../../src/local/child-process.js';
-import { javaMajor, pickJavaHome, resolveClasspath } from '../../src/local/opensearch-node.js';
+import {
+  ExitedDuringStartup,
+  javaMajor,
+  pickJavaHome,
+  resolveClasspath,
+  startAgainIfExited,
+} from '../../src/local/opensearch-node.js';
 import { projectRoot } from '../../src/project-root.js';
 
 export interface SecuredNode {
@@ -204,27 +210,13 @@ function adminStatus(
   });
 }
 
-/** The runner closed its node before the HTTP port opened (a port taken between probe and bind). */
-class ExitedBeforeHttp extends Error {}
-
 /**
  * Starts the node, again on fresh ports and a fresh folder when the runner closed it before its
- * HTTP port opened: the runner probes for a free port and binds it seconds later, and another
- * node starting at the same moment (the test run's own, a test's extra one) can take it in
- * between (seen once in CI). Up to three starts, as src/local/opensearch-node.ts does.
+ * HTTP port opened (a port taken between its probe and its bind, seen once in CI), as the local
+ * node does (src/local/opensearch-node.ts `startAgainIfExited`).
  */
 export async function startSecuredNode(opts: SecuredNodeOptions): Promise<SecuredNode> {
-  const attempts = 3;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startSecuredNodeOnce(opts);
-    } catch (error) {
-      if (!(error instanceof ExitedBeforeHttp) || attempt >= attempts) throw error;
-      opts.log?.(
-        `the secured OpenSearch exited during start-up (start ${attempt} of ${attempts}); starting again`,
-      );
-    }
-  }
+  return startAgainIfExited(() => startSecuredNodeOnce(opts), opts.log);
 }
 
 async function startSecuredNodeOnce(opts: SecuredNodeOptions): Promise<SecuredNode> {
@@ -343,7 +335,7 @@ async function launch(
       const exited = child.child.exitCode !== null;
       await child.stop();
       const message = `the secured OpenSearch did not open its HTTP port:\n${child.tail()}`;
-      throw exited ? new ExitedBeforeHttp(message) : new Error(message);
+      throw exited ? new ExitedDuringStartup(message) : new Error(message);
     }
     await sleep(100);
   }
