@@ -9,7 +9,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
-import { sendRawBulk } from '../src/opensearch/bulk.js';
+import { bulkRequestLimits, sendRawBulk } from '../src/opensearch/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
@@ -93,7 +93,13 @@ async function restorePostingText(
   }
 }
 
-/** `_bulk` of the dumped lines, `batch` documents per request, `inFlight` requests at once. */
+/**
+ * `_bulk` of the dumped lines, `inFlight` requests at once, each request cut as the pipeline
+ * cuts its own (`bulkRequestLimits`: at most `batch` documents and about 8 MiB; a company with
+ * thousands of postings is a document of tens of MB, and 1,000 of them together pass the
+ * engine's request size limit). A request whose answer holds fewer items than it sent, or any
+ * failed item, counts as a failure and fails the run.
+ */
 async function rawBulk(client: OpenSearchClient, file: string, batch: number, inFlight: number) {
   const running = new Set<Promise<void>>();
   let failures = 0;
@@ -102,28 +108,37 @@ async function rawBulk(client: OpenSearchClient, file: string, batch: number, in
     // pipeline's own writes are (src/opensearch/retry.ts)
     const text = `${lines.join('\n')}\n`;
     const request = withRetry(() => sendRawBulk(client, text))
-      .then((hadErrors) => {
-        if (hadErrors) failures++;
+      .then((answer) => {
+        if (answer.errors || answer.items !== lines.length / 2) failures++;
       })
       .finally(() => running.delete(request));
     running.add(request);
     return request;
   };
+  const maxDocs = Math.min(batch, bulkRequestLimits.maxOps);
   let lines: string[] = [];
+  let sourceChars = 0;
   for await (const line of createInterface({
     input: createReadStream(file),
     crlfDelay: Number.POSITIVE_INFINITY,
   })) {
-    lines.push(line);
-    if (lines.length >= batch * 2) {
+    const isSource = lines.length % 2 === 1;
+    if (
+      !isSource &&
+      lines.length > 0 &&
+      (lines.length >= maxDocs * 2 || sourceChars > bulkRequestLimits.maxBytes)
+    ) {
       send(lines);
       lines = [];
+      sourceChars = 0;
       if (running.size >= inFlight) await Promise.race(running);
     }
+    lines.push(line);
+    if (isSource) sourceChars += line.length;
   }
   if (lines.length > 0) send(lines);
   await Promise.all(running);
-  if (failures > 0) throw new Error(`raw _bulk: ${failures} requests had rejected items`);
+  if (failures > 0) throw new Error(`raw _bulk: ${failures} requests had rejected or missing items`);
 }
 
 /**

@@ -142,10 +142,12 @@ export async function writeBulk<Ref>(
 }
 
 /** Writes many operations in requests of at most `maxOps` operations and about `maxBytes`. */
+export const bulkRequestLimits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 };
+
 export async function writeBulkChunked<Ref>(
   client: OpenSearchClient,
   ops: BulkOp<Ref>[],
-  limits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 },
+  limits = bulkRequestLimits,
   options: BulkOptions = {},
 ): Promise<BulkFailure<Ref>[]> {
   const failures: BulkFailure<Ref>[] = [];
@@ -167,10 +169,14 @@ export async function writeBulkChunked<Ref>(
 
 /**
  * One `_bulk` of ready-made NDJSON text, as a client that prepares its lines elsewhere sends
- * it (the benchmark's raw baseline); resolves to whether any item failed.
+ * it (the benchmark's raw baseline); resolves to how many items the engine answered for and
+ * whether any of them failed, so a caller can tell a request the engine only partly took.
  */
-export async function sendRawBulk(client: OpenSearchClient, ndjson: string): Promise<boolean> {
+export async function sendRawBulk(
+  client: OpenSearchClient,
+  ndjson: string,
+): Promise<{ items: number; errors: boolean }> {
   // the typings want parsed lines; the client sends a string body as it is
   const { body } = await client.bulk({ body: ndjson as unknown as API.Bulk_RequestBody });
-  return body.errors;
+  return { items: body.items?.length ?? 0, errors: body.errors };
 }
