@@ -519,7 +519,8 @@ function withEvidence(
       websiteUrl: company.websiteUrl,
     });
   for (const record of steps)
-    if (index.expected(record) === company.corporateNumber) return { record, expected: company.corporateNumber };
+    if (index.expected(record) === company.corporateNumber)
+      return { record, expected: company.corporateNumber };
   const record = steps[0] as MatchRecord;
   return { record, expected: index.expected(record) };
 }
@@ -536,7 +537,12 @@ interface VariantDraw {
  * Up to `perClass` records of one class, from the companies in a fresh shuffle: a positive
  * class's name with evidence (withEvidence), a negative class's with its prefecture only.
  */
-function takeClass(draw: VariantDraw, kind: VariantClass, write: Writer, positive: boolean): LabelledRecord[] {
+function takeClass(
+  draw: VariantDraw,
+  kind: VariantClass,
+  write: Writer,
+  positive: boolean,
+): LabelledRecord[] {
   const { companies, random, index, perClass } = draw;
   const out: LabelledRecord[] = [];
   let n = 0;

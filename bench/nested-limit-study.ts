@@ -101,7 +101,10 @@ function studyDocuments() {
 }
 
 /** The documents bulk-indexed, every company rebuilt by the indexer's rebuild, the indices refreshed. */
-async function indexStudy(client: OpenSearchClient, documents: ReturnType<typeof studyDocuments>): Promise<void> {
+async function indexStudy(
+  client: OpenSearchClient,
+  documents: ReturnType<typeof studyDocuments>,
+): Promise<void> {
   const { numbers, corporates, jobs } = documents;
   log(`indexing ${corporates.length} companies and ${jobs.length} postings (limit ${limit})`);
   for (let i = 0; i < Math.max(corporates.length, jobs.length); i += 5_000) {

@@ -431,7 +431,11 @@ async function measureRecordTextCost(client: OpenSearchClient, mix: Mix) {
 }
 
 /** 4. masters beside a bare Express route. */
-async function measureMasters(api: BenchProcess, bare: BenchProcess, key: string): Promise<BenchReport['masters']> {
+async function measureMasters(
+  api: BenchProcess,
+  bare: BenchProcess,
+  key: string,
+): Promise<BenchReport['masters']> {
   const masterRequest: LoadRequest = {
     method: 'GET',
     path: '/rest/v1/master/prefectures',
@@ -479,7 +483,11 @@ async function measureDeepWalk(apiUrl: string, key: string): Promise<DeepWalk | 
 }
 
 /** 6. name matching per class of spelling, in requests of 1,000 (bench/name-eval.ts); null when it failed. */
-async function measureNames(apiUrl: string, key: string, corporatesFile: string): Promise<NameEvalReport | null> {
+async function measureNames(
+  apiUrl: string,
+  key: string,
+  corporatesFile: string,
+): Promise<NameEvalReport | null> {
   try {
     return await runNameEval({
       apiUrl,

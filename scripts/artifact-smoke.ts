@@ -171,7 +171,11 @@ function createKeyAndIngest(app: string, tmp: string, env: NodeJS.ProcessEnv): s
   say('ingest through the queue (built CLI -> built worker)');
   run(
     process.execPath,
-    ['dist/indexer/ingest-cli.js', path.join(dataDir, 'corporates.ndjson'), path.join(dataDir, 'jobs.ndjson')],
+    [
+      'dist/indexer/ingest-cli.js',
+      path.join(dataDir, 'corporates.ndjson'),
+      path.join(dataDir, 'jobs.ndjson'),
+    ],
     app,
     env,
   );

@@ -385,8 +385,8 @@ async function prepareFixture(
     await enqueueRecords(queue, companies.slice(i, i + 500), 'faults');
   const deadline = Date.now() + 120_000;
   while (
-    (await os.count({ index: `${indexPrefix}corporates` }).catch(() => ({ body: { count: 0 } }))).body
-      .count < companies.length
+    (await os.count({ index: `${indexPrefix}corporates` }).catch(() => ({ body: { count: 0 } }))).body.count <
+    companies.length
   ) {
     if (Date.now() > deadline) throw new Error('the companies were not indexed within 120 s');
     await sleep(1000);
@@ -465,9 +465,7 @@ async function caseKillApi(f: Fault): Promise<void> {
   const after = await settledBalances(limits, 40_000);
   const orphans = await openReservations(control);
   const fromSurvivor = summarize(result.outcomes.filter((o) => o.api === survivor.name));
-  const afterKill = summarize(
-    result.outcomes.filter((o) => o.api === survivor.name && o.sentAt > killedAt),
-  );
+  const afterKill = summarize(result.outcomes.filter((o) => o.api === survivor.name && o.sentAt > killedAt));
   const lost = result.outcomes.filter((o) => o.api === victim.name && o.status === 'error');
   printLoad('load', result);
   console.log(
@@ -556,10 +554,7 @@ async function caseRestartRedis(f: Fault): Promise<void> {
     during.clean503 > 0 && firstOkAfter !== undefined,
     'd: searches 503 while Redis is away, then recover with nothing restarted',
   );
-  check(
-    keyCountAfter === keyCount && keyCount === users.length,
-    'd: API keys survived the restart (AOF)',
-  );
+  check(keyCountAfter === keyCount && keyCount === users.length, 'd: API keys survived the restart (AOF)');
   check(credits.exact, 'd: balances survived and are exact (spent == 200s)');
 }
 
@@ -575,8 +570,7 @@ async function caseKillWorker(f: Fault): Promise<void> {
     await enqueueRecords(queue, lines.slice(i, i + 1000), 'faults-jobs');
   const victim = s.workers[0] as StackProcess;
   const jobsAlias = `${indexPrefix}jobs`;
-  const count = async () =>
-    (await os?.count({ index: jobsAlias }).catch(() => undefined))?.body.count ?? 0;
+  const count = async () => (await os?.count({ index: jobsAlias }).catch(() => undefined))?.body.count ?? 0;
   while ((await count()) < earlyJobs.length + 4000) {
     if (Date.now() - ingestStart > 180_000)
       throw new Error('ingestion did not reach 4,000 of the new postings in 180 s');

@@ -227,7 +227,15 @@ async function main(): Promise<void> {
   process.stderr.write(`match: ${csv.rows.length} rows (${csv.encoding}); columns ${used}\n`);
 
   const prefectureIds = await prefectureIdsOf(api, baseUrl, columns);
-  const { counts, creditsCharged } = await matchInto({ api, baseUrl, csv, columns, prefectureIds, out, options });
+  const { counts, creditsCharged } = await matchInto({
+    api,
+    baseUrl,
+    csv,
+    columns,
+    prefectureIds,
+    out,
+    options,
+  });
   process.stdout.write(
     [
       `rows: ${csv.rows.length}`,

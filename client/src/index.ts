@@ -436,7 +436,8 @@ async function* eachMatch(
     const key = newKey();
     const body: MatchRequest = { records: chunk };
     if (opts.candidates !== undefined) body.candidates = opts.candidates;
-    if (opts.maxCredits !== undefined) body.maxCredits = Math.max(0, opts.maxCredits - progress.creditsCharged);
+    if (opts.maxCredits !== undefined)
+      body.maxCredits = Math.max(0, opts.maxCredits - progress.creditsCharged);
     const answer = unwrap(
       await raw.POST('/corporates/match', {
         body,

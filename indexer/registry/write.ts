@@ -388,12 +388,20 @@ export class RegistryWriter {
   ): UpsertPlan {
     const { owned, history } = written;
     const storedUpdate = (existing.source.registry as Doc | undefined)?.updateDate;
-    if (typeof storedUpdate === 'string' && storedUpdate > change.registry.updateDate) return { outcome: 'older' };
+    if (typeof storedUpdate === 'string' && storedUpdate > change.registry.updateDate)
+      return { outcome: 'older' };
     const ownedSame = writtenFields.every((field) => sameValue(existing.source[field], owned[field]));
     const historySame = historyFields.every((field) => sameValue(existing.source[field], history[field]));
     // a company loaded before these fields existed gets them at its next load
-    const companyOnlySame = companyOnlyFields.every((field) => sameValue(existing.source[field], owned[field]));
-    if (ownedSame && historySame && companyOnlySame && sameRegistry(existing.source.registry, change.registry))
+    const companyOnlySame = companyOnlyFields.every((field) =>
+      sameValue(existing.source[field], owned[field]),
+    );
+    if (
+      ownedSame &&
+      historySame &&
+      companyOnlySame &&
+      sameRegistry(existing.source.registry, change.registry)
+    )
       return { outcome: 'unchanged' };
     // the copy holds only the record fields (src/search/records.ts picks them)
     const merged: Doc = { ...existing.source, ...owned, updatedAt: now.toISOString() };
