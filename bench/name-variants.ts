@@ -495,72 +495,94 @@ function shuffled<T>(items: readonly T[], random: Random): T[] {
 }
 
 /**
- * Labelled records for every class. A record spelling a company another way carries its
- * prefecture, and its telephone number and web site only when the prefecture leaves other
- * companies with the same folded name: the label is then that company. Where no evidence
- * the company has tells it apart, the label is null.
+ * A record spelling `company` as `name`, with the least evidence that tells the company apart:
+ * none, its prefecture, then its telephone number, then its web site. Where none of them
+ * does, the first (name and prefecture), labelled as the reference index labels it.
  */
-export function makeVariants(companies: readonly SampleCompany[], options: VariantOptions): LabelledRecord[] {
-  const random = new Random(options.seed);
-  const index = new ReferenceIndex(companies);
+function withEvidence(
+  index: ReferenceIndex,
+  company: SampleCompany,
+  name: string,
+  n: number,
+): { record: MatchRecord; expected: string | null } {
+  // one in four with no evidence at all where the name alone is enough
+  if (n % 4 === 3 && index.expected({ name }) === company.corporateNumber)
+    return { record: { name }, expected: company.corporateNumber };
+  const prefecture = company.prefectureId != null ? { prefectureId: company.prefectureId } : {};
+  const steps: MatchRecord[] = [{ name, ...prefecture }];
+  if (company.phoneNumber) steps.push({ name, ...prefecture, phoneNumber: company.phoneNumber });
+  if (company.websiteUrl)
+    steps.push({
+      name,
+      ...prefecture,
+      ...(company.phoneNumber ? { phoneNumber: company.phoneNumber } : {}),
+      websiteUrl: company.websiteUrl,
+    });
+  for (const record of steps)
+    if (index.expected(record) === company.corporateNumber)
+      return { record, expected: company.corporateNumber };
+  const record = steps[0] as MatchRecord;
+  return { record, expected: index.expected(record) };
+}
+
+/** What every class's records are drawn with: one random sequence, one reference index. */
+interface VariantDraw {
+  companies: readonly SampleCompany[];
+  random: Random;
+  index: ReferenceIndex;
+  perClass: number;
+}
+
+/**
+ * Up to `perClass` records of one class, from the companies in a fresh shuffle: a positive
+ * class's name with evidence (withEvidence), a negative class's with its prefecture only.
+ */
+function takeClass(
+  draw: VariantDraw,
+  kind: VariantClass,
+  write: Writer,
+  positive: boolean,
+): LabelledRecord[] {
+  const { companies, random, index, perClass } = draw;
   const out: LabelledRecord[] = [];
-
-  const withEvidence = (
-    company: SampleCompany,
-    name: string,
-    n: number,
-  ): { record: MatchRecord; expected: string | null } => {
-    // one in four with no evidence at all where the name alone is enough
-    if (n % 4 === 3 && index.expected({ name }) === company.corporateNumber)
-      return { record: { name }, expected: company.corporateNumber };
-    const prefecture = company.prefectureId != null ? { prefectureId: company.prefectureId } : {};
-    const steps: MatchRecord[] = [{ name, ...prefecture }];
-    if (company.phoneNumber) steps.push({ name, ...prefecture, phoneNumber: company.phoneNumber });
-    if (company.websiteUrl)
-      steps.push({
+  let n = 0;
+  for (const company of shuffled(companies, random)) {
+    if (n >= perClass) break;
+    const name = write(company, n);
+    if (name === null || name === company.name) continue;
+    if (positive) out.push({ kind, ...withEvidence(index, company, name, n), from: company.corporateNumber });
+    else {
+      const record: MatchRecord = {
         name,
-        ...prefecture,
-        ...(company.phoneNumber ? { phoneNumber: company.phoneNumber } : {}),
-        websiteUrl: company.websiteUrl,
-      });
-    for (const record of steps)
-      if (index.expected(record) === company.corporateNumber)
-        return { record, expected: company.corporateNumber };
-    const record = steps[0] as MatchRecord;
-    return { record, expected: index.expected(record) };
-  };
-
-  const take = (kind: VariantClass, write: Writer, positive: boolean) => {
-    let n = 0;
-    for (const company of shuffled(companies, random)) {
-      if (n >= options.perClass) break;
-      const name = write(company, n);
-      if (name === null || name === company.name) continue;
-      if (positive) out.push({ kind, ...withEvidence(company, name, n), from: company.corporateNumber });
-      else {
-        const record: MatchRecord = {
-          name,
-          ...(company.prefectureId != null ? { prefectureId: company.prefectureId } : {}),
-        };
-        out.push({ kind, record, expected: index.expected(record), from: company.corporateNumber });
-      }
-      n++;
+        ...(company.prefectureId != null ? { prefectureId: company.prefectureId } : {}),
+      };
+      out.push({ kind, record, expected: index.expected(record), from: company.corporateNumber });
     }
-  };
+    n++;
+  }
+  return out;
+}
 
-  for (const kind of spellingClasses) take(kind, writers[kind], true);
-  take('one-character-changed', oneCharacterChanged, false);
-  take('same-prefix', samePrefix, false);
-
+/** Generic names (no company's own), every other one with a company's prefecture. */
+function genericNameRecords(draw: VariantDraw): LabelledRecord[] {
+  const { companies, random, index, perClass } = draw;
+  const out: LabelledRecord[] = [];
   const pick = shuffled(companies, random);
-  for (let n = 0; n < Math.min(options.perClass, genericNames.length * 8); n++) {
+  for (let n = 0; n < Math.min(perClass, genericNames.length * 8); n++) {
     const name = nth(genericNames, n);
     const where = pick[n % Math.max(1, pick.length)]?.prefectureId;
     const record: MatchRecord = n % 2 === 1 && where != null ? { name, prefectureId: where } : { name };
     out.push({ kind: 'generic-name', record, expected: index.expected(record), from: null });
   }
+  return out;
+}
 
-  // namesakes: the groups of companies whose names fold alike, by prefecture
+/**
+ * Namesakes: the groups of companies whose names fold alike, by prefecture. Two in one
+ * prefecture, a name alone, and one alone in its prefecture, up to `perClass` of each.
+ */
+function namesakeRecords(draw: VariantDraw): LabelledRecord[] {
+  const { random, index, perClass } = draw;
   const groups = shuffled(index.namesakes(), random);
   const samePrefecture: LabelledRecord[] = [];
   const noEvidence: LabelledRecord[] = [];
@@ -599,7 +621,27 @@ export function makeVariants(companies: readonly SampleCompany[], options: Varia
       });
     }
   }
-  for (const list of [samePrefecture, noEvidence, rightPrefecture])
-    out.push(...list.slice(0, options.perClass));
+  return [samePrefecture, noEvidence, rightPrefecture].flatMap((list) => list.slice(0, perClass));
+}
+
+/**
+ * Labelled records for every class. A record spelling a company another way carries its
+ * prefecture, and its telephone number and web site only when the prefecture leaves other
+ * companies with the same folded name: the label is then that company. Where no evidence
+ * the company has tells it apart, the label is null.
+ */
+export function makeVariants(companies: readonly SampleCompany[], options: VariantOptions): LabelledRecord[] {
+  const draw: VariantDraw = {
+    companies,
+    random: new Random(options.seed),
+    index: new ReferenceIndex(companies),
+    perClass: options.perClass,
+  };
+  const out: LabelledRecord[] = [];
+  for (const kind of spellingClasses) out.push(...takeClass(draw, kind, writers[kind], true));
+  out.push(...takeClass(draw, 'one-character-changed', oneCharacterChanged, false));
+  out.push(...takeClass(draw, 'same-prefix', samePrefix, false));
+  out.push(...genericNameRecords(draw));
+  out.push(...namesakeRecords(draw));
   return out;
 }

@@ -133,55 +133,56 @@ export function computeRatios(report: Omit<BenchReport, 'ratios'>): BenchReport[
 
 const ms = (value: number) => value.toFixed(1);
 
-export function toMarkdown(report: BenchReport): string {
-  const lines: string[] = [];
+/** The title, the data set, the machine, how the figures were taken and the ratios against the targets. */
+function headMarkdown(report: BenchReport): string[] {
   const { dataSet, machine } = report;
-  lines.push(`# Benchmark, ${report.startedAt}`, '');
-  lines.push(
+  return [
+    `# Benchmark, ${report.startedAt}`,
+    '',
     `Data set: ${dataSet.companies.toLocaleString('en')} companies, ${dataSet.postings.toLocaleString('en')} postings (seed ${dataSet.seed}).`,
-  );
-  lines.push(
     `Machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGiB} GiB RAM, ${machine.os}; Node ${machine.node}; OpenSearch ${machine.opensearch} (heap ${machine.opensearchHeap}); code at ${machine.commit}.`,
     '',
-  );
-  for (const line of report.setup) lines.push(`- ${line}`);
-  lines.push(
+    ...report.setup.map((line) => `- ${line}`),
     '',
     '## Ratios (targets: docs/decisions/0033-performance-targets.md)',
     '',
     '| measure | value | target | met |',
     '|---|---|---|---|',
-  );
-  for (const ratio of report.ratios)
-    lines.push(`| ${ratio.what} | ${ratio.value} | ${ratio.target} | ${ratio.met ? 'yes' : 'no'} |`);
-  lines.push(
+    ...report.ratios.map(
+      (ratio) => `| ${ratio.what} | ${ratio.value} | ${ratio.target} | ${ratio.met ? 'yes' : 'no'} |`,
+    ),
+  ];
+}
+
+/** The mix under load per connection count, then each query alone. */
+function queriesMarkdown(report: BenchReport): string[] {
+  return [
     '',
     '## Query mix',
     '',
     '| connections | API req/s | raw req/s | API p50 / p95 / p99 ms | raw p50 / p95 / p99 ms | API non-2xx | CPU ms per search, API / engine |',
-  );
-  lines.push('|---|---|---|---|---|---|---|');
-  for (const row of report.mix) {
-    const a = row.api.latencyMs;
-    const b = row.raw.latencyMs;
-    lines.push(
-      `| ${row.connections} | ${row.api.rps} | ${row.raw.rps} | ${ms(a.p50)} / ${ms(a.p95)} / ${ms(a.p99)} | ${ms(b.p50)} / ${ms(b.p95)} / ${ms(b.p99)} | ${row.api.non2xx} | ${row.cpu.apiMsPerSearch.toFixed(2)} / ${row.cpu.engineMsPerSearch.toFixed(2)} |`,
-    );
-  }
-  lines.push(
+    '|---|---|---|---|---|---|---|',
+    ...report.mix.map((row) => {
+      const a = row.api.latencyMs;
+      const b = row.raw.latencyMs;
+      return `| ${row.connections} | ${row.api.rps} | ${row.raw.rps} | ${ms(a.p50)} / ${ms(a.p95)} / ${ms(a.p99)} | ${ms(b.p50)} / ${ms(b.p95)} / ${ms(b.p99)} | ${row.api.non2xx} | ${row.cpu.apiMsPerSearch.toFixed(2)} / ${row.cpu.engineMsPerSearch.toFixed(2)} |`;
+    }),
     '',
     '## Each query alone (connections 1)',
     '',
     '| query | hits | API p50 ms | raw p50 ms | raw size 0 p50 ms |',
     '|---|---|---|---|---|',
-  );
-  for (const query of report.queries)
-    lines.push(
-      `| ${query.name} | ${query.totalResults ?? `(not counted; ${query.returned} returned)`} | ${ms(query.apiP50Ms)} | ${ms(query.rawP50Ms)} | ${ms(query.rawFloorP50Ms)} |`,
-    );
-  lines.push(...recordTextMarkdown(report));
+    ...report.queries.map(
+      (query) =>
+        `| ${query.name} | ${query.totalResults ?? `(not counted; ${query.returned} returned)`} | ${ms(query.apiP50Ms)} | ${ms(query.rawP50Ms)} | ${ms(query.rawFloorP50Ms)} |`,
+    ),
+  ];
+}
+
+/** Masters beside a bare Express route, the API's peak memory and the index sizes. */
+function mastersMarkdown(report: BenchReport): string[] {
   const m = report.masters;
-  lines.push(
+  return [
     '',
     '## Masters and memory',
     '',
@@ -196,40 +197,52 @@ export function toMarkdown(report: BenchReport): string {
             .join(', ')}.`,
         ]
       : []),
-  );
-  if (report.offsets?.length)
-    lines.push(
-      '',
-      '## Offset pages before and after walkFrom (engine, connections 1, p50; bench/offset-walk.ts)',
-      '',
-      offsetTable(report.offsets),
-    );
+  ];
+}
+
+/** Offset pages before and after walkFrom (when measured), then the deep walk. */
+function pagingMarkdown(report: BenchReport): string[] {
   const walk = report.deepWalk;
-  lines.push(
+  return [
+    ...(report.offsets?.length
+      ? [
+          '',
+          '## Offset pages before and after walkFrom (engine, connections 1, p50; bench/offset-walk.ts)',
+          '',
+          offsetTable(report.offsets),
+        ]
+      : []),
     '',
     '## Deep paging (job search, every posting, newest first)',
     '',
     walk
       ? `${walk.pages} consecutive pages of ${walk.pageSize} through the API: at offset 0 p50 ${ms(walk.topMs.p50)} ms (p95 ${ms(walk.topMs.p95)}), at offset ${walk.target.toLocaleString('en')} of ${walk.total.toLocaleString('en')} p50 ${ms(walk.deepMs.p50)} ms (p95 ${ms(walk.deepMs.p95)}): x${walk.ratioP50}.`
       : 'Not measured in this run (see the log).',
-  );
-  if (report.ingestion) {
-    const i = report.ingestion;
-    lines.push(
-      '',
-      '## Ingestion',
-      '',
-      `${i.documents.total.toLocaleString('en')} documents (${i.documents.corporates} corporates, ${i.documents.jobs} jobs, ${i.documents.jobDetails} job-details); ${i.rejected} rejected.`,
-      `Pipeline: ${i.pipeline.seconds} s (records ${i.pipeline.recordsSeconds} s + company rebuilds ${i.pipeline.rebuildSeconds} s), ${i.pipeline.docsPerSecond} docs/s. Raw _bulk of the same final documents: ${i.rawBulk.seconds} s, ${i.rawBulk.docsPerSecond} docs/s.`,
-    );
-  }
-  lines.push(
+  ];
+}
+
+/** The pipeline beside raw _bulk, when this run ingested. */
+function ingestionMarkdown(report: BenchReport): string[] {
+  if (!report.ingestion) return [];
+  const i = report.ingestion;
+  return [
+    '',
+    '## Ingestion',
+    '',
+    `${i.documents.total.toLocaleString('en')} documents (${i.documents.corporates} corporates, ${i.documents.jobs} jobs, ${i.documents.jobDetails} job-details); ${i.rejected} rejected.`,
+    `Pipeline: ${i.pipeline.seconds} s (records ${i.pipeline.recordsSeconds} s + company rebuilds ${i.pipeline.rebuildSeconds} s), ${i.pipeline.docsPerSecond} docs/s. Raw _bulk of the same final documents: ${i.rawBulk.seconds} s, ${i.rawBulk.docsPerSecond} docs/s.`,
+  ];
+}
+
+/** The detail-text study, nested beside jobs-first, then name matching when the report has it. */
+function studiesMarkdown(report: BenchReport): string[] {
+  const lines = [
     '',
     '## Company search by detail text (docs/decisions/0021-detail-text-nested-not-jobs-first.md), engine time per search, connections 1',
     '',
     '| case | companies | nested p50 / p95 ms | jobs-first p50 / p95 ms |',
     '|---|---|---|---|',
-  );
+  ];
   for (const row of report.detailTextStudy) {
     const first = row.jobsFirstMs
       ? `${ms(row.jobsFirstMs.p50)} / ${ms(row.jobsFirstMs.p95)}`
@@ -245,6 +258,19 @@ export function toMarkdown(report: BenchReport): string {
         ? nameEvalMarkdown(report.names).trimEnd()
         : '## Name matching (POST /rest/v1/corporates/match)\n\nNot measured in this run (see the log).',
     );
+  return lines;
+}
+
+export function toMarkdown(report: BenchReport): string {
+  const lines = [
+    ...headMarkdown(report),
+    ...queriesMarkdown(report),
+    ...recordTextMarkdown(report),
+    ...mastersMarkdown(report),
+    ...pagingMarkdown(report),
+    ...ingestionMarkdown(report),
+    ...studiesMarkdown(report),
+  ];
   return `${lines.join('\n')}\n`;
 }
 

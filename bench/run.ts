@@ -147,12 +147,12 @@ async function studyCopyFetch(client: OpenSearchClient, mix: ReturnType<typeof b
   return rows;
 }
 
-async function main(): Promise<void> {
-  const startedAt = new Date().toISOString();
-  const data = await dataSet();
-
+/**
+ * The engine (OPENSEARCH_URL, or a node the bench starts) and a redis-server of its own. The raw
+ * side of the comparison posts to the engine without credentials or a CA file.
+ */
+async function startEngines() {
   const config = loadConfigOrExit();
-  // the raw side of the comparison posts to the engine without credentials or a CA file
   if (config.opensearchAccess.auth || config.opensearchAccess.caFile)
     throw new Error(
       'the benchmark compares the API with raw OpenSearch on an engine without credentials: unset the OPENSEARCH_USERNAME / OPENSEARCH_PASSWORD / OPENSEARCH_CA_FILE settings',
@@ -173,9 +173,14 @@ async function main(): Promise<void> {
   stops.unshift(() => client.close());
   const redis = await startLocalRedis({ logDir: path.join(projectRoot, '.local', 'bench', 'redis') });
   stops.unshift(redis.stop);
+  return { opensearchUrl, node, client, redisUrl: redis.url };
+}
 
-  // 1. ingestion
-  let ingestion: IngestFigures | null = null;
+/** 1. ingestion, pipeline beside raw _bulk; null when --reuse-index finds the indices full. */
+async function ingest(
+  client: OpenSearchClient,
+  data: Awaited<ReturnType<typeof dataSet>>,
+): Promise<IngestFigures | null> {
   const expected = options.companies;
   let indexed = 0;
   try {
@@ -183,24 +188,27 @@ async function main(): Promise<void> {
   } catch {
     indexed = 0;
   }
-  if (options.reuseIndex && indexed === expected) log('reusing the indexed data set (--reuse-index)');
-  else {
-    ingestion = await measureIngestion({
-      client: createBulkClient(client),
-      files: data.files,
-      pipelinePrefix,
-      rawPrefix,
-      dumpFile: path.join(data.dir, 'final-documents.bulk.ndjson'),
-      deadLetterFile: path.join(projectRoot, '.local', 'bench', 'dead-letter.ndjson'),
-      batchSize: 1000,
-      log,
-    });
+  if (options.reuseIndex && indexed === expected) {
+    log('reusing the indexed data set (--reuse-index)');
+    return null;
   }
+  return measureIngestion({
+    client: createBulkClient(client),
+    files: data.files,
+    pipelinePrefix,
+    rawPrefix,
+    dumpFile: path.join(data.dir, 'final-documents.bulk.ndjson'),
+    deadLetterFile: path.join(projectRoot, '.local', 'bench', 'dead-letter.ndjson'),
+    batchSize: 1000,
+    log,
+  });
+}
 
-  // 2. the API as its own process, with a bench key; limits out of the way
+/** 2. the API as its own process, with a bench key; limits out of the way; a bare Express beside it. */
+async function startApi(opensearchUrl: string, redisUrl: string) {
   const env = {
     OPENSEARCH_URL: opensearchUrl,
-    REDIS_URL: redis.url,
+    REDIS_URL: redisUrl,
     REDIS_PREFIX: 'bench:',
     INDEX_PREFIX: pipelinePrefix,
     LOAD_SAMPLE_DATA: 'false',
@@ -245,89 +253,116 @@ async function main(): Promise<void> {
     readyPath: '/master/prefectures',
   });
   stops.unshift(bare.stop);
+  return { key, api, bare };
+}
 
-  // 3. the query mix: API requests and the same compiled requests for OpenSearch
-  const mix = buildQueryMix(firstCorporateNumbers(data.files[0] as string, 100));
+type Mix = ReturnType<typeof buildQueryMix>;
+
+/** One query of the mix as the API request, the compiled raw request and its size-0 floor. */
+function requestsOf(query: Mix[number], key: string) {
+  const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
+  const compiled = compileSearch(search, parseSearchRequest(search, query.body), pipelinePrefix);
+  const params = new URLSearchParams({
+    allow_partial_search_results: String(compiled.allow_partial_search_results),
+    timeout: String(compiled.timeout),
+    cancel_after_time_interval: String(compiled.cancel_after_time_interval),
+  });
+  const apiRequest: LoadRequest = {
+    method: 'POST',
+    path: query.path,
+    headers: { 'x-api-key': key },
+    body: JSON.stringify(query.body),
+  };
+  const rawRequest: LoadRequest = {
+    method: 'POST',
+    path: `/${compiled.index as string}/_search?${params}`,
+    body: JSON.stringify(compiled.body),
+  };
+  // the floor: the same query matching and counting, nothing fetched, sorted or highlighted
+  const {
+    from: _from,
+    size: _size,
+    sort: _sort,
+    _source,
+    highlight: _highlight,
+    ...matching
+  } = compiled.body as Record<string, unknown>;
+  // not from the shard request cache, which keeps `size: 0` answers by default: a repeated
+  // floor request would otherwise be a cache hit, not the cost of matching
+  const floorParams = new URLSearchParams(params);
+  floorParams.set('request_cache', 'false');
+  const floorRequest: LoadRequest = {
+    method: 'POST',
+    path: `/${compiled.index as string}/_search?${floorParams}`,
+    body: JSON.stringify({ ...matching, size: 0 }),
+  };
+  return { apiRequest, rawRequest, floorRequest };
+}
+
+/** One query alone: checked through the API, then 20 times each through the API, raw and its floor. */
+async function measureQuery(
+  query: Mix[number],
+  requests: ReturnType<typeof requestsOf>,
+  apiUrl: string,
+  opensearchUrl: string,
+  key: string,
+): Promise<QueryRow> {
+  const { apiRequest, rawRequest, floorRequest } = requests;
+  const check = await fetch(`${apiUrl}${query.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: apiRequest.body as string,
+  });
+  const checked = (await check.json()) as { totalResults: number | null; results: unknown[] };
+  if (check.status !== 200) throw new Error(`${query.name}: the API answered ${check.status}`);
+  const apiAlone = await runLoad({ url: apiUrl, requests: [apiRequest], connections: 1, amount: 20 });
+  const rawAlone = await runLoad({
+    url: opensearchUrl,
+    requests: [rawRequest],
+    connections: 1,
+    amount: 20,
+  });
+  if (rawAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the compiled request`);
+  const floorAlone = await runLoad({
+    url: opensearchUrl,
+    requests: [floorRequest],
+    connections: 1,
+    amount: 20,
+  });
+  if (floorAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the size-0 request`);
+  log(
+    `query "${query.name}": ${checked.totalResults ?? '-'} hits, API p50 ${apiAlone.latencyMs.p50} ms, raw ${rawAlone.latencyMs.p50} ms, raw size 0 ${floorAlone.latencyMs.p50} ms`,
+  );
+  return {
+    name: query.name,
+    path: query.path,
+    totalResults: checked.totalResults,
+    returned: checked.results.length,
+    apiP50Ms: apiAlone.latencyMs.p50,
+    rawP50Ms: rawAlone.latencyMs.p50,
+    rawFloorP50Ms: floorAlone.latencyMs.p50,
+  };
+}
+
+/** 3. the query mix: API requests and the same compiled requests for OpenSearch, each query alone. */
+async function measureQueries(mix: Mix, apiUrl: string, opensearchUrl: string, key: string) {
   const apiRequests: LoadRequest[] = [];
   const rawRequests: LoadRequest[] = [];
   const queries: QueryRow[] = [];
   for (const query of mix) {
-    const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
-    const compiled = compileSearch(search, parseSearchRequest(search, query.body), pipelinePrefix);
-    const params = new URLSearchParams({
-      allow_partial_search_results: String(compiled.allow_partial_search_results),
-      timeout: String(compiled.timeout),
-      cancel_after_time_interval: String(compiled.cancel_after_time_interval),
-    });
-    const apiRequest: LoadRequest = {
-      method: 'POST',
-      path: query.path,
-      headers: { 'x-api-key': key },
-      body: JSON.stringify(query.body),
-    };
-    const rawRequest: LoadRequest = {
-      method: 'POST',
-      path: `/${compiled.index as string}/_search?${params}`,
-      body: JSON.stringify(compiled.body),
-    };
-    // the floor: the same query matching and counting, nothing fetched, sorted or highlighted
-    const {
-      from: _from,
-      size: _size,
-      sort: _sort,
-      _source,
-      highlight: _highlight,
-      ...matching
-    } = compiled.body as Record<string, unknown>;
-    // not from the shard request cache, which keeps `size: 0` answers by default: a repeated
-    // floor request would otherwise be a cache hit, not the cost of matching
-    const floorParams = new URLSearchParams(params);
-    floorParams.set('request_cache', 'false');
-    const floorRequest: LoadRequest = {
-      method: 'POST',
-      path: `/${compiled.index as string}/_search?${floorParams}`,
-      body: JSON.stringify({ ...matching, size: 0 }),
-    };
-    apiRequests.push(apiRequest);
-    rawRequests.push(rawRequest);
-    const check = await fetch(`${api.url}${query.path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: apiRequest.body as string,
-    });
-    const checked = (await check.json()) as { totalResults: number | null; results: unknown[] };
-    if (check.status !== 200) throw new Error(`${query.name}: the API answered ${check.status}`);
-    const apiAlone = await runLoad({ url: api.url, requests: [apiRequest], connections: 1, amount: 20 });
-    const rawAlone = await runLoad({
-      url: opensearchUrl,
-      requests: [rawRequest],
-      connections: 1,
-      amount: 20,
-    });
-    if (rawAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the compiled request`);
-    const floorAlone = await runLoad({
-      url: opensearchUrl,
-      requests: [floorRequest],
-      connections: 1,
-      amount: 20,
-    });
-    if (floorAlone.non2xx > 0) throw new Error(`${query.name}: OpenSearch refused the size-0 request`);
-    queries.push({
-      name: query.name,
-      path: query.path,
-      totalResults: checked.totalResults,
-      returned: checked.results.length,
-      apiP50Ms: apiAlone.latencyMs.p50,
-      rawP50Ms: rawAlone.latencyMs.p50,
-      rawFloorP50Ms: floorAlone.latencyMs.p50,
-    });
-    log(
-      `query "${query.name}": ${checked.totalResults ?? '-'} hits, API p50 ${apiAlone.latencyMs.p50} ms, raw ${rawAlone.latencyMs.p50} ms, raw size 0 ${floorAlone.latencyMs.p50} ms`,
-    );
+    const requests = requestsOf(query, key);
+    apiRequests.push(requests.apiRequest);
+    rawRequests.push(requests.rawRequest);
+    queries.push(await measureQuery(query, requests, apiUrl, opensearchUrl, key));
   }
+  return { apiRequests, rawRequests, queries };
+}
 
-  // the offset queries: from/size (what the raw side sends) beside the walked page the API
-  // sends past walkFrom, each beside its floor (bench/offset-walk.ts)
+/**
+ * The offset queries: from/size (what the raw side sends) beside the walked page the API sends
+ * past walkFrom, each beside its floor (bench/offset-walk.ts).
+ */
+async function measureOffsetQueries(client: OpenSearchClient, opensearchUrl: string, mix: Mix) {
   const offsets = await measureOffsets({
     client,
     opensearchUrl,
@@ -340,7 +375,17 @@ async function main(): Promise<void> {
       }),
   });
   log(`offset queries before / after walkFrom:\n${offsetTable(offsets)}`);
+  return offsets;
+}
 
+/** The whole mix under load at 1, 8 and 32 connections, API beside raw, with CPU per search. */
+async function measureMix(
+  client: OpenSearchClient,
+  api: BenchProcess,
+  opensearchUrl: string,
+  apiRequests: LoadRequest[],
+  rawRequests: LoadRequest[],
+): Promise<BenchReport['mix']> {
   log('warm-up ...');
   await runLoad({ url: api.url, requests: apiRequests, connections: 8, seconds: 3 });
   await runLoad({ url: opensearchUrl, requests: rawRequests, connections: 8, seconds: 3 });
@@ -372,14 +417,25 @@ async function main(): Promise<void> {
     );
     mixRows.push({ connections, api: apiLoad, raw: rawLoad, cpu });
   }
-  // the part of the API's CPU per search that the records' text changed, both ways, in this run
+  return mixRows;
+}
+
+/** The part of the API's CPU per search that the records' text changed, both ways, in this run. */
+async function measureRecordTextCost(client: OpenSearchClient, mix: Mix) {
   const recordText = await measureRecordText(client, pipelinePrefix, mix);
   for (const row of recordText)
     log(
       `records "${row.name}": ${row.hits} hits, before ${row.beforeUs.toFixed(0)} µs, after ${row.afterUs.toFixed(0)} µs`,
     );
+  return recordText;
+}
 
-  // 4. masters beside a bare Express route
+/** 4. masters beside a bare Express route. */
+async function measureMasters(
+  api: BenchProcess,
+  bare: BenchProcess,
+  key: string,
+): Promise<BenchReport['masters']> {
   const masterRequest: LoadRequest = {
     method: 'GET',
     path: '/rest/v1/master/prefectures',
@@ -413,27 +469,95 @@ async function main(): Promise<void> {
   log(
     `masters c=32: API ${mastersApi.rps} req/s, bare Express ${mastersBare.rps} req/s; CPU per request API ${(mastersApiCpuMs * 1000).toFixed(0)} µs, bare ${(mastersBareCpuMs * 1000).toFixed(0)} µs`,
   );
-  // 5. deep paging: a page far down the job list beside a page at the top
-  let deepWalk: DeepWalk | null = null;
+  return { connections: 32, api: mastersApi, bare: mastersBare };
+}
+
+/** 5. deep paging: a page far down the job list beside a page at the top; null when it failed. */
+async function measureDeepWalk(apiUrl: string, key: string): Promise<DeepWalk | null> {
   try {
-    deepWalk = await walkDeep({ apiUrl: api.url, key, target: 500_000, pageSize: 100, pages: 20, log });
+    return await walkDeep({ apiUrl, key, target: 500_000, pageSize: 100, pages: 20, log });
   } catch (error) {
     log(`deep walk failed: ${(error as Error).message}`);
+    return null;
   }
-  // 6. name matching per class of spelling, in requests of 1,000 (bench/name-eval.ts)
-  let names: NameEvalReport | null = null;
+}
+
+/** 6. name matching per class of spelling, in requests of 1,000 (bench/name-eval.ts); null when it failed. */
+async function measureNames(
+  apiUrl: string,
+  key: string,
+  corporatesFile: string,
+): Promise<NameEvalReport | null> {
   try {
-    names = await runNameEval({
-      apiUrl: api.url,
+    return await runNameEval({
+      apiUrl,
       key,
-      corporatesFile: data.files[0] as string,
+      corporatesFile,
       seed: options.seed,
       perClass: options.namesPerClass,
       log,
     });
   } catch (error) {
     log(`name matching not measured: ${(error as Error).message}`);
+    return null;
   }
+}
+
+/** The machine, engine and code the figures were taken on. */
+async function machineOf(client: OpenSearchClient, node: LocalOpenSearch | undefined) {
+  const info = (await client.info()).body as { version: { number: string } };
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    opensearch: info.version.number,
+    opensearchHeap: node ? options.heap : 'external node',
+    // the code measured: figures from different commits are not comparable
+    commit: gitDescribe(),
+  };
+}
+
+/** How the figures were taken, printed at the top of the report. */
+function setupNotes(mix: Mix): string[] {
+  return [
+    `Rate limit and credits out of the way for the bench user "${benchUser}": RATE_LIMIT_EXEMPT_USERS=${benchUser} (no 429), and 1,000,000,000 credits granted with the keys CLI; each search still reserves and commits its credit in Redis, as in production.`,
+    'API: `node --import tsx src/main.ts` as a child process (OPENSEARCH_URL and REDIS_URL set, LOG_LEVEL=info, request log to a file); raw: the same request body src/search compiles, POSTed to OpenSearch by the same load tool.',
+    `Load: autocannon 9, ${options.seconds} s per measurement, the ${mix.length} queries cycled per connection; latency percentiles are nearest-rank over every response.`,
+    'Everything (OpenSearch, Redis, API, load generator) on the same machine; other work on the machine during the run is not controlled.',
+  ];
+}
+
+/** bench-reports/<time>.json and .md, latest.json and .md, and docs/bench-<size>.md with --publish. */
+function writeReport(report: BenchReport): void {
+  const outDir = path.join(projectRoot, 'bench-reports');
+  mkdirSync(outDir, { recursive: true });
+  const stamp = report.startedAt.replace(/[:.]/g, '-');
+  const markdown = toMarkdown(report);
+  for (const name of [stamp, 'latest']) {
+    writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(path.join(outDir, `${name}.md`), markdown);
+  }
+  if (options.publish) writeFileSync(path.join(projectRoot, 'docs', publishedName(options.jobs)), markdown);
+  process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date().toISOString();
+  const data = await dataSet();
+  const { opensearchUrl, node, client, redisUrl } = await startEngines();
+  const ingestion = await ingest(client, data);
+  const { key, api, bare } = await startApi(opensearchUrl, redisUrl);
+  const mix = buildQueryMix(firstCorporateNumbers(data.files[0] as string, 100));
+  const { apiRequests, rawRequests, queries } = await measureQueries(mix, api.url, opensearchUrl, key);
+  const offsets = await measureOffsetQueries(client, opensearchUrl, mix);
+  const mixRows = await measureMix(client, api, opensearchUrl, apiRequests, rawRequests);
+  const recordText = await measureRecordTextCost(client, mix);
+  const masters = await measureMasters(api, bare, key);
+  const deepWalk = await measureDeepWalk(api.url, key);
+  const names = await measureNames(api.url, key, data.files[0] as string);
   const apiPeakRssMiB = api.peakRssMiB();
   const indexSizesMiB = await indexSizes(client);
 
@@ -444,37 +568,20 @@ async function main(): Promise<void> {
   // copies of the indices: skipped above the default size, where copying them takes long)
   const copyFetch = options.jobs <= 200_000 ? await studyCopyFetch(client, mix) : [];
 
-  const info = (await client.info()).body as { version: { number: string } };
-  const cpus = os.cpus();
   const partial: Omit<BenchReport, 'ratios'> = {
     startedAt,
-    machine: {
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model ?? 'unknown',
-      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-      os: `${os.type()} ${os.release()}`,
-      node: process.version,
-      opensearch: info.version.number,
-      opensearchHeap: node ? options.heap : 'external node',
-      // the code measured: figures from different commits are not comparable
-      commit: gitDescribe(),
-    },
+    machine: await machineOf(client, node),
     dataSet: {
       companies: options.companies,
       postings: options.jobs,
       seed: options.seed,
       dir: path.relative(projectRoot, data.dir),
     },
-    setup: [
-      `Rate limit and credits out of the way for the bench user "${benchUser}": RATE_LIMIT_EXEMPT_USERS=${benchUser} (no 429), and 1,000,000,000 credits granted with the keys CLI; each search still reserves and commits its credit in Redis, as in production.`,
-      'API: `node --import tsx src/main.ts` as a child process (OPENSEARCH_URL and REDIS_URL set, LOG_LEVEL=info, request log to a file); raw: the same request body src/search compiles, POSTed to OpenSearch by the same load tool.',
-      `Load: autocannon 9, ${options.seconds} s per measurement, the ${mix.length} queries cycled per connection; latency percentiles are nearest-rank over every response.`,
-      'Everything (OpenSearch, Redis, API, load generator) on the same machine; other work on the machine during the run is not controlled.',
-    ],
+    setup: setupNotes(mix),
     ingestion,
     queries,
     mix: mixRows,
-    masters: { connections: 32, api: mastersApi, bare: mastersBare },
+    masters,
     apiPeakRssMiB,
     indexSizesMiB,
     detailTextStudy,
@@ -484,17 +591,7 @@ async function main(): Promise<void> {
     recordText,
     copyFetch,
   };
-  const report: BenchReport = { ...partial, ratios: computeRatios(partial) };
-  const outDir = path.join(projectRoot, 'bench-reports');
-  mkdirSync(outDir, { recursive: true });
-  const stamp = startedAt.replace(/[:.]/g, '-');
-  const markdown = toMarkdown(report);
-  for (const name of [stamp, 'latest']) {
-    writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
-    writeFileSync(path.join(outDir, `${name}.md`), markdown);
-  }
-  if (options.publish) writeFileSync(path.join(projectRoot, 'docs', publishedName(options.jobs)), markdown);
-  process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
+  writeReport({ ...partial, ratios: computeRatios(partial) });
 }
 
 /** Primary store size of the searched indices, MiB (for the growth between data set sizes). */

@@ -108,32 +108,131 @@ async function checkServedArtifact(url: string, key: string, metricsPort: string
   );
 }
 
+/**
+ * The Dockerfile's build stage, step for step, in a copy of the tracked files under `tmp`
+ * (not `npm ci`: the image is built with `npm install` and pruned, and the smoke must test that
+ * artifact). Returns the copy's folder.
+ */
+function buildArtifact(tmp: string): string {
+  const app = path.join(tmp, 'app');
+  mkdirSync(app);
+  const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: projectRoot, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean);
+  for (const file of tracked) cpSync(path.join(projectRoot, file), path.join(app, file), { recursive: true });
+  say('npm install in a copy of the tracked files');
+  run('npm', ['install', '--no-fund', '--no-audit', '--loglevel=error'], app);
+  say('npm run build && npm prune --omit=dev (production dependencies only)');
+  run('npm', ['run', '-s', 'build'], app);
+  run('npm', ['prune', '--omit=dev', '--no-fund', '--no-audit', '--loglevel=error'], app);
+  const devOnly = ['tsx', 'vitest', 'typescript', '@biomejs/biome'].filter(
+    (name) => spawnSync('test', ['-e', path.join(app, 'node_modules', name)]).status === 0,
+  );
+  if (devOnly.length > 0)
+    throw new Error(`dev dependencies present in the production copy: ${devOnly.join(', ')}`);
+  return app;
+}
+
+/** The environment of the built processes, as compose gives it: the API on `port`. */
+async function artifactEnv(tmp: string, opensearchUrl: string, redisUrl: string, port: number) {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: tmp,
+    NODE_ENV: 'production',
+    OPENSEARCH_URL: opensearchUrl,
+    REDIS_URL: redisUrl,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOAD_SAMPLE_DATA: 'false',
+    // the checks below send several searches within a second: the smoke's user is not rate
+    // limited (its credits are still reserved and charged)
+    RATE_LIMIT_EXEMPT_USERS: 'smoke',
+    METRICS_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  };
+  return env;
+}
+
+/** A key from the built keys CLI, and 20 companies with 100 postings ingested through the queue. */
+function createKeyAndIngest(app: string, tmp: string, env: NodeJS.ProcessEnv): string {
+  const key = run(
+    process.execPath,
+    ['dist/scripts/keys.js', 'create', 'smoke', '--credits', '1000'],
+    app,
+    env,
+  ).trim();
+  const dataDir = path.join(tmp, 'data');
+  run(
+    process.execPath,
+    ['dist/indexer/generate/cli.js', '--companies', '20', '--jobs', '100', '--seed', '7', '--out', dataDir],
+    app,
+    env,
+  );
+  say('ingest through the queue (built CLI -> built worker)');
+  run(
+    process.execPath,
+    [
+      'dist/indexer/ingest-cli.js',
+      path.join(dataDir, 'corporates.ndjson'),
+      path.join(dataDir, 'jobs.ndjson'),
+    ],
+    app,
+    env,
+  );
+  return key;
+}
+
+/** Searches until all 100 postings are found, for at most 60 s. */
+async function waitForPostings(url: string, key: string): Promise<void> {
+  let total = 0;
+  const deadline = Date.now() + 60_000;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    // the ingest above ran with this process's event loop blocked (spawnSync), longer than the
+    // API keeps an idle connection open: the pooled connection from the health check may be
+    // closed under it, which fetch reports as "fetch failed". Such an error is retried.
+    const res = await fetch(`${url}/rest/v1/jobs/search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+      body: JSON.stringify({ limit: 1, includeTotalResults: true }),
+    }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+      lastError = `${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'})`;
+      return undefined;
+    });
+    if (!res) {
+      await sleep(1000);
+      continue;
+    }
+    const body = (await res.json()) as { totalResults?: number };
+    if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
+    total = body.totalResults ?? 0;
+    if (total === 100) break;
+    await sleep(1000);
+  }
+  if (total !== 100)
+    throw new Error(
+      `search found ${total} postings, expected 100${lastError ? `; last connection error: ${lastError}` : ''}`,
+    );
+  say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
+}
+
+/** A clean stop: SIGTERM, and both built processes exit 0 by themselves. */
+async function stopCleanly(api: ManagedChild, worker: ManagedChild): Promise<void> {
+  await api.stop(10_000);
+  await worker.stop(10_000);
+  const [apiExit, workerExit] = [await api.exited, await worker.exited];
+  if (apiExit !== 0 || workerExit !== 0)
+    throw new Error(`on SIGTERM the API exited ${apiExit} and the worker ${workerExit}, expected 0 and 0`);
+  say('SIGTERM: the API and the worker exited 0');
+}
+
 async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   /** Printed when the smoke fails: the last lines each built process wrote. */
   const children: Array<[string, ManagedChild]> = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-artifact-'));
   try {
-    const app = path.join(tmp, 'app');
-    mkdirSync(app);
-    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: projectRoot, encoding: 'utf8' })
-      .split('\0')
-      .filter(Boolean);
-    for (const file of tracked)
-      cpSync(path.join(projectRoot, file), path.join(app, file), { recursive: true });
-    // the Dockerfile's build stage, step for step (not `npm ci`: the image is built with
-    // `npm install` and pruned, and the smoke must test that artifact)
-    say('npm install in a copy of the tracked files');
-    run('npm', ['install', '--no-fund', '--no-audit', '--loglevel=error'], app);
-    say('npm run build && npm prune --omit=dev (production dependencies only)');
-    run('npm', ['run', '-s', 'build'], app);
-    run('npm', ['prune', '--omit=dev', '--no-fund', '--no-audit', '--loglevel=error'], app);
-    const devOnly = ['tsx', 'vitest', 'typescript', '@biomejs/biome'].filter(
-      (name) => spawnSync('test', ['-e', path.join(app, 'node_modules', name)]).status === 0,
-    );
-    if (devOnly.length > 0)
-      throw new Error(`dev dependencies present in the production copy: ${devOnly.join(', ')}`);
-
+    const app = buildArtifact(tmp);
     const node = await startLocalOpenSearch({
       baseDir: path.join(tmp, 'opensearch'),
       clusterName: `corpsearch-artifact-${process.pid}`,
@@ -145,21 +244,7 @@ async function main(): Promise<void> {
     const redis = await startLocalRedis({ logDir: path.join(tmp, 'redis') });
     stops.push(redis.stop);
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: tmp,
-      NODE_ENV: 'production',
-      OPENSEARCH_URL: node.url,
-      REDIS_URL: redis.url,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOAD_SAMPLE_DATA: 'false',
-      // the checks below send several searches within a second: the smoke's user is not rate
-      // limited (its credits are still reserved and charged)
-      RATE_LIMIT_EXEMPT_USERS: 'smoke',
-      METRICS_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-    };
+    const env = await artifactEnv(tmp, node.url, redis.url, port);
     const worker = spawnManaged(process.execPath, ['dist/indexer/worker.js'], {
       cwd: app,
       env: { ...env, METRICS_PORT: String(await freePort()) },
@@ -180,68 +265,10 @@ async function main(): Promise<void> {
     if (health !== 200) throw new Error(`GET /health answered ${health}`);
     say(`node dist/src/main.js ready at ${url} (GET /readyz 200, GET /health ${health})`);
 
-    const key = run(
-      process.execPath,
-      ['dist/scripts/keys.js', 'create', 'smoke', '--credits', '1000'],
-      app,
-      env,
-    ).trim();
-    const dataDir = path.join(tmp, 'data');
-    run(
-      process.execPath,
-      ['dist/indexer/generate/cli.js', '--companies', '20', '--jobs', '100', '--seed', '7', '--out', dataDir],
-      app,
-      env,
-    );
-    say('ingest through the queue (built CLI -> built worker)');
-    run(
-      process.execPath,
-      [
-        'dist/indexer/ingest-cli.js',
-        path.join(dataDir, 'corporates.ndjson'),
-        path.join(dataDir, 'jobs.ndjson'),
-      ],
-      app,
-      env,
-    );
-    let total = 0;
-    const deadline = Date.now() + 60_000;
-    let lastError = '';
-    while (Date.now() < deadline) {
-      // the ingest above ran with this process's event loop blocked (spawnSync), longer than the
-      // API keeps an idle connection open: the pooled connection from the health check may be
-      // closed under it, which fetch reports as "fetch failed". Such an error is retried.
-      const res = await fetch(`${url}/rest/v1/jobs/search`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-        body: JSON.stringify({ limit: 1, includeTotalResults: true }),
-      }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
-        lastError = `${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'})`;
-        return undefined;
-      });
-      if (!res) {
-        await sleep(1000);
-        continue;
-      }
-      const body = (await res.json()) as { totalResults?: number };
-      if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
-      total = body.totalResults ?? 0;
-      if (total === 100) break;
-      await sleep(1000);
-    }
-    if (total !== 100)
-      throw new Error(
-        `search found ${total} postings, expected 100${lastError ? `; last connection error: ${lastError}` : ''}`,
-      );
-    say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
+    const key = createKeyAndIngest(app, tmp, env);
+    await waitForPostings(url, key);
     await checkServedArtifact(url, key, env.METRICS_PORT as string);
-    // a clean stop: SIGTERM, and both built processes exit 0 by themselves
-    await api.stop(10_000);
-    await worker.stop(10_000);
-    const [apiExit, workerExit] = [await api.exited, await worker.exited];
-    if (apiExit !== 0 || workerExit !== 0)
-      throw new Error(`on SIGTERM the API exited ${apiExit} and the worker ${workerExit}, expected 0 and 0`);
-    say('SIGTERM: the API and the worker exited 0');
+    await stopCleanly(api, worker);
     writeFileSync(path.join(tmp, 'ok'), '');
     say('production artifact smoke passed');
   } catch (error) {

@@ -345,6 +345,304 @@ const oks = (r: LoadResult, user: string) =>
 
 // ---------- main ----------
 
+/** The running stack, the clients on it, the users' keys and the data the cases share. */
+interface Fault {
+  s: Stack;
+  os: OpenSearchClient;
+  control: Redis;
+  limits: ReturnType<typeof createLimits>;
+  keys: Map<string, string>;
+  queue: ReturnType<typeof createIndexerQueue>;
+  liveApis: Set<StackProcess>;
+  /** The API processes a balancer would send to now. */
+  targets: () => StackProcess[];
+  takeOut: (api: StackProcess) => boolean;
+  jobLines: string[];
+  earlyJobs: string[];
+  laterJobs: string[];
+}
+
+/**
+ * The users' keys and credits, the companies and the first 2,000 postings indexed through the
+ * queue, company rebuilds done and the cluster green.
+ */
+async function prepareFixture(
+  s: Stack,
+  os: OpenSearchClient,
+  control: Redis,
+  files: Awaited<ReturnType<typeof generateDataSet>>,
+): Promise<Fault> {
+  const limits = createLimits({ redis: control, keyPrefix: redisPrefix });
+  const keys = new Map<string, string>();
+  for (const user of users) {
+    keys.set(user, (await createApiKey(keyStoreFor(control, redisPrefix), { userId: user })).key);
+    await limits.ledger.grant(user, grant);
+  }
+  const queue = createIndexerQueue(control, redisPrefix);
+  queue.on('error', () => {});
+  const companies = readFileSync(files.corporates, 'utf8').split('\n').filter(Boolean);
+  for (let i = 0; i < companies.length; i += 500)
+    await enqueueRecords(queue, companies.slice(i, i + 500), 'faults');
+  const deadline = Date.now() + 120_000;
+  while (
+    (await os.count({ index: `${indexPrefix}corporates` }).catch(() => ({ body: { count: 0 } }))).body.count <
+    companies.length
+  ) {
+    if (Date.now() > deadline) throw new Error('the companies were not indexed within 120 s');
+    await sleep(1000);
+  }
+  // postings in place before case a, so its before/after checksums cover all three indices
+  const jobLines = readFileSync(files.jobs, 'utf8').split('\n').filter(Boolean);
+  const earlyJobs = jobLines.slice(0, 2000);
+  const laterJobs = jobLines.slice(2000);
+  for (let i = 0; i < earlyJobs.length; i += 1000)
+    await enqueueRecords(queue, earlyJobs.slice(i, i + 1000), 'faults-early-jobs');
+  if (!(await waitIdle(queue, control, 180_000)))
+    throw new Error('the first postings were not indexed within 180 s');
+  if ((await waitForGreen(os, 120_000)) < 0) throw new Error('the cluster was not green within 120 s');
+  say(
+    `${companies.length} companies and ${earlyJobs.length} postings indexed through the queue, company rebuilds done, cluster green`,
+  );
+  const liveApis = new Set(s.apis);
+  const targets = () => s.apis.filter((api) => liveApis.has(api));
+  const takeOut = (api: StackProcess) => liveApis.delete(api);
+  return { s, os, control, limits, keys, queue, liveApis, targets, takeOut, jobLines, earlyJobs, laterJobs };
+}
+
+/** a. kill -9 one OpenSearch node during 30 s of search load. */
+async function caseKillOpenSearchNode(f: Fault): Promise<void> {
+  const { os, limits, s, keys, targets } = f;
+  say('a. kill -9 one OpenSearch node during 30 s of search load (6 users, 4 searches/s each)');
+  const docsBefore = await allFingerprints(os);
+  const before = await balances(limits);
+  // the node holding the primary of the searched index: its searches must move to the replica
+  const victim = await primaryHolder(os, s, `${indexPrefix}corporates-v1`);
+  const load = runLoad(keys, 30, targets);
+  await sleep(8000);
+  say(`   kill -9 node-${victim.index} (pid ${victim.pid()}, holds the primary of corporates)`);
+  await victim.kill9();
+  await sleep(7000);
+  say(`   restarting node-${victim.index}`);
+  const restartStarted = Date.now();
+  const restarted = victim.restart();
+  const result = await load;
+  await restarted;
+  say(`   node-${victim.index} rejoined after ${((Date.now() - restartStarted) / 1000).toFixed(1)} s`);
+  const greenMs = await waitForGreen(os, 180_000);
+  const after = await settledBalances(limits, 40_000);
+  const docsAfter = await allFingerprints(os);
+  printLoad('load', result);
+  const credits = creditDiffs(before, after, (user) => oks(result, user));
+  console.log(`  credits spent ${credits.spent}, searches answered 200: ${credits.expected}`);
+  console.log(`  documents before: ${docsBefore}\n  documents after:  ${docsAfter}`);
+  check(
+    result.other === 0 && result.bare503 === 0 && result.errors === 0,
+    'a: every response a 200 or a 503 with Retry-After',
+  );
+  check(result.ok > 0, 'a: searches kept being answered');
+  check(credits.exact, 'a: no credit kept for a failed search (per user: spent == 200s)');
+  check(docsBefore === docsAfter, 'a: no document lost (counts and id checksums equal)');
+  check(
+    greenMs >= 0,
+    `a: cluster green again ${greenMs >= 0 ? `${(greenMs / 1000).toFixed(1)} s after the node rejoined` : 'NOT within 180 s'}`,
+  );
+}
+
+/** b. kill -9 one API process under load. */
+async function caseKillApi(f: Fault): Promise<void> {
+  const { limits, s, keys, targets, takeOut, control, liveApis } = f;
+  say('b. kill -9 one API process during 20 s of load');
+  const before = await balances(limits);
+  const victim = s.apis[0] as StackProcess;
+  const survivor = s.apis[1] as StackProcess;
+  const load = runLoad(keys, 20, targets, takeOut);
+  await sleep(6000);
+  const killedAt = Date.now();
+  say(`   kill -9 ${victim.name} (pid ${victim.pid()})`);
+  takeOut(victim);
+  await victim.signal('SIGKILL');
+  const result = await load;
+  const after = await settledBalances(limits, 40_000);
+  const orphans = await openReservations(control);
+  const fromSurvivor = summarize(result.outcomes.filter((o) => o.api === survivor.name));
+  const afterKill = summarize(result.outcomes.filter((o) => o.api === survivor.name && o.sentAt > killedAt));
+  const lost = result.outcomes.filter((o) => o.api === victim.name && o.status === 'error');
+  printLoad('load', result);
+  console.log(
+    `  ${survivor.name}: ${fromSurvivor.outcomes.length} searches (${afterKill.outcomes.length} after the kill), ${fromSurvivor.ok} x 200`,
+  );
+  console.log(
+    `  in flight on ${victim.name} when it died: ${lost.length}; reservations it left open: ${[...orphans.values()].reduce((a, b) => a + b, 0)}`,
+  );
+  const credits = creditDiffs(before, after, (user) => oks(result, user) + (orphans.get(user) ?? 0));
+  console.log(
+    `  credits spent ${credits.spent} == 200s answered + reservations left open by the killed process: ${credits.expected}`,
+  );
+  check(
+    fromSurvivor.ok === fromSurvivor.outcomes.length && afterKill.outcomes.length > 0,
+    `b: ${survivor.name} kept serving, every answer a 200`,
+  );
+  check(credits.exact, 'b: balances exact (spent == 200s + open reservations of the killed process)');
+  say(`   restarting ${victim.name}`);
+  await victim.restart();
+  liveApis.add(victim);
+}
+
+/** e. SIGTERM to an API process under load. */
+async function caseTerminateApi(f: Fault): Promise<void> {
+  const { limits, s, keys, targets, takeOut, liveApis } = f;
+  say('e. SIGTERM to an API process during 20 s of load');
+  const victim = s.apis[1] as StackProcess;
+  const before = await balances(limits);
+  const load = runLoad(keys, 20, targets, takeOut);
+  await sleep(6000);
+  const signalledAt = Date.now();
+  say(`   SIGTERM ${victim.name} (pid ${victim.pid()})`);
+  const exited = victim.signal('SIGTERM');
+  // the balancer notices through /readyz; until then new requests may still be sent
+  const exitMs = await exited;
+  takeOut(victim);
+  const result = await load;
+  const inFlight = result.outcomes.filter((o) => o.api === victim.name && o.sentAt < signalledAt);
+  const lateErrors = result.outcomes.filter((o) => o.api === victim.name && o.sentAt >= signalledAt);
+  const inFlightErrors = inFlight.filter((o) => o.status !== 200);
+  printLoad('load', result);
+  console.log(
+    `  ${victim.name} exited ${(exitMs / 1000).toFixed(2)} s after SIGTERM; requests sent to it before the signal: ${inFlight.length}, of them not 200: ${inFlightErrors.length}; sent after: ${lateErrors.length} (${lateErrors.filter((o) => o.status === 'error').length} refused)`,
+  );
+  const after = await settledBalances(limits, 40_000);
+  const credits = creditDiffs(before, after, (user) => oks(result, user));
+  check(inFlightErrors.length === 0, 'e: requests in flight at SIGTERM all finished with 200');
+  check(exitMs <= 10_000, `e: exited within 10 s (${(exitMs / 1000).toFixed(2)} s)`);
+  check(credits.exact, 'e: balances exact (spent == 200s)');
+  say(`   restarting ${victim.name}`);
+  await victim.restart();
+  liveApis.add(victim);
+}
+
+/** d. restart redis-server under load. */
+async function caseRestartRedis(f: Fault): Promise<void> {
+  const { limits, control, keys, targets, s } = f;
+  say('d. restart redis-server during 30 s of load');
+  const before = await balances(limits);
+  const keyCount = (await control.zcard(`${redisPrefix}apikeys`)) as number;
+  const load = runLoad(keys, 30, targets);
+  await sleep(6000);
+  say(`   redis-server: SIGTERM (pid ${s.redis.pid()}), 3 s down, start again on the same port and AOF`);
+  const downAt = Date.now();
+  await s.redis.restart(3000);
+  const upAt = Date.now();
+  const result = await load;
+  const after = await settledBalances(limits, 45_000);
+  const keyCountAfter = (await control.zcard(`${redisPrefix}apikeys`)) as number;
+  const firstOkAfter = result.outcomes
+    .filter((o) => o.status === 200 && o.sentAt >= upAt)
+    .sort((x, y) => x.sentAt - y.sentAt)[0];
+  const during = summarize(result.outcomes.filter((o) => o.sentAt >= downAt && o.sentAt < upAt));
+  printLoad('load', result);
+  console.log(
+    `  while Redis was down (${((upAt - downAt) / 1000).toFixed(1)} s): ${during.ok} x 200, ${during.clean503} x 503 with Retry-After; first 200 ${firstOkAfter ? `${((firstOkAfter.sentAt - upAt) / 1000).toFixed(1)} s` : 'never'} after it was back`,
+  );
+  console.log(`  API keys in Redis before ${keyCount}, after ${keyCountAfter}`);
+  const credits = creditDiffs(before, after, (user) => oks(result, user));
+  console.log(`  credits spent ${credits.spent}, searches answered 200: ${credits.expected}`);
+  check(
+    result.other === 0 && result.bare503 === 0 && result.errors === 0,
+    'd: every response a 200 or a 503 with Retry-After',
+  );
+  check(
+    during.clean503 > 0 && firstOkAfter !== undefined,
+    'd: searches 503 while Redis is away, then recover with nothing restarted',
+  );
+  check(keyCountAfter === keyCount && keyCount === users.length, 'd: API keys survived the restart (AOF)');
+  check(credits.exact, 'd: balances survived and are exact (spent == 200s)');
+}
+
+/** c. kill -9 a worker in the middle of ingesting 20,000 postings. */
+async function caseKillWorker(f: Fault): Promise<void> {
+  const { os, control, queue, s, jobLines, earlyJobs, laterJobs } = f;
+  say('c. kill -9 one worker in the middle of ingesting 20,000 postings');
+  const lines = laterJobs;
+  // the index holds the early postings too: every one of the 22,000 exactly once
+  const expectedIds = jobLines.map((line) => (JSON.parse(line) as { id: string }).id);
+  const ingestStart = Date.now();
+  for (let i = 0; i < lines.length; i += 1000)
+    await enqueueRecords(queue, lines.slice(i, i + 1000), 'faults-jobs');
+  const victim = s.workers[0] as StackProcess;
+  const jobsAlias = `${indexPrefix}jobs`;
+  const count = async () => (await os?.count({ index: jobsAlias }).catch(() => undefined))?.body.count ?? 0;
+  while ((await count()) < earlyJobs.length + 4000) {
+    if (Date.now() - ingestStart > 180_000)
+      throw new Error('ingestion did not reach 4,000 of the new postings in 180 s');
+    await sleep(500);
+  }
+  const atKill = await count();
+  say(
+    `   ${atKill} postings searchable (${earlyJobs.length} from before): kill -9 ${victim.name} (pid ${victim.pid()})`,
+  );
+  await victim.signal('SIGKILL');
+  await sleep(3000);
+  say(`   restarting ${victim.name}`);
+  await victim.restart();
+  const doneBy = Date.now() + 900_000;
+  let lastReport = Date.now();
+  for (;;) {
+    const pending = await pendingWork(queue, control);
+    if (pending === 0 && (await count()) >= expectedIds.length) break;
+    if (Date.now() > doneBy) break;
+    if (Date.now() - lastReport > 30_000) {
+      lastReport = Date.now();
+      say(`   ${await count()} postings searchable; ${pending} queue jobs and company rebuilds pending`);
+    }
+    await sleep(1000);
+  }
+  const ingestSeconds = (Date.now() - ingestStart) / 1000;
+  const jobs = await fingerprint(os, jobsAlias);
+  const details = await fingerprint(os, `${indexPrefix}job-details`);
+  const deadLettered = await control.llen(deadLetterKey(redisPrefix));
+  const failedJobs = await queue.getFailedCount();
+  const expectedSha = shaOf(expectedIds);
+  console.log(
+    `  20,000 postings queued in 20 batches; ${atKill - earlyJobs.length} of them indexed when the worker was killed; all done after ${ingestSeconds.toFixed(1)} s`,
+  );
+  console.log(
+    `  jobs ${jobs.count} docs sha ${jobs.sha}; job-details ${details.count} docs sha ${details.sha}; expected ${expectedIds.length} sha ${expectedSha}; dead-lettered ${deadLettered}; failed jobs ${failedJobs}`,
+  );
+  check(
+    jobs.count === expectedIds.length && jobs.sha === expectedSha,
+    'c: every posting in jobs exactly once (count and id checksum)',
+  );
+  check(
+    details.count === expectedIds.length && details.sha === expectedSha,
+    'c: every posting in job-details exactly once',
+  );
+  check(deadLettered === 0 && failedJobs === 0, 'c: nothing dead-lettered, no job given up');
+  await queue.close();
+}
+
+/** What the processes' own metrics say about all of the above. */
+async function printMetrics(s: Stack): Promise<void> {
+  const scrape = async (url: string) => (await fetch(url)).text().catch(() => '');
+  const pick = (text: string, name: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(name))
+      .map((line) => `    ${line}`)
+      .join('\n');
+  for (const api of s.apis) {
+    const text = await scrape(api.metricsUrl);
+    console.log(
+      `  metrics of ${api.name} (since its last start):\n${pick(text, 'corpsearch_credits_')}\n${pick(text, 'corpsearch_requests_rejected_total')}`,
+    );
+  }
+  for (const worker of s.workers) {
+    const text = await scrape(worker.metricsUrl);
+    console.log(
+      `  metrics of ${worker.name}:\n${pick(text, 'corpsearch_indexer_records_total')}\n${pick(text, 'corpsearch_indexer_queue_jobs')}`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const workDir = mkdtempSync(path.join(projectRoot, '.local', 'faults-'));
   let stack: Stack | undefined;
@@ -381,273 +679,13 @@ async function main(): Promise<void> {
     control = createQueueConnection(s.redis.url);
     // case d takes Redis away on purpose; the connection reconnects by itself
     control.on('error', () => {});
-    const limits = createLimits({ redis: control, keyPrefix: redisPrefix });
-    const keys = new Map<string, string>();
-    for (const user of users) {
-      keys.set(user, (await createApiKey(keyStoreFor(control, redisPrefix), { userId: user })).key);
-      await limits.ledger.grant(user, grant);
-    }
-    const queue = createIndexerQueue(control, redisPrefix);
-    queue.on('error', () => {});
-    const companies = readFileSync(files.corporates, 'utf8').split('\n').filter(Boolean);
-    for (let i = 0; i < companies.length; i += 500)
-      await enqueueRecords(queue, companies.slice(i, i + 500), 'faults');
-    const deadline = Date.now() + 120_000;
-    while (
-      (await os.count({ index: `${indexPrefix}corporates` }).catch(() => ({ body: { count: 0 } }))).body
-        .count < companies.length
-    ) {
-      if (Date.now() > deadline) throw new Error('the companies were not indexed within 120 s');
-      await sleep(1000);
-    }
-    // postings in place before case a, so its before/after checksums cover all three indices
-    const jobLines = readFileSync(files.jobs, 'utf8').split('\n').filter(Boolean);
-    const earlyJobs = jobLines.slice(0, 2000);
-    const laterJobs = jobLines.slice(2000);
-    for (let i = 0; i < earlyJobs.length; i += 1000)
-      await enqueueRecords(queue, earlyJobs.slice(i, i + 1000), 'faults-early-jobs');
-    if (!(await waitIdle(queue, control, 180_000)))
-      throw new Error('the first postings were not indexed within 180 s');
-    if ((await waitForGreen(os, 120_000)) < 0) throw new Error('the cluster was not green within 120 s');
-    say(
-      `${companies.length} companies and ${earlyJobs.length} postings indexed through the queue, company rebuilds done, cluster green`,
-    );
-    const liveApis = new Set(s.apis);
-    const targets = () => s.apis.filter((api) => liveApis.has(api));
-    const takeOut = (api: StackProcess) => liveApis.delete(api);
-
-    // a. kill -9 one OpenSearch node during 30 s of search load
-    {
-      say('a. kill -9 one OpenSearch node during 30 s of search load (6 users, 4 searches/s each)');
-      const docsBefore = await allFingerprints(os);
-      const before = await balances(limits);
-      // the node holding the primary of the searched index: its searches must move to the replica
-      const victim = await primaryHolder(os, s, `${indexPrefix}corporates-v1`);
-      const load = runLoad(keys, 30, targets);
-      await sleep(8000);
-      say(`   kill -9 node-${victim.index} (pid ${victim.pid()}, holds the primary of corporates)`);
-      await victim.kill9();
-      await sleep(7000);
-      say(`   restarting node-${victim.index}`);
-      const restartStarted = Date.now();
-      const restarted = victim.restart();
-      const result = await load;
-      await restarted;
-      say(`   node-${victim.index} rejoined after ${((Date.now() - restartStarted) / 1000).toFixed(1)} s`);
-      const greenMs = await waitForGreen(os, 180_000);
-      const after = await settledBalances(limits, 40_000);
-      const docsAfter = await allFingerprints(os);
-      printLoad('load', result);
-      const credits = creditDiffs(before, after, (user) => oks(result, user));
-      console.log(`  credits spent ${credits.spent}, searches answered 200: ${credits.expected}`);
-      console.log(`  documents before: ${docsBefore}\n  documents after:  ${docsAfter}`);
-      check(
-        result.other === 0 && result.bare503 === 0 && result.errors === 0,
-        'a: every response a 200 or a 503 with Retry-After',
-      );
-      check(result.ok > 0, 'a: searches kept being answered');
-      check(credits.exact, 'a: no credit kept for a failed search (per user: spent == 200s)');
-      check(docsBefore === docsAfter, 'a: no document lost (counts and id checksums equal)');
-      check(
-        greenMs >= 0,
-        `a: cluster green again ${greenMs >= 0 ? `${(greenMs / 1000).toFixed(1)} s after the node rejoined` : 'NOT within 180 s'}`,
-      );
-    }
-
-    // b. kill -9 one API process under load
-    {
-      say('b. kill -9 one API process during 20 s of load');
-      const before = await balances(limits);
-      const victim = s.apis[0] as StackProcess;
-      const survivor = s.apis[1] as StackProcess;
-      const load = runLoad(keys, 20, targets, takeOut);
-      await sleep(6000);
-      const killedAt = Date.now();
-      say(`   kill -9 ${victim.name} (pid ${victim.pid()})`);
-      takeOut(victim);
-      await victim.signal('SIGKILL');
-      const result = await load;
-      const after = await settledBalances(limits, 40_000);
-      const orphans = await openReservations(control);
-      const fromSurvivor = summarize(result.outcomes.filter((o) => o.api === survivor.name));
-      const afterKill = summarize(
-        result.outcomes.filter((o) => o.api === survivor.name && o.sentAt > killedAt),
-      );
-      const lost = result.outcomes.filter((o) => o.api === victim.name && o.status === 'error');
-      printLoad('load', result);
-      console.log(
-        `  ${survivor.name}: ${fromSurvivor.outcomes.length} searches (${afterKill.outcomes.length} after the kill), ${fromSurvivor.ok} x 200`,
-      );
-      console.log(
-        `  in flight on ${victim.name} when it died: ${lost.length}; reservations it left open: ${[...orphans.values()].reduce((a, b) => a + b, 0)}`,
-      );
-      const credits = creditDiffs(before, after, (user) => oks(result, user) + (orphans.get(user) ?? 0));
-      console.log(
-        `  credits spent ${credits.spent} == 200s answered + reservations left open by the killed process: ${credits.expected}`,
-      );
-      check(
-        fromSurvivor.ok === fromSurvivor.outcomes.length && afterKill.outcomes.length > 0,
-        `b: ${survivor.name} kept serving, every answer a 200`,
-      );
-      check(credits.exact, 'b: balances exact (spent == 200s + open reservations of the killed process)');
-      say(`   restarting ${victim.name}`);
-      await victim.restart();
-      liveApis.add(victim);
-    }
-
-    // e. SIGTERM to an API process under load
-    {
-      say('e. SIGTERM to an API process during 20 s of load');
-      const victim = s.apis[1] as StackProcess;
-      const before = await balances(limits);
-      const load = runLoad(keys, 20, targets, takeOut);
-      await sleep(6000);
-      const signalledAt = Date.now();
-      say(`   SIGTERM ${victim.name} (pid ${victim.pid()})`);
-      const exited = victim.signal('SIGTERM');
-      // the balancer notices through /readyz; until then new requests may still be sent
-      const exitMs = await exited;
-      takeOut(victim);
-      const result = await load;
-      const inFlight = result.outcomes.filter((o) => o.api === victim.name && o.sentAt < signalledAt);
-      const lateErrors = result.outcomes.filter((o) => o.api === victim.name && o.sentAt >= signalledAt);
-      const inFlightErrors = inFlight.filter((o) => o.status !== 200);
-      printLoad('load', result);
-      console.log(
-        `  ${victim.name} exited ${(exitMs / 1000).toFixed(2)} s after SIGTERM; requests sent to it before the signal: ${inFlight.length}, of them not 200: ${inFlightErrors.length}; sent after: ${lateErrors.length} (${lateErrors.filter((o) => o.status === 'error').length} refused)`,
-      );
-      const after = await settledBalances(limits, 40_000);
-      const credits = creditDiffs(before, after, (user) => oks(result, user));
-      check(inFlightErrors.length === 0, 'e: requests in flight at SIGTERM all finished with 200');
-      check(exitMs <= 10_000, `e: exited within 10 s (${(exitMs / 1000).toFixed(2)} s)`);
-      check(credits.exact, 'e: balances exact (spent == 200s)');
-      say(`   restarting ${victim.name}`);
-      await victim.restart();
-      liveApis.add(victim);
-    }
-
-    // d. restart redis-server under load
-    {
-      say('d. restart redis-server during 30 s of load');
-      const before = await balances(limits);
-      const keyCount = (await control.zcard(`${redisPrefix}apikeys`)) as number;
-      const load = runLoad(keys, 30, targets);
-      await sleep(6000);
-      say(`   redis-server: SIGTERM (pid ${s.redis.pid()}), 3 s down, start again on the same port and AOF`);
-      const downAt = Date.now();
-      await s.redis.restart(3000);
-      const upAt = Date.now();
-      const result = await load;
-      const after = await settledBalances(limits, 45_000);
-      const keyCountAfter = (await control.zcard(`${redisPrefix}apikeys`)) as number;
-      const firstOkAfter = result.outcomes
-        .filter((o) => o.status === 200 && o.sentAt >= upAt)
-        .sort((x, y) => x.sentAt - y.sentAt)[0];
-      const during = summarize(result.outcomes.filter((o) => o.sentAt >= downAt && o.sentAt < upAt));
-      printLoad('load', result);
-      console.log(
-        `  while Redis was down (${((upAt - downAt) / 1000).toFixed(1)} s): ${during.ok} x 200, ${during.clean503} x 503 with Retry-After; first 200 ${firstOkAfter ? `${((firstOkAfter.sentAt - upAt) / 1000).toFixed(1)} s` : 'never'} after it was back`,
-      );
-      console.log(`  API keys in Redis before ${keyCount}, after ${keyCountAfter}`);
-      const credits = creditDiffs(before, after, (user) => oks(result, user));
-      console.log(`  credits spent ${credits.spent}, searches answered 200: ${credits.expected}`);
-      check(
-        result.other === 0 && result.bare503 === 0 && result.errors === 0,
-        'd: every response a 200 or a 503 with Retry-After',
-      );
-      check(
-        during.clean503 > 0 && firstOkAfter !== undefined,
-        'd: searches 503 while Redis is away, then recover with nothing restarted',
-      );
-      check(
-        keyCountAfter === keyCount && keyCount === users.length,
-        'd: API keys survived the restart (AOF)',
-      );
-      check(credits.exact, 'd: balances survived and are exact (spent == 200s)');
-    }
-
-    // c. kill -9 a worker in the middle of ingesting 20,000 postings
-    {
-      say('c. kill -9 one worker in the middle of ingesting 20,000 postings');
-      const lines = laterJobs;
-      // the index holds the early postings too: every one of the 22,000 exactly once
-      const expectedIds = jobLines.map((line) => (JSON.parse(line) as { id: string }).id);
-      const ingestStart = Date.now();
-      for (let i = 0; i < lines.length; i += 1000)
-        await enqueueRecords(queue, lines.slice(i, i + 1000), 'faults-jobs');
-      const victim = s.workers[0] as StackProcess;
-      const jobsAlias = `${indexPrefix}jobs`;
-      const count = async () =>
-        (await os?.count({ index: jobsAlias }).catch(() => undefined))?.body.count ?? 0;
-      while ((await count()) < earlyJobs.length + 4000) {
-        if (Date.now() - ingestStart > 180_000)
-          throw new Error('ingestion did not reach 4,000 of the new postings in 180 s');
-        await sleep(500);
-      }
-      const atKill = await count();
-      say(
-        `   ${atKill} postings searchable (${earlyJobs.length} from before): kill -9 ${victim.name} (pid ${victim.pid()})`,
-      );
-      await victim.signal('SIGKILL');
-      await sleep(3000);
-      say(`   restarting ${victim.name}`);
-      await victim.restart();
-      const doneBy = Date.now() + 900_000;
-      let lastReport = Date.now();
-      for (;;) {
-        const pending = await pendingWork(queue, control);
-        if (pending === 0 && (await count()) >= expectedIds.length) break;
-        if (Date.now() > doneBy) break;
-        if (Date.now() - lastReport > 30_000) {
-          lastReport = Date.now();
-          say(`   ${await count()} postings searchable; ${pending} queue jobs and company rebuilds pending`);
-        }
-        await sleep(1000);
-      }
-      const ingestSeconds = (Date.now() - ingestStart) / 1000;
-      const jobs = await fingerprint(os, jobsAlias);
-      const details = await fingerprint(os, `${indexPrefix}job-details`);
-      const deadLettered = await control.llen(deadLetterKey(redisPrefix));
-      const failedJobs = await queue.getFailedCount();
-      const expectedSha = shaOf(expectedIds);
-      console.log(
-        `  20,000 postings queued in 20 batches; ${atKill - earlyJobs.length} of them indexed when the worker was killed; all done after ${ingestSeconds.toFixed(1)} s`,
-      );
-      console.log(
-        `  jobs ${jobs.count} docs sha ${jobs.sha}; job-details ${details.count} docs sha ${details.sha}; expected ${expectedIds.length} sha ${expectedSha}; dead-lettered ${deadLettered}; failed jobs ${failedJobs}`,
-      );
-      check(
-        jobs.count === expectedIds.length && jobs.sha === expectedSha,
-        'c: every posting in jobs exactly once (count and id checksum)',
-      );
-      check(
-        details.count === expectedIds.length && details.sha === expectedSha,
-        'c: every posting in job-details exactly once',
-      );
-      check(deadLettered === 0 && failedJobs === 0, 'c: nothing dead-lettered, no job given up');
-      await queue.close();
-    }
-
-    // what the processes' own metrics say about all of the above
-    const scrape = async (url: string) => (await fetch(url)).text().catch(() => '');
-    const pick = (text: string, name: string) =>
-      text
-        .split('\n')
-        .filter((line) => line.startsWith(name))
-        .map((line) => `    ${line}`)
-        .join('\n');
-    for (const api of s.apis) {
-      const text = await scrape(api.metricsUrl);
-      console.log(
-        `  metrics of ${api.name} (since its last start):\n${pick(text, 'corpsearch_credits_')}\n${pick(text, 'corpsearch_requests_rejected_total')}`,
-      );
-    }
-    for (const worker of s.workers) {
-      const text = await scrape(worker.metricsUrl);
-      console.log(
-        `  metrics of ${worker.name}:\n${pick(text, 'corpsearch_indexer_records_total')}\n${pick(text, 'corpsearch_indexer_queue_jobs')}`,
-      );
-    }
+    const fault = await prepareFixture(s, os, control, files);
+    await caseKillOpenSearchNode(fault);
+    await caseKillApi(fault);
+    await caseTerminateApi(fault);
+    await caseRestartRedis(fault);
+    await caseKillWorker(fault);
+    await printMetrics(s);
   } finally {
     say('stopping the stack');
     control?.disconnect();

@@ -223,12 +223,102 @@ function managedProcess(
   };
 }
 
+type Stops = Array<() => Promise<void>>;
+
+/** The OpenSearch nodes started together (each one's stop added to `stops` before any starts). */
+async function startClusterNodes(opts: StackOptions, stops: Stops, log: (line: string) => void) {
+  const nodeCount = opts.nodes ?? 3;
+  const httpPorts = await clusterHttpPorts(nodeCount);
+  const transportPorts = await distinctFreePorts(nodeCount);
+  const nodes = httpPorts.map((http, i) =>
+    startNode(opts, i + 1, http, transportPorts[i] as number, transportPorts),
+  );
+  for (const node of nodes) stops.push(() => node.stop());
+  log(`starting ${nodeCount} OpenSearch nodes (heap ${opts.heap ?? '512m'} each)`);
+  // together: the members bootstrap the cluster once a majority of them see each other
+  await Promise.all(nodes.map((node) => (node as StackNode & { start(): Promise<void> }).start()));
+  return nodes;
+}
+
+/** Redis with an append-only file, restarted on the same port and folder so its data survives. */
+async function startStackRedis(opts: StackOptions, stops: Stops): Promise<StackRedis> {
+  const redisDir = path.join(opts.baseDir, 'redis');
+  let redis: LocalRedis = await startLocalRedis({ logDir: redisDir, appendOnly: true });
+  const redisPort = redis.port;
+  const stackRedis: StackRedis = {
+    url: redis.url,
+    dir: redisDir,
+    pid: () => redis.pid,
+    async restart(pauseMs = 0) {
+      await redis.stop();
+      if (pauseMs > 0) await sleep(pauseMs);
+      redis = await startLocalRedis({ logDir: redisDir, appendOnly: true, port: redisPort });
+    },
+    stop: () => redis.stop(),
+  };
+  stops.push(() => stackRedis.stop());
+  return stackRedis;
+}
+
+/** The environment every API and worker of the stack runs with. */
+function stackEnv(opts: StackOptions, opensearchUrl: string, redisUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    OPENSEARCH_URL: opensearchUrl,
+    // the stack's own nodes are plain http without users: a secured engine's settings from
+    // the caller's shell would be refused with them
+    OPENSEARCH_USERNAME: '',
+    OPENSEARCH_PASSWORD: '',
+    OPENSEARCH_PASSWORD_FILE: '',
+    OPENSEARCH_CA_FILE: '',
+    REDIS_URL: redisUrl,
+    HOST: '127.0.0.1',
+    METRICS_HOST: '127.0.0.1',
+    INDEX_REPLICAS: '1',
+    LOAD_SAMPLE_DATA: 'false',
+    ...opts.env,
+  };
+}
+
+/** The workers and APIs on free ports, not started yet (each one's stop added to `stops`). */
+async function stackProcesses(opts: StackOptions, env: NodeJS.ProcessEnv, stops: Stops) {
+  const apis: StackProcess[] = [];
+  const workers: StackProcess[] = [];
+  for (let i = 1; i <= (opts.workers ?? 2); i++) {
+    const metricsPort = await freePort();
+    const worker = managedProcess(
+      opts,
+      `worker-${i}`,
+      'indexer/worker.ts',
+      { ...env, METRICS_PORT: String(metricsPort) },
+      { metrics: true },
+      `http://127.0.0.1:${metricsPort}/metrics`,
+    );
+    stops.push(() => worker.stop());
+    workers.push(worker);
+  }
+  for (let i = 1; i <= (opts.apis ?? 2); i++) {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const url = `http://127.0.0.1:${port}`;
+    const api = managedProcess(
+      opts,
+      `api-${i}`,
+      'src/main.ts',
+      { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
+      { url },
+      `http://127.0.0.1:${metricsPort}/metrics`,
+    );
+    stops.push(() => api.stop());
+    apis.push(api);
+  }
+  return { apis, workers };
+}
+
 /** Starts the whole stack; on any failure stops what already started and rethrows. */
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const log = opts.log ?? (() => {});
-  const nodeCount = opts.nodes ?? 3;
   mkdirSync(path.join(opts.baseDir, 'logs'), { recursive: true });
-  const stops: Array<() => Promise<void>> = [];
+  const stops: Stops = [];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) {
       try {
@@ -240,83 +330,16 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     if (opts.ephemeral) rmSync(opts.baseDir, { recursive: true, force: true });
   };
   try {
-    const httpPorts = await clusterHttpPorts(nodeCount);
-    const transportPorts = await distinctFreePorts(nodeCount);
-    const nodes = httpPorts.map((http, i) =>
-      startNode(opts, i + 1, http, transportPorts[i] as number, transportPorts),
-    );
-    for (const node of nodes) stops.push(() => node.stop());
-    log(`starting ${nodeCount} OpenSearch nodes (heap ${opts.heap ?? '512m'} each)`);
-    // together: the members bootstrap the cluster once a majority of them see each other
-    await Promise.all(nodes.map((node) => (node as StackNode & { start(): Promise<void> }).start()));
+    const nodes = await startClusterNodes(opts, stops, log);
     const opensearchUrl = nodes.map((node) => node.url).join(',');
-
-    const redisDir = path.join(opts.baseDir, 'redis');
-    let redis: LocalRedis = await startLocalRedis({ logDir: redisDir, appendOnly: true });
-    const redisPort = redis.port;
-    const stackRedis: StackRedis = {
-      url: redis.url,
-      dir: redisDir,
-      pid: () => redis.pid,
-      async restart(pauseMs = 0) {
-        await redis.stop();
-        if (pauseMs > 0) await sleep(pauseMs);
-        redis = await startLocalRedis({ logDir: redisDir, appendOnly: true, port: redisPort });
-      },
-      stop: () => redis.stop(),
-    };
-    stops.push(() => stackRedis.stop());
-
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      OPENSEARCH_URL: opensearchUrl,
-      // the stack's own nodes are plain http without users: a secured engine's settings from
-      // the caller's shell would be refused with them
-      OPENSEARCH_USERNAME: '',
-      OPENSEARCH_PASSWORD: '',
-      OPENSEARCH_PASSWORD_FILE: '',
-      OPENSEARCH_CA_FILE: '',
-      REDIS_URL: redis.url,
-      HOST: '127.0.0.1',
-      METRICS_HOST: '127.0.0.1',
-      INDEX_REPLICAS: '1',
-      LOAD_SAMPLE_DATA: 'false',
-      ...opts.env,
-    };
-    const apis: StackProcess[] = [];
-    const workers: StackProcess[] = [];
-    for (let i = 1; i <= (opts.workers ?? 2); i++) {
-      const metricsPort = await freePort();
-      const worker = managedProcess(
-        opts,
-        `worker-${i}`,
-        'indexer/worker.ts',
-        { ...env, METRICS_PORT: String(metricsPort) },
-        { metrics: true },
-        `http://127.0.0.1:${metricsPort}/metrics`,
-      );
-      stops.push(() => worker.stop());
-      workers.push(worker);
-    }
-    for (let i = 1; i <= (opts.apis ?? 2); i++) {
-      const [port, metricsPort] = [await freePort(), await freePort()];
-      const url = `http://127.0.0.1:${port}`;
-      const api = managedProcess(
-        opts,
-        `api-${i}`,
-        'src/main.ts',
-        { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) },
-        { url },
-        `http://127.0.0.1:${metricsPort}/metrics`,
-      );
-      stops.push(() => api.stop());
-      apis.push(api);
-    }
+    const redis = await startStackRedis(opts, stops);
+    const env = stackEnv(opts, opensearchUrl, redis.url);
+    const { apis, workers } = await stackProcesses(opts, env, stops);
     // the first one creates the indices (two creating them at once would race); then the rest
     const all = [...workers, ...apis] as Array<StackProcess & { start(): Promise<void> }>;
     await all[0]?.start();
     await Promise.all(all.slice(1).map((member) => member.start()));
-    return { opensearchUrl, nodes, redis: stackRedis, apis, workers, env, stop: stopAll };
+    return { opensearchUrl, nodes, redis, apis, workers, env, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

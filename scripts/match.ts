@@ -44,8 +44,9 @@ function defaultOut(file: string): string {
   return path.join(dir, `${name}-matched.csv`);
 }
 
-async function main(): Promise<void> {
-  const program = cliProgram(
+/** The command line: the list file and the options naming its columns, encoding, output and limits. */
+function matchProgram() {
+  return cliProgram(
     'match',
     'Match a CSV list of companies to corporate numbers through the running API ' +
       '(API_URL, default http://127.0.0.1:8080; key from API_KEY_FILE or API_KEY). ' +
@@ -77,13 +78,11 @@ async function main(): Promise<void> {
       `rows per request (at most ${maxMatchChunk})`,
       positiveWholeNumber,
       maxMatchChunk,
-    )
-    .parse();
-  const [file] = program.args as [string];
-  const options = program.opts<Options>();
-  if (options.chunkSize > maxMatchChunk) program.error(`--chunk-size: at most ${maxMatchChunk}`);
+    );
+}
 
-  // everything about the file is checked before the API is called
+/** The list read and its columns resolved: everything about the file is checked before the API is called. */
+function readList(file: string, options: Options) {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -99,22 +98,15 @@ async function main(): Promise<void> {
     website: options.websiteColumn,
     number: options.numberColumn,
   } satisfies Partial<Record<ColumnField, string | undefined>> as Partial<Record<ColumnField, string>>);
-  const out = path.resolve(options.out ?? defaultOut(file));
-  if (out === path.resolve(file)) throw new Error('--out is the input file: choose another');
-  const baseUrl = process.env.API_URL ?? 'http://127.0.0.1:8080';
-  const api = createCorpsearchClient({
-    baseUrl,
-    apiKey: apiKeyFromEnvironment(),
-    onRetry: ({ status, delayMs }) =>
-      process.stderr.write(
-        `match: the API answered ${status}; retrying in ${(delayMs / 1000).toFixed(1)} s\n`,
-      ),
-  });
-  const used = Object.entries(columns)
-    .map(([field, index]) => `${field}=${JSON.stringify(csv.header[index])}`)
-    .join(', ');
-  process.stderr.write(`match: ${csv.rows.length} rows (${csv.encoding}); columns ${used}\n`);
+  return { csv, columns };
+}
 
+type Csv = ReturnType<typeof readList>['csv'];
+type Columns = ReturnType<typeof readList>['columns'];
+type Api = ReturnType<typeof createCorpsearchClient>;
+
+/** Prefecture names (東京都 and 東京) to ids, asked of the API only when the list has a prefecture column. */
+async function prefectureIdsOf(api: Api, baseUrl: string, columns: Columns): Promise<Map<string, number>> {
   const prefectureIds = new Map<string, number>();
   if (columns.prefecture !== undefined) {
     const prefectures = await api.master('prefectures').catch((error: Error) => {
@@ -126,7 +118,24 @@ async function main(): Promise<void> {
       if (name !== '北海道') prefectureIds.set(name.replace(/[都道府県]$/, ''), id);
     }
   }
+  return prefectureIds;
+}
 
+interface MatchRun {
+  api: Api;
+  baseUrl: string;
+  csv: Csv;
+  columns: Columns;
+  prefectureIds: Map<string, number>;
+  out: string;
+  options: Options;
+}
+
+/**
+ * Every row written to `out` in input order with its added cells, the rows not sent (no name)
+ * as none; on a failure, the message says how many rows are written and where to start again.
+ */
+async function matchInto({ api, baseUrl, csv, columns, prefectureIds, out, options }: MatchRun) {
   const records = csv.rows.map((row) => recordOf(row, columns, prefectureIds));
   const rowOf = records.flatMap((record, row) => (record ? [row] : []));
   const counts = { matched: 0, unsure: 0, none: 0, 'over-max-credits': 0 };
@@ -191,6 +200,42 @@ async function main(): Promise<void> {
   }
   bar.stop();
   closeSync(fd);
+  return { counts, creditsCharged };
+}
+
+async function main(): Promise<void> {
+  const program = matchProgram().parse();
+  const [file] = program.args as [string];
+  const options = program.opts<Options>();
+  if (options.chunkSize > maxMatchChunk) program.error(`--chunk-size: at most ${maxMatchChunk}`);
+
+  const { csv, columns } = readList(file, options);
+  const out = path.resolve(options.out ?? defaultOut(file));
+  if (out === path.resolve(file)) throw new Error('--out is the input file: choose another');
+  const baseUrl = process.env.API_URL ?? 'http://127.0.0.1:8080';
+  const api = createCorpsearchClient({
+    baseUrl,
+    apiKey: apiKeyFromEnvironment(),
+    onRetry: ({ status, delayMs }) =>
+      process.stderr.write(
+        `match: the API answered ${status}; retrying in ${(delayMs / 1000).toFixed(1)} s\n`,
+      ),
+  });
+  const used = Object.entries(columns)
+    .map(([field, index]) => `${field}=${JSON.stringify(csv.header[index])}`)
+    .join(', ');
+  process.stderr.write(`match: ${csv.rows.length} rows (${csv.encoding}); columns ${used}\n`);
+
+  const prefectureIds = await prefectureIdsOf(api, baseUrl, columns);
+  const { counts, creditsCharged } = await matchInto({
+    api,
+    baseUrl,
+    csv,
+    columns,
+    prefectureIds,
+    out,
+    options,
+  });
   process.stdout.write(
     [
       `rows: ${csv.rows.length}`,

@@ -333,6 +333,166 @@ async function* chunksOf<T>(records: Iterable<T> | AsyncIterable<T>, size: numbe
   if (chunk.length > 0) yield chunk;
 }
 
+type RawClient = Client<paths>;
+
+/** A 2xx answer's data with its meta; anything else thrown as a CorpsearchError. */
+function unwrap<T>(
+  result: { data?: T; error?: unknown; response: Response },
+  idempotencyKey: string | null,
+): T & { meta: ResponseMeta } {
+  const meta = metaOf(result.response, idempotencyKey);
+  if (result.data === undefined || !result.response.ok) {
+    throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+  }
+  return { ...result.data, meta };
+}
+
+/** Pages of one search, by offset or by cursor, until `maxResults` or the last page. */
+async function* pages<
+  B extends { limit?: number; offset?: number; cursor?: string; includeTotalResults?: boolean },
+  R extends { results: unknown[]; nextCursor?: string | null },
+>(
+  search: (body: B, opts: SearchOptions) => Promise<Page<R>>,
+  body: B,
+  opts: PagingOptions,
+): AsyncGenerator<Page<R>> {
+  const pageSize = opts.pageSize ?? 100;
+  let offset = body.offset ?? 0;
+  let cursor: string | null | undefined = opts.cursor ? '*' : undefined;
+  let remaining = opts.maxResults ?? Number.POSITIVE_INFINITY;
+  let first = true;
+  while (remaining > 0) {
+    const limit = Math.min(pageSize, remaining);
+    // the total is counted once, on the first page; later pages skip that work
+    const paging = cursor !== undefined ? { cursor: cursor as string } : { offset };
+    const page = await search(
+      { ...body, limit, ...paging, ...(first ? {} : { includeTotalResults: false }) },
+      { signal: opts.signal },
+    );
+    first = false;
+    yield page;
+    remaining -= page.results.length;
+    if (cursor !== undefined) {
+      cursor = page.nextCursor;
+      if (!cursor) return;
+    } else {
+      if (page.results.length < limit) return;
+      offset += page.results.length;
+    }
+  }
+}
+
+/** One export as a byte stream with its record count and credits. */
+async function exportFile(
+  raw: RawClient,
+  path: '/corporates/export' | '/jobs/export',
+  body: CorporateExportRequest | JobExportRequest,
+  opts: { signal?: AbortSignal },
+): Promise<ExportFile> {
+  const result = await raw.POST(path, {
+    body: body as CorporateExportRequest & JobExportRequest,
+    parseAs: 'stream',
+    signal: opts.signal,
+  });
+  const meta = metaOf(result.response, null);
+  if (!result.response.ok || !result.response.body) {
+    // openapi-fetch reads an error's JSON body whatever parseAs says
+    throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+  }
+  return {
+    contentType: result.response.headers.get('content-type'),
+    records: numberHeader(result.response, 'x-export-records'),
+    credits: numberHeader(result.response, 'x-export-credits'),
+    meta,
+    body: result.response.body,
+  };
+}
+
+/** The records of every page, one by one. */
+async function* records<T>(source: AsyncGenerator<{ results: unknown[] }>): AsyncGenerator<T> {
+  for await (const page of source) for (const record of page.results) yield record as T;
+}
+
+/** `CorpsearchClient.eachMatch` over the raw client, each chunk under a key from `newKey`. */
+async function* eachMatch(
+  raw: RawClient,
+  newKey: () => string,
+  records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
+  opts: MatchOptions = {},
+): AsyncGenerator<IndexedMatchResult> {
+  const chunkSize = opts.chunkSize ?? maxMatchChunk;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > maxMatchChunk)
+    throw new RangeError(`chunkSize must be a whole number from 1 to ${maxMatchChunk}, got ${chunkSize}`);
+  const total = Array.isArray(records) ? records.length : opts.total;
+  const progress: MatchProgress = {
+    done: 0,
+    ...(total === undefined ? {} : { total }),
+    matched: 0,
+    overMaxCredits: 0,
+    creditsCharged: 0,
+    chunks: 0,
+  };
+  for await (const chunk of chunksOf(records, chunkSize)) {
+    const key = newKey();
+    const body: MatchRequest = { records: chunk };
+    if (opts.candidates !== undefined) body.candidates = opts.candidates;
+    if (opts.maxCredits !== undefined)
+      body.maxCredits = Math.max(0, opts.maxCredits - progress.creditsCharged);
+    const answer = unwrap(
+      await raw.POST('/corporates/match', {
+        body,
+        params: { header: { 'Idempotency-Key': key } },
+        signal: opts.signal,
+      }),
+      key,
+    );
+    if (answer.results.length !== chunk.length)
+      throw new Error(
+        `match answered ${answer.results.length} results for ${chunk.length} records [request ${answer.meta.requestId}]`,
+      );
+    const first = progress.done;
+    progress.done += chunk.length;
+    progress.chunks += 1;
+    progress.creditsCharged += answer.creditsCharged;
+    for (const result of answer.results) {
+      if (result.match) progress.matched += 1;
+      if (result.overMaxCredits) progress.overMaxCredits += 1;
+    }
+    opts.onProgress?.({ ...progress });
+    for (const [offset, result] of answer.results.entries()) yield { ...result, index: first + offset };
+  }
+}
+
+/** Every match result in input order, with the totals the last progress report gave. */
+async function collectMatches(
+  matches: (
+    records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
+    opts: MatchOptions,
+  ) => AsyncGenerator<IndexedMatchResult>,
+  records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
+  opts: MatchOptions,
+): Promise<MatchSummary> {
+  const summary: MatchSummary = {
+    results: [],
+    matched: 0,
+    overMaxCredits: 0,
+    creditsCharged: 0,
+    chunks: 0,
+  };
+  for await (const result of matches(records, {
+    ...opts,
+    onProgress: (progress) => {
+      summary.matched = progress.matched;
+      summary.overMaxCredits = progress.overMaxCredits;
+      summary.creditsCharged = progress.creditsCharged;
+      summary.chunks = progress.chunks;
+      opts.onProgress?.(progress);
+    },
+  }))
+    summary.results.push(result);
+  return summary;
+}
+
 export function createCorpsearchClient(options: ClientOptions): CorpsearchClient {
   const newKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
   const raw = createFetchClient<paths>({
@@ -340,17 +500,6 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     headers: { 'X-API-Key': options.apiKey },
     fetch: retryingFetch(options),
   });
-
-  function unwrap<T>(
-    result: { data?: T; error?: unknown; response: Response },
-    idempotencyKey: string | null,
-  ): T & { meta: ResponseMeta } {
-    const meta = metaOf(result.response, idempotencyKey);
-    if (result.data === undefined || !result.response.ok) {
-      throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
-    }
-    return { ...result.data, meta };
-  }
 
   async function searchCorporates(body: CorporateSearchRequest, opts: SearchOptions = {}) {
     const key = opts.idempotencyKey ?? newKey();
@@ -372,114 +521,10 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     return unwrap(result, key);
   }
 
-  async function* pages<
-    B extends { limit?: number; offset?: number; cursor?: string; includeTotalResults?: boolean },
-    R extends { results: unknown[]; nextCursor?: string | null },
-  >(
-    search: (body: B, opts: SearchOptions) => Promise<Page<R>>,
-    body: B,
-    opts: PagingOptions,
-  ): AsyncGenerator<Page<R>> {
-    const pageSize = opts.pageSize ?? 100;
-    let offset = body.offset ?? 0;
-    let cursor: string | null | undefined = opts.cursor ? '*' : undefined;
-    let remaining = opts.maxResults ?? Number.POSITIVE_INFINITY;
-    let first = true;
-    while (remaining > 0) {
-      const limit = Math.min(pageSize, remaining);
-      // the total is counted once, on the first page; later pages skip that work
-      const paging = cursor !== undefined ? { cursor: cursor as string } : { offset };
-      const page = await search(
-        { ...body, limit, ...paging, ...(first ? {} : { includeTotalResults: false }) },
-        { signal: opts.signal },
-      );
-      first = false;
-      yield page;
-      remaining -= page.results.length;
-      if (cursor !== undefined) {
-        cursor = page.nextCursor;
-        if (!cursor) return;
-      } else {
-        if (page.results.length < limit) return;
-        offset += page.results.length;
-      }
-    }
-  }
-
-  async function exportFile(
-    path: '/corporates/export' | '/jobs/export',
-    body: CorporateExportRequest | JobExportRequest,
-    opts: { signal?: AbortSignal },
-  ): Promise<ExportFile> {
-    const result = await raw.POST(path, {
-      body: body as CorporateExportRequest & JobExportRequest,
-      parseAs: 'stream',
-      signal: opts.signal,
-    });
-    const meta = metaOf(result.response, null);
-    if (!result.response.ok || !result.response.body) {
-      // openapi-fetch reads an error's JSON body whatever parseAs says
-      throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
-    }
-    return {
-      contentType: result.response.headers.get('content-type'),
-      records: numberHeader(result.response, 'x-export-records'),
-      credits: numberHeader(result.response, 'x-export-credits'),
-      meta,
-      body: result.response.body,
-    };
-  }
-
-  async function* records<T>(source: AsyncGenerator<{ results: unknown[] }>): AsyncGenerator<T> {
-    for await (const page of source) for (const record of page.results) yield record as T;
-  }
-
-  async function* eachMatch(
+  const matches = (
     records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
     opts: MatchOptions = {},
-  ): AsyncGenerator<IndexedMatchResult> {
-    const chunkSize = opts.chunkSize ?? maxMatchChunk;
-    if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > maxMatchChunk)
-      throw new RangeError(`chunkSize must be a whole number from 1 to ${maxMatchChunk}, got ${chunkSize}`);
-    const total = Array.isArray(records) ? records.length : opts.total;
-    const progress: MatchProgress = {
-      done: 0,
-      ...(total === undefined ? {} : { total }),
-      matched: 0,
-      overMaxCredits: 0,
-      creditsCharged: 0,
-      chunks: 0,
-    };
-    for await (const chunk of chunksOf(records, chunkSize)) {
-      const key = newKey();
-      const body: MatchRequest = { records: chunk };
-      if (opts.candidates !== undefined) body.candidates = opts.candidates;
-      if (opts.maxCredits !== undefined)
-        body.maxCredits = Math.max(0, opts.maxCredits - progress.creditsCharged);
-      const answer = unwrap(
-        await raw.POST('/corporates/match', {
-          body,
-          params: { header: { 'Idempotency-Key': key } },
-          signal: opts.signal,
-        }),
-        key,
-      );
-      if (answer.results.length !== chunk.length)
-        throw new Error(
-          `match answered ${answer.results.length} results for ${chunk.length} records [request ${answer.meta.requestId}]`,
-        );
-      const first = progress.done;
-      progress.done += chunk.length;
-      progress.chunks += 1;
-      progress.creditsCharged += answer.creditsCharged;
-      for (const result of answer.results) {
-        if (result.match) progress.matched += 1;
-        if (result.overMaxCredits) progress.overMaxCredits += 1;
-      }
-      opts.onProgress?.({ ...progress });
-      for (const [offset, result] of answer.results.entries()) yield { ...result, index: first + offset };
-    }
-  }
+  ): AsyncGenerator<IndexedMatchResult> => eachMatch(raw, newKey, records, opts);
 
   return {
     raw,
@@ -502,8 +547,8 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     async countJobs(body, opts = {}) {
       return unwrap(await raw.POST('/jobs/count', { body, signal: opts.signal }), null);
     },
-    exportCorporates: (body, opts = {}) => exportFile('/corporates/export', body, opts),
-    exportJobs: (body, opts = {}) => exportFile('/jobs/export', body, opts),
+    exportCorporates: (body, opts = {}) => exportFile(raw, '/corporates/export', body, opts),
+    exportJobs: (body, opts = {}) => exportFile(raw, '/jobs/export', body, opts),
     async master(name) {
       const result = await raw.GET(`/master/${name}` as '/master/prefectures');
       const meta = metaOf(result.response, null);
@@ -511,27 +556,9 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
         throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
       return result.data as MasterRecord<typeof name>[];
     },
-    eachMatch,
+    eachMatch: matches,
     async match(records, opts = {}) {
-      const summary: MatchSummary = {
-        results: [],
-        matched: 0,
-        overMaxCredits: 0,
-        creditsCharged: 0,
-        chunks: 0,
-      };
-      for await (const result of eachMatch(records, {
-        ...opts,
-        onProgress: (progress) => {
-          summary.matched = progress.matched;
-          summary.overMaxCredits = progress.overMaxCredits;
-          summary.creditsCharged = progress.creditsCharged;
-          summary.chunks = progress.chunks;
-          opts.onProgress?.(progress);
-        },
-      }))
-        summary.results.push(result);
-      return summary;
+      return collectMatches(matches, records, opts);
     },
     async suggest(q, opts = {}) {
       const query = opts.limit === undefined ? { q } : { q, limit: opts.limit };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { loadMasters, type Masters } from '../masters.js';
-import { detectEncoding, type RegistryEncoding, readCsvStream } from './csv.js';
+import { type CsvRecord, detectEncoding, type RegistryEncoding, readCsvStream } from './csv.js';
 import { validateRow } from './format.js';
 import { type FileIdentity, type RegistrySource, registrySources } from './input.js';
 import { toRegistryChange } from './map.js';
@@ -138,6 +138,45 @@ export async function importRegistryFile(file: string, options: RegistryImportOp
   return result;
 }
 
+/** What one CSV record adds to a batch: a reject to dead-letter, a change to write, or a skip to count. */
+type RecordTake =
+  | { reject: DeadLetterEntry }
+  | { change: PendingChange }
+  | { skipped: 'superseded' | 'hidden' };
+
+/** A record rejected with every reason (CSV and row checks), or mapped to its change. */
+function takeRecord(record: CsvRecord, source: string, now: () => Date): RecordTake {
+  const check = validateRow(record.fields);
+  const reasons = [...(record.problem ? [`CSV: ${record.problem}`] : []), ...(check.ok ? [] : check.reasons)];
+  if (!check.ok || record.problem) {
+    const number = record.fields[1];
+    return {
+      reject: {
+        at: now().toISOString(),
+        type: 'registry',
+        key: typeof number === 'string' && /^\d{13}$/.test(number) ? number : null,
+        reason: reasons.join('; '),
+        source,
+        record: { fields: record.fields, reasons },
+      },
+    };
+  }
+  const change = toRegistryChange(check.row);
+  if (change.action === 'skip') return { skipped: change.why === 'history' ? 'superseded' : 'hidden' };
+  return { change: { change, source } };
+}
+
+/** The writer of one source's batches into the corporates index. */
+function registryWriter(options: RegistryImportOptions, masters: Masters, now: () => Date): RegistryWriter {
+  return new RegistryWriter({
+    client: options.client,
+    indexPrefix: options.indexPrefix,
+    deadLetter: options.deadLetter,
+    masters,
+    now,
+  });
+}
+
 /**
  * One source: resumed after its checkpoint's record (the records before it are read and
  * skipped, which a zip entry or any stream allows), or skipped when it was loaded to its end.
@@ -161,13 +200,7 @@ export async function importRegistrySource(
     };
   const masters = options.masters ?? loadMasters();
   const now = options.now ?? (() => new Date());
-  const writer = new RegistryWriter({
-    client: options.client,
-    indexPrefix: options.indexPrefix,
-    deadLetter: options.deadLetter,
-    masters,
-    now,
-  });
+  const writer = registryWriter(options, masters, now);
   const batchSize = options.batchSize ?? 1000;
   const resumedAfter = saved?.committedRecord ?? 0;
   // counts of the whole file, the part before the crash included
@@ -181,21 +214,24 @@ export async function importRegistrySource(
   let records = 0;
   let lastRecord = resumedAfter;
   let bytes = 0;
+  const checkpoint = (done: boolean) => {
+    if (identity)
+      writeCheckpoint(options.stateDir, {
+        ...identity,
+        committedRecord: lastRecord,
+        done,
+        encoding,
+        summary,
+        updatedAt: now().toISOString(),
+      });
+  };
 
   const commit = async () => {
     const outcomes = await writer.apply(batch);
     for (const outcome of outcomes) count(part, outcome);
     await options.deadLetter.add(rejects);
     add(summary, part);
-    if (identity)
-      writeCheckpoint(options.stateDir, {
-        ...identity,
-        committedRecord: lastRecord,
-        done: false,
-        encoding,
-        summary,
-        updatedAt: now().toISOString(),
-      });
+    checkpoint(false);
     batch = [];
     rejects = [];
     part = emptySummary();
@@ -211,43 +247,19 @@ export async function importRegistrySource(
     lastRecord = record.number;
     records++;
     part.read++;
-    const source = `${name}:${record.number}`;
-    const check = validateRow(record.fields);
-    const reasons = [
-      ...(record.problem ? [`CSV: ${record.problem}`] : []),
-      ...(check.ok ? [] : check.reasons),
-    ];
-    if (!check.ok || record.problem) {
+    const taken = takeRecord(record, `${name}:${record.number}`, now);
+    if ('reject' in taken) {
       part.rejected++;
-      const number = record.fields[1];
-      rejects.push({
-        at: now().toISOString(),
-        type: 'registry',
-        key: typeof number === 'string' && /^\d{13}$/.test(number) ? number : null,
-        reason: reasons.join('; '),
-        source,
-        record: { fields: record.fields, reasons },
-      });
-    } else {
-      const change = toRegistryChange(check.row);
-      if (change.action === 'skip') part[change.why === 'history' ? 'superseded' : 'hidden']++;
-      else batch.push({ change, source });
-    }
+      rejects.push(taken.reject);
+    } else if ('change' in taken) batch.push(taken.change);
+    else part[taken.skipped]++;
     if (records >= batchSize) {
       await commit();
       options.onProgress?.({ file, done: bytes, total: Math.max(size, bytes), records: lastRecord });
     }
   }
   await commit();
-  if (identity)
-    writeCheckpoint(options.stateDir, {
-      ...identity,
-      committedRecord: lastRecord,
-      done: true,
-      encoding,
-      summary,
-      updatedAt: now().toISOString(),
-    });
+  checkpoint(true);
   options.onProgress?.({ file, done: bytes, total: Math.max(size, bytes), records: lastRecord });
   return { file, encoding, resumedAfter, alreadyLoaded: false, summary };
 }

@@ -85,6 +85,25 @@ interface Stored {
   primaryTerm: number;
 }
 
+type UpsertChange = Extract<PendingChange['change'], { action: 'upsert' }>;
+
+/** What one round of a batch's upserts is planned against: read once, at one instant. */
+interface UpsertRound {
+  stored: Map<string, Stored>;
+  /** when each company missing from the index was deleted by a registry row (epoch ms) */
+  deletions: Map<string, number>;
+  rows: Map<string, NameRow[]>;
+  now: Date;
+}
+
+/** One upsert's outcome and the write it needs (none when rejected, older or unchanged). */
+interface UpsertPlan {
+  outcome: WriteOutcome;
+  op?: BulkOp<number>;
+  /** a field the company's postings carry changed: they are rebuilt once the write is in */
+  rebuild?: boolean;
+}
+
 const maxConflictRounds = 5;
 
 /** A registry date as the instant the pipeline's versions count in: the start of that day in Japan. */
@@ -249,107 +268,17 @@ export class RegistryWriter {
       .map((position) => batch[position]?.change.corporateNumber ?? '')
       .filter((number) => !stored.has(number));
     const deletions = await this.deletions(missing);
+    const round: UpsertRound = { stored, deletions, rows, now };
     const ops: BulkOp<number>[] = [];
     const wouldRebuild = new Map<number, string>();
     for (const position of positions) {
       const item = batch[position] as PendingChange;
       const change = item.change;
       if (change.action !== 'upsert') continue;
-      const source: CorporateSource = {
-        type: 'corporate',
-        corporateNumber: change.corporateNumber,
-        ...change.fields,
-      };
-      let fields: Doc;
-      try {
-        fields = toCorporateFields(source, this.options.masters);
-      } catch (error) {
-        outcomes[position] = 'rejected';
-        await this.deadLetter(item, [error instanceof Error ? error.message : String(error)]);
-        continue;
-      }
-      const existing = stored.get(change.corporateNumber);
-      const formerNames: FormerName[] = formerNamesOf(
-        rows.get(change.corporateNumber) ?? [],
-        existing?.source,
-        change.fields.name,
-      );
-      const owned: Doc = {
-        ...Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null])),
-        ...recordFieldsOf(change.registry),
-      };
-      const history: Doc = { formerNames, formerNameKeys: formerNameKeysOf(formerNames, change.fields.name) };
-      const deletedAt = deletions.get(change.corporateNumber);
-      if (
-        !existing &&
-        deletedAt !== undefined &&
-        deletedAt >= Date.parse(registryInstant(change.registry.updateDate))
-      ) {
-        outcomes[position] = 'older';
-        continue;
-      }
-      if (!existing) {
-        const document = {
-          ...toCorporateDocument(source, this.options.masters, now),
-          ...owned,
-          ...history,
-          sourceVersion: null,
-        };
-        const compactRecord = toCompactRecord({ ...document, updatedAt: now.toISOString() });
-        ops.push({
-          action: 'update',
-          index: this.names.corporates,
-          id: change.corporateNumber,
-          ref: position,
-          // created by the other feed since it was read: only the owned fields are merged in
-          body: {
-            doc: { ...owned, ...history, registry: change.registry },
-            upsert: { ...document, compactRecord, registry: change.registry },
-          },
-        });
-        outcomes[position] = change.outcome;
-        continue;
-      }
-      const storedUpdate = (existing.source.registry as Doc | undefined)?.updateDate;
-      if (typeof storedUpdate === 'string' && storedUpdate > change.registry.updateDate) {
-        outcomes[position] = 'older';
-        continue;
-      }
-      const ownedSame = writtenFields.every((field) => sameValue(existing.source[field], owned[field]));
-      const historySame = historyFields.every((field) => sameValue(existing.source[field], history[field]));
-      // a company loaded before these fields existed gets them at its next load
-      const companyOnlySame = companyOnlyFields.every((field) =>
-        sameValue(existing.source[field], owned[field]),
-      );
-      if (
-        ownedSame &&
-        historySame &&
-        companyOnlySame &&
-        sameRegistry(existing.source.registry, change.registry)
-      ) {
-        outcomes[position] = 'unchanged';
-        continue;
-      }
-      // the copy holds only the record fields (src/search/records.ts picks them)
-      const merged: Doc = { ...existing.source, ...owned, updatedAt: now.toISOString() };
-      ops.push({
-        action: 'update',
-        index: this.names.corporates,
-        id: change.corporateNumber,
-        ref: position,
-        ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
-        body: {
-          doc: {
-            ...owned,
-            ...history,
-            registry: change.registry,
-            updatedAt: now.toISOString(),
-            compactRecord: toCompactRecord(merged),
-          },
-        },
-      });
-      outcomes[position] = change.outcome;
-      if (!ownedSame) wouldRebuild.set(position, change.corporateNumber);
+      const plan = await this.planUpsert(item, change, position, round);
+      outcomes[position] = plan.outcome;
+      if (plan.op) ops.push(plan.op);
+      if (plan.rebuild) wouldRebuild.set(position, change.corporateNumber);
     }
     const failures = await writeBulkChunked(this.options.client, ops);
     const conflicts: number[] = [];
@@ -366,6 +295,136 @@ export class RegistryWriter {
     }
     for (const [position, number] of wouldRebuild) if (!failed.has(position)) rebuild.add(number);
     return conflicts;
+  }
+
+  /**
+   * One upsert against what the round read: rejected (dead-lettered) when its fields do not
+   * map, older than a recorded delete or the stored row, a new company, or an update.
+   */
+  private async planUpsert(
+    item: PendingChange,
+    change: UpsertChange,
+    position: number,
+    round: UpsertRound,
+  ): Promise<UpsertPlan> {
+    const source: CorporateSource = {
+      type: 'corporate',
+      corporateNumber: change.corporateNumber,
+      ...change.fields,
+    };
+    let fields: Doc;
+    try {
+      fields = toCorporateFields(source, this.options.masters);
+    } catch (error) {
+      await this.deadLetter(item, [error instanceof Error ? error.message : String(error)]);
+      return { outcome: 'rejected' };
+    }
+    const existing = round.stored.get(change.corporateNumber);
+    const formerNames: FormerName[] = formerNamesOf(
+      round.rows.get(change.corporateNumber) ?? [],
+      existing?.source,
+      change.fields.name,
+    );
+    const owned: Doc = {
+      ...Object.fromEntries(writtenFields.map((field) => [field, fields[field] ?? null])),
+      ...recordFieldsOf(change.registry),
+    };
+    const history: Doc = { formerNames, formerNameKeys: formerNameKeysOf(formerNames, change.fields.name) };
+    const deletedAt = round.deletions.get(change.corporateNumber);
+    if (
+      !existing &&
+      deletedAt !== undefined &&
+      deletedAt >= Date.parse(registryInstant(change.registry.updateDate))
+    )
+      return { outcome: 'older' };
+    if (!existing)
+      return {
+        outcome: change.outcome,
+        op: this.createOp(source, change, { owned, history }, position, round.now),
+      };
+    return this.updatePlan(change, existing, { owned, history }, position, round.now);
+  }
+
+  /** A company not in the index: written whole, its record copy included. */
+  private createOp(
+    source: CorporateSource,
+    change: UpsertChange,
+    written: { owned: Doc; history: Doc },
+    position: number,
+    now: Date,
+  ): BulkOp<number> {
+    const { owned, history } = written;
+    const document = {
+      ...toCorporateDocument(source, this.options.masters, now),
+      ...owned,
+      ...history,
+      sourceVersion: null,
+    };
+    const compactRecord = toCompactRecord({ ...document, updatedAt: now.toISOString() });
+    return {
+      action: 'update',
+      index: this.names.corporates,
+      id: change.corporateNumber,
+      ref: position,
+      // created by the other feed since it was read: only the owned fields are merged in
+      body: {
+        doc: { ...owned, ...history, registry: change.registry },
+        upsert: { ...document, compactRecord, registry: change.registry },
+      },
+    };
+  }
+
+  /**
+   * A stored company: older when it holds a newer registry row, unchanged when every written
+   * field is the same, else an update guarded by its sequence number (a rebuild when a field
+   * its postings carry changed).
+   */
+  private updatePlan(
+    change: UpsertChange,
+    existing: Stored,
+    written: { owned: Doc; history: Doc },
+    position: number,
+    now: Date,
+  ): UpsertPlan {
+    const { owned, history } = written;
+    const storedUpdate = (existing.source.registry as Doc | undefined)?.updateDate;
+    if (typeof storedUpdate === 'string' && storedUpdate > change.registry.updateDate)
+      return { outcome: 'older' };
+    const ownedSame = writtenFields.every((field) => sameValue(existing.source[field], owned[field]));
+    const historySame = historyFields.every((field) => sameValue(existing.source[field], history[field]));
+    // a company loaded before these fields existed gets them at its next load
+    const companyOnlySame = companyOnlyFields.every((field) =>
+      sameValue(existing.source[field], owned[field]),
+    );
+    if (
+      ownedSame &&
+      historySame &&
+      companyOnlySame &&
+      sameRegistry(existing.source.registry, change.registry)
+    )
+      return { outcome: 'unchanged' };
+    // the copy holds only the record fields (src/search/records.ts picks them)
+    const merged: Doc = { ...existing.source, ...owned, updatedAt: now.toISOString() };
+    return {
+      outcome: change.outcome,
+      op: {
+        action: 'update',
+        index: this.names.corporates,
+        id: change.corporateNumber,
+        ref: position,
+        ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
+        body: {
+          doc: {
+            ...owned,
+            ...history,
+            registry: change.registry,
+            updatedAt: now.toISOString(),
+            compactRecord: toCompactRecord(merged),
+          },
+        },
+      },
+      rebuild: !ownedSame,
+    };
   }
 
   /** When each of `numbers` that was deleted by a registry row was deleted (epoch ms of its updateDate). */
