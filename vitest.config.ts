@@ -25,7 +25,7 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/http/*.ts': floor(97.8, 97.6, 85.5), // 98.8 / 98.8 / 98.6 / 86.5
   'src/http/routes/**': floor(96.7, 99, 91.8), // 97.7 / 97.7 / 100.0 / 92.8
   'src/limits/**': floor(96.3, 98.2, 90.9), // 97.3 / 97.3 / 99.2 / 91.9 (raised: run at b14df5b)
-  'src/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
+  'ops/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
   'src/masters/**': floor(99, 99, 74), // 100.0 / 100.0 / 100.0 / 75.0
   'src/opensearch/**': floor(93.4, 88.3, 85.5), // 94.4 / 94.4 / 89.3 / 86.5
   'src/search/*.ts': floor(95.9, 99, 90), // 96.9 / 96.9 / 100.0 / 91.0
@@ -51,7 +51,7 @@ export default defineConfig({
     reporters: ['default'],
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts', 'indexer/**/*.ts'],
+      include: ['src/**/*.ts', 'ops/**/*.ts', 'indexer/**/*.ts'],
       reporter: ['text-summary', ['json-summary', { file: 'coverage-summary.json' }], 'json'],
       reportsDirectory: '.local/coverage',
       thresholds: floors,

@@ -16,7 +16,7 @@ import { toHalfWidthKana } from '../indexer/generate/hard-cases.js';
 import { readCsvStream } from '../indexer/registry/csv.js';
 import { registrySources } from '../indexer/registry/input.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
-import { startLocalRedis } from '../src/local/redis-server.js';
+import { startLocalRedis } from '../ops/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';

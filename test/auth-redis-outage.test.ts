@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/auth/key-admin.js';
 import { RedisKeyStore } from '../src/auth/redis-key-store.js';
 import { createApp } from '../src/http/app.js';
-import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { type LocalRedis, startLocalRedis } from '../ops/local/redis-server.js';
 import { createRedis } from '../src/redis.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
-import { aliasTarget } from '../src/opensearch/reindex.js';
+import { aliasTarget } from '../ops/engine/reindex.js';
 import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 import { type SecuredNode, startSecuredNode } from './support/secured-node.js';

@@ -4,7 +4,7 @@
  * record, nor in the compact copy searches read).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillCopies } from '../indexer/backfill-copies.js';
+import { backfillCopies } from '../ops/backfill-copies.js';
 import { loadMasters } from '../indexer/masters.js';
 import { derivedReading, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBulkClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { deleteMatching, getSources } from '../src/opensearch/documents.js';
 import { isTransientError, isTransientStatus } from '../src/opensearch/retry.js';
-import { scan } from '../src/opensearch/scan.js';
+import { scan } from '../ops/engine/scan.js';
 import { testOpenSearch, uniquePrefix } from './support/env.js';
 
 let client: OpenSearchClient;

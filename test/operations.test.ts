@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
-import { sleep, spawnManaged } from '../src/local/child-process.js';
+import { sleep, spawnManaged } from '../ops/local/child-process.js';
 import { createLogger, endLogs } from '../src/logger.js';
 import { registry, startMetricsServer } from '../src/metrics.js';
 import { dropIndices } from '../src/opensearch/indices.js';

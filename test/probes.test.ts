@@ -19,7 +19,7 @@ import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { type DependencyHealth, HealthMonitor, processState } from '../src/http/readiness.js';
 import { createHttpServer } from '../src/http/server.js';
-import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { type LocalRedis, startLocalRedis } from '../ops/local/redis-server.js';
 import type { Services } from '../src/services.js';
 import { type DeadEndpoint, startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';

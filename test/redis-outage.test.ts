@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { type LocalRedis, startLocalRedis } from '../ops/local/redis-server.js';
 import { createLogger } from '../src/logger.js';
 import { createRedis } from '../src/redis.js';
 import type { Services } from '../src/services.js';

@@ -24,7 +24,7 @@ import { createApp } from '../src/http/app.js';
 import { createHttpServer } from '../src/http/server.js';
 import { warmUpValidation } from '../src/http/validation.js';
 import { createRateLimiter } from '../src/limits/rate-limiter.js';
-import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { type LocalRedis, startLocalRedis } from '../ops/local/redis-server.js';
 import { compileRequestChecks } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';

@@ -23,7 +23,7 @@ import { rebuildCompanies } from '../indexer/rebuild.js';
 import { formerNameKeysOf, formerNamesOf, type NameRow } from '../indexer/registry/former-names.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
-import { writeBulkChunked } from '../src/opensearch/bulk.js';
+import { writeBulkChunked } from '../ops/engine/bulk.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { runMatch } from '../src/search/match.js';

@@ -28,8 +28,8 @@ import {
   reindexAll,
   reindexStatus,
   releaseWriteBlocks,
-} from '../src/opensearch/reindex.js';
-import { scan } from '../src/opensearch/scan.js';
+} from '../ops/engine/reindex.js';
+import { scan } from '../ops/engine/scan.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';

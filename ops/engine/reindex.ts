@@ -19,12 +19,12 @@
  * operator drops them later (`dropRetiredIndices`).
  */
 import type { API } from '@opensearch-project/opensearch';
-import type { IndexShape } from '../config.js';
+import type { IndexShape } from '../../src/config.js';
 import { type BulkOp, writeBulkChunked } from './bulk.js';
-import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
-import { indexName, settingsFor, versionedIndices, versionedPattern } from './indices.js';
-import { type IndexDefinition, indexDefinitions } from './mappings.js';
-import { withRetry } from './retry.js';
+import { bulkRequestTimeoutMs, type OpenSearchClient } from '../../src/opensearch/client.js';
+import { indexName, settingsFor, versionedIndices, versionedPattern } from '../../src/opensearch/indices.js';
+import { type IndexDefinition, indexDefinitions } from '../../src/opensearch/mappings.js';
+import { withRetry } from '../../src/opensearch/retry.js';
 import { type ScanHit, scan } from './scan.js';
 
 export interface ReindexOptions {
