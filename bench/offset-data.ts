@@ -11,8 +11,8 @@ import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
-import { loadConfigOrExit } from '../src/config.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
+import { loadConfigOrExit } from '../src/config.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, indexName } from '../src/opensearch/indices.js';
 

@@ -12,11 +12,11 @@
  */
 
 import { type BulkFailure, type BulkOp, writeBulkChunked } from '../ops/engine/bulk.js';
+import { scan } from '../ops/engine/scan.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
-import { scan } from '../ops/engine/scan.js';
 import { compactRecordField } from '../src/search/records.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import type { WorkLocationSource } from './source-types.js';

@@ -8,12 +8,7 @@
 import { InvalidArgumentError } from 'commander';
 import { openCliServices } from '../indexer/cli-services.js';
 import { cliProgram, runCli } from '../ops/cli.js';
-import {
-  dropRetiredIndices,
-  reindexAll,
-  reindexStatus,
-  releaseWriteBlocks,
-} from '../ops/engine/reindex.js';
+import { dropRetiredIndices, reindexAll, reindexStatus, releaseWriteBlocks } from '../ops/engine/reindex.js';
 
 function positive(value: string): number {
   const parsed = Number(value);

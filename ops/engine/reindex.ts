@@ -20,11 +20,11 @@
  */
 import type { API } from '@opensearch-project/opensearch';
 import type { IndexShape } from '../../src/config.js';
-import { type BulkOp, writeBulkChunked } from './bulk.js';
 import { bulkRequestTimeoutMs, type OpenSearchClient } from '../../src/opensearch/client.js';
 import { indexName, settingsFor, versionedIndices, versionedPattern } from '../../src/opensearch/indices.js';
 import { type IndexDefinition, indexDefinitions } from '../../src/opensearch/mappings.js';
 import { withRetry } from '../../src/opensearch/retry.js';
+import { type BulkOp, writeBulkChunked } from './bulk.js';
 import { type ScanHit, scan } from './scan.js';
 
 export interface ReindexOptions {
