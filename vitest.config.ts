@@ -32,6 +32,10 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/text/**': floor(98.5, 99, 93.5), // 99.5 / 99.5 / 100.0 / 94.5
   // src/local/** moved to ops/local/** with its files (git mv), its floor unchanged
   'ops/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
+  // moved out of src/opensearch/** and src/*.ts (bulk, scan, reindex; the CLI helpers and the
+  // backfill): floors of their own, the full run of the ops/ move minus one point
+  'ops/engine/**': floor(93.1, 87.6, 81.7), // 94.1 / 94.1 / 88.6 / 82.7
+  'ops/*.ts': floor(66.4, 61.5, 75.9), // 67.4 / 67.4 / 62.5 / 76.9
   'indexer/*.ts': floor(82.9, 96.6, 84.5), // 83.9 / 83.9 / 97.6 / 85.5
   'indexer/jobs/**': floor(76.6, 79, 78.2), // 77.6 / 77.6 / 80.0 / 79.2
   'indexer/generate/**': floor(97.6, 99, 96), // 98.6 / 98.6 / 100.0 / 97.0

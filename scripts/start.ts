@@ -8,12 +8,18 @@
  *   npm start -- --print-config   # the effective configuration, secrets masked
  */
 import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
-import { devEngine } from '../ops/local/opensearch-node.js';
+import { ensureDevOpenSearch } from '../ops/local/opensearch-node.js';
 import { startServer } from '../src/server.js';
 
 startServer({
   command: 'npm start',
-  localEngine: devEngine,
+  // no OPENSEARCH_URL: the dev node with OPENSEARCH_LOCAL_PORT, OPENSEARCH_HEAP and JAVA_HOME
+  localEngine: (config, log) =>
+    ensureDevOpenSearch(log, {
+      heap: config.opensearchHeap,
+      javaHome: config.javaHome,
+      port: config.opensearchLocalPort,
+    }),
   beforeServing: async ({ config, opensearch, logger }) => {
     if (config.loadSampleData) await loadSampleDataIfEmpty(opensearch, config.indexPrefix, logger);
   },

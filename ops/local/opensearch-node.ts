@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Config, loadConfig, localEngineMaxPort } from '../../src/config.js';
+import { loadConfig, localEngineMaxPort } from '../../src/config.js';
 import { projectRoot } from '../../src/project-root.js';
 import {
   freePort,
@@ -345,18 +345,6 @@ export async function ensureDevOpenSearch(
       await node.stop();
     },
   };
-}
-
-/**
- * The dev node with the settings of `config` (OPENSEARCH_LOCAL_PORT, OPENSEARCH_HEAP,
- * JAVA_HOME): the engine `npm start` gives src/server.ts when OPENSEARCH_URL is unset.
- */
-export function devEngine(config: Config, log: (message: string) => void): Promise<LocalOpenSearch> {
-  return ensureDevOpenSearch(log, {
-    heap: config.opensearchHeap,
-    javaHome: config.javaHome,
-    port: config.opensearchLocalPort,
-  });
 }
 
 /** The node another process recorded, when it is alive and answering. */
