@@ -2,9 +2,12 @@
  * The import rules of the project (`npm run lint:deps`, part of `npm run lint`):
  * the layers point one way, and nothing imports in a circle.
  *
- *   src/            the API and what it is built from: imports nothing from indexer/, bench/, scripts/
+ *   src/            the API and what it is built from: imports nothing from ops/, indexer/,
+ *                   bench/, scripts/
  *   src/search, src/limits, src/errors, src/opensearch, src/catalogue: know nothing of HTTP
- *   indexer/, bench/, scripts/: may import src/
+ *   ops/            operations: local launchers, bulk tools and reindex, CLI helpers, backfill;
+ *                   may import src/ and indexer/, never bench/ or scripts/
+ *   indexer/, bench/, scripts/: may import src/ and ops/
  *   mcp/            the MCP server, a client of the HTTP API: the typed client, the catalogue,
  *                   the masters and the CLI helpers; never the server, the search, the stores
  */
@@ -19,6 +22,21 @@ module.exports = {
       to: { path: '^(indexer|bench|scripts)/' },
     },
     {
+      name: 'service-knows-no-ops',
+      comment:
+        'The service never imports operations (ops/: local launchers, bulk tools, reindex, CLI helpers); an entry point hands it what it needs (src/server.ts localEngine).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^ops/' },
+    },
+    {
+      name: 'ops-below-the-entry-points',
+      comment: 'Operations code is imported by the CLIs, benchmarks and tests, never the other way round.',
+      severity: 'error',
+      from: { path: '^ops/' },
+      to: { path: '^(bench|scripts|test)/' },
+    },
+    {
       name: 'core-knows-no-http',
       comment: 'Search, limits, errors, OpenSearch access and the catalogue are transport-neutral.',
       severity: 'error',
@@ -28,7 +46,7 @@ module.exports = {
     {
       name: 'mcp-is-an-api-client',
       comment:
-        'The MCP server calls the running API over HTTP (client/src): it may read the catalogue, the masters, the configuration defaults and the CLI helpers, never the HTTP app, the search, the limits, the stores or Express.',
+        'The MCP server calls the running API over HTTP (client/src): it may read the catalogue, the masters, the configuration defaults and the CLI helpers (ops/cli.ts), never the HTTP app, the search, the limits, the stores or Express.',
       severity: 'error',
       from: { path: '^mcp/' },
       to: {
@@ -37,7 +55,8 @@ module.exports = {
           '^client/src/',
           '^src/catalogue/(console-catalogue|searches|corporate-filters|job-filters|define|enums|labels|operations|sort-fields|types)\\.ts$',
           '^src/masters/',
-          '^src/(cli|config|project-root)\\.ts$',
+          '^src/(config|project-root)\\.ts$',
+          '^ops/cli\\.ts$',
           'node_modules/(@modelcontextprotocol/sdk|zod|yaml|commander|openapi-fetch)/',
         ],
         dependencyTypesNot: ['core'],
@@ -47,7 +66,7 @@ module.exports = {
       name: 'nothing-imports-mcp',
       comment: 'The MCP server is an entry point of its own.',
       severity: 'error',
-      from: { path: '^(src|indexer|bench|scripts|client)/' },
+      from: { path: '^(src|ops|indexer|bench|scripts|client)/' },
       to: { path: '^mcp/' },
     },
     {

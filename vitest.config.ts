@@ -25,12 +25,17 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/http/*.ts': floor(97.8, 97.6, 85.5), // 98.8 / 98.8 / 98.6 / 86.5
   'src/http/routes/**': floor(96.7, 99, 91.8), // 97.7 / 97.7 / 100.0 / 92.8
   'src/limits/**': floor(96.3, 98.2, 90.9), // 97.3 / 97.3 / 99.2 / 91.9 (raised: run at b14df5b)
-  'src/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
   'src/masters/**': floor(99, 99, 74), // 100.0 / 100.0 / 100.0 / 75.0
   'src/opensearch/**': floor(93.4, 88.3, 85.5), // 94.4 / 94.4 / 89.3 / 86.5
   'src/search/*.ts': floor(95.9, 99, 90), // 96.9 / 96.9 / 100.0 / 91.0
   'src/search/paging/**': floor(93.8, 94.2, 87.9), // 94.8 / 94.8 / 95.2 / 88.9
   'src/text/**': floor(98.5, 99, 93.5), // 99.5 / 99.5 / 100.0 / 94.5
+  // src/local/** moved to ops/local/** with its files (git mv), its floor unchanged
+  'ops/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
+  // moved out of src/opensearch/** and src/*.ts (bulk, scan, reindex; the CLI helpers and the
+  // backfill): floors of their own, the full run of the ops/ move minus one point
+  'ops/engine/**': floor(93.1, 87.6, 81.7), // 94.1 / 94.1 / 88.6 / 82.7
+  'ops/*.ts': floor(66.4, 61.5, 75.9), // 67.4 / 67.4 / 62.5 / 76.9
   'indexer/*.ts': floor(82.9, 96.6, 84.5), // 83.9 / 83.9 / 97.6 / 85.5
   'indexer/jobs/**': floor(76.6, 79, 78.2), // 77.6 / 77.6 / 80.0 / 79.2
   'indexer/generate/**': floor(97.6, 99, 96), // 98.6 / 98.6 / 100.0 / 97.0
@@ -51,7 +56,7 @@ export default defineConfig({
     reporters: ['default'],
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts', 'indexer/**/*.ts'],
+      include: ['src/**/*.ts', 'ops/**/*.ts', 'indexer/**/*.ts'],
       reporter: ['text-summary', ['json-summary', { file: 'coverage-summary.json' }], 'json'],
       reportsDirectory: '.local/coverage',
       thresholds: floors,

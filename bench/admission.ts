@@ -33,9 +33,9 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { generateDataSet } from '../indexer/generate/generator.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';

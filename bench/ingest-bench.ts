@@ -9,7 +9,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
-import { bulkRequestLimits, sendRawBulk } from '../src/opensearch/bulk.js';
+import { bulkRequestLimits, sendRawBulk } from '../ops/engine/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';

@@ -15,7 +15,7 @@ import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../src/cli.js';
+import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { type MatchResult, type NameEvalReport, nameEvalMarkdown, scoreMatches } from './name-scoring.js';
 import { type MatchRecord, makeVariants, type SampleCompany } from './name-variants.js';

@@ -14,10 +14,10 @@
  */
 import path from 'node:path';
 import { rebuildCompanies } from '../indexer/rebuild.js';
+import { cliProgram } from '../ops/cli.js';
+import { projectRoot, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
-import { cliProgram } from '../src/cli.js';
 import { defaultConfig } from '../src/config.js';
-import { projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
 import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';

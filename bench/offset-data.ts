@@ -10,9 +10,9 @@ import path from 'node:path';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
-import { cliProgram, positiveWholeNumber } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
+import { projectRoot } from '../ops/local/opensearch-node.js';
 import { loadConfigOrExit } from '../src/config.js';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, indexName } from '../src/opensearch/indices.js';
 

@@ -8,10 +8,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
+import { projectRoot } from '../ops/local/opensearch-node.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { type Config, loadConfigOrExit } from '../src/config.js';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { compileSearch } from '../src/search/compile-search.js';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, type ManagedChild, sleep, spawnManaged } from '../src/local/child-process.js';
+import { freePort, type ManagedChild, sleep, spawnManaged } from '../ops/local/child-process.js';
 import { projectRoot } from '../src/project-root.js';
 
 export interface BenchProcess {

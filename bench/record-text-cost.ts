@@ -10,12 +10,12 @@
  * The two texts are compared first: a difference stops the bench. And the engine's side of
  * the alternative, the text in a keyword field (`measureCopyFetch`).
  */
+import { scan } from '../ops/engine/scan.js';
 import type { SearchCatalogue } from '../src/catalogue/searches.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
-import { scan } from '../src/opensearch/scan.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import type { EngineHit } from '../src/search/paging/pit-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';

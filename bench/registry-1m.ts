@@ -19,7 +19,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { writeDiffFile, writeFullFiles } from '../indexer/registry/generate-files.js';
-import { startLocalOpenSearch } from '../src/local/opensearch-node.js';
+import { startLocalOpenSearch } from '../ops/local/opensearch-node.js';
 import { type BenchOptions, dataDir, runChild, saveFigures, workDir } from './registry-bench-support.js';
 
 const fullDate = '2026-10-31';

@@ -9,7 +9,7 @@
  * The key's user should be in RATE_LIMIT_EXEMPT_USERS: 1,600 requests run past suggest's own limit.
  */
 import { readFileSync } from 'node:fs';
-import { apiKeyFromEnvironment } from '../src/cli.js';
+import { apiKeyFromEnvironment } from '../ops/cli.js';
 
 const [apiUrl = 'http://127.0.0.1:8080', dataFile = '.local/sample/corporates.ndjson'] =
   process.argv.slice(2);

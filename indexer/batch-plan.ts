@@ -9,7 +9,7 @@
  *   // plan.ops: the company update (ref 0), then the posting in jobs and job-details (ref 1)
  *   // plan.touches: 0 -> and 1 -> the company's corporateNumber
  */
-import type { BulkFailure, BulkOp } from '../src/opensearch/bulk.js';
+import type { BulkFailure, BulkOp } from '../ops/engine/bulk.js';
 import { toCompactJobRecord, toCompactRecord } from '../src/search/records.js';
 import type { IndexNames } from './index-names.js';
 import type { Masters } from './masters.js';

@@ -2,8 +2,8 @@
  * What the indexer's command-line tools connect to: OPENSEARCH_URL, else the local dev node
  * (reused when `npm run opensearch` or `npm start` keeps one running); REDIS_URL when set.
  */
+import { ensureDevOpenSearch } from '../ops/local/opensearch-node.js';
 import { type IndexShape, loadConfigOrExit } from '../src/config.js';
-import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 import { createLogger } from '../src/logger.js';
 import { describeStartFailure } from '../src/opensearch/access-failures.js';
 import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';

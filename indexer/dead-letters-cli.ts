@@ -5,7 +5,7 @@
  * worker's Redis list with REDIS_URL, else the newest `.local/dead-letter/ingest-*.ndjson`;
  * `--file` names another file. The commands: ./dead-letter-commands.ts.
  */
-import { cliProgram, exitCodesHelp, positiveWholeNumber, runCli } from '../src/cli.js';
+import { cliProgram, exitCodesHelp, positiveWholeNumber, runCli } from '../ops/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import {
   listDeadLetters,

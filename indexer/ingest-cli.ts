@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { cliProgram, positiveWholeNumber } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { projectRoot } from '../src/project-root.js';
 import { openCliServices } from './cli-services.js';
@@ -66,7 +66,7 @@ function printReport(report: Report): void {
   console.table(rows);
 }
 
-// an engine that cannot be reached or refuses us: one line, like every CLI (src/cli.ts)
+// an engine that cannot be reached or refuses us: one line, like every CLI (ops/cli.ts)
 // queued records are counted by the worker that indexes them, where Prometheus scrapes it
 if (options.metricsFile && loadConfigOrExit().redisUrl)
   program.error(

@@ -7,7 +7,7 @@
  * through deduplicated rebuild jobs).
  */
 
-import { writeBulkChunked } from '../src/opensearch/bulk.js';
+import { writeBulkChunked } from '../ops/engine/bulk.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { deleteMatching, getSources } from '../src/opensearch/documents.js';
 import { type RetryOptions, withRetry } from '../src/opensearch/retry.js';
@@ -425,7 +425,7 @@ export class IngestPipeline {
 }
 
 /**
- * The dispatch step: writes a plan's operations through `_bulk` (../src/opensearch/bulk.ts)
+ * The dispatch step: writes a plan's operations through `_bulk` (../ops/engine/bulk.ts)
  * and maps the engine's item failures back to the records, one outcome each.
  */
 export async function dispatchPlan(

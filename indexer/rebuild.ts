@@ -11,12 +11,12 @@
  * (src/search/posting-overflow.ts). The aggregates and workLocationCount still cover all.
  */
 
-import { type BulkFailure, type BulkOp, writeBulkChunked } from '../src/opensearch/bulk.js';
+import { type BulkFailure, type BulkOp, writeBulkChunked } from '../ops/engine/bulk.js';
+import { scan } from '../ops/engine/scan.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
-import { scan } from '../src/opensearch/scan.js';
 import { compactRecordField } from '../src/search/records.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import type { WorkLocationSource } from './source-types.js';
@@ -168,10 +168,10 @@ export async function rebuildCompanies(
     refresh?: boolean;
     /**
      * Compact record copies to write with the rebuild, for companies without one (the
-     * backfill, ./backfill-copies.ts): in the same doc merge, so the company is never without
+     * backfill, ../ops/backfill-copies.ts): in the same doc merge, so the company is never without
      * its nested detail text, and only while the document is still the one the copy was made
      * from (a changed one is a failure with `conflict: true`). `fields`: other fields written
-     * the same way (the name keys, when the fold changed: ./backfill-copies.ts).
+     * the same way (the name keys, when the fold changed: ../ops/backfill-copies.ts).
      */
     copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
   } = {},

@@ -1,5 +1,5 @@
 /** `npm run rolloff`: the nightly roll-off, once, now (see ./rolloff.ts). */
-import { cliProgram, runCli } from '../src/cli.js';
+import { cliProgram, runCli } from '../ops/cli.js';
 import { openCliServices } from './cli-services.js';
 import { rollOff } from './rolloff.js';
 

@@ -5,10 +5,10 @@
  * detail endpoint keeps serving the text.
  */
 
-import { type BulkOp, writeBulk } from '../src/opensearch/bulk.js';
+import { type BulkOp, writeBulk } from '../ops/engine/bulk.js';
+import { scan } from '../ops/engine/scan.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
-import { scan } from '../src/opensearch/scan.js';
 import { indexNames } from './index-names.js';
 import { rebuildCompanies } from './rebuild.js';
 import { searchableSince } from './transform.js';

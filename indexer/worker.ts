@@ -3,7 +3,7 @@
  * queue and keeps the nightly roll-off scheduled. Needs REDIS_URL (the queue lives there);
  * OpenSearch is OPENSEARCH_URL, else the local node, like the other CLIs.
  */
-import { cliProgram, runCli } from '../src/cli.js';
+import { cliProgram, runCli } from '../ops/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createLogger, endLogs } from '../src/logger.js';
 import { queueDepthGauge, startMetricsListener } from '../src/metrics.js';

@@ -7,7 +7,7 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createCorpsearchClient } from '../client/src/index.js';
-import { apiKeyFromEnvironment, cliProgram, runCli, wholeNumber } from '../src/cli.js';
+import { apiKeyFromEnvironment, cliProgram, runCli, wholeNumber } from '../ops/cli.js';
 import { serveHttp } from './http.js';
 import { createMcpServer } from './server.js';
 

@@ -12,9 +12,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, type ManagedChild, sleep, spawnManaged } from '../src/local/child-process.js';
-import { startLocalOpenSearch } from '../src/local/opensearch-node.js';
-import { startLocalRedis } from '../src/local/redis-server.js';
+import { freePort, type ManagedChild, sleep, spawnManaged } from '../ops/local/child-process.js';
+import { startLocalOpenSearch } from '../ops/local/opensearch-node.js';
+import { startLocalRedis } from '../ops/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';
 
 const started = Date.now();

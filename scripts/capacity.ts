@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError } from 'commander';
 import { type CapacityInput, capacityPlan, japan, measured, registryPlan } from '../bench/capacity-model.js';
-import { cliProgram, positiveWholeNumber, wholeNumber } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber, wholeNumber } from '../ops/cli.js';
 
 function share(value: string): number {
   const parsed = Number(value);

@@ -139,7 +139,7 @@ export function brokenLinks(base: string = root, files: string[] = documentsOf(b
 }
 
 /** The folders whose code may cite documents by path. */
-const codeFolders = ['src', 'indexer', 'mcp', 'bench', 'scripts', 'test', 'client/src', 'client/test'];
+const codeFolders = ['src', 'ops', 'indexer', 'mcp', 'bench', 'scripts', 'test', 'client/src', 'client/test'];
 
 function codeFilesOf(base: string, dir: string): string[] {
   if (!existsSync(path.join(base, dir))) return [];

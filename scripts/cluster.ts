@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { cliProgram, positiveWholeNumber } from '../src/cli.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { startStack } from './local-stack.js';
 

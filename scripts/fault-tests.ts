@@ -22,9 +22,9 @@ import {
   enqueueRecords,
   rebuildSetKey,
 } from '../indexer/queue.js';
+import { sleep } from '../ops/local/child-process.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createLimits } from '../src/limits/limits.js';
-import { sleep } from '../src/local/child-process.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { projectRoot } from '../src/project-root.js';
 import { type Stack, type StackProcess, startStack } from './local-stack.js';

@@ -18,10 +18,10 @@ import { benchScript, startNodeProcess, stopAll } from '../bench/processes.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
+import { freePort } from '../ops/local/child-process.js';
+import { projectRoot, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
+import { startLocalRedis } from '../ops/local/redis-server.js';
 import { loadConfigOrExit } from '../src/config.js';
-import { freePort } from '../src/local/child-process.js';
-import { projectRoot, startLocalOpenSearch } from '../src/local/opensearch-node.js';
-import { startLocalRedis } from '../src/local/redis-server.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 

@@ -13,9 +13,9 @@
  */
 import { once } from 'node:events';
 import { type Command, InvalidArgumentError } from 'commander';
+import { cliProgram, exitCodesHelp } from '../ops/cli.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
-import { cliProgram, exitCodesHelp } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { createRedis } from '../src/redis.js';

@@ -10,9 +10,9 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { freePort, type ManagedChild, sleep, spawnManaged } from '../src/local/child-process.js';
-import { type LocalOpenSearch, startLocalOpenSearch } from '../src/local/opensearch-node.js';
-import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { freePort, type ManagedChild, sleep, spawnManaged } from '../ops/local/child-process.js';
+import { type LocalOpenSearch, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
+import { type LocalRedis, startLocalRedis } from '../ops/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';
 
 export interface StackOptions {

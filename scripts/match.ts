@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { SingleBar } from 'cli-progress';
 import { Option } from 'commander';
 import { createCorpsearchClient, maxMatchChunk } from '../client/src/index.js';
-import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../src/cli.js';
+import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../ops/cli.js';
 import {
   addedCells,
   addedColumns,

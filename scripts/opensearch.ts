@@ -3,8 +3,8 @@
  * that `npm start`, the CLIs and benchmarks reuse it instead of starting their own.
  * Ctrl-C stops it.
  */
-import { cliProgram, runCli } from '../src/cli.js';
-import { ensureDevOpenSearch } from '../src/local/opensearch-node.js';
+import { cliProgram, runCli } from '../ops/cli.js';
+import { ensureDevOpenSearch } from '../ops/local/opensearch-node.js';
 
 cliProgram(
   'opensearch',

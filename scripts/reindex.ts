@@ -1,19 +1,14 @@
 /**
  * `npm run reindex`: new versioned indices from mappings/, the data copied and caught up while
  * the API searches and the indexer writes, then the three aliases moved in one call
- * (src/opensearch/reindex.ts). `--status` shows where the aliases point, `--drop-retired`
+ * (ops/engine/reindex.ts). `--status` shows where the aliases point, `--drop-retired`
  * deletes the indices left behind, `--release` lifts the write block of a reindex that stopped
  * half-way.
  */
 import { InvalidArgumentError } from 'commander';
 import { openCliServices } from '../indexer/cli-services.js';
-import { cliProgram, runCli } from '../src/cli.js';
-import {
-  dropRetiredIndices,
-  reindexAll,
-  reindexStatus,
-  releaseWriteBlocks,
-} from '../src/opensearch/reindex.js';
+import { cliProgram, runCli } from '../ops/cli.js';
+import { dropRetiredIndices, reindexAll, reindexStatus, releaseWriteBlocks } from '../ops/engine/reindex.js';
 
 function positive(value: string): number {
   const parsed = Number(value);

@@ -1,16 +1,25 @@
 /**
  * `npm start`: the API (src/server.ts) plus, when the indices are empty, the sample data set
- * (indexer/sample-data.ts; LOAD_SAMPLE_DATA=false skips it). Kept outside src/ so the server
- * never depends on the indexer.
+ * (indexer/sample-data.ts; LOAD_SAMPLE_DATA=false skips it), and with no OPENSEARCH_URL the
+ * local OpenSearch node (ops/local/opensearch-node.ts), started or reused. Kept outside src/
+ * so the server never depends on the indexer or on the local launchers.
  *
  *   npm start                     # local OpenSearch node, sample data, http://127.0.0.1:8080
  *   npm start -- --print-config   # the effective configuration, secrets masked
  */
 import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
+import { ensureDevOpenSearch } from '../ops/local/opensearch-node.js';
 import { startServer } from '../src/server.js';
 
 startServer({
   command: 'npm start',
+  // no OPENSEARCH_URL: the dev node with OPENSEARCH_LOCAL_PORT, OPENSEARCH_HEAP and JAVA_HOME
+  localEngine: (config, log) =>
+    ensureDevOpenSearch(log, {
+      heap: config.opensearchHeap,
+      javaHome: config.javaHome,
+      port: config.opensearchLocalPort,
+    }),
   beforeServing: async ({ config, opensearch, logger }) => {
     if (config.loadSampleData) await loadSampleDataIfEmpty(opensearch, config.indexPrefix, logger);
   },

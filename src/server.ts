@@ -1,7 +1,9 @@
 /**
- * Starts the API: with no OPENSEARCH_URL, starts (or reuses) the local OpenSearch node;
- * creates the indices; runs the caller's `beforeServing` step (the sample load of `npm start`,
- * scripts/start.ts); serves on PORT. Ctrl-C stops everything it started.
+ * Starts the API: the engine is OPENSEARCH_URL, else the one the entry point provides
+ * (`localEngine`: `npm start` passes the local node of ops/local/opensearch-node.ts; the
+ * production entry passes none and stops with one line); creates the indices; runs the
+ * caller's `beforeServing` step (the sample load of `npm start`, scripts/start.ts); serves on
+ * PORT. Ctrl-C stops everything it started.
  *
  * The entry points: src/main.ts (production, `node dist/src/main.js`) and scripts/start.ts
  * (`npm start`). `--print-config` prints the effective configuration and exits.
@@ -15,7 +17,6 @@ import { createApp } from './http/app.js';
 import { processState } from './http/readiness.js';
 import { createHttpServer } from './http/server.js';
 import { warmUpValidation } from './http/validation.js';
-import { ensureDevOpenSearch } from './local/opensearch-node.js';
 import { createLogger, endLogs } from './logger.js';
 import { startMetricsListener } from './metrics.js';
 import { describeStartFailure } from './opensearch/access-failures.js';
@@ -30,7 +31,22 @@ export interface StartContext {
   logger: Logger;
 }
 
+/** An engine an entry point started (or reused), and how to let it go at shutdown. */
+export interface ProvidedEngine {
+  url: string;
+  /** Stops the engine if the provider started it; a reused one is left running. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Where the engine is when OPENSEARCH_URL is unset. The service never starts one itself:
+ * starting a local node is operations' work (ops/local/), which src/ does not import.
+ */
+export type EngineProvider = (config: Config, log: (message: string) => void) => Promise<ProvidedEngine>;
+
 export interface StartOptions {
+  /** The engine to start or reuse when OPENSEARCH_URL is unset; none: the start stops with one line. */
+  localEngine?: EngineProvider;
   /** Runs after the indices exist and before the server listens. */
   beforeServing?: (context: StartContext) => Promise<void>;
   /** Names the command in the one line a failed start-up prints, e.g. `npm start`. */
@@ -60,6 +76,9 @@ function portError(error: NodeJS.ErrnoException, host: string, port: number): Er
   return new Error(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
 }
 
+const noEngineMessage =
+  'OPENSEARCH_URL is not set: set it to the OpenSearch cluster (`npm start` starts a local node, this entry does not)';
+
 export function startServer(options: StartOptions = {}): void {
   const config = loadConfigOrExit();
   if (process.argv.includes('--print-config')) {
@@ -73,11 +92,8 @@ export function startServer(options: StartOptions = {}): void {
     await assertPortFree(config.host, config.port);
     let opensearchUrl = config.opensearchUrl;
     if (!opensearchUrl) {
-      const node = await ensureDevOpenSearch((message) => logger.info(message), {
-        heap: config.opensearchHeap,
-        javaHome: config.javaHome,
-        port: config.opensearchLocalPort,
-      });
+      if (!options.localEngine) throw new Error(noEngineMessage);
+      const node = await options.localEngine(config, (message) => logger.info(message));
       cleanups.push(node.stop);
       opensearchUrl = node.url;
     }

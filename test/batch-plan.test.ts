@@ -19,7 +19,7 @@ import { indexNames } from '../indexer/index-names.js';
 import { loadMasters } from '../indexer/masters.js';
 import type { DeleteJobSource, SourceRecord } from '../indexer/source-types.js';
 import type { Doc } from '../indexer/transform.js';
-import type { BulkFailure } from '../src/opensearch/bulk.js';
+import type { BulkFailure } from '../ops/engine/bulk.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 
 const names = indexNames('plan-test');

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { positiveWholeNumber, wholeNumber } from '../ops/cli.js';
 import { keyStoreFor } from '../src/auth/key-admin.js';
-import { positiveWholeNumber, wholeNumber } from '../src/cli.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { projectRoot } from '../src/project-root.js';
 import { testConfig, uniquePrefix } from './support/env.js';
@@ -60,7 +60,7 @@ const clis: Array<[string, string, string[]]> = [
   ['import:registry', 'indexer/registry/cli.ts', ['--help']],
   ['generate', 'indexer/generate/cli.ts', ['--help']],
   ['rolloff', 'indexer/rolloff-cli.ts', ['--help']],
-  ['backfill', 'indexer/backfill-cli.ts', ['--help']],
+  ['backfill', 'ops/backfill-cli.ts', ['--help']],
   ['reindex', 'scripts/reindex.ts', ['--help']],
   ['worker', 'indexer/worker.ts', ['--help']],
   ['opensearch', 'scripts/opensearch.ts', ['--help']],

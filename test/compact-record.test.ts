@@ -7,7 +7,6 @@
  * the detail text, after a reindex, and for documents without a copy (written before the field).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillCopies } from '../indexer/backfill-copies.js';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
@@ -15,10 +14,11 @@ import { IngestPipeline } from '../indexer/pipeline.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import { rollOff } from '../indexer/rolloff.js';
 import type { SourceRecord } from '../indexer/source-types.js';
+import { backfillCopies } from '../ops/backfill-copies.js';
+import { reindexAll } from '../ops/engine/reindex.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
-import { reindexAll } from '../src/opensearch/reindex.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import {
   compactRecordField,

@@ -126,6 +126,16 @@ describe('npm start (src/main.ts)', () => {
     expect(result.stderr).toMatch(/PORT must be a whole number.*"eighty"/);
     expect(result.stderr, 'one line, no stack trace').not.toMatch(/\n\s+at /);
   });
+
+  it('starts no engine of its own: without OPENSEARCH_URL, one line naming it, exit 1', async () => {
+    // `npm start` (scripts/start.ts) hands the server the local node; the production entry none
+    const result = await run('src/main.ts', [], { PORT: '0', LOG_LEVEL: 'info' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'corpsearch-api: OPENSEARCH_URL is not set: set it to the OpenSearch cluster (`npm start` starts a local node, this entry does not)\n',
+    );
+    expect(result.stdout, 'no local node started or reused').not.toMatch(/OpenSearch/);
+  });
 });
 
 describe('npm run generate, ingest, rolloff', () => {

@@ -1,5 +1,5 @@
 /**
- * The helpers behind the local servers (src/local/child-process.ts), on real child processes
+ * The helpers behind the local servers (ops/local/child-process.ts), on real child processes
  * and real sockets: a managed child's last lines and log file, its stop (a child that ended
  * already, one that ignores SIGTERM and is killed after the grace), whether a pid is alive,
  * and the search for a free port when the first one is taken.
@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, freePortBetween, isProcessAlive, spawnManaged } from '../src/local/child-process.js';
+import { freePort, freePortBetween, isProcessAlive, spawnManaged } from '../ops/local/child-process.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'child-process-test-'));
 const started: number[] = [];

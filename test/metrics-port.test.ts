@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { freePort } from '../src/local/child-process.js';
+import { freePort } from '../ops/local/child-process.js';
 import { createLogger } from '../src/logger.js';
 import { startMetricsListener } from '../src/metrics.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';

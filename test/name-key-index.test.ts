@@ -4,10 +4,10 @@
  * record, nor in the compact copy searches read).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillCopies } from '../indexer/backfill-copies.js';
 import { loadMasters } from '../indexer/masters.js';
 import { derivedReading, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';
+import { backfillCopies } from '../ops/backfill-copies.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { recordFieldNames } from '../src/search/records.js';
 import type { Services } from '../src/services.js';

@@ -5,10 +5,10 @@
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scan } from '../ops/engine/scan.js';
 import { createBulkClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { deleteMatching, getSources } from '../src/opensearch/documents.js';
 import { isTransientError, isTransientStatus } from '../src/opensearch/retry.js';
-import { scan } from '../src/opensearch/scan.js';
 import { testOpenSearch, uniquePrefix } from './support/env.js';
 
 let client: OpenSearchClient;

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillCopies } from '../indexer/backfill-copies.js';
+import { backfillCopies } from '../ops/backfill-copies.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';

@@ -17,19 +17,19 @@ import { indexNames } from '../indexer/index-names.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { SourceRecord } from '../indexer/source-types.js';
-import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
-import { defaultConfig } from '../src/config.js';
-import { createApp } from '../src/http/app.js';
-import { deleteMatching } from '../src/opensearch/documents.js';
-import { bootstrapIndices } from '../src/opensearch/indices.js';
 import {
   aliasTarget,
   dropRetiredIndices,
   reindexAll,
   reindexStatus,
   releaseWriteBlocks,
-} from '../src/opensearch/reindex.js';
-import { scan } from '../src/opensearch/scan.js';
+} from '../ops/engine/reindex.js';
+import { scan } from '../ops/engine/scan.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { defaultConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { deleteMatching } from '../src/opensearch/documents.js';
+import { bootstrapIndices } from '../src/opensearch/indices.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';

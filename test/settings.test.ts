@@ -11,11 +11,11 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { checkLocalPortFree, ensureDevOpenSearch } from '../ops/local/opensearch-node.js';
 import { generatedFiles, regenerateCommand } from '../src/config/reference.js';
 import { getIn, readSettings, type Setting } from '../src/config/schema.js';
 import { settings } from '../src/config/settings.js';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.js';
-import { checkLocalPortFree, ensureDevOpenSearch } from '../src/local/opensearch-node.js';
 import { projectRoot } from '../src/project-root.js';
 
 const run = promisify(execFile);

@@ -8,8 +8,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { projectRoot } from '../ops/local/opensearch-node.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import type { Services } from '../src/services.js';
 import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';

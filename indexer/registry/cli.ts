@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { Option } from 'commander';
-import { cliProgram, positiveWholeNumber, runCli } from '../../src/cli.js';
+import { cliProgram, positiveWholeNumber, runCli } from '../../ops/cli.js';
 import { projectRoot } from '../../src/project-root.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';

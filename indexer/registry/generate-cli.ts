@@ -5,7 +5,7 @@
  * to the same register. Same seed, size and dates: the same bytes.
  */
 import { InvalidArgumentError, Option } from 'commander';
-import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../src/cli.js';
+import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
 import { isDate } from './format.js';
 import { writeDiffFile, writeFullFiles } from './generate-files.js';
 

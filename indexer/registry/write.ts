@@ -13,7 +13,7 @@
  * carry the new name and the close fields. The names a row replaces (and those of `latest=0`
  * rows) are kept as former names (./former-names.ts).
  */
-import { type BulkOp, writeBulkChunked } from '../../src/opensearch/bulk.js';
+import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';

@@ -111,7 +111,8 @@ const engine = section(
       name: 'OPENSEARCH_URL',
       key: 'opensearchUrl',
       kind: urlList(['http:', 'https:']),
-      unset: 'start or reuse the local node (see "Local engine")',
+      unset:
+        '`npm start` and the CLIs start or reuse the local node (see "Local engine"); the production entry (`node dist/src/main.js`) stops with one line',
       doc: 'The engine: one URL, or the nodes of one cluster separated by commas. A user and password in it move to the access settings and never show.',
     }),
     optional({

@@ -3,7 +3,7 @@
  * `{version, settings?, mappings}` (read by ./mappings.ts). The API and the indexer address indices by alias
  * (`<prefix><name>`); the alias points at the versioned index `<prefix><name>-v<version>`,
  * so a mapping change is a new version reindexed behind the alias with no downtime
- * (`npm run reindex`, ./reindex.ts). Once an alias exists, bootstrap leaves it where it points:
+ * (`npm run reindex`, ops/engine/reindex.ts). Once an alias exists, bootstrap leaves it where it points:
  * after a reindex that is an index named `<prefix><name>-v<version>-<suffix>`, and after a
  * mapping's version goes up, the old version until the operator reindexes. One change needs
  * no reindex: a top-level field new in a mapping file is added to the index the alias points

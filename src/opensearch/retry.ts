@@ -1,7 +1,7 @@
 /**
  * The one rule for "will this OpenSearch failure pass if we wait?", used by the API (503 with
  * Retry-After instead of 500: src/search/opensearch-errors.ts) and by the indexer (back off and
- * retry: `withRetry`, and single `_bulk` items: src/opensearch/bulk.ts).
+ * retry: `withRetry`, and single `_bulk` items: ops/engine/bulk.ts).
  *
  * Transient: no connection, a timeout, an aborted request, no living node; a status of 408
  * (timeout), 429 (rejected execution, circuit breaker) or any 5xx (overloaded, restarting, a

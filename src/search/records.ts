@@ -36,7 +36,7 @@ function topLevelFields(index: string, without: string[]): string[] {
  * company's nested postings, a posting's text) to answer, and the API splices the text into
  * its answer without parsing it (docs/decisions/0065-compact-record-copy.md; docs/decisions/0117-the-record-copy-is-the-record-s.md). Written with the record
  * (indexer/batch-plan.ts), or for a document written before the field by `npm run backfill`
- * (indexer/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
+ * (ops/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
  * values: a company's `workLocationCount` and `updatedAt` (the copy's `updatedAt` gives the
  * text when it is still the same instant), a posting's `corporateName`. A copy of an earlier
  * layout (the picked fields' JSON, written before the copies were the record's text, or before

@@ -3,7 +3,7 @@
  * and wait until it serves. Loopback only; each test stops what it started, by its handle.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { projectRoot } from '../../src/local/opensearch-node.js';
+import { projectRoot } from '../../ops/local/opensearch-node.js';
 
 export interface Run {
   code: number | null;

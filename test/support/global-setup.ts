@@ -8,8 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { projectRoot, startLocalOpenSearch } from '../../src/local/opensearch-node.js';
-import { startLocalRedis } from '../../src/local/redis-server.js';
+import { projectRoot, startLocalOpenSearch } from '../../ops/local/opensearch-node.js';
+import { startLocalRedis } from '../../ops/local/redis-server.js';
 import { dockerEngineAnswers, startOpenSearchContainer, startRedisContainer } from './containers.js';
 import { runSeed } from './fc-seed.js';
 

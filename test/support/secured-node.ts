@@ -2,7 +2,7 @@
  * A real OpenSearch node with the real security plugin, for tests of the engine users' rights
  * (test/engine-roles.test.ts). One node on loopback, its data under `.local/`, removed at stop.
  *
- * The engine is the local runner (src/local/opensearch-node.ts) at 3.4.0 with the plugin
+ * The engine is the local runner (ops/local/opensearch-node.ts) at 3.4.0 with the plugin
  * `org.opensearch.plugin:opensearch-security:3.4.0.0`, both resolved by Maven through
  * `opensearch-local/secured/pom.xml` (a plugin runs only on the engine version it was built
  * for; 3.4.0.0 is the plugin release nearest the project's 3.3.2 on Maven Central). The plugin's
@@ -38,14 +38,14 @@ import {
   type ManagedChild,
   sleep,
   spawnManaged,
-} from '../../src/local/child-process.js';
+} from '../../ops/local/child-process.js';
 import {
   ExitedDuringStartup,
   javaMajor,
   pickJavaHome,
   resolveClasspath,
   startAgainIfExited,
-} from '../../src/local/opensearch-node.js';
+} from '../../ops/local/opensearch-node.js';
 import { projectRoot } from '../../src/project-root.js';
 
 export interface SecuredNode {
@@ -154,7 +154,7 @@ function writeSecurityConfig(dir: string, pluginDir: string, hashes: Record<stri
   );
 }
 
-/** opensearch.yml: a lone node on loopback (as src/local/opensearch-node.ts), secured as in production. */
+/** opensearch.yml: a lone node on loopback (as ops/local/opensearch-node.ts), secured as in production. */
 function nodeSettings(transportPort: number): string {
   const seed = `"127.0.0.1:${transportPort}"`;
   return [
@@ -213,7 +213,7 @@ function adminStatus(
 /**
  * Starts the node, again on fresh ports and a fresh folder when the runner closed it before its
  * HTTP port opened (a port taken between its probe and its bind, seen once in CI), as the local
- * node does (src/local/opensearch-node.ts `startAgainIfExited`).
+ * node does (ops/local/opensearch-node.ts `startAgainIfExited`).
  */
 export async function startSecuredNode(opts: SecuredNodeOptions): Promise<SecuredNode> {
   return startAgainIfExited(() => startSecuredNodeOnce(opts), opts.log);

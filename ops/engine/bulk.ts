@@ -5,14 +5,14 @@
  * batch lands. A delete of a missing document counts as done (deletes are idempotent).
  */
 import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from './client.js';
+import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import {
   isTransientStatus,
   isWriteBlocked,
   type RetryOptions,
   withRetry,
   writeBlockWaitMs,
-} from './retry.js';
+} from '../../src/opensearch/retry.js';
 
 export interface BulkOp<Ref = unknown> {
   action: 'index' | 'update' | 'delete';

@@ -22,10 +22,12 @@
  * fields, and all of them after the fold changed (match and suggest compare the keys of the
  * typed text, folded now, with these). `keys` counts them.
  */
-import { type BulkOp, writeBulk } from '../src/opensearch/bulk.js';
+import { indexNames } from '../indexer/index-names.js';
+import { nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
+import { rebuildCompanies } from '../indexer/rebuild.js';
+import type { Doc } from '../indexer/transform.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
-import { scan } from '../src/opensearch/scan.js';
 import {
   compactRecordField,
   isCurrentCopy,
@@ -33,10 +35,8 @@ import {
   toCompactJobRecord,
   toCompactRecord,
 } from '../src/search/records.js';
-import { indexNames } from './index-names.js';
-import { nameKeyFields, prepareDerivedReadings } from './name-keys.js';
-import { rebuildCompanies } from './rebuild.js';
-import type { Doc } from './transform.js';
+import { type BulkOp, writeBulk } from './engine/bulk.js';
+import { scan } from './engine/scan.js';
 
 export interface BackfillCounts {
   /** Documents given their copy. */

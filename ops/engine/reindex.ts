@@ -19,12 +19,12 @@
  * operator drops them later (`dropRetiredIndices`).
  */
 import type { API } from '@opensearch-project/opensearch';
-import type { IndexShape } from '../config.js';
+import type { IndexShape } from '../../src/config.js';
+import { bulkRequestTimeoutMs, type OpenSearchClient } from '../../src/opensearch/client.js';
+import { indexName, settingsFor, versionedIndices, versionedPattern } from '../../src/opensearch/indices.js';
+import { type IndexDefinition, indexDefinitions } from '../../src/opensearch/mappings.js';
+import { withRetry } from '../../src/opensearch/retry.js';
 import { type BulkOp, writeBulkChunked } from './bulk.js';
-import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
-import { indexName, settingsFor, versionedIndices, versionedPattern } from './indices.js';
-import { type IndexDefinition, indexDefinitions } from './mappings.js';
-import { withRetry } from './retry.js';
 import { type ScanHit, scan } from './scan.js';
 
 export interface ReindexOptions {
@@ -286,8 +286,49 @@ export async function reindexAll(
 ): Promise<ReindexResult> {
   const started = Date.now();
   const say = options.onProgress ?? (() => {});
-  const now = options.now ?? (() => new Date());
   const shape = options.shape ?? { shards: 1, replicas: undefined, refreshInterval: '1s' };
+  const moves = await planMoves(client, prefix, options.suffix, options.now ?? (() => new Date()));
+  const run: RunState = { created: [], blockedAt: undefined, swapped: false };
+  try {
+    await createTargets(client, moves, shape, run, say);
+    await firstCopies(client, moves, options.requestsPerSecond, say);
+    let passes = await catchUpUntilSettled(client, moves, options, say);
+    await readyTargets(client, moves, shape);
+    run.blockedAt = Date.now();
+    await blockWritesAndCatchUp(client, moves, run.blockedAt, say);
+    passes++;
+    await checkCounts(client, moves);
+    await swapAliases(client, moves);
+    run.swapped = true;
+    const blockedMs = Date.now() - run.blockedAt;
+    for (const move of moves) say(`${move.alias}: ${move.from} -> ${move.to} (${move.count} documents)`);
+    return {
+      moves: moves.map(({ def: _def, checkpoint: _checkpoint, ...move }) => move),
+      passes,
+      blockedMs,
+      tookMs: Date.now() - started,
+    };
+  } finally {
+    if (!run.swapped) await undoUnswapped(client, moves, run);
+  }
+}
+
+/** What a run has done so far, for the clean-up of a run that stops before the swap. */
+interface RunState {
+  /** The new indices created so far. */
+  created: string[];
+  /** When the write block was asked for (undefined: never). */
+  blockedAt: number | undefined;
+  swapped: boolean;
+}
+
+/** One move per index definition: its alias, the index it points at, the new index's name. */
+async function planMoves(
+  client: OpenSearchClient,
+  prefix: string,
+  suffix: string | undefined,
+  now: () => Date,
+): Promise<Move[]> {
   const moves: Move[] = [];
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
@@ -300,7 +341,7 @@ export async function reindexAll(
           'if none is running, `npm run reindex -- --release` lifts the block',
       );
     let to = `${alias}-v${def.version}`;
-    if ((await client.indices.exists({ index: to })).body) to = `${to}-${options.suffix ?? stamp(now())}`;
+    if ((await client.indices.exists({ index: to })).body) to = `${to}-${suffix ?? stamp(now())}`;
     if ((await client.indices.exists({ index: to })).body)
       throw new Error(`${to} exists already; pick another --suffix`);
     moves.push({
@@ -316,120 +357,146 @@ export async function reindexAll(
       count: 0,
     });
   }
+  return moves;
+}
 
-  const created: string[] = [];
-  let blockedAt: number | undefined;
-  let swapped = false;
-  let passes = 0;
-  try {
-    for (const move of moves) {
-      const settings = { ...settingsFor(move.def, shape), refresh_interval: '-1' };
-      await client.indices.create(
-        {
-          index: move.to,
-          body: {
-            settings: settings as NonNullable<API.Indices_Create_Request['body']>['settings'],
-            mappings: move.def.mappings as NonNullable<API.Indices_Create_Request['body']>['mappings'],
-          },
+/** The new indices, refresh off while the copy runs; each noted in `run.created` once made. */
+async function createTargets(
+  client: OpenSearchClient,
+  moves: Move[],
+  shape: IndexShape,
+  run: RunState,
+  say: (message: string) => void,
+): Promise<void> {
+  for (const move of moves) {
+    const settings = { ...settingsFor(move.def, shape), refresh_interval: '-1' };
+    await client.indices.create(
+      {
+        index: move.to,
+        body: {
+          settings: settings as NonNullable<API.Indices_Create_Request['body']>['settings'],
+          mappings: move.def.mappings as NonNullable<API.Indices_Create_Request['body']>['mappings'],
         },
-        { requestTimeout: bulkRequestTimeoutMs },
-      );
-      created.push(move.to);
-      say(`created ${move.to} (mappings/${move.name}.json version ${move.def.version})`);
-    }
-    for (const move of moves) {
-      const first = await catchUp(client, move, {
-        requestsPerSecond: options.requestsPerSecond,
-        slices: 'auto',
-        asTask: true,
-      });
-      move.copied = first.copied;
-      move.deleted += first.deleted;
-      say(`copied ${first.copied} documents ${move.from} -> ${move.to}`);
-    }
-    const settleBelow = options.settleBelow ?? 500;
-    for (let pass = 1; pass <= (options.maxPasses ?? 5); pass++) {
-      passes++;
-      let changed = 0;
-      for (const { copied, deleted } of await catchUpAll(client, moves)) changed += copied + deleted;
-      say(`catch-up pass ${pass}: ${changed} documents written or deleted meanwhile`);
-      if (changed < settleBelow) break;
-    }
-
-    // the new indices take their configured refresh and are allocated before writes stop
-    await Promise.all(
-      moves.map(async (move) => {
-        await withRetry(() =>
-          client.indices.putSettings({
-            index: move.to,
-            body: { 'index.refresh_interval': shape.refreshInterval },
-          }),
-        );
-        // as available as the index it replaces (green on a cluster, green or yellow on one node)
-        const { body: health } = await client.cluster.health({ index: move.from });
-        await client.cluster.health({ index: move.to, wait_for_status: health.status, timeout: '120s' });
-      }),
+      },
+      { requestTimeout: bulkRequestTimeoutMs },
     );
+    run.created.push(move.to);
+    say(`created ${move.to} (mappings/${move.name}.json version ${move.def.version})`);
+  }
+}
 
-    blockedAt = Date.now();
+/** Pass 0: everything in each old index, copied as a task (throttled when asked). */
+async function firstCopies(
+  client: OpenSearchClient,
+  moves: Move[],
+  requestsPerSecond: number | undefined,
+  say: (message: string) => void,
+): Promise<void> {
+  for (const move of moves) {
+    const first = await catchUp(client, move, { requestsPerSecond, slices: 'auto', asTask: true });
+    move.copied = first.copied;
+    move.deleted += first.deleted;
+    say(`copied ${first.copied} documents ${move.from} -> ${move.to}`);
+  }
+}
+
+/** Catch-up passes while writes go on, until one changes little; the number of passes run. */
+async function catchUpUntilSettled(
+  client: OpenSearchClient,
+  moves: Move[],
+  options: Pick<ReindexOptions, 'maxPasses' | 'settleBelow'>,
+  say: (message: string) => void,
+): Promise<number> {
+  const settleBelow = options.settleBelow ?? 500;
+  let passes = 0;
+  for (let pass = 1; pass <= (options.maxPasses ?? 5); pass++) {
+    passes++;
+    let changed = 0;
+    for (const { copied, deleted } of await catchUpAll(client, moves)) changed += copied + deleted;
+    say(`catch-up pass ${pass}: ${changed} documents written or deleted meanwhile`);
+    if (changed < settleBelow) break;
+  }
+  return passes;
+}
+
+/** The new indices take their configured refresh and are allocated before writes stop. */
+async function readyTargets(client: OpenSearchClient, moves: Move[], shape: IndexShape): Promise<void> {
+  await Promise.all(
+    moves.map(async (move) => {
+      await withRetry(() =>
+        client.indices.putSettings({
+          index: move.to,
+          body: { 'index.refresh_interval': shape.refreshInterval },
+        }),
+      );
+      // as available as the index it replaces (green on a cluster, green or yellow on one node)
+      const { body: health } = await client.cluster.health({ index: move.from });
+      await client.cluster.health({ index: move.to, wait_for_status: health.status, timeout: '120s' });
+    }),
+  );
+}
+
+/** The write block on the old indices, then the last catch-up under it. */
+async function blockWritesAndCatchUp(
+  client: OpenSearchClient,
+  moves: Move[],
+  blockedAt: number,
+  say: (message: string) => void,
+): Promise<void> {
+  await setWriteBlock(
+    client,
+    moves.map((move) => move.from),
+    true,
+  );
+  say(
+    `writes to the old indices blocked (writers wait and retry) after ${Date.now() - blockedAt} ms; last catch-up`,
+  );
+  const last = await catchUpAll(client, moves, true);
+  say(
+    `last catch-up: ${last.reduce((sum, counts) => sum + counts.copied, 0)} copied, ` +
+      `${last.reduce((sum, counts) => sum + counts.deleted, 0)} deleted, ${Date.now() - blockedAt} ms into the block`,
+  );
+}
+
+/** Under the write block each new index must hold as many documents as the old one. */
+async function checkCounts(client: OpenSearchClient, moves: Move[]): Promise<void> {
+  await Promise.all(
+    moves.map(async (move) => {
+      const [was, is] = [await countOf(client, move.from), await countOf(client, move.to)];
+      if (was !== is)
+        throw new Error(`${move.to} holds ${is} documents, ${move.from} ${was}; nothing was swapped`);
+      move.count = is;
+    }),
+  );
+}
+
+/** Every alias moved in one `_aliases` call. */
+async function swapAliases(client: OpenSearchClient, moves: Move[]): Promise<void> {
+  const actions = moves.flatMap((move) => [
+    { remove: { index: move.from, alias: move.alias, must_exist: true } },
+    { add: { index: move.to, alias: move.alias } },
+  ]);
+  try {
+    await withRetry(() => client.indices.updateAliases({ body: { actions } }));
+  } catch (error) {
+    // an answer lost after the engine applied the call (a timeout, a resend refused by
+    // must_exist) is still a swap: the aliases say which
+    if (!(await movedAll(client, moves))) throw error;
+  }
+}
+
+/** Nothing moved: writes go on into the old indices, the half-built ones go. */
+async function undoUnswapped(client: OpenSearchClient, moves: Move[], run: RunState): Promise<void> {
+  if (run.blockedAt !== undefined)
     await setWriteBlock(
       client,
       moves.map((move) => move.from),
-      true,
-    );
-    say(
-      `writes to the old indices blocked (writers wait and retry) after ${Date.now() - blockedAt} ms; last catch-up`,
-    );
-    passes++;
-    const last = await catchUpAll(client, moves, true);
-    say(
-      `last catch-up: ${last.reduce((sum, counts) => sum + counts.copied, 0)} copied, ` +
-        `${last.reduce((sum, counts) => sum + counts.deleted, 0)} deleted, ${Date.now() - blockedAt} ms into the block`,
-    );
-    await Promise.all(
-      moves.map(async (move) => {
-        const [was, is] = [await countOf(client, move.from), await countOf(client, move.to)];
-        if (was !== is)
-          throw new Error(`${move.to} holds ${is} documents, ${move.from} ${was}; nothing was swapped`);
-        move.count = is;
-      }),
-    );
-
-    const actions = moves.flatMap((move) => [
-      { remove: { index: move.from, alias: move.alias, must_exist: true } },
-      { add: { index: move.to, alias: move.alias } },
-    ]);
-    try {
-      await withRetry(() => client.indices.updateAliases({ body: { actions } }));
-    } catch (error) {
-      // an answer lost after the engine applied the call (a timeout, a resend refused by
-      // must_exist) is still a swap: the aliases say which
-      if (!(await movedAll(client, moves))) throw error;
-    }
-    swapped = true;
-    const blockedMs = Date.now() - blockedAt;
-    for (const move of moves) say(`${move.alias}: ${move.from} -> ${move.to} (${move.count} documents)`);
-    return {
-      moves: moves.map(({ def: _def, checkpoint: _checkpoint, ...move }) => move),
-      passes,
-      blockedMs,
-      tookMs: Date.now() - started,
-    };
-  } finally {
-    if (!swapped) {
-      // nothing moved: writes go on into the old indices, the half-built ones go
-      if (blockedAt !== undefined)
-        await setWriteBlock(
-          client,
-          moves.map((move) => move.from),
-          false,
-        ).catch(() => undefined);
-      // never an index an alias points at (a swap whose answer got lost)
-      const inUse = await movedTo(client, moves).catch(() => new Set(created));
-      for (const index of created)
-        if (!inUse.has(index)) await client.indices.delete({ index }).catch(() => undefined);
-    }
-  }
+      false,
+    ).catch(() => undefined);
+  // never an index an alias points at (a swap whose answer got lost)
+  const inUse = await movedTo(client, moves).catch(() => new Set(run.created));
+  for (const index of run.created)
+    if (!inUse.has(index)) await client.indices.delete({ index }).catch(() => undefined);
 }
 
 /** The new indices the moves' aliases point at now. */

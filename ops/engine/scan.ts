@@ -8,8 +8,8 @@
  *     for (const hit of page) ...
  */
 import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from './client.js';
-import { withRetry } from './retry.js';
+import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import { withRetry } from '../../src/opensearch/retry.js';
 
 export interface ScanOptions {
   index: string;

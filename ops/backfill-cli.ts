@@ -1,7 +1,7 @@
 /** `npm run backfill`: gives documents written before the compact record copy their copy (see ./backfill-copies.ts). */
-import { cliProgram, runCli } from '../src/cli.js';
+import { openCliServices } from '../indexer/cli-services.js';
 import { backfillCopies } from './backfill-copies.js';
-import { openCliServices } from './cli-services.js';
+import { cliProgram, runCli } from './cli.js';
 
 cliProgram(
   'backfill',

@@ -10,8 +10,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, localEngineMaxPort } from '../config.js';
-import { projectRoot } from '../project-root.js';
+import { loadConfig, localEngineMaxPort } from '../../src/config.js';
+import { projectRoot } from '../../src/project-root.js';
 import {
   freePort,
   freePortBetween,
