@@ -8,7 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';

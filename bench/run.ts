@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { deadLetterKey } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import {
   createIndexerQueue,
   createQueueConnection,

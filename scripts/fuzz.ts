@@ -16,7 +16,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { benchScript, startNodeProcess, stopAll } from '../bench/processes.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { freePort } from '../src/local/child-process.js';

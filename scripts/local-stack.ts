@@ -290,7 +290,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const worker = managedProcess(
         opts,
         `worker-${i}`,
-        'indexer/worker.ts',
+        'indexer/bin/worker.ts',
         { ...env, METRICS_PORT: String(metricsPort) },
         { metrics: true },
         `http://127.0.0.1:${metricsPort}/metrics`,

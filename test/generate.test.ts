@@ -15,8 +15,8 @@ import {
   nestedPostingLimit,
   pastLimitCounts,
   postingCounts,
-} from '../indexer/generate/generator.js';
-import { formulaNameStarts } from '../indexer/generate/hard-cases.js';
+} from '../sample-data/generator.js';
+import { formulaNameStarts } from '../sample-data/hard-cases.js';
 import {
   corporateTypeLabels,
   fundingSeriesLabels,
@@ -158,7 +158,7 @@ describe('allocatePostings', () => {
 
 // ---------------------------------------------------------------------------------------
 // A sample a Japanese reader believes. The facts below are written here, independently of the
-// generator's own table (data/generator/places.json), and at a coarser grain: the postal
+// generator's own table (sample-data/data/places.json), and at a coarser grain: the postal
 // districts of Japan Post (first three digits per prefecture) and the area codes of the
 // Ministry of Internal Affairs and Communications' numbering plan per prefecture.
 

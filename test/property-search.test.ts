@@ -28,7 +28,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { searchableSince } from '../indexer/transform.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';

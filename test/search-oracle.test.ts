@@ -56,7 +56,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { kindToCorporateType, registryColumns } from '../indexer/registry/format.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';

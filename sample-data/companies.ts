@@ -9,10 +9,10 @@
  * the line of business (profiles.ts) decides the industry codes, the name, the media bought and
  * later what the postings hire for.
  */
-import { fundingSeries, type revenueRanges } from '../../src/catalogue/enums.js';
-import { corporateCheckDigit } from '../corporate-number.js';
-import type { Masters } from '../masters.js';
-import type { CorporateSource } from '../source-types.js';
+import { fundingSeries, type revenueRanges } from '../src/catalogue/enums.js';
+import { corporateCheckDigit } from '../src/text/corporate-number.js';
+import type { Masters } from '../src/masters/lookups.js';
+import type { CorporateSource } from '../src/source-types.js';
 import {
   circledNumbers,
   hardCaseSchedule,

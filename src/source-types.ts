@@ -1,4 +1,11 @@
-/** TypeScript shapes of the source records; the JSON Schemas in schemas/ are the published form. */
+/**
+ * TypeScript shapes of the source records; the JSON Schemas in schemas/ are the published form.
+ * They are the feed's contract, shared by the one who reads it (the indexer's pipeline, through
+ * indexer/source-types.ts) and the one who writes it (the sample-data generator, sample-data/),
+ * so they live here rather than with either.
+ */
+import type { MasterItem, MasterName } from './masters/lookups.js';
+
 export interface CorporateSource {
   type: 'corporate';
   corporateNumber: string;
@@ -81,9 +88,9 @@ export interface JobSource {
 
 export interface MasterSource {
   type: 'master';
-  master: import('./masters.js').MasterName;
+  master: MasterName;
   version?: string;
-  items: import('./masters.js').MasterItem[];
+  items: MasterItem[];
 }
 
 export interface DeleteCorporateSource {

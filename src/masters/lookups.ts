@@ -1,9 +1,9 @@
 /**
- * Name lookups for the transform, built from the versioned master files in data/masters/.
- * A `master` source record replaces one list for the rest of a run (see schemas/README.md),
- * so a new medium can be named before the data files are released.
+ * Name lookups built from the versioned master files in data/masters/: the indexer's transform
+ * names ids with them (indexer/masters.ts adds the replacement of a list by a `master` source
+ * record), and the sample-data generator (sample-data/) draws ids from the same lists.
  */
-import { type MasterName, masterNames, readMasterFile } from '../src/masters/masters.js';
+import { type MasterName, masterNames, readMasterFile } from './masters.js';
 
 export type { MasterName };
 
@@ -95,9 +95,4 @@ export function loadMasters(): Masters {
     ) as Record<MasterName, MasterItem[]>,
   );
   return cached;
-}
-
-/** A copy of `masters` with one list replaced (a `master` source record). */
-export function withMasterList(masters: Masters, name: MasterName, items: MasterItem[]): Masters {
-  return buildMasters({ ...masters.lists, [name]: items });
 }

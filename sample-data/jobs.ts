@@ -3,9 +3,9 @@
  * its company's line of business hires for, is carried by the media that company buys or by
  * the free channels, and is based at one of the company's offices.
  */
-import type { Masters } from '../masters.js';
-import type { JobSource, WorkLocationSource } from '../source-types.js';
-import { searchableSince } from '../transform.js';
+import type { Masters } from '../src/masters/lookups.js';
+import type { JobSource, WorkLocationSource } from '../src/source-types.js';
+import { searchableSince } from '../src/search/detail-window.js';
 import { type CompanyStub, type Office, writeStreet } from './companies.js';
 import {
   circledNumbers,
