@@ -19,7 +19,8 @@ module.exports = {
   forbidden: [
     {
       name: 'src-stands-alone',
-      comment: 'The service must not depend on the indexer, the benchmarks, the scripts or the sample-data generator.',
+      comment:
+        'The service must not depend on the indexer, the benchmarks, the scripts or the sample-data generator.',
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '^(indexer|bench|scripts|sample-data)/' },

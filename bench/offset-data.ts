@@ -8,8 +8,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../sample-data/index.js';
 import { ingestFiles } from '../indexer/ingest.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { projectRoot } from '../src/local/opensearch-node.js';

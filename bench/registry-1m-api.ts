@@ -12,9 +12,9 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { toHalfWidthKana } from '../sample-data/index.js';
 import { readCsvStream } from '../indexer/registry/csv.js';
 import { registrySources } from '../indexer/registry/input.js';
+import { toHalfWidthKana } from '../sample-data/index.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import { startLocalRedis } from '../src/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { ensureSampleFiles, type SampleSize, sampleSize } from '../sample-data/index.js';
 import { createBulkClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { projectRoot } from '../src/project-root.js';
-import { ensureSampleFiles, type SampleSize, sampleSize } from '../sample-data/index.js';
 import { FileDeadLetter } from './dead-letter.js';
 import { indexNames } from './index-names.js';
 import { ingestFiles } from './ingest.js';

@@ -179,7 +179,9 @@ export function brokenDocPaths(base: string = root, folders: string[] = codeFold
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // the sample-data package's README is checked with the documents: it links into docs/
-  const files = [...documentsOf(root), 'sample-data/README.md'].filter((file) => existsSync(path.join(root, file)));
+  const files = [...documentsOf(root), 'sample-data/README.md'].filter((file) =>
+    existsSync(path.join(root, file)),
+  );
   const broken = [...brokenLinks(root, files), ...brokenDocPaths(root)];
   for (const link of broken) console.error(`${link.file}:${link.line}: ${link.target}: ${link.reason}`);
   console.log(

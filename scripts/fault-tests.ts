@@ -15,13 +15,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { deadLetterKey } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../sample-data/index.js';
 import {
   createIndexerQueue,
   createQueueConnection,
   enqueueRecords,
   rebuildSetKey,
 } from '../indexer/queue.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createLimits } from '../src/limits/limits.js';
 import { sleep } from '../src/local/child-process.js';

@@ -155,12 +155,7 @@ describe('npm run generate, ingest, rolloff', () => {
   });
 
   it('generate refuses a count that is not a whole number', async () => {
-    const result = await run('sample-data/cli.ts', [
-      '--companies',
-      'many',
-      '--out',
-      path.join(dir, 'x'),
-    ]);
+    const result = await run('sample-data/cli.ts', ['--companies', 'many', '--out', path.join(dir, 'x')]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/--companies.*must be a whole number/);
   });

@@ -10,14 +10,6 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit, isValidCorporateNumber } from '../indexer/corporate-number.js';
 import {
-  allocatePostings,
-  generateDataSet,
-  nestedPostingLimit,
-  pastLimitCounts,
-  postingCounts,
-} from '../sample-data/generator.js';
-import { formulaNameStarts } from '../sample-data/hard-cases.js';
-import {
   corporateTypeLabels,
   fundingSeriesLabels,
   paidMediaSpendLabels,
@@ -27,6 +19,14 @@ import { loadMasters } from '../indexer/masters.js';
 import type { CorporateSource, JobSource } from '../indexer/source-types.js';
 import { isRecent, searchableSince, toCorporateFields, toJobDocument } from '../indexer/transform.js';
 import { validateLine } from '../indexer/validate.js';
+import {
+  allocatePostings,
+  generateDataSet,
+  nestedPostingLimit,
+  pastLimitCounts,
+  postingCounts,
+} from '../sample-data/generator.js';
+import { formulaNameStarts } from '../sample-data/hard-cases.js';
 
 const now = new Date('2026-11-21T00:00:00Z');
 const day = 86_400_000;

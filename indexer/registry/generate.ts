@@ -12,7 +12,7 @@
  * Names reuse the sample generator's name parts (sample-data/vocabulary.ts, profiles.ts)
  * and places (sample-data/data/places.json): a 渋谷区 address has a 150-/151- postal code.
  */
-import { corporateCheckDigit } from '../corporate-number.js';
+
 import {
   type City,
   foreignStems,
@@ -27,6 +27,7 @@ import {
   surnames,
   toFullWidth,
 } from '../../sample-data/index.js';
+import { corporateCheckDigit } from '../corporate-number.js';
 import { type RegistryColumn, registryColumns } from './format.js';
 
 export type RowValues = Partial<Record<RegistryColumn, string>>;
