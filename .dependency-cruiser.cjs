@@ -3,11 +3,16 @@
  * the layers point one way, and nothing imports in a circle.
  *
  *   src/            the API and what it is built from: imports nothing from ops/, indexer/,
- *                   bench/, scripts/
+ *                   sample-data/, bench/, scripts/
  *   src/search, src/limits, src/errors, src/opensearch, src/catalogue: know nothing of HTTP
  *   ops/            operations: local launchers, bulk tools and reindex, CLI helpers, backfill;
  *                   may import src/ and indexer/, never bench/ or scripts/
  *   indexer/, bench/, scripts/: may import src/ and ops/
+ *   indexer/bin/    the indexer's entry points (CLIs, the worker's process): the pipeline imports
+ *                   nothing from them
+ *   sample-data/    the sample-data generator, a package of its own: may import src/, never the
+ *                   indexer, the benchmarks, the scripts or the MCP server; the others import it
+ *                   through its entry, sample-data/index.ts
  *   mcp/            the MCP server, a client of the HTTP API: the typed client, the catalogue,
  *                   the masters and the CLI helpers; never the server, the search, the stores
  */
@@ -16,10 +21,35 @@ module.exports = {
   forbidden: [
     {
       name: 'src-stands-alone',
-      comment: 'The service must not depend on the indexer, the benchmarks or the scripts.',
+      comment:
+        'The service must not depend on the indexer, the benchmarks, the scripts or the sample-data generator.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^(indexer|bench|scripts)/' },
+      to: { path: '^(indexer|bench|scripts|sample-data)/' },
+    },
+    {
+      name: 'pipeline-knows-no-entry-points',
+      comment:
+        'The entry points of the indexer (indexer/bin/: the CLIs and the process of the worker) use the pipeline, never the other way round.',
+      severity: 'error',
+      from: { path: '^indexer/', pathNot: '^indexer/bin/' },
+      to: { path: '^indexer/bin/' },
+    },
+    {
+      name: 'sample-data-stands-alone',
+      comment:
+        'The sample-data generator is a package of its own: it may use src/ (source-record shapes, masters, text folding), never the indexer, the benchmarks, the scripts, the MCP server or the tests.',
+      severity: 'error',
+      from: { path: '^sample-data/' },
+      to: { path: '^(indexer|bench|scripts|mcp|test)/' },
+    },
+    {
+      name: 'sample-data-through-its-entry',
+      comment:
+        'Outside its tests, the project uses the sample-data package through its entry (sample-data/index.ts, its package.json exports), not its inner modules.',
+      severity: 'error',
+      from: { path: '^(src|indexer|bench|scripts|mcp)/' },
+      to: { path: '^sample-data/', pathNot: '^sample-data/index\\.ts$' },
     },
     {
       name: 'service-knows-no-ops',
@@ -66,7 +96,7 @@ module.exports = {
       name: 'nothing-imports-mcp',
       comment: 'The MCP server is an entry point of its own.',
       severity: 'error',
-      from: { path: '^(src|ops|indexer|bench|scripts|client)/' },
+      from: { path: '^(src|ops|indexer|bench|scripts|client|sample-data)/' },
       to: { path: '^mcp/' },
     },
     {

@@ -32,8 +32,8 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateDataSet } from '../indexer/generate/generator.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
@@ -97,7 +97,7 @@ async function dataSet(): Promise<string[]> {
   if (count !== options.companies) {
     log(`indexing under ${indexPrefix} (the project's ingest, direct)`);
     const env = { ...process.env, INDEX_PREFIX: indexPrefix, REDIS_URL: '', LOAD_SAMPLE_DATA: 'false' };
-    execFileSync(process.execPath, ['--import', 'tsx', 'indexer/ingest-cli.ts', ...files], {
+    execFileSync(process.execPath, ['--import', 'tsx', 'indexer/bin/ingest.ts', ...files], {
       cwd: projectRoot,
       env,
       stdio: ['ignore', 'ignore', 'inherit'],

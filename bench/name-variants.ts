@@ -14,8 +14,7 @@
  *
  * Pure and deterministic: the same companies and seed give the same records.
  */
-import { toFullWidth, toHalfWidthKana } from '../indexer/generate/hard-cases.js';
-import { Random } from '../indexer/generate/random.js';
+import { Random, toFullWidth, toHalfWidthKana } from '../sample-data/index.js';
 
 export interface SampleCompany {
   corporateNumber: string;

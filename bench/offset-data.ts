@@ -8,10 +8,10 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, indexName } from '../src/opensearch/indices.js';

@@ -12,10 +12,10 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { toHalfWidthKana } from '../indexer/generate/hard-cases.js';
 import { readCsvStream } from '../indexer/registry/csv.js';
 import { registrySources } from '../indexer/registry/input.js';
 import { startLocalRedis } from '../ops/local/redis-server.js';
+import { toHalfWidthKana } from '../sample-data/index.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import { projectRoot } from '../src/project-root.js';
 import { compileSearch } from '../src/search/compile-search.js';
@@ -332,7 +332,7 @@ export async function apiStep(engineUrl: string, options: BenchOptions, workDir:
     const diffFile = readdirSync(dataDir).find((file) => file.startsWith('diff_'));
     if (!diffFile) throw new Error('no diff file: run the load step first');
     const importing = runChild(
-      'indexer/registry/cli.ts',
+      'indexer/bin/import-registry.ts',
       [path.join(dataDir, diffFile), '--restart', '--state-dir', path.join(workDir, 'state')],
       { OPENSEARCH_URL: engineUrl, LOG_LEVEL: 'warn' },
     );

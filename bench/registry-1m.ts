@@ -58,7 +58,7 @@ async function loadStep(url: string, options: BenchOptions): Promise<void> {
   const diff = await writeDiffFile(universe, diffDate, options.changes, { ...layout, zip: true });
   started = Date.now();
   const run = await runChild(
-    'indexer/registry/cli.ts',
+    'indexer/bin/import-registry.ts',
     [...files.map((file) => file.file), '--restart', '--state-dir', path.join(workDir, 'state')],
     { OPENSEARCH_URL: url, LOG_LEVEL: 'warn' },
   );

@@ -1,5 +1,5 @@
 /**
- * What `npm run dead-letters` does (./dead-letters-cli.ts holds only its arguments): list,
+ * What `npm run dead-letters` does (./bin/dead-letters.ts holds only its arguments): list,
  * show and replay the records the indexer refused. The store is the worker's Redis list with
  * REDIS_URL, else the newest `.local/dead-letter/ingest-*.ndjson`; `file` names another file.
  * Each command writes its lines through `out` and returns the exit code. Replay: ./replay.ts.

@@ -1,6 +1,6 @@
 /**
  * The dead letters as an operator reads and replays them (`npm run dead-letters`,
- * ./dead-letters-cli.ts): the worker's Redis list `<REDIS_PREFIX>indexer:dead-letter`, or an
+ * ./bin/dead-letters.ts): the worker's Redis list `<REDIS_PREFIX>indexer:dead-letter`, or an
  * NDJSON file the CLI wrote under .local/dead-letter/. Each entry's id is the first 12 hex
  * digits of the SHA-256 of its stored line, so it needs no counter, is the same in every
  * listing, and a replayed entry is removed by its exact text (LREM): never another entry,

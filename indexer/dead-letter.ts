@@ -1,7 +1,7 @@
 /**
  * Where rejected records go, with their reasons: an NDJSON file under .local/dead-letter/ for
  * the CLI, a Redis list for the worker. Each entry keeps the record, so it can be fixed and
- * ingested again (`npm run dead-letters`, ./dead-letters-cli.ts). An entry carries every
+ * ingested again (`npm run dead-letters`, ./bin/dead-letters.ts). An entry carries every
  * problem of its record in `reasons` (field and reason each) and the same joined by `; ` in
  * `reason`, the field entries written before `reasons` existed have alone.
  */

@@ -8,6 +8,7 @@
  *   -> job-details/j1 {id:'j1', corporateNumber, description, descriptionCollectedAt}
  */
 import { mappingFields } from '../src/opensearch/mappings.js';
+import { searchableSince } from '../src/search/detail-window.js';
 import {
   corporateTypeLabels,
   fundingSeriesLabels,
@@ -289,18 +290,8 @@ export function toJobDetailDocument(source: JobSource, now: Date): Doc {
   };
 }
 
-/**
- * Start of the searchable window, the instant the engine's `now-1M/d` (time_zone Asia/Tokyo)
- * names: the same day one month back in Japan, clamped to that month's length, at 00:00 Japan
- * time. 2026-11-22T10:00Z -> 2026-10-21T15:00Z (10-22 00:00 in Japan); 2026-03-31 -> 02-28.
- */
-export function searchableSince(now: Date): Date {
-  const japan = 9 * 3_600_000;
-  const wall = new Date(now.getTime() + japan);
-  const [year, month] = [wall.getUTCFullYear(), wall.getUTCMonth()];
-  const date = Math.min(wall.getUTCDate(), new Date(Date.UTC(year, month, 0)).getUTCDate());
-  return new Date(Date.UTC(year, month - 1, date) - japan);
-}
+/** Start of the searchable window (src/search/detail-window.ts; the sample-data generator dates texts by it too). */
+export { searchableSince };
 
 /** Whether a detail text is still in the searchable window (collected within the last month). */
 export function isRecent(collectedAt: string | null | undefined, now: Date): boolean {

@@ -3,7 +3,7 @@
  * way compose runs it. The tracked files (what `COPY . .` takes past .dockerignore) into a
  * temporary folder, and there the Dockerfile's steps: `npm install`, `npm run build`,
  * `npm prune --omit=dev`; then, against a local OpenSearch node and redis-server,
- * `node dist/src/main.js` and `node dist/indexer/worker.js` from that folder, and the built CLIs
+ * `node dist/src/main.js` and `node dist/indexer/bin/worker.js` from that folder, and the built CLIs
  * for a key and an ingest through the queue: readiness, one ingest, one search. The working
  * tree's own dist/ and node_modules/ are not touched. Everything it starts is stopped in a
  * `finally`.
@@ -164,7 +164,7 @@ function createKeyAndIngest(app: string, tmp: string, env: NodeJS.ProcessEnv): s
   const dataDir = path.join(tmp, 'data');
   run(
     process.execPath,
-    ['dist/indexer/generate/cli.js', '--companies', '20', '--jobs', '100', '--seed', '7', '--out', dataDir],
+    ['dist/sample-data/cli.js', '--companies', '20', '--jobs', '100', '--seed', '7', '--out', dataDir],
     app,
     env,
   );
@@ -172,7 +172,7 @@ function createKeyAndIngest(app: string, tmp: string, env: NodeJS.ProcessEnv): s
   run(
     process.execPath,
     [
-      'dist/indexer/ingest-cli.js',
+      'dist/indexer/bin/ingest.js',
       path.join(dataDir, 'corporates.ndjson'),
       path.join(dataDir, 'jobs.ndjson'),
     ],
@@ -245,7 +245,7 @@ async function main(): Promise<void> {
     stops.push(redis.stop);
     const port = await freePort();
     const env = await artifactEnv(tmp, node.url, redis.url, port);
-    const worker = spawnManaged(process.execPath, ['dist/indexer/worker.js'], {
+    const worker = spawnManaged(process.execPath, ['dist/indexer/bin/worker.js'], {
       cwd: app,
       env: { ...env, METRICS_PORT: String(await freePort()) },
       logFile: path.join(tmp, 'worker.log'),

@@ -1,7 +1,8 @@
 /**
- * `npm run check:links`: every relative link and anchor in README.md and docs/**\/*.md must
- * resolve. A link to a file that moved, a record renamed, or a heading reworded (which changes
- * its anchor) is reported as `file:line: target: reason`, and the exit code is 1.
+ * `npm run check:links`: every relative link and anchor in README.md, docs/**\/*.md and
+ * sample-data/README.md must resolve. A link to a file that moved, a record renamed, or a
+ * heading reworded (which changes its anchor) is reported as `file:line: target: reason`, and
+ * the exit code is 1.
  *
  * Anchors follow the rule the repository's host renders headings with: lower case, everything
  * but letters, digits, `_`, `-` and spaces dropped, spaces turned into `-`, a repeated heading
@@ -139,7 +140,18 @@ export function brokenLinks(base: string = root, files: string[] = documentsOf(b
 }
 
 /** The folders whose code may cite documents by path. */
-const codeFolders = ['src', 'ops', 'indexer', 'mcp', 'bench', 'scripts', 'test', 'client/src', 'client/test'];
+const codeFolders = [
+  'src',
+  'ops',
+  'indexer',
+  'sample-data',
+  'mcp',
+  'bench',
+  'scripts',
+  'test',
+  'client/src',
+  'client/test',
+];
 
 function codeFilesOf(base: string, dir: string): string[] {
   if (!existsSync(path.join(base, dir))) return [];
@@ -167,7 +179,10 @@ export function brokenDocPaths(base: string = root, folders: string[] = codeFold
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const files = documentsOf(root);
+  // the sample-data package's README is checked with the documents: it links into docs/
+  const files = [...documentsOf(root), 'sample-data/README.md'].filter((file) =>
+    existsSync(path.join(root, file)),
+  );
   const broken = [...brokenLinks(root, files), ...brokenDocPaths(root)];
   for (const link of broken) console.error(`${link.file}:${link.line}: ${link.target}: ${link.reason}`);
   console.log(

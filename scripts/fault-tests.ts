@@ -15,7 +15,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { deadLetterKey } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
 import {
   createIndexerQueue,
   createQueueConnection,
@@ -23,6 +22,7 @@ import {
   rebuildSetKey,
 } from '../indexer/queue.js';
 import { sleep } from '../ops/local/child-process.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createLimits } from '../src/limits/limits.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';

@@ -289,7 +289,7 @@ async function stackProcesses(opts: StackOptions, env: NodeJS.ProcessEnv, stops:
     const worker = managedProcess(
       opts,
       `worker-${i}`,
-      'indexer/worker.ts',
+      'indexer/bin/worker.ts',
       { ...env, METRICS_PORT: String(metricsPort) },
       { metrics: true },
       `http://127.0.0.1:${metricsPort}/metrics`,

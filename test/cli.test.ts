@@ -54,15 +54,15 @@ function run(script: string, args: string[], env: Record<string, string | undefi
 const clis: Array<[string, string, string[]]> = [
   ['keys', 'scripts/keys.ts', ['--help']],
   ['keys create', 'scripts/keys.ts', ['create', '--help']],
-  ['ingest', 'indexer/ingest-cli.ts', ['--help']],
-  ['dead-letters', 'indexer/dead-letters-cli.ts', ['--help']],
-  ['dead-letters replay', 'indexer/dead-letters-cli.ts', ['replay', '--help']],
-  ['import:registry', 'indexer/registry/cli.ts', ['--help']],
-  ['generate', 'indexer/generate/cli.ts', ['--help']],
-  ['rolloff', 'indexer/rolloff-cli.ts', ['--help']],
+  ['ingest', 'indexer/bin/ingest.ts', ['--help']],
+  ['dead-letters', 'indexer/bin/dead-letters.ts', ['--help']],
+  ['dead-letters replay', 'indexer/bin/dead-letters.ts', ['replay', '--help']],
+  ['import:registry', 'indexer/bin/import-registry.ts', ['--help']],
+  ['generate', 'sample-data/cli.ts', ['--help']],
+  ['rolloff', 'indexer/bin/rolloff.ts', ['--help']],
   ['backfill', 'ops/backfill-cli.ts', ['--help']],
   ['reindex', 'scripts/reindex.ts', ['--help']],
-  ['worker', 'indexer/worker.ts', ['--help']],
+  ['worker', 'indexer/bin/worker.ts', ['--help']],
   ['opensearch', 'scripts/opensearch.ts', ['--help']],
   ['bench', 'bench/run.ts', ['--help']],
   ['bench:names', 'bench/name-eval.ts', ['--help']],
@@ -84,7 +84,7 @@ describe('--help runs nothing', () => {
   });
 
   it('rolloff without --help does try to work (so the case above is meaningful)', async () => {
-    const result = await run('indexer/rolloff-cli.ts', [], {
+    const result = await run('indexer/bin/rolloff.ts', [], {
       ...nowhere,
       INDEX_PREFIX: uniquePrefix('help'),
     });
@@ -123,7 +123,7 @@ describe('count options: one parser for every CLI', () => {
   it.each([
     ['bench/run.ts', ['--seconds', '0'], /--seconds.*must be a positive whole number/],
     ['scripts/cluster.ts', ['--apis', '1.5'], /--apis.*must be a positive whole number/],
-    ['indexer/generate/cli.ts', ['--seed', '-1'], /--seed.*must be a whole number/],
+    ['sample-data/cli.ts', ['--seed', '-1'], /--seed.*must be a whole number/],
   ])('%s %j: exit 1 with the option and the reason', async (script, args, message) => {
     const result = await run(script, args, nowhere);
     expect(result.code).toBe(1);
@@ -205,13 +205,13 @@ describe('start-up failures are one clear line', () => {
     const start = await run('scripts/start.ts', [], { LOG_LEVEL: 'verbose', PORT: '0' });
     expect(start.code).toBe(1);
     expect(start.stderr.trim().split('\n')).toEqual([line]);
-    const rolloff = await run('indexer/rolloff-cli.ts', [], { ...nowhere, LOG_LEVEL: 'verbose' });
+    const rolloff = await run('indexer/bin/rolloff.ts', [], { ...nowhere, LOG_LEVEL: 'verbose' });
     expect(rolloff.code).toBe(1);
     expect(rolloff.stderr.trim().split('\n')).toEqual([line]);
   });
 
   it('the worker asks for REDIS_URL only: OpenSearch falls back to the local node like the other CLIs', async () => {
-    const result = await run('indexer/worker.ts', [], {});
+    const result = await run('indexer/bin/worker.ts', [], {});
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
       'worker: the indexer queue lives in Redis: set REDIS_URL (e.g. redis://127.0.0.1:6379)',

@@ -61,7 +61,7 @@ function cli(args: string[], env: Record<string, string>): Promise<Run> {
   const { OPENSEARCH_URL: _o, REDIS_URL: _r, INDEX_PREFIX: _i, REDIS_PREFIX: _p, ...rest } = process.env;
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'indexer/dead-letters-cli.ts', ...args],
+    ['--import', 'tsx', 'indexer/bin/dead-letters.ts', ...args],
     {
       cwd: root,
       env: { ...rest, LOG_LEVEL: 'silent', METRICS_PORT: '0', ...env },

@@ -18,8 +18,8 @@ import path from 'node:path';
 import { Client, errors } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateDataSet } from '../indexer/generate/generator.js';
 import { aliasTarget } from '../ops/engine/reindex.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
@@ -154,7 +154,7 @@ beforeAll(async () => {
   });
   // the indexer's own program with the indexer's user; no REDIS_URL: the records are written
   // directly rather than queued for a worker
-  ingested = await run('indexer/ingest-cli.ts', [files.corporates, files.jobs], asUser('corpsearch_indexer'));
+  ingested = await run('indexer/bin/ingest.ts', [files.corporates, files.jobs], asUser('corpsearch_indexer'));
 }, 360_000);
 
 afterAll(async () => {
@@ -252,7 +252,7 @@ describe('the engine roles of deploy/opensearch-security/, on the real security 
   }, 120_000);
 
   it('the indexer user runs the roll-off', async () => {
-    const rolled = await run('indexer/rolloff-cli.ts', [], asUser('corpsearch_indexer'));
+    const rolled = await run('indexer/bin/rolloff.ts', [], asUser('corpsearch_indexer'));
     expect(rolled.code, rolled.stdout + rolled.stderr).toBe(0);
     expect(rolled.stdout).toMatch(/rolled off the searchable text of \d+ postings/);
   }, 120_000);

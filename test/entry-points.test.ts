@@ -143,7 +143,7 @@ describe('npm run generate, ingest, rolloff', () => {
 
   beforeAll(async () => {
     const out = path.join(dir, 'data');
-    const result = await run('indexer/generate/cli.ts', [
+    const result = await run('sample-data/cli.ts', [
       '--companies',
       '6',
       '--jobs',
@@ -165,12 +165,7 @@ describe('npm run generate, ingest, rolloff', () => {
   });
 
   it('generate refuses a count that is not a whole number', async () => {
-    const result = await run('indexer/generate/cli.ts', [
-      '--companies',
-      'many',
-      '--out',
-      path.join(dir, 'x'),
-    ]);
+    const result = await run('sample-data/cli.ts', ['--companies', 'many', '--out', path.join(dir, 'x')]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/--companies.*must be a whole number/);
   });
@@ -179,7 +174,7 @@ describe('npm run generate, ingest, rolloff', () => {
     const p = prefix('ingest');
     const env = { OPENSEARCH_URL: inject('opensearchUrl'), INDEX_PREFIX: p, LOG_LEVEL: 'warn' };
     const result = await run(
-      'indexer/ingest-cli.ts',
+      'indexer/bin/ingest.ts',
       [files.corporates, files.jobs, '--dead-letter', path.join(dir, 'dead.ndjson')],
       env,
     );
@@ -187,17 +182,17 @@ describe('npm run generate, ingest, rolloff', () => {
     expect(await count(p, 'corporates')).toBe(6);
     expect(await count(p, 'jobs')).toBe(30);
 
-    const rolled = await run('indexer/rolloff-cli.ts', [], env);
+    const rolled = await run('indexer/bin/rolloff.ts', [], env);
     expect(rolled.code, rolled.stdout + rolled.stderr).toBe(0);
     expect(rolled.stdout).toMatch(/rolled off the searchable text of \d+ postings of \d+ companies/);
   });
 
   it('ingest refuses a file it cannot read, and a bad --batch-size', async () => {
     const env = { OPENSEARCH_URL: inject('opensearchUrl'), INDEX_PREFIX: prefix('ingest-bad') };
-    const missing = await run('indexer/ingest-cli.ts', [path.join(dir, 'no-such.ndjson')], env);
+    const missing = await run('indexer/bin/ingest.ts', [path.join(dir, 'no-such.ndjson')], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('cannot read');
-    const batch = await run('indexer/ingest-cli.ts', [files.jobs, '--batch-size', '0'], env);
+    const batch = await run('indexer/bin/ingest.ts', [files.jobs, '--batch-size', '0'], env);
     expect(batch.code).not.toBe(0);
     expect(batch.stderr).toMatch(/--batch-size.*must be a positive whole number/);
   });
@@ -211,9 +206,9 @@ describe('npm run generate, ingest, rolloff', () => {
       REDIS_PREFIX: p,
       LOG_LEVEL: 'info',
     };
-    const worker = start('indexer/worker.ts', [], env);
+    const worker = start('indexer/bin/worker.ts', [], env);
     await waitForOutput(worker, /indexer worker running/);
-    const result = await run('indexer/ingest-cli.ts', [files.corporates, files.jobs], env);
+    const result = await run('indexer/bin/ingest.ts', [files.corporates, files.jobs], env);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('waiting for the worker');
     expect(await count(p, 'corporates')).toBe(6);
@@ -223,7 +218,7 @@ describe('npm run generate, ingest, rolloff', () => {
   });
 
   it('the worker refuses to start without Redis', async () => {
-    const result = await run('indexer/worker.ts', [], {
+    const result = await run('indexer/bin/worker.ts', [], {
       OPENSEARCH_URL: inject('opensearchUrl'),
       INDEX_PREFIX: prefix('worker-bad'),
     });

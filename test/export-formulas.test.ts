@@ -2,7 +2,7 @@
  * CSV exports neutralise formula cells (OWASP "CSV Injection"): through the real app on a real
  * port and the real engine, on a generated sample whose fixed hard cases hold company names
  * starting with = + - @, a tab, a carriage return and a full-width ＝
- * (indexer/generate/hard-cases.ts). Every such text cell is written with a leading ', in UTF-8
+ * (sample-data/hard-cases.ts). Every such text cell is written with a leading ', in UTF-8
  * and in Shift_JIS; every other cell is untouched, negative numbers included; JSONL is the data
  * as it is.
  */
@@ -14,9 +14,9 @@ import path from 'node:path';
 import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import type { CorporateSource } from '../indexer/source-types.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import type { Services } from '../src/services.js';

@@ -10,14 +10,6 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit, isValidCorporateNumber } from '../indexer/corporate-number.js';
 import {
-  allocatePostings,
-  generateDataSet,
-  nestedPostingLimit,
-  pastLimitCounts,
-  postingCounts,
-} from '../indexer/generate/generator.js';
-import { formulaNameStarts } from '../indexer/generate/hard-cases.js';
-import {
   corporateTypeLabels,
   fundingSeriesLabels,
   paidMediaSpendLabels,
@@ -27,6 +19,14 @@ import { loadMasters } from '../indexer/masters.js';
 import type { CorporateSource, JobSource } from '../indexer/source-types.js';
 import { isRecent, searchableSince, toCorporateFields, toJobDocument } from '../indexer/transform.js';
 import { validateLine } from '../indexer/validate.js';
+import {
+  allocatePostings,
+  generateDataSet,
+  nestedPostingLimit,
+  pastLimitCounts,
+  postingCounts,
+} from '../sample-data/generator.js';
+import { formulaNameStarts } from '../sample-data/hard-cases.js';
 
 const now = new Date('2026-11-21T00:00:00Z');
 const day = 86_400_000;
@@ -158,7 +158,7 @@ describe('allocatePostings', () => {
 
 // ---------------------------------------------------------------------------------------
 // A sample a Japanese reader believes. The facts below are written here, independently of the
-// generator's own table (data/generator/places.json), and at a coarser grain: the postal
+// generator's own table (sample-data/data/places.json), and at a coarser grain: the postal
 // districts of Japan Post (first three digits per prefecture) and the area codes of the
 // Ministry of Internal Affairs and Communications' numbering plan per prefecture.
 

@@ -46,7 +46,7 @@ async function counter(which: 'indexed' | 'rejected' | 'deadLettered'): Promise<
 
 function ingest(args: string[]): Promise<Run> {
   const { REDIS_URL: _r, OPENSEARCH_URL: _o, INDEX_PREFIX: _i, ...rest } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'indexer/ingest-cli.ts', ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'indexer/bin/ingest.ts', ...args], {
     cwd: projectRoot,
     env: { ...rest, OPENSEARCH_URL: inject('opensearchUrl'), INDEX_PREFIX: cliPrefix, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -97,7 +97,7 @@ describe('a direct ingest is counted like the worker', () => {
     const { OPENSEARCH_URL: _o, ...rest } = process.env;
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'indexer/ingest-cli.ts', fixture, '--metrics-file', path.join(dir, 'x.prom')],
+      ['--import', 'tsx', 'indexer/bin/ingest.ts', fixture, '--metrics-file', path.join(dir, 'x.prom')],
       {
         cwd: projectRoot,
         env: {

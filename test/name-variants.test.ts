@@ -19,7 +19,7 @@ import {
   spellingClasses,
   writeVariant,
 } from '../bench/name-variants.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 
 const company = (
   n: number,

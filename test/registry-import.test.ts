@@ -480,7 +480,7 @@ describe('through the engine', () => {
       spawnSync(
         path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
         [
-          'indexer/registry/cli.ts',
+          'indexer/bin/import-registry.ts',
           '--state-dir',
           dir,
           '--dead-letter',
@@ -541,7 +541,7 @@ describe('through the engine', () => {
       // node with tsx's loader, not the tsx wrapper: one process, so the kill reaches the importer itself
       spawn(
         process.execPath,
-        ['--import', 'tsx', 'indexer/registry/cli.ts', '--batch-size', '20', '--state-dir', dir, file],
+        ['--import', 'tsx', 'indexer/bin/import-registry.ts', '--batch-size', '20', '--state-dir', dir, file],
         {
           cwd: projectRoot,
           stdio: ['ignore', 'pipe', 'pipe'],
@@ -653,7 +653,7 @@ describe('through the engine', () => {
         [
           '--import',
           'tsx',
-          'indexer/registry/cli.ts',
+          'indexer/bin/import-registry.ts',
           '--state-dir',
           dir,
           '--dead-letter',

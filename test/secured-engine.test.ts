@@ -15,7 +15,7 @@ import path from 'node:path';
 import { errors } from '@opensearch-project/opensearch';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateDataSet } from '../indexer/generate/generator.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { accessFailure } from '../src/opensearch/access-failures.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
@@ -209,14 +209,14 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
   shuffle: false,
 }, () => {
   it('ingest writes through it, directly and through the queue and the worker', async () => {
-    const ingested = await run('indexer/ingest-cli.ts', [files.corporates], securedEnv());
+    const ingested = await run('indexer/bin/ingest.ts', [files.corporates], securedEnv());
     expect(ingested.code, ingested.stdout + ingested.stderr).toBe(0);
     expect(await count('corporates')).toBe(6);
 
-    const worker = start('indexer/worker.ts', [], securedEnv({ REDIS_URL: inject('redisUrl') }));
+    const worker = start('indexer/bin/worker.ts', [], securedEnv({ REDIS_URL: inject('redisUrl') }));
     await waitForOutput(worker, /indexer worker running/);
     const queued = await run(
-      'indexer/ingest-cli.ts',
+      'indexer/bin/ingest.ts',
       [files.jobs],
       securedEnv({ REDIS_URL: inject('redisUrl') }),
     );
@@ -301,7 +301,7 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
       ),
     ]);
     const { OPENSEARCH_CA_FILE: _ca, ...withoutCa } = securedEnv({ PORT: '0' });
-    const noCa = await run('indexer/ingest-cli.ts', [files.corporates], withoutCa);
+    const noCa = await run('indexer/bin/ingest.ts', [files.corporates], withoutCa);
     expect(noCa.code).toBe(1);
     expect(noCa.stderr.trim()).toMatch(
       /^ingest: OpenSearch's TLS certificate was refused: set OPENSEARCH_CA_FILE/,

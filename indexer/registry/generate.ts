@@ -9,21 +9,25 @@
  *   // [['1', '5130001000000', '01', '0', '2015-10-05', '2015-10-05', '株式会社日本建設', '', '301',
  *   //   '東京都', '渋谷区', '桜丘町１－２－３', '', '13', '113', '1500031', ...]]
  *
- * Names reuse the sample generator's name parts (indexer/generate/vocabulary.ts, profiles.ts)
- * and places (data/generator/places.json): a 渋谷区 address has a 150-/151- postal code.
+ * Names reuse the sample generator's name parts (sample-data/vocabulary.ts, profiles.ts)
+ * and places (sample-data/data/places.json): a 渋谷区 address has a 150-/151- postal code.
  */
-import { corporateCheckDigit } from '../corporate-number.js';
-import { toFullWidth } from '../generate/hard-cases.js';
-import { type City, pickCity, postalCode, prefectureWeights } from '../generate/places.js';
-import { profiles } from '../generate/profiles.js';
-import { Random } from '../generate/random.js';
+
 import {
+  type City,
   foreignStems,
   nameStems,
   nationalBodies,
   nonProfitFields,
+  pickCity,
+  postalCode,
+  prefectureWeights,
+  profiles,
+  Random,
   surnames,
-} from '../generate/vocabulary.js';
+  toFullWidth,
+} from '../../sample-data/index.js';
+import { corporateCheckDigit } from '../corporate-number.js';
 import { type RegistryColumn, registryColumns } from './format.js';
 
 export type RowValues = Partial<Record<RegistryColumn, string>>;

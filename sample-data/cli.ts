@@ -3,7 +3,7 @@
  * Writes corporates.ndjson and jobs.ndjson (source records, schemas/) into --out.
  */
 import { InvalidArgumentError } from 'commander';
-import { cliProgram, wholeNumber } from '../../ops/cli.js';
+import { cliProgram, wholeNumber } from '../ops/cli.js';
 import { generateDataSet } from './generator.js';
 
 function day(value: string): Date {

@@ -3,16 +3,16 @@
  * the records the indexer refused, with every reason, and their replay once the cause is
  * fixed (a master list loaded, the company ingested, OpenSearch back). The store is the
  * worker's Redis list with REDIS_URL, else the newest `.local/dead-letter/ingest-*.ndjson`;
- * `--file` names another file. The commands: ./dead-letter-commands.ts.
+ * `--file` names another file. The commands: ../dead-letter-commands.ts.
  */
-import { cliProgram, exitCodesHelp, positiveWholeNumber, runCli } from '../ops/cli.js';
-import { loadConfigOrExit } from '../src/config.js';
+import { cliProgram, exitCodesHelp, positiveWholeNumber, runCli } from '../../ops/cli.js';
+import { loadConfigOrExit } from '../../src/config.js';
 import {
   listDeadLetters,
   type ReplayOptions,
   replayDeadLetters,
   showDeadLetter,
-} from './dead-letter-commands.js';
+} from '../dead-letter-commands.js';
 
 const print = (line: string) => console.log(line);
 

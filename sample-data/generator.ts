@@ -7,8 +7,8 @@
 import { once } from 'node:events';
 import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../src/project-root.js';
-import { loadMasters } from '../masters.js';
+import { loadMasters } from '../src/masters/lookups.js';
+import { projectRoot } from '../src/project-root.js';
 import { type CompanyStub, makeCompany, type NameSource, nameFitsYear } from './companies.js';
 import { hardCaseSchedule, scheduled } from './hard-cases.js';
 import { makeJob } from './jobs.js';

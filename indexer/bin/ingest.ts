@@ -2,20 +2,20 @@
  * `npm run ingest -- <files...>`: NDJSON source records (schemas/) into the indices.
  * Without REDIS_URL it writes directly and rebuilds the touched companies; with REDIS_URL it
  * puts batches on the BullMQ queue for the worker (`npm run worker`). `--metrics-file` adds a
- * direct run's counts to a Prometheus text file (./ingest-metrics.ts): the worker's families.
+ * direct run's counts to a Prometheus text file (../ingest-metrics.ts): the worker's families.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
-import { loadConfigOrExit } from '../src/config.js';
-import { projectRoot } from '../src/project-root.js';
-import { openCliServices } from './cli-services.js';
-import { FileDeadLetter } from './dead-letter.js';
-import { ingestFiles } from './ingest.js';
-import { addToMetricsFile, ingestCounts } from './ingest-metrics.js';
-import { queueFiles } from './ingest-queue.js';
-import type { Report } from './pipeline.js';
+import { cliProgram, positiveWholeNumber } from '../../ops/cli.js';
+import { loadConfigOrExit } from '../../src/config.js';
+import { projectRoot } from '../../src/project-root.js';
+import { openCliServices } from '../cli-services.js';
+import { FileDeadLetter } from '../dead-letter.js';
+import { ingestFiles } from '../ingest.js';
+import { addToMetricsFile, ingestCounts } from '../ingest-metrics.js';
+import { queueFiles } from '../ingest-queue.js';
+import type { Report } from '../pipeline.js';
 
 const program = cliProgram(
   'ingest',

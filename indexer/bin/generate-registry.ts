@@ -1,13 +1,13 @@
 /**
  * `npm run generate:registry -- --companies 1000000 --out .local/registry [--encoding sjis] [--zip]`
- * writes a seeded register in the NTA's published format (./generate-files.ts): full files per
+ * writes a seeded register in the NTA's published format (../registry/generate-files.ts): full files per
  * prefecture (or `--nationwide`), and with `--diff <date>` a day's diff of `--changes` changes
  * to the same register. Same seed, size and dates: the same bytes.
  */
 import { InvalidArgumentError, Option } from 'commander';
 import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
-import { isDate } from './format.js';
-import { writeDiffFile, writeFullFiles } from './generate-files.js';
+import { isDate } from '../registry/format.js';
+import { writeDiffFile, writeFullFiles } from '../registry/generate-files.js';
 
 function date(value: string): string {
   if (!isDate(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');

@@ -1,7 +1,7 @@
 /**
  * `npm run import:registry -- <file...>`: NTA corporate-number files (full or diff; CSV, the
  * zips they are published in, or `-` for standard input) into the corporates index
- * (./import.ts). Resumes each file (each zip entry) from its checkpoint; one loaded to its end is
+ * (../registry/import.ts). Resumes each file (each zip entry) from its checkpoint; one loaded to its end is
  * skipped unless `--restart`.
  */
 import { statSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { cliProgram, positiveWholeNumber, runCli } from '../../ops/cli.js';
 import { projectRoot } from '../../src/project-root.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
-import { importRegistryFiles, type RegistryProgress } from './import.js';
+import { importRegistryFiles, type RegistryProgress } from '../registry/import.js';
 
 const program = cliProgram(
   'import:registry',

@@ -3,9 +3,9 @@
  * its company's line of business hires for, is carried by the media that company buys or by
  * the free channels, and is based at one of the company's offices.
  */
-import type { Masters } from '../masters.js';
-import type { JobSource, WorkLocationSource } from '../source-types.js';
-import { searchableSince } from '../transform.js';
+import type { Masters } from '../src/masters/lookups.js';
+import { searchableSince } from '../src/search/detail-window.js';
+import type { JobSource, WorkLocationSource } from '../src/source-types.js';
 import { type CompanyStub, type Office, writeStreet } from './companies.js';
 import {
   circledNumbers,
@@ -215,14 +215,8 @@ function mixOf(profile: CompanyStub['profile']) {
   return mix;
 }
 
-export function makeJob(
-  random: Random,
-  sequence: number,
-  company: CompanyStub,
-  masters: Masters,
-  now: Date,
-): JobSource {
-  const id = `J${String(sequence).padStart(9, '0')}`;
+/** What a posting hires for and where from: medium, employment type, category, office (drawn in this order). */
+function drawRole(random: Random, company: CompanyStub, masters: Masters) {
   const profile = company.profile;
   const mix = mixOf(profile);
   const mediaId =
@@ -237,33 +231,18 @@ export function makeJob(
   const sub = random.pick(category.subCategories ?? []);
   const employmentName = masters.employmentType.get(employmentTypeId) ?? '';
   const office = random.pick(company.offices);
-  const location = workLocation(random, sequence, company, office);
-  const jobTitle = title(
-    random,
-    sequence,
-    employmentName,
-    sub?.name ?? category.name,
-    company,
-    location?.kind === 'remote' ? null : (location?.cityName ?? null),
-  );
+  return { mediaId, employmentTypeId, category, sub, employmentName, office };
+}
 
-  const pay = salary(random, employmentTypeId);
-  const hiringPlanMin = random.chance(0.7) ? Math.max(1, Math.round(random.logNormal(2, 0.9))) : null;
-  const place = location?.address
-    ? `${location.cityName ?? ''}${location.address}`
-    : location?.kind === 'remote'
-      ? 'フルリモート'
-      : location?.cityName
-        ? `${location.cityName}内の就業先`
-        : '当社指定の就業先';
-  const payText =
-    pay.salaryMin !== null
-      ? `${unitWords[pay.salaryUnit]}${pay.salaryMin.toLocaleString('en-US')}円〜`
-      : '応相談';
-  const phone = random.chance(0.1)
-    ? `0120-${random.int(100, 999)}-${String(random.int(0, 999)).padStart(3, '0')}`
-    : office.phone;
+/** Where the posting's text says the work is. */
+function placeWords(location: WorkLocationSource | null): string {
+  if (location?.address) return `${location.cityName ?? ''}${location.address}`;
+  if (location?.kind === 'remote') return 'フルリモート';
+  return location?.cityName ? `${location.cityName}内の就業先` : '当社指定の就業先';
+}
 
+/** The posting's dates, from `now`: created, its text collected (95% have one), opened, deadline. */
+function postingDates(random: Random, sequence: number, now: Date) {
   let createdAt = now.getTime() - random.int(0, 180 * day) - random.int(0, day);
   const hasText = random.chance(0.95);
   // collected over the last ~3 months (a posting is never younger than its text), so about a
@@ -280,6 +259,42 @@ export function makeJob(
   }
   const openedOn = random.chance(0.95) ? createdAt - random.int(0, 5) * day : null;
   const deadlineOn = openedOn !== null && random.chance(0.6) ? openedOn + random.int(14, 120) * day : null;
+  return { createdAt, hasText, collectedAt, openedOn, deadlineOn };
+}
+
+export function makeJob(
+  random: Random,
+  sequence: number,
+  company: CompanyStub,
+  masters: Masters,
+  now: Date,
+): JobSource {
+  const id = `J${String(sequence).padStart(9, '0')}`;
+  const { mediaId, employmentTypeId, category, sub, employmentName, office } = drawRole(
+    random,
+    company,
+    masters,
+  );
+  const location = workLocation(random, sequence, company, office);
+  const jobTitle = title(
+    random,
+    sequence,
+    employmentName,
+    sub?.name ?? category.name,
+    company,
+    location?.kind === 'remote' ? null : (location?.cityName ?? null),
+  );
+
+  const pay = salary(random, employmentTypeId);
+  const hiringPlanMin = random.chance(0.7) ? Math.max(1, Math.round(random.logNormal(2, 0.9))) : null;
+  const payText =
+    pay.salaryMin !== null
+      ? `${unitWords[pay.salaryUnit]}${pay.salaryMin.toLocaleString('en-US')}円〜`
+      : '応相談';
+  const phone = random.chance(0.1)
+    ? `0120-${random.int(100, 999)}-${String(random.int(0, 999)).padStart(3, '0')}`
+    : office.phone;
+  const { createdAt, hasText, collectedAt, openedOn, deadlineOn } = postingDates(random, sequence, now);
   const inherit = random.chance(0.7);
   return {
     type: 'job',
@@ -314,7 +329,7 @@ export function makeJob(
             title: jobTitle,
             job: sub?.name ?? category.name,
             pay: payText,
-            place,
+            place: placeWords(location),
             categoryId: category.id as number,
             employmentTypeId,
             phone,

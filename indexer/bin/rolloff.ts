@@ -1,7 +1,7 @@
-/** `npm run rolloff`: the nightly roll-off, once, now (see ./rolloff.ts). */
-import { cliProgram, runCli } from '../ops/cli.js';
-import { openCliServices } from './cli-services.js';
-import { rollOff } from './rolloff.js';
+/** `npm run rolloff`: the nightly roll-off, once, now (see ../rolloff.ts). */
+import { cliProgram, runCli } from '../../ops/cli.js';
+import { openCliServices } from '../cli-services.js';
+import { rollOff } from '../rolloff.js';
 
 cliProgram(
   'rolloff',

@@ -1,11 +1,11 @@
 /**
  * Where sample companies and postings are: prefecture, city, town, postal code and telephone
- * number drawn together from data/generator/places.json, so that a 渋谷区 address has a 150-/151-
+ * number drawn together from sample-data/data/places.json, so that a 渋谷区 address has a 150-/151-
  * postal code and an 03 number. The facts and their sources are in that file.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../src/project-root.js';
+import { projectRoot } from '../src/project-root.js';
 import type { Random } from './random.js';
 
 interface CityFacts {
@@ -40,7 +40,7 @@ export interface City {
 }
 
 const file = JSON.parse(
-  readFileSync(path.join(projectRoot, 'data', 'generator', 'places.json'), 'utf8'),
+  readFileSync(path.join(projectRoot, 'sample-data', 'data', 'places.json'), 'utf8'),
 ) as PlacesFile;
 
 const citiesOf = new Map<number, ReadonlyArray<readonly [City, number]>>();

@@ -1,15 +1,15 @@
 /**
- * `npm run worker` / `node dist/indexer/worker.js` (docker compose): consumes the indexer
+ * `npm run worker` / `node dist/indexer/bin/worker.js` (docker compose): consumes the indexer
  * queue and keeps the nightly roll-off scheduled. Needs REDIS_URL (the queue lives there);
  * OpenSearch is OPENSEARCH_URL, else the local node, like the other CLIs.
  */
-import { cliProgram, runCli } from '../ops/cli.js';
-import { loadConfigOrExit } from '../src/config.js';
-import { createLogger, endLogs } from '../src/logger.js';
-import { queueDepthGauge, startMetricsListener } from '../src/metrics.js';
-import { openCliServices } from './cli-services.js';
-import { createIndexerWorker } from './indexer-worker.js';
-import { createIndexerQueue, createQueueConnection, scheduleRollOff } from './queue.js';
+import { cliProgram, runCli } from '../../ops/cli.js';
+import { loadConfigOrExit } from '../../src/config.js';
+import { createLogger, endLogs } from '../../src/logger.js';
+import { queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
+import { openCliServices } from '../cli-services.js';
+import { createIndexerWorker } from '../indexer-worker.js';
+import { createIndexerQueue, createQueueConnection, scheduleRollOff } from '../queue.js';
 
 cliProgram(
   'worker',

@@ -9,10 +9,10 @@
  * the line of business (profiles.ts) decides the industry codes, the name, the media bought and
  * later what the postings hire for.
  */
-import { fundingSeries, type revenueRanges } from '../../src/catalogue/enums.js';
-import { corporateCheckDigit } from '../corporate-number.js';
-import type { Masters } from '../masters.js';
-import type { CorporateSource } from '../source-types.js';
+import { fundingSeries, type revenueRanges } from '../src/catalogue/enums.js';
+import type { Masters } from '../src/masters/lookups.js';
+import type { CorporateSource } from '../src/source-types.js';
+import { corporateCheckDigit } from '../src/text/corporate-number.js';
 import {
   circledNumbers,
   hardCaseSchedule,
@@ -532,135 +532,264 @@ function scheduledStem(index: number, year: number): readonly [string, string, s
   return null;
 }
 
-function nameCompany(
+/** A municipality is named after its city (the ward dropped): 横浜市, not 横浜市中区. */
+function nameMunicipality(head: City, id: string): Naming {
+  const city = head.name.replace(/^(.+?[市])(.+区)$/, '$1');
+  const reading = municipalityReadings[city];
+  if (!reading) throw new Error(`no reading for the municipality ${city} (vocabulary.ts)`);
+  return {
+    form: null,
+    name: city,
+    furigana: reading,
+    newReading: true,
+    domain: `city-${id}.example.lg.jp`,
+  };
+}
+
+/** A national body: its real name, establishment date and seat. */
+function nameNationalBody(random: Random, id: string): Naming {
+  const [name, reading, romaji, founded, prefectureId, cityName] = random.pick(nationalBodies);
+  return {
+    form: null,
+    name,
+    furigana: reading,
+    domain: `${romaji}-${id}.example.go.jp`,
+    founded,
+    seat: cityNamed(prefectureId, cityName),
+  };
+}
+
+function nameForeignCompany(random: Random, id: string): Naming {
+  const [stem, romaji] = random.pick(foreignStems);
+  const [tail, tailRomaji] = random.pick([
+    ['インク', 'inc'],
+    ['リミテッド', 'ltd'],
+    ['コーポレーション', 'corp'],
+    ['エルエルシー', 'llc'],
+    ['ゲーエムベーハー', 'gmbh'],
+  ] as const);
+  return {
+    form: null,
+    name: `${stem}・${tail}`,
+    // the reading leaves the middle dots out (ペンタゴン・システムズ・インク: ペンタゴンシステムズインク)
+    furigana: `${stem}${tail}`.replace(/・/g, ''),
+    domain: `${romaji}-${tailRomaji}${id}.example.com`,
+  };
+}
+
+/** The legal form of an association, foundation, NPO or school, by line of business. */
+function nonProfitForm(random: Random, profile: Profile): FormKey {
+  return random.weighted<FormKey>(
+    profile.key === 'care'
+      ? [
+          ['shafuku', 5],
+          ['iryo', 4],
+          ['npo', 2],
+          ['ippanShadan', 1],
+        ]
+      : profile.key === 'education'
+        ? [
+            ['gakko', 6],
+            ['ippanShadan', 1],
+            ['npo', 1],
+          ]
+        : [
+            ['ippanShadan', 6],
+            ['ippanZaidan', 2],
+            ['npo', 2],
+            ['dokuho', 1],
+          ],
+  );
+}
+
+/** The body word after the name: 会 for a welfare or medical corporation, 学園 for a school, 協会 ... */
+function nonProfitBody(random: Random, form: FormKey): readonly [string, string] {
+  if (form === 'shafuku' || form === 'iryo')
+    return random.pick([
+      ['会', 'カイ'],
+      ['福祉会', 'フクシカイ'],
+      ['厚生会', 'コウセイカイ'],
+    ] as const);
+  if (form === 'gakko')
+    return random.pick([
+      ['学園', 'ガクエン'],
+      ['学院', 'ガクイン'],
+    ] as const);
+  return random.pick([
+    ['協会', 'キョウカイ'],
+    ['振興会', 'シンコウカイ'],
+    ['推進機構', 'スイシンキコウ'],
+    ['連合会', 'レンゴウカイ'],
+  ] as const);
+}
+
+/** corporateType 'other': an association, foundation, NPO, welfare, medical or school corporation. */
+function nameNonProfit(random: Random, profile: Profile, id: string): Naming {
+  const form = nonProfitForm(random, profile);
+  const { word, reading } = legalForms[form];
+  const [region, regionReading, regionRomaji] = random.pick([
+    ['日本', 'ニホン', 'japan'],
+    ['全国', 'ゼンコク', 'zenkoku'],
+    ['関東', 'カントウ', 'kanto'],
+    ['関西', 'カンサイ', 'kansai'],
+    ['九州', 'キュウシュウ', 'kyushu'],
+    ['東北', 'トウホク', 'tohoku'],
+  ] as const);
+  const [field, fieldReading, fieldRomaji] = random.pick(nonProfitFields);
+  const [body, bodyReading] = nonProfitBody(random, form);
+  const [stem, stemReading, stemRomaji] = random.pick(nameStems);
+  const core =
+    form === 'shafuku' || form === 'iryo' || form === 'gakko'
+      ? [`${stem}${body}`, `${stemReading}${bodyReading}`, stemRomaji]
+      : [
+          `${region}${field}${body}`,
+          `${regionReading}${fieldReading}${bodyReading}`,
+          `${regionRomaji}-${fieldRomaji}`,
+        ];
+  const tld = form === 'gakko' ? 'ac.jp' : form === 'dokuho' ? 'go.jp' : 'or.jp';
+  return {
+    form,
+    name: `${word}${core[0]}`,
+    furigana: `${reading}${core[1]}`,
+    domain: `${core[2]}${id}.example.${tld}`,
+  };
+}
+
+/** The legal form of a business by its corporateType (a listed 株式会社 has eras of its own). */
+function businessForm(corporateType: string, listed: boolean): FormKey {
+  if (corporateType === 'kabushiki_gaisha') return listed ? 'kkListed' : 'kk';
+  if (corporateType === 'yugen_gaisha') return 'yk';
+  if (corporateType === 'godo_gaisha') return 'gk';
+  return corporateType === 'gomei_gaisha' ? 'gomei' : 'goshi';
+}
+
+/** A business name as drawn, before a hard case reshapes it: stem, suffix, the form in front or behind. */
+interface BusinessName {
+  id: string;
+  founded: Date;
+  form: FormKey;
+  /** the legal form's word and reading */
+  word: string;
+  reading: string;
+  stem: string;
+  stemReading: string;
+  stemRomaji: string;
+  suffix: string;
+  suffixReading: string;
+  suffixRomaji: string;
+  /** the core with the form word put in front (前株) or behind (後株), as drawn */
+  withForm: (core: string, formWord: string) => string;
+  furigana: string;
+  domain: string;
+}
+
+/** The very long names (hardCaseSchedule.veryLongName): parts joined by middle dots to 100 characters, one in five cut at 300. */
+function veryLongName(random: Random, index: number, profile: Profile, drawn: BusinessName): Naming {
+  const { stem, stemReading, suffix, suffixReading, word, reading, withForm, founded, form, domain } = drawn;
+  // [written, reading] per part; the reading leaves the middle dots out
+  const parts: Array<readonly [string, string]> = [[`${stem}${suffix}`, `${stemReading}${suffixReading}`]];
+  const written = () => parts.map(([text]) => text).join('・');
+  while (written().length < 100) {
+    const [more, moreReading] = random.pick(nameStems);
+    const [moreSuffix, moreSuffixReading] = random.pick(profile.suffixes);
+    const link = random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']);
+    parts.push([`${more}${moreSuffix}`, `${moreReading}${moreSuffixReading}`], [link, link]);
+  }
+  // one in five exactly at the schema's maximum of 300 characters, cut as a register would
+  if (variant(hardCaseSchedule.veryLongName, index, 5) === 0) {
+    while (written().length < 300) {
+      const [more, moreReading] = random.pick(nameStems);
+      parts.push([more, moreReading]);
+    }
+    const room = 300 - word.length;
+    const kept: Array<readonly [string, string]> = [];
+    let used = 0;
+    for (const [text, reading] of parts) {
+      const left = room - used;
+      if (left <= 0) break;
+      // the part the cut falls in is written in kana (ニホ, not 日 read ニホ), so name and reading agree
+      kept.push(left >= text.length ? [text, reading] : [reading.slice(0, left), reading.slice(0, left)]);
+      used += Math.min(left, text.length) + 1;
+    }
+    // a cut right after a middle dot keeps the dot, as a register's cut would
+    const core = `${kept.map(([text]) => text).join('・')}${used === room ? '・' : ''}`;
+    return {
+      foundedDate: founded,
+      form,
+      name: withForm(core, word),
+      // cut at the schema's 300 characters as the name is
+      furigana: withForm(kept.map(([, r]) => r).join(''), reading).slice(0, 300),
+      newReading: true,
+      domain,
+    };
+  }
+  return {
+    foundedDate: founded,
+    form,
+    name: withForm(written(), word),
+    furigana: withForm(parts.map(([, r]) => r).join(''), reading).slice(0, 300),
+    newReading: true,
+    domain,
+  };
+}
+
+/** The compatibility-character names (hardCaseSchedule.compatibleName): ㈱, full-width Latin, half-width kana, Ⅱ. */
+function compatibleName(random: Random, index: number, drawn: BusinessName): Naming {
+  const { id, stem, stemReading, suffix, suffixReading, suffixRomaji, word, reading, withForm } = drawn;
+  const { founded, form, furigana, domain } = drawn;
+  const kk = form === 'kk' || form === 'kkListed';
+  const abbreviations = kk ? ['㈱', '（株）', '(株)'] : form === 'yk' ? ['㈲', '（有）', '(有)'] : null;
+  const pick = variant(hardCaseSchedule.compatibleName, index, 6);
+  if (abbreviations && pick < 3)
+    return {
+      foundedDate: founded,
+      form,
+      name: withForm(`${stem}${suffix}`, abbreviations[pick] as string),
+      furigana,
+      domain,
+    };
+  if (pick === 3 || (!abbreviations && pick === 0)) {
+    const [latin, latinRomaji, latinReading] = random.pick(latinStems);
+    return {
+      foundedDate: founded,
+      form,
+      name: withForm(`${toFullWidth(latin)}${suffix}`, word),
+      furigana: withForm(`${latinReading}${suffixReading}`, reading),
+      newReading: true,
+      domain: `${latinRomaji}-${suffixRomaji}${id}.example.co.jp`,
+    };
+  }
+  if (pick === 4 || (!abbreviations && pick === 1))
+    return {
+      foundedDate: founded,
+      form,
+      name: withForm(toHalfWidthKana(`${stemReading}${suffixReading}`), word),
+      furigana,
+      domain,
+    };
+  const numeral = random.pick(romanNumerals);
+  return {
+    foundedDate: founded,
+    form,
+    name: withForm(`${stem}${suffix}${numeral}`, word),
+    furigana: withForm(
+      `${stemReading}${suffixReading}${romanNumeralReadings[romanNumerals.indexOf(numeral)]}`,
+      reading,
+    ),
+    newReading: true,
+    domain,
+  };
+}
+
+/** A business (株式会社, 有限会社, 合同会社, 合名会社, 合資会社): founded first, then named as firms of its years were. */
+function drawBusinessName(
   random: Random,
   index: number,
-  corporateType: string,
+  id: string,
+  form: FormKey,
   profile: Profile,
-  listed: boolean,
-  head: City,
   now: Date,
-): Naming {
-  const id = String(index);
-  if (corporateType === 'local_gov') {
-    const city = head.name.replace(/^(.+?[市])(.+区)$/, '$1');
-    const reading = municipalityReadings[city];
-    if (!reading) throw new Error(`no reading for the municipality ${city} (vocabulary.ts)`);
-    return {
-      form: null,
-      name: city,
-      furigana: reading,
-      newReading: true,
-      domain: `city-${id}.example.lg.jp`,
-    };
-  }
-  if (corporateType === 'national_org') {
-    const [name, reading, romaji, founded, prefectureId, cityName] = random.pick(nationalBodies);
-    return {
-      form: null,
-      name,
-      furigana: reading,
-      domain: `${romaji}-${id}.example.go.jp`,
-      founded,
-      seat: cityNamed(prefectureId, cityName),
-    };
-  }
-  if (corporateType === 'foreign_company') {
-    const [stem, romaji] = random.pick(foreignStems);
-    const [tail, tailRomaji] = random.pick([
-      ['インク', 'inc'],
-      ['リミテッド', 'ltd'],
-      ['コーポレーション', 'corp'],
-      ['エルエルシー', 'llc'],
-      ['ゲーエムベーハー', 'gmbh'],
-    ] as const);
-    return {
-      form: null,
-      name: `${stem}・${tail}`,
-      // the reading leaves the middle dots out (ペンタゴン・システムズ・インク: ペンタゴンシステムズインク)
-      furigana: `${stem}${tail}`.replace(/・/g, ''),
-      domain: `${romaji}-${tailRomaji}${id}.example.com`,
-    };
-  }
-  if (corporateType === 'other') {
-    const form = random.weighted<FormKey>(
-      profile.key === 'care'
-        ? [
-            ['shafuku', 5],
-            ['iryo', 4],
-            ['npo', 2],
-            ['ippanShadan', 1],
-          ]
-        : profile.key === 'education'
-          ? [
-              ['gakko', 6],
-              ['ippanShadan', 1],
-              ['npo', 1],
-            ]
-          : [
-              ['ippanShadan', 6],
-              ['ippanZaidan', 2],
-              ['npo', 2],
-              ['dokuho', 1],
-            ],
-    );
-    const { word, reading } = legalForms[form];
-    const [region, regionReading, regionRomaji] = random.pick([
-      ['日本', 'ニホン', 'japan'],
-      ['全国', 'ゼンコク', 'zenkoku'],
-      ['関東', 'カントウ', 'kanto'],
-      ['関西', 'カンサイ', 'kansai'],
-      ['九州', 'キュウシュウ', 'kyushu'],
-      ['東北', 'トウホク', 'tohoku'],
-    ] as const);
-    const [field, fieldReading, fieldRomaji] = random.pick(nonProfitFields);
-    const [body, bodyReading] =
-      form === 'shafuku' || form === 'iryo'
-        ? random.pick([
-            ['会', 'カイ'],
-            ['福祉会', 'フクシカイ'],
-            ['厚生会', 'コウセイカイ'],
-          ] as const)
-        : form === 'gakko'
-          ? random.pick([
-              ['学園', 'ガクエン'],
-              ['学院', 'ガクイン'],
-            ] as const)
-          : random.pick([
-              ['協会', 'キョウカイ'],
-              ['振興会', 'シンコウカイ'],
-              ['推進機構', 'スイシンキコウ'],
-              ['連合会', 'レンゴウカイ'],
-            ] as const);
-    const [stem, stemReading, stemRomaji] = random.pick(nameStems);
-    const core =
-      form === 'shafuku' || form === 'iryo' || form === 'gakko'
-        ? [`${stem}${body}`, `${stemReading}${bodyReading}`, stemRomaji]
-        : [
-            `${region}${field}${body}`,
-            `${regionReading}${fieldReading}${bodyReading}`,
-            `${regionRomaji}-${fieldRomaji}`,
-          ];
-    const tld = form === 'gakko' ? 'ac.jp' : form === 'dokuho' ? 'go.jp' : 'or.jp';
-    return {
-      form,
-      name: `${word}${core[0]}`,
-      furigana: `${reading}${core[1]}`,
-      domain: `${core[2]}${id}.example.${tld}`,
-    };
-  }
-  const form: FormKey =
-    corporateType === 'kabushiki_gaisha'
-      ? listed
-        ? 'kkListed'
-        : 'kk'
-      : corporateType === 'yugen_gaisha'
-        ? 'yk'
-        : corporateType === 'godo_gaisha'
-          ? 'gk'
-          : corporateType === 'gomei_gaisha'
-            ? 'gomei'
-            : 'goshi';
+): BusinessName {
   const { word, reading, inFront } = legalForms[form];
   // an old firm has an old-fashioned name: 大和工業, not ソレイユシステムズ (and 昭和 only for Shōwa-era firms)
   const founded = dateIn(random, legalForms[form].eras, now);
@@ -675,102 +804,55 @@ function nameCompany(
   const [stem, stemReading, stemRomaji] = scheduledStem(index, year) ?? drawn;
   const [suffix, suffixReading, suffixRomaji] = random.pick(suffixes);
   const front = random.chance(inFront);
-  const domain = `${stemRomaji}-${suffixRomaji}${id}.example.co.jp`;
   const withForm = (core: string, formWord: string) => (front ? `${formWord}${core}` : `${core}${formWord}`);
-  const furigana = withForm(`${stemReading}${suffixReading}`, reading);
+  return {
+    id,
+    founded,
+    form,
+    word,
+    reading,
+    stem,
+    stemReading,
+    stemRomaji,
+    suffix,
+    suffixReading,
+    suffixRomaji,
+    withForm,
+    furigana: withForm(`${stemReading}${suffixReading}`, reading),
+    domain: `${stemRomaji}-${suffixRomaji}${id}.example.co.jp`,
+  };
+}
 
-  if (scheduled(hardCaseSchedule.veryLongName, index)) {
-    // [written, reading] per part; the reading leaves the middle dots out
-    const parts: Array<readonly [string, string]> = [[`${stem}${suffix}`, `${stemReading}${suffixReading}`]];
-    const written = () => parts.map(([text]) => text).join('・');
-    while (written().length < 100) {
-      const [more, moreReading] = random.pick(nameStems);
-      const [moreSuffix, moreSuffixReading] = random.pick(profile.suffixes);
-      const link = random.pick(['アンド', 'ホールディングス', 'インターナショナル', 'グループ']);
-      parts.push([`${more}${moreSuffix}`, `${moreReading}${moreSuffixReading}`], [link, link]);
-    }
-    // one in five exactly at the schema's maximum of 300 characters, cut as a register would
-    if (variant(hardCaseSchedule.veryLongName, index, 5) === 0) {
-      while (written().length < 300) {
-        const [more, moreReading] = random.pick(nameStems);
-        parts.push([more, moreReading]);
-      }
-      const room = 300 - word.length;
-      const kept: Array<readonly [string, string]> = [];
-      let used = 0;
-      for (const [text, reading] of parts) {
-        const left = room - used;
-        if (left <= 0) break;
-        // the part the cut falls in is written in kana (ニホ, not 日 read ニホ), so name and reading agree
-        kept.push(left >= text.length ? [text, reading] : [reading.slice(0, left), reading.slice(0, left)]);
-        used += Math.min(left, text.length) + 1;
-      }
-      // a cut right after a middle dot keeps the dot, as a register's cut would
-      const core = `${kept.map(([text]) => text).join('・')}${used === room ? '・' : ''}`;
-      return {
-        foundedDate: founded,
-        form,
-        name: withForm(core, word),
-        // cut at the schema's 300 characters as the name is
-        furigana: withForm(kept.map(([, r]) => r).join(''), reading).slice(0, 300),
-        newReading: true,
-        domain,
-      };
-    }
-    return {
-      foundedDate: founded,
-      form,
-      name: withForm(written(), word),
-      furigana: withForm(parts.map(([, r]) => r).join(''), reading).slice(0, 300),
-      newReading: true,
-      domain,
-    };
-  }
-  if (scheduled(hardCaseSchedule.compatibleName, index)) {
-    const kk = form === 'kk' || form === 'kkListed';
-    const abbreviations = kk ? ['㈱', '（株）', '(株)'] : form === 'yk' ? ['㈲', '（有）', '(有)'] : null;
-    const pick = variant(hardCaseSchedule.compatibleName, index, 6);
-    if (abbreviations && pick < 3)
-      return {
-        foundedDate: founded,
-        form,
-        name: withForm(`${stem}${suffix}`, abbreviations[pick] as string),
-        furigana,
-        domain,
-      };
-    if (pick === 3 || (!abbreviations && pick === 0)) {
-      const [latin, latinRomaji, latinReading] = random.pick(latinStems);
-      return {
-        foundedDate: founded,
-        form,
-        name: withForm(`${toFullWidth(latin)}${suffix}`, word),
-        furigana: withForm(`${latinReading}${suffixReading}`, reading),
-        newReading: true,
-        domain: `${latinRomaji}-${suffixRomaji}${id}.example.co.jp`,
-      };
-    }
-    if (pick === 4 || (!abbreviations && pick === 1))
-      return {
-        foundedDate: founded,
-        form,
-        name: withForm(toHalfWidthKana(`${stemReading}${suffixReading}`), word),
-        furigana,
-        domain,
-      };
-    const numeral = random.pick(romanNumerals);
-    return {
-      foundedDate: founded,
-      form,
-      name: withForm(`${stem}${suffix}${numeral}`, word),
-      furigana: withForm(
-        `${stemReading}${suffixReading}${romanNumeralReadings[romanNumerals.indexOf(numeral)]}`,
-        reading,
-      ),
-      newReading: true,
-      domain,
-    };
-  }
+function nameBusiness(
+  random: Random,
+  index: number,
+  id: string,
+  form: FormKey,
+  profile: Profile,
+  now: Date,
+): Naming {
+  const drawn = drawBusinessName(random, index, id, form, profile, now);
+  if (scheduled(hardCaseSchedule.veryLongName, index)) return veryLongName(random, index, profile, drawn);
+  if (scheduled(hardCaseSchedule.compatibleName, index)) return compatibleName(random, index, drawn);
+  const { founded, withForm, stem, suffix, word, furigana, domain } = drawn;
   return { foundedDate: founded, form, name: withForm(`${stem}${suffix}`, word), furigana, domain };
+}
+
+function nameCompany(
+  random: Random,
+  index: number,
+  corporateType: string,
+  profile: Profile,
+  listed: boolean,
+  head: City,
+  now: Date,
+): Naming {
+  const id = String(index);
+  if (corporateType === 'local_gov') return nameMunicipality(head, id);
+  if (corporateType === 'national_org') return nameNationalBody(random, id);
+  if (corporateType === 'foreign_company') return nameForeignCompany(random, id);
+  if (corporateType === 'other') return nameNonProfit(random, profile, id);
+  return nameBusiness(random, index, id, businessForm(corporateType, listed), profile, now);
 }
 
 function summary(random: Random, profile: Profile, index: number): string {
@@ -781,19 +863,16 @@ function summary(random: Random, profile: Profile, index: number): string {
   return `${text}主な事業は${a}${random.pick(profile.fields)}、${b}${random.pick(profile.fields)}、${c}関連サービスの３本柱です。営業時間は９：００～１８：００、℡ でもお気軽にお問い合わせください。`;
 }
 
-/**
- * One company. `namesake` may give it the name of an earlier company of its own type (see
- * generator.ts): only the name, reading and web domain change, so every drawn fact stays as
- * it was. Returns the name it can give a later company (`source`): that of a 株式会社,
- * 有限会社 or 合同会社, not one of the very long names.
- */
-export function makeCompany(
-  random: Random,
-  index: number,
-  masters: Masters,
-  now: Date,
-  namesake?: (corporateType: string, prefectureId: number, foundedYear: number) => NameSource | null,
-): { record: CorporateSource; stub: CompanyStub; source: NameSource | null } {
+/** A company's kind, drawn first: staffing firm or not, corporateType, line of business (and trade), listed or not. */
+interface CompanyKind {
+  staffing: boolean;
+  corporateType: string;
+  /** the line of business with its trade's codes and name endings */
+  chosen: Profile;
+  listed: boolean;
+}
+
+function drawKind(random: Random, index: number): CompanyKind {
   const staffing = random.chance(0.004) || index === 0;
   const corporateType = staffing ? 'kabushiki_gaisha' : random.weighted(corporateTypes);
   const line = staffing
@@ -805,6 +884,20 @@ export function makeCompany(
   const chosen: Profile = trade ? { ...line, ...trade } : line;
   const listed =
     corporateType === 'kabushiki_gaisha' && (staffing ? random.chance(0.5) : random.chance(0.035));
+  return { staffing, corporateType, chosen, listed };
+}
+
+type Namesake = (corporateType: string, prefectureId: number, foundedYear: number) => NameSource | null;
+
+/** The company's name and head-office city: drawn, or an earlier company's name (`namesake`), then a formula start. */
+function nameOf(
+  random: Random,
+  index: number,
+  kind: CompanyKind,
+  now: Date,
+  namesake: Namesake | undefined,
+): { naming: Naming; head: City } {
+  const { staffing, corporateType, chosen, listed } = kind;
   const place = pickPlace(random);
   const drawn = nameCompany(random, index, corporateType, chosen, listed, place, now);
   const head = drawn.seat ?? place;
@@ -821,13 +914,13 @@ export function makeCompany(
       }
     : drawn;
   // a payload in front of the name draws nothing: every other record stays as it was
-  const naming: Naming = { ...namedAs, name: withFormulaStart(namedAs.name, index) };
-  // an association or foundation outside care and education works as a public body does
-  const profile =
-    corporateType === 'other' && chosen.key !== 'care' && chosen.key !== 'education' ? publicProfile : chosen;
-  const form = naming.form;
+  return { naming: { ...namedAs, name: withFormulaStart(namedAs.name, index) }, head };
+}
 
-  const employees = Math.max(
+/** Head count: log-normal by kind and form, long-tailed (listed companies and staffing firms far larger). */
+function headCount(random: Random, kind: CompanyKind, form: FormKey | null): number {
+  const { staffing, listed, corporateType } = kind;
+  return Math.max(
     1,
     Math.round(
       staffing
@@ -851,7 +944,10 @@ export function makeCompany(
                       : random.logNormal(5, 0.9),
     ),
   );
+}
 
+/** The head office, then branches (staffing firms many, small firms rarely one), half in the head's prefecture. */
+function makeOffices(random: Random, head: City, employees: number, staffing: boolean): Office[] {
   const headOffice = makeOffice(random, head, employees > 1000);
   const branchCount = staffing
     ? random.int(20, 80)
@@ -869,7 +965,12 @@ export function makeCompany(
       : pickCity(random, random.weighted(prefectureWeights));
     offices.push(makeOffice(random, city));
   }
+  return offices;
+}
 
+/** The founding date: drawn with the name, else in the eras of the form or type (a local government has none). */
+function foundingOf(random: Random, corporateType: string, naming: Naming, now: Date): Date | null {
+  const form = naming.form;
   const eras =
     form !== null
       ? legalForms[form].eras
@@ -881,10 +982,11 @@ export function makeCompany(
         : naming.founded
           ? ([[naming.founded, naming.founded, 1]] as const)
           : null;
-  const founded = naming.foundedDate ?? (eras ? dateIn(random, eras, now) : null);
-  const ageDays = founded ? (now.getTime() - founded.getTime()) / day : 36_500;
-  const young = corporateType === 'kabushiki_gaisha' && ageDays < 3650;
+  return naming.foundedDate ?? (eras ? dateIn(random, eras, now) : null);
+}
 
+/** Head counts 1, 7 and 13 months ago and their differences, or unknown (public bodies more often). */
+function staffHistory(random: Random, employees: number, ageDays: number, corporateType: string) {
   const history = headcountHistory(random, employees, employees > 300, ageDays);
   const known = random.chance(corporateType === 'local_gov' || corporateType === 'national_org' ? 0.6 : 0.88);
   const emp1 = known ? history.emp1 : null;
@@ -892,7 +994,11 @@ export function makeCompany(
   const emp13 = known ? history.emp13 : null;
   const diff6 = emp1 !== null && emp7 !== null ? emp1 - emp7 : null;
   const diff12 = emp1 !== null && emp13 !== null ? emp1 - emp13 : null;
+  return { emp1, emp7, emp13, diff6, diff12 };
+}
 
+/** The markets a listed company is on (none when not listed). */
+function marketsOf(random: Random, listed: boolean): string[] {
   const listedOn = listed
     ? [
         random.weighted<string>([
@@ -912,8 +1018,11 @@ export function makeCompany(
     : [];
   // some Tokyo Prime companies founded in Aichi are also on the Nagoya Premier market
   if (listed && random.chance(0.1) && !listedOn.includes('nse_premier')) listedOn.push('nse_premier');
+  return listedOn;
+}
 
-  // ad spend grows with size: a 5-person firm rarely spends 10 million yen a year
+/** Yearly ad spend, its range and the media paid for: spend grows with size (a 5-person firm rarely spends 10 million yen). */
+function adSpendOf(random: Random, employees: number, profile: Profile) {
   const hasSpend = random.chance(0.75);
   const spendLevel = Math.round(1 + 1.7 * Math.log10(employees + 1) + normal(random) * 1.3);
   const [spend, low, high] = random.chance(employees < 10 ? 0.45 : 0.2)
@@ -923,6 +1032,11 @@ export function makeCompany(
     hasSpend && spend !== 'none'
       ? weightedSample(random, profile.media, Math.min(4, 1 + Math.floor(Math.max(0, spendLevel - 1) / 2)))
       : [];
+  return { hasSpend, spend, low, high, paidMedia };
+}
+
+/** Industry and business-type codes (major, minor): of the public body or association, else of the line. */
+function codesOf(random: Random, masters: Masters, naming: Naming, corporateType: string, profile: Profile) {
   const codes = (naming.form && publicCodes[naming.form]) ?? publicCodes[corporateType] ?? profile;
   const [industryCategoryId, industrySubCategoryId] = pickSub(
     random,
@@ -936,20 +1050,38 @@ export function makeCompany(
     codes.businessTypes,
     'business-types',
   );
-  const hasDispatchLicense = staffing ? true : random.chance(0.9) ? random.chance(0.04) : null;
-  const hasRecruitmentLicense = staffing ? true : random.chance(0.9) ? random.chance(0.05) : null;
-  const revenue =
-    employees * (revenuePerHead[profile.key] ?? 15) * (listed ? 1.5 : 1) * random.logNormal(1, 0.5);
-  const phone = headOffice.phone;
-  const number = corporateNumber(random, index);
-  // Readings were once left out of 10% of records by a draw made here, after the number. The
-  // draw is still made (where it was made then), so that a seed's companies stay what they
-  // were: the tests and bench sets built on a seed keep their data.
-  if (!naming.newReading) random.chance(0.9);
+  return { industryCategoryId, industrySubCategoryId, businessCategoryId, businessSubCategoryId };
+}
 
-  const record: CorporateSource = {
+/** What makeCompany has drawn before the record's own draws (made in the record's field order). */
+interface CompanyFacts {
+  index: number;
+  kind: CompanyKind;
+  naming: Naming;
+  profile: Profile;
+  head: City;
+  headOffice: Office;
+  number: string;
+  codes: ReturnType<typeof codesOf>;
+  employees: number;
+  listedOn: string[];
+  founded: Date | null;
+  young: boolean;
+  revenue: number;
+  history: ReturnType<typeof staffHistory>;
+  licences: Pick<CompanyStub, 'hasDispatchLicense' | 'hasRecruitmentLicense'>;
+  ad: ReturnType<typeof adSpendOf>;
+}
+
+function corporateRecord(random: Random, facts: CompanyFacts, now: Date): CorporateSource {
+  const { index, kind, naming, profile, head, headOffice, employees, founded, history, ad } = facts;
+  const { corporateType, listed } = kind;
+  const form = naming.form;
+  const phone = headOffice.phone;
+  const { emp1, emp7, emp13, diff6, diff12 } = history;
+  return {
     type: 'corporate',
-    corporateNumber: number,
+    corporateNumber: facts.number,
     name: naming.name,
     furigana: naming.furigana,
     corporateType,
@@ -957,10 +1089,7 @@ export function makeCompany(
     prefectureId: head.prefectureId,
     cityName: head.name,
     streetAddress: writeStreet(random, headOffice),
-    industryCategoryId,
-    industrySubCategoryId,
-    businessCategoryId,
-    businessSubCategoryId,
+    ...facts.codes,
     phoneNumber: random.chance(0.9) ? phone : null,
     fax: random.chance(0.5) ? faxBeside(random, phone) : null,
     websiteUrl: random.chance(0.8) ? `https://www.${naming.domain}/` : null,
@@ -971,9 +1100,9 @@ export function makeCompany(
         ? capitalFor(random, form, employees, listed, founded ?? now)
         : null,
     revenueRange: random.chance(corporateType === 'local_gov' || corporateType === 'national_org' ? 0 : 0.8)
-      ? revenueFor(revenue)
+      ? revenueFor(facts.revenue)
       : null,
-    marketCodes: listedOn,
+    marketCodes: facts.listedOn,
     fiscalMonth:
       corporateType === 'local_gov' || corporateType === 'national_org'
         ? '3月'
@@ -984,8 +1113,7 @@ export function makeCompany(
           : null,
     ceoName: random.chance(0.95) ? `${random.pick(surnames)} ${random.pick(givenNames)}` : null,
     foundedAt: founded && random.chance(0.92) ? `${founded.toISOString().slice(0, 10)}T00:00:00+09:00` : null,
-    hasDispatchLicense,
-    hasRecruitmentLicense,
+    ...facts.licences,
     emp1MAgo: emp1,
     emp7MAgo: emp7,
     emp13MAgo: emp13,
@@ -993,39 +1121,88 @@ export function makeCompany(
     employeeDiff12m: diff12,
     employeeTransition: diff6 !== null && diff12 !== null ? transitionFlags(random, diff6, diff12) : null,
     fundingSeries:
-      young && !listed && random.chance(fundedShare[profile.key] ?? 0.12) ? random.pick(fundingSeries) : null,
-    totalAdCost: hasSpend ? random.int(low, high) : null,
-    paidMediaSpend: hasSpend ? spend : null,
-    paidMediaIds: paidMedia,
+      facts.young && !listed && random.chance(fundedShare[profile.key] ?? 0.12)
+        ? random.pick(fundingSeries)
+        : null,
+    totalAdCost: ad.hasSpend ? random.int(ad.low, ad.high) : null,
+    paidMediaSpend: ad.hasSpend ? ad.spend : null,
+    paidMediaIds: ad.paidMedia,
     summary: random.chance(0.9) ? summary(random, profile, index) : null,
   };
+}
+
+/** The name a later company of its type may take: that of a 株式会社, 有限会社 or 合同会社, not a very long one. */
+function nameSourceOf(index: number, corporateType: string, naming: Naming, head: City): NameSource | null {
+  const form = naming.form;
+  const plainForm = form === 'kk' || form === 'kkListed' || form === 'yk' || form === 'gk';
+  return plainForm && naming.foundedDate && !scheduled(hardCaseSchedule.veryLongName, index)
+    ? {
+        corporateType,
+        prefectureId: head.prefectureId,
+        foundedYear: naming.foundedDate.getUTCFullYear(),
+        name: naming.name,
+        furigana: naming.furigana,
+        domain: naming.domain,
+      }
+    : null;
+}
+
+/**
+ * One company. `namesake` may give it the name of an earlier company of its own type (see
+ * generator.ts): only the name, reading and web domain change, so every drawn fact stays as
+ * it was. Returns the name it can give a later company (`source`): that of a 株式会社,
+ * 有限会社 or 合同会社, not one of the very long names.
+ */
+export function makeCompany(
+  random: Random,
+  index: number,
+  masters: Masters,
+  now: Date,
+  namesake?: Namesake,
+): { record: CorporateSource; stub: CompanyStub; source: NameSource | null } {
+  const kind = drawKind(random, index);
+  const { staffing, corporateType, chosen, listed } = kind;
+  const { naming, head } = nameOf(random, index, kind, now, namesake);
+  // an association or foundation outside care and education works as a public body does
+  const profile =
+    corporateType === 'other' && chosen.key !== 'care' && chosen.key !== 'education' ? publicProfile : chosen;
+  const employees = headCount(random, kind, naming.form);
+  const offices = makeOffices(random, head, employees, staffing);
+  const headOffice = offices[0] as Office;
+  const founded = foundingOf(random, corporateType, naming, now);
+  const ageDays = founded ? (now.getTime() - founded.getTime()) / day : 36_500;
+  const young = corporateType === 'kabushiki_gaisha' && ageDays < 3650;
+  const history = staffHistory(random, employees, ageDays, corporateType);
+  const listedOn = marketsOf(random, listed);
+  const ad = adSpendOf(random, employees, profile);
+  const codes = codesOf(random, masters, naming, corporateType, profile);
+  const hasDispatchLicense = staffing ? true : random.chance(0.9) ? random.chance(0.04) : null;
+  const hasRecruitmentLicense = staffing ? true : random.chance(0.9) ? random.chance(0.05) : null;
+  const revenue =
+    employees * (revenuePerHead[profile.key] ?? 15) * (listed ? 1.5 : 1) * random.logNormal(1, 0.5);
+  const number = corporateNumber(random, index);
+  // Readings were once left out of 10% of records by a draw made here, after the number. The
+  // draw is still made (where it was made then), so that a seed's companies stay what they
+  // were: the tests and bench sets built on a seed keep their data.
+  if (!naming.newReading) random.chance(0.9);
+  const licences = { hasDispatchLicense, hasRecruitmentLicense };
+  const facts = { index, kind, naming, profile, head, headOffice, number, codes, employees, listedOn };
+  const record = corporateRecord(random, { ...facts, founded, young, revenue, history, licences, ad }, now);
   // about 30% of companies have no posting at all
   const weight = staffing ? random.int(150, 400) : random.chance(0.3) ? 0 : random.logNormal(1, 1.1);
-  const plainForm = form === 'kk' || form === 'kkListed' || form === 'yk' || form === 'gk';
   return {
     record,
-    source:
-      plainForm && naming.foundedDate && !scheduled(hardCaseSchedule.veryLongName, index)
-        ? {
-            corporateType,
-            prefectureId: head.prefectureId,
-            foundedYear: naming.foundedDate.getUTCFullYear(),
-            name: naming.name,
-            furigana: naming.furigana,
-            domain: naming.domain,
-          }
-        : null,
+    source: nameSourceOf(index, corporateType, naming, head),
     stub: {
       corporateNumber: record.corporateNumber,
       name: naming.name,
       domain: naming.domain,
       staffing,
-      hasDispatchLicense,
-      hasRecruitmentLicense,
+      ...licences,
       offices,
       weight,
       profile,
-      paidMedia,
+      paidMedia: ad.paidMedia,
     },
   };
 }
