@@ -18,8 +18,7 @@
  * (a request refused before it, src/http/limits/rate-limit.ts) and, after the handler, the
  * refund of a failed charged request before its error answer (src/http/limits/credits.ts).
  */
-import type { Router } from 'express';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
 import { type Operation, operations } from '../catalogue/operations.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import { masterNames } from '../masters/masters.js';

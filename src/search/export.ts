@@ -237,6 +237,11 @@ interface AdmittedExport {
   firstPage: EngineHit[];
 }
 
+/**
+ * Streams every result of `parsed` into `out` (the steps in this file's head comment), in the
+ * parts below: admitExport (up to the first page), streamFile, then failExport on an error and
+ * endExport whatever happened.
+ */
 export async function runExport(
   services: ExportServices,
   search: SearchCatalogue,

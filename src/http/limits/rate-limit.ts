@@ -15,8 +15,7 @@
  */
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { ApiError } from '../../errors/catalogue.js';
-import { errors } from '../../errors/catalogue.js';
+import { type ApiError, errors } from '../../errors/catalogue.js';
 import type { Limits } from '../../limits/limits.js';
 import { countedWithCharge, countNow, judgeRate, limiterFor, unavailable } from '../../limits/rate-limit.js';
 import type { RateDecision, RateLimiter } from '../../limits/rate-limiter.js';
