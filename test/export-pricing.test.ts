@@ -17,7 +17,12 @@ import { Deadline, DeadlineExceeded } from '../src/deadline.js';
 import { ApiError } from '../src/errors/catalogue.js';
 import { createLogger } from '../src/logger.js';
 import { metrics } from '../src/metrics.js';
-import { type ExportRequest, type ExportTarget, parseExportRequest, runExport } from '../src/search/export.js';
+import {
+  type ExportRequest,
+  type ExportTarget,
+  parseExportRequest,
+  runExport,
+} from '../src/search/export.js';
 import { countFor } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, indexFixture, job } from './fixtures/search/docs.js';

@@ -42,7 +42,10 @@ export interface Route {
   handler: HandlerName;
 }
 
-const search: Route = { chain: ['auth', 'rate limit', 'validation', 'search plan', 'credits'], handler: 'search' };
+const search: Route = {
+  chain: ['auth', 'rate limit', 'validation', 'search plan', 'credits'],
+  handler: 'search',
+};
 const count: Route = { chain: ['auth', 'rate limit', 'validation', 'search plan'], handler: 'count' };
 const exportAll: Route = { chain: ['auth', 'rate limit', 'validation', 'export plan'], handler: 'export' };
 const master: Route = { chain: ['auth'], handler: 'master' };

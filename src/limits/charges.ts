@@ -74,7 +74,12 @@ export async function admit(
 }
 
 /** The response went out (deadline, hang-up) while the admission ran: give back what it took. */
-export function undoAdmission(limits: Limits, request: AdmitRequest, admission: Admission, log?: Logger): void {
+export function undoAdmission(
+  limits: Limits,
+  request: AdmitRequest,
+  admission: Admission,
+  log?: Logger,
+): void {
   // free the key for the caller's retry
   if (admission.claim?.kind === 'claimed' && request.claim)
     void limits.idempotency.release(request.userId, request.claim.key, request.requestId).catch(() => {});

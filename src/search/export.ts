@@ -281,7 +281,11 @@ export async function runExport(
 }
 
 /** The point in time the count and every page read, so they agree while the data changes. */
-async function openExportPit(services: ExportServices, plan: ExportPlan, deadline?: Deadline): Promise<string> {
+async function openExportPit(
+  services: ExportServices,
+  plan: ExportPlan,
+  deadline?: Deadline,
+): Promise<string> {
   try {
     return await openPit(services.opensearch, String(plan.request.index), paging.cursorTtlSeconds, deadline);
   } catch (error) {
@@ -401,7 +405,11 @@ async function streamFile(run: ExportRun, admitted: AdmittedExport): Promise<voi
     hits = await nextPage(services, onPit(plan.request, run.pit, after, run.pageSize));
   }
   if (open) out.stream.end();
-  else services.logger.info({ exportId: run.exportId, sent: run.sent, total: admitted.total }, 'export connection closed early');
+  else
+    services.logger.info(
+      { exportId: run.exportId, sent: run.sent, total: admitted.total },
+      'export connection closed early',
+    );
 }
 
 /** Writes one page's rows; false when the connection closed while it waited to drain. */
@@ -435,7 +443,10 @@ function failExport(run: ExportRun, error: unknown): void {
     throw error;
   }
   // the cause by its code or class only: an engine error's message quotes the engine's text
-  services.logger.warn({ exportId: run.exportId, sent: run.sent, err: failureName(error) }, 'export failed mid-stream');
+  services.logger.warn(
+    { exportId: run.exportId, sent: run.sent, err: failureName(error) },
+    'export failed mid-stream',
+  );
   out.stream.destroy();
 }
 

@@ -50,7 +50,8 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
     if (!userId) return next(errors.missingApiKey());
     let idempotencyKey: string | undefined;
     try {
-      idempotencyKey = kind === 'search' || kind === 'match' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
+      idempotencyKey =
+        kind === 'search' || kind === 'match' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
     } catch (error) {
       // a bad header is refused after the rate count, as every bad request is
       return next(await countDeferredThen(error, res, limits, log));

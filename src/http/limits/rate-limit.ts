@@ -78,7 +78,11 @@ function deferCount(res: Response, limiter: RateLimiter, userId: string): void {
 }
 
 /** Sets X-RateLimit-*; the 429 to answer when the budget is spent, else undefined. */
-export function applyRateDecision(res: Response, decision: RateDecision, limits: Limits): ApiError | undefined {
+export function applyRateDecision(
+  res: Response,
+  decision: RateDecision,
+  limits: Limits,
+): ApiError | undefined {
   const { headers, refusal } = judgeRate(decision, limits);
   res.set(headers);
   return refusal;
