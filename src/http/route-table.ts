@@ -18,14 +18,21 @@
  * (a request refused before it, src/http/limits/rate-limit.ts) and, after the handler, the
  * refund of a failed charged request before its error answer (src/http/limits/credits.ts).
  */
-import type { ErrorRequestHandler, RequestHandler, Router } from 'express';
+import {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  Router,
+} from 'express';
 import { type Operation, operations } from '../catalogue/operations.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import { masterNames } from '../masters/masters.js';
 import type { Services } from '../services.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from './limits/credits.js';
 import { countDeferredRateOnError, rateLimitMiddleware } from './limits/rate-limit.js';
-import { expressTemplate } from './operation-gate.js';
+import { locals } from './locals.js';
 import { detailHandler } from './routes/detail.js';
 import { mastersRouter } from './routes/masters.js';
 import { matchHandler } from './routes/match.js';
@@ -115,9 +122,13 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
 }
 
 /**
- * Mounts every row of the table on `api` (the router under /rest/v1), in the order of the
- * operations, then the chain of the other methods. A row without an operation, or an
- * operation without a row, is a wiring fault: the app does not start.
+ * Mounts the table on `api` (the router under /rest/v1): the operation the gate found
+ * (src/http/operation-gate.ts, `locals(res).operation`) runs its row's chain, in a router of
+ * its own; any other request there (another method on an operation's path) runs
+ * `otherMethodChain`. Dispatched by the operation rather than matched by path again, so a path
+ * parameter is decoded only by its handler, after validation has refused one that does not
+ * decode. A row without an operation, or an operation without a row, is a wiring fault: the
+ * app does not start.
  */
 export function mountRoutes(api: Router, services: Services, auth: RequestHandler): void {
   const keys = new Set(operations.map(routeKey));
@@ -133,14 +144,21 @@ export function mountRoutes(api: Router, services: Services, auth: RequestHandle
   };
   const handlers = handlersOf(services);
   const { maxClauseCount } = services.config;
+  const chains = new Map<string, Router>();
   for (const operation of operations) {
     const route = routeTable[routeKey(operation)];
     if (!route) throw new Error(`no route for ${routeKey(operation)} in src/http/route-table.ts`);
-    const chain = route.chain.flatMap((step) => middlewareOf(step, steps, operation, maxClauseCount));
-    const after = route.chain.includes('credits') ? [steps.refundOnError] : [];
-    const path = expressTemplate(operation.path);
-    if (operation.method === 'GET') api.get(path, ...chain, handlers[route.handler], ...after);
-    else api.post(path, ...chain, handlers[route.handler], ...after);
+    const chain = Router();
+    chain.use(...route.chain.flatMap((step) => middlewareOf(step, steps, operation, maxClauseCount)));
+    chain.use(handlers[route.handler]);
+    if (route.chain.includes('credits')) chain.use(steps.refundOnError);
+    chains.set(routeKey(operation), chain);
   }
+  api.use((req: Request, res: Response, next: NextFunction) => {
+    const operation = locals(res).operation;
+    const chain = operation && chains.get(routeKey(operation));
+    if (chain) chain(req, res, next);
+    else next();
+  });
   api.use(...otherMethodChain.flatMap((step) => middlewareOf(step, steps, undefined, maxClauseCount)));
 }
