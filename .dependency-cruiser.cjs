@@ -4,7 +4,9 @@
  *
  *   src/            the API and what it is built from: imports nothing from ops/, indexer/,
  *                   sample-data/, bench/, scripts/
- *   src/search, src/limits, src/errors, src/opensearch, src/catalogue: know nothing of HTTP
+ *   src/search, src/limits, src/errors, src/opensearch, src/catalogue, src/auth, src/text,
+ *   src/masters: know nothing of HTTP
+ *   Express (and its types) only in src/http: the rest of src/ deals in plain values and streams
  *   ops/            operations: local launchers, bulk tools and reindex, CLI helpers, backfill;
  *                   may import src/ and indexer/, never bench/ or scripts/
  *   indexer/, bench/, scripts/: may import src/ and ops/
@@ -68,10 +70,19 @@ module.exports = {
     },
     {
       name: 'core-knows-no-http',
-      comment: 'Search, limits, errors, OpenSearch access and the catalogue are transport-neutral.',
+      comment:
+        'Search, limits, errors, OpenSearch access, the catalogue, keys, text and masters are transport-neutral.',
       severity: 'error',
-      from: { path: '^src/(search|limits|errors|opensearch|catalogue)/' },
+      from: { path: '^src/(search|limits|errors|opensearch|catalogue|auth|text|masters)/' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'express-stays-at-the-edge',
+      comment:
+        'Only the HTTP layer knows Express: everything else under src/ takes and returns plain values and streams (type-only imports included).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/http/' },
+      to: { path: '(^|/)node_modules/(@types/)?express(-serve-static-core)?/' },
     },
     {
       name: 'mcp-is-an-api-client',

@@ -95,7 +95,17 @@ export const mutationModules = {
       span('src/search/export.ts', 'if (maxCredits !== undefined &&', "field: 'maxCredits'"),
       span('src/search/export.ts', '...(maxCredits !== undefined'),
       fn('src/search/export.ts', 'function startHeartbeat('),
+      // runExport and its parts: the count, the cap, the slot, the reservation, the records
+      // sent, the failure and the settlement
       fn('src/search/export.ts', 'export async function runExport('),
+      fn('src/search/export.ts', 'async function admitExport('),
+      fn('src/search/export.ts', 'async function countOnPit('),
+      fn('src/search/export.ts', 'async function takeExportSlot('),
+      fn('src/search/export.ts', 'async function reserveFullCost('),
+      fn('src/search/export.ts', 'async function streamFile('),
+      fn('src/search/export.ts', 'async function writePage('),
+      fn('src/search/export.ts', 'function failExport('),
+      fn('src/search/export.ts', 'async function endExport('),
       fn('src/search/export.ts', 'async function settle('),
       span('src/search/run-search.ts', 'return { totalResults, exportCredits'),
     ],

@@ -10,7 +10,6 @@
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../src/catalogue/searches.js';
 import { defaultConfig } from '../src/config.js';
@@ -18,7 +17,12 @@ import { Deadline, DeadlineExceeded } from '../src/deadline.js';
 import { ApiError } from '../src/errors/catalogue.js';
 import { createLogger } from '../src/logger.js';
 import { metrics } from '../src/metrics.js';
-import { type ExportRequest, parseExportRequest, runExport } from '../src/search/export.js';
+import {
+  type ExportRequest,
+  type ExportTarget,
+  parseExportRequest,
+  runExport,
+} from '../src/search/export.js';
 import { countFor } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, indexFixture, job } from './fixtures/search/docs.js';
@@ -31,7 +35,7 @@ const perCredit = 10;
 const fullCost = 3;
 
 /**
- * The part of an Express response an export uses. `acceptWrites`: how many writes the
+ * The part of a response stream an export uses. `acceptWrites`: how many writes the
  * "socket" takes at once (the header row is one); the write after that returns false, and the
  * export waits for `drain` (`resume()`) or `close` (`hangUp()`).
  */
@@ -128,7 +132,11 @@ function run(
   deadline?: Deadline,
 ) {
   const parsed = parseExportRequest(search, { format: 'jsonl', fields: ['id'], ...body });
-  return runExport(over, search, parsed, user, res as unknown as Response, deadline);
+  const target: ExportTarget = {
+    stream: res as unknown as ExportTarget['stream'],
+    begin: ({ status, headers }) => res.status(status).set(headers),
+  };
+  return runExport(over, search, parsed, user, target, deadline);
 }
 
 /** The services with a logger whose lines the test reads. */

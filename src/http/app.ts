@@ -1,13 +1,11 @@
 /**
  * The Express app. The middleware order is this one list, top to bottom; under /rest/v1 it is
- * operation gate -> deadline -> auth -> (masters: free, unlimited) -> rate limit -> validation ->
- * credits -> search.
+ * operation gate -> deadline -> the operation's chain from the route table
+ * (src/http/route-table.ts): auth -> rate limit -> validation -> plan -> credits -> handler.
  */
 import express, { type Express } from 'express';
 import { keyStoreFor } from '../auth/key-admin.js';
 import type { KeyStore } from '../auth/key-store.js';
-import { creditsMiddleware, refundOnErrorMiddleware } from '../limits/credits-middleware.js';
-import { countDeferredRateOnError, rateLimitMiddleware } from '../limits/rate-limit-middleware.js';
 import type { Services } from '../services.js';
 import { authenticate } from './authenticate.js';
 import { requestDeadline } from './deadline.js';
@@ -16,17 +14,11 @@ import { apiBase, operationGate } from './operation-gate.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
+import { mountRoutes } from './route-table.js';
 import { consoleRouter } from './routes/console.js';
-import { detailRouter } from './routes/detail.js';
 import { docsRouter } from './routes/docs.js';
 import { healthMonitor, healthRouter } from './routes/health.js';
-import { mastersRouter } from './routes/masters.js';
-import { matchRouter } from './routes/match.js';
-import { searchRouter } from './routes/search.js';
-import { suggestRouter } from './routes/suggest.js';
-import { parseSearchBodies } from './search-plan.js';
 import { securityHeaders } from './security-headers.js';
-import { validateRequests } from './validation.js';
 
 export interface AppOptions {
   /** Default: Redis when services.redis, else the single-process key file (`config.keysFile`). */
@@ -51,12 +43,13 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(healthRouter(services, monitor));
   app.use(docsRouter());
   app.use(consoleRouter({ matchCreditCost: services.limits.config.matchCost }));
-  // 3. /rest/v1, in this order:
+  // 3. /rest/v1: first the two steps every request there takes, then the route table
+  //    (src/http/route-table.ts), which says what each operation runs after them
   const api = express.Router();
-  //    0. the operation the path names, spelled exactly, or a 404 (every limit and price
+  //    a. the operation the path names, spelled exactly, or a 404 (every limit and price
   //       belongs to an operation: no other spelling of a path reaches a handler)
   api.use(operationGate());
-  //    1. the request's deadline: Redis and OpenSearch get the time left; 503 when it is up
+  //    b. the request's deadline: Redis and OpenSearch get the time left; 503 when it is up
   api.use(
     requestDeadline({
       totalMs: services.config.requestDeadlineMs,
@@ -64,36 +57,16 @@ export function createApp(services: Services, options: AppOptions = {}): Express
       logger: services.logger,
     }),
   );
-  //    a. authenticate (X-API-Key) -> res.locals.user
-  api.use(
-    authenticate(
-      options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix, services.config.keysFile),
-      // the memory is trusted only for the Redis store, whose revocations are announced
-      services.keyChanges && !options.keyStore
-        ? { changes: services.keyChanges, freshMs: services.config.apiKeyCacheSeconds * 1000 }
-        : undefined,
-    ),
+  //    c. each operation's chain: auth (X-API-Key) -> rate limit -> validation -> plan ->
+  //       credits -> handler, the steps each one takes being the table's
+  const auth = authenticate(
+    options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix, services.config.keysFile),
+    // the memory is trusted only for the Redis store, whose revocations are announced
+    services.keyChanges && !options.keyStore
+      ? { changes: services.keyChanges, freshMs: services.config.apiKeyCacheSeconds * 1000 }
+      : undefined,
   );
-  //    b. masters: free, not rate-limited
-  api.use(mastersRouter());
-  //    c. rate limit (src/limits): X-RateLimit-*, 429; Redis away -> 503 (a search's or a
-  //       detail's count is made in e., in the round trip of its reservation)
-  api.use(rateLimitMiddleware(services.limits, services.logger));
-  //    d. JSON body + openapi validation; a search body parsed into its plan; a request
-  //       refused here is counted first (429 when over the budget, as if counted in c.)
-  api.use(validateRequests());
-  api.use(parseSearchBodies(services.config.maxClauseCount));
-  api.use(countDeferredRateOnError(services.limits, services.logger));
-  //    e. rate count (searches, details), Idempotency-Key and credit reservation in one Redis
-  //       round trip (src/limits): 402 before OpenSearch, commit/refund
-  api.use(creditsMiddleware(services.limits, services.logger));
-  //    f. search, detail, match and suggest routes
-  api.use(searchRouter(services));
-  api.use(detailRouter(services));
-  api.use(matchRouter(services));
-  api.use(suggestRouter(services));
-  //    g. a failed charged route is refunded before its error response is written
-  api.use(refundOnErrorMiddleware(services.limits, services.logger));
+  mountRoutes(api, services, auth);
   app.use(apiBase, api);
   // 4. unknown route -> 404, then the one error middleware
   app.use(notFound());

@@ -6,7 +6,7 @@
  * running stops by itself: OpenSearch requests time out at the deadline (their timeout is the
  * time left), Redis calls at the end of the Redis budget; the middleware after an await checks
  * `stillAnswering` and goes no further, and a late answer is dropped. A reservation made for
- * the request is refunded when this response finishes (src/limits/credits-middleware.ts),
+ * the request is refunded when this response finishes (src/http/limits/credits.ts),
  * like any other failed search.
  */
 import type { NextFunction, Request, Response } from 'express';

@@ -1,10 +1,12 @@
 /**
- * What the middleware chain leaves in `res.locals` for later middleware and routes.
- * `requestId` is set first (request-id.ts); `user` by authentication, so every route under
- * /rest/v1 can rely on it. Rate limits and credits key on `user.id` (the user, not the key).
+ * The request's context: what the steps of a route's chain (src/http/route-table.ts) leave
+ * for the steps after them, kept in `res.locals` and read only through the typed accessors
+ * here. `requestId` is set first (request-id.ts); `user` by authentication, so every route
+ * under /rest/v1 can rely on it. Rate limits and credits key on `user.id` (the user, not the
+ * key); the operation's `limit` says which budget and price apply (src/catalogue/operations.ts).
  */
 import type { Response } from 'express';
-import type { Operation } from '../catalogue/operations.js';
+import type { LimitKind, Operation } from '../catalogue/operations.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
 import type { ExportRequest } from '../search/export.js';
@@ -45,4 +47,27 @@ export function currentUser(res: Response): AuthenticatedUser {
   const user = locals(res).user;
   if (!user) throw new Error('currentUser() called on a route without authentication');
   return user;
+}
+
+/**
+ * The limit of the operation the path names (src/catalogue/operations.ts), set by the first
+ * step under /rest/v1 (src/http/operation-gate.ts); undefined for the masters and for any
+ * request that names no operation (neither limited nor charged: no handler answers it).
+ */
+export function limitOf(res: Response): LimitKind | undefined {
+  return locals(res).operation?.limit;
+}
+
+/** The search or count body's plan, parsed by the chain's plan step (./search-plan.ts). */
+export function searchPlanOf(res: Response): NonNullable<AppLocals['plan']> {
+  const parsed = locals(res).plan;
+  if (!parsed) throw new Error('search route reached without a parsed plan');
+  return parsed;
+}
+
+/** The export body, parsed by the chain's export plan step (./search-plan.ts). */
+export function exportRequestOf(res: Response): NonNullable<AppLocals['exportRequest']> {
+  const parsed = locals(res).exportRequest;
+  if (!parsed) throw new Error('export route reached without a parsed body');
+  return parsed;
 }

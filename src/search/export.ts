@@ -22,15 +22,15 @@
  * breaks is charged for the records handed to it before it broke.
  */
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
-import type { Response } from 'express';
 import iconv from 'iconv-lite';
 import { paging } from '../catalogue/paging.js';
 import { type exportEncodings, type exportFormats, pagingFields } from '../catalogue/request-schema.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import { Deadline, DeadlineExceeded, stillAnswering } from '../deadline.js';
 import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
-import { refundWithRetry } from '../limits/credits-middleware.js';
+import { refundWithRetry } from '../limits/charges.js';
 import { exportCost } from '../limits/export-cost.js';
 import { leaseSeconds } from '../limits/export-slots.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from '../limits/store-unavailable.js';
@@ -132,7 +132,7 @@ function encoder(plan: ExportPlan): {
 }
 
 /** true once the socket took everything; false when the connection closed first. */
-function drained(res: Response): Promise<boolean> {
+function drained(res: Writable): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const finish = (ok: boolean) => {
@@ -196,12 +196,58 @@ function startHeartbeat(
   return () => clearInterval(timer);
 }
 
+/**
+ * Where an export's file goes. `stream`: the file's bytes, with backpressure (`write` false ->
+ * the export waits for 'drain', or 'close' when the reader is gone); `headersSent` says an
+ * answer went out on it already (this file's head, or the request deadline's 503). `begin`:
+ * the file's status and headers as plain values, once, before the first byte. The HTTP layer
+ * passes its response (src/http/routes/search.ts).
+ */
+export interface ExportTarget {
+  stream: Writable & { readonly headersSent: boolean };
+  begin(head: { status: number; headers: Record<string, string> }): void;
+}
+
+type ExportServices = Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging' | 'limits'>;
+
+/** One export while it runs: what its parts share, and what its end must give back. */
+interface ExportRun {
+  services: ExportServices;
+  search: SearchCatalogue;
+  plan: ExportPlan;
+  userId: string;
+  out: ExportTarget;
+  /** The request's (src/deadline.ts): bounds everything before the first byte. */
+  deadline?: Deadline;
+  pit: { id: string; keepAliveSeconds: number };
+  exportId: string;
+  pageSize: number;
+  slotHeld: boolean;
+  /** Set once the full cost is reserved: the settlement charges the records sent, refunds the rest. */
+  reservedCost?: number;
+  sent: number;
+  stopHeartbeat: () => void;
+}
+
+/** What the export knows once it may send its file: the count, the price, the first page. */
+interface AdmittedExport {
+  total: number;
+  cost: number;
+  balance: number;
+  firstPage: EngineHit[];
+}
+
+/**
+ * Streams every result of `parsed` into `out` (the steps in this file's head comment), in the
+ * parts below: admitExport (up to the first page), streamFile, then failExport on an error and
+ * endExport whatever happened.
+ */
 export async function runExport(
-  services: Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging' | 'limits'>,
+  services: ExportServices,
   search: SearchCatalogue,
   parsed: ExportRequest,
   userId: string,
-  res: Response,
+  out: ExportTarget,
   /** The request's (src/deadline.ts): bounds everything before the first byte. */
   deadline?: Deadline,
 ): Promise<void> {
@@ -210,132 +256,214 @@ export async function runExport(
     // the jobs-first answers are taken once, so the count, the cap and every page agree
     request: await compileWithOverflow(services, search, parsed.plan, deadline),
   };
-  const toRecord =
-    search.index === 'corporates'
-      ? (hit: EngineHit) => corporateRecordOf(hit)
-      : (hit: EngineHit) => jobRecordOf(hit);
-  const { limits } = services;
-  const pageSize = Math.min(exportPageSize, services.paging.resultWindow);
-  let pitId: string;
+  const run: ExportRun = {
+    services,
+    search,
+    plan,
+    userId,
+    out,
+    deadline,
+    pit: { id: await openExportPit(services, plan, deadline), keepAliveSeconds: paging.cursorTtlSeconds },
+    exportId: randomUUID(),
+    pageSize: Math.min(exportPageSize, services.paging.resultWindow),
+    slotHeld: false,
+    sent: 0,
+    stopHeartbeat: () => {},
+  };
   try {
-    pitId = await openPit(services.opensearch, String(plan.request.index), paging.cursorTtlSeconds, deadline);
+    const admitted = await admitExport(run);
+    if (admitted) await streamFile(run, admitted);
+  } catch (error) {
+    failExport(run, error);
+  } finally {
+    await endExport(run);
+  }
+}
+
+/** The point in time the count and every page read, so they agree while the data changes. */
+async function openExportPit(
+  services: ExportServices,
+  plan: ExportPlan,
+  deadline?: Deadline,
+): Promise<string> {
+  try {
+    return await openPit(services.opensearch, String(plan.request.index), paging.cursorTtlSeconds, deadline);
   } catch (error) {
     if (error instanceof DeadlineExceeded) throw error;
     throw toSearchError(error, services.logger);
   }
-  const pit = { id: pitId, keepAliveSeconds: paging.cursorTtlSeconds };
-  const exportId = randomUUID();
-  let slotHeld = false;
-  let reserved = false;
-  let reservedCost = 0;
-  let stopHeartbeat = () => {};
-  let sent = 0;
+}
+
+/**
+ * Everything before the first byte, inside the request's deadline: the count, the maxCredits
+ * cap (400), the user's export slot (429), the full cost reserved (402), the first page.
+ * undefined: the answer went out meanwhile (the deadline's 503, a hang-up); nothing to send.
+ */
+async function admitExport(run: ExportRun): Promise<AdmittedExport | undefined> {
+  const { services, plan, deadline } = run;
+  const { limits } = services;
+  const total = await countOnPit(run);
+  const cost = exportCost(limits.config, total);
+  if (plan.maxCredits !== undefined && cost > plan.maxCredits)
+    throw errors.validation([
+      {
+        field: 'maxCredits',
+        reason: `is ${plan.maxCredits}, but this export of ${total} records costs ${cost} credits (${limits.config.exportRecordsPerCredit} records per credit); raise maxCredits or narrow the filters`,
+      },
+    ]);
+  await takeExportSlot(run);
+  const balance = await reserveFullCost(run, cost);
+  if (balance === undefined) return undefined;
+  run.stopHeartbeat = startHeartbeat(services, run.userId, run.exportId);
+  // the first page is read inside the request's deadline, before the status is sent: an
+  // engine failing here is a clean 503 with the reservation refunded whole, not a 200 cut
+  // after its header row (test/engine-faults.test.ts)
+  const firstPage = hitsOf(
+    await engineSearch({ ...services, deadline }, onPit(plan.request, run.pit, undefined, run.pageSize)),
+  );
+  if (!stillAnswering(run.out.stream)) return undefined;
+  return { total, cost, balance, firstPage };
+}
+
+/** The records the export will send, counted on its point in time. */
+async function countOnPit(run: ExportRun): Promise<number> {
+  const counted = onPit(run.plan.request, run.pit, undefined, 0);
+  const { aggs: _aggs, highlight: _highlight, ...countBody } = counted.body as Record<string, unknown>;
+  return totalOf(
+    await engineSearch(
+      { ...run.services, deadline: run.deadline },
+      { ...counted, body: { ...countBody, track_total_hits: true } as typeof counted.body },
+    ),
+  );
+}
+
+/** One of the user's export slots (EXPORT_MAX_CONCURRENT), or a 429. */
+async function takeExportSlot(run: ExportRun): Promise<void> {
+  const { limits } = run.services;
   try {
-    const counted = onPit(plan.request, pit, undefined, 0);
-    const { aggs: _aggs, highlight: _highlight, ...countBody } = counted.body as Record<string, unknown>;
-    const total = totalOf(
-      await engineSearch(
-        { ...services, deadline },
-        { ...counted, body: { ...countBody, track_total_hits: true } as typeof counted.body },
-      ),
+    run.slotHeld = await inRedisBudget(run.deadline, 'export slot', () =>
+      limits.exportSlots.acquire(run.userId, run.exportId),
     );
-    const cost = exportCost(limits.config, total);
-    if (plan.maxCredits !== undefined && cost > plan.maxCredits)
-      throw errors.validation([
-        {
-          field: 'maxCredits',
-          reason: `is ${plan.maxCredits}, but this export of ${total} records costs ${cost} credits (${limits.config.exportRecordsPerCredit} records per credit); raise maxCredits or narrow the filters`,
-        },
-      ]);
-    try {
-      slotHeld = await inRedisBudget(deadline, 'export slot', () =>
-        limits.exportSlots.acquire(userId, exportId),
-      );
-    } catch (error) {
-      // run late, the acquire would hold a slot for a lease; the release queues behind it
-      void limits.exportSlots.release(userId, exportId).catch(() => {});
-      throw error;
-    }
-    if (!slotHeld) throw errors.tooManyExports(limits.config.exportMaxConcurrent);
-    let reservation: Awaited<ReturnType<typeof limits.ledger.reserve>>;
-    try {
-      reservation = await inRedisBudget(deadline, 'credit reserve', () =>
-        limits.ledger.reserve(userId, cost, exportId, deadline?.redisExpiresAt),
-      );
-    } catch (error) {
-      // the debit may still happen in Redis after we gave up: the refund cancels it
-      refundWithRetry(limits, exportId, services.logger, cost);
-      throw error;
-    }
-    if (!stillAnswering(res)) {
-      // the deadline answered (503) or the caller hung up while the reserve ran
-      if (reservation.ok) refundWithRetry(limits, exportId, services.logger, cost);
-      return;
-    }
-    if (!reservation.ok) {
-      const short = errors.insufficientCredits(reservation.balance, cost);
-      short.headers['X-Credits-Remaining'] = String(reservation.balance);
-      throw short;
-    }
-    reserved = true;
-    reservedCost = cost;
-    stopHeartbeat = startHeartbeat(services, userId, exportId);
-    // the first page is read inside the request's deadline, before the status is sent: an
-    // engine failing here is a clean 503 with the reservation refunded whole, not a 200 cut
-    // after its header row (test/engine-faults.test.ts)
-    let hits = hitsOf(
-      await engineSearch({ ...services, deadline }, onPit(plan.request, pit, undefined, pageSize)),
+  } catch (error) {
+    // run late, the acquire would hold a slot for a lease; the release queues behind it
+    void limits.exportSlots.release(run.userId, run.exportId).catch(() => {});
+    throw error;
+  }
+  if (!run.slotHeld) throw errors.tooManyExports(limits.config.exportMaxConcurrent);
+}
+
+/** The full cost reserved: the balance after it, a 402 when short, undefined when no longer answering. */
+async function reserveFullCost(run: ExportRun, cost: number): Promise<number | undefined> {
+  const { services, userId, exportId, deadline } = run;
+  const { limits } = services;
+  let reservation: Awaited<ReturnType<typeof limits.ledger.reserve>>;
+  try {
+    reservation = await inRedisBudget(deadline, 'credit reserve', () =>
+      limits.ledger.reserve(userId, cost, exportId, deadline?.redisExpiresAt),
     );
-    if (!stillAnswering(res)) return;
-    // from here the stream has no deadline of its own; each further page gets one (below)
-    deadline?.release();
-    res.status(200).set({
+  } catch (error) {
+    // the debit may still happen in Redis after we gave up: the refund cancels it
+    refundWithRetry(limits, exportId, services.logger, cost);
+    throw error;
+  }
+  if (!stillAnswering(run.out.stream)) {
+    // the deadline answered (503) or the caller hung up while the reserve ran
+    if (reservation.ok) refundWithRetry(limits, exportId, services.logger, cost);
+    return undefined;
+  }
+  if (!reservation.ok) {
+    const short = errors.insufficientCredits(reservation.balance, cost);
+    short.headers['X-Credits-Remaining'] = String(reservation.balance);
+    throw short;
+  }
+  run.reservedCost = cost;
+  return reservation.balance;
+}
+
+/** The head, then the pages, each read only once the stream has taken the one before. */
+async function streamFile(run: ExportRun, admitted: AdmittedExport): Promise<void> {
+  const { services, search, plan, out } = run;
+  // from here the stream has no deadline of its own; each further page gets one (nextPage)
+  run.deadline?.release();
+  out.begin({
+    status: 200,
+    headers: {
       'Content-Type': contentType(plan),
       'Content-Disposition': `attachment; filename="${exportFileName(search.index, plan.format)}"`,
-      'X-Export-Records': String(total),
-      'X-Export-Credits': String(cost),
-      'X-Credits-Remaining': String(reservation.balance),
-    });
-    const encode = encoder(plan);
-    let open = res.write(encode.head(plan.fields)) || (await drained(res));
-    while (open) {
-      for (const hit of hits) {
-        const record = selectFields(toRecord(hit), plan.fields);
-        sent += 1;
-        if (!res.write(encode.row(record)) && !(await drained(res))) {
-          open = false;
-          break;
-        }
-      }
-      const after = hits.at(-1)?.sort;
-      if (!open || hits.length < pageSize || !after) break;
-      hits = await nextPage(services, onPit(plan.request, pit, after, pageSize));
-    }
-    if (open) res.end();
-    else services.logger.info({ exportId, sent, total }, 'export connection closed early');
-  } catch (error) {
-    if (!res.headersSent) {
-      if (error instanceof LimitsStoreUnavailable) {
-        services.logger.warn({ err: describeFailure(error) }, 'export: limits store unavailable');
-        throw errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds);
-      }
-      throw error;
-    }
-    // mid-stream: the status is sent; cutting the connection tells the client the file is incomplete
-    // the cause by its code or class only: an engine error's message quotes the engine's text
-    services.logger.warn({ exportId, sent, err: failureName(error) }, 'export failed mid-stream');
-    res.destroy();
-  } finally {
-    stopHeartbeat();
-    void closePit(services.opensearch, pitId);
-    if (slotHeld) await limits.exportSlots.release(userId, exportId).catch(() => {});
-    if (reserved) await settle(services, exportId, exportCost(limits.config, sent), reservedCost);
+      'X-Export-Records': String(admitted.total),
+      'X-Export-Credits': String(admitted.cost),
+      'X-Credits-Remaining': String(admitted.balance),
+    },
+  });
+  const encode = encoder(plan);
+  let hits = admitted.firstPage;
+  let open = out.stream.write(encode.head(plan.fields)) || (await drained(out.stream));
+  while (open) {
+    open = await writePage(run, hits, encode.row);
+    const after = hits.at(-1)?.sort;
+    if (!open || hits.length < run.pageSize || !after) break;
+    hits = await nextPage(services, onPit(plan.request, run.pit, after, run.pageSize));
   }
+  if (open) out.stream.end();
+  else
+    services.logger.info(
+      { exportId: run.exportId, sent: run.sent, total: admitted.total },
+      'export connection closed early',
+    );
+}
+
+/** Writes one page's rows; false when the connection closed while it waited to drain. */
+async function writePage(
+  run: ExportRun,
+  hits: EngineHit[],
+  row: (record: Record<string, unknown>) => Buffer,
+): Promise<boolean> {
+  const toRecord = run.search.index === 'corporates' ? corporateRecordOf : jobRecordOf;
+  const { stream } = run.out;
+  for (const hit of hits) {
+    const record = selectFields(toRecord(hit), run.plan.fields);
+    run.sent += 1;
+    if (!stream.write(row(record)) && !(await drained(stream))) return false;
+  }
+  return true;
+}
+
+/**
+ * Before the head went out: the error is the answer (the limits store's failure as its 503).
+ * Mid-stream: the status is sent; cutting the connection tells the client the file is
+ * incomplete.
+ */
+function failExport(run: ExportRun, error: unknown): void {
+  const { services, out } = run;
+  if (!out.stream.headersSent) {
+    if (error instanceof LimitsStoreUnavailable) {
+      services.logger.warn({ err: describeFailure(error) }, 'export: limits store unavailable');
+      throw errors.limitsUnavailable(services.limits.config.unavailableRetryAfterSeconds);
+    }
+    throw error;
+  }
+  // the cause by its code or class only: an engine error's message quotes the engine's text
+  services.logger.warn(
+    { exportId: run.exportId, sent: run.sent, err: failureName(error) },
+    'export failed mid-stream',
+  );
+  out.stream.destroy();
+}
+
+/** Whatever happened: the heartbeat stopped, the PIT closed, the slot given back, the charge settled. */
+async function endExport(run: ExportRun): Promise<void> {
+  const { services, userId, exportId } = run;
+  const { limits } = services;
+  run.stopHeartbeat();
+  void closePit(services.opensearch, run.pit.id);
+  if (run.slotHeld) await limits.exportSlots.release(userId, exportId).catch(() => {});
+  if (run.reservedCost !== undefined)
+    await settle(services, exportId, exportCost(limits.config, run.sent), run.reservedCost);
 }
 
 /** A page after the first, under a deadline of its own (the stream has none). */
 async function nextPage(
-  services: Pick<Services, 'opensearch' | 'config' | 'logger' | 'paging' | 'limits'>,
+  services: ExportServices,
   request: Parameters<typeof engineSearch>[1],
 ): Promise<EngineHit[]> {
   const pageDeadline = new Deadline({

@@ -5,9 +5,9 @@
  * matching `If-None-Match` gets 304 with no body. Private: the answer depends on the key (a
  * request without one is a 401), so a shared cache must not hand it to a caller without a key.
  *
- * The path is spelled exactly by the time it gets here (src/http/operation-gate.ts).
- * One handler and a lookup by path rather than a route per list: every /rest/v1 request passes
- * this point, and the body (serialised once, src/masters/masters.ts) is written as it is,
+ * The path is spelled exactly by the time it gets here (src/http/operation-gate.ts); each list
+ * is a row of the route table (src/http/route-table.ts) with this one handler, which finds the
+ * list by path. The body (serialised once, src/masters/masters.ts) is written as it is,
  * without res.send's per-request checks
  * (docs/decisions/0063-api-cost-masters-and-request-log.md).
  */

@@ -1,26 +1,20 @@
 /**
- * POST /corporates/search|count|export and /jobs/search|count|export (mounted under /rest/v1
- * by src/http/app.ts). The body was parsed at the validation step (../search-plan.ts).
+ * The handlers of POST /corporates/search|count|export and /jobs/search|count|export (their
+ * chains: src/http/route-table.ts). The body was parsed by the chain's plan step
+ * (../search-plan.ts) and is handed to the search as a value.
  */
-import { type Request, type Response, Router } from 'express';
-import { runExport } from '../../search/export.js';
+import type { Request, RequestHandler, Response } from 'express';
+import { type ExportTarget, runExport } from '../../search/export.js';
 import { countFor, runPlan, runPlanText } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
-import { currentUser, locals } from '../locals.js';
+import { currentUser, exportRequestOf, searchPlanOf } from '../locals.js';
 
-function parsedPlan(res: Response) {
-  const parsed = locals(res).plan;
-  if (!parsed) throw new Error('search route reached without a parsed plan');
-  return parsed;
-}
-
-export function searchRouter(services: Services): Router {
-  const router = Router();
-  const search = async (req: Request, res: Response) => {
-    const { search, plan } = parsedPlan(res);
+export function searchHandler(services: Services): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const { search, plan } = searchPlanOf(res);
     const options = { userId: currentUser(res).id, deadline: deadlineOf(res) };
-    // an Idempotency-Key's answer is kept as a value, through res.json (src/limits/credits-middleware.ts)
+    // an Idempotency-Key's answer is kept as a value, through res.json (src/http/limits/credits.ts)
     if (req.get('Idempotency-Key') !== undefined) {
       const found = await runPlan(services, search, plan, options);
       if (stillAnswering(res)) res.json(found);
@@ -31,20 +25,26 @@ export function searchRouter(services: Services): Router {
     // the deadline may have answered for it meanwhile
     if (stillAnswering(res)) res.type('application/json').send(text);
   };
-  const count = async (_req: Request, res: Response) => {
-    const { search, plan } = parsedPlan(res);
+}
+
+export function countHandler(services: Services): RequestHandler {
+  return async (_req: Request, res: Response) => {
+    const { search, plan } = searchPlanOf(res);
     const counted = await countFor(services, search, plan, deadlineOf(res));
     if (stillAnswering(res)) res.json(counted);
   };
-  const exportAll = async (_req: Request, res: Response) => {
-    const parsed = locals(res).exportRequest;
-    if (!parsed) throw new Error('export route reached without a parsed body');
-    await runExport(services, parsed.search, parsed.request, currentUser(res).id, res, deadlineOf(res));
+}
+
+/** The file streams into the response; its head is set from the plain values the export gives. */
+export function exportHandler(services: Services): RequestHandler {
+  return async (_req: Request, res: Response) => {
+    const { search, request } = exportRequestOf(res);
+    const target: ExportTarget = {
+      stream: res,
+      begin: ({ status, headers }) => {
+        res.status(status).set(headers);
+      },
+    };
+    await runExport(services, search, request, currentUser(res).id, target, deadlineOf(res));
   };
-  for (const prefix of ['/corporates', '/jobs']) {
-    router.post(`${prefix}/search`, search);
-    router.post(`${prefix}/count`, count);
-    router.post(`${prefix}/export`, exportAll);
-  }
-  return router;
 }

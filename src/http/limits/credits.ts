@@ -1,0 +1,254 @@
+/**
+ * Step "credits" of a route's chain (src/http/route-table.ts: after validation and the plan,
+ * before the handler), on the plain admission of src/limits/charges.ts.
+ *
+ *   Idempotency-Key seen before, same body, done   -> the stored response again, not charged
+ *   Idempotency-Key seen before, different body    -> 422 (errors.idempotencyConflict)
+ *   Idempotency-Key seen before, still running     -> 409 with Retry-After (errors.idempotencyInProgress)
+ *   balance < cost                                 -> 402, the handler never runs
+ *   otherwise: reserve (atomic debit keyed by the request id) -> handler -> on the response:
+ *     status < 400: commit (and store it under the Idempotency-Key)
+ *     status >= 400: refund exactly once (and release the Idempotency-Key)
+ *   Redis away or slow at any step before the handler -> 503 with Retry-After, nothing charged.
+ *
+ * X-Credits-Remaining on every charged response is the balance once this request is settled.
+ *
+ * A match (POST /corporates/match) goes the same way with a variable price: it reserves the
+ * worst case (records x MATCH_CREDIT_COST, at most its `maxCredits`) and, on success, settles
+ * at what the handler reports with `setFinalCost` (the certain matches it answered), giving the
+ * rest back in the same step: {records: 1000, maxCredits: 50} -> reserve 50 -> 12 matches ->
+ * settle 12 (38 back).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import onHeaders from 'on-headers';
+import type { Logger } from 'pino';
+import type { LimitKind } from '../../catalogue/operations.js';
+import { stillAnswering } from '../../deadline.js';
+import { errors } from '../../errors/catalogue.js';
+import {
+  admit,
+  costOf,
+  parseIdempotencyKey,
+  refundBeforeAnswer,
+  requestFingerprint,
+  settleReservation,
+  undoAdmission,
+} from '../../limits/charges.js';
+import type { Admission, AdmitRequest } from '../../limits/credit-ledger.js';
+import type { Limits } from '../../limits/limits.js';
+import { describeFailure, LimitsStoreUnavailable } from '../../limits/store-unavailable.js';
+import { limitOf, locals } from '../locals.js';
+import { applyRateDecision, countDeferredThen, takeDeferredCount } from './rate-limit.js';
+
+export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const kind = limitOf(res);
+    // counts and suggest are free; an export reserves and settles its own charge (src/search/export)
+    if (!kind || kind === 'count' || kind === 'suggest' || kind === 'export') return next();
+    const userId = locals(res).user?.id;
+    if (!userId) return next(errors.missingApiKey());
+    let idempotencyKey: string | undefined;
+    try {
+      idempotencyKey =
+        kind === 'search' || kind === 'match' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
+    } catch (error) {
+      // a bad header is refused after the rate count, as every bad request is
+      return next(await countDeferredThen(error, res, limits, log));
+    }
+    const request = admitRequest(req, res, limits, { kind, userId, idempotencyKey });
+    // a free detail with nothing to count or claim asks the store nothing
+    if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
+    let admission: Admission;
+    try {
+      admission = await admit(limits, request, locals(res).deadline, log);
+    } catch (error) {
+      if (!(error instanceof LimitsStoreUnavailable)) throw error;
+      log?.warn(
+        { err: describeFailure(error), requestId: locals(res).requestId, reservationId: request.requestId },
+        request.rate ? 'rate limiter unavailable' : 'credit ledger unavailable',
+      );
+      return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
+    }
+    if (!stillAnswering(res)) return undoAdmission(limits, request, admission, log);
+    return answerAdmission(res, next, { limits, request, admission, log });
+  };
+}
+
+/** The store call's request: the count put off by the rate limit step, the claim, the cost. */
+function admitRequest(
+  req: Request,
+  res: Response,
+  limits: Limits,
+  { kind, userId, idempotencyKey }: { kind: LimitKind; userId: string; idempotencyKey?: string },
+): AdmitRequest {
+  const deadline = locals(res).deadline;
+  const rateLimiter = takeDeferredCount(res);
+  // the ledger's idempotency key: minted here, never the caller's X-Request-Id, which a
+  // caller could repeat to make a second search look like a replay of the first
+  const requestId = randomUUID();
+  return {
+    userId,
+    requestId,
+    rate: rateLimiter && { limiter: rateLimiter, arrivedAt: deadline?.startedAt },
+    claim:
+      idempotencyKey === undefined
+        ? undefined
+        : {
+            store: limits.idempotency,
+            key: idempotencyKey,
+            fingerprint: requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body),
+          },
+    cost: costOf(kind, req.body, limits.config),
+    readBalance: kind === 'search' || kind === 'match',
+    giveUpAt: deadline?.redisExpiresAt,
+  };
+}
+
+/** Rate refusal, then the claim's answers, then the reservation's, in the order they ran. */
+function answerAdmission(
+  res: Response,
+  next: NextFunction,
+  {
+    limits,
+    request,
+    admission,
+    log,
+  }: { limits: Limits; request: AdmitRequest; admission: Admission; log?: Logger },
+) {
+  if (admission.rate) {
+    const refusal = applyRateDecision(res, admission.rate, limits);
+    if (refusal) return next(refusal);
+  }
+  const claim = admission.claim;
+  if (claim?.kind === 'conflict') return next(errors.idempotencyConflict());
+  if (claim?.kind === 'in-progress') return next(errors.idempotencyInProgress());
+  if (claim?.kind === 'replay') {
+    res.set({ 'X-Credits-Remaining': String(admission.balance), 'Idempotent-Replayed': 'true' });
+    res.status(claim.response.status).json(claim.response.body);
+    return;
+  }
+  if (claim && request.claim)
+    recordOutcome(
+      res,
+      limits,
+      { userId: request.userId, key: request.claim.key, owner: request.requestId },
+      log,
+    );
+  const reserved = admission.reserve;
+  if (!reserved) {
+    if (admission.balance !== undefined) res.set('X-Credits-Remaining', String(admission.balance));
+    return next();
+  }
+  const { requestId, cost } = request;
+  if (!reserved.ok) {
+    const short = errors.insufficientCredits(reserved.balance, cost, limitOf(res) === 'match');
+    short.headers['X-Credits-Remaining'] = String(reserved.balance);
+    return next(short);
+  }
+  const charge: Charge = { requestId, balanceAfterReserve: reserved.balance, cost };
+  charges.set(res, charge);
+  onHeaders(res, function (this: Response) {
+    const settled =
+      charge.balanceAfterRefund ??
+      (this.statusCode < 400
+        ? charge.balanceAfterReserve + (cost - (charge.finalCost ?? cost))
+        : charge.balanceAfterReserve + cost);
+    this.setHeader('X-Credits-Remaining', String(settled));
+  });
+  settleCharge(res, limits, charge, log);
+  return next();
+}
+
+interface Charge {
+  requestId: string;
+  balanceAfterReserve: number;
+  cost: number;
+  /** Set when the error step below refunded before the response went out. */
+  balanceAfterRefund?: number;
+  /** A match's actual price (`setFinalCost`), at most `cost`; unset: the reserved cost. */
+  finalCost?: number;
+}
+
+const charges = new WeakMap<Response, Charge>();
+
+/** The reservation of this request (0 when nothing was reserved): what a match may spend. */
+export function reservedCost(res: Response): number {
+  return charges.get(res)?.cost ?? 0;
+}
+
+/**
+ * A match's actual price, set by its handler before it answers: the reservation is settled at
+ * it (the rest refunded) instead of committed whole.
+ */
+export function setFinalCost(res: Response, credits: number): void {
+  const charge = charges.get(res);
+  if (charge) charge.finalCost = Math.min(credits, charge.cost);
+}
+
+/**
+ * Error step after the handler: when a charged route fails, refund BEFORE the error response
+ * is written, so the caller's next balance check already shows it and X-Credits-Remaining is
+ * the balance after the refund. (A handler that writes its own error response is refunded once
+ * the response is out; the refund is the same exactly-once script either way.)
+ */
+export function refundOnErrorMiddleware(limits: Limits, log?: Logger): ErrorRequestHandler {
+  return async (error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const charge = charges.get(res);
+    if (!charge || res.headersSent) return next(error);
+    const balance = await refundBeforeAnswer(limits, charge, log);
+    if (balance !== undefined) charge.balanceAfterRefund = balance;
+    next(error);
+  };
+}
+
+/**
+ * Stores the response under the Idempotency-Key (status < 400) or releases the key (any
+ * failure, 402 included), BEFORE the response is written: a retry sent the moment this
+ * response arrives then finds the stored answer, not an in-flight claim.
+ */
+function recordOutcome(
+  res: Response,
+  limits: Limits,
+  claim: { userId: string; key: string; owner: string },
+  log?: Logger,
+): void {
+  let recorded = false;
+  const record = (status: number, body: { value: unknown } | undefined): Promise<void> => {
+    recorded = true;
+    const write =
+      status < 400 && body
+        ? limits.idempotency.complete(claim.userId, claim.key, claim.owner, { status, body: body.value })
+        : limits.idempotency.release(claim.userId, claim.key, claim.owner);
+    return write.catch((error: Error) => {
+      // the claim then expires by itself (idempotencyPendingTtlSeconds)
+      log?.warn(
+        { err: describeFailure(error), requestId: locals(res).requestId },
+        'idempotency record not updated',
+      );
+    });
+  };
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    void record(res.statusCode, { value: body }).finally(() => json(body));
+    return res;
+  };
+  // a client gone before any JSON was sent: release, so its retry runs
+  res.once('close', () => {
+    if (!recorded) void record(res.statusCode, undefined);
+  });
+}
+
+/**
+ * Once the response is out: commit or refund (exactly once: the scripts are no-ops the second
+ * time). A caller that hangs up before its answer is out gets nothing, so it is refunded;
+ * its search is stopped through the request's deadline signal (src/http/deadline.ts).
+ * Both are retried while Redis is away: an uncommitted reservation would otherwise be
+ * refunded by the orphan sweep (a free search), an unrefunded one only by the sweep (late).
+ */
+function settleCharge(res: Response, limits: Limits, charge: Charge, log: Logger | undefined): void {
+  res.once('finish', () => settleReservation(limits, charge, res.statusCode, log));
+  res.once('close', () => {
+    if (!res.writableFinished) settleReservation(limits, charge, 500, log);
+  });
+}

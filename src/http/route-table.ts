@@ -1,0 +1,164 @@
+/**
+ * The one route table: every operation of the API under /rest/v1 (the rows of
+ * src/catalogue/operations.ts, which says what each is limited and charged), with the chain of
+ * steps it runs, in order, and its handler. Which middleware a route runs is decided here and
+ * nowhere else; src/http/app.ts mounts the table after the two steps every request under
+ * /rest/v1 takes first (the operation gate, the deadline).
+ *
+ *   POST /corporates/search   auth -> rate limit -> validation -> search plan -> credits -> search
+ *   POST /corporates/count    auth -> rate limit -> validation -> search plan -> count
+ *   POST /corporates/export   auth -> rate limit -> validation -> export plan -> export (charges itself)
+ *   GET  /jobs/{jobId}/detail auth -> rate limit -> validation -> credits -> detail
+ *   POST /corporates/match    auth -> rate limit -> validation -> credits -> match
+ *   GET  /corporates/suggest  auth -> rate limit -> validation -> suggest
+ *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
+ *   another method on one of these paths: auth -> validation (its 405)
+ *
+ * 'credits' also brings the error step that counts a rate count put off until the reservation
+ * (a request refused before it, src/http/limits/rate-limit.ts) and, after the handler, the
+ * refund of a failed charged request before its error answer (src/http/limits/credits.ts).
+ */
+import {
+  type ErrorRequestHandler,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  Router,
+} from 'express';
+import { type Operation, operations } from '../catalogue/operations.js';
+import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
+import { masterNames } from '../masters/masters.js';
+import type { Services } from '../services.js';
+import { creditsMiddleware, refundOnErrorMiddleware } from './limits/credits.js';
+import { countDeferredRateOnError, rateLimitMiddleware } from './limits/rate-limit.js';
+import { locals } from './locals.js';
+import { detailHandler } from './routes/detail.js';
+import { mastersRouter } from './routes/masters.js';
+import { matchHandler } from './routes/match.js';
+import { countHandler, exportHandler, searchHandler } from './routes/search.js';
+import { suggestHandler } from './routes/suggest.js';
+import { parseExportPlan, parseSearchPlan } from './search-plan.js';
+import { validateRequests } from './validation.js';
+
+export type Step = 'auth' | 'rate limit' | 'validation' | 'search plan' | 'export plan' | 'credits';
+export type HandlerName = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest' | 'master';
+
+export interface Route {
+  chain: readonly Step[];
+  handler: HandlerName;
+}
+
+const search: Route = {
+  chain: ['auth', 'rate limit', 'validation', 'search plan', 'credits'],
+  handler: 'search',
+};
+const count: Route = { chain: ['auth', 'rate limit', 'validation', 'search plan'], handler: 'count' };
+const exportAll: Route = { chain: ['auth', 'rate limit', 'validation', 'export plan'], handler: 'export' };
+const master: Route = { chain: ['auth'], handler: 'master' };
+
+/** By `METHOD /path` as src/catalogue/operations.ts writes it; every operation has one row. */
+export const routeTable: Readonly<Record<string, Route>> = {
+  'POST /corporates/search': search,
+  'POST /corporates/count': count,
+  'POST /corporates/export': exportAll,
+  'POST /jobs/search': search,
+  'POST /jobs/count': count,
+  'POST /jobs/export': exportAll,
+  'GET /jobs/{jobId}/detail': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'detail' },
+  'POST /corporates/match': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'match' },
+  'GET /corporates/suggest': { chain: ['auth', 'rate limit', 'validation'], handler: 'suggest' },
+  ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
+};
+
+/** Another method on an operation's path (the operation gate lets it on): the validator answers 405. */
+export const otherMethodChain: readonly Step[] = ['auth', 'validation'];
+
+export function routeKey(operation: Pick<Operation, 'method' | 'path'>): string {
+  return `${operation.method} ${operation.path}`;
+}
+
+/** The middleware a step stands for; built once per app (src/http/app.ts). */
+interface StepMiddleware {
+  auth: RequestHandler;
+  rateLimit: RequestHandler;
+  validation: RequestHandler[];
+  countDeferredRate: ErrorRequestHandler;
+  credits: RequestHandler;
+  refundOnError: ErrorRequestHandler;
+}
+
+/** The search an operation's path names: `/corporates/...` or `/jobs/...`. */
+function searchOf(operation: Operation): SearchCatalogue {
+  return operation.path.startsWith('/corporates/') ? corporateSearch : jobSearch;
+}
+
+function middlewareOf(
+  step: Step,
+  steps: StepMiddleware,
+  operation: Operation | undefined,
+  maxClauseCount: number,
+): Array<RequestHandler | ErrorRequestHandler> {
+  if (step === 'auth') return [steps.auth];
+  if (step === 'rate limit') return [steps.rateLimit];
+  if (step === 'validation') return steps.validation;
+  if (step === 'credits') return [steps.countDeferredRate, steps.credits];
+  if (!operation) throw new Error(`step '${step}' needs an operation`);
+  return step === 'search plan'
+    ? [parseSearchPlan(searchOf(operation), maxClauseCount)]
+    : [parseExportPlan(searchOf(operation), maxClauseCount)];
+}
+
+function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
+  return {
+    search: searchHandler(services),
+    count: countHandler(services),
+    export: exportHandler(services),
+    detail: detailHandler(services),
+    match: matchHandler(services),
+    suggest: suggestHandler(services),
+    master: mastersRouter(),
+  };
+}
+
+/**
+ * Mounts the table on `api` (the router under /rest/v1): the operation the gate found
+ * (src/http/operation-gate.ts, `locals(res).operation`) runs its row's chain, in a router of
+ * its own; any other request there (another method on an operation's path) runs
+ * `otherMethodChain`. Dispatched by the operation rather than matched by path again, so a path
+ * parameter is decoded only by its handler, after validation has refused one that does not
+ * decode. A row without an operation, or an operation without a row, is a wiring fault: the
+ * app does not start.
+ */
+export function mountRoutes(api: Router, services: Services, auth: RequestHandler): void {
+  const keys = new Set(operations.map(routeKey));
+  const stray = Object.keys(routeTable).filter((key) => !keys.has(key));
+  if (stray.length > 0) throw new Error(`routes without an operation: ${stray.join(', ')}`);
+  const steps: StepMiddleware = {
+    auth,
+    rateLimit: rateLimitMiddleware(services.limits, services.logger),
+    validation: validateRequests(),
+    countDeferredRate: countDeferredRateOnError(services.limits, services.logger),
+    credits: creditsMiddleware(services.limits, services.logger),
+    refundOnError: refundOnErrorMiddleware(services.limits, services.logger),
+  };
+  const handlers = handlersOf(services);
+  const { maxClauseCount } = services.config;
+  const chains = new Map<string, Router>();
+  for (const operation of operations) {
+    const route = routeTable[routeKey(operation)];
+    if (!route) throw new Error(`no route for ${routeKey(operation)} in src/http/route-table.ts`);
+    const chain = Router();
+    chain.use(...route.chain.flatMap((step) => middlewareOf(step, steps, operation, maxClauseCount)));
+    chain.use(handlers[route.handler]);
+    if (route.chain.includes('credits')) chain.use(steps.refundOnError);
+    chains.set(routeKey(operation), chain);
+  }
+  api.use((req: Request, res: Response, next: NextFunction) => {
+    const operation = locals(res).operation;
+    const chain = operation && chains.get(routeKey(operation));
+    if (chain) chain(req, res, next);
+    else next();
+  });
+  api.use(...otherMethodChain.flatMap((step) => middlewareOf(step, steps, undefined, maxClauseCount)));
+}
