@@ -64,24 +64,51 @@ function lacksCurrentCopy(index: 'jobs' | 'corporates', hit: { source: Doc }): b
   return typeof copy !== 'string' || !isCurrentCopy(index, copy);
 }
 
+interface BackfillOptions {
+  pageSize?: number;
+  now?: Date;
+  onPage?: (index: 'jobs' | 'corporates' | 'keys', done: number) => void;
+}
+
+/** What the three passes share: where they read and write, and the counts they add to. */
+interface BackfillPass {
+  client: OpenSearchClient;
+  prefix: string;
+  names: ReturnType<typeof indexNames>;
+  pageSize: number;
+  options: BackfillOptions;
+  result: BackfillResult;
+}
+
 export async function backfillCopies(
   client: OpenSearchClient,
   prefix: string,
-  options: {
-    pageSize?: number;
-    now?: Date;
-    onPage?: (index: 'jobs' | 'corporates' | 'keys', done: number) => void;
-  } = {},
+  options: BackfillOptions = {},
 ): Promise<BackfillResult> {
   const names = indexNames(prefix);
-  const pageSize = options.pageSize ?? 1000;
-  const result: BackfillResult = {
-    jobs: { written: 0, changed: 0, failed: 0 },
-    corporates: { written: 0, changed: 0, failed: 0 },
-    keys: { written: 0, changed: 0, failed: 0 },
+  const pass: BackfillPass = {
+    client,
+    prefix,
+    names,
+    pageSize: options.pageSize ?? 1000,
+    options,
+    result: {
+      jobs: { written: 0, changed: 0, failed: 0 },
+      corporates: { written: 0, changed: 0, failed: 0 },
+      keys: { written: 0, changed: 0, failed: 0 },
+    },
   };
   await withRetry(() => client.indices.refresh({ index: `${names.jobs},${names.corporates}` }));
+  await backfillJobCopies(pass);
+  await backfillCompanyCopies(pass);
+  if (pass.result.corporates.written > 0)
+    await withRetry(() => client.indices.refresh({ index: names.corporates }));
+  await backfillNameKeys(pass);
+  return pass.result;
+}
 
+/** Pass 1: each posting whose copy is missing or stale gets its copy, if unchanged since read. */
+async function backfillJobCopies({ client, names, pageSize, options, result }: BackfillPass): Promise<void> {
   const jobPages = scan<Doc>(client, {
     index: names.jobs,
     query: { match_all: {} },
@@ -104,7 +131,11 @@ export async function backfillCopies(
     count(result.jobs, ops.length, await writeBulk(client, ops));
     options.onPage?.('jobs', result.jobs.written);
   }
+}
 
+/** Pass 2: each company whose copy is missing or stale is rebuilt with its new copy. */
+async function backfillCompanyCopies(pass: BackfillPass): Promise<void> {
+  const { client, names, pageSize } = pass;
   const companyPages = scan<Doc>(client, {
     index: names.corporates,
     query: { match_all: {} },
@@ -123,21 +154,13 @@ export async function backfillCopies(
         { copy: toCompactRecord(hit.source), seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 },
       ]),
     );
-    const rebuilt = await rebuildCompanies(client, prefix, copies.keys(), {
-      copies,
-      refresh: false,
-      ...(options.now ? { now: options.now } : {}),
-    });
-    // the fan-out's posting updates are not copies: only the company writes count here
-    const companyFailures = rebuilt.failures.filter((failure) => failure.op.index === names.corporates);
-    count(result.corporates, rebuilt.rebuilt, companyFailures);
-    result.corporates.failed += rebuilt.failures.length - companyFailures.length;
-    options.onPage?.('corporates', result.corporates.written);
+    await rebuildAndCount(pass, copies, 'corporates');
   }
+}
 
-  if (result.corporates.written > 0)
-    await withRetry(() => client.indices.refresh({ index: names.corporates }));
-  // the keys are compared with those the pipeline writes, derived readings included
+/** Pass 3: the name keys compared with those the pipeline writes, derived readings included. */
+async function backfillNameKeys(pass: BackfillPass): Promise<void> {
+  const { client, names, pageSize } = pass;
   await prepareDerivedReadings();
   const keyFields = Object.keys(nameKeyFields('', null));
   const keyPages = scan<Doc>(client, {
@@ -157,17 +180,28 @@ export async function backfillCopies(
         stale.set(hit.id, { fields: { ...fresh }, seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 });
     }
     if (stale.size === 0) continue;
-    const rebuilt = await rebuildCompanies(client, prefix, stale.keys(), {
-      copies: stale,
-      refresh: false,
-      ...(options.now ? { now: options.now } : {}),
-    });
-    const companyFailures = rebuilt.failures.filter((failure) => failure.op.index === names.corporates);
-    count(result.keys, rebuilt.rebuilt, companyFailures);
-    result.keys.failed += rebuilt.failures.length - companyFailures.length;
-    options.onPage?.('keys', result.keys.written);
+    await rebuildAndCount(pass, stale, 'keys');
   }
-  return result;
+}
+
+/**
+ * Rebuilds the given companies with what the pass brings them and counts the company writes;
+ * the fan-out's posting updates are not what the pass writes, so their failures count apart.
+ */
+async function rebuildAndCount(
+  { client, prefix, names, options, result }: BackfillPass,
+  companies: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>,
+  counted: 'corporates' | 'keys',
+): Promise<void> {
+  const rebuilt = await rebuildCompanies(client, prefix, companies.keys(), {
+    copies: companies,
+    refresh: false,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const companyFailures = rebuilt.failures.filter((failure) => failure.op.index === names.corporates);
+  count(result[counted], rebuilt.rebuilt, companyFailures);
+  result[counted].failed += rebuilt.failures.length - companyFailures.length;
+  options.onPage?.(counted, result[counted].written);
 }
 
 function count(counts: BackfillCounts, sent: number, failures: { conflict?: boolean }[]): void {
