@@ -100,7 +100,7 @@ describe('GET /livez and GET /readyz', () => {
 });
 
 describe('the production entry (src/main.ts)', () => {
-  it('creates the indices, turns ready, and on SIGTERM logs stopping and stopped and exits 0', async () => {
+  it('creates the indices, turns ready, and on SIGTERM writes out every line, then stopping and stopped, and exits 0', async () => {
     const prefix = uniquePrefix('entry');
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-entry-'));
     const logFile = path.join(logDir, 'api.log');
@@ -138,14 +138,20 @@ describe('the production entry (src/main.ts)', () => {
         if (ready.status !== 200) await sleep(500);
       }
       expect(ready).toEqual({ status: 200, body: { status: 'ready' } });
+      // answered just before the signal: its line is still held by the log's gathering
+      // (src/logger.ts, gatheredStdout) and must be written out by the stop
+      await fetch(`${base}/livez`, { headers: { 'X-Request-Id': 'last-before-sigterm' } });
       await api.stop(10_000);
       expect(await api.exited).toBe(0);
-      const messages = readFileSync(logFile, 'utf8')
+      const lines = readFileSync(logFile, 'utf8')
         .split('\n')
         .filter((line) => line.startsWith('{'))
-        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+        .map((line) => JSON.parse(line) as { msg: string; req?: { id?: string } });
+      const messages = lines.map((line) => line.msg);
       expect(messages).toContain(`serving on ${base}`);
-      expect(messages.slice(-2)).toEqual(['stopping', 'stopped']);
+      const last = lines.findIndex((line) => line.req?.id === 'last-before-sigterm');
+      expect(last, 'the line of the last request before SIGTERM').toBeGreaterThan(-1);
+      expect(messages.slice(last + 1)).toEqual(['stopping', 'stopped']);
     } finally {
       await api.stop(10_000);
       await dropIndices(services.opensearch, prefix);
