@@ -5,7 +5,7 @@
  * code" error, a request whose client went away says "request aborted". No engine or Redis:
  * only the log middleware and a route are involved.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import express from 'express';

@@ -17,7 +17,10 @@ beforeAll(async () => {
   const api = express.Router();
   api.use(validateRequests());
   api.get('/jobs/:jobId/detail', (req: Request, res: Response) => {
-    res.json({ params: req.params, route: (req as Request & { openapi?: { openApiRoute: string } }).openapi?.openApiRoute });
+    res.json({
+      params: req.params,
+      route: (req as Request & { openapi?: { openApiRoute: string } }).openapi?.openApiRoute,
+    });
   });
   api.post('/corporates/search', (req: Request, res: Response) => {
     res.json({ route: (req as Request & { openapi?: { openApiRoute: string } }).openapi?.openApiRoute });

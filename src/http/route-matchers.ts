@@ -28,8 +28,8 @@ let compiles = 0;
 
 /** path-to-regexp as express-openapi-validator resolves it. */
 function validatorsPathToRegexp(): { pathToRegexp: Compile } {
-  const require = createRequire(import.meta.url);
-  return createRequire(require.resolve('express-openapi-validator'))('path-to-regexp') as {
+  const requireHere = createRequire(import.meta.url);
+  return createRequire(requireHere.resolve('express-openapi-validator'))('path-to-regexp') as {
     pathToRegexp: Compile;
   };
 }
