@@ -14,7 +14,7 @@ export const redactedPaths = [
 export interface LoggerOptions {
   /**
    * stdout's lines gathered into writes of about 4 kB (the API's request log: a line per
-   * request), rather than a write per line; see `gatheredStdout`.
+   * request), rather than a write per line; see `gatheredLines`.
    */
   gathered?: boolean;
 }
@@ -32,14 +32,14 @@ export function createLogger(
   if (!destination && process.stdout.isTTY) {
     return pino(settings, pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', sync: true }));
   }
-  return pino(settings, destination ?? (options.gathered ? gatheredStdout() : undefined));
+  return pino(settings, destination ?? (options.gathered ? gatheredLines() : undefined));
 }
 
 /** How long a line may wait for others before it is written anyway. */
 export const gatherMs = 250;
 
 /**
- * stdout, written asynchronously in writes of at least 4 kB, and at least every `gatherMs`
+ * stdout (or `dest`, a file descriptor or a file), written asynchronously in writes of at least 4 kB, and at least every `gatherMs`
  * (an idle process's lines still go out at once, in a person's terms). Each write to a pipe
  * is a system call on libuv's thread pool and a callback on the main thread; gathered, a
  * dozen request lines share one. The lines still held are written by `endLogs` at a stop,
@@ -47,8 +47,8 @@ export const gatherMs = 250;
  * SIGKILL loses at most `gatherMs` of lines. Figures: docs/bench.md, "The request's own
  * bookkeeping".
  */
-export function gatheredStdout(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: gatherMs });
+export function gatheredLines(dest: number | string = 1): pino.DestinationStream {
+  return pino.destination({ dest, sync: false, minLength: 4096, periodicFlush: gatherMs });
 }
 
 /**

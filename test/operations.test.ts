@@ -13,7 +13,7 @@ import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
 import { sleep, spawnManaged } from '../src/local/child-process.js';
-import { createLogger, endLogs } from '../src/logger.js';
+import { createLogger, endLogs, gatheredLines, gatherMs } from '../src/logger.js';
 import { registry, startMetricsServer } from '../src/metrics.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
@@ -139,7 +139,7 @@ describe('the production entry (src/main.ts)', () => {
       }
       expect(ready).toEqual({ status: 200, body: { status: 'ready' } });
       // answered just before the signal: its line is still held by the log's gathering
-      // (src/logger.ts, gatheredStdout) and must be written out by the stop
+      // (src/logger.ts, gatheredLines) and must be written out by the stop
       await fetch(`${base}/livez`, { headers: { 'X-Request-Id': 'last-before-sigterm' } });
       await api.stop(10_000);
       expect(await api.exited).toBe(0);
@@ -156,6 +156,26 @@ describe('the production entry (src/main.ts)', () => {
       await api.stop(10_000);
       await dropIndices(services.opensearch, prefix);
       rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gathered log lines', () => {
+  it("an idle process's line is written within the gathering time, without more lines or a stop", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-gathered-'));
+    try {
+      const file = path.join(dir, 'out.log');
+      const destination = gatheredLines(file);
+      const logger = createLogger('info', destination);
+      logger.info('alone');
+      const written = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+      // a bound on waiting for the timer on a loaded machine, not a speed check
+      await expect
+        .poll(written, { timeout: 20 * gatherMs, interval: gatherMs / 5 })
+        .toContain('"msg":"alone"');
+      await endLogs(logger);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
