@@ -1,9 +1,10 @@
 /**
  * What the request's own bookkeeping costs the API: the request log line, the metrics, the
  * validator's route lookup and the log's destination (docs/bench.md, "The request's own
- * bookkeeping"). In one process, on loopback, CPU time per request (user + system of the
- * process, client included: the client's share is the same for every setup), 8 requests at
- * a time, rounds interleaved, median of the rounds.
+ * bookkeeping"). The setups are served by a server process of their own, which answers its
+ * CPU time (user + system, all threads, so the log's writes on libuv's pool count) before and
+ * after each round; the load comes from this process over loopback, 8 requests at a time;
+ * rounds interleaved, median of the rounds.
  *
  *   middleware  each piece alone behind the request id, before and after, on a trivial route
  *               (no engine, no Redis)
@@ -12,7 +13,10 @@
  *               dropped at the end): as shipped, with the route lookup uncached, and with
  *               the log off (what the log line and its writes still cost in all)
  *
- *   npx tsx bench/hotpath-cost.ts [middleware|search|all] [requests per round, default 2000]
+ *   npx tsx bench/hotpath-cost.ts [middleware|search|all] [requests per round, default 2000] [rounds, default 5]
+ *   HOTPATH_CONNECTIONS=1 (requests at a time, default 8), HOTPATH_GROUP=log (only the groups
+ *   whose name holds it), HOTPATH_BEFORE_DIR=<a checkout> (search: also that checkout's app, in
+ *   this process: the code before a change, in the same run)
  *
  * Log lines go to a named pipe read by `cat` into /dev/null: in production stdout is a pipe
  * to a collector, and a pipe's writes cost what a file's or /dev/null's do not.
@@ -45,7 +49,9 @@ import { createServices } from '../src/services.js';
 let mode = process.argv[2] ?? 'all';
 const perRound = Number(process.argv[3] ?? 2000);
 const rounds = Number(process.argv[4] ?? 5);
-const concurrency = 8;
+/** HOTPATH_CONNECTIONS: requests at a time (8); HOTPATH_GROUP: only the groups whose name holds it. */
+const concurrency = Number(process.env.HOTPATH_CONNECTIONS ?? 8);
+const onlyGroup = process.env.HOTPATH_GROUP ?? '';
 
 /** A named pipe drained by `cat`, so log writes cost what a pipe to a collector does. */
 function pipeSink(): { file: string; close: () => void } {
@@ -420,7 +426,8 @@ async function drive(): Promise<void> {
     console.log(
       `CPU time of the server process per request, ${concurrency} at a time, median of ${rounds} rounds of ${perRound}:`,
     );
-    for (const group of [...new Set(served.setups.map((setup) => setup.group))]) {
+    const groups = [...new Set(served.setups.map((setup) => setup.group))];
+    for (const group of groups.filter((name) => name.includes(onlyGroup))) {
       console.log(`${group}:`);
       await measure(
         served,
