@@ -60,8 +60,13 @@ function parsed(): Array<Record<string, unknown>> {
   return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** Lines are written when the response finishes, which may be just after the client has it. */
-async function settle(): Promise<void> {
+/**
+ * Lines are written when the response finishes, which may be just after the client has it:
+ * waits for `count` lines, then a moment more, in which a second line for the same request
+ * (its close after its finish) would arrive.
+ */
+async function settle(count = 1): Promise<void> {
+  await expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
   await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
@@ -139,7 +144,7 @@ it('many requests: one line each, none twice', async () => {
   await Promise.all(
     Array.from({ length: 20 }, (_, i) => fetch(`${base}/ok`, { headers: { 'X-Request-Id': `many-${i}` } })),
   );
-  await settle();
+  await settle(20);
   const ids = parsed().map((line) => (line.req as { id: string }).id);
   expect(ids.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `many-${i}`).sort());
 });
