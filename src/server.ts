@@ -85,7 +85,7 @@ export function startServer(options: StartOptions = {}): void {
     process.stdout.write(`${describeConfig(config)}\n`);
     process.exit(0);
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, { gathered: true });
   const cleanups: Array<() => Promise<void>> = [];
 
   async function start(): Promise<void> {

@@ -9,11 +9,11 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sleep, spawnManaged } from '../ops/local/child-process.js';
+import { sleep, sleep, spawnManaged, spawnManaged } from '../ops/local/child-process.js';
 import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
-import { createLogger, endLogs } from '../src/logger.js';
+import { createLogger, endLogs, gatheredLines, gatherMs } from '../src/logger.js';
 import { registry, startMetricsServer } from '../src/metrics.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
@@ -100,7 +100,7 @@ describe('GET /livez and GET /readyz', () => {
 });
 
 describe('the production entry (src/main.ts)', () => {
-  it('creates the indices, turns ready, and on SIGTERM logs stopping and stopped and exits 0', async () => {
+  it('creates the indices, turns ready, and on SIGTERM writes out every line, then stopping and stopped, and exits 0', async () => {
     const prefix = uniquePrefix('entry');
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-entry-'));
     const logFile = path.join(logDir, 'api.log');
@@ -138,18 +138,44 @@ describe('the production entry (src/main.ts)', () => {
         if (ready.status !== 200) await sleep(500);
       }
       expect(ready).toEqual({ status: 200, body: { status: 'ready' } });
+      // answered just before the signal: its line is still held by the log's gathering
+      // (src/logger.ts, gatheredLines) and must be written out by the stop
+      await fetch(`${base}/livez`, { headers: { 'X-Request-Id': 'last-before-sigterm' } });
       await api.stop(10_000);
       expect(await api.exited).toBe(0);
-      const messages = readFileSync(logFile, 'utf8')
+      const lines = readFileSync(logFile, 'utf8')
         .split('\n')
         .filter((line) => line.startsWith('{'))
-        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+        .map((line) => JSON.parse(line) as { msg: string; req?: { id?: string } });
+      const messages = lines.map((line) => line.msg);
       expect(messages).toContain(`serving on ${base}`);
-      expect(messages.slice(-2)).toEqual(['stopping', 'stopped']);
+      const last = lines.findIndex((line) => line.req?.id === 'last-before-sigterm');
+      expect(last, 'the line of the last request before SIGTERM').toBeGreaterThan(-1);
+      expect(messages.slice(last + 1)).toEqual(['stopping', 'stopped']);
     } finally {
       await api.stop(10_000);
       await dropIndices(services.opensearch, prefix);
       rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gathered log lines', () => {
+  it("an idle process's line is written within the gathering time, without more lines or a stop", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-gathered-'));
+    try {
+      const file = path.join(dir, 'out.log');
+      const destination = gatheredLines(file);
+      const logger = createLogger('info', destination);
+      logger.info('alone');
+      const written = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+      // a bound on waiting for the timer on a loaded machine, not a speed check
+      await expect
+        .poll(written, { timeout: 20 * gatherMs, interval: gatherMs / 5 })
+        .toContain('"msg":"alone"');
+      await endLogs(logger);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

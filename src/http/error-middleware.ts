@@ -32,7 +32,7 @@ export function errorMiddleware(logger: Logger) {
         ? errors.deadlineExceeded(locals(res).deadline?.totalMs ?? 0)
         : toApiError(error, req);
     if (!apiError) {
-      // the request log line (pino-http) carries the request id; this line the cause
+      // the request log line (./request-log.ts) carries the request id; this line the cause
       logger.error({ requestId: locals(res).requestId, error: describeForLog(error) }, 'unexpected error');
       apiError = errors.internal();
     }

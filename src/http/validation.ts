@@ -18,6 +18,7 @@ import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { toFieldPath, toReason } from '../errors/field-errors.js';
 import { namesAt, unknownFieldReason } from '../errors/suggest.js';
 import { projectRoot } from '../project-root.js';
+import { cacheRouteMatchers } from './route-matchers.js';
 import { findJsonTextProblems } from './strict-json.js';
 
 export const openApiFile = path.join(projectRoot, 'openapi.yaml');
@@ -49,7 +50,9 @@ export const acceptedContentEncodings = ['identity', 'gzip'] as const;
  */
 export function validateRequests(): RequestHandler[] {
   // one validator per process: it compiles a route's schema on that route's first request,
-  // so sharing it lets `warmUpValidation` do that once before the server takes traffic
+  // so sharing it lets `warmUpValidation` do that once before the server takes traffic; its
+  // route lookup compiles each path template once, not on every request (./route-matchers.ts)
+  cacheRouteMatchers();
   shared ??= [
     requireJsonBody,
     // a body parsed here is not parsed again by the next parser
