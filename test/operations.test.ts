@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sleep, sleep, spawnManaged, spawnManaged } from '../ops/local/child-process.js';
+import { sleep, spawnManaged } from '../ops/local/child-process.js';
 import { indexSettingsFrom, loadConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { processState } from '../src/http/readiness.js';
