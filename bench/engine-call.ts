@@ -28,7 +28,11 @@ import { ingestFiles } from '../indexer/ingest.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { cliProgram, positiveWholeNumber } from '../src/cli.js';
 import { projectRoot } from '../src/local/opensearch-node.js';
-import { createBulkClient, createOpenSearchClient, searchRequestTimeoutMs } from '../src/opensearch/client.js';
+import {
+  createBulkClient,
+  createOpenSearchClient,
+  searchRequestTimeoutMs,
+} from '../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { searchTransportOf } from '../src/opensearch/search-transport.js';
 import { compileSearch } from '../src/search/compile-search.js';
@@ -55,10 +59,21 @@ const concurrencies = [1, 8] as const;
 
 /** The generated set under .local/bench-data/, loaded under the prefix unless already there. */
 async function loadDataSet(client: Client): Promise<string> {
-  const dir = path.join(projectRoot, '.local', 'bench-data', `engine-call-c${options.companies}-j${options.jobs}`);
+  const dir = path.join(
+    projectRoot,
+    '.local',
+    'bench-data',
+    `engine-call-c${options.companies}-j${options.jobs}`,
+  );
   if (!existsSync(path.join(dir, 'complete'))) {
     log(`generating ${options.companies} companies / ${options.jobs} postings into ${dir}`);
-    await generateDataSet({ companies: options.companies, jobs: options.jobs, seed: 1, now: new Date(), outDir: dir });
+    await generateDataSet({
+      companies: options.companies,
+      jobs: options.jobs,
+      seed: 1,
+      now: new Date(),
+      outDir: dir,
+    });
     writeFileSync(path.join(dir, 'complete'), new Date().toISOString());
   }
   const corporates = path.join(dir, 'corporates.ndjson');
@@ -72,7 +87,9 @@ async function loadDataSet(client: Client): Promise<string> {
     await ingestFiles([corporates, path.join(dir, 'jobs.ndjson')], {
       client: createBulkClient(client),
       indexPrefix: options.prefix,
-      deadLetter: new FileDeadLetter(path.join(projectRoot, '.local', 'bench', 'engine-call-dead-letter.ndjson')),
+      deadLetter: new FileDeadLetter(
+        path.join(projectRoot, '.local', 'bench', 'engine-call-dead-letter.ndjson'),
+      ),
       batchSize: 1000,
     });
     await client.indices.refresh({ index: `${options.prefix}*` });
@@ -83,7 +100,9 @@ async function loadDataSet(client: Client): Promise<string> {
 /** The mix's bodies compiled as the API compiles them, with a deadline's engine timeouts. */
 function mixRequests(corporatesFile: string): Array<{ name: string; request: SearchRequest }> {
   const text = readFileSync(corporatesFile, 'utf8').slice(0, 2_000_000);
-  const numbers = [...text.matchAll(/"corporateNumber":"(\d{13})"/g)].slice(0, 100).map((m) => m[1] as string);
+  const numbers = [...text.matchAll(/"corporateNumber":"(\d{13})"/g)]
+    .slice(0, 100)
+    .map((m) => m[1] as string);
   return buildQueryMix(numbers).map((query) => {
     const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
     const compiled = compileSearch(search, parseSearchRequest(search, query.body), options.prefix);
@@ -122,7 +141,13 @@ function clientWays(url: string): Way[] {
     requestTimeout: searchRequestTimeoutMs,
     maxRetries: 1,
     disablePrototypePoisoningProtection: true,
-    agent: { keepAlive: true, keepAliveMsecs: 30_000, maxSockets: 32, maxFreeSockets: 32, scheduling: 'lifo' } as never,
+    agent: {
+      keepAlive: true,
+      keepAliveMsecs: 30_000,
+      maxSockets: 32,
+      maxFreeSockets: 32,
+      scheduling: 'lifo',
+    } as never,
   });
   const thinClient = createOpenSearchClient(url);
   const thin = searchTransportOf(thinClient);
@@ -130,7 +155,11 @@ function clientWays(url: string): Way[] {
   // the API passes its request's deadline signal, made once per request whatever the transport
   const signal = new AbortController().signal;
   return [
-    { name: 'client', send: async (r) => (await plain.search(r, callOptions)).body, close: () => plain.close() },
+    {
+      name: 'client',
+      send: async (r) => (await plain.search(r, callOptions)).body,
+      close: () => plain.close(),
+    },
     {
       name: 'client, tuned agent',
       send: async (r) => (await tuned.search(r, callOptions)).body,
@@ -192,7 +221,12 @@ interface Step {
 }
 
 /** `calls` calls of the mix in turn, `concurrency` at a time. */
-async function step(way: Way, queries: ReturnType<typeof prepared>, calls: number, concurrency: number): Promise<Step> {
+async function step(
+  way: Way,
+  queries: ReturnType<typeof prepared>,
+  calls: number,
+  concurrency: number,
+): Promise<Step> {
   const latencies: number[] = [];
   let next = 0;
   const cpu = process.cpuUsage();
@@ -275,7 +309,8 @@ async function measure(ways: Way[], queries: ReturnType<typeof prepared>): Promi
 }
 
 function table(rows: Row[]): string {
-  const base = (concurrency: number) => rows.find((row) => row.way === 'client' && row.concurrency === concurrency);
+  const base = (concurrency: number) =>
+    rows.find((row) => row.way === 'client' && row.concurrency === concurrency);
   const lines = [
     '| way | concurrent | p50 ms | p99 ms | CPU µs per call | CPU vs client |',
     '|---|---|---|---|---|---|',

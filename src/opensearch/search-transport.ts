@@ -30,7 +30,10 @@ export interface EngineCallOptions {
 }
 
 export interface SearchTransport {
-  search(request: API.Search_Request, options?: EngineCallOptions): Promise<{ body: API.Search_ResponseBody }>;
+  search(
+    request: API.Search_Request,
+    options?: EngineCallOptions,
+  ): Promise<{ body: API.Search_ResponseBody }>;
   msearch(
     request: API.Msearch_Request,
     options?: EngineCallOptions,
@@ -95,7 +98,8 @@ export function createSearchTransport(client: Client, defaults: TransportDefault
 
 /** `index` as the client writes it into the path (an array becomes `a%2Cb`, which the engine reads as a list). */
 function pathOf(index: unknown, endpoint: string, query: Record<string, unknown>): string {
-  const prefix = index === undefined || index === null || index === '' ? '' : `/${encodeURIComponent(String(index))}`;
+  const prefix =
+    index === undefined || index === null || index === '' ? '' : `/${encodeURIComponent(String(index))}`;
   const search = queryString(query);
   return `${prefix}/${endpoint}${search === '' ? '' : `?${search}`}`;
 }
@@ -175,6 +179,17 @@ function bodyOf(answer: Answer): unknown {
   }
 }
 
+/** The `meta` the client gives a call that got no (whole) answer. */
+function noAnswer(response?: http.IncomingMessage): never {
+  return {
+    body: null,
+    statusCode: response?.statusCode ?? null,
+    headers: response?.headers ?? null,
+    warnings: null,
+    meta: {},
+  } as never;
+}
+
 function responseError(answer: Answer, body: unknown): Error {
   return new clientErrors.ResponseError({
     body,
@@ -198,7 +213,7 @@ function exchange(
 ): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new clientErrors.RequestAbortedError('Request aborted', undefined as never));
+      reject(new clientErrors.RequestAbortedError('Request aborted', noAnswer()));
       return;
     }
     const request = requestOn(connection, call);
@@ -214,12 +229,12 @@ function exchange(
       } else resolve(answer as Answer);
     };
     const timer = setTimeout(
-      () => settle(new clientErrors.TimeoutError('Request timed out', undefined as never)),
+      () => settle(new clientErrors.TimeoutError('Request timed out', noAnswer())),
       timeoutMs,
     );
-    const onAbort = () => settle(new clientErrors.RequestAbortedError('Request aborted', undefined as never));
+    const onAbort = () => settle(new clientErrors.RequestAbortedError('Request aborted', noAnswer()));
     signal?.addEventListener('abort', onAbort, { once: true });
-    request.on('error', (error) => settle(new clientErrors.ConnectionError(error.message, undefined as never)));
+    request.on('error', (error) => settle(new clientErrors.ConnectionError(error.message, noAnswer())));
     request.on('response', (response) => readAnswer(response, settle));
     request.end(call.body);
   });
@@ -250,7 +265,8 @@ function readAnswer(
   settle: (error: Error | undefined, answer?: Answer) => void,
 ): void {
   const chunks: Buffer[] = [];
-  const cut = () => settle(new clientErrors.ConnectionError('Response aborted while reading the body', undefined as never));
+  const cut = () =>
+    settle(new clientErrors.ConnectionError('Response aborted while reading the body', noAnswer(response)));
   response.on('data', (chunk: Buffer) => chunks.push(chunk));
   response.on('error', cut);
   response.on('aborted', cut);
@@ -261,7 +277,8 @@ function readAnswer(
     settle(undefined, {
       statusCode: response.statusCode ?? 0,
       headers: response.headers,
-      text: chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'),
+      text:
+        chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'),
     }),
   );
 }
