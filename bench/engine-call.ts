@@ -15,10 +15,16 @@
  * companies / 20,000 postings by default) is loaded through the project's pipeline under
  * `--prefix` and its indices are deleted by name at the end (`--keep` keeps them).
  *
+ * The same is then measured against a replay: a server in a child process that answers each
+ * query with the engine's recorded answer (the same bytes), so the engine's own time and its
+ * variance are out of the figures and what is left is the call's cost in this process.
+ *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 npm run bench:engine-call -- --prefix bench-engine-call-
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
 import { Pool } from 'undici';
@@ -268,6 +274,7 @@ async function checkSameAnswers(ways: Way[], queries: ReturnType<typeof prepared
 }
 
 interface Row {
+  against: 'engine' | 'replay';
   way: string;
   concurrency: number;
   p50Ms: number;
@@ -277,7 +284,11 @@ interface Row {
 }
 
 /** One warm-up round, then `rounds` rounds; each round runs every way in a rotated order. */
-async function measure(ways: Way[], queries: ReturnType<typeof prepared>): Promise<Row[]> {
+async function measure(
+  against: Row['against'],
+  ways: Way[],
+  queries: ReturnType<typeof prepared>,
+): Promise<Row[]> {
   const samples = new Map<string, { latencies: number[]; cpu: number[] }>();
   for (let round = 0; round <= options.rounds; round++) {
     for (const concurrency of concurrencies) {
@@ -292,11 +303,12 @@ async function measure(ways: Way[], queries: ReturnType<typeof prepared>): Promi
         samples.set(key, entry);
       }
     }
-    log(round === 0 ? 'warm-up round done' : `round ${round}/${options.rounds} done`);
+    log(`${against}: ${round === 0 ? 'warm-up round done' : `round ${round}/${options.rounds} done`}`);
   }
   return [...samples].map(([key, entry]) => {
     const [way, concurrency] = key.split('\u0000') as [string, string];
     return {
+      against,
       way,
       concurrency: Number(concurrency),
       p50Ms: round2(quantile(entry.latencies, 0.5)),
@@ -309,19 +321,87 @@ async function measure(ways: Way[], queries: ReturnType<typeof prepared>): Promi
 }
 
 function table(rows: Row[]): string {
-  const base = (concurrency: number) =>
-    rows.find((row) => row.way === 'client' && row.concurrency === concurrency);
+  const base = (row: Row) =>
+    rows.find(
+      (other) =>
+        other.way === 'client' && other.against === row.against && other.concurrency === row.concurrency,
+    );
   const lines = [
-    '| way | concurrent | p50 ms | p99 ms | CPU µs per call | CPU vs client |',
-    '|---|---|---|---|---|---|',
+    '| against | way | concurrent | p50 ms | p99 ms | CPU µs per call | CPU vs client |',
+    '|---|---|---|---|---|---|---|',
   ];
-  for (const row of [...rows].sort((a, b) => a.concurrency - b.concurrency)) {
-    const ratio = row.cpuMicrosPerCall / (base(row.concurrency)?.cpuMicrosPerCall ?? Number.NaN);
+  const order = (row: Row) => (row.against === 'engine' ? 0 : 100) + row.concurrency;
+  for (const row of [...rows].sort((a, b) => order(a) - order(b))) {
+    const ratio = row.cpuMicrosPerCall / (base(row)?.cpuMicrosPerCall ?? Number.NaN);
     lines.push(
-      `| ${row.way} | ${row.concurrency} | ${row.p50Ms} | ${row.p99Ms} | ${row.cpuMicrosPerCall} | ${round2(ratio)} |`,
+      `| ${row.against} | ${row.way} | ${row.concurrency} | ${row.p50Ms} | ${row.p99Ms} | ${row.cpuMicrosPerCall} | ${round2(ratio)} |`,
     );
   }
   return lines.join('\n');
+}
+
+/** The engine's answer to each query, as bytes, keyed by the body text every way sends. */
+async function recordAnswers(queries: ReturnType<typeof prepared>): Promise<Record<string, string>> {
+  const node = new URL((opensearchUrl as string).split(',')[0] as string);
+  const answers: Record<string, string> = {};
+  for (const query of queries) {
+    const res = await fetch(`${node.origin}${query.raw.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: query.raw.body,
+    });
+    answers[query.raw.body] = await res.text();
+  }
+  return answers;
+}
+
+/** A child process answering each recorded body with its answer (its CPU is not this process's). */
+const replaySource = `
+const http = require('node:http');
+const answers = JSON.parse(require('node:fs').readFileSync(process.argv[1], 'utf8'));
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const answer = answers[Buffer.concat(chunks).toString('utf8')];
+    res.writeHead(answer === undefined ? 404 : 200, { 'content-type': 'application/json; charset=UTF-8' });
+    res.end(answer === undefined ? '{}' : answer);
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
+`;
+
+async function startReplay(answers: Record<string, string>): Promise<{ url: string; stop(): void }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-engine-call-'));
+  const file = path.join(dir, 'answers.json');
+  writeFileSync(file, JSON.stringify(answers));
+  const child = spawn(process.execPath, ['-e', replaySource, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (data: Buffer) => resolve(data.toString().trim()));
+    child.once('exit', () => reject(new Error('the replay server exited')));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () => {
+      child.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every way against `url`: checked to agree, then measured. */
+async function measureAgainst(against: Row['against'], url: string, queries: ReturnType<typeof prepared>) {
+  const ways = [...clientWays(url), ...floorWays(url)];
+  try {
+    await checkSameAnswers(ways, queries);
+    log(
+      `${against}: ${queries.length} queries, ${ways.length} ways, ${options.rounds} rounds of ${options.calls} calls`,
+    );
+    return await measure(against, ways, queries);
+  } finally {
+    for (const way of ways) await way.close();
+  }
 }
 
 async function main() {
@@ -329,11 +409,16 @@ async function main() {
   try {
     const corporates = await loadDataSet(admin);
     const queries = prepared(mixRequests(corporates));
-    const ways = [...clientWays(opensearchUrl as string), ...floorWays(opensearchUrl as string)];
-    await checkSameAnswers(ways, queries);
-    log(`${queries.length} queries, ${ways.length} ways, ${options.rounds} rounds of ${options.calls} calls`);
-    const rows = await measure(ways, queries);
-    for (const way of ways) await way.close();
+    const replay = await startReplay(await recordAnswers(queries));
+    let rows: Row[];
+    try {
+      rows = [
+        ...(await measureAgainst('engine', opensearchUrl as string, queries)),
+        ...(await measureAgainst('replay', replay.url, queries)),
+      ];
+    } finally {
+      replay.stop();
+    }
     const at = new Date().toISOString();
     const report = { at, node: process.version, options, queries: queries.map((q) => q.name), rows };
     const out = path.join(projectRoot, 'bench-reports');
