@@ -52,9 +52,25 @@ const options = cliProgram('bench:engine-call', 'The engine call: the client bes
   .option('--jobs <n>', 'postings', positiveWholeNumber, 20_000)
   .option('--rounds <n>', 'measured rounds (after one warm-up round)', positiveWholeNumber, 6)
   .option('--calls <n>', 'calls per way, per concurrency, per round', positiveWholeNumber, 240)
+  .option(
+    '--replay-calls <n>',
+    'calls per way, per concurrency, per round against the replay',
+    positiveWholeNumber,
+    2_400,
+  )
+  .option('--replay-only', 'measure against the replay only (the engine still answers once per query)')
   .option('--keep', 'keep the indices afterwards')
   .parse()
-  .opts<{ prefix: string; companies: number; jobs: number; rounds: number; calls: number; keep?: boolean }>();
+  .opts<{
+    prefix: string;
+    companies: number;
+    jobs: number;
+    rounds: number;
+    calls: number;
+    replayCalls: number;
+    replayOnly?: boolean;
+    keep?: boolean;
+  }>();
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const opensearchUrl = process.env.OPENSEARCH_URL;
@@ -294,7 +310,8 @@ async function measure(
     for (const concurrency of concurrencies) {
       for (let k = 0; k < ways.length; k++) {
         const way = ways[(k + round) % ways.length] as Way;
-        const result = await step(way, queries, options.calls, concurrency);
+        const calls = against === 'engine' ? options.calls : options.replayCalls;
+        const result = await step(way, queries, calls, concurrency);
         if (round === 0) continue;
         const key = `${way.name}\u0000${concurrency}`;
         const entry = samples.get(key) ?? { latencies: [], cpu: [] };
@@ -413,7 +430,7 @@ async function main() {
     let rows: Row[];
     try {
       rows = [
-        ...(await measureAgainst('engine', opensearchUrl as string, queries)),
+        ...(options.replayOnly ? [] : await measureAgainst('engine', opensearchUrl as string, queries)),
         ...(await measureAgainst('replay', replay.url, queries)),
       ];
     } finally {
