@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Client } from '@opensearch-project/opensearch';
 import type { OpenSearchAccess } from '../config.js';
+import { useThinSearchTransport } from './search-transport.js';
 
 /** What one search may take before the API answers 503 (docs/decisions/0005-detail-text-groups-snippets-guards.md). */
 export const searchRequestTimeoutMs = 10_000;
@@ -28,7 +29,7 @@ export function createOpenSearchClient(url: string, access: Partial<OpenSearchAc
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-  return new Client({
+  const client = new Client({
     nodes,
     ...(access.auth ? { auth: { username: access.auth.username, password: access.auth.password } } : {}),
     ...(access.caFile ? { ssl: { ca: readFileSync(access.caFile, 'utf8'), rejectUnauthorized: true } } : {}),
@@ -45,6 +46,10 @@ export function createOpenSearchClient(url: string, access: Partial<OpenSearchAc
     // JSON.parse as well (docs/decisions/0064-api-cost-json-parse-and-serializer.md)
     disablePrototypePoisoningProtection: true,
   });
+  // the search path's `_search` and `_msearch` skip the client's per-request machinery and
+  // keep its nodes, agent, credentials and errors (./search-transport.ts)
+  useThinSearchTransport(client, { requestTimeoutMs: searchRequestTimeoutMs, maxRetries: 1 });
+  return client;
 }
 
 /**

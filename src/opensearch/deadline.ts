@@ -14,7 +14,8 @@ import { type Deadline, DeadlineExceeded } from '../deadline.js';
  * retry on another node is for. A timeout at the deadline is reported as DeadlineExceeded.
  *
  * (Aborting through the transport's `abort()` was tried: with opensearch-js 3.9 an abort
- * racing the request's own timeout surfaced as an uncaught exception.)
+ * racing the request's own timeout surfaced as an uncaught exception. The search path's own
+ * requests, ./search-transport.ts, also end when the deadline's signal aborts.)
  *
  *   const { body } = await withinDeadline(deadline, 'search', (options) => client.search(request, options));
  */

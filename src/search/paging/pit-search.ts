@@ -10,6 +10,7 @@ import type { API } from '@opensearch-project/opensearch';
 import stableStringify from 'safe-stable-stringify';
 import { type Deadline, DeadlineExceeded } from '../../deadline.js';
 import { withinDeadline } from '../../opensearch/deadline.js';
+import { searchTransportOf } from '../../opensearch/search-transport.js';
 import type { Services } from '../../services.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../opensearch-errors.js';
 import { type HitFields, sourceFetchFor } from '../records.js';
@@ -105,7 +106,8 @@ function withExactLongs(request: SearchRequest): SearchRequest {
 
 /**
  * One engine search. Under a `deadline` (src/deadline.ts) it gets the time left, as the
- * engine's timeout and as the client's request timeout (src/opensearch/deadline.ts).
+ * engine's timeout and as the request's timeout (src/opensearch/deadline.ts), and ends when
+ * the deadline's signal aborts (src/opensearch/search-transport.ts).
  */
 export async function engineSearch(
   services: Pick<Services, 'opensearch' | 'logger'> & {
@@ -119,8 +121,12 @@ export async function engineSearch(
   const timed = withExactLongs({ ...request, ...engineTimeouts(deadline) });
   let body: SearchBody;
   try {
-    body = (await withinDeadline(deadline, 'search', (options) => services.opensearch.search(timed, options)))
-      .body;
+    const transport = searchTransportOf(services.opensearch);
+    body = (
+      await withinDeadline(deadline, 'search', (options) =>
+        transport.search(timed, { ...options, signal: deadline?.signal }),
+      )
+    ).body;
   } catch (error) {
     if (error instanceof DeadlineExceeded) throw error;
     if (request.body && 'pit' in request.body && isPitGone(error)) throw new PitGone();
@@ -151,13 +157,14 @@ export async function engineMsearch(
   ]);
   let responses: Array<SearchBody & { error?: unknown }>;
   try {
+    const transport = searchTransportOf(services.opensearch);
     const { body } = await withinDeadline(services.deadline, 'search', (options) =>
-      services.opensearch.msearch(
+      transport.msearch(
         {
           body: lines as API.Msearch_Request['body'],
           ...(cancel_after_time_interval ? { cancel_after_time_interval } : {}),
         },
-        options,
+        { ...options, signal: services.deadline?.signal },
       ),
     );
     responses = (body as { responses: Array<SearchBody & { error?: unknown }> }).responses;
