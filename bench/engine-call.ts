@@ -29,11 +29,11 @@ import path from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
 import { Pool } from 'undici';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
-import { generateDataSet } from '../indexer/generate/generator.js';
 import { ingestFiles } from '../indexer/ingest.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
+import { projectRoot } from '../ops/local/opensearch-node.js';
+import { generateDataSet } from '../sample-data/index.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import { cliProgram, positiveWholeNumber } from '../src/cli.js';
-import { projectRoot } from '../src/local/opensearch-node.js';
 import {
   createBulkClient,
   createOpenSearchClient,
