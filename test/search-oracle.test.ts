@@ -45,8 +45,9 @@
  *
  * Not evaluated plainly, so bounded as above and no further: exact `workLocationCount` values
  * above 1 (address normalisation), `updatedAt` at any other instant (the time of indexing).
- * Seen and left alone: a registry rename changes `corporateName` on the company's postings
- * without moving their `updatedAt` (a case for it would be red; see the oracle decisions under docs/decisions/).
+ * A registry rename moves `updatedAt` on the company's postings with their `corporateName`
+ * (indexer/rebuild.ts; tested in ./registry-import.test.ts); the closures here repeat each
+ * company's own name, so their postings keep the `updatedAt` of their indexing.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
