@@ -139,6 +139,22 @@ function sameEmbed(a: Doc | null | undefined, b: Doc): boolean {
   return corporateEmbedFields.every((field) => canonical(a[field]) === canonical(b[field]));
 }
 
+/**
+ * What the fan-out writes on a posting: the company copy, and when the company's name changed
+ * (`corporateName` is a field of the Job record) the record's `updatedAt`, so a mirror syncing
+ * by `updatedAtFrom` sees the rename. A change of the copy alone (a closure, a count) leaves the
+ * Job record and its `updatedAt` as they were. Job searches read `corporateName` and
+ * `updatedAt` from doc values (src/search/records.ts): the posting's record copy is not rewritten.
+ */
+function fanOutDoc(posting: PostingSource, embed: Doc, now: Date): Doc {
+  const renamed = posting.corporateName !== embed.name;
+  return {
+    corporate: embed,
+    corporateName: embed.name,
+    ...(renamed ? { updatedAt: now.toISOString() } : {}),
+  };
+}
+
 async function readPostings(
   client: OpenSearchClient,
   names: IndexNames,
@@ -227,7 +243,7 @@ export async function rebuildCompanies(
           index: names.jobs,
           id: posting.id,
           ref: doc.id,
-          body: { doc: { corporate: embed, corporateName: embed.name } },
+          body: { doc: fanOutDoc(posting, embed, now) },
         });
       }
     }

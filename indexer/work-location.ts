@@ -1,11 +1,21 @@
 /**
- * workLocationCount (docs/api.md, "Records"): distinct normalised on-site work addresses of a company's
- * postings. Differently written forms of one address give one key, e.g.
+ * workLocationCount (docs/api.md, "Records"): distinct normalised work addresses of a company's
+ * postings on site or of unknown kind. Differently written forms of one address give one key, e.g.
  *   「渋谷区」「道玄坂１丁目２番地３号」 and 「渋谷区」「道玄坂 1-2-3」 -> `13|渋谷区|道玄坂1-2-3`.
  * Not counted: remote, client_site and one_off postings, and addresses without a city or a
  * street part (too little to tell two places apart).
  */
 import type { WorkLocationSource } from './source-types.js';
+
+/**
+ * The kinds whose address counts as one of the company's work places: `onsite`, and `unknown`
+ * (the source did not say, but gave a city and a street: leaving it out would undercount a
+ * company whose source never states the kind), docs/decisions/0018-work-location-count.md.
+ */
+export const countedWorkLocationKinds: ReadonlySet<WorkLocationSource['kind']> = new Set([
+  'onsite',
+  'unknown',
+]);
 
 const kanjiDigits: Record<string, number> = {
   〇: 0,
@@ -68,7 +78,7 @@ export function normalizeCity(text: string): string {
 /** The key of one countable work place, or null when the posting is not counted. */
 export function workLocationKey(location: WorkLocationSource | null | undefined): string | null {
   if (!location) return null;
-  if (location.kind !== 'onsite' && location.kind !== 'unknown') return null;
+  if (!countedWorkLocationKinds.has(location.kind)) return null;
   let city = normalizeCity(location.cityName ?? '');
   let street = normalizeStreet(location.address ?? '');
   // the city sometimes arrives inside the street part: 「渋谷区道玄坂1-2-3」

@@ -124,6 +124,10 @@ describe('compileSearch', () => {
           "docvalue_fields": [
             "compactRecord",
             "corporateName",
+            {
+              "field": "updatedAt",
+              "format": "epoch_millis",
+            },
           ],
           "from": 50,
           "highlight": {

@@ -158,7 +158,11 @@ describe('the search request', () => {
       jobDescriptionPartialMatchOr: ['設計'],
     });
     const both = compileSearch(jobSearch, withTitle, 'p-').body as Record<string, unknown>;
-    expect(both.docvalue_fields).toEqual(['compactRecord', 'corporateName']);
+    expect(both.docvalue_fields).toEqual([
+      'compactRecord',
+      'corporateName',
+      { field: 'updatedAt', format: 'epoch_millis' },
+    ]);
     expect(both.highlight).toBeDefined();
     const onlySnippets = parseSearchRequest(jobSearch, {
       fields: ['descriptionSnippets'],

@@ -4,19 +4,30 @@
  * checked before the first byte, at most N exports per user, and a connection broken
  * mid-file is charged only for what was sent. An export that outlives the orphan timeout
  * keeps its reservation (the sweep never refunds a live export); an API process killed
- * mid-export leaves a reservation the sweep refunds.
+ * mid-export leaves a reservation the sweep refunds. With Redis stopped while an export
+ * streams (a redis-server of this file's own, with its append-only file, started again on its
+ * port): a failed heartbeat does not stop the beats that follow, and a settlement that fails is
+ * retried until Redis answers again.
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import iconv from 'iconv-lite';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { createHttpServer } from '../src/http/server.js';
+import { createLimits, type Limits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { type LocalRedis, startLocalRedis } from '../src/local/redis-server.js';
+import { createLogger } from '../src/logger.js';
+import { createRedis } from '../src/redis.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job } from './fixtures/search/docs.js';
 import { startApiProcess } from './support/child-runs.js';
@@ -347,4 +358,165 @@ describe('an export and the orphan sweep', () => {
       autoRefunded: { reservations: 1, credits: 200 },
     });
   }, 180_000);
+});
+
+describe('an export while Redis is away', () => {
+  /** Heartbeats every 2 s (a third of it). */
+  const awayOrphanSeconds = 6;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'export-redis-away-'));
+  const messages: string[] = [];
+  let local: LocalRedis;
+  let redis: Redis;
+  let limits: Limits;
+  let prefix = '';
+  let awayServer: http.Server;
+  let awayBase = '';
+
+  /** Stops this file's redis-server (its append-only file flushed); `back()` starts it again on its port. */
+  async function stopRedis(): Promise<{ back: () => Promise<void> }> {
+    const port = local.port;
+    await local.stop();
+    let started = false;
+    return {
+      back: async () => {
+        if (started) return;
+        started = true;
+        local = await startLocalRedis({ logDir: dir, port, appendOnly: true });
+        await untilTrue(async () => (await redis.ping().catch(() => '')) === 'PONG', 15_000);
+      },
+    };
+  }
+
+  async function awayUser(credits: number): Promise<{ user: string; key: string }> {
+    const user = `away-${Math.random().toString(36).slice(2)}`;
+    const { key } = await createApiKey(keyStoreFor(redis, prefix), { userId: user });
+    await limits.ledger.grant(user, credits);
+    return { user, key };
+  }
+
+  /** The orphan time of the one open reservation (what a heartbeat pushes ahead). */
+  async function orphanTime(): Promise<number> {
+    const open = await redis.zrange(`${prefix}credits:open`, '0', '-1', 'WITHSCORES');
+    expect(open).toHaveLength(2);
+    return Number(open[1]);
+  }
+
+  async function readToEnd(res: http.IncomingMessage): Promise<number> {
+    let lines = 0;
+    res.on('data', (chunk: Buffer) => {
+      lines += chunk.toString('latin1').split('\n').length - 1;
+    });
+    res.resume();
+    await new Promise((resolve) => res.once('end', resolve));
+    return lines;
+  }
+
+  beforeAll(async () => {
+    local = await startLocalRedis({ logDir: dir, appendOnly: true });
+    redis = createRedis(local.url);
+    redis.on('error', () => {}); // expected here: the server goes away on purpose
+    await untilTrue(async () => (await redis.ping().catch(() => '')) === 'PONG', 15_000);
+    prefix = `${services.config.redisPrefix}away:`;
+    limits = createLimits({
+      redis,
+      keyPrefix: prefix,
+      config: { reservationOrphanSeconds: awayOrphanSeconds, exportRecordsPerCredit: 10 },
+    });
+    const logger = createLogger('info', {
+      write: (line: string) => {
+        messages.push(String((JSON.parse(line) as { msg?: unknown }).msg));
+      },
+    });
+    // the real app on the file's index, with its limits on this redis-server
+    const app = createApp({
+      ...services,
+      redis,
+      limits,
+      logger,
+      keyChanges: undefined,
+      config: { ...services.config, redisPrefix: prefix },
+    });
+    awayServer = createHttpServer(app, {
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 3000,
+      keepAliveTimeoutMs: 2000,
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => awayServer.once('listening', resolve));
+    awayBase = `http://127.0.0.1:${(awayServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    awayServer?.closeAllConnections();
+    await new Promise((resolve) => awayServer?.close(resolve));
+    redis?.disconnect();
+    await local?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a heartbeat that fails does not stop the next ones: the sweep leaves the export alone, and it is charged in full', async () => {
+    const { user, key } = await awayUser(1_000);
+    const { res, req } = await pausedExport(key, awayBase);
+    try {
+      expect(res.statusCode).toBe(200);
+      const failedBefore = messages.filter((msg) => msg === 'export heartbeat failed').length;
+      const stopped = await stopRedis();
+      try {
+        await untilTrue(
+          async () => messages.filter((msg) => msg === 'export heartbeat failed').length > failedBefore,
+          10_000,
+        );
+      } finally {
+        await stopped.back();
+      }
+      // a beat after Redis came back pushes the orphan time ahead again
+      const before = await orphanTime();
+      await untilTrue(async () => (await orphanTime()) > before, 3 * 2_000);
+      // one orphan timeout and more, sweeping every second as every API process does
+      for (let waited = 0; waited < awayOrphanSeconds + 2; waited += 1) {
+        await sleep(1000);
+        await limits.ledger.sweepOrphans();
+      }
+      expect(await limits.ledger.account(user)).toMatchObject({
+        balance: 800,
+        open: { reservations: 1, credits: 200 },
+        autoRefunded: { reservations: 0, credits: 0 },
+      });
+      expect(await readToEnd(res)).toBe(2_000);
+    } finally {
+      req.destroy();
+    }
+    await expect
+      .poll(() => limits.ledger.account(user), { timeout: 10_000 })
+      .toMatchObject({
+        balance: 800,
+        open: { reservations: 0, credits: 0 },
+        autoRefunded: { reservations: 0 },
+      });
+  }, 90_000);
+
+  it('a settlement that fails while Redis is stopped is retried, and charges the file once Redis is back', async () => {
+    const { user, key } = await awayUser(1_000);
+    const { res, req } = await pausedExport(key, awayBase);
+    try {
+      expect(res.statusCode).toBe(200);
+      const stopped = await stopRedis();
+      try {
+        // the file ends with Redis stopped: the slot release and the first settlements fail
+        expect(await readToEnd(res)).toBe(2_000);
+        await sleep(1_000);
+      } finally {
+        await stopped.back();
+      }
+    } finally {
+      req.destroy();
+    }
+    // reserved 200 (all 2,000 records sent): the settlement closes it at 200, nothing swept
+    await expect
+      .poll(() => limits.ledger.account(user), { timeout: 30_000 })
+      .toMatchObject({
+        balance: 800,
+        open: { reservations: 0, credits: 0 },
+        autoRefunded: { reservations: 0 },
+      });
+    expect(messages).not.toContain('export charge not settled');
+  }, 90_000);
 });

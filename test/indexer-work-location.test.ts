@@ -1,7 +1,16 @@
-/** workLocationCount's address normalisation (docs/api.md, "Records"), table-driven. */
+/** workLocationCount's address normalisation and counted kinds (docs/api.md, "Records"), table-driven. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { workLocationKinds } from '../indexer/labels.js';
 import type { WorkLocationSource } from '../indexer/source-types.js';
-import { countWorkLocations, normalizeStreet, workLocationKey } from '../indexer/work-location.js';
+import {
+  countedWorkLocationKinds,
+  countWorkLocations,
+  normalizeStreet,
+  workLocationKey,
+} from '../indexer/work-location.js';
+import { projectRoot } from '../src/project-root.js';
 
 describe('normalizeStreet', () => {
   it.each([
@@ -56,5 +65,37 @@ describe('workLocationKey', () => {
       ]),
     ).toBe(2);
     expect(countWorkLocations([{ kind: 'remote' }, null])).toBe(0);
+  });
+});
+
+describe('the kinds counted, as the contract states them', () => {
+  const at = (kind: WorkLocationSource['kind'], address: string): WorkLocationSource => ({
+    kind,
+    prefectureId: 13,
+    cityName: '渋谷区',
+    address,
+  });
+
+  it('a posting of unknown kind with a city and a street is a place; client-site and one-off are not', () => {
+    expect(
+      countWorkLocations([
+        at('onsite', '道玄坂1-2-3'),
+        at('unknown', '神南1-1-1'),
+        at('client_site', '宇田川町2-2-2'),
+        at('one_off', '桜丘町3-3-3'),
+      ]),
+    ).toBe(2);
+    expect(workLocationKey(at('unknown', '神南1丁目1番1号'))).toBe('13|渋谷区|神南1-1-1');
+  });
+
+  it('docs/api.md names each counted kind as counted and each other kind as not', () => {
+    const api = readFileSync(path.join(projectRoot, 'docs', 'api.md'), 'utf8');
+    const bullet = /^- `workLocationCount` counts [\s\S]*?(?=\n- |\n\n)/m.exec(api)?.[0] ?? '';
+    // the counted kinds before the semicolon, the others after it
+    const [counted = '', notCounted = ''] = bullet.split(';');
+    for (const kind of workLocationKinds) {
+      const side = countedWorkLocationKinds.has(kind) ? counted : notCounted;
+      expect(side, `docs/api.md, workLocationCount: ${kind}`).toContain(`(\`${kind}\``);
+    }
   });
 });

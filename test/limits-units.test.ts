@@ -1,16 +1,20 @@
 /**
  * The limits' arithmetic and wiring, asserted exactly: the export price, the rate limiter of
  * each mode (its decision and headers' numbers, the give-up time on the real Redis), and what
- * createLimits builds. Written against the mutants Stryker left alive (docs/mutation.md);
+ * createLimits builds, and `refundWithRetry` (a failed request's reservation given back once,
+ * retried while the connection to Redis is down). Written against the mutants Stryker left alive (docs/mutation.md);
  * test/rate-limit.test.ts and test/credits-ledger.test.ts show the same through the app.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { refundWithRetry } from '../src/limits/credits-middleware.js';
 import { exportCost } from '../src/limits/export-cost.js';
 import { createLimits } from '../src/limits/limits.js';
 import { createRateLimiter } from '../src/limits/rate-limiter.js';
 import { LimitsStoreUnavailable } from '../src/limits/store-unavailable.js';
+import { metrics } from '../src/metrics.js';
 import { createRedis } from '../src/redis.js';
 
 let redis: Redis;
@@ -133,5 +137,47 @@ describe('createLimits', () => {
       'single-process',
       'single-process',
     ]);
+  });
+});
+
+describe('refundWithRetry', () => {
+  const refunded = async () => (await metrics.creditsRefunded.get()).values[0]?.value ?? 0;
+
+  it('gives a reservation back once and counts it once, however often it is called', async () => {
+    const limits = createLimits({ redis, keyPrefix: `${prefix}refund-` });
+    await limits.ledger.grant('fay', 10);
+    expect(await limits.ledger.reserve('fay', 3, 'req-fay')).toMatchObject({ ok: true, balance: 7 });
+    const before = await refunded();
+    refundWithRetry(limits, 'req-fay', undefined, 3);
+    await expect.poll(() => limits.ledger.balance('fay')).toBe(10);
+    await expect.poll(refunded).toBe(before + 3);
+    refundWithRetry(limits, 'req-fay', undefined, 3);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await limits.ledger.balance('fay')).toBe(10);
+    expect(await refunded()).toBe(before + 3);
+  });
+
+  it('retries while the connection to Redis is down, and refunds once it is back', async () => {
+    // a connection of its own to the real Redis, closed and opened again: calls in between
+    // fail at once (no offline queue), as they do while Redis is away
+    const own = createRedis(inject('redisUrl'));
+    own.on('error', () => {});
+    try {
+      if (own.status !== 'ready') await new Promise((resolve) => own.once('ready', resolve));
+      const limits = createLimits({ redis: own, keyPrefix: `${prefix}refund-away-` });
+      await limits.ledger.grant('gus', 10);
+      expect(await limits.ledger.reserve('gus', 4, 'req-gus')).toMatchObject({ ok: true, balance: 6 });
+      own.disconnect();
+      const errors: string[] = [];
+      const log = { error: (_fields: unknown, message: string) => errors.push(message) };
+      refundWithRetry(limits, 'req-gus', log as unknown as Logger, 4);
+      // the first tries (at once, after 250 ms) fail on the closed connection
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await own.connect();
+      await expect.poll(() => limits.ledger.balance('gus'), { timeout: 5_000 }).toBe(10);
+      expect(errors).toEqual([]);
+    } finally {
+      own.disconnect();
+    }
   });
 });

@@ -17,6 +17,7 @@ import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';
 import { createApp } from '../src/http/app.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
+import { defineLayout, writeCopy } from '../src/search/record-text.js';
 import {
   corporateRecordOf,
   corporateRecordTexts,
@@ -100,17 +101,23 @@ describe('a record spliced from its copy is the record parsed from it (no engine
     );
   });
 
-  it('jobs: every selection, any texts, the fan-out moving corporateName, snippets', () => {
+  it('jobs: every selection, any texts, the fan-out moving corporateName and updatedAt, snippets', () => {
     fc.assert(
       fc.property(
-        fc.record({ title: text, workLocation: fc.option(fc.record({ address: text, kind: text })) }),
+        fc.record({
+          title: text,
+          workLocation: fc.option(fc.record({ address: text, kind: text })),
+          updatedAt: fc.option(fc.constantFrom('2026-11-01T09:00:00+09:00', '2026-11-21T03:00:00.000Z')),
+        }),
         selection(recordFieldNames.jobs),
         fc.option(text),
+        fc.option(fc.constantFrom(Date.parse('2026-11-01T00:00:00Z'), Date.parse('2026-11-21T03:00:00Z'))),
         fc.array(text, { maxLength: 6 }),
-        (fields, chosen, corporateName, snippets) => {
+        (fields, chosen, corporateName, millis, snippets) => {
           const doc = { id: 'J-1', corporateNumber: '1010001000001', ...fields };
           const live = {
             ...(corporateName === null ? {} : { corporateName: [corporateName] }),
+            ...(millis === null ? {} : { updatedAt: [String(millis)] }),
           };
           const highlight = snippets.length > 0 ? { description: snippets } : undefined;
           const hit = { fields: { compactRecord: [toCompactJobRecord(doc)], ...live }, highlight };
@@ -123,10 +130,30 @@ describe('a record spliced from its copy is the record parsed from it (no engine
           };
           const expected = JSON.stringify(selectFields(jobRecordOf(before), chosen));
           expect(jobRecordTexts(chosen)(hit)).toBe(expected);
+          // the doc value wins: the instant the fan-out wrote, the copy's own text while it is that instant
+          if (millis !== null && (chosen === undefined || chosen.includes('updatedAt'))) {
+            const answered = JSON.parse(expected).updatedAt as string;
+            expect(Date.parse(answered)).toBe(millis);
+            if (fields.updatedAt !== null && Date.parse(fields.updatedAt) === millis)
+              expect(answered).toBe(fields.updatedAt);
+          }
         },
       ),
       propertyParams(300),
     );
+  });
+
+  it('a posting copy written before updatedAt was checked is of the current layout (no backfill)', () => {
+    const before = defineLayout(
+      recordFieldNames.jobs,
+      { corporateName: () => 'null', descriptionSnippets: () => '[]' },
+      {},
+      { workLocation: ['kind', 'prefectureId', 'cityName', 'address'] },
+    );
+    const record = toJobRecord({ id: 'J-1', corporateNumber: '1010001000001', title: awkwardAt(0) });
+    const copy = Buffer.from(writeCopy(before, record), 'utf8').toString('base64');
+    expect(isCurrentCopy('jobs', copy)).toBe(true);
+    expect(copy).toBe(toCompactJobRecord(record));
   });
 
   it('a copy of another field list (a field added since) is parsed, not spliced', () => {

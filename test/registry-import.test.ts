@@ -6,7 +6,8 @@
  * Shift_JIS file gives the same companies but for its substituted kanji, a second load writes
  * nothing, a run stopped part-way (an injected stop, the CLI killed) resumes from its
  * checkpoint to the same end, rejected rows
- * carry every reason, and the job-postings pipeline's fields survive a registry rename.
+ * carry every reason, and the job-postings pipeline's fields survive a registry rename, whose
+ * postings then carry the new name with a moved `updatedAt` (a mirror's `updatedAtFrom`).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -39,10 +40,12 @@ import {
 } from '../indexer/registry/import.js';
 import { toRegistryChange } from '../indexer/registry/map.js';
 import { ZipWriter } from '../indexer/registry/zip-writer.js';
+import { jobSearch } from '../src/catalogue/searches.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { runMatch } from '../src/search/match.js';
-import { searchCorporates } from '../src/search/run-search.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+import { runPlanText, searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { nameKey } from '../src/text/name-key.js';
 import { corporate, job } from './fixtures/indexer/records.js';
@@ -72,6 +75,8 @@ const registryView = [
 ];
 
 const clock = () => new Date('2026-11-03T01:00:00.000Z');
+/** When the job-postings pipeline wrote its company and postings: a day before the import. */
+const pipelineClock = () => new Date('2026-11-02T01:00:00.000Z');
 const stateDirs: string[] = [];
 function stateDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'registry-state-'));
@@ -222,7 +227,7 @@ describe('through the engine', () => {
       client: services.opensearch,
       indexPrefix: services.config.indexPrefix,
       deadLetter: new MemoryDeadLetter(),
-      now: clock,
+      now: pipelineClock,
     });
     await pipeline.add(
       corporate({
@@ -235,10 +240,11 @@ describe('through the engine', () => {
       }),
     );
     await pipeline.add(job({ id: 'REG1', corporateNumber: companies.renamed }));
+    await pipeline.add(job({ id: 'REG2', corporateNumber: companies.renamed, mediaId: 1 }));
     await pipeline.flush();
-    expect(pipeline.report.job?.indexed).toBe(1);
+    expect(pipeline.report.job?.indexed).toBe(2);
     await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, {
-      now: clock(),
+      now: pipelineClock(),
     });
     state = stateDir();
     first = await load(services, [fullUtf8, diff], { stateDir: state });
@@ -376,7 +382,7 @@ describe('through the engine', () => {
       employeeCount: 42,
       totalAdCost: 1_500_000,
       industryCategoryId: 9,
-      aggregates: { postingCount: 1 },
+      aggregates: { postingCount: 2 },
     });
     const names = indexNames(services.config.indexPrefix);
     await services.opensearch.indices.refresh({ index: names.jobs });
@@ -384,6 +390,36 @@ describe('through the engine', () => {
     const posting = body._source as Doc;
     expect(posting.corporateName).toBe('株式会社新名ホールディングス');
     expect(posting.corporate).toMatchObject({ name: '株式会社新名ホールディングス', phoneNumber: phone });
+  });
+
+  it("a rename moves its postings' updatedAt: a mirror syncing by updatedAtFrom gets them with the new name", async () => {
+    const names = indexNames(services.config.indexPrefix);
+    await services.opensearch.indices.refresh({ index: names.jobs });
+    // a mirror's last sync: after the postings were written, just before the import renamed their company
+    const lastSync = new Date(clock().getTime() - 60_000).toISOString();
+    const body = {
+      updatedAtFrom: lastSync,
+      corporateNumberOr: [companies.renamed],
+      fields: ['id', 'corporateName', 'updatedAt'],
+      sort: { field: 'updatedAt', order: 'asc' },
+    };
+    const expected = [
+      { id: 'REG1', corporateName: '株式会社新名ホールディングス', updatedAt: clock().toISOString() },
+      { id: 'REG2', corporateName: '株式会社新名ホールディングス', updatedAt: clock().toISOString() },
+    ];
+    const byId = (rows: Doc[]) => [...rows].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    // records as objects (exports, tools) and as the text spliced from the copies (the HTTP answer)
+    expect(byId((await searchJobs(services, body)).results)).toEqual(expected);
+    const text = await runPlanText(services, jobSearch, parseSearchRequest(jobSearch, body));
+    expect(byId((JSON.parse(text) as { results: Doc[] }).results)).toEqual(expected);
+    // and without the selection: the whole record, spliced, carries both
+    const { fields: _selection, ...wholeBody } = body;
+    const whole = JSON.parse(
+      await runPlanText(services, jobSearch, parseSearchRequest(jobSearch, wholeBody)),
+    ) as { results: Doc[] };
+    expect(byId(whole.results).map((row) => [row.corporateName, row.updatedAt])).toEqual(
+      expected.map((row) => [row.corporateName, row.updatedAt]),
+    );
   });
 
   it('rejected rows go to the dead letters with every reason, and the run goes on', () => {

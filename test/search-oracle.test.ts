@@ -36,7 +36,8 @@
  *   long-vowel marks dropped, small kana as large and katakana as hiragana (docs/names.md), starts
  *   with the prefix folded the same way; a guard checks that no other legal-form reading is in
  *   the data;
- * - `workLocationCount`: only 0 against at least 1 (a posting on site, with a city and a street);
+ * - `workLocationCount`: only 0 against at least 1 (a posting on site or of unknown kind, with a
+ *   city and a street);
  *   the exact count above 1 depends on the address normaliser (indexer/work-location.ts), which
  *   a plain evaluation cannot restate, so no case bounds it elsewhere.
  * - `updatedAt`: only against the instant between indexing and the registry import: the
@@ -45,8 +46,9 @@
  *
  * Not evaluated plainly, so bounded as above and no further: exact `workLocationCount` values
  * above 1 (address normalisation), `updatedAt` at any other instant (the time of indexing).
- * Seen and left alone: a registry rename changes `corporateName` on the company's postings
- * without moving their `updatedAt` (a case for it would be red; see the oracle decisions under docs/decisions/).
+ * A registry rename moves `updatedAt` on the company's postings with their `corporateName`
+ * (indexer/rebuild.ts; tested in ./registry-import.test.ts); the closures here repeat each
+ * company's own name, so their postings keep the `updatedAt` of their indexing.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -356,10 +358,14 @@ function readingAsKey(text: string): string {
     .join('');
 }
 
-/** A posting that counts as a work location: on site, with a city and a street. */
+/** A posting that counts as a work location: on site or of unknown kind, with a city and a street. */
 const onSite = (p: Posting) => {
   const place = p.workLocation as Raw | null;
-  return place?.kind === 'onsite' && present(place.cityName) && present(place.address);
+  return (
+    (place?.kind === 'onsite' || place?.kind === 'unknown') &&
+    present(place.cityName) &&
+    present(place.address)
+  );
 };
 
 const companyCases: Record<string, (d: Data) => CompanyCase> = {

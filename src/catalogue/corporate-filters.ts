@@ -147,7 +147,7 @@ export const companyAttributeFilters = {
     field: 'workLocationCount',
     item: items.count,
     description:
-      "Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds.",
+      "Number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds.",
     flat: {},
     hook: 'nested form only (filters.workLocationCount.min/max): the flat lists of 4.2/4.3 do not name it',
   }),

@@ -52,18 +52,23 @@ export interface CopyLayout {
 /**
  * `nested`: the keys of the objects a record field holds (`markets` -> code, name, ...);
  * throws when such a key is a top-level field after it (its key would be found first).
+ * `checkedSince`: checked fields added after copies of the layout were written; a checked
+ * member is stored as before, so the copies' text is the same and the layout keeps its name
+ * (copies already written are still spliced, with no backfill).
  */
 export function defineLayout(
   fields: readonly string[],
   live: CopyLayout['live'],
   checked: CopyLayout['checked'],
   nested: Record<string, readonly string[]>,
+  checkedSince: readonly string[] = [],
 ): CopyLayout {
   const stored = fields.filter((field) => !(field in live));
   assertUnambiguous(stored, nested);
   if (stored.includes(layoutKey)) throw new Error(`a record field is named ${layoutKey}`);
+  const named = Object.keys(checked).filter((field) => !checkedSince.includes(field));
   const id = createHash('sha256')
-    .update(JSON.stringify([copyFormat, fields, Object.keys(live), Object.keys(checked)]))
+    .update(JSON.stringify([copyFormat, fields, Object.keys(live), named]))
     .digest('hex')
     .slice(0, 12);
   return {

@@ -38,7 +38,8 @@ function topLevelFields(index: string, without: string[]): string[] {
  * (indexer/batch-plan.ts), or for a document written before the field by `npm run backfill`
  * (ops/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
  * values: a company's `workLocationCount` and `updatedAt` (the copy's `updatedAt` gives the
- * text when it is still the same instant), a posting's `corporateName`. A copy of an earlier
+ * text when it is still the same instant), a posting's `corporateName` and `updatedAt` (moved
+ * by the fan-out of a company rename, indexer/rebuild.ts). A copy of an earlier
  * layout (the picked fields' JSON, written before the copies were the record's text, or before
  * a record field was added) is still read, by parsing it.
  *
@@ -153,7 +154,10 @@ function copyText(copy: string): string {
   return Buffer.from(copy, 'base64').toString('utf8');
 }
 
-/** A company's `updatedAt`: the copy's text while the doc value is the same instant. */
+/**
+ * A record's `updatedAt` as JSON text: the copy's text while the doc value is the same instant,
+ * else that instant (a company rebuild, or the fan-out of a company rename, moved it).
+ */
 function checkedUpdatedAt(stored: string, hit: CopyHit): string {
   const millis = hit.fields?.updatedAt?.[0];
   if (millis === undefined) return 'null';
@@ -176,15 +180,21 @@ const corporateCopyLayout: CopyLayout = defineLayout(
   Object.fromEntries([...listFields].map((field) => [field, mappingFields('corporates', field)])),
 );
 
-/** The posting copy's layout: the record but `corporateName` (the rebuild's) and the snippets. */
+/**
+ * The posting copy's layout: the record but `corporateName` (the rebuild's) and the snippets;
+ * `updatedAt` checked against its doc value, which the fan-out of a company rename moves. The
+ * check was added after copies of this layout were written: their text is the same, so it is
+ * left out of the layout's name and they are still spliced.
+ */
 const jobCopyLayout: CopyLayout = defineLayout(
   recordFieldNames.jobs,
   {
     corporateName: (hit) => JSON.stringify(hit.fields?.corporateName?.[0] ?? null),
     descriptionSnippets: (hit) => JSON.stringify(toSnippets(hit.highlight)),
   },
-  {},
+  { updatedAt: checkedUpdatedAt },
   { workLocation: workLocationFields },
+  ['updatedAt'],
 );
 
 /** True when `copy` (base64, as stored) is of the layout searches splice (not an earlier one). */
@@ -237,7 +247,7 @@ export const compactFetch = {
 export const compactJobFetch = {
   _source: false,
   stored_fields: ['_none_'],
-  docvalue_fields: [compactRecordField, 'corporateName'],
+  docvalue_fields: [compactRecordField, 'corporateName', { field: 'updatedAt', format: 'epoch_millis' }],
 } as const;
 
 /** True when a hit of a compact fetch carries no copy (a document written before the field). */
@@ -257,14 +267,17 @@ function decodeCopy(fields: HitFields): Doc {
  */
 export function corporateRecordFromFields(fields: HitFields): Doc {
   const copy = decodeCopy(fields);
-  const millis = fields.updatedAt?.[0];
-  let updatedAt: unknown = null;
-  if (millis !== undefined)
-    updatedAt =
-      typeof copy.updatedAt === 'string' && Date.parse(copy.updatedAt) === Number(millis)
-        ? copy.updatedAt
-        : new Date(Number(millis)).toISOString();
+  const updatedAt = liveUpdatedAt(copy, fields);
   return toCorporateRecord({ ...copy, workLocationCount: fields.workLocationCount?.[0], updatedAt });
+}
+
+/** `updatedAt` of a compact fetch's hit, the object form of `checkedUpdatedAt`. */
+function liveUpdatedAt(copy: Doc, fields: HitFields): unknown {
+  const millis = fields.updatedAt?.[0];
+  if (millis === undefined) return null;
+  return typeof copy.updatedAt === 'string' && Date.parse(copy.updatedAt) === Number(millis)
+    ? copy.updatedAt
+    : new Date(Number(millis)).toISOString();
 }
 
 /** A company hit -> its record: from the compact copy, else (a fetch of `_source`) from `_source`. */
@@ -305,8 +318,9 @@ export function jobRecordOf(hit: {
 }): Doc {
   if (lacksCompactRecord(hit.fields)) return toJobRecord(hit._source ?? {}, hit.highlight);
   const fields = hit.fields as HitFields;
+  const copy = decodeCopy(fields);
   return toJobRecord(
-    { ...decodeCopy(fields), corporateName: fields.corporateName?.[0] ?? null },
+    { ...copy, corporateName: fields.corporateName?.[0] ?? null, updatedAt: liveUpdatedAt(copy, fields) },
     hit.highlight,
   );
 }

@@ -1376,11 +1376,11 @@ export interface components {
                 /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
                 none?: readonly number[];
             };
-            /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
+            /** @description Number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. */
             workLocationCount?: {
-                /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive lower bound. */
+                /** @description Number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive lower bound. */
                 min?: number;
-                /** @description Number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
+                /** @description Number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
@@ -2509,18 +2509,18 @@ export interface components {
                 /** @description Linked company: headcount transition flags contain the string. Excludes records whose text contains any of the strings. */
                 noneContains?: readonly string[];
             };
-            /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
+            /** @description Linked company: number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. */
             corporateWorkLocationCount?: {
-                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive lower bound. */
+                /** @description Linked company: number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive lower bound. */
                 min?: number;
-                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
+                /** @description Linked company: number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
-            /** @description Alias of corporateWorkLocationCount. Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. */
+            /** @description Alias of corporateWorkLocationCount. Linked company: number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. */
             workLocationCount?: {
-                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive lower bound. */
+                /** @description Linked company: number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive lower bound. */
                 min?: number;
-                /** @description Linked company: number of work locations (distinct on-site addresses of the company's postings), inclusive bounds. Inclusive upper bound. */
+                /** @description Linked company: number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
             /** @description true: postings of closed companies (closed in the corporate-number register) are included too; absent or false: they are left out of the results, counts, facets and exports. */
