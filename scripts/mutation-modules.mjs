@@ -63,7 +63,7 @@ export const mutationModules = {
   },
   // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
   // limiter through the app, and under a frozen redis-server of their own) are left out: with
-  // them a run was estimated at hours on a loaded 2-core machine. Of the credits middleware,
+  // them a run was estimated at hours on a loaded 2-core machine. Of the charges (charges.ts),
   // only the refund a failed request retries while Redis is away (`refundWithRetry` and the
   // retry loop it runs, `settleWithRetry`), which test/limits-units.test.ts calls directly.
   limits: {
@@ -74,8 +74,8 @@ export const mutationModules = {
       'src/limits/rate-limiter.ts',
       'src/limits/limits.ts',
       'src/limits/admission.ts',
-      fn('src/limits/credits-middleware.ts', 'export function refundWithRetry('),
-      fn('src/limits/credits-middleware.ts', 'function settleWithRetry('),
+      fn('src/limits/charges.ts', 'export function refundWithRetry('),
+      fn('src/limits/charges.ts', 'function settleWithRetry('),
     ],
     tests: ['test/credits-ledger.test.ts', 'test/limits-units.test.ts', 'test/admission.test.ts'],
   },

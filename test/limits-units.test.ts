@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { refundWithRetry } from '../src/limits/credits-middleware.js';
+import { refundWithRetry } from '../src/limits/charges.js';
 import { exportCost } from '../src/limits/export-cost.js';
 import { createLimits } from '../src/limits/limits.js';
 import { createRateLimiter } from '../src/limits/rate-limiter.js';
