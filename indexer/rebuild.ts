@@ -37,7 +37,8 @@ async function liveNestedLimit(client: OpenSearchClient, index: string): Promise
 }
 const postingFields = mappingFields('corporates', 'postings');
 
-const postingSourceFields = [
+/** The fields of a jobs document the rebuild reads (./run-postings.ts keeps the same ones). */
+export const postingSourceFields = [
   'id',
   'corporateNumber',
   'corporateName',
@@ -63,7 +64,7 @@ const postingSourceFields = [
   'corporate',
 ];
 
-interface PostingSource extends Doc {
+export interface PostingSource extends Doc {
   id: string;
   corporateNumber: string;
   workLocation?: WorkLocationSource | null;
@@ -174,6 +175,12 @@ export async function rebuildCompanies(
      * the same way (the name keys, when the fold changed: ./backfill-copies.ts).
      */
     copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
+    /**
+     * Each company's postings, known without reading them back (a file load that wrote every
+     * one of them, ./run-postings.ts): in the order the read would give (by id), each with
+     * `postingSourceFields`. The scan of `jobs` is then skipped.
+     */
+    postings?: ReadonlyMap<string, PostingSource[]>;
   } = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
@@ -188,7 +195,7 @@ export async function rebuildCompanies(
     const found = await getSources<Doc>(client, names.corporates, chunk, {
       excludes: ['postings', 'aggregates', compactRecordField],
     });
-    const postingsByCompany = await readPostings(client, names, chunk);
+    const postingsByCompany = options.postings ?? (await readPostings(client, names, chunk));
     const corporateOps: BulkOp<string>[] = [];
     const jobOps: BulkOp<string>[] = [];
     for (const doc of found) {
