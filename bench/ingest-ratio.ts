@@ -9,9 +9,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { cliProgram, positiveWholeNumber, wholeNumber } from '../src/cli.js';
-import { projectRoot } from '../src/project-root.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices } from '../src/opensearch/indices.js';
+import { projectRoot } from '../src/project-root.js';
 import { measureIngestion } from './ingest-bench.js';
 
 const options = cliProgram('bench:ingest', 'Ingestion beside raw _bulk, on a running engine')

@@ -195,7 +195,8 @@ export function planBatch(
   });
   records.forEach((record, position) => {
     if (record.type === 'job') planPosting(plan, postingOps, record, position, context, known);
-    else if (record.type === 'delete_job') planPostingDelete(plan, postingOps, record, position, context, known);
+    else if (record.type === 'delete_job')
+      planPostingDelete(plan, postingOps, record, position, context, known);
   });
   plan.ops.push(...postingOps);
   return plan;

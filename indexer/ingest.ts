@@ -37,6 +37,9 @@ export interface IngestOptions {
 export interface IngestResult {
   report: Report;
   rebuild: RebuildResult;
+  /** companies rebuilt during the load from the postings it wrote (./run-postings.ts) */
+  rebuiltDuringLoad: number;
+  /** records: the load, with the rebuilds during it; rebuild: the rebuilds after it */
   seconds: { records: number; rebuild: number };
 }
 
@@ -74,11 +77,16 @@ export interface Prescan {
  */
 export async function prescanFiles(files: string[]): Promise<Prescan> {
   const places = new Map<string, Set<string>>();
-  const scanned: Prescan = { workLocationCounts: new Map(), records: new Map(), deleted: new Set(), deletesPostings: false };
+  const scanned: Prescan = {
+    workLocationCounts: new Map(),
+    records: new Map(),
+    deleted: new Set(),
+    deletesPostings: false,
+  };
   for await (const { line } of readLines(files, () => {})) {
-    let record: Partial<JobSource> & { type?: unknown };
+    let record: { type?: unknown; corporateNumber?: unknown; workLocation?: JobSource['workLocation'] };
     try {
-      record = JSON.parse(line) as Partial<JobSource> & { type?: unknown };
+      record = JSON.parse(line) as typeof record;
       if (typeof record !== 'object' || record === null) continue;
     } catch {
       continue; // the pipeline rejects it with a reason
@@ -99,8 +107,15 @@ export async function prescanFiles(files: string[]): Promise<Prescan> {
   return scanned;
 }
 
-/** Postings held in memory for the early rebuilds at most, and waiting for one. */
-const maxHeldPostings = 20_000;
+/**
+ * Postings held for the early rebuilds at most: above the nested limit of the corporates
+ * index (50,000, mappings/corporates.json), so a company past it is still built from memory;
+ * about what the rebuild from the index holds for a round with such a company in it. A
+ * company that would pass it is rebuilt from the index.
+ */
+const maxHeldPostings = 60_000;
+/** Postings of complete companies waiting for their early rebuild, before the load waits. */
+const maxQueuedPostings = 20_000;
 
 /**
  * The early rebuilds of a load (./run-postings.ts), or none: when the files delete postings
@@ -125,7 +140,7 @@ async function earlyRebuildsFor(
       jobsIndex: jobs,
     }),
     rebuilds: new EarlyRebuilds(client, options.indexPrefix, {
-      maxQueued: maxHeldPostings,
+      maxQueued: maxQueuedPostings,
       ...(options.now ? { now: options.now } : {}),
     }),
   };
@@ -134,6 +149,9 @@ async function earlyRebuildsFor(
 export async function ingestFiles(files: string[], options: IngestOptions): Promise<IngestResult> {
   const prescan = await prescanFiles(files);
   const early = await earlyRebuildsFor(prescan, options);
+  const onSettled: PipelineOptions['onSettled'] = early
+    ? (records, outcomes, plan) => early.rebuilds.add(early.run.settle(records, outcomes, plan))
+    : undefined;
   const pipeline = new IngestPipeline({
     workLocationCounts: prescan.workLocationCounts,
     client: options.client,
@@ -141,10 +159,8 @@ export async function ingestFiles(files: string[], options: IngestOptions): Prom
     deadLetter: options.deadLetter,
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     ...(options.now ? { now: options.now } : {}),
-    ...(early
-      ? { onSettled: (records, outcomes, plan) => early.rebuilds.add(early.run.settle(records, outcomes, plan)) }
-      : {}),
-  } satisfies PipelineOptions);
+    ...(onSettled ? { onSettled } : {}),
+  });
   const total = files.reduce((sum, file) => sum + statSync(file).size, 0);
   let done = 0;
   const started = Date.now();
@@ -165,6 +181,7 @@ export async function ingestFiles(files: string[], options: IngestOptions): Prom
   return {
     report: pipeline.report,
     rebuild,
+    rebuiltDuringLoad: early?.rebuilds.rebuilt.size ?? 0,
     seconds: { records: (recordsDone - started) / 1000, rebuild: (Date.now() - recordsDone) / 1000 },
   };
 }

@@ -401,7 +401,12 @@ export class IngestPipeline {
   }
 
   /** Counts each record's outcome, dead-letters the refused ones, collects the touched companies. */
-  private async settle(batch: Pending[], outcomes: RecordOutcome[], now: Date, plan: BatchPlan): Promise<void> {
+  private async settle(
+    batch: Pending[],
+    outcomes: RecordOutcome[],
+    now: Date,
+    plan: BatchPlan,
+  ): Promise<void> {
     const entries: DeadLetterEntry[] = [];
     batch.forEach(({ record, source }, position) => {
       const counts = this.count(record.type);

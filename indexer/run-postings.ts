@@ -16,6 +16,7 @@
  *   const run = new RunPostings(expected, { excluded, maxHeld: 20_000, jobsIndex });
  *   const complete = run.settle(records, outcomes, plan); // [['7000012050002', [posting, ...]], ...]
  */
+import type { API } from '@opensearch-project/opensearch';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import type { BatchPlan, RecordOutcome } from './batch-plan.js';
@@ -64,7 +65,8 @@ export class RunPostings {
   ): CompleteCompany[] {
     const written = new Map<number, Record<string, unknown>>();
     for (const op of plan.ops)
-      if (op.action === 'index' && op.index === this.options.jobsIndex && op.body) written.set(op.ref, op.body);
+      if (op.action === 'index' && op.index === this.options.jobsIndex && op.body)
+        written.set(op.ref, op.body);
     const seen = new Set<string>();
     records.forEach((record, position) => {
       if (record.type !== 'corporate' && record.type !== 'job') return;
@@ -124,25 +126,24 @@ export async function postingCountsByCompany(
   const counts = new Map<string, number>();
   let after: Record<string, unknown> | undefined;
   for (;;) {
-    const { body } = await withRetry(() =>
-      client.search({
-        index,
-        body: {
-          size: 0,
-          aggs: {
-            companies: {
-              composite: {
-                size: 10_000,
-                sources: [{ corporateNumber: { terms: { field: 'corporateNumber' } } }],
-                ...(after ? { after } : {}),
-              },
-            },
+    const request: Record<string, unknown> = {
+      size: 0,
+      aggs: {
+        companies: {
+          composite: {
+            size: 10_000,
+            sources: [{ corporateNumber: { terms: { field: 'corporateNumber' } } }],
+            ...(after ? { after } : {}),
           },
         },
-      }),
-    );
+      },
+    };
+    const { body } = await withRetry(() => client.search({ index, body: request as API.Search_RequestBody }));
     const result = (body.aggregations as Record<string, unknown> | undefined)?.companies as
-      | { buckets: Array<{ key: { corporateNumber: string }; doc_count: number }>; after_key?: Record<string, unknown> }
+      | {
+          buckets: Array<{ key: { corporateNumber: string }; doc_count: number }>;
+          after_key?: Record<string, unknown>;
+        }
       | undefined;
     for (const bucket of result?.buckets ?? []) counts.set(bucket.key.corporateNumber, bucket.doc_count);
     if (!result?.after_key || result.buckets.length === 0) return counts;
@@ -180,7 +181,10 @@ export class EarlyRebuilds {
   /** Waits while more companies or postings wait than `maxQueued` allows (the load's memory). */
   async keepUp(): Promise<void> {
     if (this.queuedPostings > this.options.maxQueued) this.start(true);
-    while (this.running && (this.queue.length > 2 * roundSize || this.queuedPostings > this.options.maxQueued))
+    while (
+      this.running &&
+      (this.queue.length > 2 * roundSize || this.queuedPostings > this.options.maxQueued)
+    )
       await this.running;
     if (this.failure) throw this.failure;
   }

@@ -156,7 +156,8 @@ async function writeSerialised<Ref>(
           failures.push({ op, reason: 'changed since it was read', conflict: true });
           return;
         }
-        if (isTransientStatus(item.status) && attempt < (options.retries ?? 6)) retry.push(sent[position] as Serialised<Ref>);
+        if (isTransientStatus(item.status) && attempt < (options.retries ?? 6))
+          retry.push(sent[position] as Serialised<Ref>);
         else if (isWriteBlocked(item.error?.reason ?? '') && Date.now() - started < writeBlockWaitMs) {
           // a reindex's last catch-up: the alias moves to the new index within seconds
           blocked = true;
