@@ -9,7 +9,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateDataSet } from '../indexer/generate/generator.js';
 import { cliProgram, positiveWholeNumber, wholeNumber } from '../src/cli.js';
-import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
+import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { measureIngestion } from './ingest-bench.js';
@@ -38,6 +38,29 @@ if (!existsSync(path.join(dir, 'complete'))) {
   writeFileSync(path.join(dir, 'complete'), new Date().toISOString());
 }
 
+/** Requests, bytes sent and bytes answered, per side and kind of request (`pipeline POST _bulk`). */
+type Traffic = Record<string, { requests: number; sentBytes: number; answeredBytes: number }>;
+
+function countTraffic(bulkClient: OpenSearchClient, side: () => string | undefined): Traffic {
+  const traffic: Traffic = {};
+  bulkClient.on('response', (_error, result) => {
+    const name = side();
+    const params = result?.meta?.request?.params;
+    if (!name || !params) return;
+    const kind = `${name} ${params.method} ${(params.path.match(/\/_[a-z_]+/g) ?? ['/']).join('')}`;
+    const body = params.body as unknown;
+    const sent =
+      typeof body === 'string' ? Buffer.byteLength(body) : body ? Buffer.byteLength(JSON.stringify(body)) : 0;
+    const answered = Number(result?.headers?.['content-length'] ?? 0);
+    const entry = traffic[kind] ?? { requests: 0, sentBytes: 0, answeredBytes: 0 };
+    traffic[kind] = entry;
+    entry.requests++;
+    entry.sentBytes += sent;
+    entry.answeredBytes += answered;
+  });
+  return traffic;
+}
+
 const client = createOpenSearchClient(url);
 const pipelinePrefix = `${options.prefix}p-`;
 const rawPrefix = `${options.prefix}r-`;
@@ -45,8 +68,11 @@ try {
   for (let round = 1; round <= options.repeat; round++) {
     // Node's own CPU, per side: the log lines mark where each side starts and ends
     const marks: Record<string, NodeJS.CpuUsage> = {};
+    let side: string | undefined;
+    const bulkClient = createBulkClient(client);
+    const traffic = countTraffic(bulkClient, () => side);
     const figures = await measureIngestion({
-      client: createBulkClient(client),
+      client: bulkClient,
       files,
       pipelinePrefix,
       rawPrefix,
@@ -54,10 +80,21 @@ try {
       deadLetterFile: path.join(dir, `${options.prefix}dead-letter.ndjson`),
       batchSize: 1000,
       log: (line) => {
-        if (line.startsWith('ingest: project pipeline')) marks.pipeline = process.cpuUsage();
-        if (line.startsWith('ingest: pipeline ')) marks.pipelineEnd = process.cpuUsage(marks.pipeline);
-        if (line.startsWith('ingest: raw _bulk of')) marks.raw = process.cpuUsage();
-        if (line.startsWith('ingest: raw _bulk ') && marks.raw) marks.rawEnd = process.cpuUsage(marks.raw);
+        if (line.startsWith('ingest: project pipeline')) {
+          marks.pipeline = process.cpuUsage();
+          side = 'pipeline';
+        }
+        if (line.startsWith('ingest: pipeline ')) {
+          marks.pipelineEnd = process.cpuUsage(marks.pipeline);
+          side = undefined;
+        }
+        if (line.startsWith('ingest: raw _bulk of')) {
+          marks.raw = process.cpuUsage();
+          side = 'raw';
+        } else if (line.startsWith('ingest: raw _bulk ') && marks.raw) {
+          marks.rawEnd = process.cpuUsage(marks.raw);
+          side = undefined;
+        }
         process.stderr.write(`${line}\n`);
       },
     });
@@ -65,7 +102,7 @@ try {
       usage ? Math.round((usage.user + usage.system) / 1000) / 1000 : null;
     const ratio = Math.round((figures.pipeline.docsPerSecond / figures.rawBulk.docsPerSecond) * 100) / 100;
     process.stdout.write(
-      `${JSON.stringify({ round, ratio, ...figures, nodeCpuSeconds: { pipeline: cpu(marks.pipelineEnd), raw: cpu(marks.rawEnd) } })}\n`,
+      `${JSON.stringify({ round, ratio, ...figures, nodeCpuSeconds: { pipeline: cpu(marks.pipelineEnd), raw: cpu(marks.rawEnd) }, traffic })}\n`,
     );
   }
 } finally {
