@@ -175,11 +175,7 @@ export async function rebuildCompanies(
      * the same way (the name keys, when the fold changed: ./backfill-copies.ts).
      */
     copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
-    /**
-     * Each company's postings, known without reading them back (a file load that wrote every
-     * one of them, ./run-postings.ts): in the order the read would give (by id), each with
-     * `postingSourceFields`. The scan of `jobs` is then skipped.
-     */
+    /** Each company's postings as the scan of `jobs` would read them, known without it (./run-postings.ts). */
     postings?: ReadonlyMap<string, PostingSource[]>;
   } = {},
 ): Promise<RebuildResult> {
