@@ -14,7 +14,7 @@ import { toCompactJobRecord, toCompactRecord } from '../src/search/records.js';
 import type { IndexNames } from './index-names.js';
 import type { Masters } from './masters.js';
 import { registryOwnedDocFields } from './ownership.js';
-import type { SourceRecord } from './source-types.js';
+import type { CorporateSource, DeleteJobSource, JobSource, SourceRecord } from './source-types.js';
 import {
   type Doc,
   RecordError,
@@ -187,111 +187,149 @@ export function planBatch(
   context: PlanContext,
   known: KnownState,
 ): BatchPlan {
-  const { names, masters, now } = context;
   const plan = emptyPlan();
   const postingOps: BulkOp<number>[] = [];
-
   // companies first: a posting of the same batch gets the company as its record leaves it
   records.forEach((record, position) => {
-    if (record.type !== 'corporate') return;
-    // a late copy of a deleted company: writing it would bring the company back
-    if (deletedBefore(record, known.deletions)) {
-      plan.deleted.add(position);
-      return;
-    }
-    try {
-      // a registry company keeps the registry's name, reading, legal form and address
-      const fields = {
-        ...toCorporateFields(record, masters),
-        ...known.registered?.get(record.corporateNumber),
-      };
-      // the compact copy a company search reads instead of `_source` (src/search/records.ts)
-      const compactRecord = toCompactRecord({ ...fields, updatedAt: now.toISOString() });
-      const upsert = { ...toCorporateDocument(record, masters, now), compactRecord };
-      // an update keeps the aggregates and postings until the rebuild replaces them
-      const version = versionOf(record);
-      // a record without a version clears the stored one: from then on, arrival order
-      const doc = { ...fields, compactRecord, updatedAt: now.toISOString() };
-      plan.ops.push({
-        action: 'update',
-        index: names.corporates,
-        id: record.corporateNumber,
-        ref: position,
-        ...(version === undefined ? {} : { versioned: true }),
-        body: {
-          script: {
-            source: versionedCompanyUpdate,
-            lang: 'painless',
-            params: { doc, version: version ?? null, owned: [...registryOwnedDocFields] },
-          },
-          upsert: { ...upsert, sourceVersion: version ?? null },
-        },
-      });
-      const before = plan.companies.get(record.corporateNumber) ?? known.cached.get(record.corporateNumber);
-      plan.companies.set(record.corporateNumber, { ...(before ?? {}), ...fields });
-      plan.touches.set(position, record.corporateNumber);
-    } catch (error) {
-      refuse(plan, position, error);
-    }
+    if (record.type === 'corporate') planCompany(plan, record, position, context, known);
   });
-
   records.forEach((record, position) => {
-    if (record.type === 'job') {
-      const company =
-        plan.companies.get(record.corporateNumber) ??
-        known.cached.get(record.corporateNumber) ??
-        known.indexed.get(record.corporateNumber);
-      if (!company && context.deferMissingCompany) {
-        plan.deferred.add(position);
-        return;
-      }
-      if (!company) {
-        plan.rejected.set(
-          position,
-          `corporateNumber: company ${record.corporateNumber} is not indexed; ingest its corporate record first`,
-        );
-        return;
-      }
-      try {
-        const count = context.workLocationCounts.get(record.corporateNumber);
-        const owner = count === undefined ? company : { ...company, workLocationCount: count };
-        const doc = toJobDocument(record, owner, masters, now);
-        // searches read the record from this copy (src/search/records.ts)
-        const job = { ...doc, compactRecord: toCompactJobRecord(doc) };
-        const version = versionOf(record);
-        const versioned = version === undefined ? {} : { version };
-        postingOps.push(
-          { action: 'index', index: names.jobs, id: record.id, ref: position, body: job, ...versioned },
-          {
-            action: 'index',
-            index: names.jobDetails,
-            id: record.id,
-            ref: position,
-            body: toJobDetailDocument(record, now),
-            ...versioned,
-          },
-        );
-        plan.touches.set(position, record.corporateNumber);
-      } catch (error) {
-        refuse(plan, position, error);
-      }
-    } else if (record.type === 'delete_job') {
-      plan.deletesPostings = true;
-      // with a version, the delete leaves a tombstone (kept `index.gc_deletes`, 7 days) that
-      // refuses an older upsert arriving late
-      const version = versionOf(record);
-      const versioned = version === undefined ? {} : { version };
-      postingOps.push(
-        { action: 'delete', index: names.jobs, id: record.id, ref: position, ...versioned },
-        { action: 'delete', index: names.jobDetails, id: record.id, ref: position, ...versioned },
-      );
-      const owner = known.jobOwners.get(record.id);
-      if (owner) plan.touches.set(position, owner);
-    }
+    if (record.type === 'job') planPosting(plan, postingOps, record, position, context, known);
+    else if (record.type === 'delete_job')
+      planPostingDelete(plan, postingOps, record, position, context, known);
   });
-
   plan.ops.push(...postingOps);
   return plan;
+}
+
+/** A corporate record: its company update, and the company as later postings of the batch see it. */
+function planCompany(
+  plan: BatchPlan,
+  record: CorporateSource,
+  position: number,
+  context: PlanContext,
+  known: KnownState,
+): void {
+  // a late copy of a deleted company: writing it would bring the company back
+  if (deletedBefore(record, known.deletions)) {
+    plan.deleted.add(position);
+    return;
+  }
+  try {
+    // a registry company keeps the registry's name, reading, legal form and address
+    const fields = {
+      ...toCorporateFields(record, context.masters),
+      ...known.registered?.get(record.corporateNumber),
+    };
+    plan.ops.push(companyUpdate(record, position, fields, context));
+    const before = plan.companies.get(record.corporateNumber) ?? known.cached.get(record.corporateNumber);
+    plan.companies.set(record.corporateNumber, { ...(before ?? {}), ...fields });
+    plan.touches.set(position, record.corporateNumber);
+  } catch (error) {
+    refuse(plan, position, error);
+  }
+}
+
+/** The `_bulk` update of one company record (`versionedCompanyUpdate`, with the whole document as its upsert). */
+function companyUpdate(
+  record: CorporateSource,
+  position: number,
+  fields: Doc,
+  { names, masters, now }: PlanContext,
+): BulkOp<number> {
+  // the compact copy a company search reads instead of `_source` (src/search/records.ts)
+  const compactRecord = toCompactRecord({ ...fields, updatedAt: now.toISOString() });
+  const upsert = { ...toCorporateDocument(record, masters, now), compactRecord };
+  // an update keeps the aggregates and postings until the rebuild replaces them
+  const version = versionOf(record);
+  // a record without a version clears the stored one: from then on, arrival order
+  const doc = { ...fields, compactRecord, updatedAt: now.toISOString() };
+  return {
+    action: 'update',
+    index: names.corporates,
+    id: record.corporateNumber,
+    ref: position,
+    ...(version === undefined ? {} : { versioned: true }),
+    body: {
+      script: {
+        source: versionedCompanyUpdate,
+        lang: 'painless',
+        params: { doc, version: version ?? null, owned: [...registryOwnedDocFields] },
+      },
+      upsert: { ...upsert, sourceVersion: version ?? null },
+    },
+  };
+}
+
+/** A job record: its writes to jobs and job-details with the company copy, else its refusal or deferral. */
+function planPosting(
+  plan: BatchPlan,
+  postingOps: BulkOp<number>[],
+  record: JobSource,
+  position: number,
+  { names, masters, now, workLocationCounts, deferMissingCompany }: PlanContext,
+  known: KnownState,
+): void {
+  const company =
+    plan.companies.get(record.corporateNumber) ??
+    known.cached.get(record.corporateNumber) ??
+    known.indexed.get(record.corporateNumber);
+  if (!company && deferMissingCompany) {
+    plan.deferred.add(position);
+    return;
+  }
+  if (!company) {
+    plan.rejected.set(
+      position,
+      `corporateNumber: company ${record.corporateNumber} is not indexed; ingest its corporate record first`,
+    );
+    return;
+  }
+  try {
+    const count = workLocationCounts.get(record.corporateNumber);
+    const owner = count === undefined ? company : { ...company, workLocationCount: count };
+    const doc = toJobDocument(record, owner, masters, now);
+    // searches read the record from this copy (src/search/records.ts)
+    const job = { ...doc, compactRecord: toCompactJobRecord(doc) };
+    const version = versionOf(record);
+    const versioned = version === undefined ? {} : { version };
+    postingOps.push(
+      { action: 'index', index: names.jobs, id: record.id, ref: position, body: job, ...versioned },
+      {
+        action: 'index',
+        index: names.jobDetails,
+        id: record.id,
+        ref: position,
+        body: toJobDetailDocument(record, now),
+        ...versioned,
+      },
+    );
+    plan.touches.set(position, record.corporateNumber);
+  } catch (error) {
+    refuse(plan, position, error);
+  }
+}
+
+/** A delete_job record: the deletes from jobs and job-details; it touches the posting's company. */
+function planPostingDelete(
+  plan: BatchPlan,
+  postingOps: BulkOp<number>[],
+  record: DeleteJobSource,
+  position: number,
+  { names }: PlanContext,
+  known: KnownState,
+): void {
+  plan.deletesPostings = true;
+  // with a version, the delete leaves a tombstone (kept `index.gc_deletes`, 7 days) that
+  // refuses an older upsert arriving late
+  const version = versionOf(record);
+  const versioned = version === undefined ? {} : { version };
+  postingOps.push(
+    { action: 'delete', index: names.jobs, id: record.id, ref: position, ...versioned },
+    { action: 'delete', index: names.jobDetails, id: record.id, ref: position, ...versioned },
+  );
+  const owner = known.jobOwners.get(record.id);
+  if (owner) plan.touches.set(position, owner);
 }
 
 /**

@@ -64,10 +64,16 @@ export interface PipelineOptions {
   /** Concurrent `_bulk` writes (default 2). */
   maxInFlight?: number;
   /**
-   * workLocationCount per company as it will be after this run (see scanWorkLocations), so
+   * workLocationCount per company as it will be after this run (see prescanFiles, ./ingest.ts), so
    * postings get the right company copy on their first write instead of a fan-out later.
    */
   workLocationCounts?: Map<string, number>;
+  /**
+   * Called once per batch after its records are counted and dead-lettered, with the records,
+   * their outcomes and the plan that was written (the file load's early rebuilds:
+   * ./run-postings.ts).
+   */
+  onSettled?: (records: readonly SourceRecord[], outcomes: readonly RecordOutcome[], plan: BatchPlan) => void;
 }
 
 interface Pending {
@@ -361,11 +367,14 @@ export class IngestPipeline {
     const now = this.now();
     const records = batch.map((item) => item.record);
     const lookups = lookupsFor(records, this.companies);
-    const indexed = await this.loadCompanies(lookups.companies);
-    const jobOwners = await this.corporateNumbersOfJobs(lookups.jobs);
-    const deletions = await this.deletionsOf(lookups.deletions);
-    const registered = await this.registryOwned(lookups.registered);
-    await prepareDerivedReadings();
+    // four independent reads: together, so the batch waits for the slowest, not for their sum
+    const [indexed, jobOwners, deletions, registered] = await Promise.all([
+      this.loadCompanies(lookups.companies),
+      this.corporateNumbersOfJobs(lookups.jobs),
+      this.deletionsOf(lookups.deletions),
+      this.registryOwned(lookups.registered),
+      prepareDerivedReadings(),
+    ]);
     const plan = planBatch(
       records,
       {
@@ -383,7 +392,7 @@ export class IngestPipeline {
     while (this.inFlight.length >= this.maxInFlight) await Promise.race(this.inFlight);
     const write = dispatchPlan(this.options.client, records.length, plan, this.options.retry)
       .then((outcomes) => this.undoLateCompanies(batch, outcomes))
-      .then((outcomes) => this.settle(batch, outcomes, now));
+      .then((outcomes) => this.settle(batch, outcomes, now, plan));
     const tracked: Promise<void> = write.finally(() => {
       this.inFlight = this.inFlight.filter((item) => item !== tracked);
     });
@@ -392,7 +401,12 @@ export class IngestPipeline {
   }
 
   /** Counts each record's outcome, dead-letters the refused ones, collects the touched companies. */
-  private async settle(batch: Pending[], outcomes: RecordOutcome[], now: Date): Promise<void> {
+  private async settle(
+    batch: Pending[],
+    outcomes: RecordOutcome[],
+    now: Date,
+    plan: BatchPlan,
+  ): Promise<void> {
     const entries: DeadLetterEntry[] = [];
     batch.forEach(({ record, source }, position) => {
       const counts = this.count(record.type);
@@ -421,6 +435,11 @@ export class IngestPipeline {
       }
     });
     await this.options.deadLetter.add(entries);
+    this.options.onSettled?.(
+      batch.map(({ record }) => record),
+      outcomes,
+      plan,
+    );
   }
 }
 

@@ -37,7 +37,8 @@ async function liveNestedLimit(client: OpenSearchClient, index: string): Promise
 }
 const postingFields = mappingFields('corporates', 'postings');
 
-const postingSourceFields = [
+/** The fields of a jobs document the rebuild reads (./run-postings.ts keeps the same ones). */
+export const postingSourceFields = [
   'id',
   'corporateNumber',
   'corporateName',
@@ -63,7 +64,7 @@ const postingSourceFields = [
   'corporate',
 ];
 
-interface PostingSource extends Doc {
+export interface PostingSource extends Doc {
   id: string;
   corporateNumber: string;
   workLocation?: WorkLocationSource | null;
@@ -190,6 +191,8 @@ export async function rebuildCompanies(
      * the same way (the name keys, when the fold changed: ../ops/backfill-copies.ts).
      */
     copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
+    /** Each company's postings as the scan of `jobs` would read them, known without it (./run-postings.ts). */
+    postings?: ReadonlyMap<string, PostingSource[]>;
   } = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
@@ -204,7 +207,7 @@ export async function rebuildCompanies(
     const found = await getSources<Doc>(client, names.corporates, chunk, {
       excludes: ['postings', 'aggregates', compactRecordField],
     });
-    const postingsByCompany = await readPostings(client, names, chunk);
+    const postingsByCompany = options.postings ?? (await readPostings(client, names, chunk));
     const corporateOps: BulkOp<string>[] = [];
     const jobOps: BulkOp<string>[] = [];
     for (const doc of found) {

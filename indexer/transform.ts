@@ -108,6 +108,19 @@ function corporateFields(source: CorporateSource, masters: Masters): Doc {
     'businessCategoryId',
     'businessSubCategoryId',
   ]);
+  // the parts in the document's field order (the masters' problems are found in that order too)
+  return {
+    ...companyIdentity(source, masters),
+    ...companyClasses(source, masters),
+    ...companyFigures(source, markets),
+    ...companyFunding(source, paidMedias),
+    // internal: what match and suggest compare on (./name-keys.ts)
+    ...nameKeyFields(source.name, source.furigana),
+  };
+}
+
+/** Who and where the company is. */
+function companyIdentity(source: CorporateSource, masters: Masters): Doc {
   return {
     corporateNumber: source.corporateNumber,
     name: source.name,
@@ -119,6 +132,12 @@ function corporateFields(source: CorporateSource, masters: Masters): Doc {
     prefectureName: lookup(masters.prefecture, source.prefectureId, 'prefectureId', 'prefectures'),
     cityName: source.cityName ?? null,
     streetAddress: source.streetAddress ?? null,
+  };
+}
+
+/** The industry and business classes, with their master names. */
+function companyClasses(source: CorporateSource, masters: Masters): Doc {
+  return {
     industryCategoryId: source.industryCategoryId ?? null,
     industryCategoryName: lookup(
       masters.industry,
@@ -147,6 +166,12 @@ function corporateFields(source: CorporateSource, masters: Masters): Doc {
       'businessSubCategoryId',
       'business-types',
     ),
+  };
+}
+
+/** Contacts, size, markets, licenses and the headcount history. */
+function companyFigures(source: CorporateSource, markets: Market[]): Doc {
+  return {
     phoneNumber: source.phoneNumber ?? null,
     fax: source.fax ?? null,
     websiteUrl: source.websiteUrl ?? null,
@@ -167,6 +192,12 @@ function corporateFields(source: CorporateSource, masters: Masters): Doc {
     employeeDiff6mMin: source.employeeDiff6mMin ?? null,
     employeeDiff12m: source.employeeDiff12m ?? null,
     employeeTransition: source.employeeTransition ?? null,
+  };
+}
+
+/** Funding, advertising spend and the summary. */
+function companyFunding(source: CorporateSource, paidMedias: Doc[]): Doc {
+  return {
     fundingSeries: source.fundingSeries ?? null,
     fundingSeriesLabel: label(fundingSeriesLabels, source.fundingSeries),
     totalAdCost: source.totalAdCost ?? null,
@@ -174,8 +205,6 @@ function corporateFields(source: CorporateSource, masters: Masters): Doc {
     paidMediaSpendLabel: label(paidMediaSpendLabels, source.paidMediaSpend),
     paidMedias,
     summary: source.summary ?? null,
-    // internal: what match and suggest compare on (./name-keys.ts)
-    ...nameKeyFields(source.name, source.furigana),
   };
 }
 

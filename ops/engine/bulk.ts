@@ -63,47 +63,78 @@ export function describeItemError(item: BulkItemResult): string {
   return `rejected by OpenSearch: ${error.type ?? 'error'}: ${(error.reason ?? '').slice(0, 300)}${cause.slice(0, 200)}`;
 }
 
-function toLines(ops: BulkOp[]): API.Bulk_RequestBody {
-  const lines: API.Bulk_RequestBody = [];
-  for (const op of ops) {
-    lines.push({
-      [op.action]: {
-        _index: op.index,
-        _id: op.id,
-        ...(op.ifUnchanged
-          ? { if_seq_no: op.ifUnchanged.seqNo, if_primary_term: op.ifUnchanged.primaryTerm }
-          : op.action === 'update'
-            ? { retry_on_conflict: 3 }
-            : {}),
-        ...(op.version !== undefined ? { version: op.version, version_type: 'external_gte' } : {}),
-      },
-    });
-    if (op.action !== 'delete') lines.push(op.body ?? {});
-  }
-  return lines;
+/** The action line of one operation. */
+function actionLine(op: BulkOp): string {
+  return JSON.stringify({
+    [op.action]: {
+      _index: op.index,
+      _id: op.id,
+      ...(op.ifUnchanged
+        ? { if_seq_no: op.ifUnchanged.seqNo, if_primary_term: op.ifUnchanged.primaryTerm }
+        : op.action === 'update'
+          ? { retry_on_conflict: 3 }
+          : {}),
+      ...(op.version !== undefined ? { version: op.version, version_type: 'external_gte' } : {}),
+    },
+  });
 }
 
+/** One operation, serialised once: its body line (none for a delete), then the request text. */
+interface Serialised<Ref> {
+  op: BulkOp<Ref>;
+  body: string | undefined;
+}
+
+function serialise<Ref>(op: BulkOp<Ref>): Serialised<Ref> {
+  return { op, body: op.action === 'delete' ? undefined : JSON.stringify(op.body ?? {}) };
+}
+
+/** The NDJSON of a request: each operation's action line, then its body line. */
+function requestText(entries: readonly Serialised<unknown>[]): string {
+  let text = '';
+  for (const { op, body } of entries) {
+    text += `${actionLine(op)}\n`;
+    if (body !== undefined) text += `${body}\n`;
+  }
+  return text;
+}
+
+/** The parts of each item the writers read; the rest of the answer is not sent or parsed. */
+const itemFields = 'errors,items.*.status,items.*.result,items.*.error';
+
 /** Sends `ops` in one `_bulk` request (plus re-sends of transiently rejected items). */
-export async function writeBulk<Ref>(
+export function writeBulk<Ref>(
   client: OpenSearchClient,
   ops: BulkOp<Ref>[],
   options: BulkOptions = {},
 ): Promise<BulkFailure<Ref>[]> {
+  return writeSerialised(client, ops.map(serialise), options);
+}
+
+async function writeSerialised<Ref>(
+  client: OpenSearchClient,
+  entries: Serialised<Ref>[],
+  options: BulkOptions,
+): Promise<BulkFailure<Ref>[]> {
   const failures: BulkFailure<Ref>[] = [];
-  let pending = ops;
+  let pending = entries;
   const started = Date.now();
   // attempts count transient rejections only; rounds spent waiting out a write block do not
   for (let attempt = 0; pending.length > 0; ) {
-    const batch = pending;
+    const sent = pending;
+    const batch = sent.map((entry) => entry.op);
+    const text = requestText(sent);
     const { body } = await withRetry(
       () =>
         client.bulk({
-          body: toLines(batch),
+          // the typings want parsed lines; the client sends a string body as it is
+          body: text as unknown as API.Bulk_RequestBody,
+          filter_path: itemFields,
           ...(options.refresh !== undefined ? { refresh: options.refresh } : {}),
         }),
       options,
     );
-    const retry: BulkOp<Ref>[] = [];
+    const retry: Serialised<Ref>[] = [];
     let blocked = false;
     body.items.forEach((entry, position) => {
       const item = Object.values(entry)[0] as BulkItemResult | undefined;
@@ -125,11 +156,12 @@ export async function writeBulk<Ref>(
           failures.push({ op, reason: 'changed since it was read', conflict: true });
           return;
         }
-        if (isTransientStatus(item.status) && attempt < (options.retries ?? 6)) retry.push(op);
+        if (isTransientStatus(item.status) && attempt < (options.retries ?? 6))
+          retry.push(sent[position] as Serialised<Ref>);
         else if (isWriteBlocked(item.error?.reason ?? '') && Date.now() - started < writeBlockWaitMs) {
           // a reindex's last catch-up: the alias moves to the new index within seconds
           blocked = true;
-          retry.push(op);
+          retry.push(sent[position] as Serialised<Ref>);
         } else failures.push({ op, reason: describeItemError(item) });
       });
     }
@@ -151,19 +183,21 @@ export async function writeBulkChunked<Ref>(
   options: BulkOptions = {},
 ): Promise<BulkFailure<Ref>[]> {
   const failures: BulkFailure<Ref>[] = [];
-  let batch: BulkOp<Ref>[] = [];
+  let batch: Serialised<Ref>[] = [];
   let bytes = 0;
   for (const op of ops) {
-    const size = op.body ? JSON.stringify(op.body).length : 0;
+    // each body is serialised once: its length sizes the request, its text is sent
+    const entry = serialise(op);
+    const size = op.body ? (entry.body?.length ?? JSON.stringify(op.body).length) : 0;
     if (batch.length > 0 && (batch.length >= limits.maxOps || bytes + size > limits.maxBytes)) {
-      failures.push(...(await writeBulk(client, batch, options)));
+      failures.push(...(await writeSerialised(client, batch, options)));
       batch = [];
       bytes = 0;
     }
-    batch.push(op);
+    batch.push(entry);
     bytes += size;
   }
-  if (batch.length > 0) failures.push(...(await writeBulk(client, batch, options)));
+  if (batch.length > 0) failures.push(...(await writeSerialised(client, batch, options)));
   return failures;
 }
 
