@@ -24,6 +24,7 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/errors/**': floor(97.4, 99, 86.7), // 98.4 / 98.4 / 100.0 / 87.7
   'src/http/*.ts': floor(97.8, 97.6, 85.5), // 98.8 / 98.8 / 98.6 / 86.5
   'src/http/routes/**': floor(96.7, 99, 91.8), // 97.7 / 97.7 / 100.0 / 92.8
+  'src/http/limits/**': floor(96.5, 99, 90.9), // 97.5 / 97.5 / 100.0 / 91.9 (new: the rate limit and credits steps, out of src/limits; the CI run at the merge of this round, minus one)
   'src/limits/**': floor(96.3, 98.2, 90.9), // 97.3 / 97.3 / 99.2 / 91.9 (raised: run at b14df5b)
   'src/masters/**': floor(99, 99, 74), // 100.0 / 100.0 / 100.0 / 75.0
   'src/opensearch/**': floor(93.4, 88.3, 85.5), // 94.4 / 94.4 / 89.3 / 86.5

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { refundWithRetry } from '../src/limits/charges.js';
+import { parseIdempotencyKey, refundWithRetry } from '../src/limits/charges.js';
 import { exportCost } from '../src/limits/export-cost.js';
 import { createLimits } from '../src/limits/limits.js';
 import { createRateLimiter } from '../src/limits/rate-limiter.js';
@@ -29,6 +29,29 @@ afterAll(async () => {
   const keys = await redis.keys(`*${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
   redis.disconnect();
+});
+
+describe('parseIdempotencyKey, the core check behind the HTTP validator (which refuses the same first)', () => {
+  it('passes a missing header and a visible-ASCII key through as they are', () => {
+    expect(parseIdempotencyKey(undefined)).toBeUndefined();
+    expect(parseIdempotencyKey('9b2f-A~!')).toBe('9b2f-A~!');
+    expect(parseIdempotencyKey('k'.repeat(255))).toBe('k'.repeat(255));
+  });
+
+  it.each([
+    ['a space', 'two words'],
+    ['empty', ''],
+    ['256 characters', 'k'.repeat(256)],
+    ['non-ASCII', 'キー'],
+  ])('refuses %s with a 400 naming the header', (_label, header) => {
+    let thrown: unknown;
+    try {
+      parseIdempotencyKey(header);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ status: 400, errors: [{ field: 'Idempotency-Key' }] });
+  });
 });
 
 describe('export price', () => {

@@ -6,11 +6,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
+import express from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
+import { mastersRouter } from '../src/http/routes/masters.js';
 import { openApiFile } from '../src/http/validation.js';
 import { registry } from '../src/metrics.js';
 import type { Services } from '../src/services.js';
@@ -157,5 +159,35 @@ describe('masters are free and unlimited', () => {
       expect(res.headers['x-ratelimit-limit']).toBeUndefined();
     }
     expect(await services.limits.ledger.balance('u-masters')).toBe(3);
+  });
+});
+
+describe('the masters handler alone', () => {
+  // the route table only hands it the master lists' own paths; anything else it is given (a
+  // path it does not serve, another method) goes on to the next step untouched
+  it.each([
+    ['GET', '/master/unknown-list'],
+    ['POST', '/master/prefectures'],
+    ['GET', '/corporates/search'],
+  ])('%s %s goes on to the next step', async (method, path) => {
+    const handler = mastersRouter();
+    const steps = express();
+    steps.use(handler);
+    steps.use((_req, res) => {
+      res.status(299).json({ passedOn: true });
+    });
+    const res = await request(steps)[method === 'GET' ? 'get' : 'post'](path);
+    expect(res.status).toBe(299);
+    expect(res.body).toEqual({ passedOn: true });
+    expect(res.headers['cache-control']).toBeUndefined();
+  });
+
+  it('GET /master/prefectures is answered by it, with its ETag', async () => {
+    const steps = express();
+    steps.use(mastersRouter());
+    const res = await request(steps).get('/master/prefectures');
+    expect(res.status).toBe(200);
+    expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    expect(res.body).toEqual(fileItems('prefectures'));
   });
 });
