@@ -19,21 +19,13 @@
  *   then reserve: two round trips) vs one admission script.
  * Output: the lines below and bench-reports/admission-<time>.json.
  */
+
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
-import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
@@ -43,6 +35,7 @@ import { projectRoot } from '../src/project-root.js';
 import { createRedis } from '../src/redis.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
+import { benchDataSet } from './data-set.js';
 import { type LoadRequest, runLoad, summarize } from './load.js';
 import { type BenchProcess, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
@@ -70,24 +63,11 @@ const stops: Array<() => Promise<void>> = [];
 
 /** The generated set, indexed once under `indexPrefix` through the project's ingest CLI. */
 async function dataSet(): Promise<string[]> {
-  const dir = path.join(
-    projectRoot,
-    '.local',
-    'bench-data',
+  const { files } = await benchDataSet(
     `admission-c${options.companies}-j${options.jobs}`,
+    { companies: options.companies, jobs: options.jobs, seed: 1, now: new Date() },
+    log,
   );
-  const files = [path.join(dir, 'corporates.ndjson'), path.join(dir, 'jobs.ndjson')];
-  if (!existsSync(path.join(dir, 'complete'))) {
-    log(`generating ${options.companies} companies / ${options.jobs} postings`);
-    await generateDataSet({
-      companies: options.companies,
-      jobs: options.jobs,
-      seed: 1,
-      now: new Date(),
-      outDir: dir,
-    });
-    writeFileSync(path.join(dir, 'complete'), new Date().toISOString());
-  }
   const client = createOpenSearchClient(opensearchUrl as string);
   const count = await client
     .count({ index: indexName(indexPrefix, 'corporates') })

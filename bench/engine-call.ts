@@ -21,8 +21,9 @@
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 npm run bench:engine-call -- --prefix bench-engine-call-
  */
+
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,7 +33,6 @@ import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
-import { generateDataSet } from '../sample-data/index.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import {
   createBulkClient,
@@ -44,6 +44,7 @@ import { searchTransportOf } from '../src/opensearch/search-transport.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import type { SearchRequest } from '../src/search/paging/pit-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
+import { benchDataSet } from './data-set.js';
 import { buildQueryMix } from './query-mix.js';
 
 const options = cliProgram('bench:engine-call', 'The engine call: the client beside a thin request')
@@ -81,23 +82,11 @@ const concurrencies = [1, 8] as const;
 
 /** The generated set under .local/bench-data/, loaded under the prefix unless already there. */
 async function loadDataSet(client: Client): Promise<string> {
-  const dir = path.join(
-    projectRoot,
-    '.local',
-    'bench-data',
+  const { dir } = await benchDataSet(
     `engine-call-c${options.companies}-j${options.jobs}`,
+    { companies: options.companies, jobs: options.jobs, seed: 1, now: new Date() },
+    log,
   );
-  if (!existsSync(path.join(dir, 'complete'))) {
-    log(`generating ${options.companies} companies / ${options.jobs} postings into ${dir}`);
-    await generateDataSet({
-      companies: options.companies,
-      jobs: options.jobs,
-      seed: 1,
-      now: new Date(),
-      outDir: dir,
-    });
-    writeFileSync(path.join(dir, 'complete'), new Date().toISOString());
-  }
   const corporates = path.join(dir, 'corporates.ndjson');
   const loaded = await client
     .count({ index: indexName(options.prefix, 'corporates') })

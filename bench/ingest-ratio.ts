@@ -5,13 +5,12 @@
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 npm run -s bench:ingest -- --companies 2000 --jobs 20000 --prefix ir-
  */
-import { existsSync, writeFileSync } from 'node:fs';
+
 import path from 'node:path';
 import { cliProgram, positiveWholeNumber, wholeNumber } from '../ops/cli.js';
-import { generateDataSet } from '../sample-data/index.js';
 import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { dropIndices } from '../src/opensearch/indices.js';
-import { projectRoot } from '../src/project-root.js';
+import { benchDataSet } from './data-set.js';
 import { measureIngestion } from './ingest-bench.js';
 
 const options = cliProgram('bench:ingest', 'Ingestion beside raw _bulk, on a running engine')
@@ -26,17 +25,13 @@ const options = cliProgram('bench:ingest', 'Ingestion beside raw _bulk, on a run
 const url = process.env.OPENSEARCH_URL;
 if (!url) throw new Error('OPENSEARCH_URL names the engine to load into');
 
-const dir = path.join(
-  projectRoot,
-  '.local',
-  'bench-data',
+const { dir, files } = await benchDataSet(
   `c${options.companies}-j${options.jobs}-s${options.seed}-2026-11-20`,
+  {
+    ...options,
+    now: new Date('2026-11-20T00:00:00Z'),
+  },
 );
-const files = [path.join(dir, 'corporates.ndjson'), path.join(dir, 'jobs.ndjson')];
-if (!existsSync(path.join(dir, 'complete'))) {
-  await generateDataSet({ ...options, now: new Date('2026-11-20T00:00:00Z'), outDir: dir });
-  writeFileSync(path.join(dir, 'complete'), new Date().toISOString());
-}
 
 /** Requests, bytes sent and bytes answered, per side and kind of request (`pipeline POST _bulk`). */
 type Traffic = Record<string, { requests: number; sentBytes: number; answeredBytes: number }>;

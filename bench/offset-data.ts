@@ -5,16 +5,16 @@
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 npx tsx bench/offset-data.ts --prefix bench-offset-
  */
-import { existsSync, writeFileSync } from 'node:fs';
+
 import path from 'node:path';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
-import { generateDataSet } from '../sample-data/index.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, indexName } from '../src/opensearch/indices.js';
+import { benchDataSet } from './data-set.js';
 
 const options = cliProgram('offset-data', 'Load the offset study data set')
   .option('--companies <n>', 'companies', positiveWholeNumber, 20_000)
@@ -30,23 +30,11 @@ async function main() {
   if (!config.opensearchUrl) throw new Error('set OPENSEARCH_URL');
   const now = new Date();
   const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const dir = path.join(
-    projectRoot,
-    '.local',
-    'bench-data',
+  const { dir } = await benchDataSet(
     `c${options.companies}-j${options.jobs}-s1-${day.toISOString().slice(0, 10)}`,
+    { companies: options.companies, jobs: options.jobs, seed: 1, now: day },
+    log,
   );
-  if (!existsSync(path.join(dir, 'complete'))) {
-    log(`generating into ${dir}`);
-    await generateDataSet({
-      companies: options.companies,
-      jobs: options.jobs,
-      seed: 1,
-      now: day,
-      outDir: dir,
-    });
-    writeFileSync(path.join(dir, 'complete'), new Date().toISOString());
-  }
   const client = createOpenSearchClient(config.opensearchUrl);
   await bootstrapIndices(client, options.prefix);
   log(`ingesting into ${options.prefix}*`);

@@ -13,14 +13,14 @@
  * .local/bench-data/ (reused when present), indexes it, runs the API as a child process, and
  * writes bench-reports/<time>.json and .md (plus latest.json / latest.md).
  */
+
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
 import { startLocalRedis } from '../ops/local/redis-server.js';
-import { generateDataSet } from '../sample-data/index.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
@@ -28,6 +28,7 @@ import { indexName } from '../src/opensearch/indices.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { engineCpuMs, processCpuMs } from './cpu.js';
+import { benchDataSet } from './data-set.js';
 import { type DeepWalk, walkDeep } from './deep-walk.js';
 import { studyDetailText } from './detail-text-study.js';
 import { type IngestFigures, measureIngestion } from './ingest-bench.js';
@@ -93,25 +94,11 @@ function today(): Date {
 
 async function dataSet() {
   const now = today();
-  const dir = path.join(
-    projectRoot,
-    '.local',
-    'bench-data',
+  return benchDataSet(
     `c${options.companies}-j${options.jobs}-s${options.seed}-${now.toISOString().slice(0, 10)}`,
+    { companies: options.companies, jobs: options.jobs, seed: options.seed, now },
+    log,
   );
-  const done = path.join(dir, 'complete');
-  if (!existsSync(done)) {
-    log(`generating ${options.companies} companies / ${options.jobs} postings into ${dir}`);
-    await generateDataSet({
-      companies: options.companies,
-      jobs: options.jobs,
-      seed: options.seed,
-      now,
-      outDir: dir,
-    });
-    writeFileSync(done, new Date().toISOString());
-  } else log(`reusing the data set in ${dir}`);
-  return { dir, files: [path.join(dir, 'corporates.ndjson'), path.join(dir, 'jobs.ndjson')] };
 }
 
 function firstCorporateNumbers(file: string, count: number): string[] {
