@@ -200,6 +200,45 @@ export async function startAgainIfExited<T>(
  * Starts a node under `baseDir`, waits for yellow/green health, returns its URL; an early exit
  * (a port taken between the runner's probe and its bind) starts it again on a fresh port.
  */
+/**
+ * The java command line of the OpenSearch runner serving one node under `baseDir`: heap,
+ * collector, the flags every node runs with (and Java 24+'s memory-access switch), then the
+ * runner's own options; the node's HTTP port is the first free one above `baseHttpPort`.
+ * `extra` is appended (a secured node's plugin list).
+ */
+export function runnerArgs(node: {
+  heap: string;
+  javaHome: string;
+  classpath: string;
+  baseDir: string;
+  baseHttpPort: number;
+  clusterName: string;
+  extra?: string[];
+}): string[] {
+  return [
+    `-Xms${node.heap}`,
+    `-Xmx${node.heap}`,
+    '-XX:+UseG1GC',
+    '-Djava.awt.headless=true',
+    '-Dfile.encoding=UTF-8',
+    '-Dlog4j2.formatMsgNoLookups=true',
+    ...((javaMajor(node.javaHome) ?? 0) >= 24 ? ['--sun-misc-unsafe-memory-access=allow'] : []),
+    '-cp',
+    node.classpath,
+    'org.codelibs.opensearch.runner.OpenSearchRunner',
+    '-printOnFailure',
+    '-basePath',
+    node.baseDir,
+    '-numOfNode',
+    '1',
+    '-baseHttpPort',
+    String(node.baseHttpPort),
+    '-clusterName',
+    node.clusterName,
+    ...(node.extra ?? []),
+  ];
+}
+
 export async function startLocalOpenSearch(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch> {
   return startAgainIfExited(() => startOnce(opts), opts.log);
 }
@@ -220,27 +259,14 @@ async function startOnce(opts: LocalOpenSearchOptions): Promise<LocalOpenSearch>
   const httpPort = (opts.httpPort ?? (await freePortBetween(firstLocalPort, localEngineMaxPort))) - 1;
   let boundPort: number | undefined;
   const heap = opts.heap ?? loadConfig().opensearchHeap;
-  const javaArgs = [
-    `-Xms${heap}`,
-    `-Xmx${heap}`,
-    '-XX:+UseG1GC',
-    '-Djava.awt.headless=true',
-    '-Dfile.encoding=UTF-8',
-    '-Dlog4j2.formatMsgNoLookups=true',
-    ...((javaMajor(javaHome) ?? 0) >= 24 ? ['--sun-misc-unsafe-memory-access=allow'] : []),
-    '-cp',
+  const javaArgs = runnerArgs({
+    heap,
+    javaHome,
     classpath,
-    'org.codelibs.opensearch.runner.OpenSearchRunner',
-    '-printOnFailure',
-    '-basePath',
-    opts.baseDir,
-    '-numOfNode',
-    '1',
-    '-baseHttpPort',
-    String(httpPort),
-    '-clusterName',
-    opts.clusterName,
-  ];
+    baseDir: opts.baseDir,
+    baseHttpPort: httpPort,
+    clusterName: opts.clusterName,
+  });
   log(`starting OpenSearch (Java ${javaMajor(javaHome)} at ${javaHome}) in ${opts.baseDir}`);
   const node = spawnManaged(path.join(javaHome, 'bin', 'java'), javaArgs, {
     logFile: path.join(opts.baseDir, 'runner.log'),

@@ -41,9 +41,9 @@ import {
 } from '../../ops/local/child-process.js';
 import {
   ExitedDuringStartup,
-  javaMajor,
   pickJavaHome,
   resolveClasspath,
+  runnerArgs,
   startAgainIfExited,
 } from '../../ops/local/opensearch-node.js';
 import { projectRoot } from '../../src/project-root.js';
@@ -297,29 +297,15 @@ async function launch(
   // the runner serves node 1 on the first free port above the base, up to 9299
   const baseHttpPort = (await freePortBetween(9201, 9299)) - 1;
   let boundPort: number | undefined;
-  const args = [
-    `-Xms${heap}`,
-    `-Xmx${heap}`,
-    '-XX:+UseG1GC',
-    '-Djava.awt.headless=true',
-    '-Dfile.encoding=UTF-8',
-    '-Dlog4j2.formatMsgNoLookups=true',
-    ...((javaMajor(javaHome) ?? 0) >= 24 ? ['--sun-misc-unsafe-memory-access=allow'] : []),
-    '-cp',
+  const args = runnerArgs({
+    heap,
+    javaHome,
     classpath,
-    'org.codelibs.opensearch.runner.OpenSearchRunner',
-    '-printOnFailure',
-    '-basePath',
     baseDir,
-    '-numOfNode',
-    '1',
-    '-baseHttpPort',
-    String(baseHttpPort),
-    '-clusterName',
+    baseHttpPort,
     clusterName,
-    '-pluginTypes',
-    'org.opensearch.security.OpenSearchSecurityPlugin',
-  ];
+    extra: ['-pluginTypes', 'org.opensearch.security.OpenSearchSecurityPlugin'],
+  });
   log(`starting a secured OpenSearch (security plugin) in ${baseDir}`);
   const child = spawnManaged(java, args, {
     logFile: path.join(baseDir, 'runner.log'),
