@@ -25,34 +25,60 @@ export const openingField = 'descriptionOpening';
 export const openingSize = 160;
 
 /**
- * How the word iterator treats a character, as far as its boundary is certain: runs of kanji,
- * of hiragana and of katakana are words of their own; `solo` characters are one-character
- * words (punctuation no rule of the iterator names); `space` runs join a following CR/LF;
- * `other` is any character whose own class is not needed (a boundary next to it is decided by
- * its neighbour); `unknown` makes the boundary uncertain.
+ * How the word iterator treats a character, as far as a boundary next to it is certain (Java's
+ * word rules as the engine's JVM applies them; test/description-opening.test.ts checks them on
+ * the engine): runs of kanji are words; so are runs of hiragana and of katakana, where the
+ * prolonged sound mark 'ー' and the middle dot '・' (`kana`) join either run and the first
+ * hiragana or katakana decides which; runs of Latin letters, digits and half-width kana
+ * (`alnum`) are words; `solo` characters are one-character words (punctuation no rule of the
+ * iterator names); `space` runs take a following CR/LF. `other` is a character whose own class
+ * is not needed (a boundary next to it is decided by its neighbour, else uncertain); `unknown`
+ * makes any boundary next to it uncertain (marks, format characters, characters the rules may
+ * count as kanji or kana, most of those outside the BMP).
  */
-type Kind = 'kanji' | 'hira' | 'kata' | 'solo' | 'space' | 'cr' | 'lf' | 'other' | 'unknown' | 'low';
+type Kind =
+  | 'kanji'
+  | 'hira'
+  | 'kata'
+  | 'kana'
+  | 'alnum'
+  | 'solo'
+  | 'space'
+  | 'cr'
+  | 'lf'
+  | 'other'
+  | 'unknown'
+  | 'low';
 
 const soloCharacters = new Set(
   '!()*+/:;<=>?@[\\]{|}~、。〈〉《》「」『』【】〒〔〕〖〗〘〙〚〛！（）／：；＜＝＞？＠※■□◆◇○●△▲▽▼★☆',
 );
 
-/** Blocks where the iterator's Japanese classes (and their variants) lie, beyond the plain runs. */
-const uncertainBlocks = /[\u2e80-\u2fdf\u3000-\u30ff\u3100-\u4dbf\u9fa6-\u9fff\ue000-\uf8ff\uf900-\ufaff]/;
-/** Marks, format and control characters, separators other than the plain space, unassigned. */
+/** Characters the iterator's Japanese classes (or their variants) may hold, beyond the plain runs. */
+const uncertainCharacters =
+  /[\u2e80-\u2fdf\u3006\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3095-\u30a0\u30ff\u3100-\u31ff\u3400-\u4dbf\u9fa6-\u9fff\ua000-\ua4cf\ue000-\uf8ff\ufa2e-\ufaff]/;
+/** Marks, format and control characters, separators other than the spaces, unassigned. */
 const uncertainCategories = /[\p{Mn}\p{Me}\p{Cf}\p{Zs}\p{Zl}\p{Zp}\p{Cc}\p{Co}\p{Cn}]/u;
+const alnumCharacters = /[A-Za-z0-9\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff66-\uff9f]/;
 
-function bmpKind(unit: number, char: string): Kind {
+function japaneseKind(unit: number): Kind | undefined {
   if (unit === 0x3005 || (unit >= 0x4e00 && unit <= 0x9fa5) || (unit >= 0xf900 && unit <= 0xfa2d))
     return 'kanji';
-  if (unit >= 0x3041 && unit <= 0x3094) return 'hira';
-  if (unit >= 0x30a1 && unit <= 0x30fa) return 'kata';
+  if ((unit >= 0x3041 && unit <= 0x3094) || unit === 0x309d || unit === 0x309e) return 'hira';
+  if ((unit >= 0x30a1 && unit <= 0x30fa) || unit === 0x30fd || unit === 0x30fe) return 'kata';
+  if (unit === 0x30fb || unit === 0x30fc) return 'kana';
+  return undefined;
+}
+
+function bmpKind(unit: number, char: string): Kind {
+  const japanese = japaneseKind(unit);
+  if (japanese) return japanese;
   if (soloCharacters.has(char)) return 'solo';
-  if (char === ' ' || char === '\t') return 'space';
+  if (char === ' ' || char === '\t' || char === '\u3000' || char === '\u00a0') return 'space';
   if (char === '\r') return 'cr';
   if (char === '\n') return 'lf';
-  if (uncertainBlocks.test(char) || uncertainCategories.test(char)) return 'unknown';
-  return 'other';
+  if (uncertainCharacters.test(char) || uncertainCategories.test(char)) return 'unknown';
+  return alnumCharacters.test(char) ? 'alnum' : 'other';
 }
 
 /**
@@ -72,18 +98,46 @@ function kindAt(text: string, index: number): Kind {
   return bmpKind(unit, text.charAt(index));
 }
 
-const runs = new Set<Kind>(['kanji', 'hira', 'kata']);
+const kanaKinds = new Set<Kind>(['hira', 'kata', 'kana']);
+const lineKinds = new Set<Kind>(['space', 'cr', 'lf']);
 
-/** Whether there is a word boundary between two characters: true, false, or undefined (not certain). */
+/**
+ * Whether there is a word boundary between two characters, not both kana: true, false, or
+ * undefined (not certain).
+ */
 function boundaryBetween(before: Kind, after: Kind): boolean | undefined {
   if (before === 'unknown' || after === 'unknown') return undefined;
-  if (runs.has(before) || runs.has(after)) return before !== after;
+  if (kanaKinds.has(before) || kanaKinds.has(after)) return true;
+  if (before === 'kanji' || after === 'kanji') return before !== after;
   if (before === 'solo' || after === 'solo') return true;
-  if (before === 'space') return !(after === 'space' || after === 'cr' || after === 'lf');
+  if (before === 'space') return !lineKinds.has(after);
   if (before === 'cr') return after !== 'lf';
   if (before === 'lf') return true;
-  // `other` before: a boundary before whitespace, else it depends on what both are
-  return after === 'space' || after === 'cr' || after === 'lf' ? true : undefined;
+  if (lineKinds.has(after)) return true;
+  // letters and digits run on; next to other punctuation it depends on more than the two
+  return before === 'alnum' && after === 'alnum' ? false : undefined;
+}
+
+/**
+ * The run a kana character at `index` is in: 'hira' or 'kata' by the nearest hiragana or
+ * katakana before it with only 'ー' / '・' between, else 'kana' (not decided yet).
+ */
+function kanaRunAt(text: string, index: number): Kind {
+  for (let i = index; i >= 0; i--) {
+    const kind = kindAt(text, i);
+    if (kind !== 'kana') return kind === 'hira' || kind === 'kata' ? kind : 'kana';
+  }
+  return 'kana';
+}
+
+const digit = /[0-9\uff10-\uff19]/;
+
+/** Whether the unit at `index` is a comma or period with a digit either side (one number). */
+function innerNumberMark(text: string, index: number): boolean {
+  const mark = text.charAt(index);
+  return (
+    (mark === ',' || mark === '.') && digit.test(text.charAt(index - 1)) && digit.test(text.charAt(index + 1))
+  );
 }
 
 /** Where the excerpt ends: the first word boundary after `openingSize`, or undefined. */
@@ -92,12 +146,24 @@ function openingEnd(text: string): number | undefined {
   let before = kindAt(text, openingSize);
   // the pair's high half before the cut decides the kind of its low half at the cut
   if (before === 'low') before = kindAt(text, openingSize - 1);
+  // the cut on a number's inner comma or period: inside the number
+  if (innerNumberMark(text, openingSize)) before = 'alnum';
+  let run = kanaKinds.has(before) ? kanaRunAt(text, openingSize) : 'kana';
   for (let index = openingSize + 1; index < text.length; index++) {
     const after = kindAt(text, index);
     if (after === 'low') continue;
-    const boundary = boundaryBetween(before, after);
+    // a number's inner comma or period: '4,900,000' is one word
+    if (innerNumberMark(text, index)) {
+      index++;
+      continue;
+    }
+    const bothKana = kanaKinds.has(before) && kanaKinds.has(after);
+    const boundary = bothKana
+      ? !(after === 'kana' || run === 'kana' || run === after)
+      : boundaryBetween(before, after);
     if (boundary === undefined) return undefined;
     if (boundary) return index;
+    if (bothKana && run === 'kana') run = after;
     before = after;
   }
   return text.length;
