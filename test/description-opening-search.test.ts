@@ -100,6 +100,17 @@ async function apiSnippets(body: Record<string, unknown>) {
 
 const searches = [{ limit: 100 }, { limit: 100, fields: ['descriptionSnippets', 'id'] }];
 
+/** The snippets asked alone (no record fetched): the same list, in the same order. */
+async function expectSnippetsAlone(trips: number): Promise<void> {
+  const body = { limit: 100, fields: ['descriptionSnippets'] };
+  sent.length = 0;
+  const { results } = await searchJobs({ ...services, opensearch: recording(services.opensearch) }, body);
+  expect(sent.length).toBe(trips);
+  expect(highlights(sent)[0]).toBe(false);
+  const expected = await highlighterSnippets({ ...body, fields: ['descriptionSnippets', 'id'] });
+  expect(results.map((row) => row.descriptionSnippets)).toEqual(Object.values(expected));
+}
+
 /** Both answers are the same; `trips`: how many engine searches the API sent for each. */
 async function expectHighlighterAnswer(trips: number): Promise<Record<string, unknown>[]> {
   const requests: Record<string, unknown>[] = [];
@@ -153,15 +164,17 @@ describe('snippets from the opening excerpt', { shuffle: false }, () => {
     });
     const requests = await expectHighlighterAnswer(1);
     expect(highlights(requests)).toEqual([false, false]);
+    await expectSnippetsAlone(1);
   });
 
   it('a text whose excerpt is left to the highlighter: the page is asked again, highlighted', async () => {
-    const uncertain = `${'a'.repeat(170)} Java`;
+    const uncertain = `${'a'.repeat(158)}x-y.z Java`;
     expect(descriptionOpening(uncertain)).toBeUndefined();
     await write([job({ id: 'P4', corporateNumber: company, description: uncertain })]);
     expect((await storedOpenings()).P4).toBeNull();
     const requests = await expectHighlighterAnswer(2);
     expect(highlights(requests)).toEqual([false, true, false, true]);
+    await expectSnippetsAlone(2);
   });
 
   it('a detail-text condition keeps the highlighter, its opening fallback included', async () => {
