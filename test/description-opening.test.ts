@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexNames } from '../indexer/index-names.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
-import { descriptionOpening, openingField } from '../src/search/opening.js';
+import { descriptionOpening, openingField, openingScanLimit } from '../src/search/opening.js';
 import { compileSnippetHighlight, toSnippets } from '../src/search/snippets.js';
 import { testOpenSearch, uniquePrefix } from './support/env.js';
 
@@ -58,6 +58,9 @@ const tricky: string[] = [
   `${'ア'.repeat(159)}・・・あいう`,
   `${'漢'.repeat(159)}ー・ー・アあ`,
   `${'あ'.repeat(157)}1,850円〜、月給３０万円～`,
+  // one word far past 160 (a doc value holds at most 32,766 bytes): left to the highlighter
+  `${'漢'.repeat(20_000)}。続き`,
+  `${'a'.repeat(1_100)} b`,
   `${'あ'.repeat(159)}ｶﾀｶﾅｰﾞﾟ ABC`,
   `${'あ'.repeat(158)}　全角空白\u00a0改行なし`,
   `${'あ'.repeat(158)}ゝヽゞヾヴヷヺゔ続き`,
@@ -217,6 +220,10 @@ describe('descriptionOpening', () => {
     for (const i of [0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 17, 18, 20, 21, 22])
       expect(descriptionOpening(tricky[i]), JSON.stringify(tricky[i])).toBeDefined();
     expect(descriptionOpening(null)).toBe('');
+    // a word running far past 160 is left to the highlighter (a doc value's byte limit)
+    expect(descriptionOpening(`${'あ'.repeat(160 + openingScanLimit - 1)}。`)).toBeDefined();
+    expect(descriptionOpening(`${'あ'.repeat(160 + openingScanLimit + 1)}。`)).toBeUndefined();
+    expect(descriptionOpening(`${'漢'.repeat(20_000)}。続き`)).toBeUndefined();
     expect(descriptionOpening('<b>"A&B"</b> \'x\'')).toBe(
       '&lt;b&gt;&quot;A&amp;B&quot;&lt;&#x2F;b&gt; &#x27;x&#x27;',
     );

@@ -140,6 +140,14 @@ function innerNumberMark(text: string, index: number): boolean {
   );
 }
 
+/**
+ * How far past `openingSize` a word may run before the excerpt is left to the highlighter: a
+ * doc value holds at most 32,766 UTF-8 bytes (the engine rejects the whole document beyond
+ * that), and one unbroken run (a long kanji or letter run, a URL) could be longer; this keeps
+ * the escaped excerpt (at most 6 units for one character) well under it, and bounds the scan.
+ */
+export const openingScanLimit = 1_000;
+
 /** Where the excerpt ends: the first word boundary after `openingSize`, or undefined. */
 function openingEnd(text: string): number | undefined {
   if (text.length <= openingSize) return text.length;
@@ -150,6 +158,7 @@ function openingEnd(text: string): number | undefined {
   if (innerNumberMark(text, openingSize)) before = 'alnum';
   let run = kanaKinds.has(before) ? kanaRunAt(text, openingSize) : 'kana';
   for (let index = openingSize + 1; index < text.length; index++) {
+    if (index > openingSize + openingScanLimit) return undefined;
     const after = kindAt(text, index);
     if (after === 'low') continue;
     // a number's inner comma or period: '4,900,000' is one word
