@@ -1,14 +1,16 @@
 /**
  * Roll-off: takes the searchable `description` out of `jobs` documents whose text was
  * collected before the searchable window (one month, `now-1M/d`), in bounded batches, then
- * rebuilds their companies so the nested copies go too. `job-details` is not touched: the
- * detail endpoint keeps serving the text.
+ * rebuilds their companies so the nested copies go too. The opening excerpt the snippets are
+ * read from goes in the same update ('': no text, src/search/opening.ts). `job-details` is not
+ * touched: the detail endpoint keeps serving the text.
  */
 
 import { type BulkOp, writeBulk } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
+import { openingField } from '../src/search/opening.js';
 import { indexNames } from './index-names.js';
 import { rebuildCompanies } from './rebuild.js';
 import { searchableSince } from './transform.js';
@@ -62,7 +64,7 @@ export async function rollOff(
       index: names.jobs,
       id: hit.id,
       ref: hit.source.corporateNumber,
-      body: { doc: { description: null } },
+      body: { doc: { description: null, [openingField]: '' } },
     }));
     const failed = await writeBulk(client, ops);
     failures += failed.length;

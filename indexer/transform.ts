@@ -9,6 +9,7 @@
  */
 import { mappingFields } from '../src/opensearch/mappings.js';
 import { searchableSince } from '../src/search/detail-window.js';
+import { descriptionOpening, openingField } from '../src/search/opening.js';
 import {
   corporateTypeLabels,
   fundingSeriesLabels,
@@ -303,6 +304,9 @@ function jobDocument(source: JobSource, corporate: Doc, masters: Masters, now: D
       : null,
     description: recent ? (source.description ?? null) : null,
     descriptionCollectedAt: source.descriptionCollectedAt ?? null,
+    // the snippets' opening excerpt, read by searches without a detail-text condition: '' for
+    // no text, null where the highlighter must answer (src/search/opening.ts)
+    [openingField]: descriptionOpening(recent ? source.description : null) ?? null,
     corporate: toCorporateEmbed(corporate),
     updatedAt: now.toISOString(),
   };

@@ -6,7 +6,8 @@ import { cliProgram, runCli } from './cli.js';
 cliProgram(
   'backfill',
   'Write the compact record copy that searches read (compactRecord) into every posting and company ' +
-    'that lacks one, and the name keys of match and suggest into every company whose keys are not those ' +
+    'that lacks one, the opening excerpt of the snippets (descriptionOpening) into every posting written before it, ' +
+    'and the name keys of match and suggest into every company whose keys are not those ' +
     'of the current fold: after an upgrade from a version without them, or one that changed the fold. ' +
     'Safe beside the indexer; ' +
     'run it again while it reports changed or failed documents. OpenSearch: OPENSEARCH_URL, else the local node.',

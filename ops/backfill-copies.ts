@@ -5,7 +5,10 @@
  * one of them its copy, so an upgraded deployment need not wait for each record to be sent
  * again. The same goes for copies in an older format (mapping version 1's base64, carried
  * over by a reindex, or written before a record field was added): searches parse those, and
- * this rewrites them as the current JSON text, which searches splice without parsing.
+ * this rewrites them as the current JSON text, which searches splice without parsing. A
+ * posting written before the opening excerpt of its snippets (`descriptionOpening`,
+ * src/search/opening.ts) gets it in the same pass: searches without a detail-text condition
+ * otherwise ask the highlighter again for each page that holds one.
  *
  *   await backfillCopies(client, prefix)
  *   // { jobs: { written: 18200, changed: 3 }, corporates: { written: 1990, changed: 1 } }
@@ -28,6 +31,7 @@ import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Doc } from '../indexer/transform.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
+import { descriptionOpening, openingField } from '../src/search/opening.js';
 import {
   compactRecordField,
   isCurrentCopy,
@@ -62,6 +66,24 @@ export interface BackfillResult {
 function lacksCurrentCopy(index: 'jobs' | 'corporates', hit: { source: Doc }): boolean {
   const copy = hit.source[compactRecordField];
   return typeof copy !== 'string' || !isCurrentCopy(index, copy);
+}
+
+/**
+ * A posting written before the opening excerpt existed: no `descriptionOpening` at all in its
+ * `_source` (null is written where the highlighter answers, and is not filled again).
+ */
+function lacksOpening(hit: { source: Doc }): boolean {
+  return !(openingField in hit.source);
+}
+
+/** What a posting lacks: its copy, its opening excerpt, or both. */
+function jobBackfill(hit: { source: Doc }): Doc {
+  return {
+    ...(lacksCurrentCopy('jobs', hit) ? { [compactRecordField]: toCompactJobRecord(hit.source) } : {}),
+    ...(lacksOpening(hit)
+      ? { [openingField]: descriptionOpening(hit.source.description as string | null) ?? null }
+      : {}),
+  };
 }
 
 interface BackfillOptions {
@@ -107,25 +129,28 @@ export async function backfillCopies(
   return pass.result;
 }
 
-/** Pass 1: each posting whose copy is missing or stale gets its copy, if unchanged since read. */
+/**
+ * Pass 1: each posting whose copy is missing or stale, or which has no opening excerpt, gets
+ * them, if unchanged since read.
+ */
 async function backfillJobCopies({ client, names, pageSize, options, result }: BackfillPass): Promise<void> {
   const jobPages = scan<Doc>(client, {
     index: names.jobs,
     query: { match_all: {} },
     sort: [{ id: 'asc' }],
-    source: [...recordFieldNames.jobs, compactRecordField],
+    source: [...recordFieldNames.jobs, compactRecordField, 'description', openingField],
     seqNoPrimaryTerm: true,
     pageSize,
   });
   for await (const page of jobPages) {
-    const hits = page.filter((hit) => lacksCurrentCopy('jobs', hit));
+    const hits = page.filter((hit) => lacksCurrentCopy('jobs', hit) || lacksOpening(hit));
     if (hits.length === 0) continue;
     const ops: BulkOp<string>[] = hits.map((hit) => ({
       action: 'update',
       index: names.jobs,
       id: hit.id,
       ref: hit.id,
-      body: { doc: { [compactRecordField]: toCompactJobRecord(hit.source) } },
+      body: { doc: jobBackfill(hit) },
       ifUnchanged: { seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 },
     }));
     count(result.jobs, ops.length, await writeBulk(client, ops));

@@ -29,6 +29,7 @@ import {
   toJobRecord,
 } from '../src/search/records.js';
 import { compileWithOverflow, runPlanText, searchCorporates, searchJobs } from '../src/search/run-search.js';
+import { compileSnippetHighlight } from '../src/search/snippets.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
@@ -96,9 +97,12 @@ async function recordsFromSource(search: Catalogue, body: Record<string, unknown
   const request = await compileWithOverflow(services, search, plan, undefined);
   const { stored_fields: _s, docvalue_fields: _d, ...rest } = request.body as Record<string, unknown>;
   const excludes = search === jobSearch ? internalJobFields : internalCorporateFields;
+  // the snippets from the highlighter, as every job search asked before the opening excerpt
+  const wantsSnippets = search === jobSearch && (!plan.fields || plan.fields.includes('descriptionSnippets'));
+  const highlight = wantsSnippets ? { highlight: compileSnippetHighlight(plan) } : {};
   const { body: answer } = await services.opensearch.search({
     ...request,
-    body: { ...rest, _source: { excludes } } as never,
+    body: { ...rest, _source: { excludes }, ...highlight } as never,
   });
   return answer.hits.hits.map((hit) => {
     const doc = (hit._source ?? {}) as Record<string, unknown>;

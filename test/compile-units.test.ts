@@ -181,6 +181,39 @@ describe('the search request', () => {
     ).toBeUndefined();
   });
 
+  it('snippets without a positive detail-text condition: the opening doc values, no highlight', () => {
+    const bodyOf = (request: Record<string, unknown>) =>
+      compileSearch(jobSearch, parseSearchRequest(jobSearch, request), 'p-').body as Record<string, unknown>;
+    for (const request of [
+      {},
+      { jobDescriptionPartialMatchNot: ['派遣'] },
+      { fields: ['title', 'descriptionSnippets'] },
+    ]) {
+      const body = bodyOf(request);
+      expect(body.highlight, JSON.stringify(request)).toBeUndefined();
+      expect(body.docvalue_fields).toEqual([
+        'compactRecord',
+        'corporateName',
+        { field: 'updatedAt', format: 'epoch_millis' },
+        'descriptionOpening',
+      ]);
+    }
+    // the snippets alone: the opening, no record
+    const alone = bodyOf({ fields: ['descriptionSnippets'] });
+    expect(alone).toMatchObject({
+      _source: false,
+      stored_fields: ['_none_'],
+      docvalue_fields: ['descriptionOpening'],
+    });
+    expect(alone.highlight).toBeUndefined();
+    // no snippets asked: no opening either
+    expect(bodyOf({ fields: ['title'] }).docvalue_fields).not.toContain('descriptionOpening');
+    // a detail-text condition: the highlighter as before, no opening
+    const highlighted = bodyOf({ jobDescriptionPartialMatchOr: ['設計'] });
+    expect(highlighted.highlight).toBeDefined();
+    expect(highlighted.docvalue_fields).not.toContain('descriptionOpening');
+  });
+
   it('facets become aggregations', () => {
     const withFacets = compileSearch(corporateSearch, plan({ facets: ['prefectureId'] }), 'p-');
     expect(Object.keys((withFacets.body as { aggs?: object }).aggs ?? {})).not.toEqual([]);

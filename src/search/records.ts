@@ -9,6 +9,7 @@
  *        paidMedias: [], workLocationCount: 0, summary: null }
  */
 import { mappingFields } from '../opensearch/mappings.js';
+import { openingField } from './opening.js';
 import {
   type CopyHit,
   type CopyLayout,
@@ -19,7 +20,7 @@ import {
   spliceSteps,
   writeCopy,
 } from './record-text.js';
-import { toSnippets } from './snippets.js';
+import { openingHighlight, openingOf, snippetsOf } from './snippets.js';
 
 export type { HitFields } from './record-text.js';
 
@@ -69,7 +70,14 @@ export const internalCorporateFields = [
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
-export const internalJobFields = ['description', 'descriptionCollectedAt', 'corporate', compactRecordField];
+export const internalJobFields = [
+  'description',
+  'descriptionCollectedAt',
+  // the snippets' opening excerpt (./opening.ts)
+  openingField,
+  'corporate',
+  compactRecordField,
+];
 const jobFields = topLevelFields('jobs', internalJobFields);
 /**
  * Both indices' internal fields: a fetch of `_source` in place of the copy does not know which
@@ -190,7 +198,7 @@ const jobCopyLayout: CopyLayout = defineLayout(
   recordFieldNames.jobs,
   {
     corporateName: (hit) => JSON.stringify(hit.fields?.corporateName?.[0] ?? null),
-    descriptionSnippets: (hit) => JSON.stringify(toSnippets(hit.highlight)),
+    descriptionSnippets: (hit) => JSON.stringify(snippetsOf(hit)),
   },
   { updatedAt: checkedUpdatedAt },
   { workLocation: workLocationFields },
@@ -288,25 +296,40 @@ export function corporateRecordOf(hit: { _source?: Doc; fields?: HitFields }): D
 }
 
 /**
- * A compact fetch some of whose hits had no copy, as a fetch of `_source` (the same hits:
- * the same query, sort and page, or point in time); undefined when nothing is missing.
+ * A fetch some of whose hits lack what it read from doc values, as the fetch that answers
+ * them (the same hits: the same query, sort and page, or point in time); undefined when
+ * nothing is missing. A hit without its copy: the page from `_source`. A hit without its
+ * opening excerpt (`descriptionOpening`, written before the field or left to the highlighter,
+ * ./opening.ts): the page with the highlighter's opening instead, as searches asked before.
  */
 export function sourceFetchFor(
   body: Record<string, unknown> | undefined,
   hits: readonly { fields?: HitFields }[],
 ): Record<string, unknown> | undefined {
   const fetched = body?.docvalue_fields;
-  if (!Array.isArray(fetched) || !fetched.includes(compactRecordField)) return undefined;
-  if (!hits.some((hit) => lacksCompactRecord(hit.fields))) return undefined;
-  const { stored_fields: _stored, docvalue_fields: _docvalues, ...rest } = body as Record<string, unknown>;
-  return { ...rest, _source: { excludes: internalFields } };
+  if (!Array.isArray(fetched)) return undefined;
+  const lacksCopy =
+    fetched.includes(compactRecordField) && hits.some((hit) => lacksCompactRecord(hit.fields));
+  const readsOpening = fetched.includes(openingField);
+  const lacksOpening = readsOpening && hits.some((hit) => openingOf(hit.fields) === undefined);
+  if (!lacksCopy && !lacksOpening) return undefined;
+  const { stored_fields: stored, docvalue_fields: _docvalues, ...rest } = body as Record<string, unknown>;
+  const highlight = readsOpening ? { highlight: openingHighlight } : {};
+  if (lacksCopy) return { ...rest, _source: { excludes: internalFields }, ...highlight };
+  const others = fetched.filter((field) => field !== openingField);
+  return {
+    ...rest,
+    stored_fields: stored,
+    ...(others.length > 0 ? { docvalue_fields: others } : {}),
+    ...highlight,
+  };
 }
 
-export function toJobRecord(doc: Doc, highlight?: Record<string, string[]>): Doc {
+export function toJobRecord(doc: Doc, highlight?: Record<string, string[]>, fields?: HitFields): Doc {
   const record = pick(doc, jobFields);
   const location = doc.workLocation as Doc | null | undefined;
   record.workLocation = location ? pick(location, [...workLocationFields]) : null;
-  record.descriptionSnippets = toSnippets(highlight);
+  record.descriptionSnippets = snippetsOf({ fields, ...(highlight ? { highlight } : {}) });
   return record;
 }
 
@@ -316,12 +339,13 @@ export function jobRecordOf(hit: {
   fields?: HitFields;
   highlight?: Record<string, string[]>;
 }): Doc {
-  if (lacksCompactRecord(hit.fields)) return toJobRecord(hit._source ?? {}, hit.highlight);
+  if (lacksCompactRecord(hit.fields)) return toJobRecord(hit._source ?? {}, hit.highlight, hit.fields);
   const fields = hit.fields as HitFields;
   const copy = decodeCopy(fields);
   return toJobRecord(
     { ...copy, corporateName: fields.corporateName?.[0] ?? null, updatedAt: liveUpdatedAt(copy, fields) },
     hit.highlight,
+    fields,
   );
 }
 
