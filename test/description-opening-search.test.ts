@@ -8,10 +8,7 @@
 import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
-import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
-import { IngestPipeline } from '../indexer/pipeline.js';
-import { rebuildCompanies } from '../indexer/rebuild.js';
 import { rollOff } from '../indexer/rolloff.js';
 import type { SourceRecord } from '../indexer/source-types.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
@@ -23,6 +20,7 @@ import { compileSnippetHighlight, toSnippets } from '../src/search/snippets.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
+import { writeRecords } from './support/pipeline-write.js';
 
 let services: Services;
 let names: ReturnType<typeof indexNames>;
@@ -55,19 +53,7 @@ function recording(client: Client): Client {
   });
 }
 
-async function write(records: SourceRecord[]): Promise<void> {
-  const pipeline = new IngestPipeline({
-    client: services.opensearch,
-    indexPrefix: services.config.indexPrefix,
-    deadLetter: new MemoryDeadLetter(),
-    now: tick,
-  });
-  for (const item of records) await pipeline.add(item, 'test');
-  await pipeline.flush();
-  for (const counts of Object.values(pipeline.report)) expect(counts.rejected).toBe(0);
-  await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, { now: tick() });
-  await refresh();
-}
+const write = (records: SourceRecord[]) => writeRecords(services, records, tick);
 
 async function refresh(): Promise<void> {
   await services.opensearch.indices.refresh({ index: names.jobs });

@@ -1,0 +1,33 @@
+/**
+ * Source records written as the indexer writes them, for tests that read the documents back:
+ * through the ingest pipeline (none rejected), then the touched companies rebuilt, then every
+ * index of the prefix refreshed.
+ *
+ *   await writeRecords(services, [corporate(...), job(...)], tick)
+ */
+import { expect } from 'vitest';
+import { MemoryDeadLetter } from '../../indexer/dead-letter.js';
+import { indexNames } from '../../indexer/index-names.js';
+import { IngestPipeline } from '../../indexer/pipeline.js';
+import { rebuildCompanies } from '../../indexer/rebuild.js';
+import type { SourceRecord } from '../../indexer/source-types.js';
+import type { Services } from '../../src/services.js';
+
+export async function writeRecords(
+  services: Services,
+  records: SourceRecord[],
+  now: () => Date,
+): Promise<void> {
+  const pipeline = new IngestPipeline({
+    client: services.opensearch,
+    indexPrefix: services.config.indexPrefix,
+    deadLetter: new MemoryDeadLetter(),
+    now,
+  });
+  for (const item of records) await pipeline.add(item, 'test');
+  await pipeline.flush();
+  for (const counts of Object.values(pipeline.report)) expect(counts.rejected).toBe(0);
+  await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, { now: now() });
+  const names = indexNames(services.config.indexPrefix);
+  await services.opensearch.indices.refresh({ index: Object.values(names).join(',') });
+}
