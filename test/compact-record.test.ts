@@ -30,15 +30,11 @@ import { compileSnippetHighlight } from '../src/search/snippets.js';
 import type { Services } from '../src/services.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
-import { writeRecords } from './support/pipeline-write.js';
+import { steppingClock, writeRecords } from './support/pipeline-write.js';
 
 let services: Services;
 let names: ReturnType<typeof indexNames>;
-let clock = Date.parse('2026-11-21T03:00:00.000Z');
-const tick = () => {
-  clock += 1_000;
-  return new Date(clock);
-};
+const tick = steppingClock('2026-11-21T03:00:00.000Z');
 
 const companies = Array.from({ length: 12 }, (_, i) => {
   const base = `5${String(i).padStart(11, '0')}`;

@@ -2,7 +2,7 @@
  * The credit ledger itself, on the real redis-server and in single-process mode: atomic
  * check-and-debit, idempotent per reservation id, refund exactly once, never negative.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
@@ -71,6 +71,24 @@ describe.each(implementations)('%s ledger', (_name, make) => {
     expect(await ledger.balance('u')).toBe(6);
   });
 
+  it('grants whole credits only: a fraction is refused before anything is written', async () => {
+    const ledger = make();
+    await ledger.grant('f', 4);
+    await expect(ledger.grant('f', 1.5)).rejects.toThrow(RangeError);
+    await expect(ledger.grant('f', Number.NaN)).rejects.toThrow('amount must be a whole number');
+    expect(await ledger.balance('f')).toBe(4);
+  });
+
+  it('a user never granted anything: a reservation is short at 0, the account empty', async () => {
+    const ledger = make();
+    expect(await ledger.reserve('never-granted', 1, 'n-1')).toEqual({ ok: false, balance: 0 });
+    expect(await ledger.account('never-granted')).toEqual({
+      balance: 0,
+      open: { reservations: 0, credits: 0 },
+      autoRefunded: { reservations: 0, credits: 0, recent: [] },
+    });
+  });
+
   it('reports a short balance without debiting', async () => {
     const ledger = make();
     await ledger.grant('u', 2);
@@ -124,6 +142,31 @@ describe('single-process file ledger', () => {
     expect(await cli.balance('u')).toBe(5);
     expect(await server.refund('r1')).toBe(7);
     expect(await cli.balance('u')).toBe(7);
+  });
+  it('reads a file holding only some of its sections (one written before autoRefunds existed, or by hand)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'credits-'));
+    const partial = path.join(dir, 'partial.json');
+    writeFileSync(partial, JSON.stringify({ balances: { u: 9 } }));
+    const ledger = new LocalCreditLedger(partial);
+    expect(await ledger.account('u')).toEqual({
+      balance: 9,
+      open: { reservations: 0, credits: 0 },
+      autoRefunded: { reservations: 0, credits: 0, recent: [] },
+    });
+    expect(await ledger.reserve('u', 2, 'r-partial')).toEqual({ ok: true, balance: 7 });
+    const empty = path.join(dir, 'empty.json');
+    writeFileSync(empty, '{}');
+    const blank = new LocalCreditLedger(empty);
+    expect(await blank.balance('u')).toBe(0);
+    expect(await blank.grant('u', 3)).toBe(3);
+    expect(JSON.parse(readFileSync(empty, 'utf8')).balances).toEqual({ u: 3 });
+  });
+
+  it('a file that is not JSON is an error, not an empty ledger (no balance is silently lost)', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'credits-')), 'credits.json');
+    writeFileSync(file, '{"balances": {"u": 5');
+    await expect(new LocalCreditLedger(file).balance('u')).rejects.toThrow(SyntaxError);
+    expect(readFileSync(file, 'utf8')).toBe('{"balances": {"u": 5');
   });
 });
 

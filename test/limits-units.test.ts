@@ -6,14 +6,20 @@
  * test/rate-limit.test.ts and test/credits-ledger.test.ts show the same through the app.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parseIdempotencyKey, refundWithRetry } from '../src/limits/charges.js';
+import { costOf, parseIdempotencyKey, refundBeforeAnswer, refundWithRetry } from '../src/limits/charges.js';
 import { exportCost } from '../src/limits/export-cost.js';
 import { createLimits } from '../src/limits/limits.js';
+import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
+import { startOrphanSweeper } from '../src/limits/orphan-sweeper.js';
+import { unavailable } from '../src/limits/rate-limit.js';
 import { createRateLimiter } from '../src/limits/rate-limiter.js';
-import { LimitsStoreUnavailable } from '../src/limits/store-unavailable.js';
+import { describeFailure, LimitsStoreUnavailable } from '../src/limits/store-unavailable.js';
 import { metrics } from '../src/metrics.js';
 import { createRedis } from '../src/redis.js';
 
@@ -202,5 +208,168 @@ describe('refundWithRetry', () => {
     } finally {
       own.disconnect();
     }
+  });
+});
+
+describe('costOf, what a request reserves', () => {
+  const { config } = createLimits({
+    redis: undefined,
+    keyPrefix: `${prefix}cost-`,
+    config: { searchCost: 1, detailCost: 2, matchCost: 3 },
+  });
+
+  it('a search and a detail their prices, whatever the body', () => {
+    expect(costOf('search', { records: [1, 2] }, config)).toBe(1);
+    expect(costOf('detail', undefined, config)).toBe(2);
+  });
+
+  it('a match the worst case (every record a certain match), capped by maxCredits', () => {
+    expect(costOf('match', { records: ['a', 'b', 'c', 'd'] }, config)).toBe(12);
+    expect(costOf('match', { records: ['a', 'b', 'c', 'd'], maxCredits: 5 }, config)).toBe(5);
+    expect(costOf('match', { records: ['a'], maxCredits: 5 }, config)).toBe(3);
+    expect(costOf('match', { records: ['a'], maxCredits: 0 }, config)).toBe(0);
+    expect(costOf('match', {}, config)).toBe(0);
+    expect(costOf('match', undefined, config)).toBe(0);
+  });
+});
+
+describe('refundBeforeAnswer, the refund a failed request makes before its error is written', () => {
+  it('the balance after it; undefined when already refunded; undefined and a warning when the ledger is away', async () => {
+    const own = createRedis(inject('redisUrl'));
+    own.on('error', () => {});
+    try {
+      if (own.status !== 'ready') await new Promise((resolve) => own.once('ready', resolve));
+      const limits = createLimits({ redis: own, keyPrefix: `${prefix}before-answer-` });
+      await limits.ledger.grant('hal', 10);
+      await limits.ledger.reserve('hal', 4, 'req-hal-1');
+      await limits.ledger.reserve('hal', 2, 'req-hal-2');
+      const before = (await metrics.creditsRefunded.get()).values[0]?.value ?? 0;
+      expect(await refundBeforeAnswer(limits, { requestId: 'req-hal-1', cost: 4 })).toBe(8);
+      expect(await refundBeforeAnswer(limits, { requestId: 'req-hal-1', cost: 4 })).toBeUndefined();
+      expect((await metrics.creditsRefunded.get()).values[0]?.value).toBe(before + 4);
+      own.disconnect();
+      const warnings: Array<[unknown, string]> = [];
+      const log = { warn: (fields: unknown, message: string) => warnings.push([fields, message]) };
+      const away = await refundBeforeAnswer(
+        limits,
+        { requestId: 'req-hal-2', cost: 2 },
+        log as unknown as Logger,
+      );
+      expect(away).toBeUndefined();
+      expect(warnings).toEqual([
+        [{ err: { message: expect.any(String) } }, 'refund deferred: ledger unavailable'],
+      ]);
+      await expect.poll(() => own.status).toBe('end');
+      await own.connect();
+      // nothing was given back while away: the reservation is still open for the retry
+      expect(await limits.ledger.balance('hal')).toBe(8);
+      expect(await limits.ledger.refund('req-hal-2')).toBe(10);
+    } finally {
+      own.disconnect();
+    }
+  });
+});
+
+describe('store failures: what a log line says, and which errors become the 503', () => {
+  it('describeFailure: the message, and the cause only when it is an Error', () => {
+    expect(describeFailure(new Error('Connection is closed.'))).toEqual({ message: 'Connection is closed.' });
+    expect(describeFailure('a thrown string')).toEqual({ message: 'a thrown string' });
+    expect(
+      describeFailure(new LimitsStoreUnavailable('credit reserve', new Error('Command timed out'))),
+    ).toEqual({
+      message: 'limits store unavailable during credit reserve',
+      cause: 'Command timed out',
+    });
+    expect(describeFailure(new LimitsStoreUnavailable('credit reserve', 'not an Error'))).toEqual({
+      message: 'limits store unavailable during credit reserve',
+    });
+  });
+
+  it('unavailable: the store failure is a 503 with Retry-After and a warning; anything else is thrown on', () => {
+    const limits = createLimits({
+      redis: undefined,
+      keyPrefix: `${prefix}unavailable-`,
+      config: { unavailableRetryAfterSeconds: 7 },
+    });
+    const warnings: string[] = [];
+    const log = { warn: (_fields: unknown, message: string) => warnings.push(message) };
+    const answer = unavailable(
+      new LimitsStoreUnavailable('rate limit', new Error('x')),
+      limits,
+      log as unknown as Logger,
+    );
+    expect([answer.status, answer.code, answer.headers]).toEqual([
+      503,
+      'limits_unavailable',
+      { 'Retry-After': '7' },
+    ]);
+    expect(warnings).toEqual(['rate limiter unavailable']);
+    const bug = new TypeError('a bug, not an outage');
+    expect(() => unavailable(bug, limits, log as unknown as Logger)).toThrow(bug);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('the orphan sweeper', () => {
+  const capture = () => {
+    const warnings: Array<[Record<string, unknown>, string]> = [];
+    const log = {
+      warn: (fields: Record<string, unknown>, message: string) => warnings.push([fields, message]),
+    };
+    return { warnings, log: log as unknown as Logger };
+  };
+
+  it('refunds an orphaned reservation on its own schedule and says so; quiet when there is none', async () => {
+    const ledger = new LocalCreditLedger(undefined, 0);
+    await ledger.grant('ida', 5);
+    await ledger.reserve('ida', 3, 'req-ida');
+    const { warnings, log } = capture();
+    const sweeper = startOrphanSweeper(ledger, 0.02, log);
+    try {
+      await expect.poll(() => ledger.balance('ida')).toBe(5);
+      // later sweeps find nothing and log nothing
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(warnings).toEqual([
+        [
+          { reservations: 1, credits: 3 },
+          'refunded orphaned credit reservations (their API process died mid-request)',
+        ],
+      ]);
+    } finally {
+      sweeper.stop();
+    }
+  });
+
+  it('a sweep that fails is logged and the schedule goes on', async () => {
+    // a ledger file that cannot be read (a directory): every sweep fails, as with Redis away
+    const ledger = new LocalCreditLedger(mkdtempSync(path.join(os.tmpdir(), 'ledger-dir-')), 0);
+    const { warnings, log } = capture();
+    const sweeper = startOrphanSweeper(ledger, 0.02, log);
+    try {
+      await expect.poll(() => warnings.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(warnings.map(([, message]) => message))).toEqual(
+        new Set(['orphan sweep skipped: ledger unavailable']),
+      );
+      expect(warnings[0]?.[0]).toEqual({ err: { message: expect.stringContaining('EISDIR') } });
+    } finally {
+      sweeper.stop();
+    }
+  });
+
+  it('stopped while a sweep runs: that sweep ends, no other starts', async () => {
+    const ledger = new LocalCreditLedger(undefined, 60_000);
+    let sweeps = 0;
+    let sweeper: { stop(): void } | undefined;
+    const counting = Object.assign(Object.create(ledger) as LocalCreditLedger, {
+      sweepOrphans: async () => {
+        sweeps += 1;
+        sweeper?.stop();
+        return ledger.sweepOrphans();
+      },
+    });
+    sweeper = startOrphanSweeper(counting, 0.01);
+    await expect.poll(() => sweeps).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(sweeps).toBe(1);
   });
 });

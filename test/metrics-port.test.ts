@@ -135,6 +135,38 @@ describe('the metrics listener', () => {
     }
   });
 
+  it('serves GET /metrics only: another path or method is a 404 with no body', async () => {
+    const server = await startMetricsListener('127.0.0.1', undefined, 0, logger);
+    try {
+      const url = server?.url ?? '';
+      const metrics = await fetch(`${url}?name=x`);
+      expect([metrics.status, metrics.headers.get('content-type')]).toEqual([
+        200,
+        expect.stringMatching(/^text\/plain/),
+      ]);
+      expect(await metrics.text()).toContain('# TYPE ');
+      for (const [target, method] of [
+        [url.replace(/\/metrics$/, '/'), 'GET'],
+        [url.replace(/\/metrics$/, '/metricsx'), 'GET'],
+        [url, 'POST'],
+      ] as const) {
+        const answer = await fetch(target, { method });
+        expect([target, method, answer.status, await answer.text()]).toEqual([target, method, 404, '']);
+      }
+    } finally {
+      await server?.close();
+    }
+  });
+
+  it('a failure other than a taken port is thrown as it is (no fallback to a free port)', async () => {
+    await expect(startMetricsListener('127.0.0.1', 70_000, 9464, logger)).rejects.toMatchObject({
+      code: 'ERR_SOCKET_BAD_PORT',
+    });
+    await expect(startMetricsListener('127.0.0.1', undefined, 70_000, logger)).rejects.toMatchObject({
+      code: 'ERR_SOCKET_BAD_PORT',
+    });
+  });
+
   it('METRICS_PORT=0: no listener', async () => {
     expect(await startMetricsListener('127.0.0.1', 0, 9464, logger)).toBeUndefined();
   });

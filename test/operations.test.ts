@@ -201,6 +201,28 @@ describe('endLogs', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('returns at once for an output it cannot end: one without end(), or one already closed', async () => {
+    const lines: string[] = [];
+    const plain = createLogger('info', { write: (line: string) => lines.push(line) });
+    plain.info('kept');
+    // the bound is a minute: only the early return settles within the five seconds waited here
+    const settled = (logger: typeof plain) =>
+      Promise.race([
+        endLogs(logger, 60_000).then(() => 'returned'),
+        sleep(5_000).then(() => 'still waiting'),
+      ]);
+    expect(await settled(plain)).toBe('returned');
+    expect(lines.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['kept']);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'corpsearch-endlogs-'));
+    try {
+      const destination = pino.destination({ dest: path.join(dir, 'out.log'), sync: true, mkdir: true });
+      const closed = createLogger('info', destination);
+      destination.destroy();
+      expect(await settled(closed)).toBe('returned');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('metrics', () => {

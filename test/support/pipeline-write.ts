@@ -3,6 +3,7 @@
  * through the ingest pipeline (none rejected), then the touched companies rebuilt, then every
  * index of the prefix refreshed.
  *
+ *   const tick = steppingClock('2026-11-21T03:00:00.000Z')
  *   await writeRecords(services, [corporate(...), job(...)], tick)
  */
 import { expect } from 'vitest';
@@ -30,4 +31,13 @@ export async function writeRecords(
   await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, { now: now() });
   const names = indexNames(services.config.indexPrefix);
   await services.opensearch.indices.refresh({ index: Object.values(names).join(',') });
+}
+
+/** A clock for the pipeline's writes: one second later at every call, from `start`. */
+export function steppingClock(start: string): () => Date {
+  let clock = Date.parse(start);
+  return () => {
+    clock += 1_000;
+    return new Date(clock);
+  };
 }
