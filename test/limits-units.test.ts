@@ -37,6 +37,27 @@ afterAll(async () => {
   redis.disconnect();
 });
 
+/**
+ * A test on a connection of its own to the real Redis, which it may close and open again:
+ * calls in between fail at once (no offline queue), as they do while Redis is away.
+ */
+async function onOwnConnection(
+  keyPrefix: string,
+  test: (own: Redis, limits: ReturnType<typeof createLimits>) => Promise<void>,
+): Promise<void> {
+  const own = createRedis(inject('redisUrl'));
+  own.on('error', () => {});
+  try {
+    if (own.status !== 'ready') await new Promise((resolve) => own.once('ready', resolve));
+    await test(own, createLimits({ redis: own, keyPrefix: `${prefix}${keyPrefix}` }));
+  } finally {
+    own.disconnect();
+  }
+}
+
+/** The credits the refund counter has counted in this process. */
+const refunded = async () => (await metrics.creditsRefunded.get()).values[0]?.value ?? 0;
+
 describe('parseIdempotencyKey, the core check behind the HTTP validator (which refuses the same first)', () => {
   it('passes a missing header and a visible-ASCII key through as they are', () => {
     expect(parseIdempotencyKey(undefined)).toBeUndefined();
@@ -170,8 +191,6 @@ describe('createLimits', () => {
 });
 
 describe('refundWithRetry', () => {
-  const refunded = async () => (await metrics.creditsRefunded.get()).values[0]?.value ?? 0;
-
   it('gives a reservation back once and counts it once, however often it is called', async () => {
     const limits = createLimits({ redis, keyPrefix: `${prefix}refund-` });
     await limits.ledger.grant('fay', 10);
@@ -187,13 +206,7 @@ describe('refundWithRetry', () => {
   });
 
   it('retries while the connection to Redis is down, and refunds once it is back', async () => {
-    // a connection of its own to the real Redis, closed and opened again: calls in between
-    // fail at once (no offline queue), as they do while Redis is away
-    const own = createRedis(inject('redisUrl'));
-    own.on('error', () => {});
-    try {
-      if (own.status !== 'ready') await new Promise((resolve) => own.once('ready', resolve));
-      const limits = createLimits({ redis: own, keyPrefix: `${prefix}refund-away-` });
+    await onOwnConnection('refund-away-', async (own, limits) => {
       await limits.ledger.grant('gus', 10);
       expect(await limits.ledger.reserve('gus', 4, 'req-gus')).toMatchObject({ ok: true, balance: 6 });
       own.disconnect();
@@ -205,9 +218,7 @@ describe('refundWithRetry', () => {
       await own.connect();
       await expect.poll(() => limits.ledger.balance('gus'), { timeout: 5_000 }).toBe(10);
       expect(errors).toEqual([]);
-    } finally {
-      own.disconnect();
-    }
+    });
   });
 });
 
@@ -235,18 +246,14 @@ describe('costOf, what a request reserves', () => {
 
 describe('refundBeforeAnswer, the refund a failed request makes before its error is written', () => {
   it('the balance after it; undefined when already refunded; undefined and a warning when the ledger is away', async () => {
-    const own = createRedis(inject('redisUrl'));
-    own.on('error', () => {});
-    try {
-      if (own.status !== 'ready') await new Promise((resolve) => own.once('ready', resolve));
-      const limits = createLimits({ redis: own, keyPrefix: `${prefix}before-answer-` });
+    await onOwnConnection('before-answer-', async (own, limits) => {
       await limits.ledger.grant('hal', 10);
       await limits.ledger.reserve('hal', 4, 'req-hal-1');
       await limits.ledger.reserve('hal', 2, 'req-hal-2');
-      const before = (await metrics.creditsRefunded.get()).values[0]?.value ?? 0;
+      const before = await refunded();
       expect(await refundBeforeAnswer(limits, { requestId: 'req-hal-1', cost: 4 })).toBe(8);
       expect(await refundBeforeAnswer(limits, { requestId: 'req-hal-1', cost: 4 })).toBeUndefined();
-      expect((await metrics.creditsRefunded.get()).values[0]?.value).toBe(before + 4);
+      expect(await refunded()).toBe(before + 4);
       own.disconnect();
       const warnings: Array<[unknown, string]> = [];
       const log = { warn: (fields: unknown, message: string) => warnings.push([fields, message]) };
@@ -264,9 +271,7 @@ describe('refundBeforeAnswer, the refund a failed request makes before its error
       // nothing was given back while away: the reservation is still open for the retry
       expect(await limits.ledger.balance('hal')).toBe(8);
       expect(await limits.ledger.refund('req-hal-2')).toBe(10);
-    } finally {
-      own.disconnect();
-    }
+    });
   });
 });
 
