@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CreditLedger } from '../src/limits/credit-ledger.js';
+import { createLimits } from '../src/limits/limits.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { createCreditLedger, openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { testRedis, uniquePrefix } from './support/env.js';
@@ -129,6 +130,34 @@ describe('Redis ledger after a lost reply', () => {
     expect(await ledger.refund('late-id')).toBeNull();
     await expect(ledger.reserve('u', 1, 'late-id')).rejects.toThrow(/unavailable/);
     expect(await ledger.balance('u')).toBe(5);
+  });
+});
+
+describe('Redis admission after a lost reply', () => {
+  it('an admission that reaches Redis after its caller gave up does nothing: no count, no claim, no debit', async () => {
+    const keyPrefix = `${redisPrefix}late-admit:`;
+    const limits = createLimits({ redis, keyPrefix, config: { ratePerSecond: 1, rateWindowSeconds: 60 } });
+    await limits.ledger.grant('v', 5);
+    const request = {
+      userId: 'v',
+      requestId: 'late-admission',
+      rate: { limiter: limits.rateLimiter },
+      claim: { store: limits.idempotency, key: 'idem-1', fingerprint: 'fp' },
+      cost: 2,
+    };
+    await expect(limits.ledger.admit({ ...request, giveUpAt: Date.now() - 1_000 })).rejects.toMatchObject({
+      name: 'LimitsStoreUnavailable',
+      operation: 'admission',
+    });
+    expect(await redis.keys(`${keyPrefix}*`)).toEqual([`${keyPrefix}credits:balance:v`]);
+    expect(await limits.ledger.balance('v')).toBe(5);
+    // the same request in time: counted (the one allowed), claimed and debited
+    const admitted = await limits.ledger.admit({ ...request, giveUpAt: Date.now() + 5_000 });
+    expect([admitted.rate?.allowed, admitted.claim, admitted.reserve]).toEqual([
+      true,
+      { kind: 'claimed' },
+      { ok: true, balance: 3 },
+    ]);
   });
 });
 

@@ -113,3 +113,15 @@ describe('Redis store expiry', () => {
     expect(done).toBeLessThanOrEqual(60);
   });
 });
+
+describe('Redis store after a lost reply', () => {
+  it('a claim that reaches Redis after its caller gave up claims nothing: the key stays free', async () => {
+    const store = new RedisIdempotencyStore(redis, prefix, ttls);
+    await expect(store.claim('late-user', 'k', 'fp', 'req-1', Date.now() - 1_000)).rejects.toMatchObject({
+      name: 'LimitsStoreUnavailable',
+      operation: 'idempotency claim',
+    });
+    expect(await redis.keys(`${prefix}*late-user*`)).toEqual([]);
+    expect(await store.claim('late-user', 'k', 'fp', 'req-2')).toEqual({ kind: 'claimed' });
+  });
+});
