@@ -64,8 +64,10 @@ export const mutationModules = {
   // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
   // limiter through the app, and under a frozen redis-server of their own) are left out: with
   // them a run was estimated at hours on a loaded 2-core machine. Of the charges (charges.ts),
-  // only the refund a failed request retries while Redis is away (`refundWithRetry` and the
-  // retry loop it runs, `settleWithRetry`), which test/limits-units.test.ts calls directly.
+  // what test/limits-units.test.ts calls directly: a request's price (`costOf`), the refund
+  // before an error answer (`refundBeforeAnswer`) and the one a failed request retries while
+  // Redis is away (`refundWithRetry` and its loop, `settleWithRetry`); of rate-limit.ts the
+  // store failure's 503 (`unavailable`).
   limits: {
     mutate: [
       'src/limits/export-cost.ts',
@@ -74,10 +76,21 @@ export const mutationModules = {
       'src/limits/rate-limiter.ts',
       'src/limits/limits.ts',
       'src/limits/admission.ts',
+      'src/limits/idempotency-store.ts',
+      'src/limits/orphan-sweeper.ts',
+      'src/limits/store-unavailable.ts',
+      fn('src/limits/charges.ts', 'export function costOf('),
+      fn('src/limits/charges.ts', 'export async function refundBeforeAnswer('),
       fn('src/limits/charges.ts', 'export function refundWithRetry('),
       fn('src/limits/charges.ts', 'function settleWithRetry('),
+      fn('src/limits/rate-limit.ts', 'export function unavailable('),
     ],
-    tests: ['test/credits-ledger.test.ts', 'test/limits-units.test.ts', 'test/admission.test.ts'],
+    tests: [
+      'test/credits-ledger.test.ts',
+      'test/limits-units.test.ts',
+      'test/admission.test.ts',
+      'test/idempotency-store.test.ts',
+    ],
   },
   // cursor tokens (AES-256-GCM). test/cursors.test.ts (the same through the app on the engine)
   // is left out here: its setup indexes companies again for every mutant run, about a minute

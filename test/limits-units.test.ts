@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { Deadline } from '../src/deadline.js';
 import { costOf, parseIdempotencyKey, refundBeforeAnswer, refundWithRetry } from '../src/limits/charges.js';
 import { exportCost } from '../src/limits/export-cost.js';
 import { createLimits } from '../src/limits/limits.js';
@@ -19,7 +20,12 @@ import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { startOrphanSweeper } from '../src/limits/orphan-sweeper.js';
 import { unavailable } from '../src/limits/rate-limit.js';
 import { createRateLimiter } from '../src/limits/rate-limiter.js';
-import { describeFailure, LimitsStoreUnavailable } from '../src/limits/store-unavailable.js';
+import {
+  describeFailure,
+  inRedisBudget,
+  LimitsStoreUnavailable,
+  storeCall,
+} from '../src/limits/store-unavailable.js';
 import { metrics } from '../src/metrics.js';
 import { createRedis } from '../src/redis.js';
 
@@ -266,6 +272,8 @@ describe('refundBeforeAnswer, the refund a failed request makes before its error
       expect(warnings).toEqual([
         [{ err: { message: expect.any(String) } }, 'refund deferred: ledger unavailable'],
       ]);
+      // without a logger (the CLI's paths) the same, quietly
+      expect(await refundBeforeAnswer(limits, { requestId: 'req-hal-2', cost: 2 })).toBeUndefined();
       await expect.poll(() => own.status).toBe('end');
       await own.connect();
       // nothing was given back while away: the reservation is still open for the retry
@@ -279,6 +287,9 @@ describe('store failures: what a log line says, and which errors become the 503'
   it('describeFailure: the message, and the cause only when it is an Error', () => {
     expect(describeFailure(new Error('Connection is closed.'))).toEqual({ message: 'Connection is closed.' });
     expect(describeFailure('a thrown string')).toEqual({ message: 'a thrown string' });
+    // the cause is told only for the store's own failure (ioredis's message); another error's
+    // cause may carry anything, so it stays out of the line
+    expect(describeFailure(new Error('outer', { cause: new Error('inner') }))).toEqual({ message: 'outer' });
     expect(
       describeFailure(new LimitsStoreUnavailable('credit reserve', new Error('Command timed out'))),
     ).toEqual({
@@ -290,14 +301,39 @@ describe('store failures: what a log line says, and which errors become the 503'
     });
   });
 
+  it('storeCall: any failure of the call is the store failure, naming the operation and keeping the cause', async () => {
+    const cause = new Error('Connection is closed.');
+    await expect(storeCall('credit grant', () => Promise.reject(cause))).rejects.toMatchObject({
+      name: 'LimitsStoreUnavailable',
+      operation: 'credit grant',
+      cause,
+    });
+    expect(await storeCall('credit grant', async () => 7)).toBe(7);
+  });
+
+  it('inRedisBudget: a spent Redis budget is the store failure; any other error is thrown on as it is', async () => {
+    const spent = new Deadline({ totalMs: 10_000, redisMs: 0 });
+    try {
+      await expect(inRedisBudget(spent, 'admission', async () => 1)).rejects.toMatchObject({
+        name: 'LimitsStoreUnavailable',
+        operation: 'admission',
+        cause: expect.objectContaining({ name: 'DeadlineExceeded' }),
+      });
+    } finally {
+      spent.release();
+    }
+    const bug = new TypeError('a bug');
+    await expect(inRedisBudget(undefined, 'admission', () => Promise.reject(bug))).rejects.toBe(bug);
+  });
+
   it('unavailable: the store failure is a 503 with Retry-After and a warning; anything else is thrown on', () => {
     const limits = createLimits({
       redis: undefined,
       keyPrefix: `${prefix}unavailable-`,
       config: { unavailableRetryAfterSeconds: 7 },
     });
-    const warnings: string[] = [];
-    const log = { warn: (_fields: unknown, message: string) => warnings.push(message) };
+    const warnings: Array<[unknown, string]> = [];
+    const log = { warn: (fields: unknown, message: string) => warnings.push([fields, message]) };
     const answer = unavailable(
       new LimitsStoreUnavailable('rate limit', new Error('x')),
       limits,
@@ -308,7 +344,13 @@ describe('store failures: what a log line says, and which errors become the 503'
       'limits_unavailable',
       { 'Retry-After': '7' },
     ]);
-    expect(warnings).toEqual(['rate limiter unavailable']);
+    expect(warnings).toEqual([
+      [
+        { err: { message: 'limits store unavailable during rate limit', cause: 'x' } },
+        'rate limiter unavailable',
+      ],
+    ]);
+    expect(unavailable(new LimitsStoreUnavailable('rate limit', new Error('x')), limits).status).toBe(503);
     const bug = new TypeError('a bug, not an outage');
     expect(() => unavailable(bug, limits, log as unknown as Logger)).toThrow(bug);
     expect(warnings).toHaveLength(1);
@@ -360,6 +402,70 @@ describe('the orphan sweeper', () => {
       sweeper.stop();
     }
   });
+
+  it('without a logger it goes on sweeping: an orphan made after the first sweep is refunded too', async () => {
+    const ledger = new LocalCreditLedger(undefined, 0);
+    await ledger.grant('jo', 5);
+    await ledger.reserve('jo', 2, 'req-jo-1');
+    const sweeper = startOrphanSweeper(ledger, 0.02);
+    try {
+      await expect.poll(() => ledger.balance('jo')).toBe(5);
+      await ledger.reserve('jo', 4, 'req-jo-2');
+      await expect.poll(() => ledger.balance('jo')).toBe(5);
+      expect((await ledger.account('jo')).autoRefunded).toMatchObject({ reservations: 2, credits: 6 });
+    } finally {
+      sweeper.stop();
+    }
+  });
+
+  it('without a logger a failing sweep is skipped quietly, and the next one still comes', async () => {
+    const failing = new LocalCreditLedger(mkdtempSync(path.join(os.tmpdir(), 'ledger-dir-')), 0);
+    let sweeps = 0;
+    const counting = Object.assign(Object.create(failing) as LocalCreditLedger, {
+      sweepOrphans: () => {
+        sweeps += 1;
+        return failing.sweepOrphans();
+      },
+    });
+    const sweeper = startOrphanSweeper(counting, 0.02);
+    try {
+      await expect.poll(() => sweeps).toBeGreaterThanOrEqual(3);
+    } finally {
+      sweeper.stop();
+    }
+  });
+
+  it.each([
+    [0, 8_000],
+    [1, 12_000],
+  ])(
+    'sweeps every interval give or take a fifth (random %d: after %d ms of a 10 s interval)',
+    async (random, due) => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      vi.spyOn(Math, 'random').mockReturnValue(random);
+      const ledger = new LocalCreditLedger(undefined, 60_000);
+      let sweeps = 0;
+      const counting = Object.assign(Object.create(ledger) as LocalCreditLedger, {
+        sweepOrphans: async () => {
+          sweeps += 1;
+          return ledger.sweepOrphans();
+        },
+      });
+      const sweeper = startOrphanSweeper(counting, 10);
+      try {
+        await vi.advanceTimersByTimeAsync(due - 1);
+        expect(sweeps).toBe(0);
+        await vi.advanceTimersByTimeAsync(1);
+        expect(sweeps).toBe(1);
+        await vi.advanceTimersByTimeAsync(due);
+        expect(sweeps).toBe(2);
+      } finally {
+        sweeper.stop();
+        vi.restoreAllMocks();
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('stopped while a sweep runs: that sweep ends, no other starts', async () => {
     const ledger = new LocalCreditLedger(undefined, 60_000);
