@@ -358,6 +358,8 @@ describe('store failures: what a log line says, and which errors become the 503'
 });
 
 describe('the orphan sweeper', () => {
+  // a loaded machine may hold a 20 ms timer back for a while: wait up to 10 s for each step
+  const slow = { timeout: 10_000 };
   const capture = () => {
     const warnings: Array<[Record<string, unknown>, string]> = [];
     const log = {
@@ -373,7 +375,7 @@ describe('the orphan sweeper', () => {
     const { warnings, log } = capture();
     const sweeper = startOrphanSweeper(ledger, 0.02, log);
     try {
-      await expect.poll(() => ledger.balance('ida')).toBe(5);
+      await expect.poll(() => ledger.balance('ida'), slow).toBe(5);
       // later sweeps find nothing and log nothing
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(warnings).toEqual([
@@ -393,7 +395,7 @@ describe('the orphan sweeper', () => {
     const { warnings, log } = capture();
     const sweeper = startOrphanSweeper(ledger, 0.02, log);
     try {
-      await expect.poll(() => warnings.length).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => warnings.length, slow).toBeGreaterThanOrEqual(2);
       expect(new Set(warnings.map(([, message]) => message))).toEqual(
         new Set(['orphan sweep skipped: ledger unavailable']),
       );
@@ -409,9 +411,9 @@ describe('the orphan sweeper', () => {
     await ledger.reserve('jo', 2, 'req-jo-1');
     const sweeper = startOrphanSweeper(ledger, 0.02);
     try {
-      await expect.poll(() => ledger.balance('jo')).toBe(5);
+      await expect.poll(() => ledger.balance('jo'), slow).toBe(5);
       await ledger.reserve('jo', 4, 'req-jo-2');
-      await expect.poll(() => ledger.balance('jo')).toBe(5);
+      await expect.poll(() => ledger.balance('jo'), slow).toBe(5);
       expect((await ledger.account('jo')).autoRefunded).toMatchObject({ reservations: 2, credits: 6 });
     } finally {
       sweeper.stop();
@@ -429,7 +431,7 @@ describe('the orphan sweeper', () => {
     });
     const sweeper = startOrphanSweeper(counting, 0.02);
     try {
-      await expect.poll(() => sweeps).toBeGreaterThanOrEqual(3);
+      await expect.poll(() => sweeps, slow).toBeGreaterThanOrEqual(3);
     } finally {
       sweeper.stop();
     }
@@ -479,7 +481,7 @@ describe('the orphan sweeper', () => {
       },
     });
     sweeper = startOrphanSweeper(counting, 0.01);
-    await expect.poll(() => sweeps).toBe(1);
+    await expect.poll(() => sweeps, slow).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(sweeps).toBe(1);
   });
