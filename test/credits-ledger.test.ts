@@ -172,6 +172,7 @@ describe('single-process file ledger', () => {
     expect(await server.refund('r1')).toBe(7);
     expect(await cli.balance('u')).toBe(7);
   });
+
   it('reads a file holding only some of its sections (one written before autoRefunds existed, or by hand)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'credits-'));
     const partial = path.join(dir, 'partial.json');
