@@ -204,7 +204,7 @@ describe('permanent errors the engine itself gives', () => {
     const error = await services.opensearch
       .search({
         index: `${services.config.indexPrefix}corporates`,
-        body: { query: { range: { employeeCount: { gte: 'abc' } } } },
+        body: { query: { range: { employeeCount: { gte: 'not-a-count-q7' } } } },
       })
       .then(
         () => undefined,
@@ -220,7 +220,7 @@ describe('permanent errors the engine itself gives', () => {
     expect(mapped.headers['Retry-After']).toBeUndefined();
     const said = JSON.stringify(mapped.toBody()) + lines.join('');
     expect(said).not.toContain(services.config.indexPrefix);
-    expect(said).not.toContain('abc');
+    expect(said).not.toContain('not-a-count-q7');
   });
 
   it('the engine refuses what the count refuses (the count is not stricter than the engine by more than one)', async () => {
