@@ -182,38 +182,56 @@ function createKeyAndIngest(app: string, tmp: string, env: NodeJS.ProcessEnv): s
   return key;
 }
 
-/** Searches until all 100 postings are found, for at most 60 s. */
-async function waitForPostings(url: string, key: string): Promise<void> {
-  let total = 0;
+/**
+ * One POST for the wait below; `undefined` when the connection failed. The ingest ran with this
+ * process's event loop blocked (spawnSync), longer than the API keeps an idle connection open:
+ * the pooled connection from the health check may be closed under it, which fetch reports as
+ * "fetch failed". Such an error is noted in `errors` and retried.
+ */
+async function tryPost(url: string, key: string, body: unknown, errors: string[]) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    body: JSON.stringify(body),
+  }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
+    errors.push(`${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'})`);
+    return undefined;
+  });
+  if (!res) return undefined;
+  const answer = (await res.json()) as { totalResults?: number };
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(answer)}`);
+  return answer.totalResults ?? 0;
+}
+
+/**
+ * Searches until all 100 postings are found and counts until all 20 companies are, for at most
+ * 60 s. Each index shows what was written at its own refresh (about once a second): the
+ * postings can be searchable while their companies, written before them, are not yet. Waiting
+ * for the postings alone once let the company search below find 0 of 20.
+ */
+async function waitForIngest(url: string, key: string): Promise<void> {
+  let postings: number | undefined = 0;
+  let companies: number | undefined = 0;
   const deadline = Date.now() + 60_000;
-  let lastError = '';
+  const errors: string[] = [];
   while (Date.now() < deadline) {
-    // the ingest above ran with this process's event loop blocked (spawnSync), longer than the
-    // API keeps an idle connection open: the pooled connection from the health check may be
-    // closed under it, which fetch reports as "fetch failed". Such an error is retried.
-    const res = await fetch(`${url}/rest/v1/jobs/search`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-      body: JSON.stringify({ limit: 1, includeTotalResults: true }),
-    }).catch((error: Error & { cause?: { code?: string; message?: string } }) => {
-      lastError = `${error.message} (${error.cause?.code ?? error.cause?.message ?? 'no cause'})`;
-      return undefined;
-    });
-    if (!res) {
-      await sleep(1000);
-      continue;
-    }
-    const body = (await res.json()) as { totalResults?: number };
-    if (res.status !== 200) throw new Error(`search answered ${res.status}: ${JSON.stringify(body)}`);
-    total = body.totalResults ?? 0;
-    if (total === 100) break;
+    postings = await tryPost(
+      `${url}/rest/v1/jobs/search`,
+      key,
+      { limit: 1, includeTotalResults: true },
+      errors,
+    );
+    companies = await tryPost(`${url}/rest/v1/corporates/count`, key, {}, errors);
+    if (postings === 100 && companies === 20) break;
     await sleep(1000);
   }
-  if (total !== 100)
+  if (postings !== 100 || companies !== 20)
     throw new Error(
-      `search found ${total} postings, expected 100${lastError ? `; last connection error: ${lastError}` : ''}`,
+      `found ${postings ?? 'no answer'} postings and ${companies ?? 'no answer'} companies, expected 100 and 20${errors.length > 0 ? `; last connection error: ${errors.at(-1)}` : ''}`,
     );
-  say(`one search: 200, totalResults ${total} (all 100 postings ingested through the queue)`);
+  say(
+    `one search: 200, totalResults ${postings}; companies counted: ${companies} (all ingested through the queue)`,
+  );
 }
 
 /** A clean stop: SIGTERM, and both built processes exit 0 by themselves. */
@@ -266,7 +284,7 @@ async function main(): Promise<void> {
     say(`node dist/src/main.js ready at ${url} (GET /readyz 200, GET /health ${health})`);
 
     const key = createKeyAndIngest(app, tmp, env);
-    await waitForPostings(url, key);
+    await waitForIngest(url, key);
     await checkServedArtifact(url, key, env.METRICS_PORT as string);
     await stopCleanly(api, worker);
     writeFileSync(path.join(tmp, 'ok'), '');
