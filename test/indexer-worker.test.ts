@@ -1,15 +1,20 @@
 /**
  * The BullMQ path end to end on the real redis-server and engine: records queued, the worker
  * indexes them with the shared transform, a bad record lands in the Redis dead-letter list
- * with its reason, and the touched company gets one (deduplicated) rebuild.
+ * with its reason, and the touched company gets one (deduplicated) rebuild. Master records are
+ * shared through Redis with the jobs after them, a job queued without a source is named
+ * 'queue', and a rebuild that fails leaves its companies pending for the retry.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { corporateCheckDigit } from '../indexer/corporate-number.js';
 import { type DeadLetterEntry, deadLetterKey } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
-import { createIndexerWorker, type IndexerWorker } from '../indexer/indexer-worker.js';
+import type { IndexerWorker, IndexerWorkerOptions } from '../indexer/indexer-worker.js';
+import { mastersKey } from '../indexer/jobs/masters-key.js';
 import {
   createIndexerQueue,
   createQueueConnection,
@@ -42,6 +47,33 @@ async function eventually<T>(
     if (ok(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * A worker on a queue and Redis prefix of its own (so its master lists, rebuild set and
+ * dead letters touch no other test's), on `opensearch` and `indexPrefix` (this file's by
+ * default). `close` stops the worker and removes its queue.
+ */
+function ownWorker(name: string, overrides: Partial<IndexerWorkerOptions> = {}) {
+  const prefix = `${services.config.redisPrefix}${name}-`;
+  const ownQueue = createIndexerQueue(connection, prefix);
+  const own = startTestWorker(services, connection, { redisPrefix: prefix, ...overrides });
+  return {
+    prefix,
+    queue: ownQueue,
+    worker: own,
+    async close() {
+      await own.close();
+      await ownQueue.obliterate({ force: true });
+      await ownQueue.close();
+      await connection.del(mastersKey(prefix), rebuildSetKey(prefix), deadLetterKey(prefix));
+    },
+  };
+}
+
+/** A corporate number of this file's own, with its check digit. */
+function ownNumber(base12: string): string {
+  return `${corporateCheckDigit(base12)}${base12}`;
 }
 
 async function source(index: string, id: string): Promise<Record<string, unknown> | undefined> {
@@ -132,27 +164,18 @@ describe('the indexer worker', () => {
   });
 
   it('dead-letters the records of a job it gave up on (engine unreachable), with the reason', async () => {
-    const prefix = `${services.config.redisPrefix}down-`;
-    const downQueue = createIndexerQueue(connection, prefix);
     // a real client at a loopback port nothing listens on: every request is refused
     const unreachable = createOpenSearchClient('http://127.0.0.1:9');
-    const downWorker = createIndexerWorker({
-      opensearch: unreachable,
-      indexPrefix: services.config.indexPrefix,
-      connection,
-      redisPrefix: prefix,
-      logger: pino({ level: 'silent' }),
-      retry: { retries: 1, minTimeout: 10 },
-    });
+    const down = ownWorker('down', { opensearch: unreachable, retry: { retries: 1, minTimeout: 10 } });
     try {
       const record = corporate({ corporateNumber: numbers.delta });
-      await downQueue.add(
+      await down.queue.add(
         'records',
         { records: [record], source: 'test' },
         { attempts: 2, backoff: { type: 'fixed', delay: 10 } },
       );
       const dead = await eventually(
-        () => connection.lrange(deadLetterKey(prefix), 0, -1),
+        () => connection.lrange(deadLetterKey(down.prefix), 0, -1),
         (entries) => entries.length > 0,
       );
       expect(dead.map((entry) => JSON.parse(entry) as DeadLetterEntry)).toEqual([
@@ -162,10 +185,79 @@ describe('the indexer worker', () => {
         }),
       ]);
     } finally {
-      await downWorker.close();
-      await downQueue.obliterate({ force: true });
-      await downQueue.close();
+      await down.close();
       await unreachable.close();
+    }
+  });
+
+  it('shares a master record through Redis: a later job, read afresh, names with it', async () => {
+    const own = ownWorker('masters');
+    try {
+      const media = JSON.parse(
+        readFileSync(path.join(import.meta.dirname, '..', 'data', 'masters', 'media.json'), 'utf8'),
+      ).items as Array<{ id: number; name: string }>;
+      const renamed = media.map((item) => (item.id === 3 ? { ...item, name: 'doda X' } : item));
+      await enqueueRecords(own.queue, [{ type: 'master', master: 'media', items: renamed }], 'test');
+      const shared = await eventually(
+        () => connection.hget(mastersKey(own.prefix), 'media'),
+        (value) => value !== null,
+      );
+      expect(JSON.parse(shared as string)).toEqual(renamed);
+      // another job, so its pipeline starts from the lists in Redis, not from the first one's
+      const number = ownNumber('010401000031');
+      const posting = job({ corporateNumber: number, mediaId: 3 });
+      await enqueueRecords(own.queue, [corporate({ corporateNumber: number }), posting], 'test');
+      const written = await eventually(
+        () => source(names.jobs, posting.id),
+        (value) => value !== undefined,
+      );
+      expect(written).toMatchObject({ mediaId: 3, mediaName: 'doda X' });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("names a job queued without a source 'queue' in its dead letters and in the job it defers", async () => {
+    const own = ownWorker('unnamed');
+    try {
+      const orphan = job({ corporateNumber: ownNumber('010401000032') });
+      await enqueueRecords(own.queue, [JSON.stringify(job({ title: '' })), orphan]);
+      const dead = await eventually(
+        () => connection.lrange(deadLetterKey(own.prefix), 0, -1),
+        (entries) => entries.length > 0,
+      );
+      expect(dead.map((entry) => (JSON.parse(entry) as DeadLetterEntry).source)).toEqual([
+        expect.stringMatching(/^queue#\d+:1$/),
+      ]);
+      const deferred = await eventually(
+        () => own.queue.getDelayed(),
+        (delayed) => delayed.some((entry) => entry.name === 'records'),
+      );
+      expect(deferred.find((entry) => entry.name === 'records')?.data).toEqual(
+        expect.objectContaining({ records: [orphan], source: 'queue' }),
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('puts the companies of a rebuild that fails back in the pending set, and the job fails', async () => {
+    // an index prefix with no indices: the rebuild's first request is refused (404), no retry
+    const own = ownWorker('no-indices', { indexPrefix: `${services.config.indexPrefix}none-` });
+    try {
+      const pending = [ownNumber('010401000033'), ownNumber('010401000034')];
+      await scheduleRebuilds(own.queue, connection, own.prefix, pending);
+      // a failed attempt waits for its retry (the queue's backoff) as a delayed job
+      const tried = await eventually(
+        () => own.queue.getJobs(['delayed', 'failed']),
+        (jobs) => jobs.some((entry) => entry.name === 'rebuild' && entry.attemptsMade > 0),
+      );
+      expect(tried.find((entry) => entry.name === 'rebuild')?.failedReason).toBeTruthy();
+      // no attempt in flight while the set is read (pause waits for the active one)
+      await own.worker.worker.pause();
+      expect((await connection.smembers(rebuildSetKey(own.prefix))).sort()).toEqual(pending.sort());
+    } finally {
+      await own.close();
     }
   });
 
