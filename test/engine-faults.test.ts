@@ -6,7 +6,8 @@
  * a 503 with Retry-After and an error code of the catalogue, carry no engine text (nor may the
  * log), and leave the credits exact: a charged operation's reservation closed exactly once,
  * a free one never reserving. With the proxy passing again, the same requests succeed, so the
- * failures above are the faults' doing.
+ * failures above are the faults' doing. A caller that hangs up while the engine holds its
+ * search gets its reservation back once and its Idempotency-Key freed for the retry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
@@ -175,5 +176,41 @@ describe('the engine answers again', () => {
     const answer = await send(operation, user);
     expect(answer.status, answer.text).toBe(200);
     if (operation.path.endsWith('/export')) expect(answer.headers.get('x-export-credits')).toBe('3');
+  });
+});
+
+describe('the caller hangs up while the engine holds its search', () => {
+  it('its reservation comes back once and its Idempotency-Key is freed: the retry is served, charged once', async () => {
+    const user = 'gone-while-held';
+    await limits.ledger.grant(user, grant);
+    const headers = {
+      ...(await userHeaders(user)),
+      'content-type': 'application/json',
+      'idempotency-key': `gone-${process.pid}-${Date.now()}`,
+    };
+    const request = { method: 'POST', headers, body: JSON.stringify({ limit: 1 }) };
+    const faultedBefore = proxy.faulted();
+    proxy.set('hang');
+    try {
+      const caller = new AbortController();
+      const sent = fetch(`${app.url}/rest/v1/corporates/search`, { ...request, signal: caller.signal });
+      // the engine holds the search (well inside the deadline): the caller leaves
+      await expect.poll(() => proxy.faulted(), { timeout: 10_000 }).toBeGreaterThan(faultedBefore);
+      caller.abort();
+      await expect(sent).rejects.toThrow();
+    } finally {
+      proxy.set('pass');
+    }
+    await expect.poll(() => limits.ledger.balance(user), { timeout: 5_000 }).toBe(grant);
+    const reservations = history.reservations(user);
+    expect(reservations).toHaveLength(1);
+    await expect.poll(() => history.closings(reservations[0] as string)).toBe(1);
+    // a claim left in flight would answer the retry 409; a freed one runs it
+    const retry = await fetch(`${app.url}/rest/v1/corporates/search`, {
+      ...request,
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(retry.status, await retry.text()).toBe(200);
+    expect(await limits.ledger.balance(user)).toBe(grant - 2);
   });
 });
