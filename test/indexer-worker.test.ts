@@ -242,7 +242,8 @@ describe('the indexer worker', () => {
   });
 
   it('puts the companies of a rebuild that fails back in the pending set, and the job fails', async () => {
-    // an index prefix with no indices: the rebuild's first request is refused (404), no retry
+    // an index prefix with no indices: the rebuild's first request is refused (404, which the
+    // client does not resend), so the attempt fails at once
     const own = ownWorker('no-indices', { indexPrefix: `${services.config.indexPrefix}none-` });
     try {
       const pending = [ownNumber('010401000033'), ownNumber('010401000034')];
