@@ -1,5 +1,5 @@
 // Mutation testing (Stryker, its vitest runner): which code is mutated, and by which tests.
-// Run one module: `npm run mutation -- text` (or `--mutate src/text/name-key.ts`); all: `npm run mutation`.
+// Run one module: `npm run mutation -- text` (or `--mutate src/names/keys.ts`); all: `npm run mutation`.
 // scripts/mutation.ts names the module in MUTATION_MODULE; the scores go to docs/mutation.md.
 // Each module runs only the test files that exercise it (`testFiles`), with per-test coverage,
 // so a mutant runs only the tests that reach it. Sandboxes and reports stay under .local/.

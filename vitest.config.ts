@@ -37,6 +37,8 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/search/*.ts': floor(95.9, 99, 90), // 96.9 / 96.9 / 100.0 / 91.0
   'src/search/paging/**': floor(93.8, 94.2, 87.9), // 94.8 / 94.8 / 95.2 / 88.9
   'src/text/**': floor(98.5, 99, 93.5), // 99.5 / 99.5 / 100.0 / 94.5
+  // the names module (keys, readings, match, suggest), out of src/text and src/search
+  'src/names/**': floor(95, 99, 90),
   // src/local/** moved to ops/local/** with its files (git mv), its floor unchanged
   'ops/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
   // moved out of src/opensearch/** and src/*.ts (bulk, scan, reindex; the CLI helpers and the

@@ -8,7 +8,7 @@
  * company's name (or reading, or romaji of the reading), folded, and exactly one such company
  * is left after the record's evidence (prefecture, telephone, web site). Folding here is this
  * file's own reference (`referenceKey`, `romajiKey`), written from the classes below and
- * independent of src/text/name-key.ts: the labels must not inherit the product's mistakes.
+ * independent of src/names/keys.ts: the labels must not inherit the product's mistakes.
  * The kana tables are Unicode's own layout (hiragana = katakana - 0x60) and the Hepburn and
  * Kunrei-shiki romanizations as taught; the half-width forms come from the sample generator.
  *

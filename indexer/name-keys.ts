@@ -1,7 +1,7 @@
 /**
  * The name keys of a company document (internal fields, never in API records): what
  * `POST /corporates/match` and `GET /corporates/suggest` compare on, computed with the one
- * definition of "the same name" (src/text/name-key.ts).
+ * definition of "the same name" (src/names/keys.ts).
  *
  *   {name: '株式会社マルカ物流', furigana: 'マルカブツリュウ'}
  *   -> {nameKey: 'マルカ物流' folded, readingKey: 'マルカブツリュウ' folded,
@@ -9,8 +9,8 @@
  *
  * An empty key is stored as null (docs/index-documents.md: never "" for "unknown").
  */
-import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
-import { loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.js';
+import { nameKey, readingKey, romajiKey } from '../src/names/keys.js';
+import { loadReadingAnalyser, type ReadingAnalyser } from '../src/names/reading.js';
 
 export type ReadingSource = 'registry' | 'derived';
 
@@ -36,7 +36,7 @@ export interface NameKeyFields {
 let analyser: ReadingAnalyser | undefined;
 
 /**
- * Loads the reading analyser (src/text/reading.ts: about a second and 18 MB of dictionary,
+ * Loads the reading analyser (src/names/reading.ts: about a second and 18 MB of dictionary,
  * once per process) so that derivedReading answers; the pipeline and the backfill call it
  * before they plan a batch.
  */

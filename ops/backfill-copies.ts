@@ -21,7 +21,7 @@
  * `_source` without the nested postings' detail text.
  *
  * Then the name keys (./name-keys.ts): every company whose stored keys differ from what the
- * fold (src/text/name-key.ts) gives now gets them, the same way: companies written before the
+ * fold (src/names/keys.ts) gives now gets them, the same way: companies written before the
  * fields, and all of them after the fold changed (match and suggest compare the keys of the
  * typed text, folded now, with these). `keys` counts them.
  */

@@ -2,13 +2,13 @@
  * Micro-benchmark of the name keys (not a test): names per second for nameKey, readingKey,
  * romajiKey and queryKeys, over company names built from realistic parts (legal forms before
  * and after, widths, kana, variant kanji, branches). With --reading, also the load time and
- * names per second of the derived-reading analyser (src/text/reading.ts).
+ * names per second of the derived-reading analyser (src/names/reading.ts).
  *
  *   npx tsx scripts/bench-name-key.ts [--reading]
  */
 import { performance } from 'node:perf_hooks';
-import { nameKey, queryKeys, readingKey, romajiKey } from '../src/text/name-key.js';
-import { loadReadingAnalyser } from '../src/text/reading.js';
+import { nameKey, queryKeys, readingKey, romajiKey } from '../src/names/keys.js';
+import { loadReadingAnalyser } from '../src/names/reading.js';
 
 const cores = [
   'マルカ物流',

@@ -134,7 +134,7 @@ for (const [a, b, why] of EXCLUDED) {
 }
 
 const header = [
-  '# Old and variant kanji -> the form the company name key uses (src/text/name-key.ts).',
+  '# Old and variant kanji -> the form the company name key uses (src/names/keys.ts).',
   `# Source: Unicode Unihan database ${version} (Unihan_OtherMappings.txt kJoyoKanji and`,
   '# kJinmeiyoKanji variant pointers; Unihan_Variants.txt kSemanticVariant and',
   '# kSpoofingVariant, chosen pairs),',

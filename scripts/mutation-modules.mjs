@@ -44,8 +44,8 @@ export const mutationModules = {
   text: {
     mutate: [
       'src/text/normalize.ts',
-      'src/text/name-key.ts',
-      'src/text/reading.ts',
+      'src/names/keys.ts',
+      'src/names/reading.ts',
       'src/text/corporate-number.ts',
       'src/text/address.ts',
     ],

@@ -2,7 +2,7 @@
  * Mutation testing, one module at a time (stryker.config.mjs, scripts/mutation-modules.mjs):
  *   npm run mutation                                  every module, one after the other
  *   npm run mutation -- text limits                   these modules
- *   npm run mutation -- --mutate src/text/name-key.ts one file (or a comma-separated list), with its module's tests
+ *   npm run mutation -- --mutate src/names/keys.ts one file (or a comma-separated list), with its module's tests
  * Prints one line per module (the figures docs/mutation.md publishes):
  *   mutation text: 812 killed, 40 survived, 3 no coverage, 2 timeout, score 95.0%, 83 static ignored (48 min)
  * Needs OPENSEARCH_URL and REDIS_URL (the tests' servers, test/support/global-setup.ts).
@@ -21,7 +21,7 @@ function parseArgs(argv: string[]): Array<{ name: string; mutate?: string }> {
     if (arg === '--mutate') {
       const files = argv[++i];
       if (!files)
-        throw new Error('--mutate needs files, e.g. --mutate src/text/name-key.ts,src/text/reading.ts');
+        throw new Error('--mutate needs files, e.g. --mutate src/names/keys.ts,src/names/reading.ts');
       const first = files.split(',')[0] as string;
       // a module may name a file's lines only ('src/search/export.ts:199-334')
       const name = Object.keys(modules).find((m) =>

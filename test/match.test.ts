@@ -2,13 +2,13 @@
  * POST /rest/v1/corporates/match through the real app on the real engine and Redis, over the
  * companies of test/fixtures/match/companies.ts indexed by the real indexer: `match` only when
  * one company remains after the evidence, candidates with their reasons otherwise, and the 400s.
- * Written to hold for the first-cut name key and for the full one (src/text/name-key.ts).
+ * Written to hold for the first-cut name key and for the full one (src/names/keys.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { runMatch } from '../src/search/match.js';
+import { queryKeys } from '../src/names/keys.js';
+import { runMatch } from '../src/names/match.js';
 import type { Services } from '../src/services.js';
-import { queryKeys } from '../src/text/name-key.js';
 import { companies, indexCompanies, numberOf, spellings } from './fixtures/match/companies.js';
 import { setUpServices } from './support/env.js';
 import { queryTotal, search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';

@@ -1,6 +1,6 @@
 /**
  * The name keys in the corporates index: computed by the indexer's transform with
- * src/text/name-key.ts, written by the real pipeline, and internal (never in a Corporate
+ * src/names/keys.ts, written by the real pipeline, and internal (never in a Corporate
  * record, nor in the compact copy searches read).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,10 +8,10 @@ import { loadMasters } from '../indexer/masters.js';
 import { derivedReading, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
+import { nameKey, readingKey, romajiKey } from '../src/names/keys.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { recordFieldNames } from '../src/search/records.js';
 import type { Services } from '../src/services.js';
-import { nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
 import { companies, indexCompanies, numberOf, spellings } from './fixtures/match/companies.js';
 import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';

@@ -1,5 +1,5 @@
 /**
- * The company name key (src/text/name-key.ts, docs/names.md), one table per class of folding.
+ * The company name key (src/names/keys.ts, docs/names.md), one table per class of folding.
  * Every expected value is written out by hand from how Japanese company names are actually
  * spelled (registry, CRM lists, bank transfers, business cards); none is computed with the
  * key itself. "same" tables hold spellings of one company; "different" tables hold names of
@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forgetNameTables, legalForms, nameKey, readingKey, romajiKey } from '../src/text/name-key.js';
+import { forgetNameTables, legalForms, nameKey, readingKey, romajiKey } from '../src/names/keys.js';
 import { propertyParams } from './support/fast-check.js';
 
 // the tables are read again in each test, so a mutation run checks them with every test here

@@ -1,11 +1,11 @@
 /**
- * Reading and romaji keys (src/text/name-key.ts), the keys of a typed query, and readings
- * derived from names (src/text/reading.ts). Expected values are written out by hand: how
+ * Reading and romaji keys (src/names/keys.ts), the keys of a typed query, and readings
+ * derived from names (src/names/reading.ts). Expected values are written out by hand: how
  * furigana is filed (registry, bank transfers) and how people type romaji.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { forgetNameTables, queryKeys, readingKey, romajiKey } from '../src/text/name-key.js';
-import { buildReadingAnalyser, loadReadingAnalyser, type ReadingAnalyser } from '../src/text/reading.js';
+import { forgetNameTables, queryKeys, readingKey, romajiKey } from '../src/names/keys.js';
+import { buildReadingAnalyser, loadReadingAnalyser, type ReadingAnalyser } from '../src/names/reading.js';
 
 // the tables are read again in each test, so a mutation run checks them with every test here
 beforeEach(forgetNameTables);

@@ -24,14 +24,14 @@ import { formerNameKeysOf, formerNamesOf, type NameRow } from '../indexer/regist
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { writeBulkChunked } from '../ops/engine/bulk.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
+import { nameKey } from '../src/names/keys.js';
+import { runMatch } from '../src/names/match.js';
+import { suggestCorporates } from '../src/names/suggest.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
-import { runMatch } from '../src/search/match.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { compileWithOverflow, countPlan, searchCorporates, searchJobs } from '../src/search/run-search.js';
-import { suggestCorporates } from '../src/search/suggest.js';
 import type { Services } from '../src/services.js';
-import { nameKey } from '../src/text/name-key.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, later } from './fixtures/registry/build-fixtures.js';
 import { setUpServices, uniquePrefix } from './support/env.js';

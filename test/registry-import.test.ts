@@ -41,13 +41,13 @@ import {
 import { toRegistryChange } from '../indexer/registry/map.js';
 import { ZipWriter } from '../indexer/registry/zip-writer.js';
 import { jobSearch } from '../src/catalogue/searches.js';
+import { nameKey } from '../src/names/keys.js';
+import { runMatch } from '../src/names/match.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
-import { runMatch } from '../src/search/match.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { runPlanText, searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
-import { nameKey } from '../src/text/name-key.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
 import { runToEnd } from './support/child-runs.js';

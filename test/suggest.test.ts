@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
+import { queryKeys } from '../src/names/keys.js';
 import type { Services } from '../src/services.js';
-import { queryKeys } from '../src/text/name-key.js';
 import { companies, indexCompanies, spellings } from './fixtures/match/companies.js';
 import { setUpServices } from './support/env.js';
 import {

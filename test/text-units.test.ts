@@ -5,8 +5,6 @@
  * a test in the text module (docs/mutation.md).
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../src/text/address.js';
-import { corporateCheckDigit, isValidCorporateNumber } from '../src/text/corporate-number.js';
 import {
   forgetNameTables,
   legalForms,
@@ -15,7 +13,9 @@ import {
   readingKey,
   romajiKey,
   spellOutLegalForms,
-} from '../src/text/name-key.js';
+} from '../src/names/keys.js';
+import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../src/text/address.js';
+import { corporateCheckDigit, isValidCorporateNumber } from '../src/text/corporate-number.js';
 
 // the tables are read again in each test, so a mutation run checks them with every test here
 beforeEach(forgetNameTables);

@@ -2,7 +2,7 @@
  * A company's former names, from the registry rows of one batch and what the index holds:
  * the earlier name and the date it stopped. Kept in the corporates document (`formerNames`,
  * internal) with their name keys (`formerNameKeys`), which match and suggest look up after the
- * current names (src/search/match.ts, src/search/suggest.ts).
+ * current names (src/names/match.ts, src/names/suggest.ts).
  *
  *   stored {name: '株式会社旧名商店'}, rows [history '株式会社旧名商店', applied '株式会社新名' (changeDate 2026-11-01)]
  *   -> [{name: '株式会社旧名商店', until: '2026-11-01'}]
@@ -17,7 +17,7 @@
  * - The current name is never a former name (a company renamed back); a name kept twice keeps
  *   its later date. Newest first.
  */
-import { nameKey } from '../../src/text/name-key.js';
+import { nameKey } from '../../src/names/keys.js';
 
 export interface FormerName {
   name: string;

@@ -74,7 +74,7 @@ export const excludingOps: ReadonlySet<Op> = new Set(['none', 'noneContains']);
  * - presence: true = the field has a value, false = it has none.
  * - flag: true = the boolean field is true, false = it is not true (false or unknown).
  * - listed: true = has at least one market, false = none, null = no condition.
- * - prefix: a name key (src/text/name-key.ts) starts with one of the strings, folded the same way.
+ * - prefix: a name key (src/names/keys.ts) starts with one of the strings, folded the same way.
  * - inclusion: true brings back records the search leaves out by default (closed companies);
  *   the condition filters nothing itself, its absence does (src/search/compile-query.ts).
  */

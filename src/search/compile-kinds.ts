@@ -6,7 +6,7 @@
  */
 import type { Types } from '@opensearch-project/opensearch';
 import type { Kind } from '../catalogue/types.js';
-import { nameKey, readingKey, romajiKey } from '../text/name-key.js';
+import { nameKey, readingKey, romajiKey } from '../names/keys.js';
 import type { Condition } from './plan.js';
 
 export type Query = Types.Common_QueryDsl.QueryContainer;

@@ -1,5 +1,5 @@
 /**
- * What a free-text address says about a company, for matching (src/search/match.ts): the
+ * What a free-text address says about a company, for matching (src/names/match.ts): the
  * prefecture named at its start (the prefectures master, data/masters/prefectures.json) and
  * the rest, in which a company's `cityName` is looked for as a prefix.
  *

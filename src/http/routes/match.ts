@@ -1,6 +1,6 @@
 /** The handler of POST /corporates/match (its chain: src/http/route-table.ts); the body was validated against openapi.yaml. */
 import type { Request, RequestHandler, Response } from 'express';
-import { applyBudget, type MatchRequest, runMatch } from '../../search/match.js';
+import { applyBudget, type MatchRequest, runMatch } from '../../names/match.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
 import { reservedCost, setFinalCost } from '../limits/credits.js';

@@ -1,6 +1,6 @@
 /** The handler of GET /corporates/suggest (its chain: src/http/route-table.ts); `q` and `limit` were validated against openapi.yaml. */
 import type { Request, RequestHandler, Response } from 'express';
-import { defaultSuggestLimit, suggestCorporates } from '../../search/suggest.js';
+import { defaultSuggestLimit, suggestCorporates } from '../../names/suggest.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
 

@@ -5,7 +5,7 @@
  * (renamed in the register: answered with the current name and the former one). Closed
  * companies are left out, as searches leave them out by default. Read from doc values only.
  *
- *   q='ﾏﾙｶ' (folded by queryKeys of src/text/name-key.ts to the keys k, k.reading, ...)
+ *   q='ﾏﾙｶ' (folded by queryKeys of src/names/keys.ts to the keys k, k.reading, ...)
  *   -> {bool: {must: {dis_max: {queries: [
  *        {constant_score: {filter: {term:   {nameKey: k}}, boost: 2}},
  *        {constant_score: {filter: {prefix: {nameKey: k}}, boost: 1}},  (same for reading, romaji)
@@ -16,9 +16,9 @@
 import type { API } from '@opensearch-project/opensearch';
 import type { Deadline } from '../deadline.js';
 import { indexName } from '../opensearch/indices.js';
+import { engineSearch, hitsOf } from '../search/paging/pit-search.js';
 import type { Services } from '../services.js';
-import { nameKey, queryKeys } from '../text/name-key.js';
-import { engineSearch, hitsOf } from './paging/pit-search.js';
+import { nameKey, queryKeys } from './keys.js';
 
 export interface Suggestion {
   corporateNumber: string;

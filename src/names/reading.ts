@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import kuromoji from 'kuromoji';
-import { commonKanji, spellOutLegalForms } from './name-key.js';
+import { commonKanji, spellOutLegalForms } from './keys.js';
 
 export interface ReadingAnalyser {
   /** The name's reading in katakana; undefined when a word in it has no reading. */

@@ -6,7 +6,7 @@
  *   {records: [{name: '㈱マルカ物流', prefectureId: 14}]}
  *   -> one `terms` search over the whole request's keys (nameKey / readingKey / romajiKey,
  *      plus corporateNumber for the valid numbers given), then per record:
- *      companies whose key equals the record's (queryKeys of src/text/name-key.ts)
+ *      companies whose key equals the record's (queryKeys of src/names/keys.ts)
  *      -> a valid corporate number decides alone
  *      -> a prefecture given (prefectureId, or named at the start of the address) removes the
  *         companies elsewhere (a contradiction: they stay candidates, never the match)
@@ -24,12 +24,12 @@ import { errors } from '../errors/catalogue.js';
 import { withinDeadline } from '../opensearch/deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import { projectRoot } from '../project-root.js';
+import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
+import { engineSearch, hitsOf, totalOf } from '../search/paging/pit-search.js';
 import type { Services } from '../services.js';
 import { foldAddress, parseAddress, phoneDigits, websiteHost } from '../text/address.js';
 import { isValidCorporateNumber } from '../text/corporate-number.js';
-import { nameKey, queryKeys } from '../text/name-key.js';
-import { assertComplete, engineTimeouts, toSearchError } from './opensearch-errors.js';
-import { engineSearch, hitsOf, totalOf } from './paging/pit-search.js';
+import { nameKey, queryKeys } from './keys.js';
 
 export interface MatchRecord {
   name: string;
