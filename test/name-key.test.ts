@@ -7,7 +7,14 @@
  */
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forgetNameTables, legalForms, nameKey, readingKey, romajiKey } from '../src/names/keys.js';
+import {
+  forgetNameTables,
+  legalForms,
+  nameKey,
+  readingKey,
+  romajiKey,
+  spokenKey,
+} from '../src/names/keys.js';
 import { propertyParams } from './support/fast-check.js';
 
 // the tables are read again in each test, so a mutation run checks them with every test here
@@ -267,7 +274,8 @@ describe('branch words after the name', () => {
       // glued to the name: part of it, for the words registered names end with
       ['まるか設計事務所', 'マルカ設計事務所'],
       ['まるか物流本店', 'マルカ物流本店'],
-      ['まるか物流第二工場', 'マルカ物流第二工場'],
+      // (the ordinal's kanji numeral is a digit in the key: kanji numerals below)
+      ['まるか物流第2工場', 'マルカ物流第二工場'],
       // a glued office word with something before it that is no place: the word goes alone
       ['まるか物流西口', 'マルカ物流西口営業所'],
       // a glued word with less than two characters of name before it
@@ -282,12 +290,12 @@ describe('branch words after the name', () => {
       // nothing before it but a legal form: the name itself
       ['本社', '株式会社本社'],
       ['東京支店', '株式会社 東京支店'],
-      // センター ends many names; never a branch word
+      // センター ends many names: never glued, and never the whole name
       ['日本情報せんた', '株式会社 日本情報センター', '日本情報センター株式会社'],
-      ['まるか物流せんた', 'マルカ 物流センター'],
+      ['まるか物流せんた', 'マルカ物流センター'],
       // a long last part is a name, not a branch: only a glued office word at its end goes
-      ['まるか東京都港区芝浦第一物流', 'マルカ 東京都港区芝浦第一物流支店'],
-      ['まるか東京都港区芝浦第一物流工場', 'マルカ 東京都港区芝浦第一物流工場'],
+      ['まるか東京都港区芝浦第1物流', 'マルカ 東京都港区芝浦第一物流支店'],
+      ['まるか東京都港区芝浦第1物流工場', 'マルカ 東京都港区芝浦第一物流工場'],
     ]);
   });
 });
@@ -364,7 +372,6 @@ describe('different companies keep different keys', () => {
       ['霞が関', '霞ヶ関'],
       ['キャノン', 'キノン'],
       ['全国農業協同組合連合会', '全国漁業協同組合連合会'],
-      ['第一', '第1'],
       ['マルカ物流', 'マルカ物産'],
       ['Zinc', 'Z'],
     ]);
@@ -427,5 +434,147 @@ describe('the key is a fixed point', () => {
       }),
       propertyParams(2000),
     );
+  });
+});
+
+describe('kanji numerals are digits in the key', () => {
+  it('an ordinal, a count, a year: written in kanji or in digits, one key', () => {
+    expectKeys([
+      ['第1物流', '第一物流', '第1物流', '第１物流', '株式会社第一物流'],
+      ['21世紀ふあむ', '二十一世紀ファーム', '21世紀ファーム', '２１世紀ファーム'],
+      ['2024企画', '二〇二四企画', '2024企画'],
+      ['150周年', '百五十周年', '150周年'],
+      ['35000石', '三万五千石', '35000石'],
+      ['3和興業', '三和興業', '3和興業'],
+    ]);
+  });
+
+  it('different numbers stay apart', () => {
+    expectDifferent([
+      ['第一物流', '第二物流'],
+      ['二十一世紀', '十二世紀'],
+      ['百五十', '五百十'],
+    ]);
+  });
+});
+
+describe('a site after the name: a plant, a branch, a department', () => {
+  it("a separator, the site's own name, a site word: dropped", () => {
+    expectKeys([
+      [
+        'まるか物流',
+        'マルカ物流 厚木工場',
+        'マルカ物流株式会社 渋谷駅前支店',
+        'マルカ物流（東名センター）',
+        'マルカ物流 海老名倉庫',
+        'マルカ物流 つくば研究所',
+        'マルカ物流 物流センター',
+        'マルカ物流・青葉台店',
+        'マルカ物流株式会社 第三営業部',
+        'マルカ物流営業部',
+        'マルカ物流株式会社事業部',
+      ],
+    ]);
+  });
+
+  it('kept when it is the name: glued, alone, or too long for a site', () => {
+    expectKeys([
+      ['まるか物流せんた', 'マルカ物流センター'],
+      ['まるか商店', 'マルカ商店'],
+      ['まるか工場', 'マルカ・工場'],
+      ['まるかしよつぴんぐせんた', 'マルカ・ショッピングセンター'],
+    ]);
+  });
+});
+
+describe('legal forms the register has beside companies', () => {
+  it('professional corporations, cooperatives, public bodies: dropped like 株式会社', () => {
+    expectKeys([
+      ['まるか', '弁護士法人マルカ', '税理士法人マルカ', '監査法人マルカ', '有限責任監査法人マルカ'],
+      [
+        'まるか',
+        '司法書士法人マルカ',
+        '行政書士法人マルカ',
+        '社会保険労務士法人マルカ',
+        '特許業務法人マルカ',
+      ],
+      ['まるか', '農事組合法人マルカ', '企業組合マルカ', 'マルカ企業組合', '管理組合法人マルカ'],
+      ['まるか', 'ﾍﾞﾝｺﾞｼﾎｳｼﾞﾝ ﾏﾙｶ', 'ｾﾞｲﾘｼﾎｳｼﾞﾝﾏﾙｶ'],
+      ['maruka', 'Maruka LLP', 'Maruka Co., Ltd', 'Maruka Kabushikikaisha'],
+    ]);
+    expect(legalForms('弁護士法人マルカ')).toEqual(['弁護士法人']);
+    expect(legalForms('マルカ LLP')).toEqual(['有限責任事業組合']);
+  });
+});
+
+describe('the spoken key: letters, loanwords and symbols as they are said', () => {
+  /** Each row: spellings of one name, and the spoken key they all give. */
+  function expectSpoken(rows: Array<[key: string, ...spellings: string[]]>): void {
+    for (const [key, ...spellings] of rows)
+      for (const spelling of spellings) expect(spokenKey(spelling), spelling).toBe(key);
+  }
+
+  it('Latin letters and their katakana names, with the usual variants', () => {
+    expectSpoken([
+      // エー/エイ, ビー, シー: the long vowels fold, however written
+      [
+        'えびしまと',
+        'ABCマート',
+        'ＡＢＣマート',
+        'エービーシーマート',
+        'エイビーシー・マート',
+        'abc mart'.slice(0, 3) + 'マート',
+      ],
+      // ケー/ケイ, エス
+      ['けす', 'KS', 'ケーエス', 'ケイエス', 'ケイ・エス'],
+      // エヌ, ティー/ティ
+      ['えぬててどこも', 'NTTドコモ', 'エヌ・ティ・ティ・ドコモ', 'エヌティーティードコモ'],
+      // ダブリュー/ダブリュ
+      ['だぶりゆえち', 'WH', 'ダブリュー・エイチ', 'ダブリュエイチ'],
+    ]);
+  });
+
+  it('English words and their katakana', () => {
+    expectSpoken([
+      [
+        'えびしてくのろじず',
+        'ABC Technologies Inc.',
+        'エービーシー・テクノロジーズ株式会社',
+        'ABCテクノロジーズ',
+      ],
+      [
+        'じやぱんしすてむず',
+        'Japan Systems',
+        'JAPAN SYSTEMS Co., Ltd.',
+        'ジャパンシステムズ',
+        'JapanSystems',
+      ],
+      ['まるかほるでんぐす', 'マルカ Holdings', 'マルカホールディングス', 'マルカ・ホールディングス㈱'],
+      ['ぐろばるとれでんぐ', 'Global Trading', 'グローバル・トレーディング', 'グローバルトレーディング'],
+    ]);
+  });
+
+  it('symbols said as words', () => {
+    expectSpoken([
+      ['けあんどえす', 'K&S', 'K＆S', 'ケー・アンド・エス', 'ケイアンドエス'],
+      ['えてあんどて', 'AT&T', 'エイ・ティ・アンド・ティ'],
+      ['まるかぷらす', 'マルカ+', 'マルカプラス', 'マルカ＋'],
+    ]);
+  });
+
+  it('names that are said differently stay apart', () => {
+    for (const [a, b] of [
+      ['ABCマート', 'ABDマート'],
+      ['KS', 'KC'],
+      ['ジャパンシステムズ', 'ジャパンシステム開発'],
+      ['K&S', 'KS'],
+    ])
+      expect(spokenKey(a), `${a} / ${b}`).not.toBe(spokenKey(b));
+  });
+
+  it('a name with no Latin letters or symbols: the name key, with long vowels folded', () => {
+    expect(spokenKey('株式会社マルカ物流')).toBe('まるか物流');
+    expect(spokenKey('コウヨウ商事')).toBe('こよ商事');
+    expect(spokenKey('コーヨー商事')).toBe('こよ商事');
   });
 });

@@ -10,10 +10,17 @@
  * This is not the engine's text fold (src/text/normalize.ts): that one keeps legal forms and
  * every letter, so that a partial match finds what was written.
  */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { toRomaji } from 'wanakana';
-import { projectRoot } from '../project-root.js';
+import {
+  branchPlaceColumns,
+  branchWordColumns,
+  kanjiVariantColumns,
+  latinLetterColumns,
+  legalFormColumns,
+  loanwordColumns,
+  readTable,
+  symbolWordColumns,
+} from './tables.js';
 
 /**
  * Characters that separate words: spaces, punctuation, symbols, controls and every dash or
@@ -58,29 +65,32 @@ interface Tables {
   gluedBranch: RegExp;
   /** (株) -> 株式会社 and the like, on NFKC text. */
   abbreviations: { pattern: RegExp; fullForm: Map<string, string> };
+  /** A site after a separator: its own name (up to five characters), then a site word. */
+  site: RegExp;
+  /** For the spoken key: letter -> its name, English word -> katakana (both folded), symbols. */
+  spoken: {
+    letters: Map<string, string>;
+    words: Map<string, string>;
+    symbols: { pattern: RegExp; word: Map<string, string> };
+  };
 }
 
 let tables: Tables | undefined;
 
-/** The data rows of a TSV file under data/names: '#' lines are comments, the first row names the columns. */
-function readTsv(file: string): string[][] {
-  const lines = readFileSync(path.join(projectRoot, 'data', 'names', file), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  return lines.slice(1).map((line) => line.split('\t'));
-}
-
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
-function legalTable(rows: string[][], fold: (text: string) => string): LegalTable {
+function legalTable(
+  rows: Array<{ from: string; to: string; where: Where }>,
+  fold: (text: string) => string,
+): LegalTable {
   const seen = new Set<string>();
   const forms = rows
-    .map(([from = '', to = '', where = '']) => ({
+    .map(({ from, to, where }) => ({
       // 'Co., Ltd.' -> 'coltd', matched as c SEP* o SEP* l SEP* t SEP* d: 'CO.,LTD' and
       // 'Co. Ltd.' are the same form.
       from: fold(from).replace(/ +/g, ''),
       to,
-      where: where as Where,
+      where,
     }))
     .filter((form) => {
       const id = `${form.from}\t${form.where}`;
@@ -112,19 +122,23 @@ function legalTable(rows: string[][], fold: (text: string) => string): LegalTabl
 
 function loadTables(): Tables {
   const variants = new Map<string, string>();
-  for (const [from, to] of readTsv('kanji-variants.tsv')) if (from && to) variants.set(from, to);
-  const legalRows = readTsv('legal-forms.tsv');
+  for (const { from, to } of readTable('kanji-variants.tsv', kanjiVariantColumns)) variants.set(from, to);
+  const legalRows = readTable('legal-forms.tsv', legalFormColumns);
   const partial = { variants } as Tables;
-  const legal = legalTable(legalRows, (text) => foldChars(text, partial, true));
+  const fold = (text: string) => foldChars(text, partial, true);
+  const legal = legalTable(legalRows, fold);
   const legalSmallKept = legalTable(legalRows, (text) => foldChars(text, partial, false));
-  const branchRows = readTsv('branch-words.tsv');
-  const words = branchRows.map(([word = '']) => escapeRegExp(word));
+  const branchRows = readTable('branch-words.tsv', branchWordColumns);
+  const words = branchRows.map(({ word }) => escapeRegExp(fold(word)));
   const alone = (...kinds: string[]) =>
-    branchRows.filter(([, kind = '']) => kinds.includes(kind)).map(([word = '']) => escapeRegExp(word));
+    branchRows.filter(({ alone }) => kinds.includes(alone)).map(({ word }) => escapeRegExp(fold(word)));
   const glued = alone('glued');
   const separated = alone('glued', 'separated');
-  const places = readTsv('branch-places.tsv').map(([place = '']) =>
-    escapeRegExp(foldChars(place, partial, true)),
+  const siteWords = branchRows
+    .filter(({ site }) => site === 'yes')
+    .map(({ word }) => escapeRegExp(fold(word)));
+  const places = readTable('branch-places.tsv', branchPlaceColumns).map(({ place }) =>
+    escapeRegExp(fold(place)),
   );
   // what may stand before a branch word in a branch part: a place (and a quarter of it), an
   // ordinal, 営業: '横浜事業所', '大阪北営業所', '第二工場', '営業本部'
@@ -132,8 +146,9 @@ function loadTables(): Tables {
   // after a separator: any branch word with one of those before it, or a word that may stand alone
   const branch = new RegExp(`^(?:${where}(?:${words.join('|')})|(?:${separated.join('|')}))$`, 'u');
   const gluedBranch = new RegExp(`(?:${places.join('|')})?(?:${glued.join('|')})$`, 'u');
+  const site = new RegExp(`^[^ ()]{1,5}(?:${siteWords.join('|')})$`, 'u');
   const fullForm = new Map<string, string>();
-  for (const [from = '', to = ''] of legalRows) {
+  for (const { from, to } of legalRows) {
     const nfkc = from.normalize('NFKC');
     if (/^\(\p{Script=Han}+\)$/u.test(nfkc)) fullForm.set(nfkc, to);
   }
@@ -141,7 +156,19 @@ function loadTables(): Tables {
     pattern: new RegExp([...fullForm.keys()].map(escapeRegExp).join('|'), 'gu'),
     fullForm,
   };
-  return { variants, legal, legalSmallKept, branch, gluedBranch, abbreviations };
+  const symbolRows = readTable('symbol-words.tsv', symbolWordColumns);
+  const spoken = {
+    letters: new Map(readTable('latin-letters.tsv', latinLetterColumns).map((row) => [row.letter, row.name])),
+    words: new Map(readTable('loanwords.tsv', loanwordColumns).map((row) => [row.english, row.katakana])),
+    symbols: {
+      pattern: new RegExp(
+        symbolRows.map(({ symbol }) => escapeRegExp(symbol.normalize('NFKC'))).join('|'),
+        'gu',
+      ),
+      word: new Map(symbolRows.map((row) => [row.symbol.normalize('NFKC'), row.katakana])),
+    },
+  };
+  return { variants, legal, legalSmallKept, branch, gluedBranch, abbreviations, site, spoken };
 }
 
 /** 'abcd' -> Map { a => b, c => d }: the tables below read as from/to pairs. */
@@ -233,12 +260,13 @@ function dropLegalForms(text: string, legal: LegalTable, found?: string[]): stri
  *   'まるか物流  大阪営業所' -> 'まるか物流  ';  'まるか物流大阪営業所' -> 'まるか物流';
  *   'まるか設計事務所' unchanged;  '  本社' unchanged
  */
-function dropBranch(text: string, t: Pick<Tables, 'branch' | 'gluedBranch'>): string {
+function dropBranch(text: string, t: Pick<Tables, 'branch' | 'gluedBranch' | 'site'>): string {
   const trimmed = text.replace(trailingSeparators, '');
   const cut = trimmed.search(lastSeparator);
   if (cut >= 0) {
     const head = trimmed.slice(0, cut + 1);
-    if (!onlySeparators.test(head) && t.branch.test(trimmed.slice(cut + 1))) return head;
+    const part = trimmed.slice(cut + 1);
+    if (!onlySeparators.test(head) && (t.branch.test(part) || t.site.test(part))) return head;
   }
   // glued: 'まるか物流大阪営業所' -> 'まるか物流', with at least two characters of name left
   const glued = trimmed.match(t.gluedBranch);
@@ -282,7 +310,7 @@ export function forgetNameTables(): void {
   tables = undefined;
 }
 
-type KeyKind = 'name' | 'reading' | 'romaji';
+type KeyKind = 'name' | 'spoken' | 'reading' | 'romaji';
 
 /**
  * The shared steps, repeated until nothing changes (a branch dropped can bring a legal form
@@ -307,14 +335,127 @@ function keyOf(name: string, t: Tables, kind: KeyKind, found?: string[]): string
 
 function onePass(name: string, t: Tables, kind: KeyKind, found?: string[]): string {
   const legal = kind === 'romaji' ? t.legalSmallKept : t.legal;
-  let current = foldChars(name, t, kind !== 'romaji');
+  const named = kind === 'name' || kind === 'spoken';
+  let current = foldChars(kind === 'spoken' ? spellOutSymbols(name, t) : name, t, kind !== 'romaji');
   for (let round = 0; round < 4; round++) {
     let next = dropLegalForms(current, legal, found);
-    if (kind === 'name') next = dropLegalForms(dropBranch(next, t), legal, found);
+    if (named) next = dropLegalForms(dropBranch(next, t), legal, found);
     if (next === current) break;
     current = next;
   }
-  return resolveIterationMarks(current.replace(separators, ''));
+  if (kind === 'spoken') current = spellOutLatin(current, t);
+  const key = resolveIterationMarks(current.replace(separators, ''));
+  if (kind === 'spoken') return foldVowelLength(digitsForNumerals(key));
+  return named ? digitsForNumerals(key) : key;
+}
+
+const kanjiDigits = new Map([...'〇一二三四五六七八九'].map((c, value) => [c, value]));
+const kanjiUnits = new Map([
+  ['十', 10],
+  ['百', 100],
+  ['千', 1000],
+]);
+const kanjiMyriads = new Map([
+  ['万', 10_000],
+  ['億', 100_000_000],
+]);
+
+/**
+ * Kanji numerals as digits: each run of 〇一二三四五六七八九十百千 (万 and 億 inside a run) is
+ * its value, read positionally or with its units.
+ *   '第一物流' -> '第1物流';  '二十一世紀' -> '21世紀';  '二〇二四' -> '2024';  '三万五千' -> '35000'
+ * Kanji numerals inside words fold too ('一光' -> '1光', '千代田' -> '1000代田'): both sides of a
+ * comparison fold the same way, so a name and its digit spelling meet and nothing else moves.
+ */
+function digitsForNumerals(key: string): string {
+  return key.replace(/[〇一二三四五六七八九十百千][〇一二三四五六七八九十百千万億]*/gu, (run) => {
+    let total = 0;
+    let section = 0;
+    let digits = 0;
+    let pending = false;
+    for (const c of run) {
+      const digit = kanjiDigits.get(c);
+      if (digit !== undefined) {
+        digits = digits * 10 + digit;
+        pending = true;
+        continue;
+      }
+      const unit = kanjiUnits.get(c);
+      if (unit !== undefined) {
+        section += (pending ? digits : 1) * unit;
+      } else {
+        total += (section + (pending ? digits : 0) || 1) * (kanjiMyriads.get(c) as number);
+        section = 0;
+      }
+      digits = 0;
+      pending = false;
+    }
+    return String(total + section + (pending ? digits : 0));
+  });
+}
+
+/** The symbols a name also spells out (& -> アンド), as words between separators. */
+function spellOutSymbols(name: string, t: Tables): string {
+  const { pattern, word } = t.spoken.symbols;
+  return name.normalize('NFKC').replace(pattern, (symbol) => ` ${word.get(symbol) ?? ''} `);
+}
+
+/**
+ * The Latin words of a folded name in katakana (as hiragana, like the rest of the key): a word
+ * of data/names/loanwords.tsv as its katakana, a run made only of such words as those words, any
+ * other run letter by letter (data/names/latin-letters.tsv); digits stay.
+ *   'abc technologies' -> 'えーびーしー てくのろじーず' (before the key's later folds)
+ */
+function spellOutLatin(text: string, t: Tables): string {
+  return text.replace(/[a-z]+/g, (run) => {
+    const words = loanwordsOf(run, t.spoken.words);
+    const spelled = words ?? [...run].map((letter) => t.spoken.letters.get(letter) ?? letter);
+    return foldChars(spelled.join(''), t, true);
+  });
+}
+
+/** The run as a sequence of listed words (longest first), or undefined when it is not one. */
+function loanwordsOf(run: string, words: Map<string, string>): string[] | undefined {
+  const whole = words.get(run);
+  if (whole !== undefined) return [whole];
+  for (let end = run.length - 1; end >= 2; end--) {
+    const head = words.get(run.slice(0, end));
+    if (head === undefined) continue;
+    const rest = loanwordsOf(run.slice(end), words);
+    if (rest) return [head, ...rest];
+  }
+  return undefined;
+}
+
+/** The vowel of each hiragana (small ones already folded to large), for the vowel-length fold. */
+const vowelOf = new Map<string, string>();
+for (const [vowel, row] of [
+  ['a', 'あかさたなはまやらわがざだばぱ'],
+  ['i', 'いきしちにひみりぎじぢびぴ'],
+  ['u', 'うくすつぬふむゆるぐずづぶぷ'],
+  ['e', 'えけせてねへめれげぜでべぺ'],
+  ['o', 'おこそとのほもよろをごぞどぼぽ'],
+] as const)
+  for (const c of row) vowelOf.set(c, vowel);
+/** The vowel kana that lengthen a kana of each vowel: ああ, いい, うう, えい / ええ, おう / おお. */
+const lengthens: Record<string, string> = { a: 'あ', i: 'い', u: 'う', e: 'えい', o: 'おう' };
+
+/**
+ * A long vowel written with a vowel kana is one vowel: 'けい' = 'け' (ケイ, ケー), 'こう' = 'こ'
+ * (コウ, コー), 'びい' = 'び' (ビイ, ビー); the long-vowel mark is already gone. For the spoken
+ * key only: it joins the usual variants of letter names and loanwords, and would join names
+ * the name key keeps apart.
+ */
+function foldVowelLength(key: string): string {
+  let out = '';
+  let last = '';
+  for (const c of key) {
+    const vowel = vowelOf.get(last);
+    if (vowel !== undefined && lengthens[vowel]?.includes(c)) continue;
+    out += c;
+    last = c;
+  }
+  return out;
 }
 
 /**
@@ -343,6 +484,18 @@ export function spellOutLegalForms(name: string): string {
 /** The key of a company name as written; '' when nothing is left (株式会社 alone). */
 export function nameKey(name: string): string {
   return keyOf(name, load(), 'name');
+}
+
+/**
+ * The name as it is said: the name key with its Latin letters and words, and the symbols it
+ * spells out, in kana (data/names/latin-letters.tsv, loanwords.tsv, symbol-words.tsv), and long
+ * vowels written with a vowel kana folded. Looser than the name key: two spellings with one
+ * spoken key are probably one name, and the judge weighs them so.
+ *   spokenKey('ABC Technologies Inc.') === spokenKey('エービーシー・テクノロジーズ㈱') === 'えびしてくのろじず'
+ *   spokenKey('K&S') === spokenKey('ケイ・アンド・エス')
+ */
+export function spokenKey(name: string): string {
+  return keyOf(name, load(), 'spoken');
 }
 
 /**
