@@ -568,7 +568,7 @@ describe('the spoken key: letters, loanwords and symbols as they are said', () =
       ['KS', 'KC'],
       ['ジャパンシステムズ', 'ジャパンシステム開発'],
       ['K&S', 'KS'],
-    ])
+    ] as const)
       expect(spokenKey(a), `${a} / ${b}`).not.toBe(spokenKey(b));
   });
 
