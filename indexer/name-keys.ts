@@ -9,14 +9,16 @@
  *
  * An empty key is stored as null (docs/index-documents.md: never "" for "unknown").
  */
-import { nameKey, readingKey, romajiKey } from '../src/names/keys.js';
+import { nameKey, readingKey, romajiKey, spokenKey } from '../src/names/keys.js';
 import { loadReadingAnalyser, type ReadingAnalyser } from '../src/names/reading.js';
+import { phoneDigits, websiteHost } from '../src/text/address.js';
 
 export type ReadingSource = 'registry' | 'derived';
 
 /** The fields nameKeyFields writes, for writers that copy them (the registry import). */
 export const nameKeyFieldNames = [
   'nameKey',
+  'spokenKey',
   'readingKey',
   'romajiKey',
   'readingSource',
@@ -25,6 +27,8 @@ export const nameKeyFieldNames = [
 
 export interface NameKeyFields {
   nameKey: string | null;
+  /** The name as it is said (letters, loanwords and symbols in kana): src/names/keys.ts spokenKey. */
+  spokenKey: string | null;
   readingKey: string | null;
   romajiKey: string | null;
   /** Where the reading came from: the source's furigana, or derived from the name; null: none. */
@@ -68,9 +72,35 @@ export function nameKeyFields(name: string, furigana: string | null | undefined)
   const folded = reading ? orNull(readingKey(reading)) : null;
   return {
     nameKey: key,
+    spokenKey: orNull(spokenKey(name)),
     readingKey: folded,
     romajiKey: reading ? orNull(romajiKey(reading)) : null,
     readingSource: folded ? readingSource : null,
     nameKeyLength: key === null ? null : [...key].length,
+  };
+}
+
+/** The evidence keys of a company: what match compares a record's phone and website with. */
+export interface EvidenceKeyFields {
+  /** The phone number's digits (+81 as 0), at least 6 of them; null: none. */
+  phoneKey: string | null;
+  /** The website's host, lower case, without www.; null: none. */
+  websiteHost: string | null;
+}
+
+/** The fields evidenceKeyFields writes (the postings pipeline's; the registry has no phone). */
+export const evidenceKeyFieldNames = ['phoneKey', 'websiteHost'] as const;
+
+/**
+ *   evidenceKeyFields('03-1234-5678', 'https://www.maruka.example/') -> {phoneKey: '0312345678', websiteHost: 'maruka.example'}
+ */
+export function evidenceKeyFields(
+  phoneNumber: string | null | undefined,
+  websiteUrl: string | null | undefined,
+): EvidenceKeyFields {
+  const digits = phoneNumber ? phoneDigits(phoneNumber) : '';
+  return {
+    phoneKey: digits.length >= 6 ? digits : null,
+    websiteHost: (websiteUrl && websiteHost(websiteUrl)) || null,
   };
 }

@@ -17,7 +17,7 @@ import {
   revenueRangeLabels,
 } from './labels.js';
 import type { Market, Masters } from './masters.js';
-import { nameKeyFields } from './name-keys.js';
+import { evidenceKeyFields, nameKeyFields } from './name-keys.js';
 import type { CorporateSource, JobSource } from './source-types.js';
 
 /**
@@ -117,6 +117,7 @@ function corporateFields(source: CorporateSource, masters: Masters): Doc {
     ...companyFunding(source, paidMedias),
     // internal: what match and suggest compare on (./name-keys.ts)
     ...nameKeyFields(source.name, source.furigana),
+    ...evidenceKeyFields(source.phoneNumber, source.websiteUrl),
   };
 }
 

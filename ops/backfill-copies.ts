@@ -20,13 +20,13 @@
  * (./rebuild.ts, `copies`): a doc merge of the company alone would re-index it from a
  * `_source` without the nested postings' detail text.
  *
- * Then the name keys (./name-keys.ts): every company whose stored keys differ from what the
+ * Then the name and evidence keys (./name-keys.ts): every company whose stored keys differ from what the
  * fold (src/names/keys.ts) gives now gets them, the same way: companies written before the
  * fields, and all of them after the fold changed (match and suggest compare the keys of the
  * typed text, folded now, with these). `keys` counts them.
  */
 import { indexNames } from '../indexer/index-names.js';
-import { nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
+import { evidenceKeyFields, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Doc } from '../indexer/transform.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
@@ -187,19 +187,22 @@ async function backfillCompanyCopies(pass: BackfillPass): Promise<void> {
 async function backfillNameKeys(pass: BackfillPass): Promise<void> {
   const { client, names, pageSize } = pass;
   await prepareDerivedReadings();
-  const keyFields = Object.keys(nameKeyFields('', null));
+  const keyFields = [...Object.keys(nameKeyFields('', null)), ...Object.keys(evidenceKeyFields(null, null))];
   const keyPages = scan<Doc>(client, {
     index: names.corporates,
     query: { match_all: {} },
     sort: [{ corporateNumber: 'asc' }],
-    source: ['name', 'furigana', ...keyFields],
+    source: ['name', 'furigana', 'phoneNumber', 'websiteUrl', ...keyFields],
     seqNoPrimaryTerm: true,
     pageSize: Math.min(pageSize, 200),
   });
   for await (const hits of keyPages) {
     const stale = new Map<string, { fields: Doc; seqNo: number; primaryTerm: number }>();
     for (const hit of hits) {
-      const fresh = nameKeyFields(String(hit.source.name ?? ''), hit.source.furigana as string | null);
+      const fresh = {
+        ...nameKeyFields(String(hit.source.name ?? ''), hit.source.furigana as string | null),
+        ...evidenceKeyFields(hit.source.phoneNumber as string | null, hit.source.websiteUrl as string | null),
+      };
       const differs = Object.entries(fresh).some(([field, value]) => (hit.source[field] ?? null) !== value);
       if (differs)
         stale.set(hit.id, { fields: { ...fresh }, seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 });

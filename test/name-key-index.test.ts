@@ -8,7 +8,7 @@ import { loadMasters } from '../indexer/masters.js';
 import { derivedReading, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
-import { nameKey, readingKey, romajiKey } from '../src/names/keys.js';
+import { nameKey, readingKey, romajiKey, spokenKey } from '../src/names/keys.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { recordFieldNames } from '../src/search/records.js';
 import type { Services } from '../src/services.js';
@@ -16,7 +16,16 @@ import { companies, indexCompanies, numberOf, spellings } from './fixtures/match
 import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
 
-const keyFields = ['nameKey', 'readingKey', 'romajiKey', 'readingSource', 'nameKeyLength'];
+const keyFields = [
+  'nameKey',
+  'spokenKey',
+  'readingKey',
+  'romajiKey',
+  'readingSource',
+  'nameKeyLength',
+  'phoneKey',
+  'websiteHost',
+];
 let services: Services;
 
 beforeAll(async () => {
@@ -69,6 +78,7 @@ describe('the transform', () => {
   it('stores a name that folds to nothing as null, never ""', () => {
     expect(nameKeyFields('株式会社', null)).toEqual({
       nameKey: null,
+      spokenKey: null,
       readingKey: null,
       romajiKey: null,
       readingSource: null,
@@ -85,6 +95,7 @@ describe('the index', () => {
     });
     expect(body._source).toMatchObject({
       nameKey: nameKey('マルカ物流'),
+      spokenKey: spokenKey('マルカ物流'),
       readingKey: readingKey('マルカブツリュウ'),
       readingSource: 'registry',
     });

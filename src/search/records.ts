@@ -57,10 +57,14 @@ export const internalCorporateFields = [
   compactRecordField,
   // the name keys of match and suggest (indexer/name-keys.ts)
   'nameKey',
+  'spokenKey',
   'readingKey',
   'romajiKey',
   'readingSource',
   'nameKeyLength',
+  // the evidence keys of match (indexer/name-keys.ts evidenceKeyFields)
+  'phoneKey',
+  'websiteHost',
   // the registry's own fields (indexer/registry/); the record has what customers use of them
   // (closed, closedOn, closeReason, successorCorporateNumber, top-level fields)
   'registry',

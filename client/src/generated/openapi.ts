@@ -195,24 +195,29 @@ export interface paths {
         /**
          * Match company names of a list to corporate numbers
          * @description For each record of your list (a CRM export: a name, and what else you know), the one
-         *     company it names, or the candidates with their reasons. A decision, not a ranking:
-         *     `match` is set only when exactly one company remains after the evidence, never as a
-         *     guess. Rules (docs/api.md, "Matching company names"):
+         *     company it names, or the candidates with their reasons. Each candidate carries
+         *     `confidence` (0-1, the probability that it is the company the record names) and the
+         *     `features` compared; `match` is set only when the best candidate reaches
+         *     `minConfidence` and leads the next by 0.15. Rules (docs/api.md, "Matching company
+         *     names"; docs/names.md):
          *
-         *     - The name is compared by its key (legal form such as 株式会社 / ㈱ / (株) before or
-         *       after, full- and half-width letters, case and spaces do not count) with each
-         *       company's name key, the key of its reading (kana) and its romaji.
-         *     - A valid `corporateNumber` (13 digits, correct check digit) decides alone; one no
-         *       company has leaves the record unmatched. An invalid one is not evidence.
-         *     - `prefectureId`, or a prefecture named at the start of `address`, removes the
-         *       companies elsewhere: they stay candidates (their score lowered), never the match.
-         *     - When several companies remain, the city (`address`: the company's city follows the
-         *       prefecture), the phone digits or the website host may single one out; two companies
-         *       of the same name in one prefecture are otherwise never matched.
+         *     - The name is compared by its keys (legal form such as 株式会社 / ㈱ / (株) before or
+         *       after, full- and half-width letters, case, spaces, kanji numerals and a site after
+         *       the name such as 厚木工場 do not count) with each company's name key, spoken key
+         *       (Latin letters, English words and symbols said in kana: ABC = エービーシー), the key
+         *       of its reading (kana) and its romaji; companies with a similar name (shortened,
+         *       lengthened, mistyped) are candidates too, with their `similarity`.
+         *     - A valid `corporateNumber` (13 digits, correct check digit; hyphens, spaces and a
+         *       leading T are ignored) decides alone; one no company has leaves the record
+         *       unmatched. An invalid one is not evidence.
+         *     - `prefectureId`, or a prefecture named at the start of `address`, lowers the
+         *       companies elsewhere far below any match; a legal form of another kind of body (a
+         *       学校法人 for a 株式会社) too.
+         *     - When several companies share the name, the city (`address`), the phone digits or the
+         *       website host may single one out; otherwise none of them is matched. The phone or
+         *       website alone brings a company in as a candidate.
          *     - A name whose key is empty (株式会社 alone) or a generic word (日本, 商事, 不動産, …)
-         *       matches nothing.
-         *     - Records no key equals get near names (a company name that starts with the record's)
-         *       as candidates (`matchedOn: [nearName]`), never a match.
+         *       matches nothing by name.
          *
          *     Results are in input order, one per record. `match` has the shape of a candidate
          *     (fetch the full record with `corporateNumberOr` of the company search).
@@ -550,6 +555,14 @@ export interface components {
             candidates?: number;
             /** @description The most this request may spend; certain matches past it are withheld (`overMaxCredits`). */
             maxCredits?: number;
+            /**
+             * @description The lowest confidence of a match. The default keeps wrong matches under 0.1 % of
+             *     the evaluation of docs/names.md; lower it to match more, with more wrong matches
+             *     (its reliability table says how many at each level). At least 0.5: below it a
+             *     candidate is more likely wrong than right.
+             * @default 0.9
+             */
+            minConfidence?: number;
         };
         MatchRecord: {
             /** @description The company name as your list writes it (up to 500 characters: a long registered name in romaji). */
@@ -562,7 +575,7 @@ export interface components {
             phoneNumber?: string;
             /** @description Compared by host (lower case, without www.). */
             websiteUrl?: string;
-            /** @description A 13-digit corporate number with a correct check digit decides alone; any other value is not evidence. */
+            /** @description A 13-digit corporate number with a correct check digit decides alone (full-width digits, hyphens, spaces and a leading T are ignored); any other value is not evidence. */
             corporateNumber?: string;
         };
         MatchResponse: {
@@ -584,15 +597,30 @@ export interface components {
             furigana: string | null;
             prefectureId: number | null;
             cityName: string | null;
-            /** @description For ordering only; 1 for the match. */
+            /** @description The probability that this is the company the record names (docs/names.md, calibration). */
+            confidence: number;
+            /** @description The same value as `confidence` (its name in the first version of this endpoint). */
             score: number;
             /**
-             * @description Why it is a candidate: `name`, `reading`, `romaji` (the keys equal), `formerName`
-             *     (the company had this name before; `name` is its current one), `nearName` (its
-             *     name starts with yours), and the evidence that agrees: `prefecture`, `address` (the
-             *     city), `phone`, `website`, `corporateNumber`.
+             * @description Why it is a candidate: `name`, `spokenName`, `reading`, `romaji` (the keys equal),
+             *     `formerName` (the company had this name before; `name` is its current one),
+             *     `nearName` (a similar name), and the evidence that agrees: `prefecture`, `address`
+             *     (the city), `phone`, `website`, `corporateNumber`.
              */
-            matchedOn: ("name" | "reading" | "romaji" | "formerName" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
+            matchedOn: ("name" | "spokenName" | "reading" | "romaji" | "formerName" | "nearName" | "prefecture" | "address" | "phone" | "website" | "corporateNumber")[];
+            /**
+             * @description Each feature compared and its value: `nameKey`, `spokenKey`, `reading`, `romaji`,
+             *     `formerName` (keys equal: true or false), `similarity` (0-1), `legalForm` (the
+             *     record's legal form is the company's: true, or another kind of body: false),
+             *     `prefecture`, `city`, `phone`, `website`, `corporateNumber` (agrees or not),
+             *     `closed` (closed in the register), `rivals` (other companies the name fits as
+             *     well). A feature the record says nothing about is left out.
+             */
+            features: {
+                /** @enum {string} */
+                id: "nameKey" | "spokenKey" | "reading" | "romaji" | "formerName" | "similarity" | "legalForm" | "prefecture" | "city" | "phone" | "website" | "corporateNumber" | "closed" | "rivals";
+                value: boolean | number;
+            }[];
         };
         SuggestResponse: {
             suggestions: {

@@ -1,0 +1,99 @@
+/**
+ * What one record of a match request says, folded once: its name's keys and legal forms, and
+ * the evidence beside the name (prefecture, city, phone, website, corporate number).
+ *
+ *   evidenceOf({name: '㈱ABCテクノロジーズ 厚木工場', address: '神奈川県厚木市…', corporateNumber: '1234-5678-9012-3'})
+ *   -> {keys: {name: 'abcてくのろじず', spoken: 'えびしてくのろじず'}, legalForms: ['株式会社'],
+ *       prefectures: [14], addressRest: '厚木市…', corporateNumber: '1234567890123' (when valid)}
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../project-root.js';
+import { parseAddress, phoneDigits, websiteHost } from '../text/address.js';
+import { isValidCorporateNumber } from '../text/corporate-number.js';
+import { legalForms, nameKey, queryKeys, spokenKey } from './keys.js';
+
+export interface MatchRecord {
+  name: string;
+  prefectureId?: number;
+  address?: string;
+  phoneNumber?: string;
+  websiteUrl?: string;
+  corporateNumber?: string;
+}
+
+export interface Evidence {
+  keys: { name: string; spoken: string; reading?: string; romaji?: string };
+  /** The legal forms the name carries (株式会社, 学校法人): a company of another form disagrees. */
+  legalForms: string[];
+  unmatchable: boolean;
+  /** Prefectures the record names (prefectureId, the address's); two different: none can agree. */
+  prefectures: number[];
+  /** The address after its prefecture, folded; a company's cityName is looked for at its start. */
+  addressRest?: string;
+  /** The address names a prefecture, so what follows it names the city (else a city may be missing). */
+  addressHasPrefecture?: boolean;
+  phone?: string;
+  host?: string;
+  /** Only a number with a correct check digit is evidence. */
+  corporateNumber?: string;
+}
+
+const generic = new Set(
+  (
+    JSON.parse(readFileSync(path.join(projectRoot, 'data', 'names', 'generic-names.json'), 'utf8')) as {
+      names: string[];
+    }
+  ).names.map((name) => nameKey(name)),
+);
+
+/** A key that names no one company: empty (株式会社 alone) or a generic word (data/names/generic-names.json). */
+export function isUnmatchableKey(key: string): boolean {
+  return key === '' || generic.has(key);
+}
+
+/**
+ * A corporate number as lists write it: full-width digits, hyphens, spaces or dots between the
+ * digits, the invoice register's T before it; the number when 13 digits with a correct check
+ * digit are left, else undefined.
+ *   '1234-5678-9012-3', '１２３４ ５６７８ ９０１２ ３', 'T1234567890123' -> '1234567890123' (if valid)
+ */
+export function corporateNumberOf(text: string): string | undefined {
+  const digits = text
+    .normalize('NFKC')
+    .trim()
+    .replace(/^t(?=\s*\d)/i, '')
+    .replace(/[\s\-‐‑–—−.]/gu, '');
+  return isValidCorporateNumber(digits) ? digits : undefined;
+}
+
+export function evidenceOf(record: MatchRecord): Evidence {
+  const keys = queryKeys(record.name);
+  const prefectures = new Set<number>();
+  if (record.prefectureId !== undefined) prefectures.add(record.prefectureId);
+  let addressRest: string | undefined;
+  if (record.address !== undefined) {
+    const parsed = parseAddress(record.address);
+    if (parsed.prefectureId !== undefined) prefectures.add(parsed.prefectureId);
+    if (parsed.rest !== '') addressRest = parsed.rest;
+  }
+  const phone = record.phoneNumber === undefined ? undefined : phoneDigits(record.phoneNumber);
+  const host = record.websiteUrl === undefined ? undefined : websiteHost(record.websiteUrl);
+  const number = record.corporateNumber === undefined ? undefined : corporateNumberOf(record.corporateNumber);
+  return {
+    keys: { ...keys, spoken: spokenKey(record.name) },
+    legalForms: legalForms(record.name),
+    unmatchable: isUnmatchableKey(keys.name),
+    prefectures: [...prefectures],
+    ...(addressRest !== undefined
+      ? {
+          addressRest,
+          addressHasPrefecture:
+            record.address !== undefined && parseAddress(record.address).prefectureId !== undefined,
+        }
+      : {}),
+    ...(phone && phone.length >= 6 ? { phone } : {}),
+    ...(host ? { host } : {}),
+    ...(number ? { corporateNumber: number } : {}),
+  };
+}

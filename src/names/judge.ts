@@ -1,0 +1,268 @@
+/**
+ * The judge: for each company a record may name, the features compared and a confidence, the
+ * probability that it is the company the record names; then the decision.
+ *
+ *   record {name: 'ABCテクノロジーズ', prefectureId: 13}
+ *   company エービーシー・テクノロジーズ株式会社 (東京都), the only one with that spoken key
+ *   -> features [{id: 'spokenKey', value: true}, {id: 'similarity', value: 0.53},
+ *                {id: 'legalForm', ...absent: the record names none}, {id: 'prefecture', value: true}, ...]
+ *   -> confidence 0.93; the match when it reaches minConfidence and leads the next by the margin
+ *
+ * The confidence is a logistic function of the features (data/names/judge-weights.json: its
+ * weights and where they come from). Features of a company that the record says nothing about
+ * are left out, not false.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { distance } from 'fastest-levenshtein';
+import { projectRoot } from '../project-root.js';
+import { foldAddress } from '../text/address.js';
+import type { Evidence } from './evidence.js';
+import { legalForms } from './keys.js';
+import type { Company } from './lookup.js';
+
+/** How a company's name agrees with the record's, strongest first. */
+export type NameAgreement = 'nameKey' | 'spokenKey' | 'reading' | 'romaji' | 'formerName' | 'similar';
+
+export interface Features {
+  nameKey: boolean;
+  spokenKey: boolean;
+  reading: boolean;
+  romaji: boolean;
+  formerName: boolean;
+  /** 0-1: one less the edit distance over the longer key, the best pair of keys. */
+  similarity: number;
+  /** The record's legal form is the company's (true) or another (false); absent: one of them has none. */
+  legalForm?: boolean;
+  prefecture?: boolean;
+  city?: boolean;
+  phone?: boolean;
+  website?: boolean;
+  corporateNumber?: boolean;
+  closed: boolean;
+  /** Other companies the name agrees with as well, none contradicted, none with less support. */
+  rivals: number;
+}
+
+export type FeatureList = Array<{ id: keyof Features; value: boolean | number }>;
+
+interface Weights {
+  intercept: number;
+  nameKey: number;
+  spokenKey: number;
+  reading: number;
+  romaji: number;
+  formerName: number;
+  similarity: number;
+  legalFormAgrees: number;
+  legalFormDisagrees: number;
+  prefectureAgrees: number;
+  prefectureDisagrees: number;
+  city: number;
+  cityDisagrees: number;
+  phone: number;
+  phoneDisagrees: number;
+  website: number;
+  websiteDisagrees: number;
+  closed: number;
+  corporateNumberDisagrees: number;
+  /** per log(1 + rivals) */
+  rivals: number;
+}
+
+interface WeightsFile {
+  source: string;
+  weights: Weights;
+}
+
+const weightNames: Array<keyof Weights> = [
+  'intercept',
+  'nameKey',
+  'spokenKey',
+  'reading',
+  'romaji',
+  'formerName',
+  'similarity',
+  'legalFormAgrees',
+  'legalFormDisagrees',
+  'prefectureAgrees',
+  'prefectureDisagrees',
+  'city',
+  'cityDisagrees',
+  'phone',
+  'phoneDisagrees',
+  'website',
+  'websiteDisagrees',
+  'closed',
+  'corporateNumberDisagrees',
+  'rivals',
+];
+
+/** Reads and checks data/names/judge-weights.json: every weight a finite number, none unknown. */
+export function readWeights(file = path.join(projectRoot, 'data', 'names', 'judge-weights.json')): Weights {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as WeightsFile;
+  const weights = parsed.weights as unknown as Record<string, unknown>;
+  for (const name of weightNames)
+    if (typeof weights[name] !== 'number' || !Number.isFinite(weights[name]))
+      throw new Error(`${path.basename(file)}: weight ${name} is not a number`);
+  const unknown = Object.keys(weights).filter((name) => !weightNames.includes(name as keyof Weights));
+  if (unknown.length > 0) throw new Error(`${path.basename(file)}: unknown weights ${unknown.join(', ')}`);
+  return parsed.weights;
+}
+
+let loaded: Weights | undefined;
+const weights = (): Weights => {
+  loaded ??= readWeights();
+  return loaded;
+};
+
+/** The similarity of two keys: 1 - edit distance / the longer length (0 when either is empty). */
+export function keySimilarity(a: string | undefined, b: string | undefined): number {
+  if (!a || !b) return 0;
+  const longer = Math.max([...a].length, [...b].length);
+  return Math.max(0, 1 - distance(a, b) / longer);
+}
+
+/**
+ * The legal forms of a business company, among which a company changes (有限会社 -> 株式会社 is
+ * common) and a list may lag behind: a difference among them says nothing either way.
+ */
+const businessForms = new Set(['株式会社', '有限会社', '合同会社', '合名会社', '合資会社']);
+
+/**
+ * Whether the record's legal form is the company's: true (the same form), false (another kind
+ * of body: a 学校法人 is not a 株式会社), undefined (either has none, or both are business forms).
+ */
+export function legalFormAgreement(record: string[], company: string[]): boolean | undefined {
+  if (record.length === 0 || company.length === 0) return undefined;
+  if (record.some((form) => company.includes(form))) return true;
+  const business = (forms: string[]) => forms.every((form) => businessForms.has(form));
+  return business(record) && business(company) ? undefined : false;
+}
+
+/** The features of a company for a record, rivals not yet counted. */
+export function featuresOf(company: Company, evidence: Evidence): Features {
+  const { keys } = evidence;
+  const named = !evidence.unmatchable;
+  const features: Features = {
+    nameKey: named && company.keys.name === keys.name,
+    spokenKey: named && keys.spoken !== '' && company.keys.spoken === keys.spoken,
+    reading: named && keys.reading !== undefined && company.keys.reading === keys.reading,
+    romaji: named && keys.romaji !== undefined && company.keys.romaji === keys.romaji,
+    formerName: named && company.keys.former.includes(keys.name),
+    similarity: named
+      ? Math.max(
+          keySimilarity(keys.name, company.keys.name),
+          keySimilarity(keys.spoken, company.keys.spoken),
+          keySimilarity(keys.reading, company.keys.reading),
+          keySimilarity(keys.romaji, company.keys.romaji),
+        )
+      : 0,
+    closed: company.closed,
+    rivals: 0,
+  };
+  const agrees = legalFormAgreement(evidence.legalForms, legalForms(company.name));
+  if (agrees !== undefined) features.legalForm = agrees;
+  if (evidence.prefectures.length > 0)
+    features.prefecture =
+      evidence.prefectures.length === 1 && company.prefectureId === evidence.prefectures[0];
+  if (evidence.addressRest !== undefined && company.cityName) {
+    // an address without a prefecture may not name a city at all: only its agreement counts
+    const agrees = evidence.addressRest.startsWith(foldAddress(company.cityName));
+    if (agrees || evidence.addressHasPrefecture) features.city = agrees;
+  }
+  if (evidence.phone && company.phone) features.phone = company.phone === evidence.phone;
+  if (evidence.host && company.host) features.website = company.host === evidence.host;
+  if (evidence.corporateNumber)
+    features.corporateNumber = company.corporateNumber === evidence.corporateNumber;
+  return features;
+}
+
+/** The strongest way the name agrees, or undefined when only evidence brought the company in. */
+export function agreementOf(features: Features): NameAgreement | undefined {
+  if (features.nameKey) return 'nameKey';
+  if (features.spokenKey) return 'spokenKey';
+  if (features.reading) return 'reading';
+  if (features.romaji) return 'romaji';
+  if (features.formerName) return 'formerName';
+  return features.similarity > 0 ? 'similar' : undefined;
+}
+
+const contradicted = (features: Features) => features.prefecture === false || features.legalForm === false;
+const support = (features: Features) =>
+  Number(features.city === true) + Number(features.phone === true) + Number(features.website === true);
+
+/**
+ * Counts each company's rivals: the other companies whose name agrees at the same strength (an
+ * equal key of the same kind), none contradicted by the record, with as much support or more.
+ * Two namesakes in the record's prefecture are each other's rivals; the one the city singles
+ * out has none.
+ */
+export function countRivals(all: Features[]): void {
+  for (const features of all) {
+    const agreement = agreementOf(features);
+    if (agreement === undefined || agreement === 'similar') continue;
+    features.rivals = all.filter(
+      (other) =>
+        other !== features &&
+        agreementOf(other) === agreement &&
+        !contradicted(other) &&
+        support(other) >= support(features),
+    ).length;
+  }
+}
+
+/** The confidence (0-1) the weights give the features; the answer rounds it to two decimals. */
+export function confidenceOf(features: Features): number {
+  if (features.corporateNumber === true) return 0.99;
+  const w = weights();
+  let z = w.intercept + w.similarity * features.similarity;
+  // the strongest key counts (a company equal by name is equal by its spoken key too)
+  const agreement = agreementOf(features);
+  if (agreement !== undefined && agreement !== 'similar') z += w[agreement];
+  if (features.legalForm !== undefined) z += features.legalForm ? w.legalFormAgrees : w.legalFormDisagrees;
+  if (features.prefecture !== undefined)
+    z += features.prefecture ? w.prefectureAgrees : w.prefectureDisagrees;
+  // a company has more than one phone and site, and moves: a difference weighs less than a match
+  if (features.city !== undefined) z += features.city ? w.city : w.cityDisagrees;
+  if (features.phone !== undefined) z += features.phone ? w.phone : w.phoneDisagrees;
+  if (features.website !== undefined) z += features.website ? w.website : w.websiteDisagrees;
+  if (features.closed) z += w.closed;
+  z += w.rivals * Math.log1p(features.rivals);
+  // a valid corporate number the company does not have: the record names another company
+  if (features.corporateNumber === false) z += w.corporateNumberDisagrees;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/** The features as the answer lists them: only what was compared, in a fixed order. */
+export function featureList(features: Features): FeatureList {
+  const order: Array<keyof Features> = [
+    'nameKey',
+    'spokenKey',
+    'reading',
+    'romaji',
+    'formerName',
+    'similarity',
+    'legalForm',
+    'prefecture',
+    'city',
+    'phone',
+    'website',
+    'corporateNumber',
+    'closed',
+    'rivals',
+  ];
+  return order
+    .filter((id) => features[id] !== undefined)
+    .map((id) => ({
+      id,
+      value:
+        id === 'similarity'
+          ? Math.round((features[id] as number) * 100) / 100
+          : (features[id] as number | boolean),
+    }));
+}
+
+/** The default lowest confidence of a match, and the lead it needs over the next candidate. */
+export const defaultMinConfidence = 0.9;
+export const matchMargin = 0.15;

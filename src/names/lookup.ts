@@ -1,0 +1,394 @@
+/**
+ * The engine side of matching: which companies a request's records may name.
+ *
+ * 1. Equal keys, one search for the whole request (reading doc values only):
+ *      {bool: {should: [{terms: {nameKey: [...]}}, {terms: {spokenKey: [...]}},
+ *                       {terms: {readingKey: [...]}}, {terms: {romajiKey: [...]}},
+ *                       {terms: {formerNameKeys: [...]}}, {terms: {corporateNumber: [...]}},
+ *                       {terms: {phoneKey: [...]}}, {terms: {websiteHost: [...]}}]}}
+ *    the evidence keys (phone digits, website host, corporate number) bring a company in on
+ *    their own, whatever its name; more companies than one search returns: key by key.
+ * 2. Similar names, one msearch with a search per record that no decision was reached for:
+ *      {bool: {must: {bool: {should: [{match: {'nameKey.grams': {query: key, minimum_should_match: '35%'}}},
+ *                                     {match: {'spokenKey.grams': ...}}, reading, romaji]}},
+ *              should: [{term: {prefectureId: given}}]}}, size: a few
+ *    the 2-3 character grams of the keys (mappings/analysis.json key_grams), scored by the
+ *    engine: a shortened, lengthened or mistyped name still shares most of its grams.
+ */
+import type { API } from '@opensearch-project/opensearch';
+import type { Deadline } from '../deadline.js';
+import { DeadlineExceeded } from '../deadline.js';
+import { errors } from '../errors/catalogue.js';
+import { withinDeadline } from '../opensearch/deadline.js';
+import { indexName } from '../opensearch/indices.js';
+import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
+import { engineSearch, hitsOf, totalOf } from '../search/paging/pit-search.js';
+import type { Services } from '../services.js';
+import { phoneDigits, websiteHost } from '../text/address.js';
+import type { Evidence } from './evidence.js';
+
+export type Ctx = Pick<Services, 'opensearch' | 'logger' | 'config'> & { deadline?: Deadline | undefined };
+
+export interface Company {
+  corporateNumber: string;
+  name: string;
+  furigana: string | null;
+  prefectureId: number | null;
+  cityName: string | null;
+  phone: string | undefined;
+  host: string | undefined;
+  keys: { name?: string; spoken?: string; reading?: string; romaji?: string; former: string[] };
+  /** Closed in the register: never a match unless the record gives its corporate number. */
+  closed: boolean;
+}
+
+/** The fields a key is looked up in, with the record's value for it. */
+export const lookupFields = [
+  'nameKey',
+  'spokenKey',
+  'readingKey',
+  'romajiKey',
+  'formerNameKeys',
+  'corporateNumber',
+  'phoneKey',
+  'websiteHost',
+] as const;
+export type LookupField = (typeof lookupFields)[number];
+
+/** The record's value for each lookup field (none for the name keys of an unmatchable name). */
+export function lookupValues(item: Evidence): Array<[LookupField, string]> {
+  const values: Array<[LookupField, string | undefined]> = [
+    ['corporateNumber', item.corporateNumber],
+    ['phoneKey', item.phone],
+    ['websiteHost', item.host],
+  ];
+  if (!item.unmatchable)
+    values.push(
+      ['nameKey', item.keys.name],
+      ['spokenKey', item.keys.spoken],
+      ['readingKey', item.keys.reading],
+      ['romajiKey', item.keys.romaji],
+      ['formerNameKeys', item.keys.name],
+    );
+  return values.filter((entry): entry is [LookupField, string] => Boolean(entry[1]));
+}
+
+const fetchedFields = [
+  'corporateNumber',
+  'name',
+  'furigana',
+  'prefectureId',
+  'cityName',
+  'phoneNumber',
+  'websiteUrl',
+  'nameKey',
+  'spokenKey',
+  'readingKey',
+  'romajiKey',
+  // the name keys of the company's former names (the registry import)
+  'formerNameKeys',
+  // set by the registry import for a company closed, merged away or erased
+  'registry.closed',
+] as const;
+
+type HitFields = Record<string, unknown[] | undefined>;
+
+function first(fields: HitFields, field: string): unknown {
+  return fields[field]?.[0];
+}
+
+function companyOf(fields: HitFields): Company {
+  const text = (field: string) => {
+    const value = first(fields, field);
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const phone = text('phoneNumber');
+  const website = text('websiteUrl');
+  const prefectureId = first(fields, 'prefectureId');
+  const key = (field: string, name: string) => (text(field) ? { [name]: text(field) } : {});
+  return {
+    corporateNumber: String(first(fields, 'corporateNumber')),
+    name: String(first(fields, 'name') ?? ''),
+    furigana: text('furigana') ?? null,
+    prefectureId: typeof prefectureId === 'number' ? prefectureId : null,
+    cityName: text('cityName') ?? null,
+    phone: phone ? phoneDigits(phone) : undefined,
+    host: website ? websiteHost(website) : undefined,
+    keys: {
+      ...key('nameKey', 'name'),
+      ...key('spokenKey', 'spoken'),
+      ...key('readingKey', 'reading'),
+      ...key('romajiKey', 'romaji'),
+      former: (fields.formerNameKeys ?? []).filter((former): former is string => typeof former === 'string'),
+    },
+    closed: first(fields, 'registry.closed') === true,
+  };
+}
+
+/** The values of a company for each lookup field. */
+function companyValues(company: Company): Array<[LookupField, string | undefined]> {
+  return [
+    ['nameKey', company.keys.name],
+    ['spokenKey', company.keys.spoken],
+    ['readingKey', company.keys.reading],
+    ['romajiKey', company.keys.romaji],
+    ...company.keys.former.map((former) => ['formerNameKeys', former] as [LookupField, string]),
+    ['corporateNumber', company.corporateNumber],
+    ['phoneKey', company.phone],
+    ['websiteHost', company.host],
+  ];
+}
+
+export const keyId = (field: string, value: string) => `${field}:${value}`;
+
+/** What the key lookups found: companies by `keyId`, and the keys whose companies overflowed. */
+export interface Found {
+  byKey: Map<string, Company[]>;
+  /**
+   * Keys sharing more companies than a lookup returns: a record with one of them is answered
+   * without a match (its candidates are a part of the companies).
+   */
+  incompleteKeys: Set<string>;
+}
+
+/** Files a company under each key of the request it has. */
+function file(found: Found, company: Company, asked: Set<string>): void {
+  for (const [field, value] of companyValues(company)) {
+    if (!value) continue;
+    const id = keyId(field, value);
+    if (!asked.has(id)) continue;
+    const list = found.byKey.get(id);
+    if (!list) found.byKey.set(id, [company]);
+    else if (!list.includes(company)) list.push(company);
+  }
+}
+
+/** The companies found under one key of a record. */
+export function foundUnder(found: Found, field: LookupField, value: string | undefined): Company[] {
+  return value ? (found.byKey.get(keyId(field, value)) ?? []) : [];
+}
+
+const docValues = { _source: false, stored_fields: ['_none_'], docvalue_fields: [...fetchedFields] };
+
+/**
+ * Every key of the request in one search; when more companies share them than `size`, key
+ * groups in one msearch instead (lookUpOneByOne).
+ */
+export async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise<Found> {
+  const byField = new Map<LookupField, Set<string>>();
+  // the prefectures a key is asked in: a key every record of which names one prefecture needs
+  // no namesake elsewhere to be decided (another prefecture contradicts the record)
+  const scopes = new Map<string, Set<number> | 'any'>();
+  for (const item of evidence)
+    for (const [field, value] of lookupValues(item)) {
+      byField.set(field, (byField.get(field) ?? new Set()).add(value));
+      const id = keyId(field, value);
+      const scope = scopes.get(id);
+      const only = item.prefectures.length === 1 ? (item.prefectures[0] as number) : undefined;
+      if (only === undefined || scope === 'any') scopes.set(id, 'any');
+      else scopes.set(id, new Set([...(scope ?? []), only]));
+    }
+  const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
+  if (byField.size === 0) return found;
+  const asked = new Set(scopes.keys());
+  const body = await engineSearch(ctx, {
+    index: indexName(ctx.config.indexPrefix, 'corporates'),
+    body: {
+      query: {
+        bool: {
+          should: [...byField].map(([field, values]) => ({ terms: { [field]: [...values] } })),
+          minimum_should_match: 1,
+        },
+      },
+      size,
+      track_total_hits: size + 1,
+      ...docValues,
+    } as API.Search_Request['body'],
+  });
+  const hits = hitsOf(body);
+  // more companies share the request's keys than one search returns (common names in a large
+  // index): each key is looked up on its own, so only the records of a key that still
+  // overflows go unmatched, not the whole request
+  if (totalOf(body) > hits.length) return lookUpOneByOne(ctx, scopes, size);
+  for (const hit of hits) file(found, companyOf((hit as { fields?: HitFields }).fields ?? {}), asked);
+  return found;
+}
+
+/** Keys per search of a key-by-key lookup: a few searches, each likely to fit in `size`. */
+const keysPerGroup = 64;
+
+/**
+ * The request's keys in groups of `keysPerGroup`, one search each, in one msearch (a key whose
+ * records each name one prefecture is looked up in those prefectures only: its namesakes
+ * elsewhere could not be its match, and are left out of its candidates too); a group
+ * whose companies are more than `size` is looked up again one key per search, and a key that
+ * still overflows is recorded in `incompleteKeys`:
+ *   [{index}, {query: {bool: {should: [{terms: {nameKey: [64 keys]}}]}}, size, track_total_hits: size + 1}, ...]
+ *   -> overflowing group: [{index}, {query: {terms: {nameKey: ['まるか物流']}}, ...}, ...]
+ */
+async function lookUpOneByOne(
+  ctx: Ctx,
+  scopes: Map<string, Set<number> | 'any'>,
+  size: number,
+): Promise<Found> {
+  const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
+  const asked = new Set(scopes.keys());
+  type Entry = { id: string; field: string; value: string; prefectures: number[] | undefined };
+  // keys asked in the same prefectures share a search
+  const byScope = new Map<string, Entry[]>();
+  for (const [id, scope] of scopes) {
+    const at = id.indexOf(':');
+    const prefectures = scope instanceof Set ? [...scope].sort((a, b) => a - b) : undefined;
+    const entry = { id, field: id.slice(0, at), value: id.slice(at + 1), prefectures };
+    const group = prefectures?.join(',') ?? 'any';
+    byScope.set(group, [...(byScope.get(group) ?? []), entry]);
+  }
+  const groups: Entry[][] = [];
+  for (const entries of byScope.values())
+    for (let at = 0; at < entries.length; at += keysPerGroup)
+      groups.push(entries.slice(at, at + keysPerGroup));
+  const index = indexName(ctx.config.indexPrefix, 'corporates');
+  const timeouts = engineTimeouts(ctx.deadline);
+  const searchOf = (group: Entry[]) => {
+    const byField = new Map<string, string[]>();
+    for (const { field, value } of group) byField.set(field, [...(byField.get(field) ?? []), value]);
+    return [
+      { index },
+      {
+        query: {
+          bool: {
+            should: [...byField].map(([field, values]) => ({ terms: { [field]: values } })),
+            minimum_should_match: 1,
+            ...(group[0]?.prefectures ? { filter: [{ terms: { prefectureId: group[0].prefectures } }] } : {}),
+          },
+        },
+        size,
+        track_total_hits: size + 1,
+        ...docValues,
+        ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
+      },
+    ];
+  };
+  const overflowing: Entry[][] = [];
+  const read = (responses: MsearchResponse[], groupsAsked: Entry[][]) =>
+    responses.forEach((response, position) => {
+      const group = groupsAsked[position] as Entry[];
+      const hits = response.hits?.hits ?? [];
+      const total = response.hits?.total;
+      if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length) {
+        if (group.length > 1) overflowing.push(...group.map((entry) => [entry]));
+        else for (const { id } of group) found.incompleteKeys.add(id);
+        return;
+      }
+      for (const hit of hits) file(found, companyOf(hit.fields ?? {}), asked);
+    });
+  read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
+  if (overflowing.length > 0) {
+    const singles = overflowing.splice(0);
+    read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
+  }
+  return found;
+}
+
+type MsearchResponse = {
+  error?: unknown;
+  hits?: { total?: number | { value: number }; hits?: Array<{ fields?: HitFields }> };
+};
+
+/** An msearch within the request's deadline; a part the engine refused is a 503, as a search's. */
+async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<MsearchResponse[]> {
+  const timeouts = engineTimeouts(ctx.deadline);
+  let responses: MsearchResponse[];
+  try {
+    const { body } = await withinDeadline(ctx.deadline, 'match', (options) =>
+      ctx.opensearch.msearch(
+        {
+          body: searches as API.Msearch_Request['body'],
+          ...(timeouts.cancel_after_time_interval
+            ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
+            : {}),
+        },
+        options,
+      ),
+    );
+    responses = (body as { responses: MsearchResponse[] }).responses;
+  } catch (error) {
+    if (error instanceof DeadlineExceeded) throw error;
+    throw toSearchError(error, ctx.logger);
+  }
+  for (const response of responses) {
+    if (response.error) {
+      ctx.logger.warn({ opensearch: { part } }, 'search engine refused a match lookup');
+      throw errors.searchUnavailable();
+    }
+    assertComplete(response as Parameters<typeof assertComplete>[0]);
+  }
+  return responses;
+}
+
+/** Grams a similar name must share with the record's key, of the key's grams. */
+const sharedGrams = '35%';
+/** Keys shorter than this have no grams to compare (the grams are 2-3 characters). */
+const minimumGramKey = 2;
+
+/** The gram queries of a record's keys, for the similarity search; none for a key too short. */
+function gramQueries(item: Evidence): object[] {
+  const keys: Array<[string, string | undefined]> = [
+    ['nameKey.grams', item.keys.name],
+    ['spokenKey.grams', item.keys.spoken],
+    ['readingKey.grams', item.keys.reading],
+    ['romajiKey.grams', item.keys.romaji],
+  ];
+  return keys
+    .filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumGramKey)
+    .map(([field, key]) => ({ match: { [field]: { query: key, minimum_should_match: sharedGrams } } }));
+}
+
+/**
+ * Companies whose names are like each record's (the records at `positions`), `size` each, best
+ * first as the engine scores the grams they share; a prefecture the record names ranks that
+ * prefecture's companies first. One msearch.
+ */
+export async function lookUpSimilar(
+  ctx: Ctx,
+  evidence: Evidence[],
+  positions: number[],
+  size: number,
+): Promise<Map<number, Company[]>> {
+  const similar = new Map<number, Company[]>();
+  const asked = positions
+    .map((position) => ({ position, should: gramQueries(evidence[position] as Evidence) }))
+    .filter(({ should }) => should.length > 0);
+  if (asked.length === 0) return similar;
+  const index = indexName(ctx.config.indexPrefix, 'corporates');
+  const timeouts = engineTimeouts(ctx.deadline);
+  const searches = asked.flatMap(({ position, should }) => {
+    const prefectures = (evidence[position] as Evidence).prefectures;
+    return [
+      { index },
+      {
+        query: {
+          bool: {
+            must: { bool: { should, minimum_should_match: 1 } },
+            ...(prefectures.length > 0
+              ? { should: [{ terms: { prefectureId: prefectures, boost: 0.5 } }] }
+              : {}),
+          },
+        },
+        sort: [{ _score: 'desc' }, { corporateNumber: 'asc' }],
+        size,
+        track_total_hits: false,
+        ...docValues,
+        ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
+      },
+    ];
+  });
+  const responses = await msearchAll(ctx, searches, 'similar names');
+  responses.forEach((response, at) => {
+    similar.set(
+      (asked[at] as { position: number }).position,
+      (response.hits?.hits ?? []).map((hit) => companyOf(hit.fields ?? {})),
+    );
+  });
+  return similar;
+}
