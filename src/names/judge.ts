@@ -185,8 +185,11 @@ export function agreementOf(features: Features): NameAgreement | undefined {
   if (features.reading) return 'reading';
   if (features.romaji) return 'romaji';
   if (features.formerName) return 'formerName';
-  return features.similarity > 0 ? 'similar' : undefined;
+  return features.similarity >= nearSimilarity ? 'similar' : undefined;
 }
+
+/** The similarity from which a name is near (`nearName`): less is a chance resemblance. */
+export const nearSimilarity = 0.4;
 
 const contradicted = (features: Features) => features.prefecture === false || features.legalForm === false;
 const support = (features: Features) =>

@@ -1,0 +1,214 @@
+/**
+ * The judge of POST /corporates/match (src/names/judge.ts, docs/names.md): spellings the key
+ * equality of the first version missed, similar names as candidates, the legal form and the
+ * evidence as features, the confidence and `minConfidence`. The companies are this file's own;
+ * every expectation is written from docs/api.md's rules, not computed with the product's code.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLimits, type Limits } from '../src/limits/limits.js';
+import type { Services } from '../src/services.js';
+import { company, indexSources } from './fixtures/match/companies.js';
+import { setUpServices } from './support/env.js';
+import { search, startLimitsTestApp, type TestApp } from './support/limits-test-app.js';
+
+const companies = {
+  abc: company(101, { name: 'エービーシー・テクノロジーズ株式会社', prefectureId: 13, cityName: '港区' }),
+  daiichi: company(102, { name: '株式会社第一精工', prefectureId: 27, cityName: '大阪市北区' }),
+  school: company(103, { name: '学校法人桜ヶ丘学園', prefectureId: 13, cityName: '世田谷区' }),
+  schoolCompany: company(104, { name: '株式会社桜ヶ丘学園', prefectureId: 13, cityName: '町田市' }),
+  mitsuwa: company(105, {
+    name: '株式会社ミツワ電機',
+    prefectureId: 23,
+    cityName: '名古屋市中区',
+    phoneNumber: '052-111-2222',
+    websiteUrl: 'https://www.mitsuwa-denki.example.jp/',
+  }),
+  ks: company(106, { name: 'ケー・アンド・エス株式会社', prefectureId: 40, cityName: '福岡市博多区' }),
+  holdings: company(107, {
+    name: 'グローバルホールディングス株式会社',
+    prefectureId: 13,
+    cityName: '千代田区',
+  }),
+};
+const numbers = Object.fromEntries(
+  Object.entries(companies).map(([key, c]) => [key, c.corporateNumber]),
+) as Record<keyof typeof companies, string>;
+
+interface Candidate {
+  corporateNumber: string;
+  confidence: number;
+  score: number;
+  matchedOn: string[];
+  features: Array<{ id: string; value: boolean | number }>;
+}
+interface Result {
+  match: Candidate | null;
+  candidates: Candidate[];
+}
+
+let services: Services;
+let limits: Limits;
+let app: TestApp;
+
+beforeAll(async () => {
+  services = await setUpServices('match-judge');
+  limits = createLimits({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    config: { ratePerSecond: 1_000_000 },
+  });
+  await indexSources(services.opensearch, services.config.indexPrefix, Object.values(companies));
+  app = await startLimitsTestApp({
+    limits,
+    opensearch: services.opensearch,
+    indexPrefix: services.config.indexPrefix,
+    seed: false,
+  });
+  await limits.ledger.grant('judge', 1_000_000);
+});
+afterAll(async () => {
+  await app?.close();
+  await services?.close();
+});
+
+async function post(body: unknown) {
+  const res = await search(app.url, 'judge', { path: '/rest/v1/corporates/match', body });
+  return { status: res.status, body: (await res.json()) as { results: Result[]; errors?: unknown } };
+}
+
+async function one(record: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Result> {
+  const { status, body } = await post({ records: [record], ...extra });
+  expect(status).toBe(200);
+  return body.results[0] as Result;
+}
+
+const feature = (candidate: Candidate | null | undefined, id: string) =>
+  candidate?.features.find((entry) => entry.id === id)?.value;
+
+describe('spellings the key equality missed', () => {
+  it('Latin letters and English words for the katakana the register writes', async () => {
+    for (const name of ['ABC Technologies Inc.', 'ＡＢＣテクノロジーズ', 'ABCテクノロジーズ株式会社']) {
+      const result = await one({ name });
+      expect({ name, match: result.match?.corporateNumber }).toEqual({ name, match: numbers.abc });
+      expect(result.match?.matchedOn).toContain('spokenName');
+      expect(feature(result.match, 'spokenKey')).toBe(true);
+      expect(feature(result.match, 'nameKey')).toBe(false);
+    }
+  });
+
+  it('a symbol said as a word, kanji numerals as digits', async () => {
+    expect((await one({ name: 'K&S株式会社' })).match?.corporateNumber).toBe(numbers.ks);
+    expect((await one({ name: '第1精工' })).match?.corporateNumber).toBe(numbers.daiichi);
+    expect((await one({ name: 'Global Holdings' })).match?.corporateNumber).toBe(numbers.holdings);
+  });
+
+  it('a corporate number written with hyphens, spaces, full-width digits or a T decides', async () => {
+    const digits = numbers.mitsuwa;
+    for (const written of [
+      `${digits.slice(0, 4)}-${digits.slice(4, 8)}-${digits.slice(8, 12)}-${digits.slice(12)}`,
+      `${digits.slice(0, 1)} ${digits.slice(1, 5)} ${digits.slice(5, 9)} ${digits.slice(9)}`,
+      digits.replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d))),
+      `T${digits}`,
+    ]) {
+      const result = await one({ name: '名前の違う会社', corporateNumber: written });
+      expect({ written, match: result.match?.corporateNumber }).toEqual({ written, match: numbers.mitsuwa });
+    }
+  });
+});
+
+describe('similar names are candidates, never a match on the name alone', () => {
+  it.each([
+    ['mistyped by a character', 'ミツワ電気'],
+    ['shortened by a word', 'ミツワ'],
+    ['lengthened by a word', 'ミツワ電機製作所'],
+    ['a character dropped', 'ミツ電機'],
+  ])('%s: %s', async (_, name) => {
+    const result = await one({ name });
+    expect(result.match).toBeNull();
+    expect(result.candidates.map((c) => c.corporateNumber)).toContain(numbers.mitsuwa);
+    const candidate = result.candidates.find((c) => c.corporateNumber === numbers.mitsuwa);
+    expect(candidate?.matchedOn).toContain('nearName');
+    expect(feature(candidate, 'similarity')).toBeGreaterThan(0.3);
+    expect(feature(candidate, 'similarity')).toBeLessThan(1);
+  });
+
+  it('... until the evidence makes it certain: the phone or the website with the prefecture', async () => {
+    const byPhone = await one({ name: 'ミツワ電気', prefectureId: 23, phoneNumber: '052-111-2222' });
+    expect(byPhone.match?.corporateNumber).toBe(numbers.mitsuwa);
+    expect(byPhone.match?.matchedOn).toEqual(['nearName', 'prefecture', 'phone']);
+    const byWebsite = await one({
+      name: 'ミツワ電気',
+      address: '愛知県名古屋市中区',
+      websiteUrl: 'mitsuwa-denki.example.jp',
+    });
+    expect(byWebsite.match?.corporateNumber).toBe(numbers.mitsuwa);
+  });
+
+  it('the phone alone brings a company in as a candidate, whatever the name', async () => {
+    const result = await one({ name: 'まったく別の名前', phoneNumber: '052-111-2222' });
+    expect(result.match).toBeNull();
+    expect(result.candidates[0]?.corporateNumber).toBe(numbers.mitsuwa);
+    expect(result.candidates[0]?.matchedOn).toEqual(['phone']);
+    expect(result.candidates[0]?.confidence).toBeLessThan(0.5);
+  });
+});
+
+describe('the legal form is evidence', () => {
+  it('学校法人 and 株式会社 of one core name: the form decides', async () => {
+    const school = await one({ name: '学校法人 桜ヶ丘学園' });
+    expect(school.match?.corporateNumber).toBe(numbers.school);
+    expect(feature(school.match, 'legalForm')).toBe(true);
+    const disagreeing = school.candidates.find((c) => c.corporateNumber === numbers.schoolCompany);
+    expect(feature(disagreeing, 'legalForm')).toBe(false);
+    expect(disagreeing?.confidence).toBeLessThan(0.5);
+    expect((await one({ name: '㈱桜ヶ丘学園' })).match?.corporateNumber).toBe(numbers.schoolCompany);
+  });
+
+  it('without a form in the record: the two are rivals, neither is matched', async () => {
+    const result = await one({ name: '桜ヶ丘学園' });
+    expect(result.match).toBeNull();
+    expect(result.candidates.map((c) => c.corporateNumber).sort()).toEqual(
+      [numbers.school, numbers.schoolCompany].sort(),
+    );
+    for (const candidate of result.candidates) expect(feature(candidate, 'rivals')).toBe(1);
+  });
+
+  it('business forms do not disagree: a 有限会社 in the list for a 株式会社 today', async () => {
+    const result = await one({ name: '有限会社ミツワ電機' });
+    expect(result.match?.corporateNumber).toBe(numbers.mitsuwa);
+    expect(feature(result.match, 'legalForm')).toBeUndefined();
+  });
+});
+
+describe('confidence and minConfidence', () => {
+  it('every candidate has its confidence, score the same, and the features compared', async () => {
+    const result = await one({ name: '株式会社ミツワ電機', prefectureId: 23 });
+    const match = result.match as Candidate;
+    expect(match.confidence).toBeGreaterThanOrEqual(0.9);
+    expect(match.score).toBe(match.confidence);
+    expect(match.features.map((f) => f.id)).toEqual([
+      'nameKey',
+      'spokenKey',
+      'reading',
+      'romaji',
+      'formerName',
+      'similarity',
+      'legalForm',
+      'prefecture',
+      'closed',
+      'rivals',
+    ]);
+  });
+
+  it('a higher minConfidence withholds a match the default gives; a lower one cannot go under 0.5', async () => {
+    const record = { name: 'ABC Technologies' };
+    const byDefault = await one(record);
+    expect(byDefault.match?.corporateNumber).toBe(numbers.abc);
+    const confidence = byDefault.match?.confidence as number;
+    expect((await one(record, { minConfidence: Math.min(1, confidence + 0.01) })).match).toBeNull();
+    expect((await one(record, { minConfidence: confidence })).match?.corporateNumber).toBe(numbers.abc);
+    const low = await post({ records: [record], minConfidence: 0.3 });
+    expect(low.status).toBe(400);
+    expect(JSON.stringify(low.body)).toContain('minConfidence');
+  });
+});
