@@ -197,6 +197,7 @@ describe('confidence and minConfidence', () => {
       'prefecture',
       'closed',
       'rivals',
+      'outranked',
     ]);
   });
 

@@ -42,6 +42,8 @@ export interface Features {
   closed: boolean;
   /** Other companies the name agrees with as well, none contradicted, none with less support. */
   rivals: number;
+  /** Another company, not contradicted, agrees with the name more strongly (an equal key of a stronger kind). */
+  outranked: boolean;
 }
 
 export type FeatureList = Array<{ id: keyof Features; value: boolean | number }>;
@@ -68,6 +70,7 @@ interface Weights {
   corporateNumberDisagrees: number;
   /** per log(1 + rivals) */
   rivals: number;
+  outranked: number;
 }
 
 interface WeightsFile {
@@ -96,6 +99,7 @@ const weightNames: Array<keyof Weights> = [
   'closed',
   'corporateNumberDisagrees',
   'rivals',
+  'outranked',
 ];
 
 /** Reads and checks data/names/judge-weights.json: every weight a finite number, none unknown. */
@@ -156,10 +160,12 @@ export function featuresOf(company: Company, evidence: Evidence): Features {
           keySimilarity(keys.spoken, company.keys.spoken),
           keySimilarity(keys.reading, company.keys.reading),
           keySimilarity(keys.romaji, company.keys.romaji),
+          ...company.keys.former.map((former) => keySimilarity(keys.name, former)),
         )
       : 0,
     closed: company.closed,
     rivals: 0,
+    outranked: false,
   };
   const agrees = legalFormAgreement(evidence.legalForms, legalForms(company.name));
   if (agrees !== undefined) features.legalForm = agrees;
@@ -195,15 +201,33 @@ const contradicted = (features: Features) => features.prefecture === false || fe
 const support = (features: Features) =>
   Number(features.city === true) + Number(features.phone === true) + Number(features.website === true);
 
+const strength: Record<NameAgreement, number> = {
+  nameKey: 5,
+  spokenKey: 4,
+  reading: 4,
+  romaji: 4,
+  formerName: 3,
+  similar: 1,
+};
+const strengthOf = (features: Features) => {
+  const agreement = agreementOf(features);
+  return agreement === undefined ? 0 : strength[agreement];
+};
+
 /**
  * Counts each company's rivals: the other companies whose name agrees at the same strength (an
  * equal key of the same kind), none contradicted by the record, with as much support or more.
  * Two namesakes in the record's prefecture are each other's rivals; the one the city singles
- * out has none.
+ * out has none. A company is outranked when another agrees more strongly, even one the record
+ * contradicts: a former holder of the name below today's holder, a similar name below an equal one.
  */
 export function countRivals(all: Features[]): void {
   for (const features of all) {
     const agreement = agreementOf(features);
+    const own = strengthOf(features);
+    // contradicted or not: a name that is another company's today is not made certain by the
+    // record's prefecture ruling that company out (its list may hold the old name)
+    features.outranked = all.some((other) => strengthOf(other) > own);
     if (agreement === undefined || agreement === 'similar') continue;
     features.rivals = all.filter(
       (other) =>
@@ -232,6 +256,7 @@ export function confidenceOf(features: Features): number {
   if (features.website !== undefined) z += features.website ? w.website : w.websiteDisagrees;
   if (features.closed) z += w.closed;
   z += w.rivals * Math.log1p(features.rivals);
+  if (features.outranked) z += w.outranked;
   // a valid corporate number the company does not have: the record names another company
   if (features.corporateNumber === false) z += w.corporateNumberDisagrees;
   return 1 / (1 + Math.exp(-z));
@@ -254,6 +279,7 @@ export function featureList(features: Features): FeatureList {
     'corporateNumber',
     'closed',
     'rivals',
+    'outranked',
   ];
   return order
     .filter((id) => features[id] !== undefined)

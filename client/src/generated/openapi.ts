@@ -614,11 +614,12 @@ export interface components {
              *     record's legal form is the company's: true, or another kind of body: false),
              *     `prefecture`, `city`, `phone`, `website`, `corporateNumber` (agrees or not),
              *     `closed` (closed in the register), `rivals` (other companies the name fits as
-             *     well). A feature the record says nothing about is left out.
+             *     well), `outranked` (another company's name fits it better). A feature the record
+             *     says nothing about is left out.
              */
             features: {
                 /** @enum {string} */
-                id: "nameKey" | "spokenKey" | "reading" | "romaji" | "formerName" | "similarity" | "legalForm" | "prefecture" | "city" | "phone" | "website" | "corporateNumber" | "closed" | "rivals";
+                id: "nameKey" | "spokenKey" | "reading" | "romaji" | "formerName" | "similarity" | "legalForm" | "prefecture" | "city" | "phone" | "website" | "corporateNumber" | "closed" | "rivals" | "outranked";
                 value: boolean | number;
             }[];
         };
