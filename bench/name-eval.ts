@@ -5,7 +5,7 @@
  * and API (its report carries the table); on its own, against a running API:
  *
  *   npm start                                     # the sample: .local/sample/corporates.ndjson
- *   API_KEY_FILE=.local/me.key npm run bench:names    # writes bench-reports/names-<time>.json and .md
+ *   API_KEY_FILE=.local/me.key npm run bench:names    # writes bench-reports/names-<time>.json, .md and -calibration.svg
  *   API_KEY_FILE=.local/me.key npm run bench:names -- --api-url http://127.0.0.1:8080 \
  *     --data .local/bench-data/<set>/corporates.ndjson --per-class 1000 --seed 1
  *
@@ -18,7 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { type MatchResult, type NameEvalReport, nameEvalMarkdown, scoreMatches } from './name-scoring.js';
-import { type MatchRecord, makeVariants, type SampleCompany } from './name-variants.js';
+import type { MatchRecord, SampleCompany } from './name-variants.js';
+import { makeEvaluationRecords } from './names/generate.js';
+import { calibrationSvg, outcomeReport } from './names/outcomes.js';
 
 export const matchPath = '/rest/v1/corporates/match';
 /** The contract's most records per request. */
@@ -94,7 +96,7 @@ export interface NameEvalOptions {
 export async function runNameEval(options: NameEvalOptions): Promise<NameEvalReport> {
   const batchSize = Math.min(options.batchSize ?? maxBatch, maxBatch);
   const companies = await readCompanies(options.corporatesFile);
-  const labelled = makeVariants(companies, { seed: options.seed, perClass: options.perClass });
+  const labelled = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass });
   options.log?.(`name matching: ${labelled.length} labelled records from ${companies.length} companies`);
   const sent = await sendMatches({
     apiUrl: options.apiUrl,
@@ -111,6 +113,7 @@ export async function runNameEval(options: NameEvalOptions): Promise<NameEvalRep
     seconds: sent.seconds,
     recordsPerSecond: labelled.length / Math.max(sent.seconds, 0.001),
     table: scoreMatches(labelled, sent.results),
+    outcomes: outcomeReport(labelled, sent.results),
   };
   const { total } = report.table;
   options.log?.(
@@ -158,6 +161,14 @@ async function main(): Promise<void> {
   for (const name of [`names-${stamp}`, 'names-latest']) {
     writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(outDir, `${name}.md`), markdown);
+    if (report.outcomes)
+      writeFileSync(
+        path.join(outDir, `${name}-calibration.svg`),
+        calibrationSvg(
+          report.outcomes.calibration,
+          `name matching: ${report.companies} companies, seed ${report.seed}`,
+        ),
+      );
   }
   process.stdout.write(`\n${markdown}\nreport: bench-reports/names-${stamp}.json\n`);
 }

@@ -8,8 +8,10 @@
  *   null, right     `match` is null and the label is null (only candidates, as it should be)
  *   null, missed    `match` is null but the label names a company (a confident match was due)
  *   matched wrongly `match` names a company and the label names another one, or none
+ * A record labelled `certain: false` (bench/names/crm-classes.ts) is due only when matched.
  */
 import type { LabelledRecord, VariantClass } from './name-variants.js';
+import { type OutcomeReport, outcomeMarkdown } from './names/outcomes.js';
 
 /** One result of `POST /rest/v1/corporates/match`, as far as the scoring reads it. */
 export interface MatchResult {
@@ -64,8 +66,15 @@ export function scoreMatches(
     }
     for (const counts of [row, total]) {
       counts.records++;
-      if (entry.expected !== null) counts.expectCompany++;
       const matched = result.match?.corporateNumber ?? null;
+      // a record a person could not be sure of (certain: false): its company matched is right
+      // and counts as due, no match is right too
+      if (entry.certain === false && entry.expected !== null && matched !== entry.expected) {
+        if (matched === null) counts.nullRight++;
+        else counts.matchedWrong++;
+        continue;
+      }
+      if (entry.expected !== null) counts.expectCompany++;
       if (matched === null) {
         if (entry.expected === null) counts.nullRight++;
         else {
@@ -89,6 +98,8 @@ export interface NameEvalReport {
   seconds: number;
   recordsPerSecond: number;
   table: NameEvalTable;
+  /** the outcomes per class and the calibration (bench/names/outcomes.ts); absent in old reports */
+  outcomes?: OutcomeReport;
 }
 
 export interface Target {
@@ -150,5 +161,6 @@ export function nameEvalMarkdown(report: NameEvalReport): string {
   lines.push('', '| target | value | wanted | met |', '|---|---|---|---|');
   for (const target of nameEvalTargets(report))
     lines.push(`| ${target.what} | ${target.value} | ${target.target} | ${target.met ? 'yes' : 'no'} |`);
+  if (report.outcomes) lines.push('', outcomeMarkdown(report.outcomes, '<report>-calibration.svg').trimEnd());
   return `${lines.join('\n')}\n`;
 }

@@ -15,6 +15,7 @@
  * Pure and deterministic: the same companies and seed give the same records.
  */
 import { Random, toFullWidth, toHalfWidthKana } from '../sample-data/index.js';
+import type { CrmClass } from './names/classes.js';
 
 export interface SampleCompany {
   corporateNumber: string;
@@ -31,6 +32,8 @@ export interface MatchRecord {
   prefectureId?: number;
   phoneNumber?: string;
   websiteUrl?: string;
+  /** the corporate number as the list writes it (separators, full-width digits, ...) */
+  corporateNumber?: string;
 }
 
 export const spellingClasses = [
@@ -59,7 +62,7 @@ export const nearMissClasses = [
   'namesakes-right-prefecture',
 ] as const;
 
-export type VariantClass = (typeof spellingClasses)[number] | (typeof nearMissClasses)[number];
+export type VariantClass = (typeof spellingClasses)[number] | (typeof nearMissClasses)[number] | CrmClass;
 
 export interface LabelledRecord {
   kind: VariantClass;
@@ -68,6 +71,12 @@ export interface LabelledRecord {
   expected: string | null;
   /** the company the record was written from (null for a generic name) */
   from: string | null;
+  /**
+   * false: a person could not be sure (a word missing, a typo): a confident match to `expected`
+   * is acceptable but not required, a confident match to any other company is wrong. Absent or
+   * true: the label is definite (`expected`, or no confident match when it is null).
+   */
+  certain?: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -482,6 +491,8 @@ export interface VariantOptions {
   seed: number;
   /** records per class (fewer where fewer companies fit the class) */
   perClass: number;
+  /** the companies records are written from (default: all of them); the labels look at all */
+  sources?: readonly SampleCompany[];
 }
 
 function shuffled<T>(items: readonly T[], random: Random): T[] {
@@ -631,7 +642,7 @@ function namesakeRecords(draw: VariantDraw): LabelledRecord[] {
  */
 export function makeVariants(companies: readonly SampleCompany[], options: VariantOptions): LabelledRecord[] {
   const draw: VariantDraw = {
-    companies,
+    companies: options.sources ?? companies,
     random: new Random(options.seed),
     index: new ReferenceIndex(companies),
     perClass: options.perClass,
@@ -641,6 +652,7 @@ export function makeVariants(companies: readonly SampleCompany[], options: Varia
   out.push(...takeClass(draw, 'one-character-changed', oneCharacterChanged, false));
   out.push(...takeClass(draw, 'same-prefix', samePrefix, false));
   out.push(...genericNameRecords(draw));
-  out.push(...namesakeRecords(draw));
+  const drawn = options.sources ? new Set(options.sources.map((c) => c.corporateNumber)) : null;
+  out.push(...namesakeRecords(draw).filter((r) => !drawn || drawn.has(r.from as string)));
   return out;
 }

@@ -35,6 +35,7 @@ import { type IngestFigures, measureIngestion } from './ingest-bench.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { runNameEval } from './name-eval.js';
 import type { NameEvalReport } from './name-scoring.js';
+import { calibrationSvg } from './names/outcomes.js';
 import { measureOffsets, offsetTable } from './offset-walk.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
@@ -526,6 +527,15 @@ function writeReport(report: BenchReport): void {
   for (const name of [stamp, 'latest']) {
     writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(outDir, `${name}.md`), markdown);
+    // the name matching's reliability diagram, beside the report
+    if (report.names?.outcomes)
+      writeFileSync(
+        path.join(outDir, `${name}-calibration.svg`),
+        calibrationSvg(
+          report.names.outcomes.calibration,
+          `name matching: ${report.names.companies} companies`,
+        ),
+      );
   }
   if (options.publish) writeFileSync(path.join(projectRoot, 'docs', publishedName(options.jobs)), markdown);
   process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);

@@ -17,6 +17,7 @@ import {
   scoreMatches,
 } from '../bench/name-scoring.js';
 import type { LabelledRecord, MatchRecord } from '../bench/name-variants.js';
+import { outcomeReport } from '../bench/names/outcomes.js';
 
 const label = (kind: LabelledRecord['kind'], expected: string | null): LabelledRecord => ({
   kind,
@@ -133,6 +134,20 @@ describe('targets', () => {
     expect(markdown).toContain('| generic-name | 900 | 0 | 0 (-) | 900 | 0 (0) | 0 (0%) |');
     expect(markdown).toContain('| all | 1000 | 100 | 99 (99%) | 900 | 0 (0) | 1 (0.1%) |');
     expect(markdown).toMatch(/records\/s in requests of 1000 \| 2500 \| >= 2,000 .* \| yes \|/);
+    expect(markdown).not.toContain('### Outcomes per class');
+  });
+
+  it('adds the outcomes and the calibration when the report has them', () => {
+    const labelled = [label('width', 'A'), label('width', 'A'), label('generic-name', null)];
+    const results = [matched('A', ['A']), matched(null, ['B', 'A']), matched(null, ['C'])];
+    const markdown = nameEvalMarkdown({
+      ...report(1, 0, 0, 2500),
+      outcomes: outcomeReport(labelled, results),
+    });
+    expect(markdown).toContain('### Outcomes per class');
+    expect(markdown).toContain('| width | 2 | 2 | 0 | 1 (50%) | 1 (50%) | 0 (0%) | 0 (0%) | 0 (0%) |');
+    expect(markdown).toContain('| generic-name | 1 | 0 | 0 | 0 (0%) | 0 (0%) | 0 (0%) | 1 (100%) | 0 (0%) |');
+    expect(markdown).toContain('### Calibration of candidates');
   });
 });
 
