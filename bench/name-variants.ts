@@ -315,10 +315,16 @@ export class ReferenceIndex {
     return [...found.values()];
   }
 
-  /** The right confident match of a record by the contract: the one company left, or null. */
+  /**
+   * The right confident match of a record by the contract: the one company left, or null. A
+   * legal form in the record rules out the companies of another kind of body (docs/api.md: a
+   * 学校法人 is not a 株式会社 of the same core name); the business forms are one kind.
+   */
   expected(record: MatchRecord): string | null {
+    const kind = bodyKind(record.name);
     const left = this.candidates(record.name).filter(
       (company) =>
+        (kind === undefined || bodyKind(company.name) === undefined || bodyKind(company.name) === kind) &&
         (record.prefectureId === undefined || company.prefectureId === record.prefectureId) &&
         (record.phoneNumber === undefined ||
           digits(company.phoneNumber ?? '') === digits(record.phoneNumber)) &&
@@ -342,6 +348,18 @@ interface FormSplit {
   written: string;
   core: string;
   front: boolean;
+}
+
+/**
+ * The kind of body a name's legal form says: 'company' for the business forms of legalForms
+ * (株式会社, 有限会社, ...), the form itself for the others (学校法人, 一般社団法人, ...),
+ * undefined for a name without one. Old kanji read as the common ones (株式會社).
+ */
+export function bodyKind(name: string): string | undefined {
+  const text = name.normalize('NFKC').replace(/會/g, '会');
+  const other = otherForms.find(([word]) => text.includes(word));
+  if (other) return other[0];
+  return splitForm(text) ? 'company' : undefined;
 }
 
 /** The company legal form at either end of a name, as written (株式会社, ㈱, (株), ...). */

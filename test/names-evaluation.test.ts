@@ -16,7 +16,7 @@
  * rebuild 9 s, the labels 5 s, the two requests 5 s); two to three times that while other work
  * loads the machine.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -151,7 +151,8 @@ beforeAll(async () => {
   });
   await limits.ledger.grant('evaluator', 1_000_000);
 
-  labelled = makeEvaluationRecords(all, { seed: 3, perClass: 30 });
+  // NAMES_EVAL_SEED: another seed writes a fit set for bench/fit-judge.ts (its floors are seed 3's)
+  labelled = makeEvaluationRecords(all, { seed: Number(process.env.NAMES_EVAL_SEED ?? 3), perClass: 30 });
   results = [];
   for (let at = 0; at < labelled.length; at += perRequest) {
     const records = labelled.slice(at, at + perRequest).map((entry) => entry.record);
@@ -160,6 +161,12 @@ beforeAll(async () => {
     expect(res.status, text.slice(0, 300)).toBe(200);
     results.push(...(JSON.parse(text) as { results: EvaluatedResult[] }).results);
   }
+  // NAMES_EVAL_DUMP: the records with the endpoint's results, for bench/fit-judge.ts
+  if (process.env.NAMES_EVAL_DUMP)
+    writeFileSync(
+      process.env.NAMES_EVAL_DUMP,
+      JSON.stringify(labelled.map((entry, i) => ({ entry, result: results[i] }))),
+    );
 }, 240_000);
 
 afterAll(async () => {

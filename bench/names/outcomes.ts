@@ -13,7 +13,8 @@
  *
  * Calibration: every candidate of every record (up to the first 5) with its confidence
  * (`confidence` when the endpoint gives it, else `score`), in bands of 0.1; a candidate is right
- * when it is the labelled company (a record labelled null has no right candidate).
+ * when it is the company the record refers to (truthOf: its label, else the company it was
+ * written from; a generic name or a name of no company has no right candidate).
  */
 import type { LabelledRecord } from '../name-variants.js';
 
@@ -114,6 +115,15 @@ export const confidenceOf = (candidate: EvaluatedCandidate) => candidate.confide
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
+/**
+ * The company a record refers to: its label, or when the label is null (no confident match is
+ * right: namesakes the evidence cannot tell apart) the company it was written from, since a
+ * list's row names one real company; null for a generic name or a name of no company.
+ */
+export function truthOf(entry: LabelledRecord): string | null {
+  return entry.expected ?? entry.from;
+}
+
 export function calibration(
   labelled: readonly LabelledRecord[],
   results: readonly EvaluatedResult[],
@@ -129,7 +139,7 @@ export function calibration(
       const value = Math.min(1, Math.max(0, confidenceOf(candidate)));
       const band = counts[Math.min(9, Math.floor(value * 10))] as { candidates: number; right: number };
       band.candidates++;
-      if (entry.expected !== null && candidate.corporateNumber === entry.expected) band.right++;
+      if (candidate.corporateNumber === truthOf(entry)) band.right++;
     }
   });
   return counts.map(({ candidates, right }, band) => {

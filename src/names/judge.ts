@@ -30,6 +30,8 @@ export interface Features {
   reading: boolean;
   romaji: boolean;
   formerName: boolean;
+  /** Both the record and the company have a spoken key (so spokenKey false is a difference). */
+  spokenKeyKnown: boolean;
   /** 0-1: one less the edit distance over the longer key, the best pair of keys. */
   similarity: number;
   /** The record's legal form is the company's (true) or another (false); absent: one of them has none. */
@@ -48,10 +50,11 @@ export interface Features {
 
 export type FeatureList = Array<{ id: keyof Features; value: boolean | number }>;
 
-interface Weights {
+export interface Weights {
   intercept: number;
   nameKey: number;
   spokenKey: number;
+  spokenKeyDisagrees: number;
   reading: number;
   romaji: number;
   formerName: number;
@@ -78,10 +81,13 @@ interface WeightsFile {
   weights: Weights;
 }
 
-const weightNames: Array<keyof Weights> = [
+export type WeightName = keyof Weights;
+
+export const weightNames: WeightName[] = [
   'intercept',
   'nameKey',
   'spokenKey',
+  'spokenKeyDisagrees',
   'reading',
   'romaji',
   'formerName',
@@ -154,6 +160,7 @@ export function featuresOf(company: Company, evidence: Evidence): Features {
     reading: named && keys.reading !== undefined && company.keys.reading === keys.reading,
     romaji: named && keys.romaji !== undefined && company.keys.romaji === keys.romaji,
     formerName: named && company.keys.former.includes(keys.name),
+    spokenKeyKnown: named && keys.spoken !== '' && Boolean(company.keys.spoken),
     similarity: named
       ? Math.max(
           keySimilarity(keys.name, company.keys.name),
@@ -211,55 +218,102 @@ const strength: Record<NameAgreement, number> = {
 };
 const strengthOf = (features: Features) => {
   const agreement = agreementOf(features);
+  // equal name keys whose spoken keys differ (a symbol or letters apart) fit no better than
+  // equal spoken keys or readings do: ソリューションズ＆エイム and Solutions Aim for ソリューションズエイム
+  if (agreement === 'nameKey' && features.spokenKeyKnown && !features.spokenKey) return strength.spokenKey;
   return agreement === undefined ? 0 : strength[agreement];
 };
 
 /**
  * Counts each company's rivals: the other companies whose name agrees at the same strength (an
- * equal key of the same kind), none contradicted by the record, with as much support or more.
+ * equal key of as strong a kind), none contradicted by the record, with as much support or more.
  * Two namesakes in the record's prefecture are each other's rivals; the one the city singles
- * out has none. A company is outranked when another agrees more strongly, even one the record
- * contradicts: a former holder of the name below today's holder, a similar name below an equal one.
+ * out has none. A company is outranked when another, not contradicted, agrees more strongly (a
+ * similar name below an equal one); a former holder of a name below today's holder even when the
+ * record contradicts today's holder.
  */
 export function countRivals(all: Features[]): void {
   for (const features of all) {
     const agreement = agreementOf(features);
     const own = strengthOf(features);
-    // contradicted or not: a name that is another company's today is not made certain by the
-    // record's prefecture ruling that company out (its list may hold the old name)
-    features.outranked = all.some((other) => strengthOf(other) > own);
+    // a former name is outranked by another company's current name even where the record's
+    // prefecture rules that company out (a list may hold the old name, which is another's today);
+    // anything else only by a company the record does not contradict
+    features.outranked = all.some(
+      (other) => strengthOf(other) > own && (agreement === 'formerName' || !contradicted(other)),
+    );
     if (agreement === undefined || agreement === 'similar') continue;
     features.rivals = all.filter(
       (other) =>
         other !== features &&
-        agreementOf(other) === agreement &&
+        strengthOf(other) === own &&
         !contradicted(other) &&
         support(other) >= support(features),
     ).length;
   }
 }
 
-/** The confidence (0-1) the weights give the features; the answer rounds it to two decimals. */
-export function confidenceOf(features: Features): number {
-  if (features.corporateNumber === true) return 0.99;
-  const w = weights();
-  let z = w.intercept + w.similarity * features.similarity;
+/** The features as the weights read them: each weight's input, 0 where it does not apply. */
+export function featureVector(features: Features): Record<WeightName, number> {
+  const x = Object.fromEntries(weightNames.map((name) => [name, 0])) as Record<WeightName, number>;
+  x.intercept = 1;
+  x.similarity = features.similarity;
   // the strongest key counts (a company equal by name is equal by its spoken key too)
   const agreement = agreementOf(features);
-  if (agreement !== undefined && agreement !== 'similar') z += w[agreement];
-  if (features.legalForm !== undefined) z += features.legalForm ? w.legalFormAgrees : w.legalFormDisagrees;
+  if (agreement !== undefined && agreement !== 'similar') x[agreement] = 1;
+  // equal name keys, spoken keys apart: a symbol or letters the name key drops tell them apart
+  // (ソリューションズ＆エイム and ソリューションズエイム)
+  if (features.nameKey && features.spokenKeyKnown && !features.spokenKey) x.spokenKeyDisagrees = 1;
+  if (features.legalForm !== undefined) x[features.legalForm ? 'legalFormAgrees' : 'legalFormDisagrees'] = 1;
   if (features.prefecture !== undefined)
-    z += features.prefecture ? w.prefectureAgrees : w.prefectureDisagrees;
+    x[features.prefecture ? 'prefectureAgrees' : 'prefectureDisagrees'] = 1;
   // a company has more than one phone and site, and moves: a difference weighs less than a match
-  if (features.city !== undefined) z += features.city ? w.city : w.cityDisagrees;
-  if (features.phone !== undefined) z += features.phone ? w.phone : w.phoneDisagrees;
-  if (features.website !== undefined) z += features.website ? w.website : w.websiteDisagrees;
-  if (features.closed) z += w.closed;
-  z += w.rivals * Math.log1p(features.rivals);
-  if (features.outranked) z += w.outranked;
+  if (features.city !== undefined) x[features.city ? 'city' : 'cityDisagrees'] = 1;
+  if (features.phone !== undefined) x[features.phone ? 'phone' : 'phoneDisagrees'] = 1;
+  if (features.website !== undefined) x[features.website ? 'website' : 'websiteDisagrees'] = 1;
+  if (features.closed) x.closed = 1;
+  x.rivals = Math.log1p(features.rivals);
+  if (features.outranked) x.outranked = 1;
   // a valid corporate number the company does not have: the record names another company
-  if (features.corporateNumber === false) z += w.corporateNumberDisagrees;
+  if (features.corporateNumber === false) x.corporateNumberDisagrees = 1;
+  return x;
+}
+
+/** The confidence (0-1) the weights give the features; the answer rounds it to two decimals. */
+export function confidenceOf(features: Features, w: Weights = weights()): number {
+  if (features.corporateNumber === true) return 0.99;
+  const x = featureVector(features);
+  let z = 0;
+  for (const name of weightNames) z += w[name] * x[name];
   return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * The features back from the list an answer gives (featureList), for fitting the weights to
+ * answers: what the list leaves out was not compared.
+ */
+export function featuresFromList(list: FeatureList): Features {
+  const value = (id: keyof Features) => list.find((entry) => entry.id === id)?.value;
+  const flag = (id: keyof Features) => value(id) === true;
+  const known = (id: keyof Features) => (value(id) === undefined ? {} : { [id]: value(id) === true });
+  return {
+    nameKey: flag('nameKey'),
+    spokenKey: flag('spokenKey'),
+    spokenKeyKnown: value('spokenKey') !== undefined,
+    reading: flag('reading'),
+    romaji: flag('romaji'),
+    formerName: flag('formerName'),
+    similarity: Number(value('similarity') ?? 0),
+    ...known('legalForm'),
+    ...known('prefecture'),
+    ...known('city'),
+    ...known('phone'),
+    ...known('website'),
+    ...known('corporateNumber'),
+    closed: flag('closed'),
+    rivals: Number(value('rivals') ?? 0),
+    outranked: flag('outranked'),
+  };
 }
 
 /** The features as the answer lists them: only what was compared, in a fixed order. */
@@ -282,7 +336,7 @@ export function featureList(features: Features): FeatureList {
     'outranked',
   ];
   return order
-    .filter((id) => features[id] !== undefined)
+    .filter((id) => features[id] !== undefined && (id !== 'spokenKey' || features.spokenKeyKnown))
     .map((id) => ({
       id,
       value:
