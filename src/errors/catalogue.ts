@@ -228,6 +228,11 @@ export const errors = {
     new ApiError('payload_too_large', `The request body is larger than ${limit}.`),
   unsupportedMediaType: () =>
     new ApiError('unsupported_media_type', 'Send the request body as application/json.'),
+  unsupportedFormMediaType: () =>
+    new ApiError(
+      'unsupported_media_type',
+      'Send the reconciliation batch as application/x-www-form-urlencoded: queries=<the query batch as JSON>.',
+    ),
   unsupportedCharset: (charset: string) =>
     new ApiError('unsupported_charset', 'Send the request body as application/json in UTF-8.', [
       {
