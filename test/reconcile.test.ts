@@ -309,6 +309,22 @@ describe('charged and limited as a match', () => {
     expect(statuses).toEqual([200, 200, 429]);
   });
 
+  it('no answer is kept by a cache: the batch, its errors, suggest, preview, the manifest', async () => {
+    const key = encodeURIComponent(await keyOf('reconciler'));
+    const answers = [
+      await fetch(`${app.url}/rest/v1/reconcile?apiKey=${key}`),
+      await fetch(`${app.url}/rest/v1/reconcile/suggest/entity?apiKey=${key}&prefix=x`),
+      await fetch(`${app.url}/rest/v1/reconcile/preview?apiKey=${key}&id=${numbers.maruka}`),
+      await fetch(`${app.url}/rest/v1/reconcile/preview?apiKey=${key}&id=1`),
+      await fetch(`${app.url}/rest/v1/reconcile/suggest/property?prefix=x`),
+    ];
+    for (const res of answers) expect(res.headers.get('cache-control'), res.url).toBe('no-store');
+    const batch = await reconcile({ q: { query: 'x' } });
+    expect(batch.headers.get('cache-control')).toBe('no-store');
+    const bad = await reconcile({ q: { limit: -1 } });
+    expect(bad.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('a batch without a key is a 401, the manifest still free', async () => {
     const res = await fetch(`${app.url}/rest/v1/reconcile`, {
       method: 'POST',
