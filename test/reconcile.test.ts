@@ -371,6 +371,8 @@ describe('suggest and preview', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(res.headers.get('x-frame-options')).toBeNull();
+    // its own URL carries the key: a link followed from it sends no referrer
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     const html = await res.text();
     expect(html).toContain(companies.maruka.name);
