@@ -156,6 +156,12 @@ describe('the manifest', () => {
       `${app.url}/rest/v1/reconcile/preview?apiKey=${encodeURIComponent(key)}&id={{id}}`,
     );
     expect(manifest.suggest.entity.service_path).toBe(`/suggest/entity?apiKey=${encodeURIComponent(key)}`);
+    // a valid header beside a query key vouches for nothing in the query: not repeated
+    const beside = await fetch(`${app.url}/rest/v1/reconcile?apiKey=csk_made-up`, {
+      headers: { 'x-api-key': key },
+    });
+    expect(beside.status).toBe(200);
+    expect(await beside.text()).not.toContain('csk_made-up');
     const wrong = await fetch(`${app.url}/rest/v1/reconcile?apiKey=csk_not-a-key`);
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).not.toContain('csk_not-a-key');

@@ -98,8 +98,10 @@ export function manifestHandler(): RequestHandler {
           reason: 'send the batch in a POST body (application/x-www-form-urlencoded, queries=...)',
         },
       ]);
-    // a key the auth step accepted (a key that was not would have been a 401)
-    const apiKey = locals(res).user ? queryKey(req) : undefined;
+    // only the key the auth step accepted (a wrong one was a 401): the query's, when it was
+    // the one checked (a valid X-API-Key beside it vouches for nothing in the query)
+    const given = queryKey(req);
+    const apiKey = locals(res).user && given === req.get('x-api-key') ? given : undefined;
     res.json(manifestOf({ endpoint: endpointOf(req), ...(apiKey ? { apiKey } : {}) }));
   };
 }
