@@ -357,6 +357,11 @@ describe('suggest and preview', () => {
     expect(((await next.json()) as { result: Array<{ id: string }> }).result.map((r) => r.id)).toEqual([
       numbers.marukaService,
     ]);
+    // what a client adds of its own (OpenRefine's suggest sends type and type_strict) is ignored
+    const extra = await fetch(
+      `${app.url}/rest/v1/reconcile/suggest/entity?apiKey=${key}&prefix=${encodeURIComponent('マルカ')}&type=Corporation&type_strict=should`,
+    );
+    expect(extra.status).toBe(200);
     const bad = await fetch(`${app.url}/rest/v1/reconcile/suggest/entity?apiKey=${key}`);
     expect(bad.status).toBe(400);
     expect(JSON.stringify(await bad.json())).toContain('prefix');
