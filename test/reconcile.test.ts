@@ -162,6 +162,10 @@ describe('the manifest', () => {
     });
     expect(beside.status).toBe(200);
     expect(await beside.text()).not.toContain('csk_made-up');
+    // a batch in the URL is not taken: the POST is
+    const inUrl = await fetch(`${app.url}/rest/v1/reconcile?queries=%7B%7D`);
+    expect(inUrl.status).toBe(400);
+    expect(((await inUrl.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('queries');
     const wrong = await fetch(`${app.url}/rest/v1/reconcile?apiKey=csk_not-a-key`);
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).not.toContain('csk_not-a-key');
@@ -303,6 +307,7 @@ describe('charged and limited as a match', () => {
     );
     expect(status).toBe(402);
     expect(body.code).toBe('insufficient_credits');
+    expect(body.message).toContain('reconciliation batch reserves 2');
   });
 
   it('counts against the rate limit: the third batch in the window is a 429', async () => {

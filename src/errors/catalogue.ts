@@ -214,6 +214,12 @@ export const errors = {
           : `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`
       }${creditsGranted}`,
     ),
+  /** A reconciliation batch (POST /reconcile): it reserves one match per query. */
+  insufficientReconcileCredits: (balance: number, cost: number) =>
+    new ApiError(
+      'insufficient_credits',
+      `Not enough API credits: this reconciliation batch reserves ${cost} (every query a certain match; only the certain matches are charged), the balance is ${balance}; send smaller batches (OpenRefine: fewer rows at a time), or get more credits.${creditsGranted}`,
+    ),
   notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
   routeNotFound: (method: string, path: string, didYouMean?: string) =>
     new ApiError(

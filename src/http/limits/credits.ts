@@ -143,7 +143,9 @@ function answerAdmission(
   }
   const { requestId, cost } = request;
   if (!reserved.ok) {
-    const short = errors.insufficientCredits(reserved.balance, cost, limitOf(res) === 'match');
+    const short = locals(res).reconcile
+      ? errors.insufficientReconcileCredits(reserved.balance, cost)
+      : errors.insufficientCredits(reserved.balance, cost, limitOf(res) === 'match');
     short.headers['X-Credits-Remaining'] = String(reserved.balance);
     return next(short);
   }
