@@ -4,9 +4,10 @@
  * before score, features passed through), the preview page escaped. Pure: no server, no engine.
  */
 import { describe, expect, it } from 'vitest';
+import { loadMasters } from '../src/masters/lookups.js';
 import { prefectureIdOf } from '../src/reconcile/prefectures.js';
 import { featuresOf, parseBatch, resultOf, scoreOf } from '../src/reconcile/queries.js';
-import { escapeHtml, manifestOf, previewHtml } from '../src/reconcile/service.js';
+import { entitySuggestions, escapeHtml, manifestOf, previewHtml } from '../src/reconcile/service.js';
 
 describe('a prefecture as a user types it', () => {
   it.each([
@@ -31,6 +32,16 @@ describe('a prefecture as a user types it', () => {
     ['沖縄県', 47],
   ])('%s -> %i', (text, id) => {
     expect(prefectureIdOf(text)).toBe(id);
+  });
+
+  it('every prefecture of the master by its name, reading and romaji', () => {
+    const items = loadMasters().lists.prefectures;
+    expect(items).toHaveLength(47);
+    for (const item of items) {
+      expect([item.name, item.nameKana, item.nameRomaji].map((text) => prefectureIdOf(String(text)))).toEqual(
+        [item.id, item.id, item.id],
+      );
+    }
   });
 
   it.each(['', 'Atlantis', '0', '48', '北海', '東'])('%s -> none', (text) => {
@@ -108,6 +119,11 @@ describe('a query batch', () => {
     [
       'no prefecture',
       '{"q":{"query":"x","properties":[{"pid":"prefecture","v":"Mars"}]}}',
+      'queries.q.properties[0].v',
+    ],
+    [
+      'a value too long',
+      `{"q":{"query":"x","properties":[{"pid":"address","v":"${'a'.repeat(301)}"}]}}`,
       'queries.q.properties[0].v',
     ],
     [
@@ -196,6 +212,31 @@ describe('the preview page and the manifest', () => {
     expect(html).not.toContain('<script>');
     expect(html).toContain('株式会社&lt;b&gt;マルカ&lt;/b&gt;');
     expect(html).toContain('&lt;script&gt;');
+  });
+
+  it('a page and a suggestion without reading or place say what they have', () => {
+    const bare = { ...candidate, furigana: null, prefectureId: null, cityName: null };
+    const html = previewHtml(bare);
+    expect(html).toContain('7010401000001');
+    expect(html).not.toContain('class="kana"');
+    expect(
+      entitySuggestions([
+        { ...bare, formerName: null },
+        { ...candidate, formerName: '旧マルカ' },
+      ]).result,
+    ).toEqual([
+      {
+        id: '7010401000001',
+        name: candidate.name,
+        notable: [{ id: 'Corporation', name: 'Corporation (法人)' }],
+      },
+      {
+        id: '7010401000001',
+        name: candidate.name,
+        description: '旧商号 旧マルカ / マルカ / 神奈川県横浜市中区',
+        notable: [{ id: 'Corporation', name: 'Corporation (法人)' }],
+      },
+    ]);
   });
 
   it('carries the key into the suggest and preview URLs, encoded; none when none was given', () => {

@@ -156,6 +156,15 @@ describe('the manifest', () => {
       `${app.url}/rest/v1/reconcile/preview?apiKey=${encodeURIComponent(key)}&id={{id}}`,
     );
     expect(manifest.suggest.entity.service_path).toBe(`/suggest/entity?apiKey=${encodeURIComponent(key)}`);
+    // behind a proxy that ends TLS, the URLs say https; an empty apiKey is no key
+    const proxied = await fetch(`${app.url}/rest/v1/reconcile?apiKey=`, {
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    expect(proxied.status).toBe(200);
+    const host = new URL(app.url).host;
+    expect(((await proxied.json()) as { preview: { url: string } }).preview.url).toBe(
+      `https://${host}/rest/v1/reconcile/preview?id={{id}}`,
+    );
     // a valid header beside a query key vouches for nothing in the query: not repeated
     const beside = await fetch(`${app.url}/rest/v1/reconcile?apiKey=csk_made-up`, {
       headers: { 'x-api-key': key },
@@ -396,6 +405,10 @@ describe('suggest and preview', () => {
     expect(html).toContain(numbers.maruka);
     const unknown = await fetch(`${app.url}/rest/v1/reconcile/preview?apiKey=${key}&id=${numberOf(999_999)}`);
     expect(unknown.status).toBe(404);
+    // 13 digits with a wrong check digit: refused by the handler, naming id
+    const check = await fetch(`${app.url}/rest/v1/reconcile/preview?apiKey=${key}&id=1234567890123`);
+    expect(check.status).toBe(400);
+    expect(((await check.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('id');
     const bad = await fetch(`${app.url}/rest/v1/reconcile/preview?apiKey=${key}&id=12345`);
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { errors: Array<{ field: string }> }).errors[0]?.field).toBe('id');

@@ -21,24 +21,24 @@ let byName: Map<string, number> | undefined;
 function names(): Map<string, number> {
   if (byName) return byName;
   const map = new Map<string, number>();
+  // every item has an id, a name, its reading and its romaji (data/masters/prefectures.json,
+  // each found by them in test/reconcile-queries.test.ts)
   for (const item of loadMasters().lists.prefectures) {
-    if (typeof item.id !== 'number') continue;
-    const id = item.id;
-    const name = item.name;
-    const kana = typeof item.nameKana === 'string' ? item.nameKana : undefined;
-    const romaji = typeof item.nameRomaji === 'string' ? fold(item.nameRomaji) : undefined;
-    const spellings = [name];
-    // 東京都 -> 東京, 京都府 -> 京都; 北海道 keeps its 道 (北海 names nothing)
-    if (/[都府県]$/.test(name)) spellings.push(name.slice(0, -1));
-    if (kana) {
-      spellings.push(kana);
-      const suffix = /(と|ふ|けん)$/.exec(kana)?.[1];
-      if (suffix && /[都府県]$/.test(name)) spellings.push(kana.slice(0, -suffix.length));
-    }
-    if (romaji) {
-      spellings.push(romaji, `${romaji}prefecture`, `${romaji}ken`, `${romaji}fu`, `${romaji}to`);
-    }
-    for (const spelling of spellings) map.set(fold(spelling), id);
+    const { name } = item;
+    const kana = item.nameKana as string;
+    const romaji = fold(item.nameRomaji as string);
+    const spellings = [
+      name,
+      kana,
+      romaji,
+      `${romaji}prefecture`,
+      `${romaji}ken`,
+      `${romaji}fu`,
+      `${romaji}to`,
+    ];
+    // 東京都 -> 東京 (とうきょう), 京都府 -> 京都; 北海道 keeps its 道 (北海 names nothing)
+    if (/[都府県]$/.test(name)) spellings.push(name.slice(0, -1), kana.replace(/(と|ふ|けん)$/, ''));
+    for (const spelling of spellings) map.set(fold(spelling), item.id as number);
   }
   // ASCII-folded forms above leave these two long vowels out; the Hepburn ones users write
   map.set('tōkyō', 13);

@@ -15,10 +15,10 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { errors } from '../../errors/catalogue.js';
-import { applyBudget, runMatch } from '../../names/match.js';
+import { applyBudget, type MatchResult, runMatch } from '../../names/match.js';
 import { suggestCorporates } from '../../names/suggest.js';
 import { prefectureName } from '../../reconcile/prefectures.js';
-import { parseBatch, resultOf } from '../../reconcile/queries.js';
+import { parseBatch, type ReconcileBatch, resultOf } from '../../reconcile/queries.js';
 import {
   apiKeyParameter,
   entitySuggestions,
@@ -71,10 +71,8 @@ export function optionalAuth(auth: RequestHandler): RequestHandler {
  */
 export function reconcilePlan(): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const text = (req.body as { queries?: unknown } | undefined)?.queries;
-    if (typeof text !== 'string')
-      return next(errors.validation([{ field: 'queries', reason: 'is required: a JSON query batch' }]));
-    const { batch, problems } = parseBatch(text);
+    // the form has exactly one field, queries, a string (openapi.yaml, checked before)
+    const { batch, problems } = parseBatch((req.body as { queries: string }).queries);
     if (!batch) return next(errors.validation(problems));
     locals(res).reconcile = batch;
     return next();
@@ -86,7 +84,8 @@ function endpointOf(req: Request): string {
   // behind a proxy that ends TLS, the scheme the client used
   const forwarded = req.get('x-forwarded-proto')?.split(',')[0]?.trim();
   const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : req.protocol;
-  return `${scheme}://${req.get('host') ?? 'localhost'}${apiBase}${reconcilePath}`;
+  // HTTP/1.1 requires Host (Node refuses a request without it)
+  return `${scheme}://${req.get('host') as string}${apiBase}${reconcilePath}`;
 }
 
 export function manifestHandler(): RequestHandler {
@@ -108,8 +107,8 @@ export function manifestHandler(): RequestHandler {
 
 export function reconcileHandler(services: Services): RequestHandler {
   return async (_req: Request, res: Response) => {
-    const batch = locals(res).reconcile;
-    if (!batch) throw new Error('reconcile route reached without a parsed batch');
+    // set by the chain's reconcile plan step, which comes first (test/route-table.test.ts)
+    const batch = locals(res).reconcile as ReconcileBatch;
     const results = await runMatch({ ...services, deadline: deadlineOf(res) }, batch.match);
     // as a match: the certain matches past the reservation are withheld, the rest charged
     const price = services.limits.config.matchCost;
@@ -120,8 +119,8 @@ export function reconcileHandler(services: Services): RequestHandler {
     res.json(
       Object.fromEntries(
         batch.queries.map((query, index) => {
-          const result = results[index] ?? { match: null, candidates: [], overMaxCredits: false };
-          return [query.key, resultOf(query, result, prefectureName)];
+          // runMatch answers one result per record, in order
+          return [query.key, resultOf(query, results[index] as MatchResult, prefectureName)];
         }),
       ),
     );
@@ -134,7 +133,7 @@ const suggestPage = 10;
 
 export function suggestEntityHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
-    const prefix = String(req.query.prefix ?? '');
+    const prefix = String(req.query.prefix);
     const cursor = req.query.cursor === undefined ? 0 : Number(req.query.cursor);
     const suggestions = await suggestCorporates(
       { ...services, deadline: deadlineOf(res) },
@@ -147,13 +146,14 @@ export function suggestEntityHandler(services: Services): RequestHandler {
 
 export function suggestPropertyHandler(): RequestHandler {
   return (req: Request, res: Response) => {
-    res.json(propertySuggestions(String(req.query.prefix ?? '')));
+    res.json(propertySuggestions(String(req.query.prefix)));
   };
 }
 
 export function previewHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
-    const id = String(req.query.id ?? '').trim();
+    // 13 digits (openapi.yaml); the check digit is checked here
+    const id = String(req.query.id);
     if (!isValidCorporateNumber(id))
       throw errors.validation([
         { field: 'id', reason: 'must be a corporate number: 13 digits, check digit first' },
