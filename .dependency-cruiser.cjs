@@ -73,7 +73,7 @@ module.exports = {
       comment:
         'Search, limits, errors, OpenSearch access, the catalogue, keys, text and masters are transport-neutral.',
       severity: 'error',
-      from: { path: '^src/(search|names|limits|errors|opensearch|catalogue|auth|text|masters)/' },
+      from: { path: '^src/(search|names|reconcile|limits|errors|opensearch|catalogue|auth|text|masters)/' },
       to: { path: '^src/http/' },
     },
     {

@@ -39,6 +39,8 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/text/**': floor(98.5, 99, 93.5), // 99.5 / 99.5 / 100.0 / 94.5
   // the names module (keys, readings, match, suggest), out of src/text and src/search
   'src/names/**': floor(95, 99, 90),
+  // new (the W3C Reconciliation API): test/reconcile*.test.ts run alone, minus one point
+  'src/reconcile/**': floor(98.2, 99, 97.1), // 99.2 / 99.2 / 100.0 / 98.1
   // src/local/** moved to ops/local/** with its files (git mv), its floor unchanged
   'ops/local/**': floor(84.2, 95.6, 62.8), // 85.2 / 85.2 / 96.6 / 63.8 (raised: run at b14df5b)
   // moved out of src/opensearch/** and src/*.ts (bulk, scan, reindex; the CLI helpers and the

@@ -197,6 +197,12 @@ describe('openapi.yaml', () => {
         'GET /jobs/{jobId}/detail',
         'POST /corporates/match',
         'GET /corporates/suggest',
+        // the W3C Reconciliation API beside the match (docs/reconciliation.md)
+        'GET /reconcile',
+        'POST /reconcile',
+        'GET /reconcile/suggest/entity',
+        'GET /reconcile/suggest/property',
+        'GET /reconcile/preview',
         ...[
           'prefectures',
           'industries',

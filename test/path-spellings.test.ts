@@ -62,7 +62,9 @@ function raw(
   body?: unknown,
 ): Promise<RawAnswer> {
   const { port, hostname } = new URL(app.url);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+  // a string is a form body (the reconciliation batch), anything else JSON
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const contentType = typeof body === 'string' ? 'application/x-www-form-urlencoded' : 'application/json';
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -73,7 +75,7 @@ function raw(
         headers: payload
           ? {
               ...headers,
-              'content-type': 'application/json',
+              'content-type': contentType,
               'content-length': String(Buffer.byteLength(payload)),
             }
           : headers,
@@ -123,7 +125,8 @@ function otherSpellings(path: string): string[] {
     `${path.slice(0, lastLetter)}%${path.charCodeAt(lastLetter).toString(16)}${path.slice(lastLetter + 1)}`,
     `/rest/v1/${tail.replace('/', '%2F')}`,
     path.replace('/rest/v1', '/rest%2Fv1'),
-  ];
+    // a path of one segment under /rest/v1 (/reconcile) has no inner slash to vary
+  ].filter((spelling) => spelling !== path);
 }
 
 describe('the operations table is the API description', () => {
@@ -145,22 +148,33 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
     const path = exactPath(operation.path);
     const body =
       operation.method === 'POST'
-        ? operation.limit === 'export'
-          ? { format: 'jsonl', maxCredits: 3 }
-          : operation.limit === 'match'
-            ? { records: [{ name: 'どこにもない名前' }] }
-            : { limit: 1 }
+        ? operation.path === '/reconcile'
+          ? `queries=${encodeURIComponent(JSON.stringify({ q0: { query: 'どこにもない名前' } }))}`
+          : operation.limit === 'export'
+            ? { format: 'jsonl', maxCredits: 3 }
+            : operation.limit === 'match'
+              ? { records: [{ name: 'どこにもない名前' }] }
+              : { limit: 1 }
         : undefined;
     const cost = operation.limit === 'search' ? searchCost : operation.limit === 'detail' ? detailCost : 0;
     // an operation's required query, sent after every spelling of its path
-    const query = operation.limit === 'suggest' ? '?q=nova' : '';
+    const query =
+      {
+        '/reconcile/suggest/entity': '?prefix=nova',
+        '/reconcile/suggest/property': '?prefix=pre',
+        // a valid corporate number no company of this file's index has: the preview's 404
+        '/reconcile/preview': '?id=9000000999999',
+      }[operation.path] ?? (operation.limit === 'suggest' ? '?q=nova' : '');
+    const exactStatus = operation.path === '/reconcile/preview' ? 404 : 200;
+    // the reconciliation manifest is free to read without a key (docs/reconciliation.md)
+    const keyless = operation.method === 'GET' && operation.path === '/reconcile' ? 200 : 401;
 
     it('each other spelling is a 404 before any handler: no engine query, no rate count, no charge', async () => {
       const user = `spell-${operation.method}-${operation.path}`;
       await limits.ledger.grant(user, 100);
       const headers = await userHeaders(user);
       const exact = await raw(operation.method, `${path}${query}`, headers, body);
-      expect(exact.status).toBe(200);
+      expect(exact.status).toBe(exactStatus);
       if (operation.limit) expect(exact.headers['x-ratelimit-limit']).toBeDefined();
       else expect(exact.headers['x-ratelimit-limit']).toBeUndefined();
       if (operation.limit !== 'export') expect(await limits.ledger.balance(user)).toBe(100 - cost);
@@ -190,7 +204,7 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
     });
 
     it('without a key, no spelling answers anything but 401 or 404', async () => {
-      expect((await raw(operation.method, path, {}, body)).status).toBe(401);
+      expect((await raw(operation.method, `${path}${query}`, {}, body)).status).toBe(keyless);
       for (const spelling of otherSpellings(path)) {
         expect({ spelling, status: (await raw(operation.method, spelling, {}, body)).status }).toEqual({
           spelling,

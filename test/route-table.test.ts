@@ -16,7 +16,8 @@ describe('the route table', () => {
     expect(Object.keys(routeTable).sort()).toEqual(operations.map(routeKey).sort());
   });
 
-  it.each(operations.map((operation) => [routeKey(operation), operation] as const))(
+  const native = operations.filter((operation) => !operation.path.startsWith('/reconcile'));
+  it.each(native.map((operation) => [routeKey(operation), operation] as const))(
     '%s runs the steps its limit calls for, in order',
     (key, operation) => {
       const row = routeTable[key];
@@ -33,6 +34,34 @@ describe('the route table', () => {
       expect(handler).toBe(operation.limit ?? 'master');
     },
   );
+
+  // the W3C Reconciliation API (docs/reconciliation.md): its key may come in the URL, so each
+  // row starts by handing `?apiKey=` to auth; the manifest is free and needs no key
+  it('the reconciliation rows: the key step first; the batch as a match, with its plan before credits', () => {
+    const reconcile = operations.filter((operation) => operation.path.startsWith('/reconcile'));
+    expect(reconcile.map(routeKey).sort()).toEqual([
+      'GET /reconcile',
+      'GET /reconcile/preview',
+      'GET /reconcile/suggest/entity',
+      'GET /reconcile/suggest/property',
+      'POST /reconcile',
+    ]);
+    expect(routeTable['GET /reconcile']?.chain).toEqual(['reconcile key', 'optional auth']);
+    expect(reconcile.find((operation) => routeKey(operation) === 'GET /reconcile')?.limit).toBeUndefined();
+    expect(routeTable['POST /reconcile']?.chain).toEqual([
+      'reconcile key',
+      'auth',
+      'rate limit',
+      'validation',
+      'reconcile plan',
+      'credits',
+    ]);
+    expect(reconcile.find((operation) => routeKey(operation) === 'POST /reconcile')?.limit).toBe('match');
+    for (const path of ['/reconcile/preview', '/reconcile/suggest/entity', '/reconcile/suggest/property']) {
+      expect(routeTable[`GET ${path}`]?.chain).toEqual(['reconcile key', 'auth', 'rate limit', 'validation']);
+      expect(reconcile.find((operation) => operation.path === path)?.limit).toBe('suggest');
+    }
+  });
 
   it('another method on a known path is authenticated, then validated (its 405)', () => {
     expect(otherMethodChain).toEqual(['auth', 'validation']);

@@ -8,6 +8,9 @@
  *   GET  /jobs/{jobId}/detail    -> 'detail'  (rate limited, charged at the detail price)
  *   POST /corporates/match       -> 'match'   (rate limited as a search, charged per certain match)
  *   GET  /corporates/suggest     -> 'suggest' (a rate limit of its own, free)
+ *   GET  /reconcile              -> no limit  (the reconciliation manifest: free, unlimited)
+ *   POST /reconcile              -> 'match'   (a reconciliation batch: as a match)
+ *   GET  /reconcile/suggest/..., /reconcile/preview -> 'suggest' (as the suggest)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -37,6 +40,12 @@ export const operations: readonly Operation[] = [
   { method: 'GET', path: '/jobs/{jobId}/detail', limit: 'detail' },
   { method: 'POST', path: '/corporates/match', limit: 'match' },
   { method: 'GET', path: '/corporates/suggest', limit: 'suggest' },
+  // the W3C Reconciliation Service API (docs/reconciliation.md)
+  { method: 'GET', path: '/reconcile' },
+  { method: 'POST', path: '/reconcile', limit: 'match' },
+  { method: 'GET', path: '/reconcile/suggest/entity', limit: 'suggest' },
+  { method: 'GET', path: '/reconcile/suggest/property', limit: 'suggest' },
+  { method: 'GET', path: '/reconcile/preview', limit: 'suggest' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 

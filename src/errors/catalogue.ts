@@ -214,6 +214,12 @@ export const errors = {
           : `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`
       }${creditsGranted}`,
     ),
+  /** A reconciliation batch (POST /reconcile): it reserves one match per query. */
+  insufficientReconcileCredits: (balance: number, cost: number) =>
+    new ApiError(
+      'insufficient_credits',
+      `Not enough API credits: this reconciliation batch reserves ${cost} (every query a certain match; only the certain matches are charged), the balance is ${balance}; send smaller batches (OpenRefine: fewer rows at a time), or get more credits.${creditsGranted}`,
+    ),
   notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
   routeNotFound: (method: string, path: string, didYouMean?: string) =>
     new ApiError(
@@ -228,6 +234,11 @@ export const errors = {
     new ApiError('payload_too_large', `The request body is larger than ${limit}.`),
   unsupportedMediaType: () =>
     new ApiError('unsupported_media_type', 'Send the request body as application/json.'),
+  unsupportedFormMediaType: () =>
+    new ApiError(
+      'unsupported_media_type',
+      'Send the reconciliation batch as application/x-www-form-urlencoded: queries=<the query batch as JSON>.',
+    ),
   unsupportedCharset: (charset: string) =>
     new ApiError('unsupported_charset', 'Send the request body as application/json in UTF-8.', [
       {

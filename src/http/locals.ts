@@ -9,6 +9,7 @@ import type { Response } from 'express';
 import type { LimitKind, Operation } from '../catalogue/operations.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
+import type { ReconcileBatch } from '../reconcile/queries.js';
 import type { ExportRequest } from '../search/export.js';
 import type { SearchPlan } from '../search/plan.js';
 
@@ -32,6 +33,8 @@ export interface AppLocals {
   fieldErrors?: ReadonlyArray<{ field: string; reason: string }>;
   /** An export body parsed at the validation step (./search-plan.ts). */
   exportRequest?: { search: SearchCatalogue; request: ExportRequest };
+  /** A reconciliation batch parsed by the reconcile plan step (./routes/reconcile.ts). */
+  reconcile?: ReconcileBatch;
   /** The operation the path names, spelled exactly (src/http/operation-gate.ts): its limit and price. */
   operation?: Operation;
   /** The route template for the metrics, set by a handler that is not an Express route (masters). */

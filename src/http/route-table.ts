@@ -12,6 +12,10 @@
  *   POST /corporates/match    auth -> rate limit -> validation -> credits -> match
  *   GET  /corporates/suggest  auth -> rate limit -> validation -> suggest
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
+ *   GET  /reconcile           reconcile key -> optional auth -> manifest (free, unlimited)
+ *   POST /reconcile           reconcile key -> auth -> rate limit -> validation -> reconcile plan -> credits -> reconcile
+ *   GET  /reconcile/suggest/entity, /suggest/property, /preview
+ *                             reconcile key -> auth -> rate limit -> validation -> its handler
  *   another method on one of these paths: auth -> validation (its 405)
  *
  * 'credits' also brings the error step that counts a rate count put off until the reservation
@@ -36,13 +40,44 @@ import { locals } from './locals.js';
 import { detailHandler } from './routes/detail.js';
 import { mastersRouter } from './routes/masters.js';
 import { matchHandler } from './routes/match.js';
+import {
+  manifestHandler,
+  optionalAuth,
+  previewHandler,
+  reconcileHandler,
+  reconcileKey,
+  reconcilePlan,
+  suggestEntityHandler,
+  suggestPropertyHandler,
+} from './routes/reconcile.js';
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
 import { parseExportPlan, parseSearchPlan } from './search-plan.js';
 import { validateRequests } from './validation.js';
 
-export type Step = 'auth' | 'rate limit' | 'validation' | 'search plan' | 'export plan' | 'credits';
-export type HandlerName = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest' | 'master';
+export type Step =
+  | 'reconcile key'
+  | 'optional auth'
+  | 'auth'
+  | 'rate limit'
+  | 'validation'
+  | 'search plan'
+  | 'export plan'
+  | 'reconcile plan'
+  | 'credits';
+export type HandlerName =
+  | 'search'
+  | 'count'
+  | 'export'
+  | 'detail'
+  | 'match'
+  | 'suggest'
+  | 'master'
+  | 'reconcile manifest'
+  | 'reconcile'
+  | 'reconcile suggest entity'
+  | 'reconcile suggest property'
+  | 'reconcile preview';
 
 export interface Route {
   chain: readonly Step[];
@@ -69,6 +104,24 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'POST /corporates/match': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'match' },
   'GET /corporates/suggest': { chain: ['auth', 'rate limit', 'validation'], handler: 'suggest' },
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
+  // the W3C Reconciliation Service API (src/http/routes/reconcile.ts): the key may come as ?apiKey=
+  'GET /reconcile': { chain: ['reconcile key', 'optional auth'], handler: 'reconcile manifest' },
+  'POST /reconcile': {
+    chain: ['reconcile key', 'auth', 'rate limit', 'validation', 'reconcile plan', 'credits'],
+    handler: 'reconcile',
+  },
+  'GET /reconcile/suggest/entity': {
+    chain: ['reconcile key', 'auth', 'rate limit', 'validation'],
+    handler: 'reconcile suggest entity',
+  },
+  'GET /reconcile/suggest/property': {
+    chain: ['reconcile key', 'auth', 'rate limit', 'validation'],
+    handler: 'reconcile suggest property',
+  },
+  'GET /reconcile/preview': {
+    chain: ['reconcile key', 'auth', 'rate limit', 'validation'],
+    handler: 'reconcile preview',
+  },
 };
 
 /** Another method on an operation's path (the operation gate lets it on): the validator answers 405. */
@@ -100,6 +153,9 @@ function middlewareOf(
   maxClauseCount: number,
 ): Array<RequestHandler | ErrorRequestHandler> {
   if (step === 'auth') return [steps.auth];
+  if (step === 'reconcile key') return [reconcileKey()];
+  if (step === 'optional auth') return [optionalAuth(steps.auth)];
+  if (step === 'reconcile plan') return [reconcilePlan()];
   if (step === 'rate limit') return [steps.rateLimit];
   if (step === 'validation') return steps.validation;
   if (step === 'credits') return [steps.countDeferredRate, steps.credits];
@@ -118,6 +174,11 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     match: matchHandler(services),
     suggest: suggestHandler(services),
     master: mastersRouter(),
+    'reconcile manifest': manifestHandler(),
+    reconcile: reconcileHandler(services),
+    'reconcile suggest entity': suggestEntityHandler(services),
+    'reconcile suggest property': suggestPropertyHandler(),
+    'reconcile preview': previewHandler(services),
   };
 }
 

@@ -27,6 +27,9 @@ export const maxBodySize = '100kb';
 export const matchBodySize = '1mb';
 const matchPath = '/corporates/match';
 const matchJson = express.json({ limit: matchBodySize, strict: false, verify: keepRawBody });
+/** POST /reconcile takes the spec's form body (`queries=<JSON batch>`), as large as a match's. */
+const reconcilePath = '/reconcile';
+const reconcileForm = express.urlencoded({ extended: false, limit: matchBodySize, parameterLimit: 10 });
 
 let cachedSpec: OpenAPIV3.DocumentV3 | undefined;
 
@@ -58,6 +61,8 @@ export function validateRequests(): RequestHandler[] {
     // a body parsed here is not parsed again by the next parser
     (req: Request, res: Response, next: NextFunction) =>
       req.path === matchPath ? matchJson(req, res, next) : next(),
+    (req: Request, res: Response, next: NextFunction) =>
+      req.path === reconcilePath && req.method === 'POST' ? reconcileForm(req, res, next) : next(),
     express.json({ limit: maxBodySize, strict: false, verify: keepRawBody }),
     refuseSilentlyChangedJson,
     ...OpenApiValidator.middleware({
@@ -143,7 +148,10 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
     next();
     return;
   }
-  if (!req.is('application/json')) throw errors.unsupportedMediaType();
+  // a reconciliation batch is a form (the W3C Reconciliation API 0.2); every other body JSON
+  if (req.path === reconcilePath && req.method === 'POST') {
+    if (!req.is('application/x-www-form-urlencoded')) throw errors.unsupportedFormMediaType();
+  } else if (!req.is('application/json')) throw errors.unsupportedMediaType();
   // JSON is UTF-8 (RFC 8259 §8.1): any other charset, aliases such as utf8 included, is a 415
   const charset = charsetParameter.exec(req.headers['content-type'] ?? '');
   if (charset) {
@@ -232,7 +240,9 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
   }
   if (type === 'entity.too.large' || status === 413)
     return errors.payloadTooLarge(
-      (req.originalUrl.split('?')[0] ?? '').endsWith(matchPath) ? matchBodySize : maxBodySize,
+      /(\/corporates\/match|\/reconcile)$/.test(req.originalUrl.split('?')[0] ?? '')
+        ? matchBodySize
+        : maxBodySize,
     );
   if (type === 'encoding.unsupported')
     return errors.unsupportedContentEncoding(String(req.headers['content-encoding'] ?? ''));

@@ -266,6 +266,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reconcile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reconciliation service manifest (W3C Reconciliation Service API 0.2)
+         * @description The service manifest of the W3C Reconciliation Service API 0.2 (docs/reconciliation.md),
+         *     the URL a reconciliation client such as OpenRefine is given:
+         *     `https://<host>/rest/v1/reconcile?apiKey=<your key>`. Free and unlimited; no key is
+         *     needed to read it. A key given (as `apiKey` or `X-API-Key`) is checked (401 when it is
+         *     not valid) and carried into the manifest's suggest and preview URLs, which the client
+         *     calls as they are. A batch is not taken here: send it to `POST /reconcile`.
+         */
+        get: operations["reconciliationManifest"];
+        put?: never;
+        /**
+         * Reconcile a batch of company names (W3C Reconciliation Service API 0.2)
+         * @description A reconciliation query batch, as the spec sends it: a form body with one field,
+         *     `queries`, holding the batch as JSON (`{"q0": {"query": "㈱マルカ物流", "limit": 3,
+         *     "properties": [{"pid": "prefecture", "v": "神奈川"}]}}`), at most 100 queries. The
+         *     answer is the spec's result batch: per query key, `result`, the candidates best first,
+         *     each `{id: corporate number, name, description, type, score (0-100), match, features}`.
+         *     `match` is true only on the one company the matcher decides on (as
+         *     `POST /corporates/match`). Properties (`pid`): `prefecture`, `address`, `phone`,
+         *     `website`, `corporateNumber`. Charged as a match: `MATCH_CREDIT_COST` per certain match
+         *     (the batch reserves one per query, the rest is given back), rate limited as a search.
+         *     `X-Credits-Charged` says what the batch cost.
+         */
+        post: operations["reconcileCorporates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconcile/suggest/entity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Companies whose name starts with a prefix (the spec's entity suggest)
+         * @description The reconciliation API's entity suggest, over `GET /corporates/suggest`: `{result:
+         *     [{id, name, description, notable}]}`. Free, with the suggest's rate limit.
+         */
+        get: operations["reconciliationSuggestEntity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconcile/suggest/property": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The query properties whose id or name starts with a prefix
+         * @description The properties a reconciliation query may give (`prefecture`, `address`, `phone`,
+         *     `website`, `corporateNumber`), as the spec's property suggest. Free, with the
+         *     suggest's rate limit.
+         */
+        get: operations["reconciliationSuggestProperty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconcile/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A small HTML page of one company, for the client's preview frame
+         * @description The spec's preview: an HTML page (420 × 110) with the company's name, reading,
+         *     corporate number, prefecture and city, every value escaped. Free, with the suggest's
+         *     rate limit; it may be framed by any page (the key is in its URL, it holds no action).
+         */
+        get: operations["reconciliationPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master/prefectures": {
         parameters: {
             query?: never;
@@ -621,6 +724,79 @@ export interface components {
                 /** @enum {string} */
                 id: "nameKey" | "spokenKey" | "reading" | "romaji" | "formerName" | "similarity" | "legalForm" | "prefecture" | "city" | "phone" | "website" | "corporateNumber" | "closed" | "rivals" | "outranked";
                 value: boolean | number;
+            }[];
+        };
+        /** @description The service manifest of the W3C Reconciliation Service API 0.2. */
+        ReconciliationManifest: {
+            /**
+             * @example [
+             *       "0.2"
+             *     ]
+             */
+            versions: string[];
+            name: string;
+            /** @example https://www.houjin-bangou.nta.go.jp/ */
+            identifierSpace: string;
+            /** @example https://schema.org/Corporation */
+            schemaSpace: string;
+            documentation?: string;
+            defaultTypes?: components["schemas"]["ReconciliationType"][];
+            view?: {
+                url?: string;
+            };
+            preview?: {
+                url?: string;
+                width?: number;
+                height?: number;
+            };
+            suggest?: {
+                [key: string]: {
+                    service_url?: string;
+                    service_path?: string;
+                };
+            };
+            batchSize?: number;
+            authentication?: {
+                [key: string]: unknown;
+            };
+        };
+        ReconciliationType: {
+            /** @example Corporation */
+            id: string;
+            name: string;
+        };
+        /** @description Per query key of the batch, its candidates best first. */
+        ReconciliationResultBatch: {
+            [key: string]: {
+                result: {
+                    /**
+                     * @description The corporate number.
+                     * @example 7010401000001
+                     */
+                    id: string;
+                    /** @description The company's current name. */
+                    name: string;
+                    /** @description Reading / prefecture and city. */
+                    description?: string;
+                    type: components["schemas"]["ReconciliationType"][];
+                    /** @description The matcher's confidence (0-1) times 100, two decimals. */
+                    score: number;
+                    /** @description True only on the matcher's match. */
+                    match: boolean;
+                    /** @description The matcher's features, as it gives them. */
+                    features: {
+                        id: string;
+                        value: number | boolean;
+                    }[];
+                }[];
+            };
+        };
+        ReconciliationSuggestResponse: {
+            result: {
+                id: string;
+                name: string;
+                description?: string;
+                notable?: components["schemas"]["ReconciliationType"][];
             }[];
         };
         SuggestResponse: {
@@ -2975,6 +3151,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
+        ReconcileApiKey: string;
         /**
          * @description Makes a retry safe: a search repeated with the same key and the same body returns the
          *     first response again and is charged once. Use a fresh random value (a UUID) per search.
@@ -3364,6 +3542,188 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reconciliationManifest: {
+        parameters: {
+            query?: {
+                /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
+                apiKey?: components["parameters"]["ReconcileApiKey"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest (the spec's manifest schema). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationManifest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reconcileCorporates: {
+        parameters: {
+            query?: {
+                /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
+                apiKey?: components["parameters"]["ReconcileApiKey"];
+            };
+            header?: {
+                /**
+                 * @description Makes a retry safe: a search repeated with the same key and the same body returns the
+                 *     first response again and is charged once. Use a fresh random value (a UUID) per search.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description The reconciliation query batch, as JSON text. */
+                    queries: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The reconciliation result batch (the spec's schema). */
+            200: {
+                headers: {
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    /** @description Credits this batch cost (its certain matches). */
+                    "X-Credits-Charged"?: number;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationResultBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reconciliationSuggestEntity: {
+        parameters: {
+            query: {
+                /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
+                apiKey?: components["parameters"]["ReconcileApiKey"];
+                /** @description What was typed so far. */
+                prefix: string;
+                /** @description Suggestions to skip (the next page), at most 40. */
+                cursor?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suggestions, best first (the spec's suggest entities response). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSuggestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reconciliationSuggestProperty: {
+        parameters: {
+            query: {
+                /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
+                apiKey?: components["parameters"]["ReconcileApiKey"];
+                /** @description What was typed so far (empty for every property). */
+                prefix: string;
+                /** @description Ignored (the properties are few). */
+                cursor?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The properties (the spec's suggest properties response). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationSuggestResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reconciliationPreview: {
+        parameters: {
+            query: {
+                /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
+                apiKey?: components["parameters"]["ReconcileApiKey"];
+                /** @description The corporate number (13 digits). */
+                id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -99,7 +99,8 @@ function admitRequest(
             key: idempotencyKey,
             fingerprint: requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body),
           },
-    cost: costOf(kind, req.body, limits.config),
+    // a reconciliation batch is charged as the match request it became (its plan step)
+    cost: costOf(kind, locals(res).reconcile?.match ?? req.body, limits.config),
     readBalance: kind === 'search' || kind === 'match',
     giveUpAt: deadline?.redisExpiresAt,
   };
@@ -142,7 +143,9 @@ function answerAdmission(
   }
   const { requestId, cost } = request;
   if (!reserved.ok) {
-    const short = errors.insufficientCredits(reserved.balance, cost, limitOf(res) === 'match');
+    const short = locals(res).reconcile
+      ? errors.insufficientReconcileCredits(reserved.balance, cost)
+      : errors.insufficientCredits(reserved.balance, cost, limitOf(res) === 'match');
     short.headers['X-Credits-Remaining'] = String(reserved.balance);
     return next(short);
   }
