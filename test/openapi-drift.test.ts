@@ -197,6 +197,13 @@ describe('openapi.yaml', () => {
         'GET /jobs/{jobId}/detail',
         'POST /corporates/match',
         'GET /corporates/suggest',
+        // match jobs (src/http/routes/match-jobs.ts)
+        'POST /corporates/match-jobs',
+        'GET /corporates/match-jobs',
+        'GET /corporates/match-jobs/{jobId}',
+        'DELETE /corporates/match-jobs/{jobId}',
+        'GET /corporates/match-jobs/{jobId}/results',
+        'POST /corporates/match-jobs/{jobId}/resume',
         ...[
           'prefectures',
           'industries',

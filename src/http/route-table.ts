@@ -11,6 +11,8 @@
  *   GET  /jobs/{jobId}/detail auth -> rate limit -> validation -> credits -> detail
  *   POST /corporates/match    auth -> rate limit -> validation -> credits -> match
  *   GET  /corporates/suggest  auth -> rate limit -> validation -> suggest
+ *   POST /corporates/match-jobs        auth -> rate limit -> upload (checks its own parameters)
+ *   GET|DELETE /corporates/match-jobs… auth -> rate limit -> validation -> the job's handler
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
  *   another method on one of these paths: auth -> validation (its 405)
  *
@@ -36,13 +38,34 @@ import { locals } from './locals.js';
 import { detailHandler } from './routes/detail.js';
 import { mastersRouter } from './routes/masters.js';
 import { matchHandler } from './routes/match.js';
+import {
+  cancelMatchJobHandler,
+  createMatchJobHandler,
+  getMatchJobHandler,
+  listMatchJobsHandler,
+  matchJobResultsHandler,
+  resumeMatchJobHandler,
+} from './routes/match-jobs.js';
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
 import { parseExportPlan, parseSearchPlan } from './search-plan.js';
 import { validateRequests } from './validation.js';
 
 export type Step = 'auth' | 'rate limit' | 'validation' | 'search plan' | 'export plan' | 'credits';
-export type HandlerName = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest' | 'master';
+export type HandlerName =
+  | 'search'
+  | 'count'
+  | 'export'
+  | 'detail'
+  | 'match'
+  | 'suggest'
+  | 'master'
+  | 'matchJobCreate'
+  | 'matchJobList'
+  | 'matchJob'
+  | 'matchJobCancel'
+  | 'matchJobResults'
+  | 'matchJobResume';
 
 export interface Route {
   chain: readonly Step[];
@@ -68,6 +91,22 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'GET /jobs/{jobId}/detail': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'detail' },
   'POST /corporates/match': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'match' },
   'GET /corporates/suggest': { chain: ['auth', 'rate limit', 'validation'], handler: 'suggest' },
+  // the upload is a CSV or JSONL stream, not a JSON body: its handler checks its parameters
+  'POST /corporates/match-jobs': { chain: ['auth', 'rate limit'], handler: 'matchJobCreate' },
+  'GET /corporates/match-jobs': { chain: ['auth', 'rate limit', 'validation'], handler: 'matchJobList' },
+  'GET /corporates/match-jobs/{jobId}': { chain: ['auth', 'rate limit', 'validation'], handler: 'matchJob' },
+  'DELETE /corporates/match-jobs/{jobId}': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'matchJobCancel',
+  },
+  'GET /corporates/match-jobs/{jobId}/results': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'matchJobResults',
+  },
+  'POST /corporates/match-jobs/{jobId}/resume': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'matchJobResume',
+  },
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
 };
 
@@ -118,6 +157,12 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     match: matchHandler(services),
     suggest: suggestHandler(services),
     master: mastersRouter(),
+    matchJobCreate: createMatchJobHandler(services),
+    matchJobList: listMatchJobsHandler(services),
+    matchJob: getMatchJobHandler(services),
+    matchJobCancel: cancelMatchJobHandler(services),
+    matchJobResults: matchJobResultsHandler(services),
+    matchJobResume: resumeMatchJobHandler(services),
   };
 }
 
