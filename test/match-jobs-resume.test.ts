@@ -10,7 +10,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { projectRoot } from '../src/project-root.js';
 import { parseCsv } from '../src/text/csv.js';
-import { createJob, expectedOf, type JobsApp, listCsv, matchedIn, startJobsApp, waitForJob } from './support/match-jobs.js';
+import {
+  createJob,
+  expectedOf,
+  type JobsApp,
+  listCsv,
+  matchedIn,
+  startJobsApp,
+  waitForJob,
+} from './support/match-jobs.js';
 
 let app: JobsApp;
 const children: ChildProcess[] = [];

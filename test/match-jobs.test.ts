@@ -5,7 +5,10 @@
  * certain match, maxCredits and a short balance stopping a job (and resuming it), another
  * user's job a 404, Idempotency-Key replays, and the 400s.
  */
-import { readdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import iconv from 'iconv-lite';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -13,7 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MatchJobStore } from '../src/match-jobs/job-store.js';
 import { matchColumns } from '../src/match-jobs/results.js';
 import { createMatchJobWorker, type MatchJobWorker, sweepEnded } from '../src/match-jobs/worker.js';
+import { projectRoot } from '../src/project-root.js';
 import { parseCsv } from '../src/text/csv.js';
+import { runToEnd } from './support/child-runs.js';
 import {
   createJob,
   expectedOf,
@@ -304,6 +309,53 @@ describe('bad uploads are 400s naming the field and the reason', () => {
       jobs.maxRows = 1_000_000;
     }
     expect(readdirSync(app.dir)).toHaveLength(before);
+  });
+});
+
+describe('npm run match over a job', () => {
+  it('a list past --job-above goes as one job: progress shown, every row back with its match columns', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'match-cli-job-'));
+    const file = path.join(dir, 'list.csv');
+    writeFileSync(file, listCsv(30));
+    const run = await runToEnd(
+      spawn(
+        path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+        ['scripts/match.ts', file, '--job-above', '10'],
+        {
+          cwd: projectRoot,
+          env: {
+            ...process.env,
+            API_KEY_FILE: undefined,
+            API_URL: app.url.replace(/\/rest\/v1$/, ''),
+            API_KEY: (await app.headers('alice'))['x-api-key'],
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      ),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    // the rows without a name are not sent
+    expect(run.stderr).toMatch(/match: job [0-9a-f-]{36} \(25 rows\)/);
+    expect(run.stdout).toContain(`matched: ${matchedIn(30)}`);
+    const rows = parseCsv(
+      readFileSync(path.join(dir, 'list-matched.csv'), 'utf8').replace(/^\uFEFF/, ''),
+    ).map((record) => record.fields);
+    expect(rows[0]).toEqual([
+      '会社名',
+      '都道府県',
+      'メモ',
+      'corporateNumber',
+      'matchedName',
+      'status',
+      'candidates',
+    ]);
+    expect(rows).toHaveLength(31);
+    rows.slice(1).forEach((fields, i) => {
+      expect(fields[3]).toBe(expectedOf(i).corporateNumber ?? '');
+      expect(fields[5]).toBe(
+        expectedOf(i).status === 'matched' ? 'matched' : i % 6 === 2 || i % 6 === 3 ? 'unsure' : 'none',
+      );
+    });
   });
 });
 
