@@ -47,8 +47,6 @@ export interface ProcessContext {
   logger: Logger;
   /** Tests: records per chunk (default `chunkRecords`). */
   chunkRecords?: number;
-  /** Tests: called after each committed chunk (a worker to stop mid-job waits here). */
-  afterChunk?: (job: JobState) => Promise<void>;
 }
 
 /** One answered row, as results.jsonl holds it. */
@@ -109,8 +107,6 @@ export async function processJob(ctx: ProcessContext, id: string): Promise<JobSt
       await ctx.store.transition(id, ['running'], 'stopped', { stopReason: stop });
       return ctx.store.get(id);
     }
-    const after = await ctx.store.get(id);
-    if (after && ctx.afterChunk) await ctx.afterChunk(after);
   }
 }
 

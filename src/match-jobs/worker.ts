@@ -32,7 +32,6 @@ export interface MatchJobWorkerOptions {
   /** Jobs run at once by this worker (default 1). */
   concurrency?: number;
   chunkRecords?: number;
-  afterChunk?: ProcessContext['afterChunk'];
 }
 
 export interface MatchJobWorker {
@@ -49,7 +48,6 @@ export function createMatchJobWorker(options: MatchJobWorkerOptions): MatchJobWo
     root: options.root,
     logger: options.logger,
     ...(options.chunkRecords ? { chunkRecords: options.chunkRecords } : {}),
-    ...(options.afterChunk ? { afterChunk: options.afterChunk } : {}),
   };
   const stallMs = options.stallSeconds * 1000;
   const worker = new Worker<MatchJobMessage>(
