@@ -12,7 +12,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { readCsvStream } from '../indexer/registry/csv.js';
 import { registrySources } from '../indexer/registry/input.js';
 import { startLocalRedis } from '../ops/local/redis-server.js';
 import { toHalfWidthKana } from '../sample-data/index.js';
@@ -20,6 +19,7 @@ import { corporateSearch } from '../src/catalogue/searches.js';
 import { projectRoot } from '../src/project-root.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
+import { readCsvStream } from '../src/text/csv.js';
 import { type LoadRequest, runLoad, summarize } from './load.js';
 import { benchScript, startNodeProcess, stopAll } from './processes.js';
 import { type BenchOptions, memoryOf, runChild, saveFigures } from './registry-bench-support.js';

@@ -1,6 +1,7 @@
 /**
  * `npm run match -- <list.csv>`: a CSV list of companies (a CRM export) matched to corporate
- * numbers through the running API with the typed client (client/), 1,000 rows per request.
+ * numbers through the running API with the typed client (client/), 1,000 rows per request, or
+ * past --job-above rows (default 1,000) as one match job run by the API's worker.
  * Writes the rows with corporateNumber, matchedName, status and candidates added, in the
  * input's encoding, and prints a summary. The API comes from API_URL, the key from
  * API_KEY_FILE (a file holding it, e.g. .local/alice.key) or API_KEY: never an option, so it
@@ -36,6 +37,7 @@ interface Options {
   out?: string;
   maxCredits?: number;
   chunkSize: number;
+  jobAbove: number;
 }
 
 /** `list.csv` -> `list-matched.csv` beside it. */
@@ -77,6 +79,12 @@ function matchProgram() {
       '--chunk-size <n>',
       `rows per request (at most ${maxMatchChunk})`,
       positiveWholeNumber,
+      maxMatchChunk,
+    )
+    .option(
+      '--job-above <n>',
+      'lists of more rows than this go to the API as one match job (the worker runs it; 0: always)',
+      wholeNumber,
       maxMatchChunk,
     );
 }
@@ -203,6 +211,76 @@ async function matchInto({ api, baseUrl, csv, columns, prefectureIds, out, optio
   return { counts, creditsCharged };
 }
 
+/** A job's row (results as JSONL) -> the cells the request path writes, `candidates` its first one. */
+function jobCells(
+  line: {
+    status: string;
+    match?: { corporateNumber: string; name: string } | null;
+    candidateCount?: number;
+    firstCandidate?: { corporateNumber: string; name: string; score: number } | null;
+  },
+  stopReason: string | undefined,
+): string[] {
+  const first = line.firstCandidate;
+  const candidates = first ? `${first.corporateNumber}:${first.name}:${first.score}` : '';
+  if (line.status === 'matched')
+    return [line.match?.corporateNumber ?? '', line.match?.name ?? '', 'matched', candidates];
+  if (line.status === 'unanswered')
+    return ['', '', stopReason === 'maxCredits' ? 'over-max-credits' : 'not-answered', ''];
+  if (line.status === 'rejected') return ['', '', 'none', ''];
+  return ['', '', (line.candidateCount ?? 0) > 0 ? 'unsure' : 'none', candidates];
+}
+
+/**
+ * A long list as one match job (POST /corporates/match-jobs): the rows with a name uploaded as
+ * JSONL, the job's progress shown until it ends, its results written beside the input's rows.
+ */
+async function matchByJob({ api, csv, columns, prefectureIds, out, options }: MatchRun) {
+  const records = csv.rows.map((row) => recordOf(row, columns, prefectureIds));
+  const sent = records.filter((record) => record !== null);
+  const created = await api.createMatchJob(`${sent.map((record) => JSON.stringify(record)).join('\n')}\n`, {
+    format: 'jsonl',
+    ...(options.maxCredits === undefined ? {} : { maxCredits: options.maxCredits }),
+  });
+  process.stderr.write(`match: job ${created.id} (${created.rows.total} rows); progress below\n`);
+  const bar = new SingleBar({
+    format: 'match job [{bar}] {percentage}% | {value}/{total} rows | {matched} matched | {status}',
+    hideCursor: true,
+  });
+  bar.start(created.rows.total, 0, { matched: 0, status: created.status });
+  const job = await api.waitForMatchJob(created.id, {
+    onProgress: (now) => bar.update(now.rows.done, { matched: now.rows.matched, status: now.status }),
+  });
+  bar.stop();
+  const file = await api.matchJobResults(created.id, { format: 'jsonl' });
+  const text = await new Response(file.body).text();
+  const lines = text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Parameters<typeof jobCells>[0]);
+  const counts = { matched: 0, unsure: 0, none: 0, 'over-max-credits': 0, 'not-answered': 0 };
+  const fd = openSync(out, 'w');
+  try {
+    const rows: string[][] = [[...csv.header, ...addedColumns]];
+    let next = 0;
+    for (const [index, record] of records.entries()) {
+      const line = record ? lines[next++] : undefined;
+      const cells = line ? jobCells(line, job.stopReason) : addedCells(null);
+      counts[cells[2] as keyof typeof counts] += 1;
+      rows.push([...(csv.rows[index] as string[]), ...cells]);
+    }
+    writeSync(fd, encode(csvLines(rows), csv.encoding, true));
+  } finally {
+    closeSync(fd);
+  }
+  if (job.status !== 'completed')
+    process.stderr.write(
+      `match: the job ${job.status}${job.stopReason ? ` (${job.stopReason})` : ''}: the rows not answered say so; ` +
+        `resume it with POST /rest/v1/corporates/match-jobs/${job.id}/resume after a top-up\n`,
+    );
+  return { counts, creditsCharged: job.creditsCharged };
+}
+
 async function main(): Promise<void> {
   const program = matchProgram().parse();
   const [file] = program.args as [string];
@@ -227,15 +305,10 @@ async function main(): Promise<void> {
   process.stderr.write(`match: ${csv.rows.length} rows (${csv.encoding}); columns ${used}\n`);
 
   const prefectureIds = await prefectureIdsOf(api, baseUrl, columns);
-  const { counts, creditsCharged } = await matchInto({
-    api,
-    baseUrl,
-    csv,
-    columns,
-    prefectureIds,
-    out,
-    options,
-  });
+  const run = { api, baseUrl, csv, columns, prefectureIds, out, options };
+  // a long list is one job on the API's worker, short ones go request by request
+  const { counts, creditsCharged } =
+    csv.rows.length > options.jobAbove ? await matchByJob(run) : await matchInto(run);
   process.stdout.write(
     [
       `rows: ${csv.rows.length}`,

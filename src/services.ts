@@ -9,6 +9,7 @@ import { paging } from './catalogue/paging.js';
 import type { Config } from './config.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { startOrphanSweeper } from './limits/orphan-sweeper.js';
+import { createMatchJobs, type MatchJobs } from './match-jobs/service.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
 import { createRedis } from './redis.js';
 import {
@@ -43,6 +44,8 @@ export interface Services {
   /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
   limits: Limits;
   paging: PagingServices;
+  /** Match jobs (src/match-jobs): Redis mode only. */
+  matchJobs?: MatchJobs;
   /** Revocations announced by pub/sub (Redis mode with API_KEY_CACHE_SECONDS > 0): src/auth/key-changes.ts. */
   keyChanges?: KeyChanges;
   close(): Promise<void>;
@@ -62,6 +65,7 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
   const sweeper = startOrphanSweeper(limits.ledger, limits.config.sweepIntervalSeconds, logger);
   const keyChanges =
     redis && config.apiKeyCacheSeconds > 0 ? new RedisKeyChanges(redis, config.redisPrefix) : undefined;
+  const matchJobs = redis && config.redisUrl ? createMatchJobs(redis, config.redisUrl, config) : undefined;
   return {
     config,
     logger,
@@ -69,9 +73,11 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
     redis,
     limits,
     paging: createPaging(config, redis),
+    ...(matchJobs ? { matchJobs } : {}),
     keyChanges,
     async close() {
       sweeper.stop();
+      await matchJobs?.close();
       keyChanges?.close();
       redis?.disconnect();
       await opensearch.close();

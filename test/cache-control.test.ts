@@ -4,6 +4,9 @@
  * operations come from the one table (src/catalogue/operations.ts), so an operation added
  * there is tested here without a line changed.
  */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
@@ -19,6 +22,7 @@ let services: Services;
 let app: ReturnType<typeof createApp>;
 let rich = '';
 let broke = '';
+let matchJobId = '';
 
 const company = corporate({ name: 'キャッシュ商事', prefectureId: 13 });
 const posting = job({ corporateNumber: company.corporateNumber, title: '営業' });
@@ -35,9 +39,26 @@ function send(
   opts: { key?: string; body?: unknown; jobId?: string } = {},
 ) {
   const query = operation.limit === 'suggest' ? '?q=%E3%82%AD%E3%83%A3' : '';
-  const path = `/rest/v1${operation.path.replace('{jobId}', opts.jobId ?? (posting.id as string))}${query}`;
-  const req = operation.method === 'GET' ? request(target).get(path) : request(target).post(path);
+  // a match job's operations name the job the test made (beforeAll)
+  const id = opts.jobId ?? (operation.limit === 'matchJob' ? matchJobId : (posting.id as string));
+  const path = `/rest/v1${operation.path.replace('{jobId}', id)}${query}`;
+  const req =
+    operation.method === 'GET'
+      ? request(target).get(path)
+      : operation.method === 'DELETE'
+        ? request(target).delete(path)
+        : request(target).post(path);
   if (opts.key) req.set('X-API-Key', opts.key);
+  // a match job's upload is a CSV
+  if (
+    operation.limit === 'matchJob' &&
+    operation.method === 'POST' &&
+    !operation.path.includes('{') &&
+    !opts.body
+  )
+    return req.set('Content-Type', 'text/csv').send('name\nキャッシュ商事\n');
+  // a resume takes no body
+  if (operation.limit === 'matchJob' && operation.method === 'POST' && !opts.body) return req;
   // an export sends every result: it takes no `limit`
   const body =
     opts.body ??
@@ -60,6 +81,10 @@ beforeAll(async () => {
   // many requests per user in quick succession: the 429 has its own test below
   services = await setUpServices('cache-control', {
     limits: { ...defaultConfig().limits, ratePerSecond: 10_000 },
+    matchJobs: {
+      ...defaultConfig().matchJobs,
+      dir: mkdtempSync(path.join(os.tmpdir(), 'cache-control-jobs-')),
+    },
   });
   app = createApp(services);
   await indexFixture(services.opensearch, services.config.indexPrefix, {
@@ -69,6 +94,12 @@ beforeAll(async () => {
   });
   rich = await newKey(1000);
   broke = await newKey(0);
+  const created = await request(app)
+    .post('/rest/v1/corporates/match-jobs')
+    .set('X-API-Key', rich)
+    .set('Content-Type', 'text/csv')
+    .send('name\nキャッシュ商事\n');
+  matchJobId = created.body.id;
 });
 afterAll(async () => {
   await services?.close();
@@ -77,7 +108,18 @@ afterAll(async () => {
 describe('Cache-Control: no-store on every limited operation', () => {
   it('the table has the limited operations this test expects to see', () => {
     expect(limited.map((operation) => operation.limit).sort()).toEqual(
-      ['count', 'count', 'detail', 'export', 'export', 'match', 'search', 'search', 'suggest'].sort(),
+      [
+        'count',
+        'count',
+        'detail',
+        'export',
+        'export',
+        'match',
+        'search',
+        'search',
+        'suggest',
+        ...Array(6).fill('matchJob'),
+      ].sort(),
     );
   });
 
@@ -91,7 +133,9 @@ describe('Cache-Control: no-store on every limited operation', () => {
         await send(app, operation, { key: broke, jobId: 'no-such-job' }),
       ];
       const statuses = answers.map((res) => res.status);
-      expect(statuses[0]).toBe(200);
+      // a match job's upload answers 202 (queued)
+      const upload = operation.method === 'POST' && operation.path === '/corporates/match-jobs';
+      expect(statuses[0]).toBe(upload ? 202 : 200);
       expect(statuses[1]).toBe(401);
       if (operation.method === 'POST') expect(statuses[2]).toBe(400);
       if (operation.limit === 'search' || operation.limit === 'export' || operation.limit === 'match')

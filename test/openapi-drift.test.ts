@@ -203,6 +203,13 @@ describe('openapi.yaml', () => {
         'GET /reconcile/suggest/entity',
         'GET /reconcile/suggest/property',
         'GET /reconcile/preview',
+        // match jobs (src/http/routes/match-jobs.ts)
+        'POST /corporates/match-jobs',
+        'GET /corporates/match-jobs',
+        'GET /corporates/match-jobs/{jobId}',
+        'DELETE /corporates/match-jobs/{jobId}',
+        'GET /corporates/match-jobs/{jobId}/results',
+        'POST /corporates/match-jobs/{jobId}/resume',
         ...[
           'prefectures',
           'industries',

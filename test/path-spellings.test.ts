@@ -174,7 +174,9 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       await limits.ledger.grant(user, 100);
       const headers = await userHeaders(user);
       const exact = await raw(operation.method, `${path}${query}`, headers, body);
-      expect(exact.status).toBe(exactStatus);
+      // the limits test app runs without Redis: a match job's operation reaches its handler,
+      // which answers that there are no match jobs here (503), after the rate limit
+      expect(exact.status).toBe(operation.limit === 'matchJob' ? 503 : exactStatus);
       if (operation.limit) expect(exact.headers['x-ratelimit-limit']).toBeDefined();
       else expect(exact.headers['x-ratelimit-limit']).toBeUndefined();
       if (operation.limit !== 'export') expect(await limits.ledger.balance(user)).toBe(100 - cost);

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isValidCorporateNumber } from '../indexer/corporate-number.js';
-import { detectEncoding, readCsvStream } from '../indexer/registry/csv.js';
 import { validateRow } from '../indexer/registry/format.js';
 import { writeDiffFile, writeFullFiles } from '../indexer/registry/generate-files.js';
 import { registrySources } from '../indexer/registry/input.js';
+import { detectEncoding, readCsvStream } from '../src/text/csv.js';
 
 const universe = { companies: 10_000, seed: 7, date: '2026-10-31' };
 const dirs: string[] = [];

@@ -27,7 +27,6 @@ import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
-import { detectEncoding, parseCsv } from '../indexer/registry/csv.js';
 import { kindToCorporateType, registryColumns, validateRow } from '../indexer/registry/format.js';
 import {
   checkpointFile,
@@ -48,6 +47,7 @@ import { projectRoot } from '../src/project-root.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { runPlanText, searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
+import { detectEncoding, parseCsv } from '../src/text/csv.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
 import { runToEnd } from './support/child-runs.js';

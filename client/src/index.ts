@@ -46,6 +46,8 @@ export type MatchRequest = Schemas['MatchRequest'];
 export type MatchResponse = Schemas['MatchResponse'];
 export type MatchResult = Schemas['MatchResult'];
 export type MatchCandidate = Schemas['MatchCandidate'];
+/** A list matched by the worker (POST /corporates/match-jobs): its state and progress. */
+export type MatchJob = Schemas['MatchJob'];
 export type SuggestResponse = Schemas['SuggestResponse'];
 export type Suggestion = SuggestResponse['suggestions'][number];
 
@@ -150,6 +152,30 @@ export interface ExportFile {
   credits: number | null;
   meta: ResponseMeta;
   /** Read it to the end: a stream left unread or cancelled is charged only for what was sent. */
+  body: ReadableStream<Uint8Array>;
+}
+
+/** How a list is uploaded as a match job (docs/api.md, "Match jobs"). */
+export interface MatchJobOptions {
+  /** Default 'csv'. */
+  format?: 'csv' | 'jsonl';
+  /** CSV: default 'auto' (a byte-order mark, or bytes that decode as UTF-8). */
+  encoding?: 'auto' | 'utf-8' | 'shift_jis';
+  candidates?: number;
+  /** The most the job may spend; it stops when spent (`stopReason: 'maxCredits'`). */
+  maxCredits?: number;
+  minConfidence?: number;
+  /** Default: a fresh one per call, so the client's own retries never make a second job. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** A job's results as a byte stream (CSV or JSONL, input order). */
+export interface MatchJobResults {
+  contentType: string | null;
+  /** The job's status when the file was started (X-Match-Job-Status). */
+  status: string | null;
+  meta: ResponseMeta;
   body: ReadableStream<Uint8Array>;
 }
 
@@ -313,6 +339,36 @@ export interface CorpsearchClient {
     records: Iterable<MatchRecord> | AsyncIterable<MatchRecord>,
     options?: MatchOptions,
   ): Promise<MatchSummary>;
+  /**
+   * Uploads a list of any size (CSV or JSONL text or bytes) as a match job, run by the
+   * worker: 202 with the job. Follow it with `matchJob` / `waitForMatchJob`.
+   */
+  createMatchJob(
+    list: string | Uint8Array,
+    options?: MatchJobOptions,
+  ): Promise<MatchJob & { meta: ResponseMeta }>;
+  matchJob(id: string, options?: { signal?: AbortSignal }): Promise<MatchJob & { meta: ResponseMeta }>;
+  /** Your jobs, newest first. */
+  matchJobs(options?: {
+    limit?: number;
+    signal?: AbortSignal;
+  }): Promise<{ jobs: MatchJob[]; meta: ResponseMeta }>;
+  cancelMatchJob(id: string, options?: { signal?: AbortSignal }): Promise<MatchJob & { meta: ResponseMeta }>;
+  /** Continues a stopped job (after a top-up), optionally with a new `maxCredits`. */
+  resumeMatchJob(
+    id: string,
+    options?: { maxCredits?: number; signal?: AbortSignal },
+  ): Promise<MatchJob & { meta: ResponseMeta }>;
+  /** Polls the job until it ended (completed, stopped, cancelled, failed); `onProgress` on each poll. */
+  waitForMatchJob(
+    id: string,
+    options?: { intervalMs?: number; onProgress?: (job: MatchJob) => void; signal?: AbortSignal },
+  ): Promise<MatchJob>;
+  /** The job's rows in input order, with the match columns (default: the upload's format). */
+  matchJobResults(
+    id: string,
+    options?: { format?: 'csv' | 'jsonl'; signal?: AbortSignal },
+  ): Promise<MatchJobResults>;
   /** Companies whose name, reading or romaji starts with `q` (autocomplete); free. */
   suggest(
     q: string,
@@ -563,6 +619,107 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     async suggest(q, opts = {}) {
       const query = opts.limit === undefined ? { q } : { q, limit: opts.limit };
       return unwrap(await raw.GET('/corporates/suggest', { params: { query }, signal: opts.signal }), null);
+    },
+    ...matchJobCalls(raw, newKey),
+  };
+}
+
+const endedStatuses = new Set(['completed', 'stopped', 'cancelled', 'failed']);
+
+/** The match-job calls over the raw client. */
+function matchJobCalls(
+  raw: RawClient,
+  newKey: () => string,
+): Pick<
+  CorpsearchClient,
+  | 'createMatchJob'
+  | 'matchJob'
+  | 'matchJobs'
+  | 'cancelMatchJob'
+  | 'resumeMatchJob'
+  | 'waitForMatchJob'
+  | 'matchJobResults'
+> {
+  const matchJob = async (id: string, opts: { signal?: AbortSignal } = {}) =>
+    unwrap(
+      await raw.GET('/corporates/match-jobs/{jobId}', {
+        params: { path: { jobId: id } },
+        signal: opts.signal,
+      }),
+      null,
+    );
+  return {
+    async createMatchJob(list, opts = {}) {
+      const key = opts.idempotencyKey ?? newKey();
+      const format = opts.format ?? 'csv';
+      const query = {
+        format,
+        ...(opts.encoding ? { encoding: opts.encoding } : {}),
+        ...(opts.candidates !== undefined ? { candidates: opts.candidates } : {}),
+        ...(opts.maxCredits !== undefined ? { maxCredits: opts.maxCredits } : {}),
+        ...(opts.minConfidence !== undefined ? { minConfidence: opts.minConfidence } : {}),
+      };
+      const result = await raw.POST('/corporates/match-jobs', {
+        // the list goes as it is: text or bytes, never JSON-encoded
+        body: list as string,
+        bodySerializer: (body: unknown) => body as string,
+        headers: { 'Content-Type': format === 'csv' ? 'text/csv' : 'application/jsonl' },
+        params: { query, header: { 'Idempotency-Key': key } },
+        signal: opts.signal,
+      });
+      return unwrap(result, key);
+    },
+    matchJob,
+    async matchJobs(opts = {}) {
+      const query = opts.limit === undefined ? {} : { limit: opts.limit };
+      return unwrap(
+        await raw.GET('/corporates/match-jobs', { params: { query }, signal: opts.signal }),
+        null,
+      );
+    },
+    async cancelMatchJob(id, opts = {}) {
+      return unwrap(
+        await raw.DELETE('/corporates/match-jobs/{jobId}', {
+          params: { path: { jobId: id } },
+          signal: opts.signal,
+        }),
+        null,
+      );
+    },
+    async resumeMatchJob(id, opts = {}) {
+      const query = opts.maxCredits === undefined ? {} : { maxCredits: opts.maxCredits };
+      return unwrap(
+        await raw.POST('/corporates/match-jobs/{jobId}/resume', {
+          params: { path: { jobId: id }, query },
+          signal: opts.signal,
+        }),
+        null,
+      );
+    },
+    async waitForMatchJob(id, opts = {}) {
+      for (;;) {
+        const { meta: _meta, ...job } = await matchJob(id, { signal: opts.signal });
+        opts.onProgress?.(job);
+        if (endedStatuses.has(job.status)) return job;
+        await sleep(opts.intervalMs ?? 1000, opts.signal);
+      }
+    },
+    async matchJobResults(id, opts = {}) {
+      const query = opts.format ? { format: opts.format } : {};
+      const result = await raw.GET('/corporates/match-jobs/{jobId}/results', {
+        params: { path: { jobId: id }, query },
+        parseAs: 'stream',
+        signal: opts.signal,
+      });
+      const meta = metaOf(result.response, null);
+      if (!result.response.ok || !result.response.body)
+        throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+      return {
+        contentType: result.response.headers.get('content-type'),
+        status: result.response.headers.get('x-match-job-status'),
+        meta,
+        body: result.response.body,
+      };
     },
   };
 }

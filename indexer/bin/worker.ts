@@ -5,16 +5,20 @@
  */
 import { cliProgram, runCli } from '../../ops/cli.js';
 import { loadConfigOrExit } from '../../src/config.js';
+import { createLimits } from '../../src/limits/limits.js';
 import { createLogger, endLogs } from '../../src/logger.js';
+import { MatchJobStore } from '../../src/match-jobs/job-store.js';
+import { createMatchJobWorker } from '../../src/match-jobs/worker.js';
 import { queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
+import { createRedis } from '../../src/redis.js';
 import { openCliServices } from '../cli-services.js';
 import { createIndexerWorker } from '../indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from '../queue.js';
 
 cliProgram(
   'worker',
-  'Consume the indexer queue (batches queued by `ingest` with REDIS_URL) and schedule the nightly ' +
-    'roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
+  'Consume the indexer queue (batches queued by `ingest` with REDIS_URL), run the match jobs ' +
+    '(POST /corporates/match-jobs) and schedule the nightly roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
 ).parse();
 
 runCli('worker', async () => {
@@ -38,7 +42,26 @@ runCli('worker', async () => {
     redisPrefix: config.redisPrefix,
     logger,
   });
-  logger.info('indexer worker running (nightly roll-off at 03:00 JST)');
+  // the match jobs (POST /corporates/match-jobs): their rows in MATCH_JOBS_DIR, shared with the API
+  const matchRedis = createRedis(redisUrl);
+  matchRedis.on('error', (error) =>
+    logger.warn({ err: { message: error.message } }, 'redis connection error'),
+  );
+  const limits = createLimits({ redis: matchRedis, keyPrefix: config.redisPrefix, config: config.limits });
+  const matchJobs = createMatchJobWorker({
+    connection,
+    redisPrefix: config.redisPrefix,
+    services: { opensearch: services.opensearch, logger, config },
+    ledger: limits.ledger,
+    price: limits.config.matchCost,
+    store: new MatchJobStore(matchRedis, config.redisPrefix),
+    root: config.matchJobs.dir,
+    logger,
+    stallSeconds: config.matchJobs.stallSeconds,
+    retentionHours: config.matchJobs.retentionHours,
+    chunkRecords: config.matchJobs.chunkRecords,
+  });
+  logger.info('indexer worker running (nightly roll-off at 03:00 JST), match jobs too');
 
   let stopping = false;
   async function stop(reason: string): Promise<void> {
@@ -47,6 +70,8 @@ runCli('worker', async () => {
     const started = Date.now();
     logger.info({ reason }, 'stopping: finishing the jobs in hand');
     await worker.close();
+    await matchJobs.close();
+    matchRedis.disconnect();
     await scheduler.close();
     await metricsServer?.close();
     connection.disconnect();

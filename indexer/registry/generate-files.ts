@@ -11,7 +11,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import iconv from 'iconv-lite';
 import { projectRoot } from '../../src/project-root.js';
-import type { RegistryEncoding } from './csv.js';
+import type { RegistryEncoding } from '../../src/text/csv.js';
 import {
   csvLine,
   type DiffKind,

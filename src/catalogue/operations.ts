@@ -11,6 +11,7 @@
  *   GET  /reconcile              -> no limit  (the reconciliation manifest: free, unlimited)
  *   POST /reconcile              -> 'match'   (a reconciliation batch: as a match)
  *   GET  /reconcile/suggest/..., /reconcile/preview -> 'suggest' (as the suggest)
+ *   POST /corporates/match-jobs  -> 'matchJob' (rate limited; the worker charges per certain match)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -21,10 +22,10 @@
 
 import { masterNames } from '../masters/masters.js';
 
-export type LimitKind = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest';
+export type LimitKind = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest' | 'matchJob';
 
 export interface Operation {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The path under /rest/v1 as openapi.yaml writes it (`{jobId}` for a path parameter). */
   path: string;
   /** Absent: neither rate limited nor charged. */
@@ -46,6 +47,13 @@ export const operations: readonly Operation[] = [
   { method: 'GET', path: '/reconcile/suggest/entity', limit: 'suggest' },
   { method: 'GET', path: '/reconcile/suggest/property', limit: 'suggest' },
   { method: 'GET', path: '/reconcile/preview', limit: 'suggest' },
+  // match jobs: rate limited as a count; the worker charges each job's certain matches
+  { method: 'POST', path: '/corporates/match-jobs', limit: 'matchJob' },
+  { method: 'GET', path: '/corporates/match-jobs', limit: 'matchJob' },
+  { method: 'GET', path: '/corporates/match-jobs/{jobId}', limit: 'matchJob' },
+  { method: 'DELETE', path: '/corporates/match-jobs/{jobId}', limit: 'matchJob' },
+  { method: 'GET', path: '/corporates/match-jobs/{jobId}/results', limit: 'matchJob' },
+  { method: 'POST', path: '/corporates/match-jobs/{jobId}/resume', limit: 'matchJob' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 
@@ -63,9 +71,10 @@ for (const operation of operations) {
     .split(/\{[^}]+\}/)
     .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
     .join(parameterSegment);
-  // the lookahead above sees the segment's end as `/`; a parameter at the path's end is not
-  // used by any operation today, so every parameter is followed by a literal part
-  withParameters.push({ operation, pattern: new RegExp(`^${source}$`) });
+  // the lookahead above sees the segment's end as `/`: a parameter at the path's end
+  // (/corporates/match-jobs/{jobId}) refuses `.` and `..` by its own lookahead
+  const atEnd = operation.path.endsWith('}') ? '(?<!/\\.\\.?)' : '';
+  withParameters.push({ operation, pattern: new RegExp(`^${source}${atEnd}$`) });
 }
 
 /**
@@ -108,11 +117,17 @@ export function suggestSpelling(method: string, fullPath: string): string | unde
   if (segments.length < 2 || segments[0]?.toLowerCase() !== 'rest' || segments[1]?.toLowerCase() !== 'v1')
     return undefined;
   const rest = segments.slice(2);
-  // a detail path keeps its job id as written; every other segment is folded to lower case
-  const folded = rest.map((segment, index) =>
-    rest.length === 3 && index === 1 ? segment : segment.toLowerCase(),
-  );
-  const candidate = `/${folded.join('/')}`;
-  if (rest.includes('..') || !findOperation(method, candidate)) return undefined;
-  return `/rest/v1${candidate}`;
+  if (rest.includes('..')) return undefined;
+  // a path parameter (a job id) keeps its spelling; every other segment is folded to lower case
+  const asMethod = method === 'HEAD' ? 'GET' : method;
+  for (const operation of operations) {
+    const template = operation.path.split('/').slice(1);
+    if (operation.method !== asMethod || template.length !== rest.length) continue;
+    const folded = rest.map((segment, index) =>
+      template[index]?.startsWith('{') ? segment : segment.toLowerCase(),
+    );
+    const candidate = `/${folded.join('/')}`;
+    if (findOperation(method, candidate) === operation) return `/rest/v1${candidate}`;
+  }
+  return undefined;
 }

@@ -396,6 +396,49 @@ const metrics = section(
   ],
 );
 
+const matchJobs = section(
+  'Match jobs',
+  'Lists matched by the worker (`POST /corporates/match-jobs`; [Match jobs](operations.md#match-jobs)).',
+  [
+    computed({
+      name: 'MATCH_JOBS_DIR',
+      key: 'matchJobs.dir',
+      kind: text,
+      unset: '`<project>/.local/match-jobs`',
+      fallback: localFile('match-jobs'),
+      doc: 'Folder of the uploaded lists and their results, one folder per job; the API and every worker must see the same folder (a shared volume).',
+    }),
+    setting({
+      name: 'MATCH_JOB_MAX_ROWS',
+      key: 'matchJobs.maxRows',
+      kind: integer(1),
+      default: '1000000',
+      doc: 'Most rows (records) one uploaded list may hold; a longer one is refused (413).',
+    }),
+    setting({
+      name: 'MATCH_JOB_CHUNK_RECORDS',
+      key: 'matchJobs.chunkRecords',
+      kind: integer(1, 1000),
+      default: '1000',
+      doc: 'Records the worker matches at a time (one `runMatch`, one reservation, one step of progress); at most the 1,000 of `POST /corporates/match`.',
+    }),
+    setting({
+      name: 'MATCH_JOB_RETENTION_HOURS',
+      key: 'matchJobs.retentionHours',
+      kind: integer(1),
+      default: '168',
+      doc: 'A finished, stopped or cancelled job (its files and state) is deleted this long after it ended.',
+    }),
+    setting({
+      name: 'MATCH_JOB_STALL_SECONDS',
+      key: 'matchJobs.stallSeconds',
+      kind: integer(1),
+      default: '30',
+      doc: 'A job whose worker stopped answering (killed) is taken up again by another worker after about this long.',
+    }),
+  ],
+);
+
 /** The reference's sections, in order. */
 export const sections = [
   server,
@@ -404,6 +447,7 @@ export const sections = [
   localEngine,
   redis,
   limits,
+  matchJobs,
   cursors,
   metrics,
 ] as const satisfies readonly Section[];

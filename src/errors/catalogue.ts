@@ -327,6 +327,12 @@ export const errors = {
       undefined,
       retryAfter(retryAfterSeconds),
     ),
+  /** Single-process mode (no REDIS_URL): no queue and no worker for a match job. */
+  matchJobsUnavailable: () =>
+    new ApiError(
+      'limits_unavailable',
+      'Match jobs are not available on this API (it runs without its shared store); send lists of up to 1,000 records to POST /corporates/match. Nothing was charged.',
+    ),
   limitsUnavailable: (retryAfterSeconds = 1) =>
     new ApiError(
       'limits_unavailable',

@@ -11,6 +11,8 @@
  *   GET  /jobs/{jobId}/detail auth -> rate limit -> validation -> credits -> detail
  *   POST /corporates/match    auth -> rate limit -> validation -> credits -> match
  *   GET  /corporates/suggest  auth -> rate limit -> validation -> suggest
+ *   POST /corporates/match-jobs        auth -> rate limit -> upload (checks its own parameters)
+ *   GET|DELETE /corporates/match-jobs… auth -> rate limit -> validation -> the job's handler
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
  *   GET  /reconcile           reconcile key -> optional auth -> manifest (free, unlimited)
  *   POST /reconcile           reconcile key -> auth -> rate limit -> validation -> reconcile plan -> credits -> reconcile
@@ -41,6 +43,14 @@ import { detailHandler } from './routes/detail.js';
 import { mastersRouter } from './routes/masters.js';
 import { matchHandler } from './routes/match.js';
 import {
+  cancelMatchJobHandler,
+  createMatchJobHandler,
+  getMatchJobHandler,
+  listMatchJobsHandler,
+  matchJobResultsHandler,
+  resumeMatchJobHandler,
+} from './routes/match-jobs.js';
+import {
   manifestHandler,
   optionalAuth,
   previewHandler,
@@ -50,6 +60,7 @@ import {
   suggestEntityHandler,
   suggestPropertyHandler,
 } from './routes/reconcile.js';
+
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
 import { parseExportPlan, parseSearchPlan } from './search-plan.js';
@@ -77,7 +88,13 @@ export type HandlerName =
   | 'reconcile'
   | 'reconcile suggest entity'
   | 'reconcile suggest property'
-  | 'reconcile preview';
+  | 'reconcile preview'
+  | 'matchJobCreate'
+  | 'matchJobList'
+  | 'matchJob'
+  | 'matchJobCancel'
+  | 'matchJobResults'
+  | 'matchJobResume';
 
 export interface Route {
   chain: readonly Step[];
@@ -103,6 +120,22 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'GET /jobs/{jobId}/detail': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'detail' },
   'POST /corporates/match': { chain: ['auth', 'rate limit', 'validation', 'credits'], handler: 'match' },
   'GET /corporates/suggest': { chain: ['auth', 'rate limit', 'validation'], handler: 'suggest' },
+  // the upload is a CSV or JSONL stream, not a JSON body: its handler checks its parameters
+  'POST /corporates/match-jobs': { chain: ['auth', 'rate limit'], handler: 'matchJobCreate' },
+  'GET /corporates/match-jobs': { chain: ['auth', 'rate limit', 'validation'], handler: 'matchJobList' },
+  'GET /corporates/match-jobs/{jobId}': { chain: ['auth', 'rate limit', 'validation'], handler: 'matchJob' },
+  'DELETE /corporates/match-jobs/{jobId}': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'matchJobCancel',
+  },
+  'GET /corporates/match-jobs/{jobId}/results': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'matchJobResults',
+  },
+  'POST /corporates/match-jobs/{jobId}/resume': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'matchJobResume',
+  },
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
   // the W3C Reconciliation Service API (src/http/routes/reconcile.ts): the key may come as ?apiKey=
   'GET /reconcile': { chain: ['reconcile key', 'optional auth'], handler: 'reconcile manifest' },
@@ -179,6 +212,12 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     'reconcile suggest entity': suggestEntityHandler(services),
     'reconcile suggest property': suggestPropertyHandler(),
     'reconcile preview': previewHandler(services),
+    matchJobCreate: createMatchJobHandler(services),
+    matchJobList: listMatchJobsHandler(services),
+    matchJob: getMatchJobHandler(services),
+    matchJobCancel: cancelMatchJobHandler(services),
+    matchJobResults: matchJobResultsHandler(services),
+    matchJobResume: resumeMatchJobHandler(services),
   };
 }
 

@@ -237,6 +237,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/corporates/match-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your match jobs, newest first */
+        get: operations["listMatchJobs"];
+        put?: never;
+        /**
+         * Match a list of any size (a job run by the worker)
+         * @description Uploads a list (up to `MATCH_JOB_MAX_ROWS`, 1,000,000 rows) to be matched as
+         *     `POST /corporates/match` matches a body, 1,000 records at a time, by the worker.
+         *     Answers 202 with the job at once; follow it with `GET /corporates/match-jobs/{jobId}`
+         *     and read its rows with `.../results` (docs/api.md, "Match jobs").
+         *
+         *     **Body.** CSV (`Content-Type: text/csv`, or `format=csv`): UTF-8 with or without a
+         *     byte-order mark, or Shift_JIS (`encoding`, or `charset` of the Content-Type; by
+         *     default detected), a header row first. Its columns are read by name, letter case,
+         *     spaces, `_` and `-` ignored: `name` (also companyName, company, 会社名, 企業名,
+         *     法人名, 商号, 名称), `prefectureId` (prefectureCode, 都道府県コード), `prefecture`
+         *     (a name such as 東京都, 東京 or Tokyo, or an id; also 都道府県), `address` (住所,
+         *     所在地), `phoneNumber` (phone, tel, 電話番号), `websiteUrl` (website, url,
+         *     homepage, ホームページ), `corporateNumber` (法人番号). A name column is required;
+         *     other columns are kept in the results. JSONL (`Content-Type: application/jsonl` or
+         *     `application/x-ndjson`, or `format=jsonl`): one `MatchRecord` per line, UTF-8.
+         *
+         *     Each row is checked as a record of `POST /corporates/match`; a refused row does not
+         *     fail the job: it is answered `rejected` with its row number and reason.
+         *
+         *     **Price.** Each certain match costs `MATCH_CREDIT_COST`, reserved and settled chunk by
+         *     chunk by the worker; `maxCredits` caps the job. A job that runs out of credits (or
+         *     spends `maxCredits`) stops (`status: stopped`, `stopReason`), the rest of its rows
+         *     unanswered; `POST .../resume` continues it. `Idempotency-Key` makes a retried upload
+         *     answer the job it created (same key, same parameters, same bytes).
+         */
+        post: operations["createMatchJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corporates/match-jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A match job's state and progress */
+        get: operations["getMatchJob"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a match job
+         * @description A queued, running or stopped job is cancelled (the worker stops before its next
+         *     chunk; the rows answered and charged so far stay readable); a job that ended stays as
+         *     it is. Answers the job.
+         */
+        delete: operations["cancelMatchJob"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corporates/match-jobs/{jobId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A match job's rows, in input order, with their matches
+         * @description One row per uploaded row, in input order: its columns as uploaded, then `rowNumber`,
+         *     `matchStatus` (matched, unmatched, rejected, unanswered), `matchCorporateNumber`,
+         *     `matchName`, `matchScore`, `matchConfidence`, `candidateCount`,
+         *     `firstCandidateCorporateNumber`, `firstCandidateName`, `firstCandidateScore`,
+         *     `rejectReason` (CSV); JSONL has the same as one object per line. While the job runs,
+         *     the rows answered so far; once it stopped or was cancelled, the rest as `unanswered`.
+         *     The format: `format`, else `Accept` (text/csv, application/jsonl), else the upload's.
+         */
+        get: operations["getMatchJobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/corporates/match-jobs/{jobId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Continue a stopped match job (after a top-up, or with a higher maxCredits)
+         * @description A job stopped (credits ran out, `maxCredits` spent) or failed is queued again and goes
+         *     on from its first unanswered row (202); any other job is answered as it is (200).
+         */
+        post: operations["resumeMatchJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/corporates/suggest": {
         parameters: {
             query?: never;
@@ -666,6 +780,48 @@ export interface components {
              * @default 0.9
              */
             minConfidence?: number;
+        };
+        MatchJob: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `stopped`: credits ran out or `maxCredits` was spent (`stopReason`); `failed`: the engine stayed away through every retry.
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "stopped" | "cancelled" | "failed";
+            /** @enum {string} */
+            stopReason?: "insufficientCredits" | "maxCredits";
+            /** @enum {string} */
+            format: "csv" | "jsonl";
+            /**
+             * @description CSV: how the upload was read.
+             * @enum {string}
+             */
+            encoding?: "utf8" | "sjis";
+            /** @description The upload's columns (CSV header; JSONL the record's fields), kept in the results. */
+            columns: string[];
+            candidates?: number;
+            maxCredits?: number;
+            minConfidence?: number;
+            rows: {
+                /** @description Rows uploaded (header not counted). */
+                total: number;
+                /** @description Rows answered so far, in input order (rejected ones included). */
+                done: number;
+                /** @description Rows refused at upload (answered `rejected`). */
+                rejected: number;
+                /** @description Rows answered with a certain match. */
+                matched: number;
+                /** @description Rows answered without one (candidates only, or none). */
+                unmatched: number;
+            };
+            creditsCharged: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            endedAt?: string;
         };
         MatchRecord: {
             /** @description The company name as your list writes it (up to 500 characters: a long registered name in romaji). */
@@ -3153,6 +3309,8 @@ export interface components {
     parameters: {
         /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
         ReconcileApiKey: string;
+        /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
+        MatchJobId: string;
         /**
          * @description Makes a retry safe: a search repeated with the same key and the same body returns the
          *     first response again and is charged once. Use a fresh random value (a UUID) per search.
@@ -3508,6 +3666,224 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMatchJobs: {
+        parameters: {
+            query?: {
+                /** @description Jobs at most. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The jobs of the key's user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        jobs: components["schemas"]["MatchJob"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMatchJob: {
+        parameters: {
+            query?: {
+                /** @description The body's format, when its Content-Type does not say it. */
+                format?: "csv" | "jsonl";
+                /** @description CSV: the body's encoding; `auto` (default) looks at its first 64 KiB (a byte-order mark, or bytes that decode as UTF-8). */
+                encoding?: "auto" | "utf-8" | "shift_jis";
+                /** @description Candidates per row at most, best first (as `candidates` of a match). */
+                candidates?: number;
+                /** @description The most the job may spend; it stops when spent (`stopReason` maxCredits). */
+                maxCredits?: number;
+                /** @description Forwarded to the matcher as a match's `minConfidence`. */
+                minConfidence?: number;
+            };
+            header?: {
+                /**
+                 * @description Makes a retry safe: a search repeated with the same key and the same body returns the
+                 *     first response again and is charged once. Use a fresh random value (a UUID) per search.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/jsonl": string;
+            };
+        };
+        responses: {
+            /** @description The job, queued. */
+            202: {
+                headers: {
+                    /** @description The job's URL. */
+                    Location?: string;
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyConflict"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMatchJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
+                jobId: components["parameters"]["MatchJobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelMatchJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
+                jobId: components["parameters"]["MatchJobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job after the cancellation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMatchJobResults: {
+        parameters: {
+            query?: {
+                format?: "csv" | "jsonl";
+            };
+            header?: never;
+            path: {
+                /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
+                jobId: components["parameters"]["MatchJobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows. */
+            200: {
+                headers: {
+                    /** @description The job's status when the file was started. */
+                    "X-Match-Job-Status"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/jsonl": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resumeMatchJob: {
+        parameters: {
+            query?: {
+                /** @description The job's new cap (its total, credits already charged included). */
+                maxCredits?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
+                jobId: components["parameters"]["MatchJobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, neither stopped nor failed, unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchJob"];
+                };
+            };
+            /** @description The job, queued again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatchJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

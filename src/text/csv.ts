@@ -1,5 +1,5 @@
 /**
- * Streaming RFC 4180 reader for the registry files: bytes in (Shift_JIS or UTF-8), one record
+ * Streaming RFC 4180 reader (the registry files, the match jobs' uploads): bytes in (Shift_JIS or UTF-8), one record
  * at a time out, in constant memory (one record's text at most). No CSV parser is installed
  * (csv-stringify only writes), so this is the small state machine RFC 4180 needs:
  *
