@@ -318,7 +318,8 @@ export class ReferenceIndex {
   /**
    * The right confident match of a record by the contract: the one company left, or null. A
    * legal form in the record rules out the companies of another kind of body (docs/api.md: a
-   * 学校法人 is not a 株式会社 of the same core name); the business forms are one kind.
+   * 学校法人 is not a 株式会社 of the same core name; the business forms are one kind), and
+   * among the companies left the ones of its very form, if any, are the ones left.
    */
   expected(record: MatchRecord): string | null {
     const kind = bodyKind(record.name);
@@ -330,7 +331,12 @@ export class ReferenceIndex {
           digits(company.phoneNumber ?? '') === digits(record.phoneNumber)) &&
         (record.websiteUrl === undefined || host(company.websiteUrl ?? '') === host(record.websiteUrl)),
     );
-    return left.length === 1 ? (left[0] as SampleCompany).corporateNumber : null;
+    // among those left, the record's very legal form singles its company out (株式会社X beside
+    // 有限会社X); a business form of its own does not rule the others out
+    const form = formOf(record.name);
+    const exact = form === undefined ? [] : left.filter((company) => formOf(company.name) === form);
+    const decided = exact.length > 0 ? exact : left;
+    return decided.length === 1 ? (decided[0] as SampleCompany).corporateNumber : null;
   }
 
   /** Groups of two or more companies whose names fold alike. */
@@ -360,6 +366,13 @@ export function bodyKind(name: string): string | undefined {
   const other = otherForms.find(([word]) => text.includes(word));
   if (other) return other[0];
   return splitForm(text) ? 'company' : undefined;
+}
+
+/** The legal form a name carries (株式会社 for ㈱ too, 学校法人, ...), or undefined. */
+export function formOf(name: string): string | undefined {
+  const text = name.normalize('NFKC').replace(/會/g, '会');
+  const other = otherForms.find(([word]) => text.includes(word));
+  return other ? other[0] : splitForm(text)?.form.word;
 }
 
 /** The company legal form at either end of a name, as written (株式会社, ㈱, (株), ...). */

