@@ -70,23 +70,18 @@ const clis: Array<[string, string, string[]]> = [
   ['mcp', 'mcp/main.ts', ['--help']],
 ];
 
-// the --help and argument cases are independent child processes (their own prefixes, servers that
-// do not exist): they run side by side (vitest's maxConcurrency, 5), the file's slowest part
 describe('--help runs nothing', () => {
-  it.concurrent.each(clis)(
-    '%s --help: usage and exit codes, exit 0, nothing done',
-    async (_name, script, args) => {
-      const result = await run(script, args, { ...nowhere, INDEX_PREFIX: uniquePrefix('help') });
-      const output = result.stdout + result.stderr;
-      expect(result.code, output).toBe(0);
-      expect(output).toMatch(/^Usage: /m);
-      expect(output).toContain('Exit codes: 0 done; 1 failed');
-      // nothing reached for a server, nothing written
-      expect(output).not.toMatch(
-        /ECONNREFUSED|rolled off|starting OpenSearch|reusing the local|worker running|^wrote |^created /m,
-      );
-    },
-  );
+  it.each(clis)('%s --help: usage and exit codes, exit 0, nothing done', async (_name, script, args) => {
+    const result = await run(script, args, { ...nowhere, INDEX_PREFIX: uniquePrefix('help') });
+    const output = result.stdout + result.stderr;
+    expect(result.code, output).toBe(0);
+    expect(output).toMatch(/^Usage: /m);
+    expect(output).toContain('Exit codes: 0 done; 1 failed');
+    // nothing reached for a server, nothing written
+    expect(output).not.toMatch(
+      /ECONNREFUSED|rolled off|starting OpenSearch|reusing the local|worker running|^wrote |^created /m,
+    );
+  });
 
   it('rolloff without --help does try to work (so the case above is meaningful)', async () => {
     const result = await run('indexer/bin/rolloff.ts', [], {
@@ -125,7 +120,7 @@ describe('count options: one parser for every CLI', () => {
   });
 
   // refused while the arguments are read, so no server is started or reached
-  it.concurrent.each([
+  it.each([
     ['bench/run.ts', ['--seconds', '0'], /--seconds.*must be a positive whole number/],
     ['scripts/cluster.ts', ['--apis', '1.5'], /--apis.*must be a positive whole number/],
     ['sample-data/cli.ts', ['--seed', '-1'], /--seed.*must be a whole number/],
