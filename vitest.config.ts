@@ -54,6 +54,8 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'indexer/registry/**': floor(83.2, 92.5, 87.5), // 84.2 / 84.2 / 93.5 / 88.5
 };
 
+// `npm test`: both tiers in one run (test/support/tiers.ts), so coverage is measured over both;
+// vitest.unit.config.ts and vitest.integration.config.ts run one tier each
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
