@@ -34,12 +34,16 @@ const toSpace = /[\p{S}\p{Z}\p{C}]|(?![()])\p{P}/gu;
  * wave written after kana is a long-vowel mark too (コ－ヒ－, ア〜ク).
  */
 const longVowel = /ー|(?<=[\u3041-\u30ff])[-‐‑‒–—―〜~]/gu;
-const SEP = '[ ()]';
+/**
+ * A separator: a space or a bracket as written, or U+3000, which stands where a legal form was
+ * dropped (the fold has made every written ideographic space a plain one by then).
+ */
+const SEP = '[ ()\u3000]';
 const separators = new RegExp(`${SEP}+`, 'gu');
 const onlySeparators = new RegExp(`^${SEP}*$`, 'u');
 const trailingSeparators = new RegExp(`${SEP}+$`, 'u');
 /** The separator before the last word: 'まるか 東京支店' -> index 3. */
-const lastSeparator = /[ ()][^ ()]*$/u;
+const lastSeparator = /[ ()\u3000][^ ()\u3000]*$/u;
 const ignorable = /\p{Default_Ignorable_Code_Point}/gu;
 const han = /\p{Script=Han}/u;
 
@@ -248,7 +252,7 @@ function dropLegalForms(text: string, legal: LegalTable, found?: string[]): stri
   return text.replace(legal.pattern, (match) => {
     const full = legal.fullForm.get(match.replace(separators, ''));
     if (found !== undefined && full !== undefined) found.push(full);
-    return ' ';
+    return '\u3000';
   });
 }
 
@@ -266,7 +270,10 @@ function dropBranch(text: string, t: Pick<Tables, 'branch' | 'gluedBranch' | 'si
   if (cut >= 0) {
     const head = trimmed.slice(0, cut + 1);
     const part = trimmed.slice(cut + 1);
-    if (!onlySeparators.test(head) && (t.branch.test(part) || t.site.test(part))) return head;
+    // a site needs a separator as written (a space, a dot, an opening bracket), not a dropped
+    // legal form: 'まるか(株)物流せんた' keeps its 物流センター
+    const written = trimmed[cut] === ' ' || trimmed[cut] === '(';
+    if (!onlySeparators.test(head) && (t.branch.test(part) || (written && t.site.test(part)))) return head;
   }
   // glued: 'まるか物流大阪営業所' -> 'まるか物流', with at least two characters of name left
   const glued = trimmed.match(t.gluedBranch);

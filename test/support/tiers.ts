@@ -13,7 +13,7 @@
 
 /** What makes a test file need the test servers: a line matching this. */
 export const needsServers =
-  /from '\.\/support\/(env|secured-engine|secured-node)\.js'|inject\('(opensearchUrl|redisUrl)'\)|startLocal(OpenSearch|Redis)\(|ensureDevOpenSearch\(/;
+  /from '\.\/support\/(env|secured-engine|secured-node|match-jobs)\.js'|inject\('(opensearchUrl|redisUrl)'\)|startLocal(OpenSearch|Redis)\(|ensureDevOpenSearch\(/;
 
 /** The unit tier, by path from the project root, in alphabetical order. */
 export const unitTestFiles = [
@@ -43,10 +43,13 @@ export const unitTestFiles = [
   'test/limits-config.test.ts',
   'test/local-child-process.test.ts',
   'test/name-eval.test.ts',
+  'test/name-evaluation-labels.test.ts',
   'test/name-key.test.ts',
+  'test/name-tables.test.ts',
   'test/name-variants.test.ts',
   'test/openapi-drift.test.ts',
   'test/reading.test.ts',
+  'test/reconcile-queries.test.ts',
   'test/registry-generate.test.ts',
   'test/request-log.test.ts',
   'test/route-matchers.test.ts',
