@@ -23,7 +23,9 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/catalogue/**': floor(98.8, 99, 91.8), // 99.8 / 99.8 / 100.0 / 92.8
   'src/errors/**': floor(97.4, 99, 86.7), // 98.4 / 98.4 / 100.0 / 87.7
   'src/http/*.ts': floor(97.8, 97.6, 85.5), // 98.8 / 98.8 / 98.6 / 86.5
-  'src/http/routes/**': floor(96.7, 99, 91.8), // 97.7 / 97.7 / 100.0 / 92.8
+  // re-based when the folder took in the reconciliation and match-job routes (match-jobs.ts: 121
+  // of 142 branches): the full run at their merge (2026-11-29) minus one point
+  'src/http/routes/**': floor(96.7, 99, 88.7), // 97.9 / 97.9 / 100.0 / 89.7
   'src/http/limits/**': floor(96.5, 99, 90.9), // 97.5 / 97.5 / 100.0 / 91.9 (new: the rate limit and credits steps, out of src/limits; the CI run at the merge of this round, minus one)
   // raised with the tests of the ledger's edges (2026-11-26): the CI run at 1908bcc measured
   // 90.8 % branches here against 91.2 % in a run of the same code the same day, and failed on
@@ -36,9 +38,15 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/opensearch/**': floor(93.4, 88.3, 85.5), // 94.4 / 94.4 / 89.3 / 86.5
   'src/search/*.ts': floor(95.9, 99, 90), // 96.9 / 96.9 / 100.0 / 91.0
   'src/search/paging/**': floor(93.8, 94.2, 87.9), // 94.8 / 94.8 / 95.2 / 88.9
-  'src/text/**': floor(98.5, 99, 93.5), // 99.5 / 99.5 / 100.0 / 94.5
-  // the names module (keys, readings, match, suggest), out of src/text and src/search
-  'src/names/**': floor(95, 99, 90),
+  // re-based when the name key and readings left for src/names (covered 99-100 %) and the CSV
+  // reader came in from indexer/registry (csv.ts: 81 % of lines, 3 of 4 functions): the full run
+  // of that merge (2026-11-29) minus one point
+  'src/text/**': floor(87, 84.7, 89.7), // 88.0 / 88.0 / 85.7 / 90.7
+  // the names module (keys, readings, evidence, lookup, judge, match, suggest, tables), out of
+  // src/text and src/search: its first full run (2026-11-29) minus one point
+  'src/names/**': floor(96.6, 97.8, 93.2), // 97.6 / 97.6 / 98.8 / 94.2 (before test/judge-units)
+  // match jobs (the worker's chunks, the job store, uploads, results): its first full run minus one
+  'src/match-jobs/**': floor(93.8, 97.4, 83.8), // 94.8 / 94.8 / 98.4 / 84.8
   // new (the W3C Reconciliation API): test/reconcile*.test.ts run alone, minus one point
   'src/reconcile/**': floor(98.2, 99, 97.1), // 99.2 / 99.2 / 100.0 / 98.1
   // src/local/** moved to ops/local/** with its files (git mv), its floor unchanged

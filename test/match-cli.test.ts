@@ -121,7 +121,10 @@ describe('npm run match', () => {
       ['', '', 'none'],
       [companies.nova.corporateNumber, companies.nova.name, 'matched'],
     ]);
-    expect(rows[1]?.[7]).toBe(`${companies.maruka.corporateNumber}:${companies.maruka.name}:1`);
+    // the match column: number, name and the match's confidence (at least the default 0.9)
+    const [number, name, confidence] = (rows[1]?.[7] ?? '').split(':');
+    expect([number, name]).toEqual([companies.maruka.corporateNumber, companies.maruka.name]);
+    expect(Number(confidence)).toBeGreaterThanOrEqual(0.9);
     const unsure = (rows[2]?.[7] ?? '').split(' | ');
     expect(unsure.map((candidate) => candidate.split(':').slice(0, 2).join(':')).sort()).toEqual(
       [companies.aoiShibuya, companies.aoiNerima].map((c) => `${c.corporateNumber}:${c.name}`).sort(),

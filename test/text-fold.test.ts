@@ -92,18 +92,25 @@ describe('the fold on the real engine, character by character', () => {
       index: `${services.config.indexPrefix}*`,
     });
     const analyzers: string[] = [];
-    const walk = (node: unknown) => {
+    const grams: string[] = [];
+    const walk = (node: unknown, name: string) => {
       if (!node || typeof node !== 'object') return;
       const field = node as Record<string, unknown>;
       if (field.type === 'text' && field.index !== false) {
-        analyzers.push(String(field.analyzer));
+        // the name keys' grams are folded before they are stored (src/names/keys.ts): key_grams
+        if (field.analyzer === 'key_grams') grams.push(name);
+        else analyzers.push(String(field.analyzer));
         expect(field.search_analyzer ?? field.analyzer).toBe(field.analyzer);
       }
-      for (const value of Object.values(field)) walk(value);
+      for (const [key, value] of Object.entries(field))
+        walk(value, key === 'fields' ? name : key === 'grams' ? `${name}.grams` : key);
     };
-    walk(body);
+    walk(body, '');
     expect(analyzers.length).toBeGreaterThan(10);
     expect(new Set(analyzers)).toEqual(new Set(['substring']));
+    expect(new Set(grams)).toEqual(
+      new Set(['nameKey.grams', 'spokenKey.grams', 'readingKey.grams', 'romajiKey.grams']),
+    );
   });
 
   it('folds every assigned BMP code point as Unicode says (NFKC, case, ignorables): zero differences', async () => {

@@ -39,6 +39,7 @@ export const unitTestFiles = [
   'test/generate.test.ts',
   'test/indexer-work-location.test.ts',
   'test/japan-days.test.ts',
+  'test/judge-units.test.ts',
   'test/key-checker.test.ts',
   'test/limits-config.test.ts',
   'test/local-child-process.test.ts',
