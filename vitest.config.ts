@@ -44,7 +44,7 @@ export const floors: Record<string, ReturnType<typeof floor>> = {
   'src/text/**': floor(87, 84.7, 89.7), // 88.0 / 88.0 / 85.7 / 90.7
   // the names module (keys, readings, evidence, lookup, judge, match, suggest, tables), out of
   // src/text and src/search: its first full run (2026-11-29) minus one point
-  'src/names/**': floor(96.6, 97.8, 93.2), // 97.6 / 97.6 / 98.8 / 94.2 (before test/judge-units)
+  'src/names/**': floor(98.4, 99, 93.4), // 99.4 / 99.4 / 100.0 / 94.4 (clean-clone CI run with test/judge-units)
   // match jobs (the worker's chunks, the job store, uploads, results): its first full run minus one
   'src/match-jobs/**': floor(93.8, 97.4, 83.8), // 94.8 / 94.8 / 98.4 / 84.8
   // new (the W3C Reconciliation API): test/reconcile*.test.ts run alone, minus one point

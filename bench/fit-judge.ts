@@ -62,7 +62,10 @@ export function samplesOf(dumped: readonly Dumped[]): Sample[] {
 }
 
 /** Logistic regression from `start`; the weights of features seen fewer than minimumSupport times stay. */
-export function fit(samples: readonly Sample[], start: Weights): { weights: Weights; logLoss: number } {
+export function fitWeights(
+  samples: readonly Sample[],
+  start: Weights,
+): { weights: Weights; logLoss: number } {
   const free = weightNames.filter(
     (name) =>
       name === 'intercept' || samples.filter((sample) => sample.x[name] !== 0).length >= minimumSupport,
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
   const dumped = JSON.parse(readFileSync(values.dump, 'utf8')) as Dumped[];
   const samples = samplesOf(dumped);
   const file = path.join(projectRoot, 'data', 'names', 'judge-weights.json');
-  const { weights, logLoss } = fit(samples, readWeights(file));
+  const { weights, logLoss } = fitWeights(samples, readWeights(file));
   const right = samples.filter((sample) => sample.right).length;
   console.log(
     `fitted on ${samples.length} candidates of ${dumped.length} records (${right} right); log loss ${logLoss.toFixed(4)}`,

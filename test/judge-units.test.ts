@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fit, samplesOf } from '../bench/fit-judge.js';
+import { fitWeights, samplesOf } from '../bench/fit-judge.js';
 import {
   confidenceOf,
   type Features,
@@ -112,7 +112,7 @@ describe('bench/fit-judge.ts', () => {
     const samples = samplesOf(dumped);
     expect(samples).toHaveLength(80);
     expect(samples.filter((sample) => sample.right)).toHaveLength(40);
-    const { weights, logLoss } = fit(samples, readWeights());
+    const { weights, logLoss } = fitWeights(samples, readWeights());
     expect(logLoss).toBeLessThan(0.1);
     // features seen fewer than 20 times keep their weights (no closed company here)
     expect(weights.closed).toBe(readWeights().closed);

@@ -68,7 +68,8 @@ async function results(user: string, id: string, opts: { format?: string; accept
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 
-describe('a CSV list (UTF-8 with a BOM)', () => {
+// its tests follow one job from upload to results, in order
+describe('a CSV list (UTF-8 with a BOM)', { shuffle: false }, () => {
   const rows = 1200;
   let id: string;
   let before: number;
