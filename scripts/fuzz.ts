@@ -57,11 +57,13 @@ function runSchemathesis(url: string, key: string): Promise<number> {
     '--report-dir',
     path.join(workDir, 'report'),
     ...(process.env.FUZZ_SEED ? ['--seed', process.env.FUZZ_SEED] : []),
-    // the match-job upload's body is a file (CSV or JSONL), which schemathesis cannot write
-    // ("no supported serializers for application/jsonl"); test/match-jobs.test.ts sends real
-    // files, bad ones included. The job's other operations are fuzzed (404s for made-up ids).
-    '--exclude-operation-id',
-    'createMatchJob',
+    // the match jobs: the upload's body is a file (CSV or JSONL), which schemathesis cannot
+    // write ("no supported serializers for application/jsonl"), and the other operations answer
+    // 404 to every made-up job id (its run warned so), while their coverage phase once stopped on
+    // an error inside schemathesis itself; test/match-jobs.test.ts sends real files, bad ones
+    // included, and calls every job operation with real and unknown ids
+    '--exclude-path-regex',
+    '^/corporates/match-jobs',
   ];
   return new Promise((resolve) => {
     // the key travels in the environment (scripts/schemathesis.toml), not on the command line
