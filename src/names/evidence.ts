@@ -72,9 +72,11 @@ export function evidenceOf(record: MatchRecord): Evidence {
   const prefectures = new Set<number>();
   if (record.prefectureId !== undefined) prefectures.add(record.prefectureId);
   let addressRest: string | undefined;
+  let addressHasPrefecture = false;
   if (record.address !== undefined) {
     const parsed = parseAddress(record.address);
     if (parsed.prefectureId !== undefined) prefectures.add(parsed.prefectureId);
+    addressHasPrefecture = parsed.prefectureId !== undefined;
     if (parsed.rest !== '') addressRest = parsed.rest;
   }
   const phone = record.phoneNumber === undefined ? undefined : phoneDigits(record.phoneNumber);
@@ -85,13 +87,7 @@ export function evidenceOf(record: MatchRecord): Evidence {
     legalForms: legalForms(record.name),
     unmatchable: isUnmatchableKey(keys.name),
     prefectures: [...prefectures],
-    ...(addressRest !== undefined
-      ? {
-          addressRest,
-          addressHasPrefecture:
-            record.address !== undefined && parseAddress(record.address).prefectureId !== undefined,
-        }
-      : {}),
+    ...(addressRest !== undefined ? { addressRest, addressHasPrefecture } : {}),
     ...(phone && phone.length >= 6 ? { phone } : {}),
     ...(host ? { host } : {}),
     ...(number ? { corporateNumber: number } : {}),
