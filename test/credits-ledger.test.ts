@@ -233,10 +233,10 @@ describe.each([
       createCreditLedger({
         redis,
         keyPrefix: `${redisPrefix}orphans-${Math.random()}:`,
-        orphanAfterSeconds: 0.3,
+        orphanAfterSeconds: 2,
       }),
   ],
-  ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '', orphanAfterSeconds: 0.3 })],
+  ['single-process', () => createCreditLedger({ redis: undefined, keyPrefix: '', orphanAfterSeconds: 2 })],
 ] as Array<[string, () => CreditLedger]>)('%s ledger: orphaned reservations', (_name, make) => {
   it('the sweep refunds each orphan once, only after its time, never a committed one; the account shows both', async () => {
     const ledger = make();
@@ -253,7 +253,8 @@ describe.each([
       open: { reservations: 1, credits: 3 },
       autoRefunded: { reservations: 0, credits: 0, recent: [] },
     });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // past the orphan time (2 s: the calls above have that long, however slow the machine)
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
     expect(await ledger.sweepOrphans()).toEqual({ reservations: 2, credits: 7 });
     expect(await ledger.sweepOrphans()).toEqual({ reservations: 0, credits: 0 });
     const account = await ledger.account('o');

@@ -133,12 +133,15 @@ describe.each([
       keyPrefix: `${prefix}${mode}-1s-`,
       pointsPerSecond: 1,
     });
-    expect((await limiter.consume('carol')).allowed).toBe(true);
-    const refused = await limiter.consume('carol');
+    // both sent in one turn: Redis runs them back to back, inside the one window, however
+    // late the machine gets to them
+    const before = Math.floor(Date.now() / 1000);
+    const [first, refused] = await Promise.all([limiter.consume('carol'), limiter.consume('carol')]);
+    expect(first.allowed).toBe(true);
     expect(refused.allowed).toBe(false);
     expect(refused.retryAfterSeconds).toBe(1);
     expect(refused.resetEpochSeconds).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 1);
-    expect(refused.resetEpochSeconds).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(refused.resetEpochSeconds).toBeGreaterThanOrEqual(before);
   });
 });
 

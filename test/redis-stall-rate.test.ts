@@ -163,8 +163,15 @@ it('a 7 s Redis stall: 503s with Retry-After during it, no 429 during it or afte
     `${list.length} sent: ${count(list, 200)} x 200, ${count(list, 503)} x 503, ${count(list, 429)} x 429`;
   console.log(`stall ${resumedAt - stoppedAt} ms; during: ${summary(during)}; after: ${summary(after)}`);
 
-  // a bound on a loaded machine, whose timers run late: at least 3 of the 7 seconds' worth
-  expect(during.length).toBeGreaterThanOrEqual(users.length * perSecond * 3);
+  // the stall was met: every user sent into it and was told to retry (a request sent in its
+  // first 6 s waits its 1 s Redis budget there), however late the machine's timers run
+  for (const user of users)
+    expect(
+      count(
+        during.filter((o) => o.user === user),
+        503,
+      ),
+    ).toBeGreaterThanOrEqual(1);
   for (const o of during) {
     expect([200, 503]).toContain(o.status);
     if (o.status === 503) expect(o.retryAfter).toBe('1');
@@ -186,21 +193,27 @@ it('a 7 s Redis stall: 503s with Retry-After during it, no 429 during it or afte
 
 it('the rate-limit script: a window opens at the arrival; a live window counts every command, whatever its arrival', async () => {
   const redis = services.redis as NonNullable<Services['redis']>;
-  const limiter = createRateLimiter({ redis, keyPrefix: 'script:', pointsPerSecond: 5 });
+  // a 60 s window, so the arrivals the test sets are tens of seconds away from any edge: the
+  // rules hold however late the commands run on a loaded machine
+  const limiter = createRateLimiter({ redis, keyPrefix: 'script:', pointsPerSecond: 5, windowSeconds: 60 });
   const now = Date.now();
-  // arrived 900 ms ago: its window [arrival, arrival + 1 s) has about 100 ms left
-  const opened = await limiter.consume('early', now + 2000, now - 900);
+  // arrived 30 s ago: its window is [arrival, arrival + 60 s), whenever the command runs
+  const arrival = now - 30_000;
+  const opened = await limiter.consume('early', now + 30_000, arrival);
   expect(opened).toMatchObject({ allowed: true, remaining: 4 });
-  const left = await redis.pttl('script:rate:early');
-  expect(left).toBeGreaterThan(0);
-  expect(left).toBeLessThanOrEqual(150);
+  // the window's end on Redis's clock (this host's: the server is local), to within the
+  // limiter's clock estimate (its TIME round trip is at most 50 ms)
+  const endsAt = Number(await redis.call('PEXPIRETIME', 'script:rate:early'));
+  expect(Math.abs(endsAt - (arrival + 60_000))).toBeLessThanOrEqual(50);
   // its whole window is over when the command runs: counted in no live window
-  expect(await limiter.consume('over', now + 2000, now - 5000)).toMatchObject({ allowed: true });
+  expect(await limiter.consume('over', now + 30_000, now - 120_000)).toMatchObject({ allowed: true });
   expect(await redis.exists('script:rate:over')).toBe(0);
   // 20 commands in one live window, arrivals before and after the one that opened it: exactly 5 pass
   const t = Date.now();
   const decisions = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => limiter.consume('burst', t + 2000, t - 50 + (i % 2 === 0 ? -i : i))),
+    Array.from({ length: 20 }, (_, i) =>
+      limiter.consume('burst', t + 30_000, t - 50 + (i % 2 === 0 ? -i : i)),
+    ),
   );
   expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
 });

@@ -107,8 +107,9 @@ it('in-flight searches finish and are charged once, a new one is not served nor 
   const running = Array.from({ length: inFlight }, () => search(url, key));
   await expect.poll(() => proxy.faulted() - before, { timeout: 20_000 }).toBe(inFlight);
   child.kill('SIGTERM');
-  // the signal is handled at once (the listener closes), long before the held answers come
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // the signal handled: its "stopping" line is logged in the same turn as the listener closes
+  // (src/server.ts), long before the held answers come; waited for, however slow the machine
+  await expect.poll(() => output.includes('"msg":"stopping"'), { timeout: 20_000 }).toBe(true);
   const late = await search(url, key);
 
   const finished = await Promise.all(running);
