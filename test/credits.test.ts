@@ -12,8 +12,11 @@ import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
 import { type LedgerHistory, recordLedger } from './support/ledger-history.js';
 import {
+  carriesSeededRecord,
   queryTotal,
   search,
+  seededCorporateNumber,
+  seededJob,
   startLimitsTestApp,
   type TestApp,
   userHeaders,
@@ -129,11 +132,31 @@ describe('charging', () => {
         docUrl: '/docs/errors#insufficient_credits',
       });
     }
+    // a job search is refused the same way, before the job index is asked
+    const jobs = await search(appA.url, 'broke', { path: '/rest/v1/jobs/search' });
+    expect(jobs.status).toBe(402);
+    const refused = await jobs.text();
+    expect(JSON.parse(refused)).toMatchObject({ code: 'insufficient_credits' });
+    expect(carriesSeededRecord(refused)).toBe(false);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(queriesBefore);
-    // the same measure does see a query when the user can pay
-    await limits.ledger.grant('broke', 3);
-    expect((await search(appA.url, 'broke')).status).toBe(200);
+    // the same measure does see a query when the user can pay, and the answer then is the
+    // app's one company and one posting, which the 402s above did not carry
+    await limits.ledger.grant('broke', 6);
+    const paid = await search(appA.url, 'broke');
+    expect(paid.status).toBe(200);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBeGreaterThan(queriesBefore);
+    const afterCompanies = await queryTotal(services.opensearch, services.config.indexPrefix);
+    const paidJobs = await search(appA.url, 'broke', { path: '/rest/v1/jobs/search' });
+    expect(paidJobs.status).toBe(200);
+    expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBeGreaterThan(
+      afterCompanies,
+    );
+    const served = await paid.text();
+    expect(JSON.parse(served).results.map((r: { corporateNumber: string }) => r.corporateNumber)).toEqual([
+      seededCorporateNumber,
+    ]);
+    expect(carriesSeededRecord(served)).toBe(true);
+    expect((await paidJobs.json()).results.map((r: { id: string }) => r.id)).toEqual([seededJob.id]);
     expect(await limits.ledger.balance('broke')).toBe(0);
   });
 
@@ -169,10 +192,17 @@ describe('charging', () => {
       });
       expect(first.status).toBe(200);
       expect(first.headers.get('x-credits-remaining')).toBe('1');
+      expect(await first.json()).toMatchObject({ id: 'J-1', description: '仕事内容' });
+      // refused before the detail is read: no engine read, and not the description
+      const before = await queryTotal(services.opensearch, services.config.indexPrefix);
       const second = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, {
         headers: await userHeaders('reader'),
       });
       expect(second.status).toBe(402);
+      const refused = await second.text();
+      expect(JSON.parse(refused)).not.toHaveProperty('description');
+      expect(carriesSeededRecord(refused)).toBe(false);
+      expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
     } finally {
       await app.close();
     }

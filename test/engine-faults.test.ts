@@ -14,11 +14,17 @@ import { createLimits, type Limits } from '../src/limits/limits.js';
 import { createLogger } from '../src/logger.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import type { Services } from '../src/services.js';
-import { corporate, indexFixture, job } from './fixtures/search/docs.js';
+import { indexFixture, job } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
 import { type Fault, type FaultProxy, faultSecret, startFaultProxy } from './support/fault-proxy.js';
 import { type LedgerHistory, recordLedger } from './support/ledger-history.js';
-import { detailJobId, startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
+import {
+  detailJobId,
+  seededCorporateNumber,
+  startLimitsTestApp,
+  type TestApp,
+  userHeaders,
+} from './support/limits-test-app.js';
 
 const deadlineMs = 1_500;
 const grant = 20;
@@ -96,11 +102,10 @@ beforeAll(async () => {
   });
   history = recordLedger(real.ledger);
   limits = { ...real, ledger: history.ledger };
-  // three postings at one credit a record: an export reserves 3, so a settlement that kept any
-  // of it would show in the balance
+  // three postings at one credit a record (the app's own posting and two more of its company):
+  // an export reserves 3, so a settlement that kept any of it would show in the balance
   await indexFixture(services.opensearch, services.config.indexPrefix, {
-    corporates: [corporate({ corporateNumber: '9000000000001' })],
-    jobs: [1, 2, 3].map((n) => job({ id: `J-F${n}`, corporateNumber: '9000000000001' })),
+    jobs: [1, 2].map((n) => job({ id: `J-F${n}`, corporateNumber: seededCorporateNumber })),
   });
   proxy = await startFaultProxy(services.config.opensearchUrl as string);
   proxied = createOpenSearchClient(proxy.url);

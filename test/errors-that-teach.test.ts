@@ -1,8 +1,10 @@
 /**
  * Errors that teach, through the real app on the real engine and Redis (credit ledger in
- * Redis, engine query counts from the index statistics):
+ * Redis, engine reads counted from the statistics of every index of the file, so a job
+ * operation's query shows as much as a company one's):
  * - an id or code a master lacks is a 400 naming the field, the value and the master's path,
- *   uncharged and with no engine query; every master-backed filter of both searches checks;
+ *   uncharged and with no engine query; every master-backed filter of both searches checks, and
+ *   a job count, export and detail refuse as the searches do;
  * - every error body carries `requestId` (the X-Request-Id header) and `docUrl`, whose anchor
  *   the served page `/docs/errors` has;
  * - an unknown condition lists the ones the filter takes;
@@ -16,11 +18,16 @@ import type { FilterDef } from '../src/catalogue/types.js';
 import { errorCodes } from '../src/errors/catalogue.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { readMasterFile } from '../src/masters/masters.js';
-import { indexName } from '../src/opensearch/indices.js';
 import { masterOfFilter } from '../src/search/master-values.js';
 import type { Services } from '../src/services.js';
 import { setUpServices } from './support/env.js';
-import { startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
+import {
+  detailJobId,
+  queryTotal,
+  startLimitsTestApp,
+  type TestApp,
+  userHeaders,
+} from './support/limits-test-app.js';
 
 let services: Services;
 let limits: Limits;
@@ -50,12 +57,8 @@ afterAll(async () => {
   await services?.close();
 });
 
-/** Queries the engine ran on the file's two indices, from its own statistics. */
-async function engineQueries(): Promise<number> {
-  const index = ['corporates', 'jobs'].map((name) => indexName(services.config.indexPrefix, name as 'jobs'));
-  const { body } = await services.opensearch.indices.stats({ index, metric: 'search' });
-  return Number(body._all?.primaries?.search?.query_total ?? Number.NaN);
-}
+/** Reads the engine ran on every index of the file (queries and gets), from its own statistics. */
+const engineQueries = () => queryTotal(services.opensearch, services.config.indexPrefix);
 
 interface Answer {
   status: number;
@@ -188,6 +191,22 @@ describe('an id or code the master lacks', () => {
   it('an export and a count refuse it the same way', async () => {
     await refusedUncharged('/jobs/export', { format: 'jsonl', mediaIdOr: [999] });
     await refusedUncharged('/jobs/count', { corporatePrefectureIdOr: [0] });
+  });
+
+  it("a job detail's id out of bounds is a 400 before the detail is read", async () => {
+    const read = async (id: string) => {
+      const res = await fetch(`${app.url}/rest/v1/jobs/${id}/detail`, { headers: await userHeaders(user) });
+      return { status: res.status, body: (await res.json()) as Answer['body'] };
+    };
+    // the same measure sees the read of a detail that is served
+    const before = await engineQueries();
+    expect((await read(detailJobId)).status).toBe(200);
+    expect(await engineQueries()).toBeGreaterThan(before);
+    const queries = await engineQueries();
+    const refused = await read('J'.repeat(201));
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.code).toBe('invalid_request');
+    expect(await engineQueries()).toBe(queries);
   });
 });
 

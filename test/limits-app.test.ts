@@ -1,7 +1,8 @@
 /**
  * Rate limit and credits through the REAL app (API keys, openapi validation, the search
  * route, the error middleware): two createApp() instances on their own loopback ports sharing
- * the real redis-server, searching the real OpenSearch.
+ * the real redis-server, searching the real OpenSearch, whose indices hold one company and its
+ * posting (test/support/limits-test-app.ts), so that a refusal serving no record says something.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,11 +15,18 @@ import { createLimits } from '../src/limits/limits.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { compileRequestChecks } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
+import { indexFixture } from './fixtures/search/docs.js';
 import { postJson } from './support/bounded-http.js';
 import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
 import { recordLedger } from './support/ledger-history.js';
-import { queryTotal } from './support/limits-test-app.js';
+import {
+  carriesSeededRecord,
+  queryTotal,
+  seededCompany,
+  seededCorporateNumber,
+  seededJob,
+} from './support/limits-test-app.js';
 
 let services: Services;
 const servers: Server[] = [];
@@ -36,8 +44,13 @@ async function keyFor(userId: string): Promise<string> {
   return (await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId })).key;
 }
 
-function post(baseUrl: string, key: string | undefined, body: unknown = { limit: 1 }) {
-  return postJson(`${baseUrl}/rest/v1/corporates/search`, key ? { 'x-api-key': key } : {}, body);
+function post(
+  baseUrl: string,
+  key: string | undefined,
+  body: unknown = { limit: 1 },
+  path = '/rest/v1/corporates/search',
+) {
+  return postJson(`${baseUrl}${path}`, key ? { 'x-api-key': key } : {}, body);
 }
 
 function statuses(responses: Response[]): Record<number, number> {
@@ -48,6 +61,12 @@ function statuses(responses: Response[]): Record<number, number> {
 
 beforeAll(async () => {
   services = await setUpServices('limits-app');
+  // a company and its posting to serve: an answer refused with nothing served is then not
+  // simply the answer of an empty index
+  await indexFixture(services.opensearch, services.config.indexPrefix, {
+    corporates: [seededCompany],
+    jobs: [seededJob],
+  });
 });
 afterAll(async () => {
   for (const server of servers) {
@@ -141,9 +160,22 @@ describe('default limits (5 per window, 1 credit per search)', () => {
       requestId: res.headers.get('x-request-id'),
       docUrl: '/docs/errors#insufficient_credits',
     });
+    // a job search is refused the same way, before the job index is asked
+    const jobs = await post(urlA, dave, { limit: 1 }, '/rest/v1/jobs/search');
+    expect(jobs.status).toBe(402);
+    const refused = await jobs.text();
+    expect(JSON.parse(refused)).toMatchObject({ code: 'insufficient_credits' });
+    expect(carriesSeededRecord(refused)).toBe(false);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
+    // paid for, the same search is a query and serves the company the 402 did not
     await services.limits.ledger.grant('dave', 1);
-    expect((await post(urlA, dave)).status).toBe(200);
+    const paid = await post(urlA, dave);
+    expect(paid.status).toBe(200);
+    const served = await paid.text();
+    expect(JSON.parse(served).results.map((r: { corporateNumber: string }) => r.corporateNumber)).toEqual([
+      seededCorporateNumber,
+    ]);
+    expect(carriesSeededRecord(served)).toBe(true);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBeGreaterThan(before);
   });
 

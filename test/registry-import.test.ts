@@ -27,7 +27,7 @@ import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { indexNames } from '../indexer/index-names.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
-import { kindToCorporateType, registryColumns, validateRow } from '../indexer/registry/format.js';
+import { kindToCorporateType, validateRow } from '../indexer/registry/format.js';
 import {
   checkpointFile,
   emptySummary,
@@ -50,6 +50,7 @@ import type { Services } from '../src/services.js';
 import { detectEncoding, parseCsv } from '../src/text/csv.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
+import { columnIndex } from './fixtures/registry/columns.js';
 import { runToEnd } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
@@ -192,7 +193,7 @@ describe('row checks and the mapping', () => {
   it('kind -> corporateType for every published kind; prefecture code, postal code, furigana', () => {
     for (const [kind, type] of Object.entries(kindToCorporateType)) {
       const fields = valid();
-      fields[registryColumns.indexOf('kind')] = kind;
+      fields[columnIndex('法人種別')] = kind;
       const check = validateRow(fields);
       if (!check.ok) throw new Error(check.reasons.join('; '));
       const change = toRegistryChange(check.row);

@@ -59,7 +59,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
-import { kindToCorporateType, registryColumns } from '../indexer/registry/format.js';
+import { kindToCorporateType } from '../indexer/registry/format.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
@@ -68,6 +68,7 @@ import { createApp } from '../src/http/app.js';
 import { createLimits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
+import { type RegistryValues, registryRow } from './fixtures/registry/columns.js';
 import { setUpServices } from './support/env.js';
 import {
   buildViews,
@@ -150,9 +151,9 @@ function pickToClose(corporates: Raw[], jobs: Raw[]): Raw[] {
   return [...withPostings.slice(0, 2), ...without.slice(0, 1)];
 }
 
-/** A registry closure row (NTA download format) repeating the company's own name and address. */
+/** A registry closure row (NTA download format, the published column order) repeating the company's own name and address. */
 function closureRow(company: Raw, today: string): string {
-  const values: Record<string, string> = {
+  const values: RegistryValues = {
     sequenceNumber: '1',
     corporateNumber: String(company.corporateNumber),
     process: '21',
@@ -173,7 +174,9 @@ function closureRow(company: Raw, today: string): string {
     furigana: String(company.furigana),
     hihyoji: '0',
   };
-  return registryColumns.map((column) => `"${(values[column] ?? '').replace(/"/g, '""')}"`).join(',');
+  return registryRow(values)
+    .map((field) => `"${field.replace(/"/g, '""')}"`)
+    .join(',');
 }
 
 async function closeCompanies(companies: Raw[]): Promise<void> {

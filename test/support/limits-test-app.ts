@@ -2,7 +2,8 @@
  * For the limits tests (test/rate-limit*, credits*, redis-outage*): the REAL app (createApp:
  * auth, masters, rate limit, validation, credits, search and detail routes, error middleware)
  * with the limits under test in their slot, searching the REAL OpenSearch under the file's
- * index prefix. API keys live in a key file of this test process (the product's FileKeyStore),
+ * index prefix, whose indices it seeds with one company and its posting (`seededCompany`,
+ * `seededJob`). API keys live in a key file of this test process (the product's FileKeyStore),
  * so the key store stays up while a test takes the limits' Redis away; `search(url, user)`
  * sends the user's key, created on first use and shared by every app the file starts.
  */
@@ -21,14 +22,36 @@ import { warmUpValidation } from '../../src/http/validation.js';
 import type { Limits } from '../../src/limits/limits.js';
 import { createLogger } from '../../src/logger.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
-import { indexName } from '../../src/opensearch/indices.js';
 import { compileRequestChecks } from '../../src/search/parse-request.js';
 import { createPaging, type Services } from '../../src/services.js';
-import { indexFixture } from '../fixtures/search/docs.js';
+import { corporate, indexFixture, job, posting } from '../fixtures/search/docs.js';
 import { postJson } from './bounded-http.js';
 
 /** The job every limits test may ask the detail of (GET /rest/v1/jobs/J-1/detail). */
 export const detailJobId = 'J-1';
+
+/**
+ * What the app's indices hold (unless `seed: false`): one company, its one posting in the job
+ * index and that posting's detail. Records to serve make "a refused request served no records"
+ * an assertion that can fail: on empty indices every answer, paid for or not, is empty.
+ */
+export const seededCorporateNumber = '9000000000001';
+export const seededCompany = corporate({
+  corporateNumber: seededCorporateNumber,
+  name: 'リミッツ試験株式会社',
+  postings: [posting({ id: detailJobId, title: '試験担当' })],
+});
+export const seededJob = job({
+  id: detailJobId,
+  corporateNumber: seededCorporateNumber,
+  corporateName: seededCompany.name,
+  title: '試験担当',
+});
+
+/** Whether an answer's text carries a seeded record: the company's number or the posting's id. */
+export function carriesSeededRecord(text: string): boolean {
+  return text.includes(seededCorporateNumber) || text.includes(`"${detailJobId}"`);
+}
 
 export interface TestApp {
   url: string;
@@ -64,7 +87,9 @@ export async function startLimitsTestApp(opts: {
 }): Promise<TestApp> {
   if (opts.seed !== false && !seeded.has(opts.indexPrefix)) {
     await indexFixture(opts.opensearch, opts.indexPrefix, {
-      jobDetails: [{ id: detailJobId, corporateNumber: '9000000000001', description: '仕事内容' }],
+      corporates: [seededCompany],
+      jobs: [seededJob],
+      jobDetails: [{ id: detailJobId, corporateNumber: seededCorporateNumber, description: '仕事内容' }],
     });
     seeded.add(opts.indexPrefix);
   }
@@ -105,11 +130,16 @@ export async function startLimitsTestApp(opts: {
   };
 }
 
-/** The engine's own count of queries run on the file's corporates index. */
+/**
+ * The engine's own count of the reads run on the file's indices: the queries (searches, counts,
+ * exports' pages) and the document gets (a job's detail is one) of every index under the
+ * prefix (`<prefix>*`: corporates, jobs, job-details, deleted-corporates), so "a refused request
+ * made no engine query" is checked for the job operations as much as for the company ones.
+ */
 export async function queryTotal(opensearch: OpenSearchClient, indexPrefix: string): Promise<number> {
-  const index = indexName(indexPrefix, 'corporates');
-  const { body } = await opensearch.indices.stats({ index, metric: 'search' });
-  return Number(body._all?.primaries?.search?.query_total ?? Number.NaN);
+  const { body } = await opensearch.indices.stats({ index: `${indexPrefix}*`, metric: ['search', 'get'] });
+  const all = body._all?.primaries;
+  return Number(all?.search?.query_total ?? Number.NaN) + Number(all?.get?.total ?? Number.NaN);
 }
 
 export async function search(

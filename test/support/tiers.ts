@@ -51,6 +51,7 @@ export const unitTestFiles = [
   'test/openapi-drift.test.ts',
   'test/reading.test.ts',
   'test/reconcile-queries.test.ts',
+  'test/registry-columns.test.ts',
   'test/registry-generate.test.ts',
   'test/request-log.test.ts',
   'test/route-matchers.test.ts',
