@@ -79,7 +79,7 @@ export const mutationModules = {
       span('src/names/lookup.ts', 'export const keyId'),
       fn('src/names/lookup.ts', 'export function foundUnder('),
     ],
-    tests: ['test/judge-units.test.ts', 'test/name-tables.test.ts'],
+    tests: ['test/judge-units.test.ts', 'test/match-units.test.ts', 'test/name-tables.test.ts'],
     // no OpenSearch or Redis: the tests are the unit tier's (scripts/mutation.ts)
     servers: false,
     // pure functions: tests of milliseconds, as in `text`
