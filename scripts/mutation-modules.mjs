@@ -61,6 +61,30 @@ export const mutationModules = {
     // looping for ever (i-- in a character loop) otherwise costs 20 s each
     timeoutMS: 5_000,
   },
+  // the judge of POST /corporates/match and what it reads: the name tables (typed rows), a
+  // record's evidence, the features, rivals and confidence of a company. Unit-tier tests only
+  // (`servers: false`): test/match.test.ts, test/match-judge.test.ts and
+  // test/names-evaluation.test.ts reach the rest of matching (the lookups, `decide`, the
+  // candidates' `matchedOn`) through the engine, indexing companies again for each mutant run,
+  // and are left out; so are lookup.ts's searches and suggest.ts, which only the engine answers.
+  // Of match.ts the budget (`applyBudget`), of lookup.ts the keys a record is looked up by.
+  // keys.ts and reading.ts are in the `text` module.
+  names: {
+    mutate: [
+      'src/names/tables.ts',
+      'src/names/evidence.ts',
+      'src/names/judge.ts',
+      fn('src/names/match.ts', 'export function applyBudget('),
+      fn('src/names/lookup.ts', 'export function lookupValues('),
+      span('src/names/lookup.ts', 'export const keyId'),
+      fn('src/names/lookup.ts', 'export function foundUnder('),
+    ],
+    tests: ['test/judge-units.test.ts', 'test/match-units.test.ts', 'test/name-tables.test.ts'],
+    // no OpenSearch or Redis: the tests are the unit tier's (scripts/mutation.ts)
+    servers: false,
+    // pure functions: tests of milliseconds, as in `text`
+    timeoutMS: 5_000,
+  },
   // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
   // limiter through the app, and under a frozen redis-server of their own) are left out: with
   // them a run was estimated at hours on a loaded 2-core machine. Of the charges (charges.ts),

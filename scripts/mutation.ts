@@ -5,11 +5,14 @@
  *   npm run mutation -- --mutate src/names/keys.ts one file (or a comma-separated list), with its module's tests
  * Prints one line per module (the figures docs/mutation.md publishes):
  *   mutation text: 812 killed, 40 survived, 3 no coverage, 2 timeout, score 95.0%, 83 static ignored (48 min)
- * Needs OPENSEARCH_URL and REDIS_URL (the tests' servers, test/support/global-setup.ts).
+ * Needs OPENSEARCH_URL and REDIS_URL (the tests' servers, test/support/global-setup.ts), except
+ * for a module marked `servers: false` (unit-tier tests only): it is given the unit tier's
+ * addresses that do not resolve, so no server is started for it and a test reaching one fails.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { noServer } from '../test/support/unit-setup.js';
 import { mutationModules } from './mutation-modules.mjs';
 
 const modules = mutationModules;
@@ -69,7 +72,15 @@ for (const run of parseArgs(process.argv.slice(2))) {
   const args = ['stryker', 'run', 'stryker.config.mjs', ...(run.mutate ? ['--mutate', run.mutate] : [])];
   const result = spawnSync('npx', args, {
     stdio: 'inherit',
-    env: { FC_SEED: '20261122', ...process.env, MUTATION_MODULE: run.name },
+    env: {
+      FC_SEED: '20261122',
+      ...process.env,
+      // the unit tier's addresses (test/support/unit-setup.ts): the global setup starts nothing
+      ...(modules[run.name]?.servers === false
+        ? { OPENSEARCH_URL: `http://${noServer}:9200`, REDIS_URL: `redis://${noServer}:6379` }
+        : {}),
+      MUTATION_MODULE: run.name,
+    },
   });
   if (result.status !== 0) {
     failed = true;

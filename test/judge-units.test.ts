@@ -1,23 +1,31 @@
 /**
  * The judge's pure parts (src/names/judge.ts): the weights file checked at load, the features
  * an answer lists read back into the same confidence (what bench/fit-judge.ts fits on), the
- * legal-form agreement and the key similarity. Expected values written from docs/names.md.
+ * legal-form agreement and the key similarity; the features of a company for a record, the
+ * rivals and the outranked among candidates, and what each feature does to the confidence.
+ * Expected values written from docs/names.md ("The judge: features and confidence").
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fitWeights, samplesOf } from '../bench/fit-judge.js';
+import { evidenceOf, type MatchRecord } from '../src/names/evidence.js';
 import {
+  agreementOf,
   confidenceOf,
+  countRivals,
   type Features,
   featureList,
   featuresFromList,
+  featuresOf,
   keySimilarity,
   legalFormAgreement,
+  nearSimilarity,
   readWeights,
   weightNames,
 } from '../src/names/judge.js';
+import type { Company } from '../src/names/lookup.js';
 
 const base: Features = {
   nameKey: true,
@@ -48,6 +56,14 @@ describe('the weights file', () => {
     expect(() => readWeights(write({ ...all, fax: 1 }))).toThrow('unknown weights fax');
     const { city: _, ...withoutCity } = all;
     expect(() => readWeights(write(withoutCity))).toThrow('weight city is not a number');
+    // JSON reads 1e999 as Infinity: a number, but no weight
+    const file = path.join(folder, 'infinite.json');
+    writeFileSync(
+      file,
+      `{"source": "test", "weights": ${JSON.stringify(all).replace('"phone":0', '"phone":1e999')}}`,
+    );
+    expect(() => readWeights(file)).toThrow('weight phone is not a number');
+    expect(() => readWeights(write({ ...all, fax: 1, telex: 2 }))).toThrow('unknown weights fax, telex');
   });
 });
 
@@ -92,6 +108,490 @@ describe('legal forms and similarity', () => {
     expect(keySimilarity('まるか物流', 'まるか物')).toBeCloseTo(0.8);
     expect(keySimilarity('あ', '')).toBe(0);
     expect(keySimilarity('abc', 'xyz')).toBe(0);
+  });
+});
+
+describe('legal forms and similarity: the edges', () => {
+  it('a record or a company without a form says nothing, whatever the other is', () => {
+    expect(legalFormAgreement([], ['学校法人'])).toBeUndefined();
+    expect(legalFormAgreement(['学校法人'], [])).toBeUndefined();
+  });
+
+  it('one form in common agrees; a business form beside another kind of body does not excuse it', () => {
+    expect(legalFormAgreement(['学校法人', '株式会社'], ['株式会社'])).toBe(true);
+    expect(legalFormAgreement(['株式会社', '学校法人'], ['有限会社'])).toBe(false);
+  });
+
+  it('a key missing on either side is no similarity; the longer key divides', () => {
+    expect(keySimilarity(undefined, 'まるか')).toBe(0);
+    expect(keySimilarity('まるか', undefined)).toBe(0);
+    // the shorter key first: 1 - 2 / 3
+    expect(keySimilarity('あ', 'あいう')).toBeCloseTo(1 / 3);
+  });
+});
+
+/** A company as the lookup reads it from the index (keys already folded). */
+function company(over: Partial<Omit<Company, 'keys'>> & { keys?: Partial<Company['keys']> } = {}): Company {
+  const { keys, ...rest } = over;
+  return {
+    corporateNumber: '7000012050002',
+    name: 'マルカ物流株式会社',
+    furigana: null,
+    prefectureId: 14,
+    cityName: '厚木市',
+    phone: '0461112222',
+    host: 'maruka.example.jp',
+    closed: false,
+    ...rest,
+    keys: { name: 'まるか物流', spoken: 'まるか物流', former: [], ...keys },
+  };
+}
+
+const full: MatchRecord = {
+  name: 'マルカ物流株式会社',
+  prefectureId: 14,
+  address: '神奈川県厚木市中町1-1',
+  phoneNumber: '046-111-2222',
+  websiteUrl: 'https://maruka.example.jp/',
+  corporateNumber: '7000-0120-5000-2',
+};
+
+const featuresFor = (record: MatchRecord, c: Company = company()) => featuresOf(c, evidenceOf(record));
+
+describe('the features of a company for a record', () => {
+  it('everything agrees: each feature true, the name exactly', () => {
+    expect(featuresFor(full)).toEqual({
+      nameKey: true,
+      spokenKey: true,
+      reading: false,
+      romaji: false,
+      formerName: false,
+      spokenKeyKnown: true,
+      similarity: 1,
+      legalForm: true,
+      prefecture: true,
+      city: true,
+      phone: true,
+      website: true,
+      corporateNumber: true,
+      closed: false,
+      rivals: 0,
+      outranked: false,
+    });
+  });
+
+  it('everything differs: each feature false, what the record leaves out absent', () => {
+    const other = company({
+      corporateNumber: '2000012010019',
+      name: '学校法人ミツワ学園',
+      prefectureId: 13,
+      cityName: '世田谷区',
+      phone: '0311112222',
+      host: 'mitsuwa.example.jp',
+      closed: true,
+      keys: { name: 'みつわ学園', spoken: 'みつわ学園', reading: 'みつわがくえん', romaji: 'mitsuwa' },
+    });
+    expect(featuresFor(full, other)).toEqual({
+      nameKey: false,
+      spokenKey: false,
+      reading: false,
+      romaji: false,
+      formerName: false,
+      spokenKeyKnown: true,
+      similarity: 0,
+      legalForm: false,
+      prefecture: false,
+      city: false,
+      phone: false,
+      website: false,
+      corporateNumber: false,
+      closed: true,
+      rivals: 0,
+      outranked: false,
+    });
+    // a name alone: no legal form, prefecture, city, phone, website or number compared
+    const listed = featureList(featuresFor({ name: 'ミツワ' }, other)).map((f) => f.id);
+    expect(listed).toEqual([
+      'nameKey',
+      'spokenKey',
+      'reading',
+      'romaji',
+      'formerName',
+      'similarity',
+      'closed',
+      'rivals',
+      'outranked',
+    ]);
+  });
+
+  it('a reading or romaji key agrees only when the record has one', () => {
+    // ﾏﾙｶ is kana only: a reading key まるか
+    expect(
+      featuresFor({ name: 'ﾏﾙｶ' }, company({ keys: { name: '丸歌', reading: 'まるか' } })),
+    ).toMatchObject({
+      nameKey: false,
+      reading: true,
+    });
+    expect(
+      featuresFor({ name: 'Maruka' }, company({ keys: { name: 'まるか', romaji: 'maruka' } })),
+    ).toMatchObject({
+      nameKey: false,
+      romaji: true,
+    });
+    // the record's reading or romaji key is another than the company's
+    expect(featuresFor({ name: 'ﾏﾙｶ' }, company({ keys: { name: '丸歌', reading: 'みつわ' } })).reading).toBe(
+      false,
+    );
+    expect(
+      featuresFor({ name: 'Maruka' }, company({ keys: { name: 'まるか', romaji: 'mitsuwa' } })).romaji,
+    ).toBe(false);
+    // neither the record (kanji) nor the company has a reading or romaji key: nothing agrees
+    expect(
+      featuresFor({ name: 'マルカ物流' }, company({ keys: { name: 'まるか運輸', spoken: 'まるか運輸' } })),
+    ).toMatchObject({
+      reading: false,
+      romaji: false,
+    });
+  });
+
+  it('a former name agrees, and its similarity counts', () => {
+    const renamed = company({
+      keys: { name: 'えむけい物流', spoken: 'えむけい物流', former: ['まるか物流'] },
+    });
+    expect(featuresFor({ name: 'マルカ物流' }, renamed)).toMatchObject({
+      nameKey: false,
+      formerName: true,
+      similarity: 1,
+    });
+  });
+
+  it('the similarity is the best of the name, spoken, reading, romaji and former keys', () => {
+    const far = { name: 'ざざざざざざ', spoken: 'ざざざざざざ' };
+    const record = { name: 'ｱｲｳｴｵ' }; // name and reading key あいうえお
+    expect(featuresFor(record, company({ keys: { ...far, name: 'あいうえ' } })).similarity).toBeCloseTo(0.8);
+    expect(featuresFor(record, company({ keys: { ...far, spoken: 'あいうえ' } })).similarity).toBeCloseTo(
+      0.8,
+    );
+    expect(featuresFor(record, company({ keys: { ...far, reading: 'あいう' } })).similarity).toBeCloseTo(0.6);
+    expect(
+      featuresFor({ name: 'abcde' }, company({ keys: { ...far, romaji: 'abcd' } })).similarity,
+    ).toBeCloseTo(0.8);
+    expect(
+      featuresFor(record, company({ keys: { ...far, former: ['あいうえおか'] } })).similarity,
+    ).toBeCloseTo(5 / 6);
+  });
+
+  it('a name that names no one company (a legal form alone, a generic word) agrees with nothing', () => {
+    for (const name of ['株式会社', '物流']) {
+      const same = company({ name, keys: { name: '物流', spoken: '物流', reading: '', former: ['物流'] } });
+      expect(featuresFor({ name }, same)).toMatchObject({
+        nameKey: false,
+        spokenKey: false,
+        formerName: false,
+        spokenKeyKnown: false,
+        similarity: 0,
+      });
+    }
+  });
+
+  it('a company without a spoken key: the spoken key is not compared', () => {
+    const features = featuresFor(
+      { name: 'マルカ物流' },
+      company({ keys: { name: 'まるか物流', spoken: undefined } }),
+    );
+    expect(features).toMatchObject({ nameKey: true, spokenKey: false, spokenKeyKnown: false });
+    expect(featureList(features).map((f) => f.id)).not.toContain('spokenKey');
+  });
+
+  it('legal forms: another kind of body disagrees, another business form says nothing', () => {
+    expect(
+      featuresFor({ name: '株式会社マルカ物流' }, company({ name: '学校法人マルカ物流' })).legalForm,
+    ).toBe(false);
+    expect(
+      featuresFor({ name: '株式会社マルカ物流' }, company({ name: '有限会社マルカ物流' })),
+    ).not.toHaveProperty('legalForm');
+    expect(featuresFor({ name: 'マルカ物流' })).not.toHaveProperty('legalForm');
+  });
+
+  it("the prefecture: one that is the company's agrees; two in one record agree with none", () => {
+    expect(featuresFor({ name: 'マルカ物流', prefectureId: 14 }).prefecture).toBe(true);
+    expect(featuresFor({ name: 'マルカ物流', prefectureId: 13 }).prefecture).toBe(false);
+    expect(featuresFor({ name: 'マルカ物流', prefectureId: 13, address: '神奈川県厚木市' }).prefecture).toBe(
+      false,
+    );
+    expect(featuresFor({ name: 'マルカ物流', prefectureId: 14, address: '東京都港区' }).prefecture).toBe(
+      false,
+    );
+    expect(featuresFor({ name: 'マルカ物流', prefectureId: 14, address: '神奈川県厚木市' }).prefecture).toBe(
+      true,
+    );
+    expect(featuresFor({ name: 'マルカ物流' })).not.toHaveProperty('prefecture');
+  });
+
+  it('the city: after a prefecture it agrees or not; without one, only its agreement counts', () => {
+    expect(featuresFor({ name: 'マルカ物流', address: '神奈川県厚木市中町1-1' }).city).toBe(true);
+    expect(featuresFor({ name: 'マルカ物流', address: '神奈川県横浜市中区' }).city).toBe(false);
+    expect(featuresFor({ name: 'マルカ物流', address: '厚木市中町1-1' }).city).toBe(true);
+    // 中町1-1 may be a street of the company's city: no city named, no disagreement
+    expect(featuresFor({ name: 'マルカ物流', address: '中町1-1' })).not.toHaveProperty('city');
+    expect(
+      featuresFor({ name: 'マルカ物流', address: '神奈川県厚木市' }, company({ cityName: null })),
+    ).not.toHaveProperty('city');
+    expect(featuresFor({ name: 'マルカ物流' })).not.toHaveProperty('city');
+  });
+
+  it('phone, website, corporate number: compared only when both sides have one', () => {
+    const bare = company({ phone: undefined, host: undefined });
+    expect(featuresFor(full, bare)).not.toHaveProperty('phone');
+    expect(featuresFor(full, bare)).not.toHaveProperty('website');
+    expect(featuresFor({ name: 'マルカ物流' })).not.toHaveProperty('phone');
+    expect(featuresFor({ name: 'マルカ物流' })).not.toHaveProperty('website');
+    expect(featuresFor({ name: 'マルカ物流', phoneNumber: '045-999-0000' }).phone).toBe(false);
+    expect(featuresFor({ name: 'マルカ物流', websiteUrl: 'other.example.jp' }).website).toBe(false);
+    // a number whose check digit is wrong is no evidence
+    expect(featuresFor({ name: 'マルカ物流', corporateNumber: '7000012050003' })).not.toHaveProperty(
+      'corporateNumber',
+    );
+    expect(featuresFor({ name: 'マルカ物流', corporateNumber: '2000012010019' }).corporateNumber).toBe(false);
+  });
+});
+
+describe('the strongest agreement', () => {
+  const none: Features = { ...base, nameKey: false, spokenKey: false, similarity: 0 };
+  it('name key, spoken key, reading, romaji, former name, then a near name from 0.4', () => {
+    const all = { ...none, nameKey: true, spokenKey: true, reading: true, romaji: true, formerName: true };
+    expect(agreementOf(all)).toBe('nameKey');
+    expect(agreementOf({ ...all, nameKey: false })).toBe('spokenKey');
+    expect(agreementOf({ ...all, nameKey: false, spokenKey: false })).toBe('reading');
+    expect(agreementOf({ ...all, nameKey: false, spokenKey: false, reading: false })).toBe('romaji');
+    expect(agreementOf({ ...none, formerName: true, similarity: 0.9 })).toBe('formerName');
+    expect(nearSimilarity).toBe(0.4);
+    expect(agreementOf({ ...none, similarity: 0.4 })).toBe('similar');
+    expect(agreementOf({ ...none, similarity: 0.39 })).toBeUndefined();
+  });
+});
+
+describe('rivals and the outranked', () => {
+  const nameKey: Features = { ...base };
+  const judged = (...list: Features[]) => {
+    const copies = list.map((features) => ({ ...features }));
+    countRivals(copies);
+    return copies.map(({ rivals, outranked }) => ({ rivals, outranked }));
+  };
+
+  it("two namesakes are each other's rivals; the city, phone, website or very legal form singles one out", () => {
+    expect(judged(nameKey, nameKey)).toEqual([
+      { rivals: 1, outranked: false },
+      { rivals: 1, outranked: false },
+    ]);
+    expect(judged(nameKey, nameKey, nameKey).map((r) => r.rivals)).toEqual([2, 2, 2]);
+    for (const support of [{ city: true }, { phone: true }, { website: true }, { legalForm: true }])
+      expect(judged({ ...nameKey, ...support }, nameKey)).toEqual([
+        { rivals: 0, outranked: false },
+        { rivals: 1, outranked: false },
+      ]);
+    // a city that differs is no support either way
+    expect(judged({ ...nameKey, city: false }, nameKey).map((r) => r.rivals)).toEqual([1, 1]);
+  });
+
+  it('a namesake the record contradicts (another prefecture, another kind of body) is no rival', () => {
+    for (const contradiction of [{ prefecture: false }, { legalForm: false }])
+      expect(judged(nameKey, { ...nameKey, ...contradiction })).toEqual([
+        { rivals: 0, outranked: false },
+        { rivals: 1, outranked: false },
+      ]);
+  });
+
+  it('a weaker agreement is outranked, not a rival; a similar name has no rivals', () => {
+    const spoken = { ...nameKey, nameKey: false };
+    const similar = { ...nameKey, nameKey: false, spokenKey: false, similarity: 0.8 };
+    expect(judged(nameKey, spoken, similar)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: true },
+      { rivals: 0, outranked: true },
+    ]);
+    expect(judged(similar, similar)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: false },
+    ]);
+    // equal reading and romaji keys are as strong as an equal spoken key; a former name weaker
+    const reading = { ...spoken, spokenKey: false, reading: true };
+    const romaji = { ...spoken, spokenKey: false, romaji: true };
+    const former = { ...spoken, spokenKey: false, formerName: true };
+    expect(judged(spoken, reading, romaji, former)).toEqual([
+      { rivals: 2, outranked: false },
+      { rivals: 2, outranked: false },
+      { rivals: 2, outranked: false },
+      { rivals: 0, outranked: true },
+    ]);
+  });
+
+  it('a company only the evidence brought in (a phone, no name agreement) is outranked, and no rival', () => {
+    const byPhone = { ...nameKey, nameKey: false, spokenKey: false, similarity: 0.2, phone: true };
+    expect(judged(nameKey, byPhone)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: true },
+    ]);
+    expect(judged(byPhone, byPhone)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: false },
+    ]);
+  });
+
+  it('equal name keys with spoken keys apart are as strong as equal spoken keys', () => {
+    // ソリューションズ＆エイム and ソリューションズエイム: one name key, two spoken keys
+    const apart = { ...nameKey, spokenKey: false };
+    const spoken = { ...nameKey, nameKey: false };
+    expect(judged(apart, spoken)).toEqual([
+      { rivals: 1, outranked: false },
+      { rivals: 1, outranked: false },
+    ]);
+    // with no spoken key to compare, an equal name key is the strongest
+    expect(judged({ ...apart, spokenKeyKnown: false }, spoken)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: true },
+    ]);
+  });
+
+  it('a contradicted stronger company outranks only a former name', () => {
+    const elsewhere = { ...nameKey, prefecture: false };
+    const former = { ...nameKey, nameKey: false, spokenKey: false, formerName: true };
+    const similar = { ...nameKey, nameKey: false, spokenKey: false, similarity: 0.8 };
+    expect(judged(elsewhere, former)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: true },
+    ]);
+    expect(judged(elsewhere, similar)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: false },
+    ]);
+  });
+});
+
+describe('what each feature does to the confidence', () => {
+  const at = (features: Features) => Math.round(confidenceOf(features) * 100) / 100;
+
+  it('the documented cases: a unique name key, namesakes, a near name with evidence', () => {
+    // z = -6 + 4 (name key) + 5 x 1 (similarity) = 3
+    expect(at(base)).toBe(0.95);
+    // each other's rival: 3 - 3 log 2
+    expect(at({ ...base, rivals: 1 })).toBe(0.72);
+    const near = { ...base, nameKey: false, spokenKey: false, similarity: 0.8 };
+    expect(at(near)).toBeLessThan(0.5);
+    expect(at({ ...near, phone: true, prefecture: true })).toBeGreaterThanOrEqual(0.9);
+  });
+
+  it('agreeing raises it, differing lowers it, not compared leaves it', () => {
+    const weak = { ...base, nameKey: false, spokenKey: false, similarity: 0.6 };
+    for (const id of ['legalForm', 'prefecture', 'city', 'phone', 'website'] as const) {
+      const agrees = confidenceOf({ ...weak, [id]: true });
+      const differs = confidenceOf({ ...weak, [id]: false });
+      expect(agrees, id).toBeGreaterThan(confidenceOf(weak));
+      expect(differs, id).toBeLessThan(confidenceOf(weak));
+    }
+    // a difference in phone or website weighs less than a match (a company has several)
+    expect(confidenceOf(weak) - confidenceOf({ ...weak, phone: false })).toBeLessThan(
+      confidenceOf({ ...weak, phone: true }) - confidenceOf(weak),
+    );
+  });
+
+  it('the kind of key: name > spoken = reading = romaji > former name > a near name alone', () => {
+    const none = { ...base, nameKey: false, spokenKey: false, similarity: 1 };
+    const name = confidenceOf({ ...none, nameKey: true, spokenKey: true });
+    const spoken = confidenceOf({ ...none, spokenKey: true });
+    expect(name).toBeGreaterThan(spoken);
+    expect(confidenceOf({ ...none, reading: true })).toBeCloseTo(spoken, 10);
+    expect(confidenceOf({ ...none, romaji: true })).toBeCloseTo(spoken, 10);
+    expect(confidenceOf({ ...none, formerName: true })).toBeLessThan(spoken);
+    expect(confidenceOf({ ...none, formerName: true })).toBeGreaterThan(confidenceOf(none));
+  });
+
+  it('equal name keys with spoken keys apart: below equal spoken keys; not when unknown', () => {
+    const apart = confidenceOf({ ...base, spokenKey: false });
+    expect(apart).toBeLessThan(confidenceOf({ ...base, nameKey: false }));
+    expect(confidenceOf({ ...base, spokenKey: false, spokenKeyKnown: false })).toBe(confidenceOf(base));
+  });
+
+  it('closed, outranked and more rivals lower it', () => {
+    expect(confidenceOf({ ...base, closed: true })).toBeLessThan(confidenceOf(base));
+    expect(confidenceOf({ ...base, outranked: true })).toBeLessThan(confidenceOf(base));
+    expect(confidenceOf({ ...base, rivals: 2 })).toBeLessThan(confidenceOf({ ...base, rivals: 1 }));
+  });
+});
+
+describe('the features as the answer lists them', () => {
+  const every: Features = {
+    ...base,
+    reading: true,
+    romaji: true,
+    formerName: true,
+    similarity: 0.6234,
+    legalForm: true,
+    prefecture: false,
+    city: true,
+    phone: false,
+    website: true,
+    corporateNumber: false,
+    closed: true,
+    rivals: 2,
+    outranked: true,
+  };
+
+  it('in a fixed order, the similarity to two decimals', () => {
+    expect(featureList(every)).toEqual([
+      { id: 'nameKey', value: true },
+      { id: 'spokenKey', value: true },
+      { id: 'reading', value: true },
+      { id: 'romaji', value: true },
+      { id: 'formerName', value: true },
+      { id: 'similarity', value: 0.62 },
+      { id: 'legalForm', value: true },
+      { id: 'prefecture', value: false },
+      { id: 'city', value: true },
+      { id: 'phone', value: false },
+      { id: 'website', value: true },
+      { id: 'corporateNumber', value: false },
+      { id: 'closed', value: true },
+      { id: 'rivals', value: 2 },
+      { id: 'outranked', value: true },
+    ]);
+  });
+
+  it('read back into the same features', () => {
+    const listed = { ...every, similarity: 0.62 };
+    expect(featuresFromList(featureList(listed))).toEqual(listed);
+    const flipped: Features = {
+      ...base,
+      spokenKey: false,
+      legalForm: false,
+      prefecture: true,
+      city: false,
+      phone: true,
+      website: false,
+      corporateNumber: true,
+    };
+    expect(featuresFromList(featureList(flipped))).toEqual(flipped);
+    const unknown: Features = {
+      ...base,
+      nameKey: false,
+      spokenKey: false,
+      spokenKeyKnown: false,
+      similarity: 0.5,
+    };
+    expect(featuresFromList(featureList(unknown))).toEqual(unknown);
+    // an empty list: nothing compared
+    expect(featuresFromList([])).toEqual({
+      nameKey: false,
+      spokenKey: false,
+      spokenKeyKnown: false,
+      reading: false,
+      romaji: false,
+      formerName: false,
+      similarity: 0,
+      closed: false,
+      rivals: 0,
+      outranked: false,
+    });
   });
 });
 

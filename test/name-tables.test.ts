@@ -74,7 +74,11 @@ describe('a broken table stops the load with the file, the line and the reason',
   it('an empty value, a missing column, an extra one', () => {
     expect(load('from\tto\twhere\n株式会社\t株式会社\t\n')).toThrow(/line 2: where "" is not one of/);
     expect(load('from\tto\twhere\n\t株式会社\tany\n')).toThrow(/line 2: from is empty/);
-    expect(load('from\tto\twhere\n株式会社\t株式会社\n')).toThrow(/line 2: 2 columns, expected 3/);
+    expect(load('from\tto\twhere\n株式会社\t株式会社\n')).toThrow(
+      'forms.tsv line 2: 2 columns, expected 3 (from, to, where)',
+    );
+    // a value of spaces is as empty as none
+    expect(load('from\tto\twhere\n \t株式会社\tany\n')).toThrow(/line 2: from is empty/);
     expect(load('from\tto\twhere\n株式会社\t株式会社\tany\tx\n')).toThrow(/line 2: 4 columns, expected 3/);
   });
 
@@ -90,9 +94,21 @@ describe('a broken table stops the load with the file, the line and the reason',
     expect(() => readTable('words.tsv', loanwordColumns, folder)).toThrow(
       /english "Holdings" is not a lower-case Latin word/,
     );
+    // the whole word, not its start
+    writeFileSync(path.join(folder, 'words.tsv'), 'english\tkatakana\nholdings-co\tホールディングス\n');
+    expect(() => readTable('words.tsv', loanwordColumns, folder)).toThrow(
+      /english "holdings-co" is not a lower-case Latin word/,
+    );
     writeFileSync(path.join(folder, 'words.tsv'), 'english\tkatakana\nholdings\tほーるでぃんぐす\n');
     expect(() => readTable('words.tsv', loanwordColumns, folder)).toThrow(
       /katakana "ほーるでぃんぐす" is not katakana/,
     );
+    // katakana from the first character to the last
+    for (const word of ['hdホールディングス', 'ホールディングスhd']) {
+      writeFileSync(path.join(folder, 'words.tsv'), `english\tkatakana\nholdings\t${word}\n`);
+      expect(() => readTable('words.tsv', loanwordColumns, folder)).toThrow(
+        `katakana "${word}" is not katakana`,
+      );
+    }
   });
 });

@@ -43,6 +43,7 @@ export const unitTestFiles = [
   'test/key-checker.test.ts',
   'test/limits-config.test.ts',
   'test/local-child-process.test.ts',
+  'test/match-units.test.ts',
   'test/name-eval.test.ts',
   'test/name-evaluation-labels.test.ts',
   'test/name-key.test.ts',
