@@ -362,7 +362,8 @@ interface FormSplit {
  * undefined for a name without one. Old kanji read as the common ones (株式會社).
  */
 export function bodyKind(name: string): string | undefined {
-  const text = name.normalize('NFKC').replace(/會/g, '会');
+  // a branch written after the name (朝日ストア株式会社東京支店) leaves the form before it
+  const text = name.normalize('NFKC').replace(/會/g, '会').replace(branchPattern, '');
   const other = otherForms.find(([word]) => text.includes(word));
   if (other) return other[0];
   return splitForm(text) ? 'company' : undefined;
@@ -370,7 +371,7 @@ export function bodyKind(name: string): string | undefined {
 
 /** The legal form a name carries (株式会社 for ㈱ too, 学校法人, ...), or undefined. */
 export function formOf(name: string): string | undefined {
-  const text = name.normalize('NFKC').replace(/會/g, '会');
+  const text = name.normalize('NFKC').replace(/會/g, '会').replace(branchPattern, '');
   const other = otherForms.find(([word]) => text.includes(word));
   return other ? other[0] : splitForm(text)?.form.word;
 }

@@ -9,11 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fitWeights, samplesOf } from '../bench/fit-judge.js';
+import { choicesOf, fitCalibration, fitWeights, handSet } from '../bench/fit-judge.js';
 import { evidenceOf, type MatchRecord } from '../src/names/evidence.js';
 import {
   agreementOf,
+  type Calibration,
+  calibrate,
   confidenceOf,
+  confidencesOf,
   countRivals,
   type Features,
   featureList,
@@ -21,8 +24,12 @@ import {
   featuresOf,
   keySimilarity,
   legalFormAgreement,
+  mayMatch,
   nearSimilarity,
+  oddsOf,
+  readCalibration,
   readWeights,
+  topConfidence,
   weightNames,
 } from '../src/names/judge.js';
 import type { Company } from '../src/names/lookup.js';
@@ -67,11 +74,124 @@ describe('the weights file', () => {
   });
 });
 
+describe('the calibration', () => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'judge-calibration-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  const write = (calibration: unknown) => {
+    const file = path.join(folder, 'weights.json');
+    writeFileSync(file, JSON.stringify({ source: 'test', weights: readWeights(), calibration }));
+    return file;
+  };
+
+  it('is steps from 0, both columns rising, within 0-1; anything else is refused at load', () => {
+    const steps = readCalibration();
+    expect(steps[0]?.[0]).toBe(0);
+    expect(
+      readCalibration(
+        write([
+          [0, 0.01],
+          [0.5, 0.5],
+          [0.9, 0.97],
+        ]),
+      ),
+    ).toHaveLength(3);
+    expect(() => readCalibration(write([]))).toThrow('calibration has no steps');
+    expect(() => readCalibration(write([[0.1, 0.1]]))).toThrow('does not start at 0');
+    expect(() =>
+      readCalibration(
+        write([
+          [0, 0.1],
+          [0.5, 0.05],
+        ]),
+      ),
+    ).toThrow('step 2 does not rise');
+    expect(() =>
+      readCalibration(
+        write([
+          [0, 0.1],
+          [0, 0.2],
+        ]),
+      ),
+    ).toThrow('step 2 does not rise');
+    expect(() =>
+      readCalibration(
+        write([
+          [0, 0.1],
+          [0.5, 1.2],
+        ]),
+      ),
+    ).toThrow('step 2 is not [from, confidence]');
+    expect(() => readCalibration(write([[0, 0.1, 3]]))).toThrow('step 1 is not [from, confidence]');
+    expect(() => readCalibration(write([[0, '0.1']]))).toThrow('step 1 is not [from, confidence]');
+  });
+
+  it('reads a share through the step it falls in, never above the top confidence', () => {
+    const steps: Calibration = [
+      [0, 0.01],
+      [0.3, 0.4],
+      [0.6, 1],
+    ];
+    expect(calibrate(0, steps)).toBe(0.01);
+    expect(calibrate(0.29, steps)).toBe(0.01);
+    expect(calibrate(0.3, steps)).toBe(0.4);
+    expect(calibrate(0.59, steps)).toBe(0.4);
+    expect(calibrate(0.6, steps)).toBe(topConfidence);
+  });
+});
+
+describe("the choice among a record's companies", () => {
+  const identity: Calibration = Array.from({ length: 100 }, (_, i) => [i / 100, i / 100]);
+  const w = readWeights();
+
+  it('each company gets its share of the odds, "none of them" counting 1', () => {
+    const odds = oddsOf(base, w);
+    const [alone] = confidencesOf([base], w, identity);
+    expect(alone).toBeCloseTo(Math.floor((odds / (1 + odds)) * 100) / 100, 10);
+    // two namesakes share what one had: neither is a match
+    const [first, second] = confidencesOf([base, base], w, identity);
+    expect(first).toBe(second);
+    expect(first).toBeCloseTo(Math.floor((odds / (1 + 2 * odds)) * 100) / 100, 10);
+    expect(first).toBeLessThan(0.5);
+    // a company the record rules out takes almost nothing from the other
+    const [kept, ruledOut] = confidencesOf([base, { ...base, prefecture: false }], w, identity);
+    expect(kept).toBeGreaterThan(0.9);
+    expect(ruledOut).toBeLessThan(0.01);
+  });
+
+  it('a corporate number that agrees is the top confidence, whatever else', () => {
+    expect(confidencesOf([{ ...base, corporateNumber: true, prefecture: false }, base])[0]).toBe(
+      topConfidence,
+    );
+  });
+
+  it('a match needs a key or a phone, website or corporate number: a similar name alone never', () => {
+    const near = {
+      ...base,
+      nameKey: false,
+      spokenKey: false,
+      similarity: 0.9,
+      prefecture: true,
+      legalForm: true,
+    };
+    expect(mayMatch(near)).toBe(false);
+    expect(mayMatch({ ...near, phone: true })).toBe(true);
+    expect(mayMatch({ ...near, website: true })).toBe(true);
+    expect(mayMatch({ ...near, corporateNumber: true })).toBe(true);
+    expect(mayMatch({ ...near, phone: false, website: false, city: true })).toBe(false);
+    for (const key of ['nameKey', 'spokenKey', 'reading', 'romaji', 'formerName'] as const)
+      expect(mayMatch({ ...near, [key]: true }), key).toBe(true);
+  });
+});
+
 describe('confidence', () => {
   it('a unique equal name key is a match at the default; namesakes, a closed company, another prefecture are not', () => {
     expect(confidenceOf(base)).toBeGreaterThanOrEqual(0.9);
-    expect(confidenceOf({ ...base, rivals: 1 })).toBeLessThan(0.9);
-    expect(confidenceOf({ ...base, closed: true })).toBeLessThan(0.5);
+    const namesake = { ...base, rivals: 1 };
+    for (const each of confidencesOf([namesake, namesake])) expect(each).toBeLessThan(0.9);
+    // closed in the register: a candidate, not a match (its corporate number aside)
+    expect(mayMatch({ ...base, closed: true })).toBe(false);
+    expect(mayMatch({ ...base, closed: true, corporateNumber: true })).toBe(true);
+    expect(confidenceOf({ ...base, closed: true })).toBeLessThan(0.9);
     expect(confidenceOf({ ...base, prefecture: false })).toBeLessThan(0.1);
     expect(confidenceOf({ ...base, corporateNumber: true, prefecture: false })).toBe(0.99);
     expect(confidenceOf({ ...base, corporateNumber: false })).toBeLessThan(0.01);
@@ -469,53 +589,55 @@ describe('rivals and the outranked', () => {
 });
 
 describe('what each feature does to the confidence', () => {
-  const at = (features: Features) => Math.round(confidenceOf(features) * 100) / 100;
+  // the odds are strictly monotone in each feature; the calibration after them rises in steps
+  const confidence = (features: Features) => oddsOf(features);
 
   it('the documented cases: a unique name key, namesakes, a near name with evidence', () => {
-    // z = -6 + 4 (name key) + 5 x 1 (similarity) = 3
-    expect(at(base)).toBe(0.95);
-    // each other's rival: 3 - 3 log 2
-    expect(at({ ...base, rivals: 1 })).toBe(0.72);
+    expect(confidenceOf(base)).toBeGreaterThanOrEqual(0.9);
+    // two namesakes: each about half, neither a match
+    for (const each of confidencesOf([base, base])) expect(each).toBeLessThan(0.6);
+    // a near name alone: a candidate, never a match, however likely; with the phone, a match
     const near = { ...base, nameKey: false, spokenKey: false, similarity: 0.8 };
-    expect(at(near)).toBeLessThan(0.5);
-    expect(at({ ...near, phone: true, prefecture: true })).toBeGreaterThanOrEqual(0.9);
+    expect(confidenceOf(near)).toBeLessThan(0.9);
+    expect(mayMatch(near)).toBe(false);
+    expect(confidenceOf({ ...near, phone: true, prefecture: true })).toBeGreaterThanOrEqual(0.9);
+    expect(mayMatch({ ...near, phone: true, prefecture: true })).toBe(true);
   });
 
   it('agreeing raises it, differing lowers it, not compared leaves it', () => {
     const weak = { ...base, nameKey: false, spokenKey: false, similarity: 0.6 };
     for (const id of ['legalForm', 'prefecture', 'city', 'phone', 'website'] as const) {
-      const agrees = confidenceOf({ ...weak, [id]: true });
-      const differs = confidenceOf({ ...weak, [id]: false });
-      expect(agrees, id).toBeGreaterThan(confidenceOf(weak));
-      expect(differs, id).toBeLessThan(confidenceOf(weak));
+      const agrees = confidence({ ...weak, [id]: true });
+      const differs = confidence({ ...weak, [id]: false });
+      expect(agrees, id).toBeGreaterThan(confidence(weak));
+      expect(differs, id).toBeLessThan(confidence(weak));
     }
     // a difference in phone or website weighs less than a match (a company has several)
-    expect(confidenceOf(weak) - confidenceOf({ ...weak, phone: false })).toBeLessThan(
-      confidenceOf({ ...weak, phone: true }) - confidenceOf(weak),
+    expect(Math.log(confidence(weak)) - Math.log(confidence({ ...weak, phone: false }))).toBeLessThan(
+      Math.log(confidence({ ...weak, phone: true })) - Math.log(confidence(weak)),
     );
   });
 
-  it('the kind of key: name > spoken = reading = romaji > former name > a near name alone', () => {
+  it('the kind of key: the name key first; any equal key above a near name alone', () => {
     const none = { ...base, nameKey: false, spokenKey: false, similarity: 1 };
-    const name = confidenceOf({ ...none, nameKey: true, spokenKey: true });
-    const spoken = confidenceOf({ ...none, spokenKey: true });
-    expect(name).toBeGreaterThan(spoken);
-    expect(confidenceOf({ ...none, reading: true })).toBeCloseTo(spoken, 10);
-    expect(confidenceOf({ ...none, romaji: true })).toBeCloseTo(spoken, 10);
-    expect(confidenceOf({ ...none, formerName: true })).toBeLessThan(spoken);
-    expect(confidenceOf({ ...none, formerName: true })).toBeGreaterThan(confidenceOf(none));
+    const name = confidence({ ...none, nameKey: true, spokenKey: true });
+    for (const key of ['spokenKey', 'reading', 'romaji', 'formerName'] as const) {
+      const keyed = confidence({ ...none, [key]: true });
+      expect(name, key).toBeGreaterThan(keyed);
+      expect(keyed, key).toBeGreaterThan(confidence(none));
+    }
   });
 
-  it('equal name keys with spoken keys apart: below equal spoken keys; not when unknown', () => {
-    const apart = confidenceOf({ ...base, spokenKey: false });
-    expect(apart).toBeLessThan(confidenceOf({ ...base, nameKey: false }));
-    expect(confidenceOf({ ...base, spokenKey: false, spokenKeyKnown: false })).toBe(confidenceOf(base));
+  it('equal name keys with spoken keys apart count as equal spoken keys; not when unknown', () => {
+    expect(confidence({ ...base, spokenKey: false })).toBe(confidence({ ...base, nameKey: false }));
+    expect(confidence({ ...base, spokenKey: false })).toBeLessThan(confidence(base));
+    expect(confidence({ ...base, spokenKey: false, spokenKeyKnown: false })).toBe(confidence(base));
   });
 
   it('closed, outranked and more rivals lower it', () => {
-    expect(confidenceOf({ ...base, closed: true })).toBeLessThan(confidenceOf(base));
-    expect(confidenceOf({ ...base, outranked: true })).toBeLessThan(confidenceOf(base));
-    expect(confidenceOf({ ...base, rivals: 2 })).toBeLessThan(confidenceOf({ ...base, rivals: 1 }));
+    expect(confidence({ ...base, closed: true })).toBeLessThan(confidence(base));
+    expect(confidence({ ...base, outranked: true })).toBeLessThan(confidence(base));
+    expect(confidence({ ...base, rivals: 2 })).toBeLessThan(confidence({ ...base, rivals: 1 }));
   });
 });
 
@@ -603,18 +725,24 @@ describe('bench/fit-judge.ts', () => {
         candidates: candidates.map(([corporateNumber, f]) => ({ corporateNumber, features: featureList(f) })),
       },
     });
-    const dumped = Array.from({ length: 40 }, (_, i) =>
+    const dumped = Array.from({ length: 200 }, (_, i) =>
       record(`r${i}`, [
         [`r${i}`, { ...base, phone: true }],
         [`w${i}`, { ...base, nameKey: false, spokenKey: false, similarity: 0.5, phone: false }],
       ]),
     );
-    const samples = samplesOf(dumped);
-    expect(samples).toHaveLength(80);
-    expect(samples.filter((sample) => sample.right)).toHaveLength(40);
-    const { weights, logLoss } = fitWeights(samples, readWeights());
+    const choices = choicesOf(dumped);
+    expect(choices).toHaveLength(200);
+    expect(choices.every((choice) => choice.right === 0 && choice.xs.length === 2)).toBe(true);
+    const { weights, logLoss } = fitWeights(choices);
     expect(logLoss).toBeLessThan(0.1);
-    // features seen fewer than 20 times keep their weights (no closed company here)
-    expect(weights.closed).toBe(readWeights().closed);
+    // the phone separates them here: the fit strengthens it beyond its hand-set weight
+    expect(weights.phone).toBeGreaterThan(handSet.phone);
+    // a rule the set never shows keeps its hand-set weight (no closed company here)
+    expect(weights.closed).toBe(handSet.closed);
+    // the calibration rises, from 0, and says the right ones are right
+    const calibration = fitCalibration(choices, weights);
+    expect(calibration[0]?.[0]).toBe(0);
+    expect(calibration.at(-1)?.[1]).toBeGreaterThan(0.95);
   });
 });

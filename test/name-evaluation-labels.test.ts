@@ -101,13 +101,11 @@ describe('the canonical key undoes each rule', () => {
     expect(readLetterNames('サクラ')).toBeNull();
     expect(words('朝日ケアサービス')).toEqual(['朝日', 'ケア', 'サービス']);
     expect(words('東洋物産')).toEqual(['東洋', '物産']);
-    expect(['(ｶ)ﾏﾙｶ', 'Maruka K.K.', '学校法人桜', '桜(一社)', '桜'].map(formOf)).toEqual([
-      'kk',
-      'kk',
-      'gakko',
-      'shadan',
-      null,
-    ]);
+    expect(
+      ['(ｶ)ﾏﾙｶ', 'Maruka K.K.', '学校法人桜', '桜(一社)', '桜', '桜株式会社 渋谷営業所', '桜東京支店'].map(
+        formOf,
+      ),
+    ).toEqual(['kk', 'kk', 'gakko', 'shadan', null, 'kk', null]);
     expect(latinReadingKey('Toyo Solutions Inc.')).toBe(latinReadingKey('toyosoryushonzu'));
   });
 });
@@ -153,6 +151,9 @@ describe('labels', () => {
     // without a form both remain and the prefecture does not tell them apart
     const bare = labelRecord(index, 'department-word', sakuraKk, { name: '桜学園本社' }, 0);
     expect(bare?.expected).toBeNull();
+    // a form before a department written after the name still decides
+    const branch = labelRecord(index, 'department-word', sakuraKk, { name: '桜学園株式会社東京支店' }, 0);
+    expect(branch?.expected).toBe(sakuraKk.corporateNumber);
   });
 
   it('namesakes: the telephone tells them apart, or the label is null', () => {

@@ -160,7 +160,7 @@ beforeAll(async () => {
   results = [];
   for (let at = 0; at < labelled.length; at += perRequest) {
     const records = labelled.slice(at, at + perRequest).map((entry) => entry.record);
-    const res = await search(app.url, 'evaluator', { path: matchPath, body: { records, candidates: 5 } });
+    const res = await search(app.url, 'evaluator', { path: matchPath, body: { records, candidates: 10 } });
     const text = await res.text();
     expect(res.status, text.slice(0, 300)).toBe(200);
     results.push(...(JSON.parse(text) as { results: EvaluatedResult[] }).results);

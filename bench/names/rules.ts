@@ -273,13 +273,25 @@ const formSpellings: ReadonlyArray<readonly [string, FormId]> = [
   ['特定非営利活動法人', 'npo'], ['医療法人社団', 'iryo'], ['社会福祉法人', 'shafuku'], ['学校法人', 'gakko'],
 ];
 
-/** The legal form a name states at either end (any spelling), or null when it states none. */
+/**
+ * The legal form a name states at either end (any spelling), or before a department or site
+ * written after it (朝日ストア株式会社東京支店), or null when it states none.
+ */
 export function formOf(name: string): FormId | null {
   const text = stripInvisible(name.normalize('NFKC')).toLowerCase().replace(/\s+/g, '');
+  const withoutDepartment = text.replace(writtenDepartmentTail(), '');
   for (const [spelling, form] of formSpellings)
-    if (text.startsWith(spelling) || text.endsWith(spelling)) return form;
+    for (const written of [text, withoutDepartment])
+      if (written.startsWith(spelling) || written.endsWith(spelling)) return form;
   return null;
 }
+
+let departmentTailAsWritten: RegExp | undefined;
+/** A department or site as written after a name (the words below, a place before them). */
+const writtenDepartmentTail = () => {
+  departmentTailAsWritten ??= new RegExp(`(${departmentPlaces.join('|')})?(${departmentWords.join('|')})+$`);
+  return departmentTailAsWritten;
+};
 
 // ---------------------------------------------------------------------------------------------
 // the canonical key

@@ -8,9 +8,14 @@
  *                {id: 'legalForm', ...absent: the record names none}, {id: 'prefecture', value: true}, ...]
  *   -> confidence 0.93; the match when it reaches minConfidence and leads the next by the margin
  *
- * The confidence is a logistic function of the features (data/names/judge-weights.json: its
- * weights and where they come from). Features of a company that the record says nothing about
- * are left out, not false.
+ * The confidence is the share of right answers among candidates like this one: the weights
+ * (data/names/judge-weights.json) give each company of the record odds e^z; a company's share
+ * of the record's odds, "none of them" counting 1, is read through the calibration table of the
+ * same file (measured on a fit set, docs/names.md). Features of a company that the record says
+ * nothing about are left out, not false.
+ *
+ *   one company, z = 3     -> 0.95 of the odds -> calibrated
+ *   two namesakes, z = 3   -> 0.49 each         -> calibrated: one of the two is right
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -54,7 +59,6 @@ export interface Weights {
   intercept: number;
   nameKey: number;
   spokenKey: number;
-  spokenKeyDisagrees: number;
   reading: number;
   romaji: number;
   formerName: number;
@@ -76,9 +80,16 @@ export interface Weights {
   outranked: number;
 }
 
+/**
+ * The calibration: steps [share of the odds from which it applies, confidence], both rising.
+ * A share below the first step gets the first step's confidence.
+ */
+export type Calibration = Array<[from: number, confidence: number]>;
+
 interface WeightsFile {
   source: string;
   weights: Weights;
+  calibration: Calibration;
 }
 
 export type WeightName = keyof Weights;
@@ -87,7 +98,6 @@ export const weightNames: WeightName[] = [
   'intercept',
   'nameKey',
   'spokenKey',
-  'spokenKeyDisagrees',
   'reading',
   'romaji',
   'formerName',
@@ -120,11 +130,32 @@ export function readWeights(file = path.join(projectRoot, 'data', 'names', 'judg
   return parsed.weights;
 }
 
-let loaded: Weights | undefined;
-const weights = (): Weights => {
-  loaded ??= readWeights();
+/** Reads and checks the calibration of the same file: steps from 0, both columns rising, within 0-1. */
+export function readCalibration(
+  file = path.join(projectRoot, 'data', 'names', 'judge-weights.json'),
+): Calibration {
+  const steps = (JSON.parse(readFileSync(file, 'utf8')) as WeightsFile).calibration;
+  const bad = (why: string) => new Error(`${path.basename(file)}: calibration ${why}`);
+  if (!Array.isArray(steps) || steps.length === 0) throw bad('has no steps');
+  steps.forEach((step, i) => {
+    const [from, confidence] = Array.isArray(step) ? step : [];
+    const inRange = (n: unknown) => typeof n === 'number' && n >= 0 && n <= 1;
+    if (step.length !== 2 || !inRange(from) || !inRange(confidence))
+      throw bad(`step ${i + 1} is not [from, confidence] within 0-1`);
+    const previous = steps[i - 1];
+    if (previous && (previous[0] >= (from as number) || previous[1] > (confidence as number)))
+      throw bad(`step ${i + 1} does not rise`);
+  });
+  if (steps[0]?.[0] !== 0) throw bad('does not start at 0');
+  return steps;
+}
+
+let loaded: { weights: Weights; calibration: Calibration } | undefined;
+const judgeTable = () => {
+  loaded ??= { weights: readWeights(), calibration: readCalibration() };
   return loaded;
 };
+const weights = (): Weights => judgeTable().weights;
 
 /** The similarity of two keys: 1 - edit distance / the longer length (0 when either is empty). */
 export function keySimilarity(a: string | undefined, b: string | undefined): number {
@@ -262,12 +293,13 @@ export function featureVector(features: Features): Record<WeightName, number> {
   const x = Object.fromEntries(weightNames.map((name) => [name, 0])) as Record<WeightName, number>;
   x.intercept = 1;
   x.similarity = features.similarity;
-  // the strongest key counts (a company equal by name is equal by its spoken key too)
+  // the strongest key counts (a company equal by name is equal by its spoken key too); equal
+  // name keys whose spoken keys differ (a symbol or letters the name key drops:
+  // ソリューションズ＆エイム and ソリューションズエイム) count as much as equal spoken keys, as
+  // they do among rivals (countRivals)
   const agreement = agreementOf(features);
-  if (agreement !== undefined && agreement !== 'similar') x[agreement] = 1;
-  // equal name keys, spoken keys apart: a symbol or letters the name key drops tell them apart
-  // (ソリューションズ＆エイム and ソリューションズエイム)
-  if (features.nameKey && features.spokenKeyKnown && !features.spokenKey) x.spokenKeyDisagrees = 1;
+  if (agreement === 'nameKey' && features.spokenKeyKnown && !features.spokenKey) x.spokenKey = 1;
+  else if (agreement !== undefined && agreement !== 'similar') x[agreement] = 1;
   if (features.legalForm !== undefined) x[features.legalForm ? 'legalFormAgrees' : 'legalFormDisagrees'] = 1;
   if (features.prefecture !== undefined)
     x[features.prefecture ? 'prefectureAgrees' : 'prefectureDisagrees'] = 1;
@@ -283,13 +315,62 @@ export function featureVector(features: Features): Record<WeightName, number> {
   return x;
 }
 
-/** The confidence (0-1) the weights give the features; the answer rounds it to two decimals. */
-export function confidenceOf(features: Features, w: Weights = weights()): number {
-  if (features.corporateNumber === true) return 0.99;
+/** The odds the weights give a company, e^z (z: the weighted sum of its features). */
+export function oddsOf(features: Features, w: Weights = weights()): number {
   const x = featureVector(features);
   let z = 0;
   for (const name of weightNames) z += w[name] * x[name];
-  return 1 / (1 + Math.exp(-z));
+  return Math.exp(Math.min(z, 50));
+}
+
+/** The highest confidence a name can earn; a corporate number that agrees gives it outright. */
+export const topConfidence = 0.99;
+
+/** The confidence the calibration gives a share of the odds. */
+export function calibrate(share: number, calibration: Calibration = judgeTable().calibration): number {
+  let confidence = calibration[0]?.[1] ?? 0;
+  for (const [from, value] of calibration) if (share >= from) confidence = value;
+  return Math.min(topConfidence, confidence);
+}
+
+/**
+ * The confidences (0-1) of the companies a record may name, in their order: each one's share of
+ * the odds (the others' and 1 for "none of them"), calibrated; the answer rounds them to two
+ * decimals.
+ */
+export function confidencesOf(
+  all: readonly Features[],
+  w: Weights = weights(),
+  calibration: Calibration = judgeTable().calibration,
+): number[] {
+  const odds = all.map((features) => oddsOf(features, w));
+  const total = 1 + odds.reduce((sum, value) => sum + value, 0);
+  return all.map((features, i) =>
+    features.corporateNumber === true ? topConfidence : calibrate((odds[i] as number) / total, calibration),
+  );
+}
+
+/** The confidence of a company alone among the candidates. */
+export function confidenceOf(features: Features, w?: Weights, calibration?: Calibration): number {
+  return confidencesOf([features], w, calibration)[0] as number;
+}
+
+/**
+ * Whether a candidate may be a match at all: its name agrees by a key (not only by similarity),
+ * or a phone, a website or a corporate number agrees. A similar name with nothing but the
+ * prefecture and the legal form is a candidate, never a match, however few others there are;
+ * so is a company closed in the register, unless its corporate number is the record's (a list
+ * that names a closed company by name alone more often means its successor).
+ */
+export function mayMatch(features: Features): boolean {
+  if (features.closed && features.corporateNumber !== true) return false;
+  const agreement = agreementOf(features);
+  return (
+    (agreement !== undefined && agreement !== 'similar') ||
+    features.phone === true ||
+    features.website === true ||
+    features.corporateNumber === true
+  );
 }
 
 /**

@@ -16,7 +16,7 @@ import type { Evidence, MatchRecord } from './evidence.js';
 import { evidenceOf } from './evidence.js';
 import {
   agreementOf,
-  confidenceOf,
+  confidencesOf,
   countRivals,
   defaultMinConfidence,
   type FeatureList,
@@ -24,6 +24,7 @@ import {
   featureList,
   featuresOf,
   matchMargin,
+  mayMatch,
 } from './judge.js';
 import {
   type Company,
@@ -111,11 +112,15 @@ function matchedOnOf(features: Features): MatchedOn[] {
   return on;
 }
 
-function candidateOf(company: Company, features: Features): Candidate & { exact: number } {
-  const exact = confidenceOf(features);
+function candidateOf(
+  company: Company,
+  features: Features,
+  exact: number,
+): Candidate & { exact: number; eligible: boolean } {
   const confidence = Math.round(exact * 100) / 100;
   return {
     exact,
+    eligible: mayMatch(features),
     corporateNumber: company.corporateNumber,
     name: company.name,
     furigana: company.furigana,
@@ -146,19 +151,22 @@ function decide(
 ): MatchResult {
   const judged = companies.map((company) => ({ company, features: featuresOf(company, evidence) }));
   countRivals(judged.map((item) => item.features));
-  const ranked = judged
-    .map(({ company, features }) => candidateOf(company, features))
+  const confidences = confidencesOf(judged.map((item) => item.features));
+  const sorted = judged
+    .map(({ company, features }, i) => candidateOf(company, features, confidences[i] as number))
     .sort(
       (a, b) =>
         b.exact - a.exact ||
         a.name.localeCompare(b.name) ||
         a.corporateNumber.localeCompare(b.corporateNumber),
-    )
-    .map(({ exact: _, ...candidate }) => candidate);
+    );
+  const [first] = sorted;
+  const ranked = sorted.map(({ exact: _, eligible: __, ...candidate }) => candidate);
   const [best, next] = ranked;
   const sure =
     !incomplete &&
     best !== undefined &&
+    first?.eligible === true &&
     best.confidence >= minConfidence &&
     (next === undefined || best.confidence - next.confidence >= matchMargin);
   return { match: sure ? best : null, candidates: ranked.slice(0, limit), overMaxCredits: false };
