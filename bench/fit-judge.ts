@@ -49,8 +49,6 @@ export const handSet: Weights = {
   intercept: -6,
   nameKey: 4,
   spokenKey: 3.5,
-  reading: 3.5,
-  romaji: 3.5,
   formerName: 3.2,
   similarity: 5,
   legalFormAgrees: 0.5,

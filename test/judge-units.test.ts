@@ -229,6 +229,14 @@ describe('legal forms and similarity', () => {
     expect(keySimilarity('あ', '')).toBe(0);
     expect(keySimilarity('abc', 'xyz')).toBe(0);
   });
+
+  it('counts characters, not UTF-16 units: a kanji outside the BMP is one edit', () => {
+    // 𩸽 (U+29E3D) is two UTF-16 units; one character replaced in three either way
+    expect(keySimilarity('𩸽水産', '鮭水産')).toBeCloseTo(keySimilarity('鯖水産', '鮭水産'), 10);
+    expect(keySimilarity('𩸽水産', '鮭水産')).toBeCloseTo(2 / 3, 10);
+    expect(keySimilarity('𩸽𩸽', '𩸽')).toBeCloseTo(0.5, 10);
+    expect(keySimilarity('水産𩸽', '水産')).toBeCloseTo(2 / 3, 10);
+  });
 });
 
 describe('legal forms and similarity: the edges', () => {

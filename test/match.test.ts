@@ -171,10 +171,9 @@ describe('a match is the one company left', () => {
     const result = await one({ name: 'マルカ物', prefectureId: 14 });
     expect(result.match).toBeNull();
     expect(result.candidates.map((c) => c.corporateNumber)).toEqual([numbers.maruka, numbers.marukaService]);
-    for (const candidate of result.candidates) {
-      expect(candidate.matchedOn[0]).toBe('nearName');
-      expect(candidate.score).toBeLessThan(0.8);
-    }
+    for (const candidate of result.candidates) expect(candidate.matchedOn[0]).toBe('nearName');
+    // however likely the first is (its confidence may pass minConfidence), a near name alone is
+    // never the match: nothing but the name, and that only similar
     // a name one character longer than one company's and a prefix of another's: both near, no match
     const alone = await one({ name: 'マルカ物流サ' });
     expect(alone.match).toBeNull();

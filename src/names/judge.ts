@@ -58,9 +58,8 @@ export type FeatureList = Array<{ id: keyof Features; value: boolean | number }>
 export interface Weights {
   intercept: number;
   nameKey: number;
+  /** an equal spoken key, reading or romaji: one strength (countRivals), one weight */
   spokenKey: number;
-  reading: number;
-  romaji: number;
   formerName: number;
   similarity: number;
   legalFormAgrees: number;
@@ -98,8 +97,6 @@ export const weightNames: WeightName[] = [
   'intercept',
   'nameKey',
   'spokenKey',
-  'reading',
-  'romaji',
   'formerName',
   'similarity',
   'legalFormAgrees',
@@ -160,8 +157,27 @@ const weights = (): Weights => judgeTable().weights;
 /** The similarity of two keys: 1 - edit distance / the longer length (0 when either is empty). */
 export function keySimilarity(a: string | undefined, b: string | undefined): number {
   if (!a || !b) return 0;
-  const longer = Math.max([...a].length, [...b].length);
-  return Math.max(0, 1 - distance(a, b) / longer);
+  const [left, right] = [[...a], [...b]];
+  const longer = Math.max(left.length, right.length);
+  // fastest-levenshtein counts UTF-16 units: a kanji outside the BMP (𩸽) would count twice
+  const edits = surrogate.test(a) || surrogate.test(b) ? charDistance(left, right) : distance(a, b);
+  return Math.max(0, 1 - edits / longer);
+}
+
+const surrogate = /[\uD800-\uDFFF]/;
+
+/** Levenshtein distance over characters (code points), for the keys with astral characters. */
+function charDistance(a: readonly string[], b: readonly string[]): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
 }
 
 /**
@@ -293,12 +309,13 @@ export function featureVector(features: Features): Record<WeightName, number> {
   const x = Object.fromEntries(weightNames.map((name) => [name, 0])) as Record<WeightName, number>;
   x.intercept = 1;
   x.similarity = features.similarity;
-  // the strongest key counts (a company equal by name is equal by its spoken key too); equal
+  // the strongest key counts (a company equal by name is equal by its spoken key too), at its
+  // strength (countRivals): one weight for an equal spoken key, reading or romaji, and for equal
   // name keys whose spoken keys differ (a symbol or letters the name key drops:
-  // ソリューションズ＆エイム and ソリューションズエイム) count as much as equal spoken keys, as
-  // they do among rivals (countRivals)
+  // ソリューションズ＆エイム and ソリューションズエイム), so rivals of one strength weigh alike
   const agreement = agreementOf(features);
   if (agreement === 'nameKey' && features.spokenKeyKnown && !features.spokenKey) x.spokenKey = 1;
+  else if (agreement === 'reading' || agreement === 'romaji') x.spokenKey = 1;
   else if (agreement !== undefined && agreement !== 'similar') x[agreement] = 1;
   if (features.legalForm !== undefined) x[features.legalForm ? 'legalFormAgrees' : 'legalFormDisagrees'] = 1;
   if (features.prefecture !== undefined)
