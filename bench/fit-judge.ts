@@ -282,7 +282,12 @@ async function main(): Promise<void> {
     `bench/fit-judge.ts on ${choices.length} labelled records (${values.dump.map((file) => path.basename(file)).join(', ')}), a seed apart from the ` +
     `evaluation's: the weights by a choice model near the hand-set rules, the steps by isotonic regression of ` +
     `right answers on the shares. Refit after changing the features, the keys or the lookup (docs/names.md).`;
-  writeFileSync(file, `${JSON.stringify({ source, weights, calibration }, null, 2)}\n`);
+  // laid out as the formatter (biome) keeps it: a step per line
+  const json = JSON.stringify({ source, weights, calibration: [] }, null, 2).replace(
+    '"calibration": []',
+    `"calibration": [\n${calibration.map((step) => `    ${JSON.stringify(step).replace(',', ', ')}`).join(',\n')}\n  ]`,
+  );
+  writeFileSync(file, `${json}\n`);
   console.log(`wrote ${path.relative(projectRoot, file)}`);
 }
 
