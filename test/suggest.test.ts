@@ -126,6 +126,16 @@ describe('suggestions', () => {
     ]);
   });
 
+  it('a mistyped prefix: when no key starts with it, the companies most like it', async () => {
+    // 流 typed 留: no key starts with マルカ物留サ; both マルカ names hold most of its grams
+    expect((await numbersFor('マルカ物留サ')).slice(0, 2).sort()).toEqual([n.maruka, n.marukaService].sort());
+    // a Latin name with a letter wrong
+    expect((await numbersFor('novq system'))[0]).toBe(n.nova);
+    // nothing like it: nothing (too short to be looked up by grams, or no grams shared)
+    expect(await numbersFor('ゾゾ')).toEqual([]);
+    expect(await numbersFor('ヴェルトハイム')).toEqual([]);
+  });
+
   it('a reading typed in kana finds the companies whose reading it begins', async () => {
     // a kana-only query has a reading key (src/names/keys.ts queryKeys), matched against the
     // furigana マルカブツリュウ and マルカブツリュウサービス

@@ -76,8 +76,9 @@ export async function suggestCorporates(
   const queries = keyQueries(keys);
   // a text that folds to nothing (株式会社) names no prefix
   if (queries.length === 0) return [];
+  const index = indexName(services.config.indexPrefix, 'corporates');
   const body = await engineSearch(services, {
-    index: indexName(services.config.indexPrefix, 'corporates'),
+    index,
     body: {
       query: { bool: { must: { dis_max: { queries } }, must_not: { term: { closed: true } } } },
       sort: [{ _score: 'desc' }, { nameKeyLength: 'asc' }, { name: 'asc' }, { corporateNumber: 'asc' }],
@@ -88,7 +89,56 @@ export async function suggestCorporates(
       docvalue_fields: [...fields],
     } as API.Search_Request['body'],
   });
-  return hitsOf(body).map((hit) => {
+  const found = suggestionsOf(hitsOf(body), keys);
+  if (found.length > 0) return found;
+  return nearSuggestions(services, index, keys, limit);
+}
+
+/** Grams of the typed key a name must hold to be suggested for a mistyped prefix. */
+const sharedGrams = '35%';
+/** Typed keys shorter than this are not looked up by grams (a typo leaves them too few). */
+const minimumNearKey = 4;
+
+/**
+ * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so the companies
+ * whose keys hold most of its 2-3 character grams (the `.grams` sub-fields, as match's
+ * similarity search), best first as the engine scores them. A second engine call, only when
+ * the first found nothing.
+ */
+async function nearSuggestions(
+  services: Parameters<typeof suggestCorporates>[0],
+  index: string,
+  keys: ReturnType<typeof queryKeys>,
+  limit: number,
+): Promise<Suggestion[]> {
+  const byField: Array<[string, string | undefined]> = [
+    ['nameKey.grams', keys.name],
+    ['readingKey.grams', keys.reading],
+    ['romajiKey.grams', keys.romaji],
+  ];
+  const should = byField
+    .filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumNearKey)
+    .map(([field, key]) => ({ match: { [field]: { query: key, minimum_should_match: sharedGrams } } }));
+  if (should.length === 0) return [];
+  const body = await engineSearch(services, {
+    index,
+    body: {
+      query: { bool: { should, minimum_should_match: 1, must_not: { term: { closed: true } } } },
+      sort: [{ _score: 'desc' }, { nameKeyLength: 'asc' }, { corporateNumber: 'asc' }],
+      size: limit,
+      track_total_hits: false,
+      _source: false,
+      stored_fields: ['_none_'],
+      docvalue_fields: [...fields],
+    } as API.Search_Request['body'],
+  });
+  // never a former name: these are companies like the text, not ones it starts
+  return suggestionsOf(hitsOf(body), {});
+}
+
+/** The suggestions of the hits; a former name when only a former name starts with `keys.name`. */
+function suggestionsOf(hits: ReturnType<typeof hitsOf>, keys: { name?: string }): Suggestion[] {
+  return hits.map((hit) => {
     const { fields: values = {}, sort = [] } = hit as {
       fields?: Record<string, unknown[] | undefined>;
       sort?: unknown[];

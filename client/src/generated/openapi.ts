@@ -364,7 +364,9 @@ export interface paths {
          *     letters (compared by the same keys as the match: legal form, width, case and spaces
          *     do not count). Exact keys first, then shorter names, then name order; companies
          *     found only by a former name (renamed in the corporate-number register) come after
-         *     those found by their current names, with `formerName` set. Closed companies are left
+         *     those found by their current names, with `formerName` set. When no key starts with
+         *     `q` (a mistyped prefix, 4 characters of key or more), the companies whose keys hold
+         *     most of its 2-3 character grams, most alike first. Closed companies are left
          *     out, as searches leave them out by default.
          *
          *     Free (no credits), with a rate limit of its own (20 requests per second per user by
