@@ -123,6 +123,17 @@ describe('the calibration', () => {
     ).toThrow('step 2 is not [from, confidence]');
     expect(() => readCalibration(write([[0, 0.1, 3]]))).toThrow('step 1 is not [from, confidence]');
     expect(() => readCalibration(write([[0, '0.1']]))).toThrow('step 1 is not [from, confidence]');
+    expect(() => readCalibration(write([[0, -0.1]]))).toThrow('step 1 is not [from, confidence]');
+    expect(() => readCalibration(write([[-0.1, 0.1]]))).toThrow('step 1 is not [from, confidence]');
+    // a confidence may stay level from one step to the next; a share may not
+    expect(
+      readCalibration(
+        write([
+          [0, 0.1],
+          [0.5, 0.1],
+        ]),
+      ),
+    ).toHaveLength(2);
   });
 
   it('reads a share through the step it falls in, never above the top confidence', () => {
@@ -180,6 +191,8 @@ describe("the choice among a record's companies", () => {
     expect(mayMatch({ ...near, phone: false, website: false, city: true })).toBe(false);
     for (const key of ['nameKey', 'spokenKey', 'reading', 'romaji', 'formerName'] as const)
       expect(mayMatch({ ...near, [key]: true }), key).toBe(true);
+    // no likeness of name at all (found by its city): no match either
+    expect(mayMatch({ ...near, similarity: 0.1, city: true })).toBe(false);
   });
 });
 
@@ -236,6 +249,10 @@ describe('legal forms and similarity', () => {
     expect(keySimilarity('𩸽水産', '鮭水産')).toBeCloseTo(2 / 3, 10);
     expect(keySimilarity('𩸽𩸽', '𩸽')).toBeCloseTo(0.5, 10);
     expect(keySimilarity('水産𩸽', '水産')).toBeCloseTo(2 / 3, 10);
+    expect(keySimilarity('水𩸽産', '水産')).toBeCloseTo(2 / 3, 10);
+    expect(keySimilarity('𩸽', '𩸽水産')).toBeCloseTo(1 / 3, 10);
+    expect(keySimilarity('𩸽abc', 'xabc')).toBeCloseTo(0.75, 10);
+    expect(keySimilarity('ab𩸽', 'ba𩸽')).toBeCloseTo(1 / 3, 10);
   });
 });
 
