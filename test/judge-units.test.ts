@@ -218,6 +218,12 @@ describe("the choice among a record's companies", () => {
       expect(mayMatch({ ...near, [key]: true }), key).toBe(true);
     // no likeness of name at all (found by its city): no match either
     expect(mayMatch({ ...near, similarity: 0.1, city: true })).toBe(false);
+    // a former name that is another company's name today: never the match, even where the
+    // record's prefecture rules that company out; its corporate number still decides
+    const former = { ...near, formerName: true, outranked: true };
+    expect(mayMatch(former)).toBe(false);
+    expect(mayMatch({ ...former, outranked: false })).toBe(true);
+    expect(mayMatch({ ...former, corporateNumber: true })).toBe(true);
   });
 });
 

@@ -376,17 +376,19 @@ export function confidenceOf(features: Features, w?: Weights, calibration?: Cali
  * Whether a candidate may be a match at all: its name agrees by a key (not only by similarity),
  * or a phone, a website or a corporate number agrees. A similar name with nothing but the
  * prefecture and the legal form is a candidate, never a match, however few others there are;
- * so is a company closed in the register, unless its corporate number is the record's (a list
+ * so is a company closed in the register, or one another company fits more strongly
+ * (`outranked`: the former holder of a name that is another's today, even when the record's
+ * prefecture rules today's holder out), unless its corporate number is the record's (a list
  * that names a closed company by name alone more often means its successor).
  */
 export function mayMatch(features: Features): boolean {
-  if (features.closed && features.corporateNumber !== true) return false;
+  if (features.corporateNumber === true) return true;
+  if (features.closed || features.outranked) return false;
   const agreement = agreementOf(features);
   return (
     (agreement !== undefined && agreement !== 'similar') ||
     features.phone === true ||
-    features.website === true ||
-    features.corporateNumber === true
+    features.website === true
   );
 }
 

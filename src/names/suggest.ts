@@ -77,18 +77,10 @@ export async function suggestCorporates(
   // a text that folds to nothing (株式会社) names no prefix
   if (queries.length === 0) return [];
   const index = indexName(services.config.indexPrefix, 'corporates');
-  const body = await engineSearch(services, {
-    index,
-    body: {
-      query: { bool: { must: { dis_max: { queries } }, must_not: { term: { closed: true } } } },
-      sort: [{ _score: 'desc' }, { nameKeyLength: 'asc' }, { name: 'asc' }, { corporateNumber: 'asc' }],
-      size: limit,
-      track_total_hits: false,
-      _source: false,
-      stored_fields: ['_none_'],
-      docvalue_fields: [...fields],
-    } as API.Search_Request['body'],
-  });
+  const body = await engineSearch(
+    services,
+    suggestBody(index, { must: { dis_max: { queries } } }, [{ name: 'asc' }], limit),
+  );
   const found = suggestionsOf(hitsOf(body), keys);
   if (found.length > 0) return found;
   return nearSuggestions(services, index, keys, limit);
@@ -120,20 +112,31 @@ async function nearSuggestions(
     .filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumNearKey)
     .map(([field, key]) => ({ match: { [field]: { query: key, minimum_should_match: sharedGrams } } }));
   if (should.length === 0) return [];
-  const body = await engineSearch(services, {
+  const body = await engineSearch(
+    services,
+    suggestBody(index, { should, minimum_should_match: 1 }, [], limit),
+  );
+  // never a former name: these are companies like the text, not ones it starts
+  return suggestionsOf(hitsOf(body), {});
+}
+
+/**
+ * A suggest search: `bool` (closed companies left out) by score, then shorter keys, then
+ * `tieBreak`, then corporate number; read from doc values only.
+ */
+function suggestBody(index: string, bool: object, tieBreak: object[], limit: number) {
+  return {
     index,
     body: {
-      query: { bool: { should, minimum_should_match: 1, must_not: { term: { closed: true } } } },
-      sort: [{ _score: 'desc' }, { nameKeyLength: 'asc' }, { corporateNumber: 'asc' }],
+      query: { bool: { ...bool, must_not: { term: { closed: true } } } },
+      sort: [{ _score: 'desc' }, { nameKeyLength: 'asc' }, ...tieBreak, { corporateNumber: 'asc' }],
       size: limit,
       track_total_hits: false,
       _source: false,
       stored_fields: ['_none_'],
       docvalue_fields: [...fields],
     } as API.Search_Request['body'],
-  });
-  // never a former name: these are companies like the text, not ones it starts
-  return suggestionsOf(hitsOf(body), {});
+  };
 }
 
 /** The suggestions of the hits; a former name when only a former name starts with `keys.name`. */
