@@ -83,7 +83,7 @@ export const rules: readonly WeightName[] = [
 const prior = 0.0003;
 const newtonRounds = 30;
 /** The fewest candidates a calibration step holds. */
-const minimumStep = 50;
+const minimumStep = 150;
 
 /** One record of the fit: its candidates' feature vectors and which one is right (-1: none). */
 export interface Choice {

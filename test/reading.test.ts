@@ -4,6 +4,7 @@
  * furigana is filed (registry, bank transfers) and how people type romaji.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { evidenceOf, wantsDerivedReading, withDerivedReading } from '../src/names/evidence.js';
 import { forgetNameTables, queryKeys, readingKey, romajiKey } from '../src/names/keys.js';
 import { buildReadingAnalyser, loadReadingAnalyser, type ReadingAnalyser } from '../src/names/reading.js';
 
@@ -141,6 +142,22 @@ describe('readings derived from names', () => {
 
   it('a derived reading meets the furigana through the reading key', () => {
     expect(readingKey(analyser.reading('㈱マルカ物流') ?? '')).toBe(readingKey('ｶﾌﾞｼｷｶﾞｲｼｬ ﾏﾙｶﾌﾞﾂﾘｭｳ'));
+  });
+
+  it('a record written partly in its reading gets the reading of the whole name; others keep theirs', () => {
+    const derived = (name: string) => withDerivedReading(evidenceOf({ name }), name, analyser).keys;
+    // トウヨウ物産: kana and kanji; read whole, it meets 東洋物産's reading key
+    expect(derived('トウヨウ物産株式会社').reading).toBe(readingKey('トウヨウブッサン'));
+    expect(derived('東洋ぶっさん').reading).toBe(readingKey('トウヨウブッサン'));
+    // kana alone have their own reading; kanji alone and Latin are compared as written
+    expect(derived('マルカブツリュウ').reading).toBe(queryKeys('マルカブツリュウ').reading);
+    expect(wantsDerivedReading(evidenceOf({ name: '東洋物産株式会社' }))).toBe(false);
+    expect(derived('東洋物産株式会社').reading).toBeUndefined();
+    expect(derived('NOVA Systems').reading).toBeUndefined();
+    // a word the dictionary cannot read (Latin inside): no reading rather than a part of one
+    expect(derived('ABCマート本舗').reading).toBeUndefined();
+    // a name that names no one company is not looked up at all
+    expect(wantsDerivedReading(evidenceOf({ name: '株式会社' }))).toBe(false);
   });
 
   it('is loaded once per process', async () => {

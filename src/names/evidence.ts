@@ -11,7 +11,8 @@ import path from 'node:path';
 import { projectRoot } from '../project-root.js';
 import { parseAddress, phoneDigits, websiteHost } from '../text/address.js';
 import { isValidCorporateNumber } from '../text/corporate-number.js';
-import { legalForms, nameKey, queryKeys, spokenKey } from './keys.js';
+import { legalForms, nameKey, queryKeys, readingKey, spokenKey } from './keys.js';
+import type { ReadingAnalyser } from './reading.js';
 
 export interface MatchRecord {
   name: string;
@@ -92,4 +93,33 @@ export function evidenceOf(record: MatchRecord): Evidence {
     ...(host ? { host } : {}),
     ...(number ? { corporateNumber: number } : {}),
   };
+}
+
+/** Kana and kanji both in a name key (its kana are folded to hiragana): トウヨウ物産, 東洋ぶっさん. */
+const kana = /[\u3041-\u3096]/u;
+const kanji = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/u;
+
+/** Whether a record's name is written partly in kana, partly in kanji, with no reading of its own. */
+export function wantsDerivedReading(evidence: Evidence): boolean {
+  const { name, reading, romaji } = evidence.keys;
+  return (
+    !evidence.unmatchable &&
+    reading === undefined &&
+    romaji === undefined &&
+    kana.test(name) &&
+    kanji.test(name)
+  );
+}
+
+/**
+ * A name written partly in its reading (トウヨウ物産 for 東洋物産) is looked up by the reading the
+ * analyser (src/names/reading.ts) gives the whole name too, as the index derives one for a
+ * company without furigana: トウヨウブッサン, equal to 東洋物産's reading key. Names of one script
+ * are left as they are: kana have their own reading, and a kanji name is compared as written.
+ */
+export function withDerivedReading(evidence: Evidence, name: string, analyser: ReadingAnalyser): Evidence {
+  if (!wantsDerivedReading(evidence)) return evidence;
+  const derived = analyser.reading(name);
+  const key = derived === undefined ? '' : readingKey(derived);
+  return key === '' ? evidence : { ...evidence, keys: { ...evidence.keys, reading: key } };
 }

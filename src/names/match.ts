@@ -13,7 +13,7 @@
  *      next by matchMargin, and no key of the record overflowed the lookup
  */
 import type { Evidence, MatchRecord } from './evidence.js';
-import { evidenceOf } from './evidence.js';
+import { evidenceOf, wantsDerivedReading, withDerivedReading } from './evidence.js';
 import {
   agreementOf,
   confidencesOf,
@@ -36,6 +36,7 @@ import {
   lookUpSimilar,
   lookupValues,
 } from './lookup.js';
+import { loadReadingAnalyser } from './reading.js';
 
 export type { MatchRecord } from './evidence.js';
 export { isUnmatchableKey } from './evidence.js';
@@ -183,7 +184,14 @@ export async function runMatch(
 ): Promise<MatchResult[]> {
   const limit = request.candidates ?? defaultCandidates;
   const minConfidence = request.minConfidence ?? defaultMinConfidence;
-  const evidence = request.records.map(evidenceOf);
+  let evidence = request.records.map(evidenceOf);
+  // names written partly in their reading: the analyser's reading too (loaded on first need)
+  if (evidence.some(wantsDerivedReading)) {
+    const analyser = await loadReadingAnalyser();
+    evidence = evidence.map((item, at) =>
+      withDerivedReading(item, request.records[at]?.name ?? '', analyser),
+    );
+  }
   const found = await lookUpKeys(ctx, evidence, options.lookupSize ?? lookupSize);
   const byRecord = evidence.map((item) => companiesFound(item, found));
   const incomplete = evidence.map((item) =>
