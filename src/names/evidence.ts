@@ -25,6 +25,8 @@ export interface MatchRecord {
 
 export interface Evidence {
   keys: { name: string; spoken: string; reading?: string; romaji?: string };
+  /** The reading key is the analyser's reading of a name written partly in kana, partly in kanji. */
+  readingDerived?: boolean;
   /** The legal forms the name carries (株式会社, 学校法人): a company of another form disagrees. */
   legalForms: string[];
   unmatchable: boolean;
@@ -121,5 +123,7 @@ export function withDerivedReading(evidence: Evidence, name: string, analyser: R
   if (!wantsDerivedReading(evidence)) return evidence;
   const derived = analyser.reading(name);
   const key = derived === undefined ? '' : readingKey(derived);
-  return key === '' ? evidence : { ...evidence, keys: { ...evidence.keys, reading: key } };
+  return key === ''
+    ? evidence
+    : { ...evidence, keys: { ...evidence.keys, reading: key }, readingDerived: true };
 }

@@ -201,10 +201,18 @@ export function legalFormAgreement(record: string[], company: string[]): boolean
 export function featuresOf(company: Company, evidence: Evidence): Features {
   const { keys } = evidence;
   const named = !evidence.unmatchable;
+  const nameKey = named && company.keys.name === keys.name;
+  const spokenKey = named && keys.spoken !== '' && company.keys.spoken === keys.spoken;
   const features: Features = {
-    nameKey: named && company.keys.name === keys.name,
-    spokenKey: named && keys.spoken !== '' && company.keys.spoken === keys.spoken,
-    reading: named && keys.reading !== undefined && company.keys.reading === keys.reading,
+    nameKey,
+    spokenKey,
+    // a reading derived from the record's name (evidence.ts withDerivedReading) counts only
+    // where the name itself does not agree: beside an equal name it says nothing more
+    reading:
+      named &&
+      keys.reading !== undefined &&
+      company.keys.reading === keys.reading &&
+      !(evidence.readingDerived && (nameKey || spokenKey)),
     romaji: named && keys.romaji !== undefined && company.keys.romaji === keys.romaji,
     formerName: named && company.keys.former.includes(keys.name),
     spokenKeyKnown: named && keys.spoken !== '' && Boolean(company.keys.spoken),
