@@ -79,7 +79,13 @@ export const mutationModules = {
       span('src/names/lookup.ts', 'export const keyId'),
       fn('src/names/lookup.ts', 'export function foundUnder('),
     ],
-    tests: ['test/judge-units.test.ts', 'test/match-units.test.ts', 'test/name-tables.test.ts'],
+    // test/reading.test.ts: a record's derived reading (evidence.ts withDerivedReading)
+    tests: [
+      'test/judge-units.test.ts',
+      'test/match-units.test.ts',
+      'test/name-tables.test.ts',
+      'test/reading.test.ts',
+    ],
     // no OpenSearch or Redis: the tests are the unit tier's (scripts/mutation.ts)
     servers: false,
     // pure functions: tests of milliseconds, as in `text`

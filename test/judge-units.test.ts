@@ -400,6 +400,42 @@ describe('the features of a company for a record', () => {
     ]);
   });
 
+  it('a reading derived from the record counts only where the name and spoken keys do not agree', () => {
+    const derived = (name: string, reading: string) => ({
+      ...evidenceOf({ name }),
+      readingDerived: true,
+      keys: { ...evidenceOf({ name }).keys, reading },
+    });
+    // トウヨウ物産 read whole: とうようぶっさん, the company's reading; its name differs
+    const toyo = company({ keys: { name: '東洋物産', spoken: '東洋物産', reading: 'とうようぶっさん' } });
+    expect(featuresOf(toyo, derived('トウヨウ物産', 'とうようぶっさん'))).toMatchObject({
+      nameKey: false,
+      reading: true,
+    });
+    // beside an equal name (or spoken) key it says nothing more
+    const same = company({
+      keys: { name: 'とうよう物産', spoken: 'とうよう物産', reading: 'とうようぶっさん' },
+    });
+    expect(featuresOf(same, derived('トウヨウ物産', 'とうようぶっさん'))).toMatchObject({
+      nameKey: true,
+      reading: false,
+    });
+    const spoken = company({
+      keys: {
+        name: 'x',
+        spoken: evidenceOf({ name: 'トウヨウ物産' }).keys.spoken,
+        reading: 'とうようぶっさん',
+      },
+    });
+    expect(featuresOf(spoken, derived('トウヨウ物産', 'とうようぶっさん'))).toMatchObject({
+      spokenKey: true,
+      reading: false,
+    });
+    // a reading the record has of its own (kana alone) is listed beside the name as before
+    const kana = company({ keys: { name: 'まるか', spoken: 'まるか', reading: 'まるか' } });
+    expect(featuresOf(kana, evidenceOf({ name: 'マルカ' }))).toMatchObject({ nameKey: true, reading: true });
+  });
+
   it('a reading or romaji key agrees only when the record has one', () => {
     // ﾏﾙｶ is kana only: a reading key まるか
     expect(

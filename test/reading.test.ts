@@ -148,6 +148,10 @@ describe('readings derived from names', () => {
     const derived = (name: string) => withDerivedReading(evidenceOf({ name }), name, analyser).keys;
     // トウヨウ物産: kana and kanji; read whole, it meets 東洋物産's reading key
     expect(derived('トウヨウ物産株式会社').reading).toBe(readingKey('トウヨウブッサン'));
+    expect(
+      withDerivedReading(evidenceOf({ name: 'トウヨウ物産' }), 'トウヨウ物産', analyser).readingDerived,
+    ).toBe(true);
+    expect(evidenceOf({ name: 'トウヨウ物産' }).readingDerived).toBeUndefined();
     expect(derived('東洋ぶっさん').reading).toBe(readingKey('トウヨウブッサン'));
     // kana alone have their own reading; kanji alone and Latin are compared as written
     expect(derived('マルカブツリュウ').reading).toBe(queryKeys('マルカブツリュウ').reading);
