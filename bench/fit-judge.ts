@@ -28,6 +28,7 @@ import {
   type FeatureList,
   featuresFromList,
   featureVector,
+  oddsOfVector,
   type WeightName,
   type Weights,
   weightNames,
@@ -108,14 +109,7 @@ export function choicesOf(dumped: readonly Dumped[]): Choice[] {
 
 /** Each candidate's share of the record's odds, "none of them" counting 1. */
 export function sharesOf(w: Weights, choice: Choice): number[] {
-  const odds = choice.xs.map((x) =>
-    Math.exp(
-      Math.min(
-        50,
-        weightNames.reduce((z, n) => z + w[n] * x[n], 0),
-      ),
-    ),
-  );
+  const odds = choice.xs.map((x) => oddsOfVector(x, w));
   const total = 1 + odds.reduce((sum, value) => sum + value, 0);
   return odds.map((value) => value / total);
 }

@@ -342,7 +342,11 @@ export function featureVector(features: Features): Record<WeightName, number> {
 
 /** The odds the weights give a company, e^z (z: the weighted sum of its features). */
 export function oddsOf(features: Features, w: Weights = weights()): number {
-  const x = featureVector(features);
+  return oddsOfVector(featureVector(features), w);
+}
+
+/** The odds of a feature vector (featureVector): e^z, z capped at 50 so that a sum stays finite. */
+export function oddsOfVector(x: Record<WeightName, number>, w: Weights): number {
   let z = 0;
   for (const name of weightNames) z += w[name] * x[name];
   return Math.exp(Math.min(z, 50));

@@ -328,6 +328,11 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
 
 /** Grams a similar name must share with the record's key, of the key's grams. */
 const sharedGrams = '35%';
+
+/** The engine query for the names sharing most of `key`'s 2-3 character grams in a `.grams` field. */
+export function gramQuery(field: string, key: string): object {
+  return { match: { [field]: { query: key, minimum_should_match: sharedGrams } } };
+}
 /** Keys shorter than this have no grams to compare (the grams are 2-3 characters). */
 const minimumGramKey = 2;
 
@@ -341,7 +346,7 @@ function gramQueries(item: Evidence): object[] {
   ];
   return keys
     .filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumGramKey)
-    .map(([field, key]) => ({ match: { [field]: { query: key, minimum_should_match: sharedGrams } } }));
+    .map(([field, key]) => gramQuery(field, key));
 }
 
 /**

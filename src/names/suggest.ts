@@ -19,6 +19,7 @@ import { indexName } from '../opensearch/indices.js';
 import { engineSearch, hitsOf } from '../search/paging/pit-search.js';
 import type { Services } from '../services.js';
 import { nameKey, queryKeys } from './keys.js';
+import { gramQuery } from './lookup.js';
 
 export interface Suggestion {
   corporateNumber: string;
@@ -86,15 +87,13 @@ export async function suggestCorporates(
   return nearSuggestions(services, index, keys, limit);
 }
 
-/** Grams of the typed key a name must hold to be suggested for a mistyped prefix. */
-const sharedGrams = '35%';
 /** Typed keys shorter than this are not looked up by grams (a typo leaves them too few). */
 const minimumNearKey = 4;
 
 /**
  * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so the companies
- * whose keys hold most of its 2-3 character grams (the `.grams` sub-fields, as match's
- * similarity search), best first as the engine scores them. A second engine call, only when
+ * whose keys hold most of its 2-3 character grams (`gramQuery` of src/names/lookup.ts, as
+ * match's similarity search), best first as the engine scores them. A second engine call, only when
  * the first found nothing.
  */
 async function nearSuggestions(
@@ -110,7 +109,7 @@ async function nearSuggestions(
   ];
   const should = byField
     .filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumNearKey)
-    .map(([field, key]) => ({ match: { [field]: { query: key, minimum_should_match: sharedGrams } } }));
+    .map(([field, key]) => gramQuery(field, key));
   if (should.length === 0) return [];
   const body = await engineSearch(
     services,
