@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { choicesOf, fitCalibration, fitWeights, handSet } from '../bench/fit-judge.js';
 import { evidenceOf, type MatchRecord } from '../src/names/evidence.js';
@@ -33,6 +34,7 @@ import {
   weightNames,
 } from '../src/names/judge.js';
 import type { Company } from '../src/names/lookup.js';
+import { propertyParams } from './support/fast-check.js';
 
 const base: Features = {
   nameKey: true,
@@ -636,6 +638,57 @@ describe('rivals and the outranked', () => {
       { rivals: 2, outranked: false },
       { rivals: 0, outranked: true },
     ]);
+  });
+
+  it('counted in one pass, as the pairwise definition counts them, for any mix of companies', () => {
+    // the definition written out pair by pair (what countRivals computes without the pairs)
+    const strength = (f: Features) => {
+      const on = agreementOf(f);
+      if (on === 'nameKey' && f.spokenKeyKnown && !f.spokenKey) return 4;
+      return on === undefined
+        ? 0
+        : { nameKey: 5, spokenKey: 4, reading: 4, romaji: 4, formerName: 3, similar: 1 }[on];
+    };
+    const against = (f: Features) => f.prefecture === false || f.legalForm === false;
+    const backing = (f: Features) =>
+      Number(f.city === true) +
+      Number(f.phone === true) +
+      Number(f.website === true) +
+      Number(f.legalForm === true);
+    const pairwise = (list: Features[]) =>
+      list.map((f) => {
+        const on = agreementOf(f);
+        const outranked = list.some((o) => strength(o) > strength(f) && (on === 'formerName' || !against(o)));
+        const rivals =
+          on === undefined || on === 'similar'
+            ? 0
+            : list.filter(
+                (o) => o !== f && strength(o) === strength(f) && !against(o) && backing(o) >= backing(f),
+              ).length;
+        return { rivals, outranked };
+      });
+    const maybe = fc.option(fc.boolean(), { nil: undefined });
+    const company = fc.record({
+      nameKey: fc.boolean(),
+      spokenKey: fc.boolean(),
+      reading: fc.boolean(),
+      romaji: fc.boolean(),
+      formerName: fc.boolean(),
+      spokenKeyKnown: fc.boolean(),
+      similarity: fc.constantFrom(0, 0.39, 0.4, 0.8),
+      legalForm: maybe,
+      prefecture: maybe,
+      city: maybe,
+      phone: maybe,
+      website: maybe,
+    });
+    fc.assert(
+      fc.property(fc.array(company, { maxLength: 12 }), (drawn) => {
+        const list = drawn.map((f) => ({ ...base, ...f, rivals: 0, outranked: false }) as Features);
+        expect(judged(...list)).toEqual(pairwise(list));
+      }),
+      propertyParams(300),
+    );
   });
 
   it('a company only the evidence brought in (a phone, no name agreement) is outranked, and no rival', () => {

@@ -292,24 +292,36 @@ const strengthOf = (features: Features) => {
  * record contradicts today's holder.
  */
 export function countRivals(all: Features[]): void {
-  for (const features of all) {
+  // one pass to tally, one to read: a common name has a thousand namesakes in a large register,
+  // and comparing each with each would cost a million steps per record
+  const strengths = all.map(strengthOf);
+  let strongest = 0;
+  let strongestUncontradicted = 0;
+  // uncontradicted companies by strength and support (both small whole numbers)
+  const tally = new Map<number, number[]>();
+  all.forEach((features, at) => {
+    const own = strengths[at] as number;
+    strongest = Math.max(strongest, own);
+    if (contradicted(features)) return;
+    strongestUncontradicted = Math.max(strongestUncontradicted, own);
+    const bySupport = tally.get(own) ?? [];
+    bySupport[support(features)] = (bySupport[support(features)] ?? 0) + 1;
+    tally.set(own, bySupport);
+  });
+  all.forEach((features, at) => {
     const agreement = agreementOf(features);
-    const own = strengthOf(features);
+    const own = strengths[at] as number;
     // a former name is outranked by another company's current name even where the record's
     // prefecture rules that company out (a list may hold the old name, which is another's today);
     // anything else only by a company the record does not contradict
-    features.outranked = all.some(
-      (other) => strengthOf(other) > own && (agreement === 'formerName' || !contradicted(other)),
-    );
-    if (agreement === undefined || agreement === 'similar') continue;
-    features.rivals = all.filter(
-      (other) =>
-        other !== features &&
-        strengthOf(other) === own &&
-        !contradicted(other) &&
-        support(other) >= support(features),
-    ).length;
-  }
+    features.outranked = (agreement === 'formerName' ? strongest : strongestUncontradicted) > own;
+    if (agreement === undefined || agreement === 'similar') return;
+    const bySupport = tally.get(own) ?? [];
+    let rivals = 0;
+    for (let level = support(features); level < bySupport.length; level++) rivals += bySupport[level] ?? 0;
+    // the company itself is among those counted when nothing contradicts it
+    features.rivals = rivals - (contradicted(features) ? 0 : 1);
+  });
 }
 
 /** The features as the weights read them: each weight's input, 0 where it does not apply. */
