@@ -4,7 +4,7 @@
  * evidence as features, the confidence and `minConfidence`. The companies are this file's own;
  * every expectation is written from docs/api.md's rules, not computed with the product's code.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import type { Services } from '../src/services.js';
 import { company, indexSources } from './fixtures/match/companies.js';
@@ -29,6 +29,11 @@ const companies = {
     prefectureId: 13,
     cityName: '千代田区',
   }),
+  // three namesakes and a name a character apart: the candidates of a common name
+  tokai13: company(108, { name: '株式会社東海電設', prefectureId: 13, cityName: '港区' }),
+  tokai14: company(109, { name: '株式会社東海電設', prefectureId: 14, cityName: '横浜市西区' }),
+  tokai27: company(110, { name: '有限会社東海電設', prefectureId: 27, cityName: '大阪市北区' }),
+  tokaiNear: company(111, { name: '株式会社東海雷設', prefectureId: 13, cityName: '港区' }),
 };
 const numbers = Object.fromEntries(
   Object.entries(companies).map(([key, c]) => [key, c.corporateNumber]),
@@ -130,6 +135,32 @@ describe('similar names are candidates, never a match on the name alone', () => 
     expect(candidate?.matchedOn).toContain('nearName');
     expect(feature(candidate, 'similarity')).toBeGreaterThan(0.3);
     expect(feature(candidate, 'similarity')).toBeLessThan(1);
+  });
+
+  it('namesakes that fill the candidates leave no room for a similar name: it is not searched', async () => {
+    // the 有限会社 is a namesake the record does not contradict (a business form); the near
+    // name is a character apart
+    const namesakes = [numbers.tokai13, numbers.tokai14, numbers.tokai27].sort();
+    const msearch = vi.spyOn(services.opensearch, 'msearch');
+    try {
+      const three = await one({ name: '東海電設株式会社' }, { candidates: 3 });
+      expect(three.match).toBeNull();
+      expect(three.candidates.map((c) => c.corporateNumber).sort()).toEqual(namesakes);
+      // the similar names' msearch is not sent
+      expect(msearch).not.toHaveBeenCalled();
+      // one more candidate than namesakes: the similar name is searched, and ranks below them
+      const four = await one({ name: '東海電設株式会社' }, { candidates: 4 });
+      expect(msearch).toHaveBeenCalledTimes(1);
+      expect(
+        four.candidates
+          .map((c) => c.corporateNumber)
+          .slice(0, 3)
+          .sort(),
+      ).toEqual(namesakes);
+      expect(four.candidates[3]?.corporateNumber).toBe(numbers.tokaiNear);
+    } finally {
+      msearch.mockRestore();
+    }
   });
 
   it('... until the evidence makes it certain: the phone or the website with the prefecture', async () => {

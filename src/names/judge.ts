@@ -284,6 +284,22 @@ const strengthOf = (features: Features) => {
 };
 
 /**
+ * A company the name agrees with as strongly as a name can (an equal name, spoken, reading or
+ * romaji key), open, and not contradicted by the record: a similar name ranks below it
+ * (countRivals: outranked) and can be neither the match nor ahead of it among the candidates.
+ */
+export function isStandingNamesake(features: Features): boolean {
+  const agreement = agreementOf(features);
+  return (
+    agreement !== undefined &&
+    agreement !== 'similar' &&
+    agreement !== 'formerName' &&
+    !features.closed &&
+    !contradicted(features)
+  );
+}
+
+/**
  * Counts each company's rivals: the other companies whose name agrees at the same strength (an
  * equal key of as strong a kind), none contradicted by the record, with as much support or more.
  * Two namesakes in the record's prefecture are each other's rivals; the one the city singles

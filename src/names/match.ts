@@ -23,6 +23,7 @@ import {
   type Features,
   featureList,
   featuresOf,
+  isStandingNamesake,
   matchMargin,
   mayMatch,
 } from './judge.js';
@@ -142,14 +143,18 @@ function companiesFound(evidence: Evidence, found: Found): Company[] {
   return [...companies.values()];
 }
 
-/** One record's answer from the companies it may name. */
+/**
+ * One record's answer from the companies it may name, and how many of them stand as namesakes
+ * (isStandingNamesake): `limit` of them fill the candidates, and no similar name could change
+ * the answer.
+ */
 function decide(
   evidence: Evidence,
   companies: Company[],
   incomplete: boolean,
   limit: number,
   minConfidence: number,
-): MatchResult {
+): { result: MatchResult; namesakes: number } {
   const judged = companies.map((company) => ({ company, features: featuresOf(company, evidence) }));
   countRivals(judged.map((item) => item.features));
   const confidences = confidencesOf(judged.map((item) => item.features));
@@ -170,7 +175,10 @@ function decide(
     first?.eligible === true &&
     best.confidence >= minConfidence &&
     (next === undefined || best.confidence - next.confidence >= matchMargin);
-  return { match: sure ? best : null, candidates: ranked.slice(0, limit), overMaxCredits: false };
+  return {
+    result: { match: sure ? best : null, candidates: ranked.slice(0, limit), overMaxCredits: false },
+    namesakes: judged.filter((item) => isStandingNamesake(item.features)).length,
+  };
 }
 
 /**
@@ -197,11 +205,16 @@ export async function runMatch(
   const incomplete = evidence.map((item) =>
     lookupValues(item).some(([field, value]) => found.incompleteKeys.has(keyId(field, value))),
   );
-  const results = evidence.map((item, at) =>
+  const decided = evidence.map((item, at) =>
     decide(item, byRecord[at] as Company[], incomplete[at] as boolean, limit, minConfidence),
   );
-  // the records left without a match: companies with similar names too
-  const open = results.flatMap((result, at) => (result.match || evidence[at]?.unmatchable ? [] : [at]));
+  const results = decided.map((item) => item.result);
+  // the records left without a match: companies with similar names too, unless namesakes the
+  // record does not contradict fill the candidates already (a similar name would rank below
+  // them: in a large register a common name has hundreds, and its similar names are thousands)
+  const open = decided.flatMap(({ result, namesakes }, at) =>
+    result.match || evidence[at]?.unmatchable || namesakes >= limit ? [] : [at],
+  );
   if (open.length === 0) return results;
   const similar = await lookUpSimilar(ctx, evidence, open, Math.max(limit, similarSize));
   for (const at of open) {
@@ -217,7 +230,7 @@ export async function runMatch(
       incomplete[at] as boolean,
       limit,
       minConfidence,
-    );
+    ).result;
   }
   return results;
 }
