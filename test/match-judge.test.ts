@@ -6,6 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
+import { createLogger } from '../src/logger.js';
+import { runMatch } from '../src/names/match.js';
 import type { Services } from '../src/services.js';
 import { company, indexSources } from './fixtures/match/companies.js';
 import { setUpServices } from './support/env.js';
@@ -181,6 +183,24 @@ describe('similar names are candidates, never a match on the name alone', () => 
     const result = await one({ name: 'ミツワ電気' });
     expect(result.match?.corporateNumber).toBe(numbers.mitsuwa);
     expect(result.match?.matchedOn).toEqual(['reading']);
+  });
+
+  it('a reading dictionary that fails to load costs the derived reading, not the request', async () => {
+    const lines: string[] = [];
+    const ctx = {
+      opensearch: services.opensearch,
+      config: services.config,
+      logger: createLogger('info', { write: (line: string) => lines.push(line) }),
+    };
+    const results = await runMatch(
+      ctx,
+      { records: [{ name: 'ミツワ電気' }, { name: 'ミツワ電機' }] },
+      { readingAnalyser: () => Promise.reject(new Error('dictionary gone')) },
+    );
+    // the homophone needs the reading; the name as registered does not
+    expect(results.map((result) => result.match?.corporateNumber ?? null)).toEqual([null, numbers.mitsuwa]);
+    expect(lines.join('')).toContain('matching without derived readings');
+    expect(lines.join('')).not.toContain('dictionary gone');
   });
 
   it('the phone alone brings a company in as a candidate, whatever the name', async () => {

@@ -37,7 +37,7 @@ import {
   lookUpSimilar,
   lookupValues,
 } from './lookup.js';
-import { loadReadingAnalyser } from './reading.js';
+import { loadReadingAnalyser, type ReadingAnalyser } from './reading.js';
 
 export type { MatchRecord } from './evidence.js';
 export { isUnmatchableKey } from './evidence.js';
@@ -183,22 +183,28 @@ function decide(
 
 /**
  * The results of a validated match body, one per record in input order. `options.lookupSize`:
- * tests make the one lookup overflow with it.
+ * tests make the one lookup overflow with it; `options.readingAnalyser`: tests make the
+ * dictionary fail to load with it.
  */
 export async function runMatch(
   ctx: Ctx,
   request: MatchRequest,
-  options: { lookupSize?: number } = {},
+  options: { lookupSize?: number; readingAnalyser?: () => Promise<ReadingAnalyser> } = {},
 ): Promise<MatchResult[]> {
   const limit = request.candidates ?? defaultCandidates;
   const minConfidence = request.minConfidence ?? defaultMinConfidence;
   let evidence = request.records.map(evidenceOf);
-  // names written partly in their reading: the analyser's reading too (loaded on first need)
+  // names written partly in their reading: the analyser's reading too (loaded on first need);
+  // a dictionary that fails to load costs those records their derived reading, not the request
   if (evidence.some(wantsDerivedReading)) {
-    const analyser = await loadReadingAnalyser();
-    evidence = evidence.map((item, at) =>
-      withDerivedReading(item, request.records[at]?.name ?? '', analyser),
-    );
+    const analyser = await (options.readingAnalyser ?? loadReadingAnalyser)().catch(() => {
+      ctx.logger.warn({ names: { part: 'reading dictionary' } }, 'matching without derived readings');
+      return undefined;
+    });
+    if (analyser)
+      evidence = evidence.map((item, at) =>
+        withDerivedReading(item, request.records[at]?.name ?? '', analyser),
+      );
   }
   const found = await lookUpKeys(ctx, evidence, options.lookupSize ?? lookupSize);
   const byRecord = evidence.map((item) => companiesFound(item, found));
