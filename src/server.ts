@@ -18,6 +18,7 @@ import { processState } from './http/readiness.js';
 import { createHttpServer } from './http/server.js';
 import { warmUpValidation } from './http/validation.js';
 import { createLogger, endLogs } from './logger.js';
+import { createInProcessMatchJobs } from './match-jobs/in-process.js';
 import { startMetricsListener } from './metrics.js';
 import { describeStartFailure } from './opensearch/access-failures.js';
 import type { OpenSearchClient } from './opensearch/client.js';
@@ -47,6 +48,11 @@ export type EngineProvider = (config: Config, log: (message: string) => void) =>
 export interface StartOptions {
   /** The engine to start or reuse when OPENSEARCH_URL is unset; none: the start stops with one line. */
   localEngine?: EngineProvider;
+  /**
+   * Single-process mode (no REDIS_URL): a Redis for the match jobs alone, which a worker in this
+   * process runs; none, or one that fails to start: the match-job routes answer 503.
+   */
+  localJobsRedis?: (config: Config, log: (message: string) => void) => Promise<ProvidedEngine>;
   /** Runs after the indices exist and before the server listens. */
   beforeServing?: (context: StartContext) => Promise<void>;
   /** Names the command in the one line a failed start-up prints, e.g. `npm start`. */
@@ -76,6 +82,35 @@ function portError(error: NodeJS.ErrnoException, host: string, port: number): Er
   return new Error(`cannot listen on ${host}:${port}: ${error.code ?? error.message}`);
 }
 
+/**
+ * Single-process mode (no REDIS_URL), told in the log; the match jobs on the redis-server of
+ * `options.localJobsRedis` (its stop added to `cleanups`), run by a worker in this process.
+ * None, or one that fails to start: no jobs (the match-job calls answer 503).
+ */
+async function singleProcess(
+  options: StartOptions,
+  config: Config,
+  logger: Logger,
+  cleanups: Array<() => Promise<void>>,
+): Promise<Parameters<typeof createServices>[2]> {
+  logger.warn(
+    `no REDIS_URL: rate limits and credits are kept in this process, API keys in ${config.keysFile} (shared with \`npm run keys\`); single-process mode only`,
+  );
+  if (!options.localJobsRedis) return {};
+  try {
+    const jobsRedis = await options.localJobsRedis(config, (message) => logger.info(message));
+    cleanups.push(jobsRedis.stop);
+    logger.info(`match jobs run in this process, their states in the redis-server at ${jobsRedis.url}`);
+    return { matchJobs: (deps) => createInProcessMatchJobs(jobsRedis.url, deps) };
+  } catch (error) {
+    logger.warn(
+      { err: { message: (error as Error).message } },
+      'no local redis-server for the match jobs: POST /corporates/match-jobs answers 503',
+    );
+    return {};
+  }
+}
+
 const noEngineMessage =
   'OPENSEARCH_URL is not set: set it to the OpenSearch cluster (`npm start` starts a local node, this entry does not)';
 
@@ -97,17 +132,14 @@ export function startServer(options: StartOptions = {}): void {
       cleanups.push(node.stop);
       opensearchUrl = node.url;
     }
-    if (!config.redisUrl) {
-      logger.warn(
-        `no REDIS_URL: rate limits and credits are kept in this process, API keys in ${config.keysFile} (shared with \`npm run keys\`); single-process mode only`,
-      );
-    }
+    // single-process mode: said once, and the match jobs on a redis-server of their own
+    const jobs = config.redisUrl ? {} : await singleProcess(options, config, logger, cleanups);
     if (!config.cursorKeys) {
       logger.warn(
         'no CURSOR_KEYS: cursors are encrypted with a random key of this process; they stop working when it restarts and are refused by other API processes',
       );
     }
-    const services = createServices({ ...config, opensearchUrl }, logger);
+    const services = createServices({ ...config, opensearchUrl }, logger, jobs);
     cleanups.unshift(() => services.close());
     const created = await bootstrapIndices(services.opensearch, config.indexPrefix, config.index);
     if (created.length > 0) logger.info({ indices: created }, 'created indices');

@@ -9,7 +9,7 @@ import { paging } from './catalogue/paging.js';
 import type { Config } from './config.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { startOrphanSweeper } from './limits/orphan-sweeper.js';
-import { createMatchJobs, type MatchJobs } from './match-jobs/service.js';
+import { createMatchJobs, type InProcessDeps, type MatchJobs } from './match-jobs/service.js';
 import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
 import { createRedis } from './redis.js';
 import {
@@ -44,14 +44,21 @@ export interface Services {
   /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
   limits: Limits;
   paging: PagingServices;
-  /** Match jobs (src/match-jobs): Redis mode only. */
+  /** Match jobs (src/match-jobs): Redis mode, or single-process mode given a Redis for the jobs. */
   matchJobs?: MatchJobs;
   /** Revocations announced by pub/sub (Redis mode with API_KEY_CACHE_SECONDS > 0): src/auth/key-changes.ts. */
   keyChanges?: KeyChanges;
   close(): Promise<void>;
 }
 
-export function createServices(config: Config & { opensearchUrl: string }, logger: Logger): Services {
+export function createServices(
+  config: Config & { opensearchUrl: string },
+  logger: Logger,
+  options: {
+    /** Single-process mode: the match jobs, given what they share with the API (./match-jobs/in-process.ts). */
+    matchJobs?: (deps: InProcessDeps) => MatchJobs;
+  } = {},
+): Services {
   const opensearch = createOpenSearchClient(config.opensearchUrl, config.opensearchAccess);
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', (error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
@@ -65,7 +72,16 @@ export function createServices(config: Config & { opensearchUrl: string }, logge
   const sweeper = startOrphanSweeper(limits.ledger, limits.config.sweepIntervalSeconds, logger);
   const keyChanges =
     redis && config.apiKeyCacheSeconds > 0 ? new RedisKeyChanges(redis, config.redisPrefix) : undefined;
-  const matchJobs = redis && config.redisUrl ? createMatchJobs(redis, config.redisUrl, config) : undefined;
+  const matchJobs =
+    redis && config.redisUrl
+      ? createMatchJobs(redis, config.redisUrl, config)
+      : options.matchJobs?.({
+          config,
+          opensearch,
+          logger,
+          ledger: limits.ledger,
+          price: limits.config.matchCost,
+        });
   return {
     config,
     logger,

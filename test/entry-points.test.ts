@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -118,6 +119,59 @@ describe('npm start (src/main.ts)', () => {
     expect(unauthenticated.status).toBe(401);
     child.kill('SIGTERM');
     expect(await exited(child)).toBe(0);
+  });
+
+  it('npm start without REDIS_URL runs match jobs in its process, on a redis-server it stops at exit', async () => {
+    const jobs = path.join(dir, 'start-jobs');
+    const files = {
+      API_KEYS_FILE: path.join(dir, 'start-keys.json'),
+      CREDITS_FILE: path.join(dir, 'start-credits.json'),
+      MATCH_JOBS_DIR: jobs,
+    };
+    const created = await run('scripts/keys.ts', ['create', 'dana', '--credits', '10'], files);
+    expect(created.code, created.stderr).toBe(0);
+    const key = created.stdout.trim();
+    const child = start('scripts/start.ts', [], {
+      ...files,
+      OPENSEARCH_URL: inject('opensearchUrl'),
+      INDEX_PREFIX: prefix('start'),
+      PORT: '0',
+      LOG_LEVEL: 'info',
+    });
+    const seen = await waitForOutput(child, /serving on http:\/\/127\.0\.0\.1:\d+/);
+    const redisPort = Number(
+      /match jobs run in this process, .* at redis:\/\/127\.0\.0\.1:(\d+)/.exec(seen)?.[1],
+    );
+    expect(redisPort).toBeGreaterThan(0);
+    const base = servingUrl(seen) as string;
+    const upload = await fetch(`${base}/rest/v1/corporates/match-jobs`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'text/csv' },
+      body: '会社名\nどこにもない会社\n',
+    });
+    expect(upload.status).toBe(202);
+    const { id } = (await upload.json()) as { id: string };
+    let status = 'queued';
+    for (let tries = 0; tries < 100 && ['queued', 'running'].includes(status); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const job = await fetch(`${base}/rest/v1/corporates/match-jobs/${id}`, {
+        headers: { 'x-api-key': key },
+      });
+      status = ((await job.json()) as { status: string }).status;
+    }
+    expect(status).toBe('completed');
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+    // the redis-server it started is gone with it
+    const refused = await new Promise<string>((resolve) => {
+      const socket = net.connect(redisPort, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
   });
 
   it('refuses a bad setting before it starts anything, naming it', async () => {

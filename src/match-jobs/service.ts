@@ -1,11 +1,15 @@
 /**
  * What the API needs of match jobs: the state store, the queue the worker reads, the folder
- * of the files (MATCH_JOBS_DIR). Built by src/services.ts when Redis is configured; without
- * Redis (single-process mode) there is no worker to run a job, and the routes answer 503.
+ * of the files (MATCH_JOBS_DIR). Built by src/services.ts when Redis is configured. Without
+ * REDIS_URL (single-process mode), `npm start` gives the jobs a redis-server of their own and
+ * a worker in the API's process (./in-process.ts); with neither, the routes answer 503.
  */
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { CreditLedger } from '../limits/credit-ledger.js';
+import type { OpenSearchClient } from '../opensearch/client.js';
 import { MatchJobStore } from './job-store.js';
 import { type MatchJobMessage, matchJobQueue } from './queue.js';
 
@@ -15,6 +19,15 @@ export interface MatchJobs {
   root: string;
   maxRows: number;
   close(): Promise<void>;
+}
+
+/** What a worker in the API's process shares with it (./in-process.ts). */
+export interface InProcessDeps {
+  config: Config;
+  opensearch: OpenSearchClient;
+  logger: Logger;
+  ledger: CreditLedger;
+  price: number;
 }
 
 export function createMatchJobs(

@@ -47,9 +47,13 @@ export function testConfig(
 }
 
 /** Services on the shared servers under fresh prefixes, with the indices created. */
-export async function setUpServices(label: string, overrides: Partial<Config> = {}): Promise<Services> {
+export async function setUpServices(
+  label: string,
+  overrides: Partial<Config> = {},
+  options: Parameters<typeof createServices>[2] = {},
+): Promise<Services> {
   const config = testConfig(label, overrides);
-  const services = createServices(config, createLogger(config.logLevel));
+  const services = createServices(config, createLogger(config.logLevel), options);
   await bootstrapIndices(services.opensearch, config.indexPrefix, config.index);
   const close = services.close.bind(services);
   services.close = async () => {

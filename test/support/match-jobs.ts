@@ -9,11 +9,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import { FileKeyStore } from '../../src/auth/file-key-store.js';
 import { createApiKey } from '../../src/auth/key-admin.js';
 import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { warmUpValidation } from '../../src/http/validation.js';
+import { createInProcessMatchJobs } from '../../src/match-jobs/in-process.js';
 import type { Services } from '../../src/services.js';
 import { companies, indexCompanies } from '../fixtures/match/companies.js';
 import { setUpServices } from './env.js';
@@ -29,14 +31,24 @@ export interface JobsApp {
 export async function startJobsApp(
   label: string,
   matchJobs: Partial<Services['config']['matchJobs']> = {},
+  options: {
+    /** single-process mode (no REDIS_URL): the jobs on the test Redis, a worker in the app's process */
+    singleProcess?: boolean;
+  } = {},
 ): Promise<JobsApp> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'match-jobs-'));
   const defaults = defaultConfig();
-  const services = await setUpServices(label, {
-    matchJobs: { ...defaults.matchJobs, dir, stallSeconds: 2, ...matchJobs },
-    // the tests poll a job's progress: no 429 in the way
-    limits: { ...defaults.limits, ratePerSecond: 1_000_000 },
-  });
+  const jobsRedisUrl = inject('redisUrl');
+  const services = await setUpServices(
+    label,
+    {
+      matchJobs: { ...defaults.matchJobs, dir, stallSeconds: 2, ...matchJobs },
+      // the tests poll a job's progress: no 429 in the way
+      limits: { ...defaults.limits, ratePerSecond: 1_000_000 },
+      ...(options.singleProcess ? { redisUrl: undefined, creditsFile: undefined } : {}),
+    },
+    options.singleProcess ? { matchJobs: (deps) => createInProcessMatchJobs(jobsRedisUrl, deps) } : {},
+  );
   await indexCompanies(services.opensearch, services.config.indexPrefix);
   await warmUpValidation();
   const keyStore = new FileKeyStore(
