@@ -31,6 +31,7 @@ const companies = {
     prefectureId: 13,
     cityName: '千代田区',
   }),
+  longName: company(112, { name: `株式会社${`ミツワ電機${'東西南北春夏秋冬'.repeat(8)}`.slice(0, 63)}` }),
   // three namesakes and a name a character apart: the candidates of a common name
   tokai13: company(108, { name: '株式会社東海電設', prefectureId: 13, cityName: '港区' }),
   tokai14: company(109, { name: '株式会社東海電設', prefectureId: 14, cityName: '横浜市西区' }),
@@ -137,6 +138,18 @@ describe('similar names are candidates, never a match on the name alone', () => 
     expect(candidate?.matchedOn).toContain('nearName');
     expect(feature(candidate, 'similarity')).toBeGreaterThan(0.3);
     expect(feature(candidate, 'similarity')).toBeLessThan(1);
+  });
+
+  it('a name as long as a record may hold (500 characters) is answered: its grams from its head', async () => {
+    // all its 2-3 character grams would pass the engine's clause limit (1,024): 503 before
+    const long = `ミツワ電機${'東西南北春夏秋冬'.repeat(62)}`.slice(0, 500);
+    const { status, body } = await post({ records: [{ name: long }, { name: 'ミツワ電機' }] });
+    expect(status).toBe(200);
+    expect(body.results[0]?.match).toBeNull();
+    expect(body.results[1]?.match?.corporateNumber).toBe(numbers.mitsuwa);
+    // a head of 64 characters: a similar name of 64 characters is found from it
+    const near = await one({ name: `ミツワ電機${'東西南北春夏秋冬'.repeat(8)}`.slice(0, 64) });
+    expect(near.candidates.map((c) => c.corporateNumber)).toContain(numbers.longName);
   });
 
   it('namesakes that fill the candidates leave no room for a similar name: it is not searched', async () => {

@@ -329,9 +329,16 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
 /** Grams a similar name must share with the record's key, of the key's grams. */
 const sharedGrams = '35%';
 
+/**
+ * Characters of a key its grams are taken from: 64 give 125 grams, and a record's four keys
+ * 500 clauses, under the engine's limit of 1,024 (a record's name may be 500 characters).
+ */
+export const gramKeyLength = 64;
+
 /** The engine query for the names sharing most of `key`'s 2-3 character grams in a `.grams` field. */
 export function gramQuery(field: string, key: string): object {
-  return { match: { [field]: { query: key, minimum_should_match: sharedGrams } } };
+  const head = [...key].slice(0, gramKeyLength).join('');
+  return { match: { [field]: { query: head, minimum_should_match: sharedGrams } } };
 }
 /** Keys shorter than this have no grams to compare (the grams are 2-3 characters). */
 const minimumGramKey = 2;
