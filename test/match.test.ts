@@ -306,11 +306,14 @@ describe('a lookup that returns fewer companies than share the keys', () => {
     ]);
   });
 
-  it("key by key, a record's prefecture limits its lookup: namesakes elsewhere are no candidates then", async () => {
-    const [sakura] = (await runMatch(services, request, { lookupSize: 2 })).slice(1);
-    expect(sakura?.candidates.map((c) => c.corporateNumber)).toEqual([numbers.sakuraTokyo]);
-    const [whole] = (await runMatch(services, request)).slice(1);
-    expect(whole?.candidates.map((c) => c.corporateNumber).sort()).toEqual(
+  it("a record's prefecture limits its lookup: namesakes elsewhere are no candidates, whatever the lookup's size", async () => {
+    for (const options of [{ lookupSize: 2 }, {}]) {
+      const [sakura] = (await runMatch(services, request, options)).slice(1);
+      expect(sakura?.candidates.map((c) => c.corporateNumber)).toEqual([numbers.sakuraTokyo]);
+    }
+    // without a prefecture, both namesakes
+    const [alone] = await runMatch(services, { records: [{ name: 'サクラ精機' }] });
+    expect(alone?.candidates.map((c) => c.corporateNumber).sort()).toEqual(
       [numbers.sakuraTokyo, numbers.sakuraOsaka].sort(),
     );
   });

@@ -197,6 +197,17 @@ export function legalFormAgreement(record: string[], company: string[]): boolean
   return business(record) && business(company) ? undefined : false;
 }
 
+/** A company's legal forms, read from its name once: a company is judged for every record naming it. */
+const companyForms = new WeakMap<Company, string[]>();
+function formsOf(company: Company): string[] {
+  let forms = companyForms.get(company);
+  if (!forms) {
+    forms = legalForms(company.name);
+    companyForms.set(company, forms);
+  }
+  return forms;
+}
+
 /** The features of a company for a record, rivals not yet counted. */
 export function featuresOf(company: Company, evidence: Evidence): Features {
   const { keys } = evidence;
@@ -229,7 +240,7 @@ export function featuresOf(company: Company, evidence: Evidence): Features {
     rivals: 0,
     outranked: false,
   };
-  const agrees = legalFormAgreement(evidence.legalForms, legalForms(company.name));
+  const agrees = legalFormAgreement(evidence.legalForms, formsOf(company));
   if (agrees !== undefined) features.legalForm = agrees;
   if (evidence.prefectures.length > 0)
     features.prefecture =

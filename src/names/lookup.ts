@@ -1,13 +1,16 @@
 /**
  * The engine side of matching: which companies a request's records may name.
  *
- * 1. Equal keys, one search for the whole request (reading doc values only):
- *      {bool: {should: [{terms: {nameKey: [...]}}, {terms: {spokenKey: [...]}},
- *                       {terms: {readingKey: [...]}}, {terms: {romajiKey: [...]}},
- *                       {terms: {formerNameKeys: [...]}}, {terms: {corporateNumber: [...]}},
- *                       {terms: {phoneKey: [...]}}, {terms: {websiteHost: [...]}}]}}
+ * 1. Equal keys, in groups of 64 keys asked in the same prefectures, one msearch for the whole
+ *    request (reading doc values only):
+ *      [{index}, {query: {bool: {should: [{terms: {nameKey: [...]}}, {terms: {spokenKey: [...]}},
+ *                                         {terms: {readingKey: [...]}}, {terms: {romajiKey: [...]}},
+ *                                         {terms: {formerNameKeys: [...]}}, {terms: {corporateNumber: [...]}},
+ *                                         {terms: {phoneKey: [...]}}, {terms: {websiteHost: [...]}}],
+ *                               filter: [{terms: {prefectureId: [13]}}]}}}, ...]
  *    the evidence keys (phone digits, website host, corporate number) bring a company in on
- *    their own, whatever its name; more companies than one search returns: key by key.
+ *    their own, whatever its name; a group sharing more companies than one search returns:
+ *    key by key.
  * 2. Similar names, one msearch with a search per record that no decision was reached for:
  *      {bool: {must: {bool: {should: [{match: {'nameKey.grams': {query: key, minimum_should_match: '35%'}}},
  *                                     {match: {'spokenKey.grams': ...}}, reading, romaji]}},
@@ -22,7 +25,6 @@ import { errors } from '../errors/catalogue.js';
 import { withinDeadline } from '../opensearch/deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
-import { engineSearch, hitsOf, totalOf } from '../search/paging/pit-search.js';
 import type { Services } from '../services.js';
 import { phoneDigits, websiteHost } from '../text/address.js';
 import type { Evidence } from './evidence.js';
@@ -171,8 +173,9 @@ export function foundUnder(found: Found, field: LookupField, value: string | und
 const docValues = { _source: false, stored_fields: ['_none_'], docvalue_fields: [...fetchedFields] };
 
 /**
- * Every key of the request in one search; when more companies share them than `size`, key
- * groups in one msearch instead (lookUpOneByOne).
+ * The companies under every key of the request (lookUpGroups): a key whose records each name
+ * one prefecture is looked up in those prefectures only, whatever the request's size, so a
+ * record's candidates do not depend on the records beside it.
  */
 export async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise<Found> {
   const byField = new Map<LookupField, Set<string>>();
@@ -188,33 +191,11 @@ export async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): 
       if (only === undefined || scope === 'any') scopes.set(id, 'any');
       else scopes.set(id, new Set([...(scope ?? []), only]));
     }
-  const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
-  if (byField.size === 0) return found;
-  const asked = new Set(scopes.keys());
-  const body = await engineSearch(ctx, {
-    index: indexName(ctx.config.indexPrefix, 'corporates'),
-    body: {
-      query: {
-        bool: {
-          should: [...byField].map(([field, values]) => ({ terms: { [field]: [...values] } })),
-          minimum_should_match: 1,
-        },
-      },
-      size,
-      track_total_hits: size + 1,
-      ...docValues,
-    } as API.Search_Request['body'],
-  });
-  const hits = hitsOf(body);
-  // more companies share the request's keys than one search returns (common names in a large
-  // index): each key is looked up on its own, so only the records of a key that still
-  // overflows go unmatched, not the whole request
-  if (totalOf(body) > hits.length) return lookUpOneByOne(ctx, scopes, size);
-  for (const hit of hits) file(found, companyOf((hit as { fields?: HitFields }).fields ?? {}), asked);
-  return found;
+  if (byField.size === 0) return { byKey: new Map(), incompleteKeys: new Set() };
+  return lookUpGroups(ctx, scopes, size);
 }
 
-/** Keys per search of a key-by-key lookup: a few searches, each likely to fit in `size`. */
+/** Keys per search of the lookup: a few searches, each likely to fit in `size`. */
 const keysPerGroup = 64;
 
 /**
@@ -226,7 +207,7 @@ const keysPerGroup = 64;
  *   [{index}, {query: {bool: {should: [{terms: {nameKey: [64 keys]}}]}}, size, track_total_hits: size + 1}, ...]
  *   -> overflowing group: [{index}, {query: {terms: {nameKey: ['まるか物流']}}, ...}, ...]
  */
-async function lookUpOneByOne(
+async function lookUpGroups(
   ctx: Ctx,
   scopes: Map<string, Set<number> | 'any'>,
   size: number,
@@ -243,10 +224,12 @@ async function lookUpOneByOne(
     const group = prefectures?.join(',') ?? 'any';
     byScope.set(group, [...(byScope.get(group) ?? []), entry]);
   }
-  const groups: Entry[][] = [];
-  for (const entries of byScope.values())
+  const inGroups = (entries: Entry[]) => {
+    const groups: Entry[][] = [];
     for (let at = 0; at < entries.length; at += keysPerGroup)
       groups.push(entries.slice(at, at + keysPerGroup));
+    return groups;
+  };
   const index = indexName(ctx.config.indexPrefix, 'corporates');
   const timeouts = engineTimeouts(ctx.deadline);
   const searchOf = (group: Entry[]) => {
@@ -269,24 +252,36 @@ async function lookUpOneByOne(
       },
     ];
   };
-  const overflowing: Entry[][] = [];
-  const read = (responses: MsearchResponse[], groupsAsked: Entry[][]) =>
-    responses.forEach((response, position) => {
-      const group = groupsAsked[position] as Entry[];
-      const hits = response.hits?.hits ?? [];
-      const total = response.hits?.total;
-      if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length) {
-        if (group.length > 1) overflowing.push(...group.map((entry) => [entry]));
-        else for (const { id } of group) found.incompleteKeys.add(id);
-        return;
-      }
-      for (const hit of hits) file(found, companyOf(hit.fields ?? {}), asked);
-    });
-  read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
-  if (overflowing.length > 0) {
-    const singles = overflowing.splice(0);
-    read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
-  }
+  // the groups in one msearch; a group that overflows, key by key in another
+  const lookUp = async (groups: Entry[][]) => {
+    const overflowing: Entry[][] = [];
+    const read = (responses: MsearchResponse[], groupsAsked: Entry[][]) =>
+      responses.forEach((response, position) => {
+        const group = groupsAsked[position] as Entry[];
+        const hits = response.hits?.hits ?? [];
+        const total = response.hits?.total;
+        if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length) {
+          if (group.length > 1) overflowing.push(...group.map((entry) => [entry]));
+          else for (const { id } of group) found.incompleteKeys.add(id);
+          return;
+        }
+        for (const hit of hits) file(found, companyOf(hit.fields ?? {}), asked);
+      });
+    read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
+    if (overflowing.length > 0) {
+      const singles = overflowing.splice(0);
+      read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
+    }
+  };
+  const scoped = [...byScope.values()];
+  await lookUp(scoped.flatMap(inGroups));
+  // a key none of whose companies is in its records' prefectures: everywhere, so that the only
+  // company of a name is a candidate even where the record's prefecture contradicts it
+  const nowhere = scoped
+    .flat()
+    .filter(({ id, prefectures }) => prefectures && !found.byKey.has(id) && !found.incompleteKeys.has(id))
+    .map((entry) => ({ ...entry, prefectures: undefined }));
+  if (nowhere.length > 0) await lookUp(inGroups(nowhere));
   return found;
 }
 
@@ -330,10 +325,13 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
 const sharedGrams = '35%';
 
 /**
- * Characters of a key its grams are taken from: 64 give 125 grams, and a record's four keys
- * 500 clauses, under the engine's limit of 1,024 (a record's name may be 500 characters).
+ * Characters of a key its grams are taken from: 32 give 61 grams, a record's four keys 244
+ * clauses, well under the engine's limit of 1,024 (a record's name may be 500 characters). Each
+ * gram costs the engine its postings: at 1,000,000 companies a 64-character head took 0.4-1.1 s
+ * a search, 32 half that (docs/names.md, "At 1,000,000 companies"); a company's name rarely
+ * differs from a record's only past its 32nd character.
  */
-export const gramKeyLength = 64;
+export const gramKeyLength = 32;
 
 /** The engine query for the names sharing most of `key`'s 2-3 character grams in a `.grams` field. */
 export function gramQuery(field: string, key: string): object {
@@ -343,11 +341,14 @@ export function gramQuery(field: string, key: string): object {
 /** Keys shorter than this have no grams to compare (the grams are 2-3 characters). */
 const minimumGramKey = 2;
 
-/** The gram queries of a record's keys, for the similarity search; none for a key too short. */
+/**
+ * The gram queries of a record's keys, for the similarity search; none for a key too short,
+ * nor for a spoken key equal to the name key (a name of kanji and kana: the same grams).
+ */
 function gramQueries(item: Evidence): object[] {
   const keys: Array<[string, string | undefined]> = [
     ['nameKey.grams', item.keys.name],
-    ['spokenKey.grams', item.keys.spoken],
+    ['spokenKey.grams', item.keys.spoken === item.keys.name ? undefined : item.keys.spoken],
     ['readingKey.grams', item.keys.reading],
     ['romajiKey.grams', item.keys.romaji],
   ];
@@ -382,9 +383,8 @@ export async function lookUpSimilar(
         query: {
           bool: {
             must: { bool: { should, minimum_should_match: 1 } },
-            ...(prefectures.length > 0
-              ? { should: [{ terms: { prefectureId: prefectures, boost: 0.5 } }] }
-              : {}),
+            // a company elsewhere than the record says could not be its match
+            ...(prefectures.length > 0 ? { filter: [{ terms: { prefectureId: prefectures } }] } : {}),
           },
         },
         sort: [{ _score: 'desc' }, { corporateNumber: 'asc' }],

@@ -4,8 +4,9 @@
  *
  *   {records: [{name: '㈱マルカ物流 厚木工場', prefectureId: 14}], minConfidence: 0.9}
  *   -> evidenceOf: the record's keys (name, spoken, reading, romaji), legal forms and evidence
- *   -> lookUpKeys: one search for the companies any key of the request equals (the evidence
- *      keys, phone digits, website host and corporate number, bring companies in on their own)
+ *   -> lookUpKeys: one msearch for the companies any key of the request equals, in the
+ *      prefectures the key's records name (the evidence keys, phone digits, website host and
+ *      corporate number, bring companies in on their own)
  *   -> judge each company: its features and their confidence (./judge.ts)
  *   -> records with no match yet: lookUpSimilar, companies with similar names (2-3 character
  *      grams of the keys), judged the same way
