@@ -9,20 +9,23 @@
  *   without pause: errors (must be 0) and the longest answer during the import.
  * Every process it starts is stopped by its pid at the end.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { registrySources } from '../indexer/registry/input.js';
-import { startLocalRedis } from '../ops/local/redis-server.js';
 import { toHalfWidthKana } from '../sample-data/index.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
-import { projectRoot } from '../src/project-root.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { readCsvStream } from '../src/text/csv.js';
 import { type LoadRequest, runLoad, summarize } from './load.js';
-import { benchScript, startNodeProcess, stopAll } from './processes.js';
-import { type BenchOptions, memoryOf, runChild, saveFigures } from './registry-bench-support.js';
+import { stopAll } from './processes.js';
+import {
+  type BenchOptions,
+  memoryOf,
+  runChild,
+  saveFigures,
+  startBenchApi,
+} from './registry-bench-support.js';
 
 interface Drawn {
   corporateNumber: string;
@@ -83,7 +86,7 @@ export async function nameUniqueness(dataDir: string, sample: Drawn[]) {
 }
 
 /** The name as a list would write it: the legal form moved or abbreviated, kana half-width. */
-function variant(name: string, i: number): string {
+export function variant(name: string, i: number): string {
   switch (i % 5) {
     case 0:
       return name;
@@ -274,44 +277,7 @@ async function searchDuring(apiUrl: string, prepared: Prepared[], done: Promise<
 export async function apiStep(engineUrl: string, options: BenchOptions, workDir: string, dataDir: string) {
   const stops: Array<() => Promise<void>> = [];
   try {
-    const redis = await startLocalRedis({ logDir: path.join(workDir, 'redis') });
-    stops.unshift(redis.stop);
-    const env = {
-      OPENSEARCH_URL: engineUrl,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: 'bench:',
-      LOAD_SAMPLE_DATA: 'false',
-      RATE_LIMIT_EXEMPT_USERS: 'bench-user',
-      LOG_LEVEL: 'warn',
-      METRICS_PORT: '0',
-    };
-    const key = execFileSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'scripts/keys.ts',
-        'create',
-        'bench-user',
-        '--credits',
-        '1000000000',
-        '--label',
-        'bench',
-      ],
-      {
-        cwd: projectRoot,
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      },
-    ).trim();
-    const api = await startNodeProcess({
-      script: benchScript('src/main.ts'),
-      env,
-      logFile: path.join(workDir, 'api.log'),
-      readyPath: '/health',
-    });
-    stops.unshift(api.stop);
+    const { api, key } = await startBenchApi(engineUrl, workDir, stops);
     const rssAtStart = memoryOf(api.pid)?.rssMiB ?? null;
     const sample = await drawCompanies(dataDir, 5000, Math.max(1, Math.floor(options.companies / 5500)));
     const prepared = prepare(key, searches(sample));

@@ -2,10 +2,12 @@
  * What bench/registry-1m.ts and its API step share: options, where figures go, a child process
  * run with its peak memory sampled from /proc.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { startLocalRedis } from '../ops/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';
+import { type BenchProcess, benchScript, startNodeProcess } from './processes.js';
 
 export const workDir = path.join(projectRoot, '.local', 'registry-bench');
 export const dataDir = path.join(workDir, 'data');
@@ -22,9 +24,9 @@ export interface BenchOptions {
   keepFiles: boolean;
 }
 
-export function saveFigures(step: string, figures: unknown): void {
-  mkdirSync(workDir, { recursive: true });
-  writeFileSync(path.join(workDir, `figures-${step}.json`), `${JSON.stringify(figures, null, 2)}\n`);
+export function saveFigures(step: string, figures: unknown, dir = workDir): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, `figures-${step}.json`), `${JSON.stringify(figures, null, 2)}\n`);
   console.log(JSON.stringify(figures, null, 2));
 }
 
@@ -71,4 +73,66 @@ export function runChild(script: string, args: string[], env: Record<string, str
       resolve({ code, seconds: (Date.now() - started) / 1000, peakMiB, output });
     });
   });
+}
+
+/** The user the large-scale benches act as: out of the rate limits, a billion credits. */
+export const benchUser = 'bench-user';
+
+export interface BenchApi {
+  api: BenchProcess;
+  key: string;
+  /** the environment the API runs with, for other processes of the same service (the worker) */
+  env: Record<string, string>;
+}
+
+/**
+ * A redis-server of its own (logs under `dir`), a key for `benchUser` and the API as a child
+ * process over the engine at `engineUrl`; each stop goes to the front of `stops`.
+ */
+export async function startBenchApi(
+  engineUrl: string,
+  dir: string,
+  stops: Array<() => Promise<void>>,
+  extraEnv: Record<string, string> = {},
+): Promise<BenchApi> {
+  const redis = await startLocalRedis({ logDir: path.join(dir, 'redis') });
+  stops.unshift(redis.stop);
+  const env = {
+    OPENSEARCH_URL: engineUrl,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: 'bench:',
+    LOAD_SAMPLE_DATA: 'false',
+    RATE_LIMIT_EXEMPT_USERS: benchUser,
+    LOG_LEVEL: 'warn',
+    METRICS_PORT: '0',
+    ...extraEnv,
+  };
+  const key = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'scripts/keys.ts',
+      'create',
+      benchUser,
+      '--credits',
+      '1000000000',
+      '--label',
+      'bench',
+    ],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  ).trim();
+  const api = await startNodeProcess({
+    script: benchScript('src/main.ts'),
+    env,
+    logFile: path.join(dir, 'api.log'),
+    readyPath: '/health',
+  });
+  stops.unshift(api.stop);
+  return { api, key, env };
 }

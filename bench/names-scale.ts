@@ -1,0 +1,359 @@
+/**
+ * Name matching at scale (docs/names.md, "At 1,000,000 companies"): the sample-data generator's
+ * companies (default 1,000,000) loaded through the ingest pipeline into an OpenSearch node of
+ * its own, the API and the worker over it, measured as a user meets them:
+ *
+ *   npx tsx bench/names-scale.ts all [--companies 1000000] [--per-class 100] [--job-rows 1000000]
+ *
+ * Steps, each usable alone (`node` holds the node until SIGTERM, for the others to use through
+ * OPENSEARCH_URL or .local/names-scale/node.json; `all` runs them in one process):
+ *   node   start the node (data under .local/names-scale/opensearch), wait for SIGTERM
+ *   load   generate the data set (bench/data-set.ts) and ingest it (a child process: wall time)
+ *   api    redis-server, the API and the worker on free ports, then
+ *          - the evaluation (bench/name-eval.ts's labelled records, per class, with calibration)
+ *            over all the companies, in requests of 1,000: its records/s is the throughput;
+ *          - the same records two requests at a time;
+ *          - suggest p50/p95 for prefixes of 1-3 characters and for mistyped prefixes (found or not);
+ *          - a match job of --job-rows rows (CSV), its progress sampled while it runs, the results
+ *            downloaded and counted.
+ * Figures go to .local/names-scale/figures-<step>.json. Every process started is stopped by its pid.
+ */
+import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command } from 'commander';
+import { spawnManaged } from '../ops/local/child-process.js';
+import { startLocalOpenSearch } from '../ops/local/opensearch-node.js';
+import { projectRoot } from '../src/project-root.js';
+import { benchDataSet } from './data-set.js';
+import { readCompanies, runNameEval, sendMatches } from './name-eval.js';
+import type { SampleCompany } from './name-variants.js';
+import { makeEvaluationRecords } from './names/generate.js';
+import { benchScript, stopAll } from './processes.js';
+import { variant } from './registry-1m-api.js';
+import { memoryOf, runChild, saveFigures, startBenchApi } from './registry-bench-support.js';
+
+const workDir = path.join(projectRoot, '.local', 'names-scale');
+
+interface Options {
+  companies: number;
+  seed: number;
+  port: number;
+  heap: string;
+  perClass: number;
+  jobRows: number;
+}
+
+async function dataSet(options: Options) {
+  const now = new Date('2026-11-29T00:00:00Z');
+  return benchDataSet(
+    `c${options.companies}-j2000-s${options.seed}-names`,
+    { companies: options.companies, jobs: 2000, seed: options.seed, now },
+    console.log,
+  );
+}
+
+async function nodeStep(options: Options): Promise<void> {
+  const node = await startLocalOpenSearch({
+    baseDir: path.join(workDir, 'opensearch'),
+    clusterName: 'names-scale',
+    heap: options.heap,
+    httpPort: options.port,
+    log: console.log,
+  });
+  writeFileSync(path.join(workDir, 'node.json'), JSON.stringify({ url: node.url, pid: node.pid }));
+  console.log(`OPENSEARCH_URL=${node.url} (pid ${node.pid}); SIGTERM stops it`);
+  await new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+  });
+  await node.stop();
+}
+
+async function loadStep(url: string, options: Options): Promise<void> {
+  const set = await dataSet(options);
+  const run = await runChild(
+    'indexer/bin/ingest.ts',
+    [...set.files, '--dead-letter', path.join(workDir, 'dead-letter.ndjson')],
+    {
+      OPENSEARCH_URL: url,
+      LOG_LEVEL: 'warn',
+    },
+  );
+  if (run.code !== 0) throw new Error(`ingest exited ${run.code}:\n${run.output}`);
+  await fetch(`${url}/_refresh`, { method: 'POST' });
+  const indices = await (
+    await fetch(`${url}/_cat/indices?format=json&bytes=b&h=index,docs.count,store.size`)
+  ).json();
+  saveFigures(
+    'load',
+    {
+      companies: options.companies,
+      ingest: {
+        seconds: run.seconds,
+        companiesPerSecond: Math.round(options.companies / run.seconds),
+        peakRssMiB: Math.round(run.peakMiB),
+      },
+      indices,
+    },
+    workDir,
+  );
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (
+    Math.round(10 * (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0)) / 10
+  );
+}
+
+/** The legal forms the suggest prefixes leave out, as a user types a name without them. */
+const legalForm =
+  /株式会社|有限会社|合同会社|合資会社|合名会社|一般社団法人|一般財団法人|医療法人|学校法人|社会福祉法人/g;
+
+/** One character of `text` replaced by a neighbour of the same script: a typo. */
+function mistype(text: string, at: number): string {
+  const chars = [...text];
+  const code = chars[at]?.codePointAt(0) ?? 0x30a2;
+  chars[at] = String.fromCodePoint(code + (code % 2 === 0 ? 1 : -1));
+  return chars.join('');
+}
+
+/**
+ * Suggest as a user typing: the first 1, 2 and 3 characters of 300 names (legal form left out),
+ * and the first 5 with the 3rd mistyped (names of 6+ characters): p50/p95 per kind, and how
+ * often the company itself is among the 10 suggestions of a mistyped prefix.
+ */
+async function measureSuggest(apiUrl: string, key: string, companies: SampleCompany[]) {
+  const every = Math.max(1, Math.floor(companies.length / 300));
+  const drawn = companies.filter((_, i) => i % every === 0).slice(0, 300);
+  const kinds: Record<string, { q: string; number?: string }[]> = {
+    prefix1: [],
+    prefix2: [],
+    prefix3: [],
+    mistyped5: [],
+  };
+  for (const company of drawn) {
+    const bare = [...company.name.replace(legalForm, '')];
+    kinds.prefix1?.push({ q: bare.slice(0, 1).join('') });
+    kinds.prefix2?.push({ q: bare.slice(0, 2).join('') });
+    kinds.prefix3?.push({ q: bare.slice(0, 3).join('') });
+    if (bare.length >= 6)
+      kinds.mistyped5?.push({ q: mistype(bare.slice(0, 5).join(''), 2), number: company.corporateNumber });
+  }
+  const figures: Record<string, unknown> = {};
+  for (const [kind, queries] of Object.entries(kinds)) {
+    const times: number[] = [];
+    let found = 0;
+    for (const { q, number } of queries) {
+      const started = performance.now();
+      const response = await fetch(
+        `${apiUrl}/rest/v1/corporates/suggest?q=${encodeURIComponent(q)}&limit=10`,
+        {
+          headers: { 'x-api-key': key },
+        },
+      );
+      const body = (await response.json()) as { suggestions?: Array<{ corporateNumber: string }> };
+      times.push(performance.now() - started);
+      if (response.status !== 200) throw new Error(`suggest answered ${response.status}`);
+      if (number && body.suggestions?.some((entry) => entry.corporateNumber === number)) found++;
+    }
+    figures[kind] = {
+      requests: queries.length,
+      p50Ms: percentile(times, 50),
+      p95Ms: percentile(times, 95),
+      p99Ms: percentile(times, 99),
+      ...(kind === 'mistyped5' ? { companyAmongTen: found } : {}),
+    };
+  }
+  return figures;
+}
+
+/** The same records two requests at a time: records/s. */
+async function twoAtATime(
+  apiUrl: string,
+  key: string,
+  records: Parameters<typeof sendMatches>[0]['records'],
+) {
+  const half = Math.ceil(records.length / 2000) * 1000;
+  const started = performance.now();
+  await Promise.all([
+    sendMatches({ apiUrl, key, records: records.slice(0, half), batchSize: 1000 }),
+    sendMatches({ apiUrl, key, records: records.slice(half), batchSize: 1000 }),
+  ]);
+  return Math.round(records.length / ((performance.now() - started) / 1000));
+}
+
+/** A CSV of `rows` rows drawn from the companies in turn, each in one of five spellings, half with a prefecture. */
+function writeJobFile(file: string, companies: SampleCompany[], rows: number): Promise<void> {
+  const out = createWriteStream(file);
+  out.write('row,company,prefectureId\n');
+  for (let i = 0; i < rows; i++) {
+    const company = companies[(i * 7919) % companies.length] as SampleCompany;
+    const name = variant(company.name, i).replace(/"/g, '""');
+    out.write(`${i},"${name}",${i % 2 === 0 && company.prefectureId ? company.prefectureId : ''}\n`);
+  }
+  return new Promise((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+}
+
+interface JobView {
+  id: string;
+  status: string;
+  rows: { total: number; done: number; matched: number; unmatched: number; rejected: number };
+  creditsCharged: number;
+}
+
+/** Uploads the job file, samples its progress every 10 s until it ends, downloads and counts the results. */
+async function measureJob(apiUrl: string, key: string, companies: SampleCompany[], rows: number) {
+  const file = path.join(workDir, 'job.csv');
+  await writeJobFile(file, companies, rows);
+  const started = Date.now();
+  const created = await fetch(`${apiUrl}/rest/v1/corporates/match-jobs`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'text/csv', 'idempotency-key': `names-scale-${started}` },
+    body: await readFile(file),
+  });
+  if (created.status !== 202)
+    throw new Error(`match-jobs answered ${created.status}: ${await created.text()}`);
+  const { id } = (await created.json()) as JobView;
+  const uploadSeconds = (Date.now() - started) / 1000;
+  const progress: Array<{ seconds: number; done: number }> = [];
+  let job: JobView;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    job = (await (
+      await fetch(`${apiUrl}/rest/v1/corporates/match-jobs/${id}`, { headers: { 'x-api-key': key } })
+    ).json()) as JobView;
+    progress.push({ seconds: Math.round((Date.now() - started) / 1000), done: job.rows.done });
+    console.log(`job ${job.status}: ${job.rows.done} of ${job.rows.total}`);
+    if (!['queued', 'running'].includes(job.status)) break;
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const results = await fetch(`${apiUrl}/rest/v1/corporates/match-jobs/${id}/results?format=csv`, {
+    headers: { 'x-api-key': key },
+  });
+  let lines = 0;
+  let inOrder = true;
+  let tail = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of results.body as unknown as AsyncIterable<Uint8Array>) {
+    const text = tail + decoder.decode(chunk, { stream: true });
+    const parts = text.split('\n');
+    tail = parts.pop() ?? '';
+    for (const line of parts) {
+      if (lines > 0 && !line.startsWith(`${lines - 1},`)) inOrder = false;
+      lines++;
+    }
+  }
+  return {
+    rows,
+    status: job.status,
+    uploadSeconds,
+    seconds,
+    rowsPerSecond: Math.round(job.rows.done / seconds),
+    matched: job.rows.matched,
+    unmatched: job.rows.unmatched,
+    rejected: job.rows.rejected,
+    creditsCharged: job.creditsCharged,
+    progressSamples: progress.length,
+    longestGapBetweenSamplesWithoutProgress: progress.reduce(
+      (worst, sample, i) => (i > 0 && sample.done === progress[i - 1]?.done ? Math.max(worst, 10) : worst),
+      0,
+    ),
+    resultRows: lines - 1,
+    resultsInInputOrder: inOrder,
+    progress: progress.filter((_, i) => i % 6 === 0 || i === progress.length - 1),
+  };
+}
+
+async function apiStep(engineUrl: string, options: Options): Promise<void> {
+  const stops: Array<() => Promise<void>> = [];
+  try {
+    const { api, key, env } = await startBenchApi(engineUrl, workDir, stops, {
+      MATCH_JOBS_DIR: path.join(workDir, 'match-jobs'),
+    });
+    // the worker runs the match jobs; it listens on no port, so it is ready once it logs its start
+    const worker = spawnManaged(process.execPath, ['--import', 'tsx', benchScript('indexer/bin/worker.ts')], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      logFile: path.join(workDir, 'worker.log'),
+    });
+    stops.unshift(() => worker.stop());
+    const set = await dataSet(options);
+    const companiesFile = set.files[0] as string;
+    const companies = await readCompanies(companiesFile);
+    const figures: Record<string, unknown> = {
+      companies: companies.length,
+      apiRssAtStartMiB: memoryOf(api.pid)?.rssMiB,
+    };
+    const save = () => saveFigures('api', { ...figures, apiPeakRssMiB: api.peakRssMiB() }, workDir);
+    const evaluation = await runNameEval({
+      apiUrl: api.url,
+      key,
+      corporatesFile: companiesFile,
+      seed: options.seed,
+      perClass: options.perClass,
+      log: console.log,
+    });
+    figures.evaluation = evaluation;
+    save();
+    const labelled = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass });
+    figures.twoAtATimeRecordsPerSecond = await twoAtATime(
+      api.url,
+      key,
+      labelled.map((entry) => entry.record),
+    );
+    save();
+    figures.suggest = await measureSuggest(api.url, key, companies);
+    save();
+    if (options.jobRows > 0) figures.job = await measureJob(api.url, key, companies, options.jobRows);
+    save();
+  } finally {
+    await stopAll(stops, console.log);
+  }
+}
+
+function nodeUrl(): string {
+  if (process.env.OPENSEARCH_URL) return process.env.OPENSEARCH_URL;
+  const record = path.join(workDir, 'node.json');
+  if (!existsSync(record)) throw new Error('no node: run the node step first, or set OPENSEARCH_URL');
+  return (JSON.parse(readFileSync(record, 'utf8')) as { url: string }).url;
+}
+
+async function main(): Promise<void> {
+  const program = new Command('names-scale')
+    .argument('<step>', 'node | load | api | all')
+    .option('--companies <n>', 'companies in the data set', Number, 1_000_000)
+    .option('--seed <n>', 'generator and evaluation seed', Number, 1)
+    .option('--port <n>', "the node's HTTP port", Number, 9250)
+    .option('--heap <size>', "the node's JVM heap", '4g')
+    .option('--per-class <n>', 'evaluation records per class of spelling', Number, 100)
+    .option('--job-rows <n>', 'rows of the match job (0: none)', Number, 1_000_000)
+    .parse();
+  const step = program.args[0] as string;
+  const options = program.opts<Options>();
+  if (step === 'node') return nodeStep(options);
+  if (step === 'load') return loadStep(nodeUrl(), options);
+  if (step === 'api') return apiStep(nodeUrl(), options);
+  if (step === 'all') {
+    const node = await startLocalOpenSearch({
+      baseDir: path.join(workDir, 'opensearch'),
+      clusterName: 'names-scale',
+      heap: options.heap,
+      httpPort: options.port,
+      log: console.log,
+      ephemeral: true,
+    });
+    try {
+      await loadStep(node.url, options);
+      await apiStep(node.url, options);
+    } finally {
+      await node.stop();
+    }
+    return;
+  }
+  throw new Error(`unknown step ${step}`);
+}
+
+await main();
