@@ -91,6 +91,10 @@ function derivedValues(e: SettingValues) {
     throw new ConfigError(
       `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.REQUEST_DEADLINE_MS} ms`,
     );
+  if (e.CREDIT_RESERVATION_TIMEOUT_SECONDS * 1000 <= e.MATCH_DEADLINE_MS)
+    throw new ConfigError(
+      `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than MATCH_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.MATCH_DEADLINE_MS} ms`,
+    );
   // unset: 1, or SEARCH_CREDIT_COST when searches cost less (free searches, free matches)
   const matchCost = e.MATCH_CREDIT_COST ?? Math.min(1, e.SEARCH_CREDIT_COST);
   if (matchCost > e.SEARCH_CREDIT_COST)

@@ -59,7 +59,8 @@ export function settingsReference(): string {
     'file need `https://` nodes in `OPENSEARCH_URL` and are given one way (in the URL, or',
     '`OPENSEARCH_USERNAME` with `OPENSEARCH_PASSWORD` or `OPENSEARCH_PASSWORD_FILE`);',
     '`CURSOR_KEYS` and `CURSOR_SECRET` are not both set; `CREDIT_RESERVATION_TIMEOUT_SECONDS` is',
-    'longer than `REQUEST_DEADLINE_MS`; `MATCH_CREDIT_COST` is at most `SEARCH_CREDIT_COST`.',
+    'longer than `REQUEST_DEADLINE_MS` and `MATCH_DEADLINE_MS`; `MATCH_CREDIT_COST` is at most',
+    '`SEARCH_CREDIT_COST`.',
   ];
   for (const part of sections) {
     lines.push('', `## ${part.title}`, '', part.about, '');

@@ -81,6 +81,13 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     doc: 'The most a `/rest/v1` request may take; then 503 with `Retry-After`, the search cancelled and its reservation refunded.',
   }),
   setting({
+    name: 'MATCH_DEADLINE_MS',
+    key: 'matchDeadlineMs',
+    kind: integer(1),
+    default: '20000',
+    doc: 'The most a match request (`POST /corporates/match`, `POST /reconcile`) may take, in place of `REQUEST_DEADLINE_MS`: 1,000 records look up thousands of keys (3-13 s at 1,000,000 companies on two cores); then 503 as for a search.',
+  }),
+  setting({
     name: 'HTTP_HEADERS_TIMEOUT_MS',
     key: 'http.headersTimeoutMs',
     kind: integer(1),
@@ -326,7 +333,7 @@ const limits = section(
       key: 'limits.reservationOrphanSeconds',
       kind: integer(1),
       default: '60',
-      doc: 'A reservation neither committed nor refunded after this long is refunded by the sweep; longer than `REQUEST_DEADLINE_MS`.',
+      doc: 'A reservation neither committed nor refunded after this long is refunded by the sweep; longer than `REQUEST_DEADLINE_MS` and `MATCH_DEADLINE_MS`.',
     }),
     setting({
       name: 'CREDIT_SWEEP_INTERVAL_SECONDS',

@@ -53,6 +53,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   api.use(
     requestDeadline({
       totalMs: services.config.requestDeadlineMs,
+      matchMs: services.config.matchDeadlineMs,
       redisMs: services.config.redisBudgetMs,
       logger: services.logger,
     }),

@@ -1,5 +1,7 @@
 /**
- * First slot under /rest/v1: the request's deadline (src/deadline.ts). When it passes before
+ * Second slot under /rest/v1, after the operation is known: the request's deadline
+ * (src/deadline.ts), REQUEST_DEADLINE_MS, or MATCH_DEADLINE_MS for a match request (1,000
+ * records are thousands of key lookups). When it passes before
  * an answer went out, the 503 is written HERE, by a timer, whatever the request is still
  * waiting on (a frozen Redis, a frozen OpenSearch, a slow disk), so the caller's wait is
  * bounded by the deadline and the event loop, not by any library's timeout. The work still
@@ -15,12 +17,20 @@ import { Deadline, stillAnswering } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { locals } from './locals.js';
 
-export function requestDeadline(opts: { totalMs: number; redisMs: number; logger?: Logger }) {
+export function requestDeadline(opts: {
+  totalMs: number;
+  /** A match request's (the operation's limit `match`), in place of `totalMs`. */
+  matchMs?: number;
+  redisMs: number;
+  logger?: Logger;
+}) {
   return (_req: Request, res: Response, next: NextFunction): void => {
     if (!stillAnswering(res)) return; // hung up while queued
+    const totalMs =
+      locals(res).operation?.limit === 'match' && opts.matchMs !== undefined ? opts.matchMs : opts.totalMs;
     // counted from the request's arrival: time spent queued behind other requests is spent
     const deadline = new Deadline({
-      totalMs: opts.totalMs,
+      totalMs,
       redisMs: opts.redisMs,
       now: locals(res).receivedAt,
     });
@@ -30,10 +40,10 @@ export function requestDeadline(opts: { totalMs: number; redisMs: number; logger
       () => {
         if (res.headersSent || res.writableEnded || res.destroyed) return;
         opts.logger?.warn(
-          { requestId: locals(res).requestId, deadlineMs: opts.totalMs },
+          { requestId: locals(res).requestId, deadlineMs: totalMs },
           'request deadline passed',
         );
-        const error = errors.deadlineExceeded(opts.totalMs);
+        const error = errors.deadlineExceeded(totalMs);
         // res.end, not res.json: a patched res.json (Idempotency-Key bookkeeping) may wait
         // on Redis, which may be the very thing that is stalled
         res.status(error.status).set(error.headers).type('application/json');

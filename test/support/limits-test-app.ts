@@ -106,6 +106,8 @@ export async function startLimitsTestApp(opts: {
       // as test/support/env.ts: 1,000 concurrent searches on a loaded machine can outlast the
       // production deadline and Redis budget; those 503s are the deadline tests' subject
       requestDeadlineMs: opts.requestDeadlineMs ?? 20_000,
+      // a match has the same deadline here: the fault tests cut matches as they cut searches
+      matchDeadlineMs: opts.requestDeadlineMs ?? 20_000,
       redisBudgetMs: 5_000,
       limits: opts.limits.config,
     },

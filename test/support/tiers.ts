@@ -31,6 +31,7 @@ export const unitTestFiles = [
   'test/config.test.ts',
   'test/contract-errors.test.ts',
   'test/cursor-token.test.ts',
+  'test/deadline-per-operation.test.ts',
   'test/doc-links.test.ts',
   'test/doc-snippets.test.ts',
   'test/error-codes.test.ts',
