@@ -658,7 +658,13 @@ describe('rivals and the outranked', () => {
     const pairwise = (list: Features[]) =>
       list.map((f) => {
         const on = agreementOf(f);
-        const outranked = list.some((o) => strength(o) > strength(f) && (on === 'formerName' || !against(o)));
+        const byKey = on !== undefined && on !== 'similar';
+        const outranked = list.some(
+          (o) =>
+            strength(o) > strength(f) &&
+            (on === 'formerName' || !against(o)) &&
+            (!byKey || backing(o) >= backing(f)),
+        );
         const rivals =
           on === undefined || on === 'similar'
             ? 0
@@ -689,6 +695,25 @@ describe('rivals and the outranked', () => {
       }),
       propertyParams(300),
     );
+  });
+
+  it('a key agreement with more support is not outranked by a stronger one with less', () => {
+    // ﾜｶﾊﾞﾈｯﾄﾜｰｸｽ株式会社 (name key, no phone) and 株式会社若葉ネットワークス (reading, phone agrees)
+    const byName = { ...nameKey, legalForm: true };
+    const byReading = {
+      ...nameKey,
+      nameKey: false,
+      spokenKey: false,
+      reading: true,
+      legalForm: true,
+      phone: true,
+    };
+    expect(judged(byName, byReading)).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 0, outranked: false },
+    ]);
+    // as much support on the stronger side: outranked as before
+    expect(judged({ ...byName, phone: true }, byReading)[1]).toEqual({ rivals: 0, outranked: true });
   });
 
   it('a company only the evidence brought in (a phone, no name agreement) is outranked, and no rival', () => {

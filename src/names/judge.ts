@@ -322,30 +322,40 @@ export function countRivals(all: Features[]): void {
   // one pass to tally, one to read: a common name has a thousand namesakes in a large register,
   // and comparing each with each would cost a million steps per record
   const strengths = all.map(strengthOf);
-  let strongest = 0;
-  let strongestUncontradicted = 0;
+  const supports = all.map(support);
+  // the most support at each strength, among all companies and among the uncontradicted
+  const mostSupport = { all: [] as number[], uncontradicted: [] as number[] };
   // uncontradicted companies by strength and support (both small whole numbers)
   const tally = new Map<number, number[]>();
   all.forEach((features, at) => {
     const own = strengths[at] as number;
-    strongest = Math.max(strongest, own);
+    const backing = supports[at] as number;
+    mostSupport.all[own] = Math.max(mostSupport.all[own] ?? -1, backing);
     if (contradicted(features)) return;
-    strongestUncontradicted = Math.max(strongestUncontradicted, own);
+    mostSupport.uncontradicted[own] = Math.max(mostSupport.uncontradicted[own] ?? -1, backing);
     const bySupport = tally.get(own) ?? [];
-    bySupport[support(features)] = (bySupport[support(features)] ?? 0) + 1;
+    bySupport[backing] = (bySupport[backing] ?? 0) + 1;
     tally.set(own, bySupport);
   });
   all.forEach((features, at) => {
     const agreement = agreementOf(features);
     const own = strengths[at] as number;
+    const backing = supports[at] as number;
     // a former name is outranked by another company's current name even where the record's
     // prefecture rules that company out (a list may hold the old name, which is another's today);
-    // anything else only by a company the record does not contradict
-    features.outranked = (agreement === 'formerName' ? strongest : strongestUncontradicted) > own;
-    if (agreement === undefined || agreement === 'similar') return;
+    // anything else only by a company the record does not contradict. A company whose key agrees
+    // (spoken, reading, romaji, former) is outranked only by a stronger one with as much support:
+    // a record in kana with the phone of 株式会社若葉ネットワークス names it, not ﾜｶﾊﾞﾈｯﾄﾜｰｸｽ株式会社
+    // without a phone, whose name key is the record's
+    const byKey = agreement !== undefined && agreement !== 'similar';
+    const stronger = agreement === 'formerName' ? mostSupport.all : mostSupport.uncontradicted;
+    features.outranked = stronger.some(
+      (most, strength) => strength > own && most !== undefined && (!byKey || most >= backing),
+    );
+    if (!byKey) return;
     const bySupport = tally.get(own) ?? [];
     let rivals = 0;
-    for (let level = support(features); level < bySupport.length; level++) rivals += bySupport[level] ?? 0;
+    for (let level = backing; level < bySupport.length; level++) rivals += bySupport[level] ?? 0;
     // the company itself is among those counted when nothing contradicts it
     features.rivals = rivals - (contradicted(features) ? 0 : 1);
   });
