@@ -4,7 +4,12 @@
  * process, the credits in the process's own ledger. A job is taken, run to its end and
  * charged there, and its results read back, with nothing but the app running.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MatchJobStore } from '../src/match-jobs/job-store.js';
+import { createMatchJobWorker } from '../src/match-jobs/worker.js';
+import { createRedis } from '../src/redis.js';
 import { testRedis } from './support/env.js';
 import {
   createJob,
@@ -47,5 +52,36 @@ describe('single-process mode', () => {
     expect(results.status).toBe(200);
     // the header and one line per row
     expect((await results.text()).trim().split('\n')).toHaveLength(rows + 1);
+  });
+});
+
+describe('a match-job worker starting', () => {
+  it('sweeps once its store is connected, without a warning for commands sent too early', async () => {
+    const lines: string[] = [];
+    const prefix = `${app.services.config.redisPrefix}sweep:`;
+    // the store's client as the worker binary makes it: not connected yet, no offline queue
+    const storeRedis = createRedis(inject('redisUrl'));
+    const connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+    const worker = createMatchJobWorker({
+      connection,
+      redisPrefix: prefix,
+      services: app.services,
+      ledger: app.services.limits.ledger,
+      price: 1,
+      store: new MatchJobStore(storeRedis, prefix),
+      root: app.dir,
+      logger: pino({ level: 'info' }, { write: (line: string) => lines.push(line) }),
+      stallSeconds: 2,
+      retentionHours: 1,
+    });
+    try {
+      await new Promise((resolve) => storeRedis.once('ready', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(lines.filter((line) => line.includes('retention sweep failed'))).toEqual([]);
+    } finally {
+      await worker.close();
+      connection.disconnect();
+      storeRedis.disconnect();
+    }
   });
 });

@@ -104,6 +104,12 @@ export class MatchJobStore {
     private readonly prefix: string,
   ) {}
 
+  /** Resolves once the store's Redis connection is up (it queues no command offline). */
+  ready(): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    return new Promise((resolve) => this.redis.once('ready', () => resolve()));
+  }
+
   private jobKey(id: string): string {
     return `${this.prefix}match-job:${id}`;
   }

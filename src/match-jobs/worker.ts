@@ -87,7 +87,8 @@ export function createMatchJobWorker(options: MatchJobWorkerOptions): MatchJobWo
       options.logger.warn({ err: { message: (error as Error).message } }, 'match job retention sweep failed');
     }
   };
-  void sweep();
+  // the first sweep once the store is connected: before, its commands would be refused
+  void options.store.ready().then(sweep);
   const timer = setInterval(() => void sweep(), 10 * 60 * 1000);
   timer.unref();
   return {
