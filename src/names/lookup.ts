@@ -200,10 +200,11 @@ const keysPerGroup = 64;
 
 /**
  * The request's keys in groups of `keysPerGroup`, one search each, in one msearch (a key whose
- * records each name one prefecture is looked up in those prefectures only: its namesakes
- * elsewhere could not be its match, and are left out of its candidates too); a group
- * whose companies are more than `size` is looked up again one key per search, and a key that
- * still overflows is recorded in `incompleteKeys`:
+ * records each name one prefecture is looked up in those prefectures: its namesakes elsewhere
+ * could not be its match, and are left out of its candidates too, unless it has none there,
+ * when it is looked up again everywhere); a group whose companies are more than `size` is
+ * looked up again one key per search, and a key that still overflows is recorded in
+ * `incompleteKeys`:
  *   [{index}, {query: {bool: {should: [{terms: {nameKey: [64 keys]}}]}}, size, track_total_hits: size + 1}, ...]
  *   -> overflowing group: [{index}, {query: {terms: {nameKey: ['まるか物流']}}, ...}, ...]
  */
