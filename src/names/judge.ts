@@ -296,8 +296,8 @@ const strengthOf = (features: Features) => {
 
 /**
  * A company the name agrees with as strongly as a name can (an equal name, spoken, reading or
- * romaji key), open, and not contradicted by the record: a similar name ranks below it
- * (countRivals: outranked) and can be neither the match nor ahead of it among the candidates.
+ * romaji key), open, and not contradicted by the record: a similar name is outranked by it
+ * (countRivals) and can never be the match while it stands.
  */
 export function isStandingNamesake(features: Features): boolean {
   const agreement = agreementOf(features);

@@ -217,8 +217,9 @@ export async function runMatch(
   );
   const results = decided.map((item) => item.result);
   // the records left without a match: companies with similar names too, unless namesakes the
-  // record does not contradict fill the candidates already (a similar name would rank below
-  // them: in a large register a common name has hundreds, and its similar names are thousands)
+  // record does not contradict fill the candidates already (a similar name is outranked by
+  // them and could never be the match: in a large register a common name has hundreds of
+  // namesakes, and its similar names thousands)
   const open = decided.flatMap(({ result, namesakes }, at) =>
     result.match || evidence[at]?.unmatchable || namesakes >= limit ? [] : [at],
   );
