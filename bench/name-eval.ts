@@ -49,6 +49,8 @@ export async function sendMatches(options: {
   key: string;
   records: readonly MatchRecord[];
   batchSize: number;
+  /** each answered request's milliseconds */
+  onRequest?: (ms: number) => void;
 }): Promise<{ results: MatchResult[]; seconds: number; requests: number }> {
   const results: MatchResult[] = [];
   let requests = 0;
@@ -56,6 +58,7 @@ export async function sendMatches(options: {
   let waitedMs = 0;
   for (let at = 0; at < options.records.length; at += options.batchSize) {
     const records = options.records.slice(at, at + options.batchSize);
+    const sentAt = performance.now();
     const response = await fetch(new URL(matchPath, options.apiUrl), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': options.key },
@@ -72,6 +75,7 @@ export async function sendMatches(options: {
       continue;
     }
     if (!response.ok) throw new Error(`${matchPath} answered ${response.status}: ${text.slice(0, 300)}`);
+    options.onRequest?.(performance.now() - sentAt);
     const body = JSON.parse(text) as { results?: MatchResult[] };
     if (!Array.isArray(body.results) || body.results.length !== records.length)
       throw new Error(
@@ -91,6 +95,7 @@ export interface NameEvalOptions {
   perClass: number;
   batchSize?: number;
   log?: (line: string) => void;
+  onRequest?: (ms: number) => void;
 }
 
 export async function runNameEval(options: NameEvalOptions): Promise<NameEvalReport> {
@@ -103,6 +108,7 @@ export async function runNameEval(options: NameEvalOptions): Promise<NameEvalRep
     key: options.key,
     records: labelled.map((entry) => entry.record),
     batchSize,
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
   });
   const report: NameEvalReport = {
     companies: companies.length,
