@@ -18,12 +18,11 @@
  *            downloaded and counted.
  * Figures go to .local/names-scale/figures-<step>.json. Every process started is stopped by its pid.
  */
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { spawnManaged } from '../ops/local/child-process.js';
-import { startLocalOpenSearch } from '../ops/local/opensearch-node.js';
 import { projectRoot } from '../src/project-root.js';
 import { benchDataSet } from './data-set.js';
 import { readCompanies, runNameEval, sendMatches } from './name-eval.js';
@@ -31,7 +30,14 @@ import type { SampleCompany } from './name-variants.js';
 import { makeEvaluationRecords } from './names/generate.js';
 import { benchScript, stopAll } from './processes.js';
 import { variant } from './registry-1m-api.js';
-import { memoryOf, runChild, saveFigures, startBenchApi } from './registry-bench-support.js';
+import {
+  holdBenchNode,
+  memoryOf,
+  runChild,
+  saveFigures,
+  startBenchApi,
+  startBenchNode,
+} from './registry-bench-support.js';
 
 const workDir = path.join(projectRoot, '.local', 'names-scale');
 
@@ -53,22 +59,6 @@ async function dataSet(options: Options) {
     { companies: options.companies, jobs: 2000, seed: options.seed, now },
     console.log,
   );
-}
-
-async function nodeStep(options: Options): Promise<void> {
-  const node = await startLocalOpenSearch({
-    baseDir: path.join(workDir, 'opensearch'),
-    clusterName: 'names-scale',
-    heap: options.heap,
-    httpPort: options.port,
-    log: console.log,
-  });
-  writeFileSync(path.join(workDir, 'node.json'), JSON.stringify({ url: node.url, pid: node.pid }));
-  console.log(`OPENSEARCH_URL=${node.url} (pid ${node.pid}); SIGTERM stops it`);
-  await new Promise<void>((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-  });
-  await node.stop();
 }
 
 async function loadStep(url: string, options: Options): Promise<void> {
@@ -373,18 +363,11 @@ async function main(): Promise<void> {
     .parse();
   const step = program.args[0] as string;
   const options = program.opts<Options>();
-  if (step === 'node') return nodeStep(options);
+  if (step === 'node') return holdBenchNode(workDir, 'names-scale', options);
   if (step === 'load') return loadStep(nodeUrl(), options);
   if (step === 'api') return apiStep(nodeUrl(), options);
   if (step === 'all') {
-    const node = await startLocalOpenSearch({
-      baseDir: path.join(workDir, 'opensearch'),
-      clusterName: 'names-scale',
-      heap: options.heap,
-      httpPort: options.port,
-      log: console.log,
-      ephemeral: true,
-    });
+    const node = await startBenchNode(workDir, 'names-scale', options, true);
     try {
       await loadStep(node.url, options);
       await apiStep(node.url, options);

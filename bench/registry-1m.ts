@@ -15,31 +15,22 @@
  * its pid; `all` deletes the generated files and the node's data at the end (`--keep-files`
  * keeps them).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { writeDiffFile, writeFullFiles } from '../indexer/registry/generate-files.js';
-import { startLocalOpenSearch } from '../ops/local/opensearch-node.js';
-import { type BenchOptions, dataDir, runChild, saveFigures, workDir } from './registry-bench-support.js';
+import {
+  type BenchOptions,
+  dataDir,
+  holdBenchNode,
+  runChild,
+  saveFigures,
+  startBenchNode,
+  workDir,
+} from './registry-bench-support.js';
 
 const fullDate = '2026-10-31';
 const diffDate = '2026-11-01';
-
-async function nodeStep(options: BenchOptions): Promise<void> {
-  const node = await startLocalOpenSearch({
-    baseDir: path.join(workDir, 'opensearch'),
-    clusterName: 'registry-bench',
-    heap: options.heap,
-    httpPort: options.port,
-    log: console.log,
-  });
-  writeFileSync(path.join(workDir, 'node.json'), JSON.stringify({ url: node.url, pid: node.pid }));
-  console.log(`OPENSEARCH_URL=${node.url} (pid ${node.pid}); SIGTERM stops it`);
-  await new Promise<void>((resolve) => {
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-  });
-  await node.stop();
-}
 
 async function engine(url: string, pathAndQuery: string, init?: RequestInit): Promise<unknown> {
   const response = await fetch(`${url}${pathAndQuery}`, init);
@@ -113,20 +104,13 @@ function nodeUrl(): string {
 
 async function main(): Promise<void> {
   const { step, options } = parseOptions();
-  if (step === 'node') return nodeStep(options);
+  if (step === 'node') return holdBenchNode(workDir, 'registry-bench', options);
   if (step === 'load') return loadStep(nodeUrl(), options);
   if (step === 'api')
     return (await import('./registry-1m-api.js')).apiStep(nodeUrl(), options, workDir, dataDir);
   if (step === 'all') {
-    const node = await startLocalOpenSearch({
-      baseDir: path.join(workDir, 'opensearch'),
-      clusterName: 'registry-bench',
-      heap: options.heap,
-      httpPort: options.port,
-      log: console.log,
-      // its data goes with it, unless the files are kept
-      ephemeral: !options.keepFiles,
-    });
+    // its data goes with it, unless the files are kept
+    const node = await startBenchNode(workDir, 'registry-bench', options, !options.keepFiles);
     try {
       await loadStep(node.url, options);
       await (await import('./registry-1m-api.js')).apiStep(node.url, options, workDir, dataDir);

@@ -5,6 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { type LocalOpenSearch, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
 import { startLocalRedis } from '../ops/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';
 import { type BenchProcess, benchScript, startNodeProcess } from './processes.js';
@@ -107,26 +108,7 @@ export async function startBenchApi(
     METRICS_PORT: '0',
     ...extraEnv,
   };
-  const key = execFileSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'scripts/keys.ts',
-      'create',
-      benchUser,
-      '--credits',
-      '1000000000',
-      '--label',
-      'bench',
-    ],
-    {
-      cwd: projectRoot,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  ).trim();
+  const key = createBenchKey(env, benchUser, 'bench');
   const api = await startNodeProcess({
     script: benchScript('src/main.ts'),
     env,
@@ -135,4 +117,53 @@ export async function startBenchApi(
   });
   stops.unshift(api.stop);
   return { api, key, env };
+}
+
+/** A key for `user` with a billion credits, made by the keys CLI under `env` (the API's store). */
+export function createBenchKey(env: Record<string, string>, user: string, label: string): string {
+  return execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/keys.ts', 'create', user, '--credits', '1000000000', '--label', label],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  ).trim();
+}
+
+/** A bench's own OpenSearch node, its data under `dir`/opensearch (`ephemeral`: deleted at its stop). */
+export function startBenchNode(
+  dir: string,
+  clusterName: string,
+  options: { heap: string; port: number },
+  ephemeral = false,
+): Promise<LocalOpenSearch> {
+  return startLocalOpenSearch({
+    baseDir: path.join(dir, 'opensearch'),
+    clusterName,
+    heap: options.heap,
+    httpPort: options.port,
+    log: console.log,
+    ...(ephemeral ? { ephemeral } : {}),
+  });
+}
+
+/**
+ * A bench's `node` step: the node started, its address written to `dir`/node.json for the other
+ * steps, held until SIGINT or SIGTERM, then stopped.
+ */
+export async function holdBenchNode(
+  dir: string,
+  clusterName: string,
+  options: { heap: string; port: number },
+): Promise<void> {
+  const node = await startBenchNode(dir, clusterName, options);
+  writeFileSync(path.join(dir, 'node.json'), JSON.stringify({ url: node.url, pid: node.pid }));
+  console.log(`OPENSEARCH_URL=${node.url} (pid ${node.pid}); SIGTERM stops it`);
+  await new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+  });
+  await node.stop();
 }

@@ -40,6 +40,7 @@ import { measureOffsets, offsetTable } from './offset-walk.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
 import { buildQueryMix } from './query-mix.js';
 import { measureCopyFetch, measureRecordText } from './record-text-cost.js';
+import { createBenchKey } from './registry-bench-support.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
 
 const options = cliProgram(
@@ -205,26 +206,7 @@ async function startApi(opensearchUrl: string, redisUrl: string) {
     // no metrics listener: the bench measures from outside, and a fixed port could be taken
     METRICS_PORT: '0',
   };
-  const key = execFileSync(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'scripts/keys.ts',
-      'create',
-      benchUser,
-      '--credits',
-      '1000000000',
-      '--label',
-      'bench',
-    ],
-    {
-      cwd: projectRoot,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  ).trim();
+  const key = createBenchKey(env, benchUser, 'bench');
   mkdirSync(path.join(projectRoot, '.local', 'bench'), { recursive: true });
   const api: BenchProcess = await startNodeProcess({
     script: benchScript('src/main.ts'),
