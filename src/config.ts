@@ -91,9 +91,14 @@ function derivedValues(e: SettingValues) {
     throw new ConfigError(
       `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than REQUEST_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.REQUEST_DEADLINE_MS} ms`,
     );
-  if (e.CREDIT_RESERVATION_TIMEOUT_SECONDS * 1000 <= e.MATCH_DEADLINE_MS)
+  // a match request's own deadline: unset, 20 s, kept under the reservation timeout an operator
+  // may have shortened (a live match must not look orphaned either)
+  const orphanMs = e.CREDIT_RESERVATION_TIMEOUT_SECONDS * 1000;
+  const matchDeadlineMs =
+    e.MATCH_DEADLINE_MS ?? Math.max(e.REQUEST_DEADLINE_MS, Math.min(20_000, orphanMs - 1000));
+  if (orphanMs <= matchDeadlineMs)
     throw new ConfigError(
-      `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than MATCH_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${e.MATCH_DEADLINE_MS} ms`,
+      `CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than MATCH_DEADLINE_MS, got ${e.CREDIT_RESERVATION_TIMEOUT_SECONDS} s and ${matchDeadlineMs} ms`,
     );
   // unset: 1, or SEARCH_CREDIT_COST when searches cost less (free searches, free matches)
   const matchCost = e.MATCH_CREDIT_COST ?? Math.min(1, e.SEARCH_CREDIT_COST);
@@ -105,6 +110,7 @@ function derivedValues(e: SettingValues) {
     opensearchUrl: engine.url,
     opensearchAccess: engine.access,
     cursorKeys,
+    matchDeadlineMs,
     limits: { matchCost },
   };
 }

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../src/config.js';
+import { defaultConfig, loadConfig } from '../src/config.js';
 import { requestDeadline } from '../src/http/deadline.js';
 import { operationGate } from '../src/http/operation-gate.js';
 import { requestId } from '../src/http/request-id.js';
@@ -47,5 +47,17 @@ describe('the deadline of a request', () => {
     const config = defaultConfig();
     expect(config.matchDeadlineMs).toBe(20_000);
     expect(config.requestDeadlineMs).toBe(3_000);
+  });
+
+  it('unset, stays under a shortened reservation timeout; set, must be under it', () => {
+    expect(loadConfig({ CREDIT_RESERVATION_TIMEOUT_SECONDS: '6' }).matchDeadlineMs).toBe(5_000);
+    // never under the request deadline
+    expect(
+      loadConfig({ CREDIT_RESERVATION_TIMEOUT_SECONDS: '4', REQUEST_DEADLINE_MS: '3500' }).matchDeadlineMs,
+    ).toBe(3_500);
+    expect(loadConfig({ MATCH_DEADLINE_MS: '45000' }).matchDeadlineMs).toBe(45_000);
+    expect(() => loadConfig({ MATCH_DEADLINE_MS: '60000' })).toThrow(
+      /CREDIT_RESERVATION_TIMEOUT_SECONDS must be longer than MATCH_DEADLINE_MS, got 60 s and 60000 ms/,
+    );
   });
 });

@@ -80,11 +80,12 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     default: '3000',
     doc: 'The most a `/rest/v1` request may take; then 503 with `Retry-After`, the search cancelled and its reservation refunded.',
   }),
-  setting({
+  optional({
     name: 'MATCH_DEADLINE_MS',
-    key: 'matchDeadlineMs',
+    key: undefined,
     kind: integer(1),
-    default: '20000',
+    unset:
+      '20000, or 1 s less than `CREDIT_RESERVATION_TIMEOUT_SECONDS` when that is shorter (never under `REQUEST_DEADLINE_MS`)',
     doc: 'The most a match request (`POST /corporates/match`, `POST /reconcile`) may take, in place of `REQUEST_DEADLINE_MS`: 1,000 records look up thousands of keys (3-13 s at 1,000,000 companies on two cores); then 503 as for a search.',
   }),
   setting({
