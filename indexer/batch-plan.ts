@@ -10,6 +10,7 @@
  *   // plan.touches: 0 -> and 1 -> the company's corporateNumber
  */
 import type { BulkFailure, BulkOp } from '../ops/engine/bulk.js';
+import { toMatchCard } from '../src/names/card.js';
 import { toCompactJobRecord, toCompactRecord } from '../src/search/records.js';
 import type { IndexNames } from './index-names.js';
 import type { Masters } from './masters.js';
@@ -106,9 +107,10 @@ export function keyOf(record: SourceRecord): string | null {
  * - A company the registry has written (`registry` present) keeps the registry's own fields
  *   (`params.owned`, ./ownership.ts): the record's other fields are merged, those are not. The
  *   planner puts the registry's values, read before the batch, into the record's doc and its
- *   compact copy; when the registry wrote in between (a stored value differs from the doc's),
- *   the copy, now stale, is removed, so searches read that company from `_source` until its
- *   next write or `npm run backfill` gives it a copy again.
+ *   compact copy and match card; when the registry wrote in between (a stored value differs
+ *   from the doc's), the copy and the card, now stale, are removed, so searches read that
+ *   company from `_source` and matching its fields one by one until its next write or
+ *   `npm run backfill` gives it both again.
  */
 export const versionedCompanyUpdate = [
   'if (params.version != null && ctx._source.sourceVersion != null && params.version < ctx._source.sourceVersion) {',
@@ -124,7 +126,7 @@ export const versionedCompanyUpdate = [
   '      ctx._source[key] = entry.getValue();',
   '    }',
   '  }',
-  "  if (stale) { ctx._source.remove('compactRecord'); }",
+  "  if (stale) { ctx._source.remove('compactRecord'); ctx._source.remove('matchCard'); }",
   '  ctx._source.sourceVersion = params.version;',
   '}',
 ].join('\n');
@@ -239,11 +241,13 @@ function companyUpdate(
 ): BulkOp<number> {
   // the compact copy a company search reads instead of `_source` (src/search/records.ts)
   const compactRecord = toCompactRecord({ ...fields, updatedAt: now.toISOString() });
-  const upsert = { ...toCorporateDocument(record, masters, now), compactRecord };
+  // and the card matching reads (src/names/card.ts)
+  const matchCard = toMatchCard(fields);
+  const upsert = { ...toCorporateDocument(record, masters, now), compactRecord, matchCard };
   // an update keeps the aggregates and postings until the rebuild replaces them
   const version = versionOf(record);
   // a record without a version clears the stored one: from then on, arrival order
-  const doc = { ...fields, compactRecord, updatedAt: now.toISOString() };
+  const doc = { ...fields, compactRecord, matchCard, updatedAt: now.toISOString() };
   return {
     action: 'update',
     index: names.corporates,

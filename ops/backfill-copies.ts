@@ -23,12 +23,14 @@
  * Then the name and evidence keys (./name-keys.ts): every company whose stored keys differ from what the
  * fold (src/names/keys.ts) gives now gets them, the same way: companies written before the
  * fields, and all of them after the fold changed (match and suggest compare the keys of the
- * typed text, folded now, with these). `keys` counts them.
+ * typed text, folded now, with these); and with them the match card (src/names/card.ts) of
+ * those keys, to every company without one or with another. `keys` counts them.
  */
 import { indexNames } from '../indexer/index-names.js';
 import { evidenceKeyFields, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Doc } from '../indexer/transform.js';
+import { matchCardField, toMatchCard } from '../src/names/card.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { descriptionOpening, openingField } from '../src/search/opening.js';
@@ -183,7 +185,10 @@ async function backfillCompanyCopies(pass: BackfillPass): Promise<void> {
   }
 }
 
-/** Pass 3: the name keys compared with those the pipeline writes, derived readings included. */
+/**
+ * Pass 3: the name keys compared with those the pipeline writes, derived readings included,
+ * and the match card (src/names/card.ts) with the card of those keys.
+ */
 async function backfillNameKeys(pass: BackfillPass): Promise<void> {
   const { client, names, pageSize } = pass;
   await prepareDerivedReadings();
@@ -192,7 +197,7 @@ async function backfillNameKeys(pass: BackfillPass): Promise<void> {
     index: names.corporates,
     query: { match_all: {} },
     sort: [{ corporateNumber: 'asc' }],
-    source: ['name', 'furigana', 'phoneNumber', 'websiteUrl', ...keyFields],
+    source: [...cardFields, ...keyFields, matchCardField],
     seqNoPrimaryTerm: true,
     pageSize: Math.min(pageSize, 200),
   });
@@ -203,14 +208,24 @@ async function backfillNameKeys(pass: BackfillPass): Promise<void> {
         ...nameKeyFields(String(hit.source.name ?? ''), hit.source.furigana as string | null),
         ...evidenceKeyFields(hit.source.phoneNumber as string | null, hit.source.websiteUrl as string | null),
       };
-      const differs = Object.entries(fresh).some(([field, value]) => (hit.source[field] ?? null) !== value);
+      const card = toMatchCard({ ...hit.source, ...fresh });
+      const differs =
+        hit.source[matchCardField] !== card ||
+        Object.entries(fresh).some(([field, value]) => (hit.source[field] ?? null) !== value);
       if (differs)
-        stale.set(hit.id, { fields: { ...fresh }, seqNo: hit.seqNo ?? 0, primaryTerm: hit.primaryTerm ?? 0 });
+        stale.set(hit.id, {
+          fields: { ...fresh, [matchCardField]: card },
+          seqNo: hit.seqNo ?? 0,
+          primaryTerm: hit.primaryTerm ?? 0,
+        });
     }
     if (stale.size === 0) continue;
     await rebuildAndCount(pass, stale, 'keys');
   }
 }
+
+/** The record fields a match card holds besides the keys. */
+const cardFields = ['corporateNumber', 'name', 'furigana', 'prefectureId', 'cityName', 'phoneNumber', 'websiteUrl'];
 
 /**
  * Rebuilds the given companies with what the pass brings them and counts the company writes;

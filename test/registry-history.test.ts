@@ -24,6 +24,7 @@ import { formerNameKeysOf, formerNamesOf, type NameRow } from '../indexer/regist
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { writeBulkChunked } from '../ops/engine/bulk.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
+import { companyOfCard, toMatchCard } from '../src/names/card.js';
 import { nameKey } from '../src/names/keys.js';
 import { runMatch } from '../src/names/match.js';
 import { suggestCorporates } from '../src/names/suggest.js';
@@ -367,6 +368,12 @@ describe('the register loaded file by file', { shuffle: false }, () => {
         name: '株式会社新名ホールディングス',
         phoneNumber: '06-5555-0000',
       });
+      // and the match card with them (the registry's name, the feed's phone)
+      expect(after.matchCard).toBe(toMatchCard(after));
+      expect(companyOfCard(String(after.matchCard), [], false)).toMatchObject({
+        name: '株式会社新名ホールディングス',
+        phone: '0655550000',
+      });
       const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
       expect(record).toMatchObject({
         name: '株式会社新名ホールディングス',
@@ -392,6 +399,8 @@ describe('the register loaded file by file', { shuffle: false }, () => {
     it('a second rename adds the name it replaces; both former names are found, newest first', async () => {
       const doc = await stored(services, companies.renamed);
       expect(doc.name).toBe('株式会社三代目ホールディングス');
+      // the registry's update wrote the match card of the new name
+      expect(doc.matchCard).toBe(toMatchCard(doc));
       expect(doc.formerNames).toEqual([
         { name: '株式会社新名ホールディングス', until: '2026-11-04' },
         { name: '株式会社旧名商店', until: '2026-11-01' },
@@ -435,10 +444,26 @@ describe('the register loaded file by file', { shuffle: false }, () => {
       expect(doc).toMatchObject({ name: '株式会社三代目ホールディングス', phoneNumber: phone });
       // the copy written with the stale name is dropped: searches read `_source` until the next write
       expect(doc.compactRecord).toBeUndefined();
+      expect(doc.matchCard).toBeUndefined();
       const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
       expect(record?.name).toBe('株式会社三代目ホールディングス');
       const [posting] = (await searchJobs(services, { corporateNumberOr: [companies.renamed] })).results;
       expect(posting?.corporateName).toBe('株式会社三代目ホールディングス');
+    });
+
+    it('every company the register created or changed carries the match card of its fields, beside its copy', async () => {
+      const { body } = await services.opensearch.search({
+        index: indexNames(services.config.indexPrefix).corporates,
+        body: { query: { exists: { field: 'registry' } }, size: 1000, _source: { excludes: ['postings'] } },
+      });
+      const docs = body.hits.hits.map((hit) => hit._source as Doc);
+      expect(docs.length).toBeGreaterThan(5);
+      for (const doc of docs)
+        expect({ number: doc.corporateNumber, card: doc.matchCard }).toEqual({
+          number: doc.corporateNumber,
+          // none only where the copy was dropped with it (a stale feed write, above)
+          card: doc.compactRecord === undefined ? undefined : toMatchCard(doc),
+        });
     });
 
     it('a rename away from an old kanji: the history row gives the former name, found by its substitute spelling too', async () => {

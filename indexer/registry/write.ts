@@ -17,6 +17,7 @@ import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
+import { toMatchCard } from '../../src/names/card.js';
 import { toCompactRecord } from '../../src/search/records.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { type IndexNames, indexNames } from '../index-names.js';
@@ -361,6 +362,7 @@ export class RegistryWriter {
       sourceVersion: null,
     };
     const compactRecord = toCompactRecord({ ...document, updatedAt: now.toISOString() });
+    const matchCard = toMatchCard(document);
     return {
       action: 'update',
       index: this.names.corporates,
@@ -369,7 +371,7 @@ export class RegistryWriter {
       // created by the other feed since it was read: only the owned fields are merged in
       body: {
         doc: { ...owned, ...history, registry: change.registry },
-        upsert: { ...document, compactRecord, registry: change.registry },
+        upsert: { ...document, compactRecord, matchCard, registry: change.registry },
       },
     };
   }
@@ -420,6 +422,7 @@ export class RegistryWriter {
             registry: change.registry,
             updatedAt: now.toISOString(),
             compactRecord: toCompactRecord(merged),
+            matchCard: toMatchCard(merged),
           },
         },
       },

@@ -27,22 +27,12 @@ import { indexName } from '../opensearch/indices.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
 import type { Services } from '../services.js';
 import { phoneDigits, websiteHost } from '../text/address.js';
+import { type Company, companyOfCard, matchCardField } from './card.js';
 import type { Evidence } from './evidence.js';
 
-export type Ctx = Pick<Services, 'opensearch' | 'logger' | 'config'> & { deadline?: Deadline | undefined };
+export type { Company } from './card.js';
 
-export interface Company {
-  corporateNumber: string;
-  name: string;
-  furigana: string | null;
-  prefectureId: number | null;
-  cityName: string | null;
-  phone: string | undefined;
-  host: string | undefined;
-  keys: { name?: string; spoken?: string; reading?: string; romaji?: string; former: string[] };
-  /** Closed in the register: never a match unless the record gives its corporate number. */
-  closed: boolean;
-}
+export type Ctx = Pick<Services, 'opensearch' | 'logger' | 'config'> & { deadline?: Deadline | undefined };
 
 /** The fields a key is looked up in, with the record's value for it. */
 export const lookupFields = [
@@ -94,6 +84,7 @@ const fetchedFields = [
 ] as const;
 
 type HitFields = Record<string, unknown[] | undefined>;
+type Hit = { fields?: HitFields };
 
 function first(fields: HitFields, field: string): unknown {
   return fields[field]?.[0];
@@ -170,7 +161,57 @@ export function foundUnder(found: Found, field: LookupField, value: string | und
   return value ? (found.byKey.get(keyId(field, value)) ?? []) : [];
 }
 
-const docValues = { _source: false, stored_fields: ['_none_'], docvalue_fields: [...fetchedFields] };
+/** What a lookup reads of each hit: its match card (./card.ts), and what the register writes apart. */
+const docValues = {
+  _source: false,
+  stored_fields: ['_none_'],
+  // the corporate number names a company without a card (a hit has no `_id` without stored fields)
+  docvalue_fields: [matchCardField, 'formerNameKeys', 'registry.closed', 'corporateNumber'],
+};
+
+/**
+ * The companies of a lookup's hits, from their match cards; a company without a card (written
+ * before it, or whose card a writer removed) is read again field by field, in one search. In
+ * the hits' order; undefined for a company gone meanwhile.
+ */
+/** Companies read field by field per search (a search returns 10,000 at most). */
+const refetchSize = 5_000;
+
+async function companiesOfHits(ctx: Ctx, hits: Hit[]): Promise<Array<Company | undefined>> {
+  const companies: Array<Company | undefined> = hits.map(({ fields = {} }) => {
+    const card = first(fields, matchCardField);
+    const former = (fields.formerNameKeys ?? []).filter((key): key is string => typeof key === 'string');
+    return typeof card === 'string'
+      ? companyOfCard(card, former, first(fields, 'registry.closed') === true)
+      : undefined;
+  });
+  const numberOf = (hit: Hit) => String(first(hit.fields ?? {}, 'corporateNumber') ?? '');
+  const without = hits.flatMap((hit, at) => (companies[at] ? [] : [numberOf(hit)]));
+  if (without.length === 0) return companies;
+  const index = indexName(ctx.config.indexPrefix, 'corporates');
+  const searches: unknown[] = [];
+  for (let at = 0; at < without.length; at += refetchSize) {
+    const numbers = without.slice(at, at + refetchSize);
+    searches.push(
+      { index },
+      {
+        query: { terms: { corporateNumber: numbers } },
+        size: numbers.length,
+        track_total_hits: false,
+        _source: false,
+        stored_fields: ['_none_'],
+        docvalue_fields: [...fetchedFields],
+      },
+    );
+  }
+  const responses = await msearchAll(ctx, searches, 'companies without a match card');
+  const read = new Map(
+    responses.flatMap((response) =>
+      (response.hits?.hits ?? []).map((hit) => [numberOf(hit), companyOf(hit.fields ?? {})] as const),
+    ),
+  );
+  return hits.map((hit, at) => companies[at] ?? read.get(numberOf(hit)));
+}
 
 /**
  * The companies under every key of the request (lookUpGroups): a key whose records each name
@@ -256,22 +297,25 @@ async function lookUpGroups(
   // the groups in one msearch; a group that overflows, key by key in another
   const lookUp = async (groups: Entry[][]) => {
     const overflowing: Entry[][] = [];
-    const read = (responses: MsearchResponse[], groupsAsked: Entry[][]) =>
+    const read = async (responses: MsearchResponse[], groupsAsked: Entry[][]) => {
+      const hits: Hit[] = [];
       responses.forEach((response, position) => {
         const group = groupsAsked[position] as Entry[];
-        const hits = response.hits?.hits ?? [];
+        const returned = response.hits?.hits ?? [];
         const total = response.hits?.total;
-        if ((typeof total === 'number' ? total : (total?.value ?? 0)) > hits.length) {
+        if ((typeof total === 'number' ? total : (total?.value ?? 0)) > returned.length) {
           if (group.length > 1) overflowing.push(...group.map((entry) => [entry]));
           else for (const { id } of group) found.incompleteKeys.add(id);
           return;
         }
-        for (const hit of hits) file(found, companyOf(hit.fields ?? {}), asked);
+        hits.push(...returned);
       });
-    read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
+      for (const company of await companiesOfHits(ctx, hits)) if (company) file(found, company, asked);
+    };
+    await read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
     if (overflowing.length > 0) {
       const singles = overflowing.splice(0);
-      read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
+      await read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
     }
   };
   const scoped = [...byScope.values()];
@@ -288,7 +332,7 @@ async function lookUpGroups(
 
 type MsearchResponse = {
   error?: unknown;
-  hits?: { total?: number | { value: number }; hits?: Array<{ fields?: HitFields }> };
+  hits?: { total?: number | { value: number }; hits?: Hit[] };
 };
 
 /** An msearch within the request's deadline; a part the engine refused is a 503, as a search's. */
@@ -397,11 +441,18 @@ export async function lookUpSimilar(
     ];
   });
   const responses = await msearchAll(ctx, searches, 'similar names');
-  responses.forEach((response, at) => {
+  const companies = await companiesOfHits(
+    ctx,
+    responses.flatMap((response) => response.hits?.hits ?? []),
+  );
+  let at = 0;
+  responses.forEach((response, position) => {
+    const count = response.hits?.hits?.length ?? 0;
     similar.set(
-      (asked[at] as { position: number }).position,
-      (response.hits?.hits ?? []).map((hit) => companyOf(hit.fields ?? {})),
+      (asked[position] as { position: number }).position,
+      companies.slice(at, at + count).filter((company): company is Company => company !== undefined),
     );
+    at += count;
   });
   return similar;
 }

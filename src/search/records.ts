@@ -55,6 +55,8 @@ export const internalCorporateFields = [
   'aggregates',
   'sourceVersion',
   compactRecordField,
+  // what matching reads of a company, in one doc value (src/names/card.ts)
+  'matchCard',
   // the name keys of match and suggest (indexer/name-keys.ts)
   'nameKey',
   'spokenKey',

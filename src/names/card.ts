@@ -1,0 +1,111 @@
+/**
+ * The match card: what matching reads of a company, in one binary doc value (`matchCard`),
+ * written beside the company's compact record copy by every writer of its record fields.
+ *
+ *   toMatchCard({corporateNumber: '1010001000001', name: '株式会社マルカ物流', furigana: 'マルカブツリュウ',
+ *                prefectureId: 14, cityName: '厚木市', phoneNumber: '046-123-4567', websiteUrl: null,
+ *                nameKey: 'マルカ物流', spokenKey: 'マルカ物流', readingKey: 'マルカブツリュウ', romajiKey: 'marukabutsuryu'})
+ *   // base64 of '["c1","1010001000001","株式会社マルカ物流","マルカブツリュウ",14,"厚木市","0461234567",null,...]'
+ *
+ * Why one field: the key lookups of a request of 1,000 records fetch 30,000-45,000 namesakes
+ * at 1,000,000 companies, and the engine read the thirteen keyword and number doc values of
+ * each hit one by one, the long keyword ones (name, reading, the keys) each costing as much as
+ * the search: 5.6 s of engine time per request against 0.4 s for one doc value
+ * (docs/names.md, "At 1,000,000 companies"). The former name keys and the register's closed
+ * flag are fetched beside the card: the register's import writes them on its own.
+ *
+ * A company written before the card, or whose card a writer removed (a feed record whose
+ * register-owned fields went stale: indexer/batch-plan.ts), has none: matching reads its
+ * fields one by one (src/names/lookup.ts), and `npm run backfill` gives it one.
+ */
+import { phoneDigits, websiteHost } from '../text/address.js';
+
+/** The match card's field in the corporates index (mappings/corporates.json). */
+export const matchCardField = 'matchCard';
+
+/** The card's layout, first in it: a card of another layout is read field by field instead. */
+const layout = 'c1';
+
+export interface Company {
+  corporateNumber: string;
+  name: string;
+  furigana: string | null;
+  prefectureId: number | null;
+  cityName: string | null;
+  phone: string | undefined;
+  host: string | undefined;
+  keys: { name?: string; spoken?: string; reading?: string; romaji?: string; former: string[] };
+  /** Closed in the register: never a match unless the record gives its corporate number. */
+  closed: boolean;
+}
+
+type Doc = Record<string, unknown>;
+
+const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/** The card of a company document (its record fields and name keys); base64, as binary fields take it. */
+export function toMatchCard(doc: Doc): string {
+  const phone = textOf(doc.phoneNumber);
+  const website = textOf(doc.websiteUrl);
+  const card = [
+    layout,
+    String(doc.corporateNumber ?? ''),
+    typeof doc.name === 'string' ? doc.name : '',
+    textOf(doc.furigana),
+    typeof doc.prefectureId === 'number' ? doc.prefectureId : null,
+    textOf(doc.cityName),
+    phone ? phoneDigits(phone) : null,
+    (website && websiteHost(website)) || null,
+    textOf(doc.nameKey),
+    textOf(doc.spokenKey),
+    textOf(doc.readingKey),
+    textOf(doc.romajiKey),
+  ];
+  return Buffer.from(JSON.stringify(card), 'utf8').toString('base64');
+}
+
+/**
+ * The company a card describes, with the former name keys and closed flag fetched beside it;
+ * undefined for a card of another layout (or not a card at all).
+ */
+export function companyOfCard(card: string, former: string[], closed: boolean): Company | undefined {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(card, 'base64').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(values) || values[0] !== layout || values.length !== 12) return undefined;
+  const [, corporateNumber, name, furigana, prefectureId, cityName, phone, host, ...keys] = values as [
+    string,
+    string,
+    string,
+    string | null,
+    number | null,
+    string | null,
+    string | null,
+    string | null,
+    string | null,
+    string | null,
+    string | null,
+    string | null,
+  ];
+  const [nameKey, spokenKey, readingKey, romajiKey] = keys;
+  return {
+    corporateNumber,
+    name,
+    furigana,
+    prefectureId,
+    cityName,
+    phone: phone ?? undefined,
+    host: host ?? undefined,
+    keys: {
+      ...(nameKey ? { name: nameKey } : {}),
+      ...(spokenKey ? { spoken: spokenKey } : {}),
+      ...(readingKey ? { reading: readingKey } : {}),
+      ...(romajiKey ? { romaji: romajiKey } : {}),
+      former,
+    },
+    closed,
+  };
+}
