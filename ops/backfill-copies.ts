@@ -225,7 +225,15 @@ async function backfillNameKeys(pass: BackfillPass): Promise<void> {
 }
 
 /** The record fields a match card holds besides the keys. */
-const cardFields = ['corporateNumber', 'name', 'furigana', 'prefectureId', 'cityName', 'phoneNumber', 'websiteUrl'];
+const cardFields = [
+  'corporateNumber',
+  'name',
+  'furigana',
+  'prefectureId',
+  'cityName',
+  'phoneNumber',
+  'websiteUrl',
+];
 
 /**
  * Rebuilds the given companies with what the pass brings them and counts the company writes;

@@ -14,10 +14,10 @@
  * rows) are kept as former names (./former-names.ts).
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
+import { toMatchCard } from '../../src/names/card.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
-import { toMatchCard } from '../../src/names/card.js';
 import { toCompactRecord } from '../../src/search/records.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { type IndexNames, indexNames } from '../index-names.js';
