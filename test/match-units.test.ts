@@ -6,6 +6,7 @@
  * docs/api.md and docs/names.md.
  */
 import { describe, expect, it } from 'vitest';
+import { companyOfCard, toMatchCard } from '../src/names/card.js';
 import { corporateNumberOf, evidenceOf, isUnmatchableKey } from '../src/names/evidence.js';
 import { nameKey } from '../src/names/keys.js';
 import { type Company, type Found, foundUnder, keyId, lookupValues } from '../src/names/lookup.js';
@@ -205,5 +206,56 @@ describe('the matches maxCredits pays for', () => {
     expect(applyBudget(free, 0, 0)).toBe(0);
     expect(withheld(free)).toEqual([false, false, false, false, false, false]);
     expect(free[0]?.match?.corporateNumber).toBe('m0');
+  });
+});
+
+describe('the match card (src/names/card.ts)', () => {
+  const doc = {
+    corporateNumber: '1010001000001',
+    name: '株式会社マルカ物流',
+    furigana: 'マルカブツリュウ',
+    prefectureId: 14,
+    cityName: '厚木市',
+    phoneNumber: '+81 46-123-4567',
+    websiteUrl: 'https://www.maruka.example/about',
+    nameKey: 'N',
+    spokenKey: 'S',
+    readingKey: 'R',
+    romajiKey: 'M',
+  };
+
+  it('gives back each field in its place, with the former keys and closed flag read beside it', () => {
+    expect(companyOfCard(toMatchCard(doc), ['F'], true)).toEqual({
+      corporateNumber: '1010001000001',
+      name: '株式会社マルカ物流',
+      furigana: 'マルカブツリュウ',
+      prefectureId: 14,
+      cityName: '厚木市',
+      phone: '0461234567',
+      host: 'maruka.example',
+      keys: { name: 'N', spoken: 'S', reading: 'R', romaji: 'M', former: ['F'] },
+      closed: true,
+    });
+  });
+
+  it('leaves out what a company lacks, as the field-by-field read does', () => {
+    const bare = { corporateNumber: '1010001000002', name: '株式会社', furigana: '', nameKey: null };
+    expect(companyOfCard(toMatchCard(bare), [], false)).toEqual({
+      corporateNumber: '1010001000002',
+      name: '株式会社',
+      furigana: null,
+      prefectureId: null,
+      cityName: null,
+      phone: undefined,
+      host: undefined,
+      keys: { former: [] },
+      closed: false,
+    });
+  });
+
+  it('is not read in another layout, nor when it is not a card', () => {
+    const other = Buffer.from(JSON.stringify(['c0', '1010001000001']), 'utf8').toString('base64');
+    expect(companyOfCard(other, [], false)).toBeUndefined();
+    expect(companyOfCard('not base64 JSON', [], false)).toBeUndefined();
   });
 });

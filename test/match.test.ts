@@ -5,8 +5,10 @@
  * Written to hold for the first-cut name key and for the full one (src/names/keys.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backfillCopies } from '../ops/backfill-copies.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { runMatch } from '../src/names/match.js';
+import { indexName } from '../src/opensearch/indices.js';
 import type { Services } from '../src/services.js';
 import { companies, indexCompanies, numberOf, spellings } from './fixtures/match/companies.js';
 import { setUpServices } from './support/env.js';
@@ -233,6 +235,38 @@ describe('the request', () => {
     expect((await queryTotal(services.opensearch, services.config.indexPrefix)) - before).toBeLessThanOrEqual(
       2,
     );
+  });
+
+  it('a company without its match card (written before it) is read field by field, to the same answer', async () => {
+    const index = indexName(services.config.indexPrefix, 'corporates');
+    const carded = async () =>
+      (await services.opensearch.count({ index, body: { query: { exists: { field: 'matchCard' } } } })).body
+        .count;
+    const records = [
+      ...spellings.map(({ written }) => ({ name: written })),
+      { name: 'マルカ物流', phone: '046-123-4567' },
+      { name: 'アオイ工業', prefectureId: 13 },
+      { name: 'マルカ物' },
+    ];
+    expect(await carded()).toBe(Object.keys(companies).length);
+    const withCards = await runMatch(services, { records, candidates: 5 });
+    await services.opensearch.updateByQuery({
+      index,
+      refresh: true,
+      body: {
+        query: { match_all: {} },
+        script: { source: "ctx._source.remove('matchCard')", lang: 'painless' },
+      },
+    });
+    try {
+      expect(await carded()).toBe(0);
+      expect(await runMatch(services, { records, candidates: 5 })).toEqual(withCards);
+      expect(withCards.filter((result) => result.match).length).toBeGreaterThan(spellings.length / 2);
+    } finally {
+      await backfillCopies(services.opensearch, services.config.indexPrefix);
+      await services.opensearch.indices.refresh({ index });
+    }
+    expect(await carded()).toBe(Object.keys(companies).length);
   });
 
   it('a body over 1 MB is a 413 that says so', async () => {
