@@ -8,6 +8,7 @@ import { loadMasters } from '../indexer/masters.js';
 import { derivedReading, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { toCorporateFields } from '../indexer/transform.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
+import { toMatchCard } from '../src/names/card.js';
 import { nameKey, readingKey, romajiKey, spokenKey } from '../src/names/keys.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { recordFieldNames } from '../src/search/records.js';
@@ -137,6 +138,8 @@ describe('npm run backfill', () => {
     for (const doc of [without, stale]) {
       const { body } = await services.opensearch.get({ index, id: doc.corporateNumber as string });
       expect(body._source).toMatchObject(nameKeyFields(doc.name as string, (doc.furigana as string) ?? null));
+      // and the match card of those keys (src/names/card.ts)
+      expect(body._source?.matchCard).toBe(toMatchCard(body._source as Record<string, unknown>));
     }
     const again = await backfillCopies(services.opensearch, prefix);
     expect(again.keys).toEqual({ written: 0, changed: 0, failed: 0 });
