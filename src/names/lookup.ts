@@ -370,13 +370,15 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
 const sharedGrams = '35%';
 
 /**
- * Characters of a key its grams are taken from: 32 give 61 grams, a record's four keys 244
+ * Characters of a key its grams are taken from: 20 give 37 grams, a record's four keys 148
  * clauses, well under the engine's limit of 1,024 (a record's name may be 500 characters). Each
- * gram costs the engine its postings: at 1,000,000 companies a 64-character head took 0.4-1.1 s
- * a search, 32 half that (docs/names.md, "At 1,000,000 companies"); a company's name rarely
- * differs from a record's only past its 32nd character.
+ * gram costs the engine its postings, so the search's cost follows the head's length: at
+ * 1,000,000 companies the similar-name searches of two requests of 1,000 took 15.3 s of engine
+ * time from heads of 32 characters, 12.3 s from 24, 8.4 s from 16 (docs/names.md, "At
+ * 1,000,000 companies"). Heads of 20 and 24 answered the evaluation's records of three seeds
+ * exactly as 32 did; 16 lost one typo's company from the candidates.
  */
-export const gramKeyLength = 32;
+export const gramKeyLength = 20;
 
 /** The engine query for the names sharing most of `key`'s 2-3 character grams in a `.grams` field. */
 export function gramQuery(field: string, key: string): object {

@@ -136,6 +136,12 @@ function candidateOf(
   };
 }
 
+/**
+ * The order of candidates of equal confidence, as `localeCompare` gives it, from one collator:
+ * `localeCompare` sets one up per call, and a record with a thousand namesakes sorts them.
+ */
+const byName = new Intl.Collator();
+
 /** The companies the key lookups found for one record. */
 function companiesFound(evidence: Evidence, found: Found): Company[] {
   const companies = new Map<string, Company>();
@@ -164,8 +170,8 @@ function decide(
     .sort(
       (a, b) =>
         b.exact - a.exact ||
-        a.name.localeCompare(b.name) ||
-        a.corporateNumber.localeCompare(b.corporateNumber),
+        byName.compare(a.name, b.name) ||
+        byName.compare(a.corporateNumber, b.corporateNumber),
     );
   const [first] = sorted;
   const ranked = sorted.map(({ exact: _, eligible: __, ...candidate }) => candidate);
