@@ -177,10 +177,13 @@ async function twoAtATime(
 ) {
   const half = Math.ceil(records.length / 2000) * 1000;
   const started = performance.now();
-  await Promise.all([
+  // both to their end, failed or not: a flow still sending would load the measurements after it
+  const flows = await Promise.allSettled([
     sendMatches({ apiUrl, key, records: records.slice(0, half), batchSize: 1000 }),
     sendMatches({ apiUrl, key, records: records.slice(half), batchSize: 1000 }),
   ]);
+  const failed = flows.find((flow) => flow.status === 'rejected');
+  if (failed) throw failed.reason;
   return Math.round(records.length / ((performance.now() - started) / 1000));
 }
 
@@ -302,6 +305,9 @@ async function apiStep(engineUrl: string, options: Options): Promise<void> {
       save();
       return;
     }
+    // made before the evaluation: making them blocks this process for seconds, and a pooled
+    // connection the API closes meanwhile (its 5 s keep-alive) would fail the next request
+    const labelled = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass });
     const requestMs: number[] = [];
     const evaluation = await runNameEval({
       apiUrl: api.url,
@@ -321,7 +327,6 @@ async function apiStep(engineUrl: string, options: Options): Promise<void> {
       overProductionDeadline: requestMs.filter((ms) => ms > 3000).length,
     };
     save();
-    const labelled = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass });
     // a failure is a figure too: what the API answered, not a stop of the whole run
     figures.twoAtATime = await twoAtATime(
       api.url,
