@@ -7,7 +7,7 @@ cliProgram(
   'backfill',
   'Write the compact record copy that searches read (compactRecord) into every posting and company ' +
     'that lacks one, the opening excerpt of the snippets (descriptionOpening) into every posting written before it, ' +
-    'and the name keys of match and suggest into every company whose keys are not those ' +
+    'and the name keys and match card of match and suggest into every company whose keys or card are not those ' +
     'of the current fold: after an upgrade from a version without them, or one that changed the fold. ' +
     'Safe beside the indexer; ' +
     'run it again while it reports changed or failed documents. OpenSearch: OPENSEARCH_URL, else the local node.',
