@@ -197,7 +197,7 @@ async function backfillNameKeys(pass: BackfillPass): Promise<void> {
     index: names.corporates,
     query: { match_all: {} },
     sort: [{ corporateNumber: 'asc' }],
-    source: [...cardFields, ...keyFields, matchCardField],
+    source: [...cardFields, ...keyFields, matchCardField, 'aggregates.postingCount'],
     seqNoPrimaryTerm: true,
     pageSize: Math.min(pageSize, 200),
   });
@@ -220,8 +220,36 @@ async function backfillNameKeys(pass: BackfillPass): Promise<void> {
         });
     }
     if (stale.size === 0) continue;
-    await rebuildAndCount(pass, stale, 'keys');
+    // a company without postings takes a doc merge: its `_source` is whole (only the nested
+    // postings' detail text is left out of it); one with postings goes through its rebuild
+    const postingsOf = (id: string) =>
+      Number((hits.find((hit) => hit.id === id)?.source.aggregates as Doc | undefined)?.postingCount ?? 0);
+    const merged = [...stale].filter(([id]) => postingsOf(id) === 0);
+    for (const [id] of merged) stale.delete(id);
+    if (merged.length > 0) await mergeAndCount(pass, merged);
+    if (stale.size > 0) await rebuildAndCount(pass, stale, 'keys');
   }
+}
+
+/**
+ * Writes the keys and card of companies without postings by a doc merge, each only while it
+ * is still the document read (`if_seq_no`). Their `updatedAt` stays: neither is in the
+ * record, so the change feed has nothing to list (a rebuild moves it, as it always does).
+ */
+async function mergeAndCount(
+  { client, names, options, result }: BackfillPass,
+  companies: Array<[string, { fields: Doc; seqNo: number; primaryTerm: number }]>,
+): Promise<void> {
+  const ops: BulkOp<string>[] = companies.map(([id, { fields, seqNo, primaryTerm }]) => ({
+    action: 'update',
+    index: names.corporates,
+    id,
+    ref: id,
+    body: { doc: fields },
+    ifUnchanged: { seqNo, primaryTerm },
+  }));
+  count(result.keys, ops.length, await writeBulk(client, ops));
+  options.onPage?.('keys', result.keys.written);
 }
 
 /** The record fields a match card holds besides the keys. */

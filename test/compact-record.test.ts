@@ -14,6 +14,7 @@ import type { SourceRecord } from '../indexer/source-types.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
 import { reindexAll } from '../ops/engine/reindex.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
+import { toMatchCard } from '../src/names/card.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -335,6 +336,55 @@ describe('compact records, written and read in order', { shuffle: false }, () =>
       // nothing left: a second run writes nothing
       const again = await backfillCopies(services.opensearch, services.config.indexPrefix);
       expect(again.jobs.written + again.corporates.written).toBe(0);
+    });
+
+    it('gives every company its match card: a doc merge without postings, the rebuild with them', async () => {
+      const textSearch = { limit: 100, jobDescriptionPartialMatchOr: ['ルート営業'] };
+      await write([
+        record(11, { name: '株式会社バックフィル' }),
+        job({ corporateNumber: companies[11], description: 'ルート営業の担当者を募集します。' }),
+      ]);
+      const found = async () =>
+        (await searchCorporates(services, textSearch)).results.map((row) => row.corporateNumber);
+      expect(await found()).toContain(companies[11]);
+      const stored = async () => {
+        const { body } = await services.opensearch.search({
+          index: names.corporates,
+          body: { size: 100, query: { match_all: {} }, _source: { excludes: ['postings'] } },
+        });
+        return new Map(body.hits.hits.map((hit) => [hit._id, hit._source as Record<string, unknown>]));
+      };
+      // written before the card: the re-index from `_source` drops the postings' detail text too
+      await services.opensearch.updateByQuery({
+        index: names.corporates,
+        refresh: true,
+        conflicts: 'proceed',
+        body: {
+          query: { match_all: {} },
+          script: { source: "ctx._source.remove('matchCard')", lang: 'painless' },
+        },
+      });
+      expect(await found()).not.toContain(companies[11]);
+      const before = await stored();
+      const result = await backfillCopies(services.opensearch, services.config.indexPrefix, { pageSize: 5 });
+      await refreshAll();
+      expect(result.keys).toEqual({ written: companies.length, changed: 0, failed: 0 });
+      const after = await stored();
+      const withPostings = [...before.values()].filter(
+        (doc) => ((doc.aggregates as { postingCount?: number } | undefined)?.postingCount ?? 0) > 0,
+      );
+      // both ways were taken
+      expect(withPostings.length).toBeGreaterThan(0);
+      expect(withPostings.length).toBeLessThan(after.size);
+      for (const [id, doc] of after) {
+        expect({ id, card: doc.matchCard }).toEqual({ id, card: toMatchCard(doc) });
+        // the record did not change: only a company rebuilt (one with postings) shows a write
+        const aggregates = before.get(id)?.aggregates as { postingCount?: number } | undefined;
+        const rebuilt = (aggregates?.postingCount ?? 0) > 0;
+        expect({ id, moved: doc.updatedAt !== before.get(id)?.updatedAt }).toEqual({ id, moved: rebuilt });
+      }
+      // the company with a posting went through its rebuild: its detail text is searchable again
+      expect(await found()).toContain(companies[11]);
     });
 
     it('leaves a document written between its read and the copy alone (if_seq_no), counting it as changed', async () => {
