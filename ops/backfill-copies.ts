@@ -30,7 +30,7 @@ import { indexNames } from '../indexer/index-names.js';
 import { evidenceKeyFields, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Doc } from '../indexer/transform.js';
-import { matchCardField, toMatchCard } from '../src/names/card.js';
+import { cardRecordFields, matchCardField, toMatchCard } from '../src/names/card.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { descriptionOpening, openingField } from '../src/search/opening.js';
@@ -197,7 +197,7 @@ async function backfillNameKeys(pass: BackfillPass): Promise<void> {
     index: names.corporates,
     query: { match_all: {} },
     sort: [{ corporateNumber: 'asc' }],
-    source: [...cardFields, ...keyFields, matchCardField, 'aggregates.postingCount'],
+    source: [...cardRecordFields, ...keyFields, matchCardField, 'aggregates.postingCount'],
     seqNoPrimaryTerm: true,
     pageSize: Math.min(pageSize, 200),
   });
@@ -251,17 +251,6 @@ async function mergeAndCount(
   count(result.keys, ops.length, await writeBulk(client, ops));
   options.onPage?.('keys', result.keys.written);
 }
-
-/** The record fields a match card holds besides the keys. */
-const cardFields = [
-  'corporateNumber',
-  'name',
-  'furigana',
-  'prefectureId',
-  'cityName',
-  'phoneNumber',
-  'websiteUrl',
-];
 
 /**
  * Rebuilds the given companies with what the pass brings them and counts the company writes;

@@ -23,6 +23,18 @@ import { phoneDigits, websiteHost } from '../text/address.js';
 /** The match card's field in the corporates index (mappings/corporates.json). */
 export const matchCardField = 'matchCard';
 
+/** The company fields a card is made of: its record's, then its name keys. */
+export const cardRecordFields = [
+  'corporateNumber',
+  'name',
+  'furigana',
+  'prefectureId',
+  'cityName',
+  'phoneNumber',
+  'websiteUrl',
+] as const;
+export const cardKeyFields = ['nameKey', 'spokenKey', 'readingKey', 'romajiKey'] as const;
+
 /** The card's layout, first in it: a card of another layout is read field by field instead. */
 const layout = 'c1';
 

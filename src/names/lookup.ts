@@ -27,7 +27,7 @@ import { indexName } from '../opensearch/indices.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
 import type { Services } from '../services.js';
 import { phoneDigits, websiteHost } from '../text/address.js';
-import { type Company, companyOfCard, matchCardField } from './card.js';
+import { type Company, cardKeyFields, cardRecordFields, companyOfCard, matchCardField } from './card.js';
 import type { Evidence } from './evidence.js';
 
 export type { Company } from './card.js';
@@ -65,18 +65,10 @@ export function lookupValues(item: Evidence): Array<[LookupField, string]> {
   return values.filter((entry): entry is [LookupField, string] => Boolean(entry[1]));
 }
 
+/** What a company without a card is read from: what its card holds, and what is read beside it. */
 const fetchedFields = [
-  'corporateNumber',
-  'name',
-  'furigana',
-  'prefectureId',
-  'cityName',
-  'phoneNumber',
-  'websiteUrl',
-  'nameKey',
-  'spokenKey',
-  'readingKey',
-  'romajiKey',
+  ...cardRecordFields,
+  ...cardKeyFields,
   // the name keys of the company's former names (the registry import)
   'formerNameKeys',
   // set by the registry import for a company closed, merged away or erased
