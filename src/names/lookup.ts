@@ -2,7 +2,7 @@
  * The engine side of matching: which companies a request's records may name.
  *
  * 1. Equal keys, in groups of 64 keys asked in the same prefectures, one msearch for the whole
- *    request (reading doc values only):
+ *    request (reading each company's match card, ./card.ts, from doc values):
  *      [{index}, {query: {bool: {should: [{terms: {nameKey: [...]}}, {terms: {spokenKey: [...]}},
  *                                         {terms: {readingKey: [...]}}, {terms: {romajiKey: [...]}},
  *                                         {terms: {formerNameKeys: [...]}}, {terms: {corporateNumber: [...]}},
@@ -161,14 +161,14 @@ const docValues = {
   docvalue_fields: [matchCardField, 'formerNameKeys', 'registry.closed', 'corporateNumber'],
 };
 
-/**
- * The companies of a lookup's hits, from their match cards; a company without a card (written
- * before it, or whose card a writer removed) is read again field by field, in one search. In
- * the hits' order; undefined for a company gone meanwhile.
- */
 /** Companies read field by field per search (a search returns 10,000 at most). */
 const refetchSize = 5_000;
 
+/**
+ * The companies of a lookup's hits, from their match cards; a company without a card (written
+ * before it, or whose card a writer removed) is read again field by field, in one msearch. In
+ * the hits' order; undefined for a company gone meanwhile.
+ */
 async function companiesOfHits(ctx: Ctx, hits: Hit[]): Promise<Array<Company | undefined>> {
   const companies: Array<Company | undefined> = hits.map(({ fields = {} }) => {
     const card = first(fields, matchCardField);
