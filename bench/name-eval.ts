@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { apiKeyFromEnvironment, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../src/project-root.js';
 import { type MatchResult, type NameEvalReport, nameEvalMarkdown, scoreMatches } from './name-scoring.js';
-import type { MatchRecord, SampleCompany } from './name-variants.js';
+import type { LabelledRecord, MatchRecord, SampleCompany } from './name-variants.js';
 import { makeEvaluationRecords } from './names/generate.js';
 import { calibrationSvg, outcomeReport } from './names/outcomes.js';
 
@@ -96,12 +96,16 @@ export interface NameEvalOptions {
   batchSize?: number;
   log?: (line: string) => void;
   onRequest?: (ms: number) => void;
+  /** The companies and the records made of them, when the caller has them already. */
+  made?: { companies: readonly SampleCompany[]; labelled: LabelledRecord[] };
 }
 
 export async function runNameEval(options: NameEvalOptions): Promise<NameEvalReport> {
   const batchSize = Math.min(options.batchSize ?? maxBatch, maxBatch);
-  const companies = await readCompanies(options.corporatesFile);
-  const labelled = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass });
+  const companies = options.made?.companies ?? (await readCompanies(options.corporatesFile));
+  const labelled =
+    options.made?.labelled ??
+    makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass });
   options.log?.(`name matching: ${labelled.length} labelled records from ${companies.length} companies`);
   const sent = await sendMatches({
     apiUrl: options.apiUrl,

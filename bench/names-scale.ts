@@ -317,6 +317,7 @@ async function apiStep(engineUrl: string, options: Options): Promise<void> {
       perClass: options.perClass,
       log: console.log,
       onRequest: (ms) => requestMs.push(ms),
+      made: { companies, labelled },
     });
     figures.evaluation = evaluation;
     figures.requestsOf1000 = {
