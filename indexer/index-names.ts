@@ -7,6 +7,8 @@ export interface IndexNames {
   jobDetails: string;
   /** one document per versioned company delete: what a late older company record is checked against */
   deletedCorporates: string;
+  /** one document per company and posting ever seen on it, open or closed (./hiring-activity.ts) */
+  postingHistory: string;
 }
 
 export function indexNames(prefix: string): IndexNames {
@@ -15,5 +17,6 @@ export function indexNames(prefix: string): IndexNames {
     jobs: indexName(prefix, 'jobs'),
     jobDetails: indexName(prefix, 'job-details'),
     deletedCorporates: indexName(prefix, 'deleted-corporates'),
+    postingHistory: indexName(prefix, 'posting-history'),
   };
 }

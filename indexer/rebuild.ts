@@ -1,8 +1,9 @@
 /**
  * Company rebuild: recomputes a company's `aggregates`, nested `postings` and
- * `workLocationCount` from its postings in the `jobs` index, then brings the `corporate` copy
- * on each posting up to date where it differs (the fan-out of a company change). Idempotent:
- * running it twice writes the same values.
+ * `workLocationCount` from its postings in the `jobs` index, brings its posting history up to
+ * date and counts its hiring activity from it (./hiring-activity.ts), then brings the
+ * `corporate` copy on each posting up to date where it differs (the fan-out of a company
+ * change). Idempotent: running it twice on one day writes the same values.
  *
  * Past the nested-object limit of the corporates index (`index.mapping.nested_objects.limit`,
  * 50,000 in mappings/corporates.json, read from the live index), `postings` keeps the most
@@ -18,6 +19,16 @@ import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { compactRecordField } from '../src/search/records.js';
+import {
+  activityFields,
+  countActivity,
+  fromHistoryDocument,
+  type HistoryEntry,
+  historyId,
+  japanDay,
+  reconcileHistory,
+  toHistoryDocument,
+} from './hiring-activity.js';
 import { type IndexNames, indexNames } from './index-names.js';
 import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
@@ -175,6 +186,25 @@ async function readPostings(
   return byCompany;
 }
 
+/** The posting history of each company (./hiring-activity.ts), [] for one without any. */
+async function readHistories(
+  client: OpenSearchClient,
+  names: IndexNames,
+  corporateNumbers: string[],
+): Promise<Map<string, HistoryEntry[]>> {
+  const byCompany = new Map<string, HistoryEntry[]>(corporateNumbers.map((number) => [number, []]));
+  const pages = scan<Doc>(client, {
+    index: names.postingHistory,
+    query: { terms: { corporateNumber: corporateNumbers } },
+    sort: [{ id: 'asc' }],
+    pageSize: 5000,
+  });
+  for await (const hits of pages) {
+    for (const { source } of hits) byCompany.get(String(source.corporateNumber))?.push(fromHistoryDocument(source));
+  }
+  return byCompany;
+}
+
 /** Rebuilds the given companies, in chunks of 200. */
 export async function rebuildCompanies(
   client: OpenSearchClient,
@@ -197,6 +227,7 @@ export async function rebuildCompanies(
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
   const now = options.now ?? new Date();
+  const today = japanDay(now);
   const result: RebuildResult = { rebuilt: 0, missing: 0, fannedOut: 0, failures: [] };
   const all = [...new Set(corporateNumbers)];
   if (all.length === 0) return result;
@@ -205,10 +236,12 @@ export async function rebuildCompanies(
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
-      excludes: ['postings', 'aggregates', compactRecordField],
+      excludes: ['postings', 'aggregates', 'hiringActivity', 'hiringActivityRecord', compactRecordField],
     });
     const postingsByCompany = options.postings ?? (await readPostings(client, names, chunk));
+    const histories = await readHistories(client, names, chunk);
     const corporateOps: BulkOp<string>[] = [];
+    const historyOps: BulkOp<string>[] = [];
     const jobOps: BulkOp<string>[] = [];
     for (const doc of found) {
       if (!doc.source) {
@@ -221,6 +254,15 @@ export async function rebuildCompanies(
         .sort((a, b) => (asTime(String(b.jobCreatedAt)) || 0) - (asTime(String(a.jobCreatedAt)) || 0))
         .slice(0, nestedLimit);
       const backfill = options.copies?.get(doc.id);
+      const history = reconcileHistory(histories.get(doc.id) ?? [], postings, today);
+      for (const entry of history.changed)
+        historyOps.push({
+          action: 'index',
+          index: names.postingHistory,
+          id: historyId(doc.id, entry.postingId),
+          ref: doc.id,
+          body: toHistoryDocument(doc.id, entry),
+        });
       corporateOps.push({
         action: 'update',
         index: names.corporates,
@@ -231,6 +273,7 @@ export async function rebuildCompanies(
             aggregates: computeAggregates(postings, nestedLimit),
             postings: newest.map((posting) => toNestedPosting(posting, now)),
             workLocationCount,
+            ...activityFields(countActivity(history.entries, today)),
             updatedAt: now.toISOString(),
             ...(backfill?.copy ? { [compactRecordField]: backfill.copy } : {}),
             ...(backfill?.fields ?? {}),
@@ -250,6 +293,8 @@ export async function rebuildCompanies(
         });
       }
     }
+    // the history first: a company's counts never run ahead of the history they were made from
+    result.failures.push(...(await writeBulkChunked(client, historyOps)));
     result.failures.push(...(await writeBulkChunked(client, corporateOps)));
     result.failures.push(...(await writeBulkChunked(client, jobOps)));
     result.rebuilt += corporateOps.length;

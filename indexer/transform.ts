@@ -16,6 +16,7 @@ import {
   paidMediaSpendLabels,
   revenueRangeLabels,
 } from './labels.js';
+import { activityFields, japanDay, noActivity } from './hiring-activity.js';
 import type { Market, Masters } from './masters.js';
 import { evidenceKeyFields, nameKeyFields } from './name-keys.js';
 import type { CorporateSource, JobSource } from './source-types.js';
@@ -211,8 +212,8 @@ function companyFunding(source: CorporateSource, paidMedias: Doc[]): Doc {
 }
 
 /**
- * A new corporates document: company fields, plus empty aggregates until the company rebuild
- * (indexer/rebuild.ts) fills them from the postings.
+ * A new corporates document: company fields, plus empty aggregates and no hiring activity
+ * until the company rebuild (indexer/rebuild.ts) counts them from the postings.
  */
 export function toCorporateDocument(source: CorporateSource, masters: Masters, now: Date): Doc {
   return {
@@ -226,6 +227,7 @@ export function toCorporateDocument(source: CorporateSource, masters: Masters, n
       jobHiringPlanMinMax: null,
       postingCount: 0,
     },
+    ...activityFields(noActivity(japanDay(now))),
     postings: [],
     updatedAt: now.toISOString(),
   };

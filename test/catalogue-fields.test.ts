@@ -58,6 +58,17 @@ const companySearchTable: Row[] = [
   [['furiganaPrefixOr'], 'readingKey', 'own'],
   // closed companies are left out unless it is true (the register's close flag)
   [['includeClosed'], 'closed', 'own'],
+  // additions of this API's: the company's hiring activity (the record's hiringActivity)
+  [minMax('hiringOpenPostings'), 'hiringActivity.openPostings', 'own'],
+  [minMax('hiringNewPostings7d'), 'hiringActivity.newPostings7d', 'own'],
+  [minMax('hiringNewPostings30d'), 'hiringActivity.newPostings30d', 'own'],
+  [minMax('hiringNewPostings90d'), 'hiringActivity.newPostings90d', 'own'],
+  [minMax('hiringClosedPostings30d'), 'hiringActivity.closedPostings30d', 'own'],
+  [minMax('hiringNetChange30d'), 'hiringActivity.netChange30d', 'own'],
+  [fromTo('hiringFirstPostedOn'), 'hiringActivity.firstPostedOn', 'own'],
+  [fromTo('hiringLastPostedOn'), 'hiringActivity.lastPostedOn', 'own'],
+  [or('hiringStartedMediaId'), 'hiringActivity.mediaStarted30d', 'own'],
+  [or('hiringStoppedMediaId'), 'hiringActivity.mediaStopped30d', 'own'],
   // the company's postings (Job record fields)
   [partial('jobTitle'), 'title', 'linked posting'],
   [or('jobMediaId'), 'mediaId', 'linked posting'],

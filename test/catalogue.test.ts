@@ -120,17 +120,26 @@ function mappingFields(index: string): Set<string> {
   return out;
 }
 
+/** The company's hiring activity: an addition of this API's, on company search only. */
+const hiringActivityFlat = [
+  ...['OpenPostings', 'NewPostings7d', 'NewPostings30d', 'NewPostings90d', 'ClosedPostings30d', 'NetChange30d'].flatMap(
+    (name) => [`hiring${name}Min`, `hiring${name}Max`],
+  ),
+  ...['FirstPostedOn', 'LastPostedOn'].flatMap((name) => [`hiring${name}From`, `hiring${name}To`]),
+  ...['StartedMediaId', 'StoppedMediaId'].flatMap((name) => [`hiring${name}Or`, `hiring${name}Not`]),
+];
+
 describe.each([
   ['company search', corporateSearch, contractCorporateFlat, corporateSearchRequestSchemas()],
   ['job search', jobSearch, contractJobFlat, jobSearchRequestSchemas()],
 ] as const)('the %s catalogue', (_label, search, contractFlat, schemas) => {
-  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix and includeClosed beside them', () => {
+  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix, includeClosed and the hiring activity beside them', () => {
     const additions = [
       'updatedAtFrom',
       'updatedAtTo',
       // closed companies (and their postings) are left out unless asked for
       'includeClosed',
-      ...(search === corporateSearch ? ['furiganaPrefixOr'] : []),
+      ...(search === corporateSearch ? ['furiganaPrefixOr', ...hiringActivityFlat] : []),
     ];
     expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());
   });

@@ -65,6 +65,7 @@ describe('compileSearch', () => {
           "docvalue_fields": [
             "compactRecord",
             "workLocationCount",
+            "hiringActivityRecord",
             {
               "field": "updatedAt",
               "format": "epoch_millis",

@@ -4,7 +4,7 @@
  */
 import { define, items } from './define.js';
 import { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
-import type { FilterDef } from './types.js';
+import type { FilterDef, SchemaObject } from './types.js';
 
 const company = 'company' as const;
 const posting = 'posting' as const;
@@ -162,6 +162,55 @@ export const companyAttributeFilters = {
 
 const c = companyAttributeFilters;
 
+/**
+ * Hiring activity (the company's `hiringActivity`, counted by the indexer from every posting it
+ * has seen on the company as of the Japan day `hiringActivity.asOf`: docs/index-documents.md).
+ * Company search only: postings do not carry their company's activity.
+ */
+function hiringActivityFilters(): FilterDef[] {
+  const field = (name: string) => `hiringActivity.${name}`;
+  const counts: Array<[string, string, SchemaObject]> = [
+    ['hiringOpenPostings', 'Postings open now, inclusive bounds.', items.count],
+    ['hiringNewPostings7d', 'Postings started in the last 7 days (open or closed since), inclusive bounds.', items.count],
+    ['hiringNewPostings30d', 'Postings started in the last 30 days, inclusive bounds.', items.count],
+    ['hiringNewPostings90d', 'Postings started in the last 90 days, inclusive bounds.', items.count],
+    ['hiringClosedPostings30d', 'Postings closed in the last 30 days, inclusive bounds.', items.count],
+    [
+      'hiringNetChange30d',
+      'Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds.',
+      items.integer,
+    ],
+  ];
+  const lower = (key: string) => `${key.charAt(6).toLowerCase()}${key.slice(7)}`;
+  return [
+    ...counts.map(([key, description, item]) =>
+      define(key, 'range', { scope: company, field: field(lower(key)), item, description }),
+    ),
+    define('hiringFirstPostedOn', 'dateRange', {
+      scope: company,
+      field: field('firstPostedOn'),
+      description: "The start of the company's first posting lies within the dates, inclusive.",
+    }),
+    define('hiringLastPostedOn', 'dateRange', {
+      scope: company,
+      field: field('lastPostedOn'),
+      description: "The start of the company's latest posting lies within the dates, inclusive.",
+    }),
+    define('hiringStartedMediaId', 'ids', {
+      scope: company,
+      field: field('mediaStarted30d'),
+      description:
+        'The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them).',
+    }),
+    define('hiringStoppedMediaId', 'ids', {
+      scope: company,
+      field: field('mediaStopped30d'),
+      description:
+        'The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them).',
+    }),
+  ];
+}
+
 export const corporateFilters: readonly FilterDef[] = [
   define('corporateName', 'exact', {
     scope: company,
@@ -233,6 +282,7 @@ export const corporateFilters: readonly FilterDef[] = [
   c.paidMediaSpend,
   c.paidMediaUsedMediaId,
   c.workLocationCount,
+  ...hiringActivityFilters(),
   c.summary,
   define('furiganaPrefix', 'prefix', {
     scope: company,

@@ -108,6 +108,16 @@ const corporateFilterLabels: Readonly<Record<string, string>> = {
   paidMediaSpend: '有料媒体の年間出稿額',
   paidMediaUsedMediaId: '出稿中の有料媒体',
   workLocationCount: '勤務地数',
+  hiringOpenPostings: '掲載中の求人数',
+  hiringNewPostings7d: '新規求人数（7日）',
+  hiringNewPostings30d: '新規求人数（30日）',
+  hiringNewPostings90d: '新規求人数（90日）',
+  hiringClosedPostings30d: '終了した求人数（30日）',
+  hiringNetChange30d: '求人数の純増減（30日）',
+  hiringFirstPostedOn: '最初の求人の開始日',
+  hiringLastPostedOn: '最新の求人の開始日',
+  hiringStartedMediaId: '30日以内に掲載を始めた媒体',
+  hiringStoppedMediaId: '30日以内に掲載をやめた媒体',
   summary: '事業概要',
   furiganaPrefix: 'フリガナ（前方一致）',
   jobTitle: '求人の職種名（タイトル）',
@@ -183,6 +193,7 @@ export function filterLabel(search: SearchName, name: string): string | undefine
  * search, or whose filter label does not suit a column; the others take their filter's label.
  */
 const corporateFieldLabels: Readonly<Record<string, string>> = {
+  hiringActivity: '採用動向（求人の増減）',
   closed: '閉鎖（登記上）',
   closedOn: '閉鎖日',
   closeReason: '閉鎖事由',

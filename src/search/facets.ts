@@ -36,6 +36,8 @@ const masterOfKey: Record<string, MasterRef> = {
   businessSubCategoryId: { master: 'business-types', sub: true },
   marketCode: { master: 'markets', key: 'code' },
   paidMediaUsedMediaId: { master: 'media' },
+  hiringStartedMediaId: { master: 'media' },
+  hiringStoppedMediaId: { master: 'media' },
   jobMediaId: { master: 'media' },
   mediaId: { master: 'media' },
   jobEmploymentTypeId: { master: 'employment-types' },

@@ -52,23 +52,35 @@ export interface CopyLayout {
 /**
  * `nested`: the keys of the objects a record field holds (`markets` -> code, name, ...);
  * throws when such a key is a top-level field after it (its key would be found first).
- * `checkedSince`: checked fields added after copies of the layout were written; a checked
- * member is stored as before, so the copies' text is the same and the layout keeps its name
- * (copies already written are still spliced, with no backfill).
+ * `since`: fields added after copies of the layout were written that leave the stored text as
+ * it was: a checked field (its member is stored as before) or a live one (never stored). The
+ * layout keeps its name without them, so copies already written are still spliced, with no
+ * backfill.
  */
 export function defineLayout(
   fields: readonly string[],
   live: CopyLayout['live'],
   checked: CopyLayout['checked'],
   nested: Record<string, readonly string[]>,
-  checkedSince: readonly string[] = [],
+  since: readonly string[] = [],
 ): CopyLayout {
   const stored = fields.filter((field) => !(field in live));
   assertUnambiguous(stored, nested);
   if (stored.includes(layoutKey)) throw new Error(`a record field is named ${layoutKey}`);
-  const named = Object.keys(checked).filter((field) => !checkedSince.includes(field));
+  for (const field of since)
+    if (!(field in live) && !(field in checked)) throw new Error(`${field} is stored: it changes the copy`);
+  // a live field joins the name through the field list and the live list, a checked one through the checked list
+  const liveSince = since.filter((field) => field in live);
+  const named = (list: readonly string[], left: readonly string[]) => list.filter((field) => !left.includes(field));
   const id = createHash('sha256')
-    .update(JSON.stringify([copyFormat, fields, Object.keys(live), named]))
+    .update(
+      JSON.stringify([
+        copyFormat,
+        named(fields, liveSince),
+        named(Object.keys(live), liveSince),
+        named(Object.keys(checked), since),
+      ]),
+    )
     .digest('hex')
     .slice(0, 12);
   return {

@@ -73,6 +73,8 @@ export const internalCorporateFields = [
   // the registry's former names and their name keys, for match and suggest
   'formerNames',
   'formerNameKeys',
+  // the record's hiringActivity as its JSON text, for the spliced records
+  'hiringActivityRecord',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
@@ -119,6 +121,17 @@ const listObjectKeys: Record<string, string[]> = {
   paidMedias: ['mediaId', 'mediaName'],
 };
 
+/** `hiringActivity` in the order the rebuild writes it (the mapping's), as the spliced text has it. */
+const activityKeys = mappingFields('corporates', 'hiringActivity');
+const mediumKeys = ['mediaId', 'openPostings', 'firstSeenOn', 'lastSeenOn'];
+
+function activityInKeyOrder(activity: unknown): unknown {
+  if (!activity || typeof activity !== 'object') return null;
+  const ordered = inKeyOrder(activity, activityKeys) as Doc;
+  if (Array.isArray(ordered.media)) ordered.media = ordered.media.map((medium) => inKeyOrder(medium, mediumKeys));
+  return ordered;
+}
+
 function inKeyOrder(item: unknown, keys: string[]): unknown {
   if (!item || typeof item !== 'object' || Array.isArray(item)) return item;
   const object = item as Doc;
@@ -136,6 +149,7 @@ export function toCorporateRecord(doc: Doc): Doc {
     record[field] = Array.isArray(list) ? list.map((item) => inKeyOrder(item, keys)) : [];
   }
   record.workLocationCount = typeof doc.workLocationCount === 'number' ? doc.workLocationCount : 0;
+  record.hiringActivity = activityInKeyOrder(doc.hiringActivity);
   // open unless the registry says closed (companies it has not loaded, and copies written before the field)
   record.closed = doc.closed === true;
   return record;
@@ -181,7 +195,13 @@ function checkedUpdatedAt(stored: string, hit: CopyHit): string {
     : JSON.stringify(new Date(Number(millis)).toISOString());
 }
 
-/** The company copy's layout: the record but `workLocationCount` (the rebuild's). */
+const activityRecordField = 'hiringActivityRecord';
+
+/**
+ * The company copy's layout: the record but `workLocationCount` and `hiringActivity` (the
+ * rebuild's). `hiringActivity` came after copies of the layout were written: never stored, so
+ * their text is the same and they are still spliced.
+ */
 const corporateCopyLayout: CopyLayout = defineLayout(
   corporateFields,
   {
@@ -189,10 +209,21 @@ const corporateCopyLayout: CopyLayout = defineLayout(
       const count = hit.fields?.workLocationCount?.[0];
       return JSON.stringify(typeof count === 'number' ? count : 0);
     },
+    hiringActivity: (hit) => activityText(hit.fields) ?? 'null',
   },
   { updatedAt: checkedUpdatedAt },
   Object.fromEntries([...listFields].map((field) => [field, mappingFields('corporates', field)])),
+  ['hiringActivity'],
 );
+
+/**
+ * The company's `hiringActivity` as JSON text, from its doc value `hiringActivityRecord` (the
+ * text the rebuild wrote, indexer/hiring-activity.ts); undefined when the company has none.
+ */
+function activityText(fields: HitFields | undefined): string | undefined {
+  const value = fields?.[activityRecordField]?.[0];
+  return typeof value === 'string' ? copyText(value) : undefined;
+}
 
 /**
  * The posting copy's layout: the record but `corporateName` (the rebuild's) and the snippets;
@@ -250,7 +281,12 @@ export const compactFetch = {
   _source: false,
   // no stored field either: `_id` lives in the same compressed block as `_source`
   stored_fields: ['_none_'],
-  docvalue_fields: [compactRecordField, 'workLocationCount', { field: 'updatedAt', format: 'epoch_millis' }],
+  docvalue_fields: [
+    compactRecordField,
+    'workLocationCount',
+    activityRecordField,
+    { field: 'updatedAt', format: 'epoch_millis' },
+  ],
 } as const;
 
 /**
@@ -282,7 +318,13 @@ function decodeCopy(fields: HitFields): Doc {
 export function corporateRecordFromFields(fields: HitFields): Doc {
   const copy = decodeCopy(fields);
   const updatedAt = liveUpdatedAt(copy, fields);
-  return toCorporateRecord({ ...copy, workLocationCount: fields.workLocationCount?.[0], updatedAt });
+  const activity = activityText(fields);
+  return toCorporateRecord({
+    ...copy,
+    workLocationCount: fields.workLocationCount?.[0],
+    hiringActivity: activity === undefined ? null : JSON.parse(activity),
+    updatedAt,
+  });
 }
 
 /** `updatedAt` of a compact fetch's hit, the object form of `checkedUpdatedAt`. */

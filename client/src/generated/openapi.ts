@@ -984,6 +984,63 @@ export interface components {
             mediaId: number;
             mediaName: string;
         };
+        /**
+         * @description How the company's postings moved, counted from every posting the service has seen on
+         *     it (open or closed) as of the Japan day `asOf`. A posting starts on the day of its
+         *     `jobCreatedAt` (the day the service first saw it when it has none) and closes on the day
+         *     it left the feed. A window of N days is the N days ending on `asOf`. Counted again when
+         *     a posting of the company changes, and each night for every company whose windows hold
+         *     something, so the windows move with the calendar.
+         */
+        HiringActivity: {
+            /**
+             * Format: date
+             * @description The Japan day the counts hold for.
+             */
+            asOf: string;
+            /** @description Postings open now. */
+            openPostings: number;
+            /** @description Postings started in the last 7 days (open or closed since). */
+            newPostings7d: number;
+            /** @description Postings started in the last 30 days. */
+            newPostings30d: number;
+            /** @description Postings started in the last 90 days. */
+            newPostings90d: number;
+            /** @description Postings closed in the last 30 days. */
+            closedPostings30d: number;
+            /** @description newPostings30d - closedPostings30d: positive when the company opened more postings than it closed. */
+            netChange30d: number;
+            /**
+             * Format: date
+             * @description Start of its first posting.
+             */
+            firstPostedOn: string | null;
+            /**
+             * Format: date
+             * @description Start of its latest posting.
+             */
+            lastPostedOn: string | null;
+            /** @description Per medium (media master id) the company has had postings on, by id. */
+            media: {
+                mediaId: number;
+                /** @description Its postings open there now. */
+                openPostings: number;
+                /**
+                 * Format: date
+                 * @description Start of its first posting there.
+                 */
+                firstSeenOn: string;
+                /**
+                 * Format: date
+                 * @description The day its last posting there closed; null while one is open there.
+                 */
+                lastSeenOn: string | null;
+            }[];
+            /** @description Media whose first posting of the company started in the last 30 days. */
+            mediaStarted30d: number[];
+            /** @description Media where the company has nothing open now and its last posting closed in the last 30 days. */
+            mediaStopped30d: number[];
+        };
         /** @description A company. */
         Corporate: {
             /** @description 13-digit corporate number (法人番号). */
@@ -1081,6 +1138,8 @@ export interface components {
              *     may be lower than the real number; 0 when none is found.
              */
             workLocationCount: number;
+            /** @description Hiring activity (null for a company not counted yet). */
+            hiringActivity: components["schemas"]["HiringActivity"] | null;
             /** @description The company's business summary. */
             summary: string | null;
             /** Format: date-time */
@@ -1302,9 +1361,9 @@ export interface components {
              */
             includeTotalResults?: boolean;
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
-            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
+            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "hiringStartedMediaId" | "hiringStoppedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -1427,6 +1486,62 @@ export interface components {
             paidMediaUsedMediaIdOr?: readonly number[];
             /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
             paidMediaUsedMediaIdNot?: readonly number[];
+            /** @description Postings open now, inclusive bounds. Inclusive lower bound. */
+            hiringOpenPostingsMin?: number;
+            /** @description Postings open now, inclusive bounds. Inclusive upper bound. */
+            hiringOpenPostingsMax?: number;
+            /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. Inclusive lower bound. */
+            hiringNewPostings7dMin?: number;
+            /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. Inclusive upper bound. */
+            hiringNewPostings7dMax?: number;
+            /** @description Postings started in the last 30 days, inclusive bounds. Inclusive lower bound. */
+            hiringNewPostings30dMin?: number;
+            /** @description Postings started in the last 30 days, inclusive bounds. Inclusive upper bound. */
+            hiringNewPostings30dMax?: number;
+            /** @description Postings started in the last 90 days, inclusive bounds. Inclusive lower bound. */
+            hiringNewPostings90dMin?: number;
+            /** @description Postings started in the last 90 days, inclusive bounds. Inclusive upper bound. */
+            hiringNewPostings90dMax?: number;
+            /** @description Postings closed in the last 30 days, inclusive bounds. Inclusive lower bound. */
+            hiringClosedPostings30dMin?: number;
+            /** @description Postings closed in the last 30 days, inclusive bounds. Inclusive upper bound. */
+            hiringClosedPostings30dMax?: number;
+            /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. Inclusive lower bound. */
+            hiringNetChange30dMin?: number;
+            /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. Inclusive upper bound. */
+            hiringNetChange30dMax?: number;
+            /**
+             * Format: date
+             * @description The start of the company's first posting lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringFirstPostedOnFrom?: string;
+            /**
+             * Format: date
+             * @description The start of the company's first posting lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringFirstPostedOnTo?: string;
+            /**
+             * Format: date
+             * @description The start of the company's latest posting lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringLastPostedOnFrom?: string;
+            /**
+             * Format: date
+             * @description The start of the company's latest posting lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringLastPostedOnTo?: string;
+            /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). Matches when the value is any of the listed ones. */
+            hiringStartedMediaIdOr?: readonly number[];
+            /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). Excludes records with any of the listed values. */
+            hiringStartedMediaIdNot?: readonly number[];
+            /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Matches when the value is any of the listed ones. */
+            hiringStoppedMediaIdOr?: readonly number[];
+            /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Excludes records with any of the listed values. */
+            hiringStoppedMediaIdNot?: readonly number[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -1746,6 +1861,92 @@ export interface components {
                 /** @description Number of work locations (distinct addresses of the company's postings on site or of unknown kind), inclusive bounds. Inclusive upper bound. */
                 max?: number;
             };
+            /** @description Postings open now, inclusive bounds. */
+            hiringOpenPostings?: {
+                /** @description Postings open now, inclusive bounds. Inclusive lower bound. */
+                min?: number;
+                /** @description Postings open now, inclusive bounds. Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. */
+            hiringNewPostings7d?: {
+                /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. Inclusive lower bound. */
+                min?: number;
+                /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Postings started in the last 30 days, inclusive bounds. */
+            hiringNewPostings30d?: {
+                /** @description Postings started in the last 30 days, inclusive bounds. Inclusive lower bound. */
+                min?: number;
+                /** @description Postings started in the last 30 days, inclusive bounds. Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Postings started in the last 90 days, inclusive bounds. */
+            hiringNewPostings90d?: {
+                /** @description Postings started in the last 90 days, inclusive bounds. Inclusive lower bound. */
+                min?: number;
+                /** @description Postings started in the last 90 days, inclusive bounds. Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Postings closed in the last 30 days, inclusive bounds. */
+            hiringClosedPostings30d?: {
+                /** @description Postings closed in the last 30 days, inclusive bounds. Inclusive lower bound. */
+                min?: number;
+                /** @description Postings closed in the last 30 days, inclusive bounds. Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. */
+            hiringNetChange30d?: {
+                /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. Inclusive lower bound. */
+                min?: number;
+                /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description The start of the company's first posting lies within the dates, inclusive. */
+            hiringFirstPostedOn?: {
+                /**
+                 * Format: date
+                 * @description The start of the company's first posting lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description The start of the company's first posting lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description The start of the company's latest posting lies within the dates, inclusive. */
+            hiringLastPostedOn?: {
+                /**
+                 * Format: date
+                 * @description The start of the company's latest posting lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description The start of the company's latest posting lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). */
+            hiringStartedMediaId?: {
+                /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). Matches when the value is any of the listed ones. */
+                any?: readonly number[];
+                /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). Excludes records with any of the listed values. */
+                none?: readonly number[];
+            };
+            /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). */
+            hiringStoppedMediaId?: {
+                /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Matches when the value is any of the listed ones. */
+                any?: readonly number[];
+                /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Excludes records with any of the listed values. */
+                none?: readonly number[];
+            };
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
             summary?: {
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
@@ -1913,7 +2114,7 @@ export interface components {
         /** @description Sort order. Default: name asc. Records without the value come last in both orders. */
         SortCorporate: {
             /** @enum {string} */
-            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "updatedAt" | "employeeDiff6m";
+            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "updatedAt" | "employeeDiff6m";
             /** @enum {string} */
             order: "asc" | "desc";
         };
@@ -1934,7 +2135,7 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -2057,6 +2258,62 @@ export interface components {
             paidMediaUsedMediaIdOr?: readonly number[];
             /** @description Has a paid listing on one of these media (media master id). Excludes records with any of the listed values. */
             paidMediaUsedMediaIdNot?: readonly number[];
+            /** @description Postings open now, inclusive bounds. Inclusive lower bound. */
+            hiringOpenPostingsMin?: number;
+            /** @description Postings open now, inclusive bounds. Inclusive upper bound. */
+            hiringOpenPostingsMax?: number;
+            /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. Inclusive lower bound. */
+            hiringNewPostings7dMin?: number;
+            /** @description Postings started in the last 7 days (open or closed since), inclusive bounds. Inclusive upper bound. */
+            hiringNewPostings7dMax?: number;
+            /** @description Postings started in the last 30 days, inclusive bounds. Inclusive lower bound. */
+            hiringNewPostings30dMin?: number;
+            /** @description Postings started in the last 30 days, inclusive bounds. Inclusive upper bound. */
+            hiringNewPostings30dMax?: number;
+            /** @description Postings started in the last 90 days, inclusive bounds. Inclusive lower bound. */
+            hiringNewPostings90dMin?: number;
+            /** @description Postings started in the last 90 days, inclusive bounds. Inclusive upper bound. */
+            hiringNewPostings90dMax?: number;
+            /** @description Postings closed in the last 30 days, inclusive bounds. Inclusive lower bound. */
+            hiringClosedPostings30dMin?: number;
+            /** @description Postings closed in the last 30 days, inclusive bounds. Inclusive upper bound. */
+            hiringClosedPostings30dMax?: number;
+            /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. Inclusive lower bound. */
+            hiringNetChange30dMin?: number;
+            /** @description Postings started minus postings closed in the last 30 days (negative: more closed), inclusive bounds. Inclusive upper bound. */
+            hiringNetChange30dMax?: number;
+            /**
+             * Format: date
+             * @description The start of the company's first posting lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringFirstPostedOnFrom?: string;
+            /**
+             * Format: date
+             * @description The start of the company's first posting lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringFirstPostedOnTo?: string;
+            /**
+             * Format: date
+             * @description The start of the company's latest posting lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringLastPostedOnFrom?: string;
+            /**
+             * Format: date
+             * @description The start of the company's latest posting lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            hiringLastPostedOnTo?: string;
+            /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). Matches when the value is any of the listed ones. */
+            hiringStartedMediaIdOr?: readonly number[];
+            /** @description The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them). Excludes records with any of the listed values. */
+            hiringStartedMediaIdNot?: readonly number[];
+            /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Matches when the value is any of the listed ones. */
+            hiringStoppedMediaIdOr?: readonly number[];
+            /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Excludes records with any of the listed values. */
+            hiringStoppedMediaIdNot?: readonly number[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
