@@ -200,7 +200,8 @@ async function readHistories(
     pageSize: 5000,
   });
   for await (const hits of pages) {
-    for (const { source } of hits) byCompany.get(String(source.corporateNumber))?.push(fromHistoryDocument(source));
+    for (const { source } of hits)
+      byCompany.get(String(source.corporateNumber))?.push(fromHistoryDocument(source));
   }
   return byCompany;
 }

@@ -10,13 +10,13 @@
 import { mappingFields } from '../src/opensearch/mappings.js';
 import { searchableSince } from '../src/search/detail-window.js';
 import { descriptionOpening, openingField } from '../src/search/opening.js';
+import { activityFields, japanDay, noActivity } from './hiring-activity.js';
 import {
   corporateTypeLabels,
   fundingSeriesLabels,
   paidMediaSpendLabels,
   revenueRangeLabels,
 } from './labels.js';
-import { activityFields, japanDay, noActivity } from './hiring-activity.js';
 import type { Market, Masters } from './masters.js';
 import { evidenceKeyFields, nameKeyFields } from './name-keys.js';
 import type { CorporateSource, JobSource } from './source-types.js';

@@ -122,9 +122,14 @@ function mappingFields(index: string): Set<string> {
 
 /** The company's hiring activity: an addition of this API's, on company search only. */
 const hiringActivityFlat = [
-  ...['OpenPostings', 'NewPostings7d', 'NewPostings30d', 'NewPostings90d', 'ClosedPostings30d', 'NetChange30d'].flatMap(
-    (name) => [`hiring${name}Min`, `hiring${name}Max`],
-  ),
+  ...[
+    'OpenPostings',
+    'NewPostings7d',
+    'NewPostings30d',
+    'NewPostings90d',
+    'ClosedPostings30d',
+    'NetChange30d',
+  ].flatMap((name) => [`hiring${name}Min`, `hiring${name}Max`]),
   ...['FirstPostedOn', 'LastPostedOn'].flatMap((name) => [`hiring${name}From`, `hiring${name}To`]),
   ...['StartedMediaId', 'StoppedMediaId'].flatMap((name) => [`hiring${name}Or`, `hiring${name}Not`]),
 ];

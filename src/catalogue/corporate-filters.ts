@@ -171,7 +171,11 @@ function hiringActivityFilters(): FilterDef[] {
   const field = (name: string) => `hiringActivity.${name}`;
   const counts: Array<[string, string, SchemaObject]> = [
     ['hiringOpenPostings', 'Postings open now, inclusive bounds.', items.count],
-    ['hiringNewPostings7d', 'Postings started in the last 7 days (open or closed since), inclusive bounds.', items.count],
+    [
+      'hiringNewPostings7d',
+      'Postings started in the last 7 days (open or closed since), inclusive bounds.',
+      items.count,
+    ],
     ['hiringNewPostings30d', 'Postings started in the last 30 days, inclusive bounds.', items.count],
     ['hiringNewPostings90d', 'Postings started in the last 90 days, inclusive bounds.', items.count],
     ['hiringClosedPostings30d', 'Postings closed in the last 30 days, inclusive bounds.', items.count],

@@ -71,7 +71,8 @@ export function defineLayout(
     if (!(field in live) && !(field in checked)) throw new Error(`${field} is stored: it changes the copy`);
   // a live field joins the name through the field list and the live list, a checked one through the checked list
   const liveSince = since.filter((field) => field in live);
-  const named = (list: readonly string[], left: readonly string[]) => list.filter((field) => !left.includes(field));
+  const named = (list: readonly string[], left: readonly string[]) =>
+    list.filter((field) => !left.includes(field));
   const id = createHash('sha256')
     .update(
       JSON.stringify([

@@ -128,7 +128,8 @@ const mediumKeys = ['mediaId', 'openPostings', 'firstSeenOn', 'lastSeenOn'];
 function activityInKeyOrder(activity: unknown): unknown {
   if (!activity || typeof activity !== 'object') return null;
   const ordered = inKeyOrder(activity, activityKeys) as Doc;
-  if (Array.isArray(ordered.media)) ordered.media = ordered.media.map((medium) => inKeyOrder(medium, mediumKeys));
+  if (Array.isArray(ordered.media))
+    ordered.media = ordered.media.map((medium) => inKeyOrder(medium, mediumKeys));
   return ordered;
 }
 
