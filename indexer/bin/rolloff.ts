@@ -1,12 +1,17 @@
-/** `npm run rolloff`: the nightly roll-off, once, now (see ../rolloff.ts). */
+/**
+ * `npm run rolloff`: the nightly work, once, now: the roll-off (../rolloff.ts) and the count of
+ * hiring activity the calendar moved (../activity-refresh.ts).
+ */
 import { cliProgram, runCli } from '../../ops/cli.js';
+import { refreshActivity } from '../activity-refresh.js';
 import { openCliServices } from '../cli-services.js';
 import { rollOff } from '../rolloff.js';
 
 cliProgram(
   'rolloff',
   'Remove the searchable detail text of postings collected more than a month ago, once, now ' +
-    '(the worker also does this nightly at 03:00 JST). OpenSearch: OPENSEARCH_URL, else the local node.',
+    'and count again the hiring activity of every company whose windows the calendar moved ' +
+    '(the worker also does both nightly at 03:00 JST). OpenSearch: OPENSEARCH_URL, else the local node.',
 ).parse();
 
 runCli('rolloff', async () => {
@@ -21,7 +26,13 @@ runCli('rolloff', async () => {
         `in ${((Date.now() - started) / 1000).toFixed(1)} s` +
         (result.failures > 0 ? `; ${result.failures} updates failed (run again)` : ''),
     );
-    if (result.failures > 0) process.exitCode = 1;
+    const activity = await refreshActivity(services.opensearch, services.indexPrefix);
+    console.log(
+      `counted the hiring activity of ${activity.companies.length} companies again; ` +
+        `${activity.filled} companies without postings given their first count` +
+        (activity.failures > 0 ? `; ${activity.failures} writes failed (run again)` : ''),
+    );
+    if (result.failures > 0 || activity.failures > 0) process.exitCode = 1;
   } finally {
     await services.close();
   }
