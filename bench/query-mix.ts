@@ -75,6 +75,17 @@ export function buildQueryMix(corporateNumbers: readonly string[]): MixQuery[] {
       },
     },
     {
+      name: 'company: hiring activity (new postings 90d, net change), net change desc',
+      path: '/rest/v1/corporates/search',
+      body: {
+        hiringNewPostings90dMin: 2,
+        hiringNetChange30dMin: -5,
+        hiringOpenPostingsMin: 1,
+        sort: { field: 'hiringNetChange30d', order: 'desc' },
+        limit: 25,
+      },
+    },
+    {
       name: 'job: title contains + prefecture of company, newest first',
       path: '/rest/v1/jobs/search',
       body: {

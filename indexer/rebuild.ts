@@ -232,7 +232,8 @@ export async function rebuildCompanies(
   const result: RebuildResult = { rebuilt: 0, missing: 0, fannedOut: 0, failures: [] };
   const all = [...new Set(corporateNumbers)];
   if (all.length === 0) return result;
-  if (options.refresh !== false) await withRetry(() => client.indices.refresh({ index: names.jobs }));
+  if (options.refresh !== false)
+    await withRetry(() => client.indices.refresh({ index: [names.jobs, names.postingHistory] }));
   const nestedLimit = await liveNestedLimit(client, names.corporates);
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
