@@ -12,6 +12,10 @@ export interface MixQuery {
 
 /** `corporateNumbers`: 100 numbers of the data set, for the id-list query. */
 export function buildQueryMix(corporateNumbers: readonly string[]): MixQuery[] {
+  return [...companyQueries(corporateNumbers), ...jobQueries()];
+}
+
+function companyQueries(corporateNumbers: readonly string[]): MixQuery[] {
   return [
     {
       name: 'company: prefecture ids + industry, name sort',
@@ -85,6 +89,11 @@ export function buildQueryMix(corporateNumbers: readonly string[]): MixQuery[] {
         limit: 25,
       },
     },
+  ];
+}
+
+function jobQueries(): MixQuery[] {
+  return [
     {
       name: 'job: title contains + prefecture of company, newest first',
       path: '/rest/v1/jobs/search',

@@ -210,6 +210,11 @@ describe('openapi.yaml', () => {
         'DELETE /corporates/match-jobs/{jobId}',
         'GET /corporates/match-jobs/{jobId}/results',
         'POST /corporates/match-jobs/{jobId}/resume',
+        // saved searches (src/http/routes/saved-searches.ts)
+        'POST /saved-searches',
+        'GET /saved-searches',
+        'GET /saved-searches/{savedSearchId}',
+        'DELETE /saved-searches/{savedSearchId}',
         ...[
           'prefectures',
           'industries',

@@ -98,7 +98,8 @@ function raw(
   });
 }
 
-const exactPath = (path: string) => `/rest/v1${path.replace('{jobId}', detailJobId)}`;
+// a path parameter (a job id, a match job's or a saved search's id) is spelled as the detail's job id
+const exactPath = (path: string) => `/rest/v1${path.replace(/\{[A-Za-z]+\}/, detailJobId)}`;
 
 /** Other spellings of an exact path: each names the same operation to a lenient router. */
 function otherSpellings(path: string): string[] {
@@ -154,7 +155,9 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
             ? { format: 'jsonl', maxCredits: 3 }
             : operation.limit === 'match'
               ? { records: [{ name: 'どこにもない名前' }] }
-              : { limit: 1 }
+              : operation.limit === 'savedSearch'
+                ? { name: 'x', search: 'corporates', body: {} }
+                : { limit: 1 }
         : undefined;
     const cost = operation.limit === 'search' ? searchCost : operation.limit === 'detail' ? detailCost : 0;
     // an operation's required query, sent after every spelling of its path
@@ -174,9 +177,10 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       await limits.ledger.grant(user, 100);
       const headers = await userHeaders(user);
       const exact = await raw(operation.method, `${path}${query}`, headers, body);
-      // the limits test app runs without Redis: a match job's operation reaches its handler,
-      // which answers that there are no match jobs here (503), after the rate limit
-      expect(exact.status).toBe(operation.limit === 'matchJob' ? 503 : exactStatus);
+      // the limits test app runs without Redis: a match job's or a saved search's operation
+      // reaches its handler, which answers that there are none here (503), after the rate limit
+      const storeless = operation.limit === 'matchJob' || operation.limit === 'savedSearch';
+      expect(exact.status).toBe(storeless ? 503 : exactStatus);
       if (operation.limit) expect(exact.headers['x-ratelimit-limit']).toBeDefined();
       else expect(exact.headers['x-ratelimit-limit']).toBeUndefined();
       if (operation.limit !== 'export') expect(await limits.ledger.balance(user)).toBe(100 - cost);

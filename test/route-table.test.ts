@@ -34,6 +34,7 @@ describe('the route table', () => {
       const order = ['auth', 'rate limit', 'validation', 'search plan', 'export plan', 'credits'];
       expect([...chain].sort((a, b) => order.indexOf(a) - order.indexOf(b))).toEqual(chain);
       if (operation.limit === 'matchJob') expect(handler).toMatch(/^matchJob/);
+      else if (operation.limit === 'savedSearch') expect(handler).toMatch(/^savedSearch/);
       else expect(handler).toBe(operation.limit ?? 'master');
     },
   );

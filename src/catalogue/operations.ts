@@ -12,6 +12,7 @@
  *   POST /reconcile              -> 'match'   (a reconciliation batch: as a match)
  *   GET  /reconcile/suggest/..., /reconcile/preview -> 'suggest' (as the suggest)
  *   POST /corporates/match-jobs  -> 'matchJob' (rate limited; the worker charges per certain match)
+ *   POST /saved-searches         -> 'savedSearch' (rate limited, free)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -22,7 +23,15 @@
 
 import { masterNames } from '../masters/masters.js';
 
-export type LimitKind = 'search' | 'count' | 'export' | 'detail' | 'match' | 'suggest' | 'matchJob';
+export type LimitKind =
+  | 'search'
+  | 'count'
+  | 'export'
+  | 'detail'
+  | 'match'
+  | 'suggest'
+  | 'matchJob'
+  | 'savedSearch';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'DELETE';
@@ -54,6 +63,11 @@ export const operations: readonly Operation[] = [
   { method: 'DELETE', path: '/corporates/match-jobs/{jobId}', limit: 'matchJob' },
   { method: 'GET', path: '/corporates/match-jobs/{jobId}/results', limit: 'matchJob' },
   { method: 'POST', path: '/corporates/match-jobs/{jobId}/resume', limit: 'matchJob' },
+  // saved searches: rate limited as a count, free
+  { method: 'POST', path: '/saved-searches', limit: 'savedSearch' },
+  { method: 'GET', path: '/saved-searches', limit: 'savedSearch' },
+  { method: 'GET', path: '/saved-searches/{savedSearchId}', limit: 'savedSearch' },
+  { method: 'DELETE', path: '/saved-searches/{savedSearchId}', limit: 'savedSearch' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 

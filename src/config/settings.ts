@@ -80,6 +80,13 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     default: '3000',
     doc: 'The most a `/rest/v1` request may take; then 503 with `Retry-After`, the search cancelled and its reservation refunded.',
   }),
+  setting({
+    name: 'SAVED_SEARCHES_PER_USER',
+    key: 'savedSearchesPerUser',
+    kind: integer(1),
+    default: '100',
+    doc: 'The most saved searches (`POST /saved-searches`) one user keeps; one more is a 409 `saved_search_limit` until one is deleted.',
+  }),
   optional({
     name: 'MATCH_DEADLINE_MS',
     key: undefined,

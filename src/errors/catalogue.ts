@@ -68,6 +68,10 @@ export const errorCatalogue = {
     status: 429,
     meaning: 'More requests per second than the user may send; retry after Retry-After.',
   },
+  saved_search_limit: {
+    status: 409,
+    meaning: 'The user keeps as many saved searches as allowed (SAVED_SEARCHES_PER_USER); delete one first.',
+  },
   too_many_exports: {
     status: 429,
     meaning: 'The user already runs as many exports as allowed at once; retry when one has finished.',
@@ -328,6 +332,16 @@ export const errors = {
       retryAfter(retryAfterSeconds),
     ),
   /** Single-process mode (no REDIS_URL): no queue and no worker for a match job. */
+  savedSearchLimit: (cap: number) =>
+    new ApiError(
+      'saved_search_limit',
+      `You keep ${cap} saved searches, the most allowed; delete one (DELETE /saved-searches/{id}) before saving another.`,
+    ),
+  savedSearchesUnavailable: () =>
+    new ApiError(
+      'limits_unavailable',
+      'Saved searches are not available on this API (it runs without its shared store). Nothing was charged.',
+    ),
   matchJobsUnavailable: () =>
     new ApiError(
       'limits_unavailable',

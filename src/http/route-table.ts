@@ -13,6 +13,7 @@
  *   GET  /corporates/suggest  auth -> rate limit -> validation -> suggest
  *   POST /corporates/match-jobs        auth -> rate limit -> upload (checks its own parameters)
  *   GET|DELETE /corporates/match-jobs… auth -> rate limit -> validation -> the job's handler
+ *   POST|GET|DELETE /saved-searches…   auth -> rate limit -> validation -> its handler (free)
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
  *   GET  /reconcile           reconcile key -> optional auth -> manifest (free, unlimited)
  *   POST /reconcile           reconcile key -> auth -> rate limit -> validation -> reconcile plan -> credits -> reconcile
@@ -60,7 +61,12 @@ import {
   suggestEntityHandler,
   suggestPropertyHandler,
 } from './routes/reconcile.js';
-
+import {
+  createSavedSearchHandler,
+  deleteSavedSearchHandler,
+  getSavedSearchHandler,
+  listSavedSearchesHandler,
+} from './routes/saved-searches.js';
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
 import { parseExportPlan, parseSearchPlan } from './search-plan.js';
@@ -94,7 +100,11 @@ export type HandlerName =
   | 'matchJob'
   | 'matchJobCancel'
   | 'matchJobResults'
-  | 'matchJobResume';
+  | 'matchJobResume'
+  | 'savedSearchCreate'
+  | 'savedSearchList'
+  | 'savedSearch'
+  | 'savedSearchDelete';
 
 export interface Route {
   chain: readonly Step[];
@@ -135,6 +145,16 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'POST /corporates/match-jobs/{jobId}/resume': {
     chain: ['auth', 'rate limit', 'validation'],
     handler: 'matchJobResume',
+  },
+  'POST /saved-searches': { chain: ['auth', 'rate limit', 'validation'], handler: 'savedSearchCreate' },
+  'GET /saved-searches': { chain: ['auth', 'rate limit', 'validation'], handler: 'savedSearchList' },
+  'GET /saved-searches/{savedSearchId}': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'savedSearch',
+  },
+  'DELETE /saved-searches/{savedSearchId}': {
+    chain: ['auth', 'rate limit', 'validation'],
+    handler: 'savedSearchDelete',
   },
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
   // the W3C Reconciliation Service API (src/http/routes/reconcile.ts): the key may come as ?apiKey=
@@ -218,6 +238,10 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     matchJobCancel: cancelMatchJobHandler(services),
     matchJobResults: matchJobResultsHandler(services),
     matchJobResume: resumeMatchJobHandler(services),
+    savedSearchCreate: createSavedSearchHandler(services),
+    savedSearchList: listSavedSearchesHandler(services),
+    savedSearch: getSavedSearchHandler(services),
+    savedSearchDelete: deleteSavedSearchHandler(services),
   };
 }
 

@@ -485,6 +485,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/saved-searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's saved searches, newest first */
+        get: operations["listSavedSearches"];
+        put?: never;
+        /**
+         * Save a search under a name
+         * @description Keeps a company or job search body under a name, for the caller's user (every key of
+         *     the user sees it). `body` is checked exactly as the search it names checks its body;
+         *     a problem is a 400 naming its place under `body.` (`body.prefectureIdOr[1]`). At most
+         *     `SAVED_SEARCHES_PER_USER` (100) per user: one more is a 409 `saved_search_limit`.
+         *     Free; rate limited as a count.
+         */
+        post: operations["createSavedSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/saved-searches/{savedSearchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One saved search
+         * @description Another user's saved search is a 404, as an unknown id.
+         */
+        get: operations["getSavedSearch"];
+        put?: never;
+        post?: never;
+        /** Delete a saved search */
+        delete: operations["deleteSavedSearch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master/prefectures": {
         parameters: {
             query?: never;
@@ -650,6 +696,7 @@ export interface components {
              *     | `route_not_found` | 404 | No endpoint at this path. |
              *     | `method_not_allowed` | 405 | The path does not accept this method. |
              *     | `idempotency_in_progress` | 409 | A request with this `Idempotency-Key` is still running. |
+             *     | `saved_search_limit` | 409 | The user keeps as many saved searches as allowed (`SAVED_SEARCHES_PER_USER`, 100); delete one first. |
              *     | `payload_too_large` | 413 | The body is larger than 100 kB. |
              *     | `unsupported_media_type` | 415 | The body is not sent as `application/json`. |
              *     | `unsupported_charset` | 415 | The `Content-Type` names a charset other than UTF-8; `errors` names `Content-Type`. |
@@ -665,7 +712,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "malformed_compressed_body" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "unsupported_content_encoding" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "malformed_compressed_body" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "saved_search_limit" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "unsupported_content_encoding" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
             /**
@@ -983,6 +1030,31 @@ export interface components {
             /** @description Id from the media master. */
             mediaId: number;
             mediaName: string;
+        };
+        SavedSearchCreate: {
+            /** @description A name for the user to know it by. */
+            name: string;
+            /**
+             * @description Which search `body` is for (`POST /corporates/search` or `POST /jobs/search`).
+             * @enum {string}
+             */
+            search: "corporates" | "jobs";
+            /**
+             * @description A body that search accepts (filters, filterGroups, sort, fields, facets, limit, ...),
+             *     checked as that search checks it.
+             */
+            body: Record<string, never>;
+        };
+        SavedSearch: {
+            /** @example ss_0123456789abcdef0123 */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            search: "corporates" | "jobs";
+            /** @description The search body as it was saved. */
+            body: Record<string, never>;
+            /** Format: date-time */
+            createdAt: string;
         };
         /**
          * @description How the company's postings moved, counted from every posting the service has seen on
@@ -3568,6 +3640,8 @@ export interface components {
     parameters: {
         /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
         ReconcileApiKey: string;
+        /** @description The `id` of a saved search (as `POST /saved-searches` answered it). */
+        SavedSearchId: string;
         /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
         MatchJobId: string;
         /**
@@ -4355,6 +4429,133 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSavedSearches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every saved search of the user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["SavedSearch"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedSearchCreate"];
+            };
+        };
+        responses: {
+            /** @description The saved search. */
+            201: {
+                headers: {
+                    /** @description Its path. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSearch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The user keeps as many saved searches as allowed (`saved_search_limit`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a saved search (as `POST /saved-searches` answered it). */
+                savedSearchId: components["parameters"]["SavedSearchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The saved search; send its `body` to `POST /{search}/search` to open it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSearch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a saved search (as `POST /saved-searches` answered it). */
+                savedSearchId: components["parameters"]["SavedSearchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
