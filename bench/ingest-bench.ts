@@ -16,13 +16,15 @@ import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indi
 import { withRetry } from '../src/opensearch/retry.js';
 
 export interface IngestFigures {
-  documents: { corporates: number; jobs: number; jobDetails: number; total: number };
+  documents: { corporates: number; jobs: number; jobDetails: number; postingHistory: number; total: number };
   pipeline: { seconds: number; recordsSeconds: number; rebuildSeconds: number; docsPerSecond: number };
   rawBulk: { seconds: number; docsPerSecond: number };
   rejected: number;
 }
 
-const indices = ['corporates', 'jobs', 'job-details'] as const;
+// the posting history is written by the company rebuild (indexer/hiring-activity.ts): the raw
+// load writes it too, so both sides write the same final documents
+const indices = ['corporates', 'jobs', 'job-details', 'posting-history'] as const;
 
 async function count(client: OpenSearchClient, index: string): Promise<number> {
   const { body } = await client.count({ index });
@@ -173,9 +175,10 @@ export async function measureIngestion(options: {
     corporates: await count(client, indexName(pipelinePrefix, 'corporates')),
     jobs: await count(client, indexName(pipelinePrefix, 'jobs')),
     jobDetails: await count(client, indexName(pipelinePrefix, 'job-details')),
+    postingHistory: await count(client, indexName(pipelinePrefix, 'posting-history')),
     total: 0,
   };
-  documents.total = documents.corporates + documents.jobs + documents.jobDetails;
+  documents.total = documents.corporates + documents.jobs + documents.jobDetails + documents.postingHistory;
   const rejected = Object.values(result.report).reduce((sum, counts) => sum + counts.rejected, 0);
   options.log(
     `ingest: pipeline ${documents.total} documents in ${pipelineSeconds.toFixed(1)} s ` +
@@ -208,7 +211,7 @@ export async function measureIngestion(options: {
   if (rawCount !== documents.total)
     throw new Error(
       `raw _bulk indexed ${rawCount} documents (${indices.map((name, i) => `${name} ${rawCounts[i]}`).join(', ')}), ` +
-        `the pipeline ${documents.total} (corporates ${documents.corporates}, jobs ${documents.jobs}, job-details ${documents.jobDetails})`,
+        `the pipeline ${documents.total} (corporates ${documents.corporates}, jobs ${documents.jobs}, job-details ${documents.jobDetails}, posting-history ${documents.postingHistory})`,
     );
   options.log(`ingest: raw _bulk ${rawCount} documents in ${rawSeconds.toFixed(1)} s`);
   const perSecond = (seconds: number) => Math.round(documents.total / seconds);

@@ -229,7 +229,7 @@ function ingestionMarkdown(report: BenchReport): string[] {
     '',
     '## Ingestion',
     '',
-    `${i.documents.total.toLocaleString('en')} documents (${i.documents.corporates} corporates, ${i.documents.jobs} jobs, ${i.documents.jobDetails} job-details); ${i.rejected} rejected.`,
+    `${i.documents.total.toLocaleString('en')} documents (${i.documents.corporates} corporates, ${i.documents.jobs} jobs, ${i.documents.jobDetails} job-details, ${i.documents.postingHistory ?? 0} posting-history); ${i.rejected} rejected.`,
     `Pipeline: ${i.pipeline.seconds} s (records ${i.pipeline.recordsSeconds} s + company rebuilds ${i.pipeline.rebuildSeconds} s), ${i.pipeline.docsPerSecond} docs/s. Raw _bulk of the same final documents: ${i.rawBulk.seconds} s, ${i.rawBulk.docsPerSecond} docs/s.`,
   ];
 }

@@ -186,23 +186,43 @@ async function readPostings(
   return byCompany;
 }
 
-/** The posting history of each company (./hiring-activity.ts), [] for one without any. */
+/** One search answers a chunk's history when it holds fewer entries than this; else a scan. */
+const historyPage = 10_000;
+
+/**
+ * The posting history of each company (./hiring-activity.ts), [] for one without any: one
+ * search, or a scan when the chunk's companies have `historyPage` entries or more (a point in
+ * time per chunk made the pipeline's ingestion 1.5 times as long: 47 s against 31 s for 50,000
+ * postings). The caller refreshed the index, so a posting a rebuild opened a moment before is
+ * seen and its close is not missed.
+ */
 async function readHistories(
   client: OpenSearchClient,
   names: IndexNames,
   corporateNumbers: string[],
 ): Promise<Map<string, HistoryEntry[]>> {
   const byCompany = new Map<string, HistoryEntry[]>(corporateNumbers.map((number) => [number, []]));
+  const query = { terms: { corporateNumber: corporateNumbers } };
+  const add = (source: Doc) =>
+    byCompany.get(String(source.corporateNumber))?.push(fromHistoryDocument(source));
+  const { body } = await withRetry(() =>
+    client.search({
+      index: names.postingHistory,
+      body: { query, size: historyPage, track_total_hits: false },
+    }),
+  );
+  const hits = body.hits.hits as Array<{ _source?: Doc }>;
+  if (hits.length < historyPage) {
+    for (const hit of hits) if (hit._source) add(hit._source);
+    return byCompany;
+  }
   const pages = scan<Doc>(client, {
     index: names.postingHistory,
-    query: { terms: { corporateNumber: corporateNumbers } },
+    query,
     sort: [{ id: 'asc' }],
     pageSize: 5000,
   });
-  for await (const hits of pages) {
-    for (const { source } of hits)
-      byCompany.get(String(source.corporateNumber))?.push(fromHistoryDocument(source));
-  }
+  for await (const page of pages) for (const { source } of page) add(source);
   return byCompany;
 }
 
