@@ -20,8 +20,8 @@ interface Parameter {
 }
 
 interface Contract {
-  paths: Record<string, Record<string, { parameters?: Parameter[] }>>;
-  components: { schemas: Record<string, JsonSchema> };
+  paths: Record<string, Record<string, { parameters?: Array<Parameter | { $ref: string }> }>>;
+  components: { schemas: Record<string, JsonSchema>; parameters?: Record<string, Parameter> };
 }
 
 const contract = parse(readFileSync(path.join(projectRoot, 'openapi.yaml'), 'utf8')) as Contract;
@@ -45,7 +45,11 @@ export function contractSchema(name: string): JsonSchema {
 
 /** The schema of a query or path parameter of an operation, its description included. */
 export function parameterSchema(method: 'get' | 'post', apiPath: string, name: string): JsonSchema {
-  const parameter = contract.paths[apiPath]?.[method]?.parameters?.find((p) => p.name === name);
+  const parameter = contract.paths[apiPath]?.[method]?.parameters
+    ?.map((p) =>
+      '$ref' in p ? contract.components.parameters?.[p.$ref.slice(p.$ref.lastIndexOf('/') + 1)] : p,
+    )
+    .find((p) => p?.name === name);
   if (!parameter) throw new Error(`openapi.yaml has no parameter ${name} on ${method} ${apiPath}`);
   const schema = toJsonSchema(parameter.schema) as JsonSchema;
   return parameter.description ? { ...schema, description: parameter.description.trim() } : schema;

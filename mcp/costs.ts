@@ -27,7 +27,7 @@ const priceOf: Record<LimitKind, string> = {
  *
  *   ('POST', '/corporates/count') -> 'Free; rate limited with the searches (...).'
  */
-export function costOf(method: 'GET' | 'POST', apiPath: string): string {
+export function costOf(method: 'GET' | 'POST' | 'DELETE', apiPath: string): string {
   const concrete = apiPath.replace(/\{[^}]+\}/g, 'x');
   const operation = findOperation(method, concrete);
   if (!operation) throw new Error(`no operation ${method} ${apiPath} in src/catalogue/operations.ts`);

@@ -14,6 +14,7 @@ import type { CorpsearchClient } from '../client/src/index.js';
 import type { JsonSchema } from './contract.js';
 import { otherTools } from './other-tools.js';
 import { failure, success } from './results.js';
+import { savedSearchTools } from './saved-search-tools.js';
 import { searchTools } from './search-tools.js';
 import type { ToolSpec } from './tool-spec.js';
 
@@ -21,7 +22,7 @@ export const serverInfo = { name: 'corpsearch', version: '0.1.0' };
 
 /** Every tool, in the order an assistant lists them. */
 export function toolSpecs(): ToolSpec[] {
-  return [...searchTools(), ...otherTools];
+  return [...searchTools(), ...otherTools, ...savedSearchTools];
 }
 
 /**
@@ -53,7 +54,7 @@ export function createMcpServer(api: CorpsearchClient, baseUrl: string): McpServ
         title: spec.title,
         description: spec.description,
         inputSchema: inputSchema(spec),
-        annotations: { readOnlyHint: true, openWorldHint: false, title: spec.title },
+        annotations: { readOnlyHint: spec.readOnly ?? true, openWorldHint: false, title: spec.title },
       },
       async (args: Record<string, unknown>) => {
         try {

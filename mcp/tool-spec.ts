@@ -11,5 +11,7 @@ export interface ToolSpec {
   /** JSON Schema of each parameter, as listed to the assistant. */
   properties: Record<string, JsonSchema>;
   required?: string[];
+  /** false for a tool that changes something (saves or deletes); every other tool only reads. */
+  readOnly?: false;
   run(api: CorpsearchClient, args: Body): Promise<{ summary: string; body: Body; meta?: ResponseMeta }>;
 }

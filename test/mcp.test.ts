@@ -191,8 +191,17 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
         'suggest_companies',
         'get_job_detail',
         'list_master',
+        'save_search',
+        'list_saved_searches',
+        'open_saved_search',
+        'delete_saved_search',
       ].sort(),
     );
+    // only the tools that save or delete say they change something
+    const changing = tools
+      .filter((tool) => tool.annotations?.readOnlyHint === false)
+      .map((tool) => tool.name);
+    expect(changing.sort()).toEqual(['delete_saved_search', 'save_search']);
     for (const tool of tools) expect(tool.description, tool.name).toMatch(/Costs [A-Z_]+ per|Free/);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const [corporates, jobs] = consoleCatalogue();
@@ -338,6 +347,39 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     const outOfRange = await call(client, 'count_jobs', { filters: { salary: { min: 500, max: 100 } } });
     expect(outOfRange.structuredContent).toMatchObject({ code: 'invalid_request' });
     expect(JSON.stringify(outOfRange.structuredContent)).toContain('filters.salary');
+  });
+
+  it('saves, lists, opens (charged as the search) and deletes a saved search, as the API does', async () => {
+    const saved = await call(client, 'save_search', {
+      name: '東京の企業',
+      search: 'corporates',
+      body: { prefectureIdOr: [13], sort: { field: 'name', order: 'asc' } },
+    });
+    expect(saved.isError).toBeFalsy();
+    const id = String((saved.structuredContent as { id: string }).id);
+    const listed = await call(client, 'list_saved_searches', {});
+    const direct = await viaHttp(user.key, 'GET', '/saved-searches');
+    expect(listed.structuredContent).toEqual(direct.body);
+    expect((direct.body.results as Array<{ id: string }>).map((entry) => entry.id)).toContain(id);
+    const before = await balance();
+    const opened = await call(client, 'open_saved_search', { savedSearchId: id, limit: 2 });
+    expect(before - (await balance())).toBe(services.config.limits.searchCost);
+    const searched = await viaHttp(user.key, 'POST', '/corporates/search', {
+      prefectureIdOr: [13],
+      sort: { field: 'name', order: 'asc' },
+      limit: 2,
+    });
+    expect((opened.structuredContent as { results: unknown }).results).toEqual(searched.body.results);
+    const refused = await call(client, 'save_search', {
+      name: 'x',
+      search: 'jobs',
+      body: { prefectureIdOr: [13] },
+    });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.structuredContent)).toContain('body.prefectureIdOr');
+    expect((await call(client, 'delete_saved_search', { savedSearchId: id })).isError).toBeFalsy();
+    const gone = await call(client, 'open_saved_search', { savedSearchId: id });
+    expect(gone.structuredContent).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('an unknown posting is the API not_found, an unknown master its route_not_found', async () => {

@@ -49,6 +49,8 @@ export type MatchCandidate = Schemas['MatchCandidate'];
 /** A list matched by the worker (POST /corporates/match-jobs): its state and progress. */
 export type MatchJob = Schemas['MatchJob'];
 export type SuggestResponse = Schemas['SuggestResponse'];
+export type SavedSearch = Schemas['SavedSearch'];
+export type SavedSearchCreate = Schemas['SavedSearchCreate'];
 export type Suggestion = SuggestResponse['suggestions'][number];
 
 /** The most records one match request takes (openapi.yaml MatchRequest.records maxItems). */
@@ -369,6 +371,15 @@ export interface CorpsearchClient {
     id: string,
     options?: { format?: 'csv' | 'jsonl'; signal?: AbortSignal },
   ): Promise<MatchJobResults>;
+  /** Keeps a search body under a name, for the key's user; the body is checked as its search checks it. Free. */
+  saveSearch(
+    saved: SavedSearchCreate,
+    options?: { signal?: AbortSignal },
+  ): Promise<SavedSearch & { meta: ResponseMeta }>;
+  /** The user's saved searches, newest first. Free. */
+  savedSearches(options?: { signal?: AbortSignal }): Promise<{ results: SavedSearch[]; meta: ResponseMeta }>;
+  savedSearch(id: string, options?: { signal?: AbortSignal }): Promise<SavedSearch & { meta: ResponseMeta }>;
+  deleteSavedSearch(id: string, options?: { signal?: AbortSignal }): Promise<{ meta: ResponseMeta }>;
   /** Companies whose name, reading or romaji starts with `q` (autocomplete); free. */
   suggest(
     q: string,
@@ -621,6 +632,41 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
       return unwrap(await raw.GET('/corporates/suggest', { params: { query }, signal: opts.signal }), null);
     },
     ...matchJobCalls(raw, newKey),
+    ...savedSearchCalls(raw),
+  };
+}
+
+/** The saved-search calls over the raw client. */
+function savedSearchCalls(
+  raw: RawClient,
+): Pick<CorpsearchClient, 'saveSearch' | 'savedSearches' | 'savedSearch' | 'deleteSavedSearch'> {
+  return {
+    async saveSearch(saved, opts = {}) {
+      return unwrap(await raw.POST('/saved-searches', { body: saved, signal: opts.signal }), null);
+    },
+    async savedSearches(opts = {}) {
+      return unwrap(await raw.GET('/saved-searches', { signal: opts.signal }), null);
+    },
+    async savedSearch(id, opts = {}) {
+      return unwrap(
+        await raw.GET('/saved-searches/{savedSearchId}', {
+          params: { path: { savedSearchId: id } },
+          signal: opts.signal,
+        }),
+        null,
+      );
+    },
+    async deleteSavedSearch(id, opts = {}) {
+      const result = await raw.DELETE('/saved-searches/{savedSearchId}', {
+        params: { path: { savedSearchId: id } },
+        signal: opts.signal,
+      });
+      const meta = metaOf(result.response, null);
+      // 204: no body to unwrap
+      if (!result.response.ok)
+        throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+      return { meta };
+    },
   };
 }
 
