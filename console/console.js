@@ -1,7 +1,7 @@
 // The query console as a list builder: builds a search body from the filter catalogue
 // (/console/catalogue.json, Japanese labels from src/catalogue/labels.ts), shows it with the
 // matching curl command, runs it against /rest/v1 page by page with the API's cursor, counts
-// its facets, prices and downloads an export, and keeps searches in the URL and in saved
+// its facets, prices and downloads an export, and keeps searches in the URL and as saved
 // searches. Plain browser JavaScript, no build step; loaded as files so a strict CSP can
 // forbid inline script. The API key lives in sessionStorage only (gone when the tab closes)
 // and is never part of a URL or a saved search. The "match a list" view (#match) is match.js.
@@ -11,12 +11,13 @@ import { startExport } from './export.js';
 import { startMatch } from './match.js';
 import { labelled, renderFacets, renderResults } from './results.js';
 import {
+  browserSavedSearches,
   conditionsOf,
-  deleteSearch,
+  fromSavedSearch,
   hashToState,
-  savedSearches,
-  saveSearch,
+  keepBrowserSavedSearches,
   stateToHash,
+  toSavedSearch,
 } from './search-state.js';
 
 const keyStorage = 'corpsearch.apiKey';
@@ -521,11 +522,13 @@ function switchSearch(kind) {
   renderFilterGroups();
 }
 
-/** Puts a URL's or a saved search's state on the page (conditions, sort, size). */
-function applyState(searchState) {
+/** Puts a URL's or a saved search's state on the page (conditions, sort, size); `alsoDropped`: what the caller left out. */
+function applyState(searchState, alsoDropped = []) {
   switchSearch(searchState.kind);
   const search = currentSearch();
-  const { conditions, dropped } = conditionsOf(search, searchState.filters ?? {});
+  const found = conditionsOf(search, searchState.filters ?? {});
+  const { conditions } = found;
+  const dropped = [...alsoDropped, ...found.dropped];
   state.conditions = conditions.map((condition) => ({ id: state.nextId++, ...condition }));
   const [field, order] = (searchState.sort ?? '').split(':');
   $('sort-field').value = search.sortFields.includes(field) ? field : '';
@@ -538,35 +541,97 @@ function applyState(searchState) {
   );
 }
 
-function renderSaved() {
-  const list = savedSearches();
+/** The user's saved searches (GET /rest/v1/saved-searches), newest first; [] without a key. */
+async function savedSearchList() {
+  if (!apiKey()) return [];
+  const response = await fetch('/rest/v1/saved-searches', { headers: { 'X-API-Key': apiKey() } });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    showError(response, data);
+    return [];
+  }
+  return data.results ?? [];
+}
+
+async function renderSaved(selectId) {
+  const list = await savedSearchList();
   $('saved-list').replaceChildren(
-    ...list.map((entry) => el('option', { value: entry.name, text: `${entry.name} (${entry.kind})` })),
+    ...list.map((entry) => el('option', { value: entry.id, text: `${entry.name} (${entry.search})` })),
   );
+  if (selectId) $('saved-list').value = selectId;
   $('open-saved').disabled = list.length === 0;
   $('delete-saved').disabled = list.length === 0;
+  $('save-search').disabled = !apiKey();
+}
+
+/**
+ * Searches an earlier console saved in this browser move to the API (one POST each) once a key
+ * is entered; one the API refuses stays in the browser and is said so.
+ */
+async function moveBrowserSaved() {
+  const left = [];
+  for (const entry of browserSavedSearches()) {
+    const { response } = await postJson('/rest/v1/saved-searches', {
+      name: entry.name,
+      ...toSavedSearch(entry),
+    });
+    if (response.status !== 201) left.push(entry);
+  }
+  keepBrowserSavedSearches(left);
+  if (left.length > 0)
+    $('errors').replaceChildren(
+      ...left.map((entry) =>
+        el('li', { text: `${entry.name}: このブラウザの保存済み検索を移せませんでした` }),
+      ),
+    );
+}
+
+async function saveCurrent() {
+  const name = $('save-name').value.trim();
+  if (!name || !apiKey()) return;
+  const { response, data } = await postJson('/rest/v1/saved-searches', {
+    name,
+    ...toSavedSearch(searchState()),
+  });
+  if (response.status !== 201) {
+    showError(response, data);
+    return;
+  }
+  $('save-name').value = '';
+  await renderSaved(data.id);
+}
+
+async function openSaved() {
+  const id = $('saved-list').value;
+  if (!id) return;
+  const response = await fetch(`/rest/v1/saved-searches/${encodeURIComponent(id)}`, {
+    headers: { 'X-API-Key': apiKey() },
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    showError(response, data);
+    return;
+  }
+  const { state: saved, dropped } = fromSavedSearch(data);
+  applyState(saved, dropped);
+  await runPage(0);
+}
+
+async function deleteSaved() {
+  const id = $('saved-list').value;
+  if (!id) return;
+  const response = await fetch(`/rest/v1/saved-searches/${encodeURIComponent(id)}`, {
+    method: 'DELETE',
+    headers: { 'X-API-Key': apiKey() },
+  });
+  if (!response.ok) showError(response, await response.json().catch(() => ({})));
+  await renderSaved();
 }
 
 function startSaved() {
-  renderSaved();
-  $('save-search').addEventListener('click', () => {
-    const name = $('save-name').value.trim();
-    if (!name) return;
-    saveSearch(name, searchState());
-    $('save-name').value = '';
-    renderSaved();
-    $('saved-list').value = name;
-  });
-  $('open-saved').addEventListener('click', () => {
-    const entry = savedSearches().find((saved) => saved.name === $('saved-list').value);
-    if (!entry) return;
-    applyState(entry);
-    void runPage(0);
-  });
-  $('delete-saved').addEventListener('click', () => {
-    deleteSearch($('saved-list').value);
-    renderSaved();
-  });
+  $('save-search').addEventListener('click', () => void saveCurrent());
+  $('open-saved').addEventListener('click', () => void openSaved());
+  $('delete-saved').addEventListener('click', () => void deleteSaved());
   $('copy-link').addEventListener('click', () => void navigator.clipboard?.writeText(location.href));
 }
 
@@ -582,6 +647,8 @@ async function useKey() {
   if (key) sessionStorage.setItem(keyStorage, key);
   showKeyStatus();
   await loadMasters();
+  await moveBrowserSaved();
+  await renderSaved();
   renderConditions();
   renderChips();
   $('key-status').textContent =
@@ -626,6 +693,7 @@ function wireSearchControls() {
   $('forget-key').addEventListener('click', () => {
     sessionStorage.removeItem(keyStorage);
     showKeyStatus();
+    void renderSaved();
   });
   $('copy-curl').addEventListener('click', () => void navigator.clipboard?.writeText($('curl').textContent));
   window.addEventListener('hashchange', () => {
@@ -646,6 +714,7 @@ async function start() {
   showKeyStatus();
   wireSearchControls();
   startSaved();
+  await renderSaved();
   if (apiKey()) await useKey();
   document.body.dataset.ready = 'true';
 }

@@ -1,4 +1,4 @@
-// The search as a small plain object, written into the URL and into saved searches:
+// The search as a small plain object, written into the URL and kept as a saved search by the API:
 //
 //   { kind: 'corporates', filters: { prefectureId: { any: [13] } }, sort: 'name:asc', limit: 25 }
 //
@@ -6,8 +6,6 @@
 // saved search is a body a program could send. The API key is never part of it.
 //
 //   #search?kind=corporates&filters={"prefectureId":{"any":[13]}}&sort=name:asc&limit=25
-
-const savedStorage = 'corpsearch.savedSearches';
 
 /** The URL hash holding a search state. */
 export function stateToHash(searchState) {
@@ -71,23 +69,84 @@ export function conditionsOf(search, filters) {
   return { conditions, dropped };
 }
 
-export function savedSearches() {
+/**
+ * A search state as the API keeps it (`POST /rest/v1/saved-searches`): the search it names and
+ * a body that search takes.
+ *   { kind: 'corporates', filters: {...}, sort: 'name:asc', limit: 25 }
+ *   -> { search: 'corporates', body: { filters: {...}, sort: { field: 'name', order: 'asc' }, limit: 25 } }
+ */
+export function toSavedSearch(searchState) {
+  const body = {};
+  if (Object.keys(searchState.filters).length > 0) body.filters = searchState.filters;
+  if (searchState.sort) {
+    const [field, order] = searchState.sort.split(':');
+    body.sort = { field, order };
+  }
+  if (searchState.limit) body.limit = searchState.limit;
+  return { search: searchState.kind, body };
+}
+
+/** Flat request names' endings -> the nested operator (`prefectureIdOr` -> prefectureId.any). */
+const flatEndings = [
+  ['PartialMatchOr', 'anyContains'],
+  ['PartialMatchAnd', 'allContains'],
+  ['PartialMatchNot', 'noneContains'],
+  ['Or', 'any'],
+  ['Not', 'none'],
+  ['Min', 'min'],
+  ['Max', 'max'],
+  ['From', 'from'],
+  ['To', 'to'],
+];
+const bodyFields = new Set([
+  'filters',
+  'filterGroups',
+  'sort',
+  'limit',
+  'offset',
+  'cursor',
+  'fields',
+  'facets',
+  'includeTotalResults',
+]);
+
+/**
+ * A saved search (from the console, a program or the MCP server) as a search state: its
+ * nested filters, with the flat names folded in (`prefectureIdOr: [13]` -> prefectureId.any);
+ * `filterGroups`, which the console does not build, are reported in `dropped`.
+ */
+export function fromSavedSearch(saved) {
+  const body = saved.body ?? {};
+  const filters = { ...(body.filters ?? {}) };
+  const dropped = body.filterGroups ? ['filterGroups'] : [];
+  for (const [name, value] of Object.entries(body)) {
+    if (bodyFields.has(name)) continue;
+    const ending = flatEndings.find(([suffix]) => name.endsWith(suffix) && name.length > suffix.length);
+    if (!ending) {
+      filters[name] = value;
+      continue;
+    }
+    const key = name.slice(0, -ending[0].length);
+    filters[key] = { ...(filters[key] ?? {}), [ending[1]]: value };
+  }
+  const sort = body.sort?.field ? `${body.sort.field}:${body.sort.order ?? 'asc'}` : '';
+  return { state: { kind: saved.search, filters, sort, limit: body.limit ?? 25 }, dropped };
+}
+
+/** Searches saved in this browser by an earlier console (before they were kept by the API). */
+const localSaved = 'corpsearch.savedSearches';
+
+export function browserSavedSearches() {
   try {
-    const list = JSON.parse(localStorage.getItem(savedStorage) ?? '[]');
+    const list = JSON.parse(localStorage.getItem(localSaved) ?? '[]');
     return Array.isArray(list) ? list.filter((entry) => entry && typeof entry.name === 'string') : [];
   } catch {
     return [];
   }
 }
 
-/** Saves (or replaces, by name) a search; the list is kept in name order. */
-export function saveSearch(name, searchState) {
-  const list = savedSearches().filter((entry) => entry.name !== name);
-  list.push({ name, savedAt: new Date().toISOString(), ...searchState });
-  list.sort((a, b) => a.name.localeCompare(b.name, 'ja'));
-  localStorage.setItem(savedStorage, JSON.stringify(list));
-}
-
-export function deleteSearch(name) {
-  localStorage.setItem(savedStorage, JSON.stringify(savedSearches().filter((entry) => entry.name !== name)));
+/** Keeps only these of the browser's saved searches (the others were moved to the API). */
+export function keepBrowserSavedSearches(list) {
+  if (list.length === 0) localStorage.removeItem(localSaved);
+  else localStorage.setItem(localSaved, JSON.stringify(list));
 }

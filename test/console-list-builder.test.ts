@@ -399,7 +399,7 @@ describe('console list builder in headless Chromium', () => {
     await context.close();
   });
 
-  it('saves a search in this browser and opens it again', async () => {
+  it('saves a search with the API, and another browser with the same key opens it', async () => {
     const context = await newContext();
     const first = await open(context);
     await enterKey(first.page);
@@ -408,12 +408,25 @@ describe('console list builder in headless Chromium', () => {
     await first.page.selectOption('#sort-order', 'desc');
     await first.page.fill('#save-name', '東京の会社');
     await first.page.click('#save-search');
-    const saved = await first.page.evaluate(() => localStorage.getItem('corpsearch.savedSearches') ?? '');
-    expect(saved).not.toContain(apiKey);
-    await first.page.close();
+    await first.page.waitForFunction(() => document.querySelectorAll('#saved-list option').length === 1);
+    const saved = first.sent.find((request) => request.path === '/rest/v1/saved-searches');
+    expect(saved?.body).toEqual({
+      name: '東京の会社',
+      search: 'corporates',
+      body: {
+        filters: { prefectureId: { any: [13] } },
+        sort: { field: 'employeeCount', order: 'desc' },
+        limit: 25,
+      },
+    });
+    // kept by the API, not by this browser: nothing in its storage, the key never in a request body
+    expect(await first.page.evaluate(() => JSON.stringify(localStorage))).toBe('{}');
+    expect(JSON.stringify(first.sent)).not.toContain(apiKey);
+    await context.close();
 
-    // a new tab of the same browser: the saved search is there; opening it restores and runs it
-    const { page, problems, sent } = await open(context);
+    // another browser (nothing shared but the key): the saved search is there; opening it restores and runs it
+    const other = await newContext();
+    const { page, problems, sent } = await open(other);
     await enterKey(page);
     expect(await page.locator('#saved-list option').allTextContents()).toEqual(['東京の会社 (corporates)']);
     await runAndWait(page, '#open-saved');
@@ -424,7 +437,65 @@ describe('console list builder in headless Chromium', () => {
       '東京都 (13)',
     ]);
     expect(await page.getAttribute('#summary', 'data-total')).toBe('24');
+    // deleted from the list, and from the API
+    await page.click('#delete-saved');
+    await page.waitForFunction(() => document.querySelectorAll('#saved-list option').length === 0);
+    const listed = await fetch(`${baseUrl}/rest/v1/saved-searches`, { headers: { 'X-API-Key': apiKey } });
+    expect(((await listed.json()) as { results: unknown[] }).results).toEqual([]);
     expect(problems).toEqual([]);
+    await other.close();
+  });
+
+  it('opens a saved search a program saved in flat form, and moves searches an earlier console kept in the browser', async () => {
+    const programSaved = await fetch(`${baseUrl}/rest/v1/saved-searches`, {
+      method: 'POST',
+      headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'プログラムから', search: 'corporates', body: { prefectureIdOr: [13] } }),
+    });
+    expect(programSaved.status).toBe(201);
+    const context = await newContext();
+    // what the console before the API's saved searches left in this browser
+    await context.addInitScript(() => {
+      if (localStorage.getItem('corpsearch.savedSearches') === null && !sessionStorage.getItem('seeded')) {
+        sessionStorage.setItem('seeded', '1');
+        localStorage.setItem(
+          'corpsearch.savedSearches',
+          JSON.stringify([
+            {
+              name: 'ブラウザに保存',
+              kind: 'corporates',
+              filters: { prefectureId: { any: [13] } },
+              sort: '',
+              limit: 10,
+            },
+          ]),
+        );
+      }
+    });
+    const { page, problems, sent } = await open(context);
+    await enterKey(page);
+    expect((await page.locator('#saved-list option').allTextContents()).sort()).toEqual(
+      ['ブラウザに保存 (corporates)', 'プログラムから (corporates)'].sort(),
+    );
+    expect(await page.evaluate(() => localStorage.getItem('corpsearch.savedSearches'))).toBeNull();
+    const moved = sent.find((request) => request.path === '/rest/v1/saved-searches');
+    expect(moved?.body).toEqual({
+      name: 'ブラウザに保存',
+      search: 'corporates',
+      body: { filters: { prefectureId: { any: [13] } }, limit: 10 },
+    });
+    await page.selectOption('#saved-list', { label: 'プログラムから (corporates)' });
+    await runAndWait(page, '#open-saved');
+    const search = sent.filter((request) => request.path === '/rest/v1/corporates/search').at(-1);
+    expect(search?.body.filters).toEqual({ prefectureId: { any: [13] } });
+    expect(problems).toEqual([]);
+    for (const id of await page
+      .locator('#saved-list option')
+      .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value)))
+      await fetch(`${baseUrl}/rest/v1/saved-searches/${id}`, {
+        method: 'DELETE',
+        headers: { 'X-API-Key': apiKey },
+      });
     await context.close();
   });
 
