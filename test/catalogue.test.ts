@@ -246,3 +246,46 @@ describe('sorting', () => {
     expect(corporateSearch.sort.fields.updatedAt).toBe('updatedAt');
   });
 });
+
+describe('the master a filter takes is part of its definition', () => {
+  // every filter whose values are master entries, by search and nested key: which list, which level
+  const expected: Record<string, string> = {
+    'corporates prefectureId': 'prefectures',
+    'corporates industryCategoryId': 'industries',
+    'corporates industrySubCategoryId': 'industries/sub',
+    'corporates businessCategoryId': 'business-types',
+    'corporates businessSubCategoryId': 'business-types/sub',
+    'corporates marketCode': 'markets/code',
+    'corporates paidMediaUsedMediaId': 'media',
+    'corporates hiringStartedMediaId': 'media',
+    'corporates hiringStoppedMediaId': 'media',
+    'corporates jobMediaId': 'media',
+    'corporates jobEmploymentTypeId': 'employment-types',
+    'corporates jobCategoryId': 'job-categories',
+    'corporates jobSubCategoryId': 'job-categories/sub',
+    'jobs mediaId': 'media',
+    'jobs jobCategoryId': 'job-categories',
+    'jobs jobSubCategoryId': 'job-categories/sub',
+    'jobs employmentTypeId': 'employment-types',
+    'jobs corporatePrefectureId': 'prefectures',
+    'jobs corporateIndustryCategoryId': 'industries',
+    'jobs corporateIndustrySubCategoryId': 'industries/sub',
+    'jobs corporateBusinessCategoryId': 'business-types',
+    'jobs corporateBusinessSubCategoryId': 'business-types/sub',
+    'jobs corporateMarketCode': 'markets/code',
+    'jobs corporatePaidMediaUsedMediaId': 'media',
+  };
+
+  it('names exactly these, and every ids filter is one of them', () => {
+    const declared: Record<string, string> = {};
+    for (const search of [corporateSearch, jobSearch])
+      for (const def of search.filters) {
+        if (def.kind === 'ids') expect(def.master, `${search.index} ${def.key}`).toBeDefined();
+        if (!def.master) continue;
+        const { name, level, valueField } = def.master;
+        declared[`${search.index} ${def.key}`] =
+          `${name}${level === 'sub' ? '/sub' : ''}${valueField === 'code' ? '/code' : ''}`;
+      }
+    expect(declared).toEqual(expected);
+  });
+});

@@ -11,25 +11,12 @@ import { facetNames } from '../search/facets.js';
 import { recordFieldNames } from '../search/records.js';
 import { fieldLabel, filterLabel, type SearchName } from './labels.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
-import type { FilterDef, Kind, Op, SchemaObject } from './types.js';
+import type { FilterDef, Kind, MasterRef, Op, SchemaObject } from './types.js';
 
 export type ConsoleGroup = 'company' | 'postings' | 'detailText';
 
-export interface ConsoleMaster {
-  /** `/rest/v1/master/<name>` */
-  name:
-    | 'prefectures'
-    | 'industries'
-    | 'business-types'
-    | 'media'
-    | 'job-categories'
-    | 'markets'
-    | 'employment-types';
-  /** top: the list's own entries; sub: their `subCategories`. */
-  level: 'top' | 'sub';
-  /** The entry field the filter takes: `id`, or `code` for markets. */
-  valueField: 'id' | 'code';
-}
+/** The master a console filter takes its values from (the filter's own, src/catalogue/define.ts `masters`). */
+export type ConsoleMaster = MasterRef;
 
 export interface ConsoleFilter {
   key: string;
@@ -58,23 +45,6 @@ export interface ConsoleSearch {
   postingFilters?: Record<string, string>;
 }
 
-const masterRules: Array<[RegExp, ConsoleMaster]> = [
-  [/prefectureId$/i, { name: 'prefectures', level: 'top', valueField: 'id' }],
-  [/industryCategoryId$/i, { name: 'industries', level: 'top', valueField: 'id' }],
-  [/industrySubCategoryId$/i, { name: 'industries', level: 'sub', valueField: 'id' }],
-  [/businessCategoryId$/i, { name: 'business-types', level: 'top', valueField: 'id' }],
-  [/businessSubCategoryId$/i, { name: 'business-types', level: 'sub', valueField: 'id' }],
-  [/jobCategoryId$/i, { name: 'job-categories', level: 'top', valueField: 'id' }],
-  [/jobSubCategoryId$/i, { name: 'job-categories', level: 'sub', valueField: 'id' }],
-  [/mediaId$/i, { name: 'media', level: 'top', valueField: 'id' }],
-  [/employmentTypeId$/i, { name: 'employment-types', level: 'top', valueField: 'id' }],
-  [/marketCode$/i, { name: 'markets', level: 'top', valueField: 'code' }],
-];
-
-export function masterOf(key: string): ConsoleMaster | undefined {
-  return masterRules.find(([pattern]) => pattern.test(key))?.[1];
-}
-
 function groupOf(def: FilterDef): ConsoleGroup {
   if (def.kind === 'detailText') return 'detailText';
   if (def.scope === 'company' || def.scope === 'jobCorporate') return 'company';
@@ -91,7 +61,7 @@ function filtersOf(name: SearchName, search: SearchCatalogue): ConsoleFilter[] {
       label: filterLabel(name, key) ?? key,
       group: groupOf(def),
       description: def.description,
-      ...(def.kind === 'ids' || /marketCode$/i.test(key) ? { master: masterOf(key) } : {}),
+      ...(def.master ? { master: def.master } : {}),
       conditions: [],
     };
     if (entry.master === undefined) delete entry.master;

@@ -2,7 +2,7 @@
  * The filters of company search (docs/api.md, "Filters"; docs/decisions/0004-filter-names-and-values.md), declared once.
  * `companyAttributeFilters` are reused by job search on the job's `corporate` object.
  */
-import { define, items } from './define.js';
+import { define, items, masters } from './define.js';
 import { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
 import type { FilterDef, SchemaObject } from './types.js';
 
@@ -12,6 +12,7 @@ const posting = 'posting' as const;
 /** Company attributes, shared with job search (there prefixed `corporate…`). */
 export const companyAttributeFilters = {
   prefectureId: define('prefectureId', 'ids', {
+    master: masters.prefectures,
     scope: company,
     field: 'prefectureId',
     description: 'Prefecture of the head office (prefecture master id, JIS code 1-47).',
@@ -27,21 +28,25 @@ export const companyAttributeFilters = {
     description: 'Address after the city contains the string.',
   }),
   industryCategoryId: define('industryCategoryId', 'ids', {
+    master: masters.industries,
     scope: company,
     field: 'industryCategoryId',
     description: 'Major industry class (industries master id).',
   }),
   industrySubCategoryId: define('industrySubCategoryId', 'ids', {
+    master: masters.industrySubCategories,
     scope: company,
     field: 'industrySubCategoryId',
     description: 'Minor industry class (industries master sub-category id).',
   }),
   businessCategoryId: define('businessCategoryId', 'ids', {
+    master: masters.businessTypes,
     scope: company,
     field: 'businessCategoryId',
     description: 'Major business-type class (business-types master id).',
   }),
   businessSubCategoryId: define('businessSubCategoryId', 'ids', {
+    master: masters.businessSubCategories,
     scope: company,
     field: 'businessSubCategoryId',
     description: 'Minor business-type class (business-types master sub-category id).',
@@ -53,6 +58,7 @@ export const companyAttributeFilters = {
     description: 'Legal form of the company.',
   }),
   marketCode: define('marketCode', 'exact', {
+    master: masters.markets,
     scope: company,
     field: 'markets.code',
     item: { type: 'string', minLength: 1, maxLength: 50 },
@@ -138,6 +144,7 @@ export const companyAttributeFilters = {
     description: 'Annual paid-media spend range.',
   }),
   paidMediaUsedMediaId: define('paidMediaUsedMediaId', 'ids', {
+    master: masters.media,
     scope: company,
     field: 'paidMedias.mediaId',
     description: 'Has a paid listing on one of these media (media master id).',
@@ -201,12 +208,14 @@ function hiringActivityFilters(): FilterDef[] {
       description: "The start of the company's latest posting lies within the dates, inclusive.",
     }),
     define('hiringStartedMediaId', 'ids', {
+      master: masters.media,
       scope: company,
       field: field('mediaStarted30d'),
       description:
         'The company started on one of these media in the last 30 days: its first posting there started within them (Not: on none of them).',
     }),
     define('hiringStoppedMediaId', 'ids', {
+      master: masters.media,
       scope: company,
       field: field('mediaStopped30d'),
       description:
@@ -303,6 +312,7 @@ export const corporateFilters: readonly FilterDef[] = [
     description: 'A posting whose title contains the string (Not: no posting does).',
   }),
   define('jobMediaId', 'ids', {
+    master: masters.media,
     scope: posting,
     field: 'postings.mediaId',
     description: 'A posting on one of these media (Not: no posting on them).',
@@ -310,6 +320,7 @@ export const corporateFilters: readonly FilterDef[] = [
     hook: 'nested alias mediaId (both names are accepted)',
   }),
   define('jobEmploymentTypeId', 'ids', {
+    master: masters.employmentTypes,
     scope: posting,
     field: 'postings.employmentTypeId',
     description: 'A posting with one of these employment types (Not: no posting with them).',
@@ -324,11 +335,13 @@ export const corporateFilters: readonly FilterDef[] = [
     hook: 'flat jobSalaryMin/jobSalaryMax are both bounds on the posting minimum salary (salaryMin)',
   }),
   define('jobCategoryId', 'ids', {
+    master: masters.jobCategories,
     scope: posting,
     field: 'postings.jobCategoryId',
     description: 'A posting in one of these major job categories (Not: none in them).',
   }),
   define('jobSubCategoryId', 'ids', {
+    master: masters.jobSubCategories,
     scope: posting,
     field: 'postings.jobSubCategoryId',
     description: 'A posting in one of these minor job categories (Not: none in them).',

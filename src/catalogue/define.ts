@@ -5,7 +5,29 @@
  *   define('prefectureId', 'ids', { scope: 'company', field: 'prefectureId', ... })
  *   -> flat { prefectureIdOr: 'any', prefectureIdNot: 'none' }, nested ['prefectureId']
  */
-import { type FilterDef, flatSuffix, type Kind, type Op, type SchemaObject, type Scope } from './types.js';
+import {
+  type FilterDef,
+  flatSuffix,
+  type Kind,
+  type MasterRef,
+  type Op,
+  type SchemaObject,
+  type Scope,
+} from './types.js';
+
+/** The master lists, as a filter names its own (`master: masters.prefectures`). */
+export const masters = {
+  prefectures: { name: 'prefectures', level: 'top', valueField: 'id' },
+  industries: { name: 'industries', level: 'top', valueField: 'id' },
+  industrySubCategories: { name: 'industries', level: 'sub', valueField: 'id' },
+  businessTypes: { name: 'business-types', level: 'top', valueField: 'id' },
+  businessSubCategories: { name: 'business-types', level: 'sub', valueField: 'id' },
+  media: { name: 'media', level: 'top', valueField: 'id' },
+  jobCategories: { name: 'job-categories', level: 'top', valueField: 'id' },
+  jobSubCategories: { name: 'job-categories', level: 'sub', valueField: 'id' },
+  markets: { name: 'markets', level: 'top', valueField: 'code' },
+  employmentTypes: { name: 'employment-types', level: 'top', valueField: 'id' },
+} as const satisfies Record<string, MasterRef>;
 
 const defaultOps: Record<Kind, readonly Op[]> = {
   ids: ['any', 'none'],
@@ -72,6 +94,7 @@ export interface DefineOptions {
   aliases?: readonly string[];
   hook?: string;
   collectedAtField?: string;
+  master?: MasterRef;
 }
 
 export function flatNames(key: string, ops: readonly Op[]): Record<string, Op> {
@@ -92,6 +115,7 @@ export function define(key: string, kind: Kind, options: DefineOptions): FilterD
     nested: [key, ...(options.aliases ?? [])],
     ...(options.hook ? { hook: options.hook } : {}),
     ...(options.collectedAtField ? { collectedAtField: options.collectedAtField } : {}),
+    ...(options.master ? { master: options.master } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * conditions reuse the company-search declarations on the job's denormalised `corporate` object.
  */
 import { companyAttributeFilters as c } from './corporate-filters.js';
-import { define, items, onJobCorporate } from './define.js';
+import { define, items, masters, onJobCorporate } from './define.js';
 import type { FilterDef } from './types.js';
 
 const job = 'job' as const;
@@ -41,6 +41,7 @@ export const jobFilters: readonly FilterDef[] = [
     description: 'Name of the linked company contains the string.',
   }),
   define('mediaId', 'ids', {
+    master: masters.media,
     scope: job,
     field: 'mediaId',
     description: 'Job medium (media master id).',
@@ -48,16 +49,19 @@ export const jobFilters: readonly FilterDef[] = [
     hook: 'nested alias jobMediaId (both names are accepted)',
   }),
   define('jobCategoryId', 'ids', {
+    master: masters.jobCategories,
     scope: job,
     field: 'jobCategoryId',
     description: 'Major job category (job-categories master id).',
   }),
   define('jobSubCategoryId', 'ids', {
+    master: masters.jobSubCategories,
     scope: job,
     field: 'jobSubCategoryId',
     description: 'Minor job category (job-categories master sub-category id).',
   }),
   define('employmentTypeId', 'ids', {
+    master: masters.employmentTypes,
     scope: job,
     field: 'employmentTypeId',
     description: 'Employment type (employment-types master id).',

@@ -101,6 +101,22 @@ export type Kind =
  */
 export type Scope = 'company' | 'posting' | 'job' | 'jobCorporate';
 
+/** The master list a filter's values come from (`GET /rest/v1/master/<name>`). */
+export interface MasterRef {
+  name:
+    | 'prefectures'
+    | 'industries'
+    | 'business-types'
+    | 'media'
+    | 'job-categories'
+    | 'markets'
+    | 'employment-types';
+  /** top: the list's own entries; sub: their `subCategories`. */
+  level: 'top' | 'sub';
+  /** The entry field the filter takes: `id`, or `code` for markets. */
+  valueField: 'id' | 'code';
+}
+
 export interface FilterDef {
   /** Canonical nested key: `filters.<key>.<op>`; also the stem of the flat names. */
   key: string;
@@ -116,6 +132,8 @@ export interface FilterDef {
   flat: Readonly<Record<string, Op>>;
   /** Nested keys accepted in `filters` / `filterGroups[i]`, canonical first, then aliases. */
   nested: readonly string[];
+  /** The master list its values must come from (a 400 names any other), its facet's names. */
+  master?: MasterRef;
   /** detailText only: the date the text was collected; conditions see the last month only. */
   collectedAtField?: string;
   /** Why this entry is not the plain derivation from its key (aliases, renamed flat names, ...). */

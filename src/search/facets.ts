@@ -14,37 +14,12 @@
  * instead (src/search/posting-overflow.ts), by all their postings.
  */
 import type { SearchCatalogue } from '../catalogue/searches.js';
-import type { FilterDef } from '../catalogue/types.js';
+import type { FilterDef, MasterRef } from '../catalogue/types.js';
 import { excludingOps } from '../catalogue/types.js';
-import { type MasterName, readMasterFile } from '../masters/masters.js';
+import { readMasterFile } from '../masters/masters.js';
 import { compileCondition, type Query } from './compile-kinds.js';
 import type { PostingOverflow } from './compile-query.js';
 import type { Condition, SearchPlan } from './plan.js';
-
-interface MasterRef {
-  master: MasterName;
-  sub?: boolean;
-  key?: 'id' | 'code';
-}
-
-/** Filter key (company search's, or the unprefixed one of a linked company filter) -> master. */
-const masterOfKey: Record<string, MasterRef> = {
-  prefectureId: { master: 'prefectures' },
-  industryCategoryId: { master: 'industries' },
-  industrySubCategoryId: { master: 'industries', sub: true },
-  businessCategoryId: { master: 'business-types' },
-  businessSubCategoryId: { master: 'business-types', sub: true },
-  marketCode: { master: 'markets', key: 'code' },
-  paidMediaUsedMediaId: { master: 'media' },
-  hiringStartedMediaId: { master: 'media' },
-  hiringStoppedMediaId: { master: 'media' },
-  jobMediaId: { master: 'media' },
-  mediaId: { master: 'media' },
-  jobEmploymentTypeId: { master: 'employment-types' },
-  employmentTypeId: { master: 'employment-types' },
-  jobCategoryId: { master: 'job-categories' },
-  jobSubCategoryId: { master: 'job-categories', sub: true },
-};
 
 /** Buckets per facet: more than any master has values, so every value is counted. */
 export const facetBucketSize = 1000;
@@ -60,21 +35,14 @@ export interface FacetBucket {
   count: number;
 }
 
-function masterFor(def: FilterDef): MasterRef | undefined {
-  if (def.kind !== 'ids' && def.kind !== 'exact') return undefined;
-  if (def.scope === 'jobCorporate') {
-    const base = def.key.replace(/^corporate/, '');
-    return masterOfKey[`${base[0]?.toLowerCase()}${base.slice(1)}`];
-  }
-  return masterOfKey[def.key];
-}
-
+/** A master's names by the value a filter takes (`id`, or `code` for markets). */
 function masterNames(ref: MasterRef): Map<string | number, string> {
-  const items = readMasterFile(ref.master).items;
-  const rows = ref.sub
-    ? items.flatMap((item) => (item.subCategories as Array<Record<string, unknown>> | undefined) ?? [])
-    : items;
-  return new Map(rows.map((row) => [row[ref.key ?? 'id'] as string | number, String(row.name)]));
+  const items = readMasterFile(ref.name).items;
+  const rows =
+    ref.level === 'sub'
+      ? items.flatMap((item) => (item.subCategories as Array<Record<string, unknown>> | undefined) ?? [])
+      : items;
+  return new Map(rows.map((row) => [row[ref.valueField] as string | number, String(row.name)]));
 }
 
 const catalogues = new WeakMap<SearchCatalogue, Map<string, FacetDef>>();
@@ -85,9 +53,8 @@ export function facetCatalogue(search: SearchCatalogue): Map<string, FacetDef> {
   if (!facets) {
     facets = new Map();
     for (const def of search.filters) {
-      const ref = masterFor(def);
-      if (!ref) continue;
-      const facet = { def, names: masterNames(ref) };
+      if (!def.master) continue;
+      const facet = { def, names: masterNames(def.master) };
       for (const name of def.nested) if (!facets.has(name)) facets.set(name, facet);
     }
     catalogues.set(search, facets);

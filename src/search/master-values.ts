@@ -8,20 +8,19 @@
  *   -> { field: 'prefectureIdOr[1]', value: 48,
  *        reason: 'is not an id of the prefectures master; the valid ones are listed at GET /rest/v1/master/prefectures' }
  *
- * Which master a filter takes is the console catalogue's rule (`masterOf`,
- * src/catalogue/console-catalogue.ts): the key's ending, at the top level of the list or at
- * its `subCategories` (industrySubCategoryId, businessSubCategoryId, jobSubCategoryId). The
- * masters are the ones the API serves (data/masters/), read once into one Set per list.
+ * Which master a filter takes is a field of its definition (`master`, src/catalogue/define.ts
+ * `masters`): a list's own entries or their `subCategories` (industrySubCategoryId,
+ * businessSubCategoryId, jobSubCategoryId). The masters are the ones the API serves
+ * (data/masters/), read once into one Set per list.
  */
-import { type ConsoleMaster, masterOf } from '../catalogue/console-catalogue.js';
-import type { FilterDef } from '../catalogue/types.js';
+import type { FilterDef, MasterRef } from '../catalogue/types.js';
 import type { FieldError } from '../errors/catalogue.js';
 import { readMasterFile } from '../masters/masters.js';
 import type { Condition } from './plan.js';
 
 const knownValues = new Map<string, ReadonlySet<unknown>>();
 
-function valuesOf(master: ConsoleMaster): ReadonlySet<unknown> {
+function valuesOf(master: MasterRef): ReadonlySet<unknown> {
   const cacheKey = `${master.name}/${master.level}/${master.valueField}`;
   let values = knownValues.get(cacheKey);
   if (!values) {
@@ -37,8 +36,8 @@ function valuesOf(master: ConsoleMaster): ReadonlySet<unknown> {
 }
 
 /** The master a filter's values come from; undefined for a filter of free values. */
-export function masterOfFilter(def: FilterDef): ConsoleMaster | undefined {
-  return def.kind === 'ids' || def.kind === 'exact' ? masterOf(def.key) : undefined;
+export function masterOfFilter(def: FilterDef): MasterRef | undefined {
+  return def.master;
 }
 
 /** The values a master-backed filter takes, in master order; undefined for a filter of free values. */
@@ -48,9 +47,9 @@ export function knownMasterValues(def: FilterDef): unknown[] | undefined {
 }
 
 /** The path that lists a master's valid values. */
-export const masterPath = (master: ConsoleMaster) => `GET /rest/v1/master/${master.name}`;
+export const masterPath = (master: MasterRef) => `GET /rest/v1/master/${master.name}`;
 
-function reasonFor(master: ConsoleMaster): string {
+function reasonFor(master: MasterRef): string {
   const what =
     master.level === 'sub'
       ? `a sub-category ${master.valueField} of the ${master.name} master`
