@@ -18,7 +18,9 @@ import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
-import { compactRecordField } from '../src/search/records.js';
+import { type Membership, watchedValues } from '../src/saved-searches/membership.js';
+import { percolate, watchedSearchCount } from '../src/saved-searches/watch.js';
+import { compactRecordField, toCorporateRecord } from '../src/search/records.js';
 import {
   activityFields,
   countActivity,
@@ -226,6 +228,38 @@ async function readHistories(
   return byCompany;
 }
 
+/**
+ * The watched saved searches each company (as the rebuild wrote it) is in now, recorded: the
+ * changes since the last sighting go to each search's stream (../src/saved-searches/membership.ts).
+ */
+async function recordSightings(
+  client: OpenSearchClient,
+  prefix: string,
+  watch: Membership,
+  companies: Doc[],
+  now: Date,
+): Promise<void> {
+  if (companies.length === 0) return;
+  // only mapped fields go to the percolator; the binary copies are not needed to match
+  const documents = companies.map(
+    ({ compactRecord: _c, hiringActivityRecord: _h, matchCard: _m, ...doc }) => doc,
+  );
+  const matches = await percolate(client, prefix, documents);
+  await watch.seen(
+    companies.map((company, i) => {
+      const record = toCorporateRecord(company);
+      return {
+        corporateNumber: String(company.corporateNumber),
+        sightings: (matches[i] ?? []).map(({ savedSearchId, watchFields }) => ({
+          savedSearchId,
+          ...(watchFields.length > 0 ? { values: watchedValues(record, watchFields) } : {}),
+        })),
+      };
+    }),
+    now,
+  );
+}
+
 /** Rebuilds the given companies, in chunks of 200. */
 export async function rebuildCompanies(
   client: OpenSearchClient,
@@ -244,6 +278,11 @@ export async function rebuildCompanies(
     copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
     /** Each company's postings as the scan of `jobs` would read them, known without it (./run-postings.ts). */
     postings?: ReadonlyMap<string, PostingSource[]>;
+    /**
+     * Where the watched saved searches' changes go (the worker's rebuilds): each rebuilt company
+     * is percolated as it now is and its sightings recorded (../src/saved-searches/watch.ts).
+     */
+    watch?: Membership;
   } = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
@@ -255,6 +294,7 @@ export async function rebuildCompanies(
   if (options.refresh !== false)
     await withRetry(() => client.indices.refresh({ index: [names.jobs, names.postingHistory] }));
   const nestedLimit = await liveNestedLimit(client, names.corporates);
+  const watch = options.watch && (await watchedSearchCount(client, prefix)) > 0 ? options.watch : undefined;
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
@@ -317,8 +357,16 @@ export async function rebuildCompanies(
     }
     // the history first: a company's counts never run ahead of the history they were made from
     result.failures.push(...(await writeBulkChunked(client, historyOps)));
-    result.failures.push(...(await writeBulkChunked(client, corporateOps)));
+    const corporateFailures = await writeBulkChunked(client, corporateOps);
+    result.failures.push(...corporateFailures);
     result.failures.push(...(await writeBulkChunked(client, jobOps)));
+    if (watch) {
+      const failed = new Set(corporateFailures.map((failure) => failure.op.ref));
+      const written = corporateOps.filter((op) => !failed.has(op.ref));
+      const sources = new Map(found.map((doc) => [doc.id, doc.source]));
+      const after = written.map((op) => ({ ...sources.get(op.ref), ...(op.body as { doc: Doc }).doc }));
+      await recordSightings(client, prefix, watch, after, now);
+    }
     result.rebuilt += corporateOps.length;
     result.fannedOut += jobOps.length;
   }

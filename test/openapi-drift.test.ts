@@ -215,6 +215,7 @@ describe('openapi.yaml', () => {
         'GET /saved-searches',
         'GET /saved-searches/{savedSearchId}',
         'DELETE /saved-searches/{savedSearchId}',
+        'GET /saved-searches/{savedSearchId}/changes',
         ...[
           'prefectures',
           'industries',

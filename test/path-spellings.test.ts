@@ -179,7 +179,7 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       const exact = await raw(operation.method, `${path}${query}`, headers, body);
       // the limits test app runs without Redis: a match job's or a saved search's operation
       // reaches its handler, which answers that there are none here (503), after the rate limit
-      const storeless = operation.limit === 'matchJob' || operation.limit === 'savedSearch';
+      const storeless = ['matchJob', 'savedSearch', 'changes'].includes(operation.limit ?? '');
       expect(exact.status).toBe(storeless ? 503 : exactStatus);
       if (operation.limit) expect(exact.headers['x-ratelimit-limit']).toBeDefined();
       else expect(exact.headers['x-ratelimit-limit']).toBeUndefined();

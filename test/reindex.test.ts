@@ -150,9 +150,14 @@ describe('npm run reindex under search load and ingestion', { shuffle: false }, 
   it('swaps every alias with zero failed searches and zero lost or revived records', async () => {
     const before = await reindexStatus(services.opensearch, services.config.indexPrefix);
     expect(before.map((status) => status.index)).toEqual(
-      ['corporates', 'deleted-corporates', 'job-details', 'jobs'].map(
-        (name) => `${services.config.indexPrefix}${name}-v1`,
-      ),
+      [
+        'corporates',
+        'deleted-corporates',
+        'job-details',
+        'jobs',
+        'posting-history',
+        'saved-search-queries',
+      ].map((name) => `${services.config.indexPrefix}${name}-v1`),
     );
 
     // a cursor opened before the reindex: its snapshot is the initial postings

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { operations } from '../src/catalogue/operations.js';
 import { otherMethodChain, routeKey, routeTable } from '../src/http/route-table.js';
 
-const chargedPerRequest = new Set(['search', 'detail', 'match']);
+const chargedPerRequest = new Set(['search', 'detail', 'match', 'changes']);
 
 describe('the route table', () => {
   it('has one row per operation, and no row without one', () => {

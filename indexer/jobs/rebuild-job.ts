@@ -1,8 +1,10 @@
 /**
  * A `rebuild` job: drains the set of companies waiting for a rebuild (../queue.ts), 200 at a
- * time; what fails goes back into the set for the job's retry.
+ * time, recording where each now stands in the watched saved searches; what fails goes back
+ * into the set for the job's retry.
  */
 
+import { Membership } from '../../src/saved-searches/membership.js';
 import { rebuildSetKey } from '../queue.js';
 import { rebuildCompanies } from '../rebuild.js';
 import type { JobContext } from './context.js';
@@ -12,11 +14,13 @@ export async function drainRebuilds(context: JobContext): Promise<Record<string,
   const { opensearch, indexPrefix, connection, redisPrefix } = context;
   const key = rebuildSetKey(redisPrefix);
   const total = { rebuilt: 0, fannedOut: 0 };
+  // the worker's rebuilds find the watched saved searches' changes (docs/api.md, "Saved searches")
+  const watch = new Membership(connection, redisPrefix);
   for (;;) {
     const batch = await connection.spop(key, 200);
     if (batch.length === 0) return total;
     try {
-      const result = await rebuildCompanies(opensearch, indexPrefix, batch);
+      const result = await rebuildCompanies(opensearch, indexPrefix, batch, { watch });
       total.rebuilt += result.rebuilt;
       total.fannedOut += result.fannedOut;
       if (result.failures.length > 0) {

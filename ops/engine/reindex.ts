@@ -70,6 +70,7 @@ export interface ReindexResult {
 const idField: Record<string, string> = {
   corporates: 'corporateNumber',
   'deleted-corporates': 'corporateNumber',
+  'saved-search-queries': 'savedSearchId',
 };
 
 interface Move extends IndexMove {

@@ -13,6 +13,7 @@
  *   GET  /reconcile/suggest/..., /reconcile/preview -> 'suggest' (as the suggest)
  *   POST /corporates/match-jobs  -> 'matchJob' (rate limited; the worker charges per certain match)
  *   POST /saved-searches         -> 'savedSearch' (rate limited, free)
+ *   GET  /saved-searches/{id}/changes -> 'changes' (rate limited, charged as a search)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -31,7 +32,8 @@ export type LimitKind =
   | 'match'
   | 'suggest'
   | 'matchJob'
-  | 'savedSearch';
+  | 'savedSearch'
+  | 'changes';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'DELETE';
@@ -68,6 +70,8 @@ export const operations: readonly Operation[] = [
   { method: 'GET', path: '/saved-searches', limit: 'savedSearch' },
   { method: 'GET', path: '/saved-searches/{savedSearchId}', limit: 'savedSearch' },
   { method: 'DELETE', path: '/saved-searches/{savedSearchId}', limit: 'savedSearch' },
+  // a page of a watched search's changes: charged as a search page
+  { method: 'GET', path: '/saved-searches/{savedSearchId}/changes', limit: 'changes' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 

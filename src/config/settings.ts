@@ -87,6 +87,13 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     default: '100',
     doc: 'The most saved searches (`POST /saved-searches`) one user keeps; one more is a 409 `saved_search_limit` until one is deleted.',
   }),
+  setting({
+    name: 'SAVED_SEARCH_WATCH_MAX_RESULTS',
+    key: 'savedSearchWatchMaxResults',
+    kind: integer(1),
+    default: '10000',
+    doc: 'A saved company search is watched (its changes kept) when it has at most this many results when saved; a larger one is saved unwatched, with the reason.',
+  }),
   optional({
     name: 'MATCH_DEADLINE_MS',
     key: undefined,

@@ -14,6 +14,7 @@
  *   POST /corporates/match-jobs        auth -> rate limit -> upload (checks its own parameters)
  *   GET|DELETE /corporates/match-jobs… auth -> rate limit -> validation -> the job's handler
  *   POST|GET|DELETE /saved-searches…   auth -> rate limit -> validation -> its handler (free)
+ *   GET  /saved-searches/{id}/changes   auth -> rate limit -> validation -> credits -> changes
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
  *   GET  /reconcile           reconcile key -> optional auth -> manifest (free, unlimited)
  *   POST /reconcile           reconcile key -> auth -> rate limit -> validation -> reconcile plan -> credits -> reconcile
@@ -66,6 +67,7 @@ import {
   deleteSavedSearchHandler,
   getSavedSearchHandler,
   listSavedSearchesHandler,
+  savedSearchChangesHandler,
 } from './routes/saved-searches.js';
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
@@ -104,7 +106,8 @@ export type HandlerName =
   | 'savedSearchCreate'
   | 'savedSearchList'
   | 'savedSearch'
-  | 'savedSearchDelete';
+  | 'savedSearchDelete'
+  | 'changes';
 
 export interface Route {
   chain: readonly Step[];
@@ -155,6 +158,10 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'DELETE /saved-searches/{savedSearchId}': {
     chain: ['auth', 'rate limit', 'validation'],
     handler: 'savedSearchDelete',
+  },
+  'GET /saved-searches/{savedSearchId}/changes': {
+    chain: ['auth', 'rate limit', 'validation', 'credits'],
+    handler: 'changes',
   },
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
   // the W3C Reconciliation Service API (src/http/routes/reconcile.ts): the key may come as ?apiKey=
@@ -242,6 +249,7 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     savedSearchList: listSavedSearchesHandler(services),
     savedSearch: getSavedSearchHandler(services),
     savedSearchDelete: deleteSavedSearchHandler(services),
+    changes: savedSearchChangesHandler(services),
   };
 }
 

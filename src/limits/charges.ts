@@ -42,7 +42,8 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * (every record a certain match), capped by its `maxCredits`. The body was validated before.
  */
 export function costOf(kind: LimitKind, body: unknown, config: Limits['config']): number {
-  if (kind === 'search') return config.searchCost;
+  // a page of a watched saved search's changes costs what a page of search results costs
+  if (kind === 'search' || kind === 'changes') return config.searchCost;
   if (kind === 'match') {
     const match = body as { records?: unknown[]; maxCredits?: number } | undefined;
     const worst = (match?.records?.length ?? 0) * config.matchCost;

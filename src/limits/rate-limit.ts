@@ -18,7 +18,7 @@ import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from './store-
 
 /** Operations whose rate count travels with their reservation (fixed price, body read first). */
 export function countedWithCharge(kind: LimitKind): boolean {
-  return kind === 'search' || kind === 'detail';
+  return kind === 'search' || kind === 'detail' || kind === 'changes';
 }
 
 /** The budget an operation counts in: suggest (autocomplete) has one of its own. */

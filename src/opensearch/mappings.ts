@@ -45,9 +45,8 @@ let cached: IndexDefinition[] | undefined;
 export function indexDefinitions(): IndexDefinition[] {
   if (!cached) {
     const { _comment, ...sharedSettings } = readJson<Record<string, unknown>>('analysis.json');
-    cached = readdirSync(mappingsDir)
+    const files = readdirSync(mappingsDir)
       .filter((file) => file.endsWith('.json') && file !== 'analysis.json')
-      .sort()
       .map((file) => {
         const def = readJson<MappingFile>(file);
         return {
@@ -57,8 +56,37 @@ export function indexDefinitions(): IndexDefinition[] {
           mappings: def.mappings,
         };
       });
+    cached = [...files, ...derivedDefinitions(files)].sort((a, b) => a.name.localeCompare(b.name));
   }
   return structuredClone(cached);
+}
+
+/**
+ * Indices whose mapping follows another's. `saved-search-queries`: the compiled queries of
+ * the watched saved company searches, matched against companies as they change (the
+ * percolator, src/saved-searches/watch.ts); a percolated company is read with this mapping, so
+ * it is the corporates mapping plus the query's own fields, and gains every field corporates gains.
+ */
+function derivedDefinitions(files: IndexDefinition[]): IndexDefinition[] {
+  const corporates = files.find((def) => def.name === 'corporates');
+  if (!corporates) return [];
+  return [
+    {
+      name: 'saved-search-queries',
+      version: corporates.version,
+      settings: corporates.settings,
+      mappings: {
+        ...corporates.mappings,
+        properties: {
+          ...corporates.mappings.properties,
+          savedSearchId: { type: 'keyword' },
+          userId: { type: 'keyword' },
+          watchFields: { type: 'keyword' },
+          query: { type: 'percolator' },
+        },
+      },
+    },
+  ];
 }
 
 function definition(index: string): IndexDefinition {

@@ -21,6 +21,12 @@ export interface SavedSearch {
   search: SavedSearchKind;
   /** the search request body as the user sent it (validated as a search of that kind) */
   body: Record<string, unknown>;
+  /** record fields whose changes are reported for the companies in its results */
+  watchFields: string[];
+  /** its changes are kept (a company search of at most SAVED_SEARCH_WATCH_MAX_RESULTS results when saved) */
+  watching: boolean;
+  /** why not, when it is not */
+  notWatchingReason: string | null;
   createdAt: string;
 }
 
@@ -47,7 +53,7 @@ export class SavedSearchStore {
   /** The new saved search, or null when the user keeps `cap` already. */
   async create(
     userId: string,
-    entry: Pick<SavedSearch, 'name' | 'search' | 'body'>,
+    entry: Pick<SavedSearch, 'name' | 'search' | 'body' | 'watchFields'>,
     cap: number,
     now = new Date(),
   ): Promise<SavedSearch | null> {
@@ -56,6 +62,9 @@ export class SavedSearchStore {
       name: entry.name,
       search: entry.search,
       body: entry.body,
+      watchFields: entry.watchFields,
+      watching: false,
+      notWatchingReason: null,
       createdAt: now.toISOString(),
     };
     const written = await this.redis.eval(
@@ -82,6 +91,11 @@ export class SavedSearchStore {
     if (!savedSearchIdPattern.test(id)) return undefined;
     const value = await this.redis.hget(this.key(userId), id);
     return value === null ? undefined : (JSON.parse(value) as SavedSearch);
+  }
+
+  /** Writes the saved search again as given (its watching state), if the user still has it. */
+  async update(userId: string, saved: SavedSearch): Promise<void> {
+    await this.redis.hset(this.key(userId), saved.id, JSON.stringify(saved));
   }
 
   /** Removes it; false when the user has none of that id. */

@@ -531,6 +531,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/saved-searches/{savedSearchId}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What entered, left or changed in a watched company search's results
+         * @description The changes of a watched saved company search since a cursor this endpoint answered
+         *     (`cursor`), or from a time (`since`, for a caller that lost its cursor), in the order
+         *     they were found, each once when the cursor is sent back. Found by the indexer as
+         *     companies change (their postings, their fields, the nightly hiring-activity count).
+         *     Kept 30 days. Charged as a page of search results (`SEARCH_CREDIT_COST`).
+         */
+        get: operations["listSavedSearchChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master/prefectures": {
         parameters: {
             query?: never;
@@ -1044,6 +1068,36 @@ export interface components {
              *     checked as that search checks it.
              */
             body: Record<string, never>;
+            /**
+             * @description Company searches: fields of the Corporate record (`employeeCount`, `hiringActivity`,
+             *     ...) whose change, for a company in the results, is reported as a `changed` change.
+             */
+            watchFields?: readonly string[];
+        };
+        SavedSearchChange: {
+            /**
+             * @description Send it as `cursor` to read the changes after this one.
+             * @example 1764403200123-0
+             */
+            cursor: string;
+            /**
+             * @description `entered`: the company came into the results; `left`: it went out; `changed`: a watched field changed while it stayed in.
+             * @enum {string}
+             */
+            type: "entered" | "left" | "changed";
+            corporateNumber: string;
+            /**
+             * Format: date-time
+             * @description When the service found the change.
+             */
+            at: string;
+            /** @description `changed`: the watched fields whose values changed. */
+            fields?: string[];
+        };
+        SavedSearchChanges: {
+            changes: components["schemas"]["SavedSearchChange"][];
+            /** @description The last change's cursor (the one sent, or null, when there were none yet); send it as `cursor` next time. */
+            nextCursor: string | null;
         };
         SavedSearch: {
             /** @example ss_0123456789abcdef0123 */
@@ -1053,6 +1107,11 @@ export interface components {
             search: "corporates" | "jobs";
             /** @description The search body as it was saved. */
             body: Record<string, never>;
+            watchFields: string[];
+            /** @description Its changes are kept (a company search of at most `SAVED_SEARCH_WATCH_MAX_RESULTS` (10,000) results when saved). */
+            watching: boolean;
+            /** @description Why its changes are not kept, when they are not. */
+            notWatchingReason: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -4559,6 +4618,43 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSavedSearchChanges: {
+        parameters: {
+            query?: {
+                /** @description A `cursor` or `nextCursor` this endpoint answered; the changes after it. */
+                cursor?: string;
+                /** @description Without a cursor, the changes found at or after this instant (RFC 3339 with an offset); without either, from the oldest kept. */
+                since?: string;
+                /** @description Changes per page, 1-1,000 (100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The `id` of a saved search (as `POST /saved-searches` answered it). */
+                savedSearchId: components["parameters"]["SavedSearchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of changes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSearchChanges"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["PaymentRequired"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

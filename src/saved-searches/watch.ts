@@ -1,0 +1,98 @@
+/**
+ * Watching saved company searches: which companies entered, left or changed a watched field in
+ * a search's results, found where companies change (the company rebuild, indexer/rebuild.ts)
+ * with the engine's percolator, so the cost follows the changed companies, not the number of
+ * saved searches (docs/api.md, "Saved searches").
+ *
+ * - A watched search's compiled query is kept in `saved-search-queries` (a percolator index
+ *   with the corporates mapping, src/opensearch/mappings.ts) with the record fields it watches
+ *   (`registerQuery`, `unregisterQuery`).
+ * - The rebuild percolates each company as it will be, one request per chunk (`percolate`):
+ *   the searches it matches now. ./membership.ts compares them with the searches it was last
+ *   seen in and appends the differences to each search's changes.
+ *
+ *   await percolate(client, prefix, [companyDoc])
+ *   // -> [[{ savedSearchId: 'ss_…', watchFields: ['employeeCount'] }]]  (per document)
+ */
+import type { OpenSearchClient } from '../opensearch/client.js';
+import { indexName } from '../opensearch/indices.js';
+import { withRetry } from '../opensearch/retry.js';
+
+type Doc = Record<string, unknown>;
+
+export const queriesIndex = 'saved-search-queries';
+
+export interface PercolatorMatch {
+  savedSearchId: string;
+  watchFields: string[];
+}
+
+/** Keeps a watched search's compiled query for the percolator (replacing one of the same id). */
+export async function registerQuery(
+  client: OpenSearchClient,
+  prefix: string,
+  entry: { savedSearchId: string; userId: string; watchFields: readonly string[]; query: unknown },
+): Promise<void> {
+  await withRetry(() =>
+    client.index({
+      index: indexName(prefix, queriesIndex),
+      id: entry.savedSearchId,
+      refresh: true,
+      body: { ...entry, watchFields: [...entry.watchFields] },
+    }),
+  );
+}
+
+export async function unregisterQuery(
+  client: OpenSearchClient,
+  prefix: string,
+  savedSearchId: string,
+): Promise<void> {
+  await withRetry(() =>
+    client.delete(
+      { index: indexName(prefix, queriesIndex), id: savedSearchId, refresh: true },
+      { ignore: [404] },
+    ),
+  );
+}
+
+/** How many searches are watched: with none, the rebuild asks the percolator nothing. */
+export async function watchedSearchCount(client: OpenSearchClient, prefix: string): Promise<number> {
+  const { body } = await withRetry(() =>
+    client.count({ index: indexName(prefix, queriesIndex) }, { ignore: [404] }),
+  );
+  return Number((body as { count?: number }).count ?? 0);
+}
+
+/** Watched searches one percolation answers (more would need paging; the searches are capped far below). */
+const matchesPerRequest = 10_000;
+
+/** The watched searches each document matches, in the documents' order. */
+export async function percolate(
+  client: OpenSearchClient,
+  prefix: string,
+  documents: readonly Doc[],
+): Promise<PercolatorMatch[][]> {
+  const matches: PercolatorMatch[][] = documents.map(() => []);
+  if (documents.length === 0) return matches;
+  const { body } = await withRetry(() =>
+    client.search({
+      index: indexName(prefix, queriesIndex),
+      body: {
+        size: matchesPerRequest,
+        _source: ['savedSearchId', 'watchFields'],
+        query: { percolate: { field: 'query', documents: [...documents] } },
+      },
+    }),
+  );
+  for (const hit of body.hits.hits as Array<{ _source?: Doc; fields?: Record<string, number[]> }>) {
+    const match = {
+      savedSearchId: String(hit._source?.savedSearchId),
+      watchFields: (hit._source?.watchFields as string[] | undefined) ?? [],
+    };
+    // one document: the engine leaves the slot out
+    const slots = hit.fields?._percolator_document_slot ?? [0];
+    for (const slot of slots) matches[slot]?.push(match);
+  }
+  return matches;
+}

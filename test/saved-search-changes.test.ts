@@ -1,0 +1,200 @@
+/**
+ * What changed in a watched saved company search (src/saved-searches/), through the real app,
+ * the pipeline and the worker's rebuild job, on OpenSearch and Redis: the companies in its
+ * results when saved are not reported; one that comes in is `entered`, one that goes out
+ * `left`, a watched field changing `changed`; each once, in order, paged by cursor or started
+ * from a time; a page is charged as a search page; two rebuilds of a company at once report
+ * its change once; job searches and searches over the watch cap are saved unwatched; a deleted
+ * search reports nothing more.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drainRebuilds } from '../indexer/jobs/rebuild-job.js';
+import { rebuildSetKey } from '../indexer/queue.js';
+import { rebuildCompanies } from '../indexer/rebuild.js';
+import type { SourceRecord } from '../indexer/source-types.js';
+import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { defaultConfig } from '../src/config.js';
+import { createApp } from '../src/http/app.js';
+import { Membership } from '../src/saved-searches/membership.js';
+import { watchedSearchCount } from '../src/saved-searches/watch.js';
+import type { Services } from '../src/services.js';
+import { corporate, job, numbers } from './fixtures/indexer/records.js';
+import { setUpServices } from './support/env.js';
+import { steppingClock, writeRecords } from './support/pipeline-write.js';
+
+let services: Services;
+let app: ReturnType<typeof createApp>;
+const tick = steppingClock('2026-11-29T01:00:00.000Z');
+const { alpha, beta, gamma } = numbers;
+
+/** Writes the records as the pipeline does, then rebuilds their companies as the worker does. */
+async function change(records: SourceRecord[]): Promise<void> {
+  await writeRecords(services, records, tick);
+  const companies = [
+    ...new Set(records.map((record) => String((record as { corporateNumber: string }).corporateNumber))),
+  ];
+  await services.redis?.sadd(rebuildSetKey(services.config.redisPrefix), ...companies);
+  await drainRebuilds({
+    opensearch: services.opensearch,
+    indexPrefix: services.config.indexPrefix,
+    connection: services.redis as never,
+    redisPrefix: services.config.redisPrefix,
+  } as never);
+}
+
+async function newUser(credits = 100): Promise<{ key: string; userId: string }> {
+  const userId = `u-${Math.random().toString(36).slice(2)}`;
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
+  await services.limits.ledger.grant(userId, credits);
+  return { key, userId };
+}
+
+const save = (key: string, body: unknown) =>
+  request(app)
+    .post('/rest/v1/saved-searches')
+    .set('X-API-Key', key)
+    .send(body as object);
+const changes = (key: string, id: string, query = '') =>
+  request(app).get(`/rest/v1/saved-searches/${id}/changes${query}`).set('X-API-Key', key);
+const brief = (page: { changes: Array<{ type: string; corporateNumber: string; fields?: string[] }> }) =>
+  page.changes.map(({ type, corporateNumber, fields }) => [type, corporateNumber, ...(fields ?? [])]);
+
+beforeAll(async () => {
+  services = await setUpServices('saved-search-changes', {
+    limits: { ...defaultConfig().limits, ratePerSecond: 10_000 },
+    savedSearchWatchMaxResults: 2,
+  });
+  app = createApp(services);
+  await change([
+    corporate({ corporateNumber: alpha, name: '株式会社アルファ', prefectureId: 13, employeeCount: 100 }),
+    corporate({ corporateNumber: beta, name: '株式会社ベータ', prefectureId: 27, employeeCount: 50 }),
+    corporate({ corporateNumber: gamma, name: '株式会社ガンマ', prefectureId: 27, employeeCount: 10 }),
+  ]);
+});
+afterAll(async () => {
+  await services?.close();
+});
+
+describe('a watched company search', () => {
+  let user: { key: string; userId: string };
+  let id = '';
+
+  it('is watched from when it is saved; the companies in it then are not reported', async () => {
+    user = await newUser();
+    const saved = await save(user.key, {
+      name: '東京',
+      search: 'corporates',
+      body: { prefectureIdOr: [13] },
+      watchFields: ['employeeCount'],
+    }).expect(201);
+    expect(saved.body).toMatchObject({
+      watching: true,
+      notWatchingReason: null,
+      watchFields: ['employeeCount'],
+    });
+    id = saved.body.id;
+    const page = await changes(user.key, id).expect(200);
+    expect(page.body).toEqual({ changes: [], nextCursor: null });
+  });
+
+  it('reports who entered, who changed a watched field, who left; each once, in order, by cursor', async () => {
+    const startedAt = new Date().toISOString();
+    // beta moves to Tokyo (enters); alpha's headcount changes (a watched field); a posting of
+    // alpha changes nothing watched (no change)
+    await change([
+      corporate({ corporateNumber: beta, name: '株式会社ベータ', prefectureId: 13, employeeCount: 50 }),
+      corporate({ corporateNumber: alpha, name: '株式会社アルファ', prefectureId: 13, employeeCount: 120 }),
+    ]);
+    await change([job({ corporateNumber: alpha })]);
+    await change([
+      corporate({ corporateNumber: alpha, name: '株式会社アルファ', prefectureId: 27, employeeCount: 120 }),
+    ]);
+    const balance = await services.limits.ledger.balance(user.userId);
+    const all = await changes(user.key, id).expect(200);
+    expect(brief(all.body)).toEqual([
+      ['entered', beta],
+      ['changed', alpha, 'employeeCount'],
+      ['left', alpha],
+    ]);
+    expect(await services.limits.ledger.balance(user.userId)).toBe(
+      balance - services.config.limits.searchCost,
+    );
+    // one at a time by cursor: the same changes, each once
+    const seen: unknown[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < 4; i++) {
+      const page: { body: { nextCursor: string | null; changes: [] } } = await changes(
+        user.key,
+        id,
+        `?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      ).expect(200);
+      seen.push(...brief(page.body));
+      cursor = page.body.nextCursor;
+    }
+    expect(seen).toEqual(brief(all.body));
+    // a caller that lost its cursor starts from a time
+    const fromTime = await changes(user.key, id, `?since=${encodeURIComponent(startedAt)}`).expect(200);
+    expect(brief(fromTime.body)).toEqual(brief(all.body));
+    const future = await changes(user.key, id, `?since=${encodeURIComponent('2099-01-01T00:00:00Z')}`).expect(
+      200,
+    );
+    expect(future.body.changes).toEqual([]);
+  });
+
+  it('reports a change once when two rebuilds of the company run at once', async () => {
+    await writeRecords(
+      services,
+      [corporate({ corporateNumber: gamma, name: '株式会社ガンマ', prefectureId: 13, employeeCount: 10 })],
+      tick,
+    );
+    const watch = new Membership(services.redis as never, services.config.redisPrefix);
+    const before = (await changes(user.key, id).expect(200)).body.nextCursor as string;
+    await Promise.all([
+      rebuildCompanies(services.opensearch, services.config.indexPrefix, [gamma], { watch }),
+      rebuildCompanies(services.opensearch, services.config.indexPrefix, [gamma], { watch }),
+    ]);
+    const after = await changes(user.key, id, `?cursor=${before}`).expect(200);
+    expect(brief(after.body)).toEqual([['entered', gamma]]);
+  });
+
+  it('refuses a bad cursor, a cursor with since, another user', async () => {
+    await changes(user.key, id, '?cursor=abc').expect(400);
+    await changes(user.key, id, '?cursor=1-0&since=2026-11-01T00:00:00Z').expect(400);
+    const other = await newUser();
+    await changes(other.key, id).expect(404);
+  });
+
+  it('stops when deleted: its query leaves the percolator', async () => {
+    const count = await watchedSearchCount(services.opensearch, services.config.indexPrefix);
+    await request(app).delete(`/rest/v1/saved-searches/${id}`).set('X-API-Key', user.key).expect(204);
+    expect(await watchedSearchCount(services.opensearch, services.config.indexPrefix)).toBe(count - 1);
+    expect(await services.redis?.exists(`${services.config.redisPrefix}ss-members:${id}`)).toBe(0);
+    await changes(user.key, id).expect(404);
+  });
+});
+
+describe('searches saved unwatched', () => {
+  it('a job search, and a company search with more results than the watch cap: saved, with the reason', async () => {
+    const { key } = await newUser();
+    const jobs = await save(key, { name: 'j', search: 'jobs', body: {} }).expect(201);
+    expect(jobs.body).toMatchObject({
+      watching: false,
+      notWatchingReason: expect.stringContaining('company searches'),
+    });
+    const wide = await save(key, { name: 'all', search: 'corporates', body: {} }).expect(201);
+    expect(wide.body).toMatchObject({
+      watching: false,
+      notWatchingReason: expect.stringContaining('more than 2'),
+    });
+    const refused = await changes(key, wide.body.id).expect(400);
+    expect(refused.body.errors[0]).toMatchObject({ field: 'savedSearchId' });
+    const badField = await save(key, {
+      name: 'x',
+      search: 'corporates',
+      body: {},
+      watchFields: ['nope'],
+    }).expect(400);
+    expect(badField.body.errors[0]).toMatchObject({ field: 'watchFields[0]', value: 'nope' });
+  });
+});
