@@ -23,6 +23,9 @@ let app: ReturnType<typeof createApp>;
 let rich = '';
 let broke = '';
 let matchJobId = '';
+/** Saved searches of `rich`: one the operations read, one the delete removes. */
+let savedId = '';
+let deletableId = '';
 
 const company = corporate({ name: 'キャッシュ商事', prefectureId: 13 });
 const posting = job({ corporateNumber: company.corporateNumber, title: '営業' });
@@ -41,7 +44,8 @@ function send(
   const query = operation.limit === 'suggest' ? '?q=%E3%82%AD%E3%83%A3' : '';
   // a match job's operations name the job the test made (beforeAll)
   const id = opts.jobId ?? (operation.limit === 'matchJob' ? matchJobId : (posting.id as string));
-  const path = `/rest/v1${operation.path.replace('{jobId}', id)}${query}`;
+  const saved = opts.jobId ?? (operation.method === 'DELETE' ? deletableId : savedId);
+  const path = `/rest/v1${operation.path.replace('{jobId}', id).replace('{savedSearchId}', saved)}${query}`;
   const req =
     operation.method === 'GET'
       ? request(target).get(path)
@@ -66,7 +70,9 @@ function send(
       ? {}
       : operation.limit === 'match'
         ? { records: [{ name: 'キャッシュ商事' }] }
-        : { limit: 1 });
+        : operation.limit === 'savedSearch'
+          ? { name: 'キャッシュ', search: 'corporates', body: {} }
+          : { limit: 1 });
   return operation.method === 'POST' ? req.send(body as object) : req;
 }
 
@@ -100,6 +106,13 @@ beforeAll(async () => {
     .set('Content-Type', 'text/csv')
     .send('name\nキャッシュ商事\n');
   matchJobId = created.body.id;
+  const save = () =>
+    request(app)
+      .post('/rest/v1/saved-searches')
+      .set('X-API-Key', rich)
+      .send({ name: 'キャッシュ', search: 'corporates', body: {} });
+  savedId = (await save()).body.id;
+  deletableId = (await save()).body.id;
 });
 afterAll(async () => {
   await services?.close();
@@ -119,6 +132,8 @@ describe('Cache-Control: no-store on every limited operation', () => {
         'search',
         'suggest',
         ...Array(6).fill('matchJob'),
+        ...Array(4).fill('savedSearch'),
+        'changes',
       ].sort(),
     );
   });
@@ -135,10 +150,12 @@ describe('Cache-Control: no-store on every limited operation', () => {
       const statuses = answers.map((res) => res.status);
       // a match job's upload answers 202 (queued)
       const upload = operation.method === 'POST' && operation.path === '/corporates/match-jobs';
-      expect(statuses[0]).toBe(upload ? 202 : 200);
+      // a saved search's creation answers 201, its deletion 204
+      const saving = operation.limit === 'savedSearch' && operation.method !== 'GET';
+      expect(statuses[0]).toBe(upload ? 202 : saving ? (operation.method === 'POST' ? 201 : 204) : 200);
       expect(statuses[1]).toBe(401);
       if (operation.method === 'POST') expect(statuses[2]).toBe(400);
-      if (operation.limit === 'search' || operation.limit === 'export' || operation.limit === 'match')
+      if (['search', 'export', 'match', 'changes'].includes(operation.limit ?? ''))
         expect(statuses[3]).toBe(402);
       if (operation.limit === 'detail') expect(statuses[3]).toBe(404);
       for (const res of answers) expect(res.headers['cache-control'], `${res.status}`).toBe('no-store');

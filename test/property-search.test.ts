@@ -319,11 +319,25 @@ function meets(record: Record_, conds: Cond[]): boolean {
 /**
  * Filters on what the indexer computes rather than what the data files carry: the time of
  * indexing (updatedAt), the distinct work places after address normalisation
- * (workLocationCount), the reading's name key (furiganaPrefix) and the registry's closures
- * (includeClosed). Each has its own tests;
- * every other filter is drawn here.
+ * (workLocationCount), the reading's name key (furiganaPrefix), the registry's closures
+ * (includeClosed), the hiring activity counted from the postings' history as of the day of
+ * indexing (the hiring… filters). Each has its own tests (the hiring activity:
+ * test/hiring-activity.test.ts, test/search-oracle.test.ts); every other filter is drawn here.
  */
+const hiringActivityFilters = [
+  'hiringOpenPostings',
+  'hiringNewPostings7d',
+  'hiringNewPostings30d',
+  'hiringNewPostings90d',
+  'hiringClosedPostings30d',
+  'hiringNetChange30d',
+  'hiringFirstPostedOn',
+  'hiringLastPostedOn',
+  'hiringStartedMediaId',
+  'hiringStoppedMediaId',
+];
 const notInTheDataFiles = new Set([
+  ...hiringActivityFilters,
   'updatedAt',
   'workLocationCount',
   'corporateWorkLocationCount',
@@ -572,8 +586,11 @@ describe.each([
 
   it('draws every filter but those on indexer-computed fields, each with values in the data', () => {
     const defs = checkable(search);
-    // updatedAt, the work-location count and includeClosed on both; the reading prefix on companies
-    expect(search.filters.length - defs.length).toBe(search.index === 'corporates' ? 4 : 3);
+    // updatedAt, the work-location count and includeClosed on both; the reading prefix and the
+    // hiring activity on companies
+    expect(search.filters.length - defs.length).toBe(
+      search.index === 'corporates' ? 4 + hiringActivityFilters.length : 3,
+    );
     expect(linked().length).toBeGreaterThanOrEqual(search.index === 'corporates' ? 16 : 25);
     // a field missing from the oracle's view would read as "no value" on every record
     for (const def of defs)

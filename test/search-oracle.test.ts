@@ -79,6 +79,7 @@ import {
   daysWithin,
   highestOf,
   instantOf,
+  japanDay,
   marketsOf,
   numberOf,
   oneOf,
@@ -303,6 +304,32 @@ interface JobCase {
 }
 
 const anyPosting = (company: Company, test: (posting: Posting) => boolean) => company.postings.some(test);
+
+/**
+ * Hiring activity written out (docs/api.md, "Hiring activity"): every posting of the data is
+ * open (the data deletes none), started on the Japan day of its jobCreatedAt; a window of N
+ * days is the N days ending on the day counted, the day the data was indexed. The data's
+ * postings are months older than any window, so the windowed counts are plain zeros here; the
+ * cases pair them with a condition that makes the answer informative.
+ */
+const indexedOn = () => japanDay(new Date().toISOString()) as string;
+const dayShift = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const startDays = (c: Company) =>
+  c.postings.map((p) => japanDay(p.jobCreatedAt)).filter((d): d is string => d !== null);
+const startedWithin = (c: Company, days: number) =>
+  startDays(c).filter((day) => day <= indexedOn() && day > dayShift(indexedOn(), -days)).length;
+const mediaStarted30d = (c: Company) => {
+  const first = new Map<unknown, string>();
+  for (const p of c.postings) {
+    const day = japanDay(p.jobCreatedAt);
+    if (day !== null && (!first.has(p.mediaId) || day < (first.get(p.mediaId) as string)))
+      first.set(p.mediaId, day);
+  }
+  return [...first]
+    .filter(([, day]) => day <= indexedOn() && day > dayShift(indexedOn(), -30))
+    .map(([id]) => id);
+};
 const noPosting = (company: Company, test: (posting: Posting) => boolean) => !company.postings.some(test);
 
 const companySorts = {
@@ -707,6 +734,40 @@ const companyCases: Record<string, (d: Data) => CompanyCase> = {
       ['ソレイユ', 'ｷｮｳｴｲ', 'たいよう'].some((prefix) =>
         readingAsKey(c.furigana as string).startsWith(readingAsKey(prefix)),
       ),
+  }),
+  'hiring activity: open postings, first and last posting days': () => ({
+    body: {
+      hiringOpenPostingsMin: 5,
+      hiringFirstPostedOnTo: '2026-01-31',
+      hiringLastPostedOnFrom: '2026-02-01',
+    },
+    match: (c) =>
+      c.postings.length >= 5 &&
+      [...startDays(c)].sort()[0] !== undefined &&
+      ([...startDays(c)].sort()[0] as string) <= '2026-01-31' &&
+      ([...startDays(c)].sort().at(-1) as string) >= '2026-02-01',
+  }),
+  'hiring activity: the windows (new, closed, net change, media started and stopped)': () => ({
+    body: {
+      prefectureIdOr: [13, 27],
+      hiringNewPostings7dMax: 0,
+      hiringNewPostings30dMax: 0,
+      filters: {
+        hiringNewPostings90d: { max: 0 },
+        hiringClosedPostings30d: { max: 0 },
+        hiringNetChange30d: { min: 0, max: 0 },
+        hiringStartedMediaId: { none: [1, 2, 3] },
+        hiringStoppedMediaId: { none: [1, 2, 3] },
+      },
+    },
+    match: (c) =>
+      oneOf(c.prefectureId, [13, 27]) &&
+      startedWithin(c, 7) === 0 &&
+      startedWithin(c, 30) === 0 &&
+      startedWithin(c, 90) === 0 &&
+      // no posting of the data is closed: nothing closed, the net change is what started
+      startedWithin(c, 30) === 0 &&
+      !mediaStarted30d(c).some((id) => oneOf(id, [1, 2, 3])),
   }),
   'work locations: filters.workLocationCount.max 0': () => ({
     body: { filters: { workLocationCount: { max: 0 } }, prefectureIdOr: [13, 14] },

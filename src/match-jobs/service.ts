@@ -15,6 +15,8 @@ import { type MatchJobMessage, matchJobQueue } from './queue.js';
 
 export interface MatchJobs {
   store: MatchJobStore;
+  /** The jobs' store: the API's own Redis, or (`npm start` without REDIS_URL) the jobs' redis-server. */
+  redis: Redis;
   queue: Queue<MatchJobMessage>;
   root: string;
   maxRows: number;
@@ -41,6 +43,7 @@ export function createMatchJobs(
   const queue = matchJobQueue(connection, config.redisPrefix);
   return {
     store: new MatchJobStore(redis, config.redisPrefix),
+    redis,
     queue,
     root: config.matchJobs.dir,
     maxRows: config.matchJobs.maxRows,

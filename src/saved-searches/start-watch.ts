@@ -9,6 +9,7 @@
  *   await startWatching(services, 'u-1', saved, plan)
  *   // -> { watching: true, notWatchingReason: null }
  */
+import type { Redis } from 'ioredis';
 import { corporateSearch } from '../catalogue/searches.js';
 import { withRetry } from '../opensearch/retry.js';
 import { compileSearch } from '../search/compile-search.js';
@@ -21,8 +22,17 @@ import { registerQuery, unregisterQuery } from './watch.js';
 
 type Doc = Record<string, unknown>;
 
+/**
+ * The Redis saved searches live in: the API's (REDIS_URL), else the match jobs' own
+ * redis-server (`npm start` without REDIS_URL); undefined without either.
+ */
+export function savedSearchRedis(services: Services): Redis | undefined {
+  return services.redis ?? services.matchJobs?.redis;
+}
+
 export function membershipOf(services: Services): Membership | undefined {
-  return services.redis ? new Membership(services.redis, services.config.redisPrefix) : undefined;
+  const redis = savedSearchRedis(services);
+  return redis ? new Membership(redis, services.config.redisPrefix) : undefined;
 }
 
 export async function startWatching(

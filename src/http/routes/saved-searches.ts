@@ -18,7 +18,12 @@ import type { Request, RequestHandler, Response } from 'express';
 import { corporateSearch, jobSearch } from '../../catalogue/searches.js';
 import { ApiError, errors, type FieldError } from '../../errors/catalogue.js';
 import { cursorPattern, type Membership } from '../../saved-searches/membership.js';
-import { membershipOf, startWatching, stopWatching } from '../../saved-searches/start-watch.js';
+import {
+  membershipOf,
+  savedSearchRedis,
+  startWatching,
+  stopWatching,
+} from '../../saved-searches/start-watch.js';
 import { type SavedSearchKind, SavedSearchStore } from '../../saved-searches/store.js';
 import { assertWithinClauseLimit } from '../../search/clause-count.js';
 import { parseSearchRequest } from '../../search/parse-request.js';
@@ -30,8 +35,9 @@ import { currentUser } from '../locals.js';
 
 function storeOf(services: Services): SavedSearchStore {
   // saved searches live in the shared store: without Redis there is none
-  if (!services.redis) throw errors.savedSearchesUnavailable();
-  return new SavedSearchStore(services.redis, services.config.redisPrefix);
+  const redis = savedSearchRedis(services);
+  if (!redis) throw errors.savedSearchesUnavailable();
+  return new SavedSearchStore(redis, services.config.redisPrefix);
 }
 
 /** The search body checked as its search checks it, problems named under `body.`; its plan. */
