@@ -93,4 +93,30 @@ const deleteTool: ToolSpec = {
   },
 };
 
-export const savedSearchTools: ToolSpec[] = [saveTool, listTool, openTool, deleteTool];
+const changesTool: ToolSpec = {
+  name: 'saved_search_changes',
+  title: 'What changed in a saved search (保存した検索の変化)',
+  description: `保存した検索の変化: the companies that entered or left a watched saved company search's results, or changed a watched field, since a cursor (the nextCursor of the last call) or from a time; each change once, in order (GET /rest/v1/saved-searches/{savedSearchId}/changes). ${costOf('GET', '/saved-searches/{savedSearchId}/changes')}`,
+  properties: {
+    savedSearchId: idParameter(),
+    cursor: parameterSchema('get', '/saved-searches/{savedSearchId}/changes', 'cursor'),
+    since: parameterSchema('get', '/saved-searches/{savedSearchId}/changes', 'since'),
+    limit: parameterSchema('get', '/saved-searches/{savedSearchId}/changes', 'limit'),
+  },
+  required: ['savedSearchId'],
+  async run(api, args) {
+    const { meta, ...page } = await api.savedSearchChanges(String(args.savedSearchId ?? ''), {
+      ...(args.cursor === undefined ? {} : { cursor: String(args.cursor) }),
+      ...(args.since === undefined ? {} : { since: String(args.since) }),
+      ...(args.limit === undefined ? {} : { limit: args.limit as number }),
+    });
+    const count = (type: string) => page.changes.filter((change) => change.type === type).length;
+    return {
+      summary: `${page.changes.length} changes: ${count('entered')} entered, ${count('left')} left, ${count('changed')} changed. Next cursor: ${String(page.nextCursor)}.`,
+      body: page as unknown as Body,
+      meta,
+    };
+  },
+};
+
+export const savedSearchTools: ToolSpec[] = [saveTool, listTool, openTool, deleteTool, changesTool];

@@ -195,6 +195,7 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
         'list_saved_searches',
         'open_saved_search',
         'delete_saved_search',
+        'saved_search_changes',
       ].sort(),
     );
     // only the tools that save or delete say they change something
@@ -370,6 +371,11 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
       limit: 2,
     });
     expect((opened.structuredContent as { results: unknown }).results).toEqual(searched.body.results);
+    // watched from when saved: nothing changed yet, charged as a search page, as the API answers
+    const beforeChanges = await balance();
+    const changes = await call(client, 'saved_search_changes', { savedSearchId: id });
+    expect(changes.structuredContent).toEqual({ changes: [], nextCursor: null });
+    expect(beforeChanges - (await balance())).toBe(services.config.limits.searchCost);
     const refused = await call(client, 'save_search', {
       name: 'x',
       search: 'jobs',

@@ -51,6 +51,7 @@ export type MatchJob = Schemas['MatchJob'];
 export type SuggestResponse = Schemas['SuggestResponse'];
 export type SavedSearch = Schemas['SavedSearch'];
 export type SavedSearchCreate = Schemas['SavedSearchCreate'];
+export type SavedSearchChanges = Schemas['SavedSearchChanges'];
 export type Suggestion = SuggestResponse['suggestions'][number];
 
 /** The most records one match request takes (openapi.yaml MatchRequest.records maxItems). */
@@ -380,6 +381,14 @@ export interface CorpsearchClient {
   savedSearches(options?: { signal?: AbortSignal }): Promise<{ results: SavedSearch[]; meta: ResponseMeta }>;
   savedSearch(id: string, options?: { signal?: AbortSignal }): Promise<SavedSearch & { meta: ResponseMeta }>;
   deleteSavedSearch(id: string, options?: { signal?: AbortSignal }): Promise<{ meta: ResponseMeta }>;
+  /**
+   * A page of what entered, left or changed in a watched saved company search, after `cursor`
+   * (a `nextCursor` from before) or from `since`; charged as a search page.
+   */
+  savedSearchChanges(
+    id: string,
+    options?: { cursor?: string; since?: string; limit?: number; signal?: AbortSignal },
+  ): Promise<SavedSearchChanges & { meta: ResponseMeta }>;
   /** Companies whose name, reading or romaji starts with `q` (autocomplete); free. */
   suggest(
     q: string,
@@ -639,7 +648,10 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
 /** The saved-search calls over the raw client. */
 function savedSearchCalls(
   raw: RawClient,
-): Pick<CorpsearchClient, 'saveSearch' | 'savedSearches' | 'savedSearch' | 'deleteSavedSearch'> {
+): Pick<
+  CorpsearchClient,
+  'saveSearch' | 'savedSearches' | 'savedSearch' | 'deleteSavedSearch' | 'savedSearchChanges'
+> {
   return {
     async saveSearch(saved, opts = {}) {
       return unwrap(await raw.POST('/saved-searches', { body: saved, signal: opts.signal }), null);
@@ -651,6 +663,20 @@ function savedSearchCalls(
       return unwrap(
         await raw.GET('/saved-searches/{savedSearchId}', {
           params: { path: { savedSearchId: id } },
+          signal: opts.signal,
+        }),
+        null,
+      );
+    },
+    async savedSearchChanges(id, opts = {}) {
+      const query = {
+        ...(opts.cursor !== undefined ? { cursor: opts.cursor } : {}),
+        ...(opts.since !== undefined ? { since: opts.since } : {}),
+        ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+      };
+      return unwrap(
+        await raw.GET('/saved-searches/{savedSearchId}/changes', {
+          params: { path: { savedSearchId: id }, query },
           signal: opts.signal,
         }),
         null,
