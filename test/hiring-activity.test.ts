@@ -21,6 +21,7 @@ import {
 } from '../indexer/hiring-activity.js';
 import { indexNames } from '../indexer/index-names.js';
 import type { SourceRecord } from '../indexer/source-types.js';
+import { watchedValues } from '../src/saved-searches/membership.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
@@ -89,6 +90,15 @@ describe('the counts (pure)', () => {
     expect(reconcileHistory(entries, open, '2026-11-29').changed).toEqual([]);
   });
 
+  it('is watched (saved searches) by its counts: the day counted moving alone is no change', () => {
+    const counted = countActivity([entry('a', { startedOn: '2026-11-20' })], '2026-11-29');
+    const nextDay = { ...counted, asOf: '2026-11-30' };
+    const more = countActivity([entry('a', { startedOn: '2026-11-20' }), entry('b')], '2026-11-30');
+    const values = (activity: unknown) => watchedValues({ hiringActivity: activity }, ['hiringActivity']);
+    expect(values(nextDay)).toEqual(values(counted));
+    expect(values(more)).not.toEqual(values(counted));
+  });
+
   it('counts media started and stopped, and the net change', () => {
     const activity = countActivity(
       [
@@ -113,7 +123,8 @@ describe('the counts (pure)', () => {
   });
 });
 
-describe('on the engine: the pipeline, the rebuild and the nightly count', () => {
+// one calendar, day after day: the steps run in order (the suite is shuffled elsewhere)
+describe('on the engine: the pipeline, the rebuild and the nightly count', { shuffle: false }, () => {
   let services: Services;
   let clock = new Date();
   const now = () => clock;

@@ -76,7 +76,8 @@ afterAll(async () => {
   await services?.close();
 });
 
-describe('a watched company search', () => {
+// one saved search, change after change: the steps run in order (the suite is shuffled elsewhere)
+describe('a watched company search', { shuffle: false }, () => {
   let user: { key: string; userId: string };
   let id = '';
 

@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
-import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
 import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
@@ -21,20 +20,11 @@ const cap = 3;
 async function newUser(credits = 10): Promise<{ key: string; userId: string }> {
   const userId = `u-${Math.random().toString(36).slice(2)}`;
   const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
-  const { ledger, close } = openCreditLedger(services.config);
-  await ledger.grant(userId, credits);
-  await close();
+  await services.limits.ledger.grant(userId, credits);
   return { key, userId };
 }
 
-async function balanceOf(userId: string): Promise<number> {
-  const { ledger, close } = openCreditLedger(services.config);
-  try {
-    return await ledger.balance(userId);
-  } finally {
-    await close();
-  }
-}
+const balanceOf = (userId: string) => services.limits.ledger.balance(userId);
 
 const save = (key: string, body: unknown) =>
   request(app)

@@ -204,10 +204,22 @@ export class Membership {
 /** A stream entry id, as a cursor is spelled. */
 export const cursorPattern = /^\d{1,15}-\d{1,15}$/;
 
-/** The watched fields' values of a record (field -> canonical JSON text). */
+/**
+ * The watched fields' values of a record (field -> canonical JSON text). `hiringActivity` is
+ * compared without its `asOf`: the day it was counted moves every night, its counts do not.
+ */
 export function watchedValues(
   record: Record<string, unknown>,
   fields: readonly string[],
 ): Record<string, string> {
-  return Object.fromEntries(fields.map((field) => [field, canonicalJson(record[field] ?? null)]));
+  return Object.fromEntries(
+    fields.map((field) => {
+      const value = record[field] ?? null;
+      if (field === 'hiringActivity' && value && typeof value === 'object') {
+        const { asOf: _asOf, ...counts } = value as Record<string, unknown>;
+        return [field, canonicalJson(counts)];
+      }
+      return [field, canonicalJson(value)];
+    }),
+  );
 }

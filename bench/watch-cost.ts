@@ -1,0 +1,136 @@
+/**
+ * What watching saved company searches costs the company rebuild (the step every ingested
+ * posting goes through): the same companies rebuilt without a watch, then with 1,000 and
+ * 10,000 watched searches in the percolator (src/saved-searches/watch.ts), each rebuild timed
+ * in the same run on the same engine. The searches are drawn from the filters a sales list
+ * uses (prefecture, industry, headcount, hiring activity, posting media), so most of them
+ * match few companies, as saved lists do. Writes bench-reports/watch-cost-<time>.json.
+ *
+ *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
+ *     npx tsx bench/watch-cost.ts --companies 5000 --jobs 50000 --searches 1000,10000
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import { ingestFiles } from '../indexer/ingest.js';
+import { rebuildCompanies } from '../indexer/rebuild.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
+import { scan } from '../ops/engine/scan.js';
+import { corporateSearch } from '../src/catalogue/searches.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+import { projectRoot } from '../src/project-root.js';
+import { Membership } from '../src/saved-searches/membership.js';
+import { queriesIndex } from '../src/saved-searches/watch.js';
+import { compileSearch } from '../src/search/compile-search.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+import { benchDataSet } from './data-set.js';
+
+const options = cliProgram('bench:watch-cost', 'The company rebuild with and without watched saved searches')
+  .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 5000)
+  .option('--jobs <n>', 'postings in the data set', positiveWholeNumber, 50_000)
+  .option('--searches <list>', 'watched searches per measurement, comma-separated', '1000,10000')
+  .parse()
+  .opts<{ companies: number; jobs: number; searches: string }>();
+
+const url = process.env.OPENSEARCH_URL;
+const redisUrl = process.env.REDIS_URL;
+if (!url || !redisUrl) throw new Error('OPENSEARCH_URL and REDIS_URL name the engine and the Redis to use');
+
+const prefix = 'bench-watch-';
+const client = createOpenSearchClient(url);
+const redis = new Redis(redisUrl);
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
+
+/** A saved list as a sales user builds one: a few conditions, drawn deterministically from `i`. */
+function savedBody(i: number): Record<string, unknown> {
+  const body: Record<string, unknown> = { prefectureIdOr: [1 + (i % 47)] };
+  if (i % 2 === 0) body.industryCategoryIdOr = [1 + (i % 20)];
+  if (i % 3 === 0) body.employeeCountMin = 10 * (i % 50);
+  if (i % 5 === 0) body.hiringOpenPostingsMin = 1 + (i % 4);
+  if (i % 7 === 0) body.jobMediaIdOr = [1 + (i % 10)];
+  return body;
+}
+
+async function watch(count: number): Promise<void> {
+  const index = indexName(prefix, queriesIndex);
+  await client.deleteByQuery({ index, refresh: true, body: { query: { match_all: {} } } });
+  for (let start = 0; start < count; start += 1000) {
+    const lines: unknown[] = [];
+    for (let i = start; i < Math.min(count, start + 1000); i++) {
+      const plan = parseSearchRequest(corporateSearch, savedBody(i));
+      const query = (compileSearch(corporateSearch, plan, prefix).body as { query: unknown }).query;
+      lines.push(
+        { index: { _index: index, _id: `ss_bench${i}` } },
+        { savedSearchId: `ss_bench${i}`, userId: 'bench', watchFields: ['employeeCount'], query },
+      );
+    }
+    await client.bulk({ body: lines as never, refresh: true });
+  }
+}
+
+async function companies(): Promise<string[]> {
+  const numbers: string[] = [];
+  for await (const hits of scan(client, {
+    index: indexName(prefix, 'corporates'),
+    query: { match_all: {} },
+    sort: [{ corporateNumber: 'asc' }],
+    source: false,
+    pageSize: 5000,
+  }))
+    numbers.push(...hits.map((hit) => hit.id));
+  return numbers;
+}
+
+async function timedRebuild(all: string[], membership?: Membership): Promise<number> {
+  const started = performance.now();
+  await rebuildCompanies(client, prefix, all, membership ? { watch: membership } : {});
+  return (performance.now() - started) / 1000;
+}
+
+try {
+  const { files } = await benchDataSet(`c${options.companies}-j${options.jobs}-s1-2026-11-20`, {
+    companies: options.companies,
+    jobs: options.jobs,
+    seed: 1,
+    now: new Date('2026-11-20T00:00:00Z'),
+  });
+  await dropIndices(client, prefix);
+  await bootstrapIndices(client, prefix);
+  log('ingesting ...');
+  await ingestFiles(files, { client, indexPrefix: prefix, deadLetter: new MemoryDeadLetter() });
+  const all = await companies();
+  const membership = new Membership(redis, `${prefix}`);
+  const figures: Array<{ searches: number; seconds: number; companiesPerSecond: number; ratio: number }> = [];
+  // warm: one rebuild of everything before the timed ones
+  await timedRebuild(all);
+  const without = await timedRebuild(all);
+  log(`rebuild of ${all.length} companies without a watch: ${without.toFixed(1)} s`);
+  figures.push({ searches: 0, seconds: without, companiesPerSecond: all.length / without, ratio: 1 });
+  for (const count of options.searches.split(',').map(Number)) {
+    await watch(count);
+    // the first sighting records every member; the timed one compares with it
+    await timedRebuild(all, membership);
+    const seconds = await timedRebuild(all, membership);
+    const ratio = without / seconds;
+    log(
+      `with ${count} watched searches: ${seconds.toFixed(1)} s (throughput ${ratio.toFixed(2)} of without)`,
+    );
+    figures.push({ searches: count, seconds, companiesPerSecond: all.length / seconds, ratio });
+  }
+  const dir = path.join(projectRoot, 'bench-reports');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `watch-cost-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ companies: all.length, postings: options.jobs, figures }, null, 2)}\n`,
+  );
+  log(`report: ${path.relative(projectRoot, file)}`);
+} finally {
+  await dropIndices(client, prefix);
+  const keys = await redis.keys(`${prefix}ss-*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+  await client.close();
+}
