@@ -14,6 +14,7 @@
 
 import { type BulkFailure, type BulkOp, writeBulkChunked } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
+import { canonicalJson } from '../src/canonical-json.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
@@ -137,20 +138,9 @@ export function toNestedPosting(posting: PostingSource, now: Date): Doc {
   return Object.fromEntries(postingFields.map((field) => [field, values[field] ?? null]));
 }
 
-/** JSON with sorted keys: the engine may hand `_source` objects back in another key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Doc)[key] ?? null)}`)
-      .join(',')}}`;
-  return JSON.stringify(value ?? null);
-}
-
 function sameEmbed(a: Doc | null | undefined, b: Doc): boolean {
   if (!a) return false;
-  return corporateEmbedFields.every((field) => canonical(a[field]) === canonical(b[field]));
+  return corporateEmbedFields.every((field) => canonicalJson(a[field]) === canonicalJson(b[field]));
 }
 
 /**

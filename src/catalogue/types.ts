@@ -3,6 +3,7 @@
  * (src/catalogue/corporate-filters.ts, src/catalogue/job-filters.ts); the request schema,
  * the request parser, the compiler and the test coverage check are all derived from it.
  */
+import type { MasterName } from '../masters/masters.js';
 
 /** Item or value schema, OpenAPI 3.0.3 dialect (a subset). */
 export interface SchemaObject {
@@ -103,14 +104,7 @@ export type Scope = 'company' | 'posting' | 'job' | 'jobCorporate';
 
 /** The master list a filter's values come from (`GET /rest/v1/master/<name>`). */
 export interface MasterRef {
-  name:
-    | 'prefectures'
-    | 'industries'
-    | 'business-types'
-    | 'media'
-    | 'job-categories'
-    | 'markets'
-    | 'employment-types';
+  name: MasterName;
   /** top: the list's own entries; sub: their `subCategories`. */
   level: 'top' | 'sub';
   /** The entry field the filter takes: `id`, or `code` for markets. */

@@ -15,6 +15,7 @@
  * Entries older than `retentionDays` are trimmed as the streams are written.
  */
 import type { Redis } from 'ioredis';
+import { canonicalJson } from '../canonical-json.js';
 
 export type ChangeType = 'entered' | 'left' | 'changed';
 
@@ -92,19 +93,6 @@ return written
 `;
 
 const dayMs = 24 * 60 * 60 * 1000;
-
-/** JSON text of a value with sorted object keys: the same value gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map(
-        (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key] ?? null)}`,
-      )
-      .join(',')}}`;
-  return JSON.stringify(value ?? null);
-}
 
 export class Membership {
   constructor(
