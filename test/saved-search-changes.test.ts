@@ -17,7 +17,12 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { Membership } from '../src/saved-searches/membership.js';
-import { watchedSearchCount } from '../src/saved-searches/watch.js';
+import {
+  percolate,
+  registerQuery,
+  unregisterQuery,
+  watchedSearchCount,
+} from '../src/saved-searches/watch.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
@@ -172,6 +177,38 @@ describe('a watched company search', { shuffle: false }, () => {
     expect(await watchedSearchCount(services.opensearch, services.config.indexPrefix)).toBe(count - 1);
     expect(await services.redis?.exists(`${services.config.redisPrefix}ss-members:${id}`)).toBe(0);
     await changes(user.key, id).expect(404);
+  });
+});
+
+describe('the percolation', () => {
+  it('reads every matched search, page after page', async () => {
+    const prefix = services.config.indexPrefix;
+    const ids = ['ss_page000000000000000a', 'ss_page000000000000000b', 'ss_page000000000000000c'];
+    for (const savedSearchId of ids)
+      await registerQuery(services.opensearch, prefix, {
+        savedSearchId,
+        userId: 'paging',
+        watchFields: [],
+        query: { term: { prefectureId: 47 } },
+      });
+    try {
+      const documents = [
+        { corporateNumber: alpha, prefectureId: 47 },
+        { corporateNumber: beta, prefectureId: 1 },
+      ];
+      const ours = (found: Awaited<ReturnType<typeof percolate>>) =>
+        found.map((list) =>
+          list
+            .map((match) => match.savedSearchId)
+            .filter((id) => ids.includes(id))
+            .sort(),
+        );
+      const whole = await percolate(services.opensearch, prefix, documents);
+      expect(ours(whole)).toEqual([ids, []]);
+      expect(ours(await percolate(services.opensearch, prefix, documents, 1))).toEqual(ours(whole));
+    } finally {
+      for (const savedSearchId of ids) await unregisterQuery(services.opensearch, prefix, savedSearchId);
+    }
   });
 });
 

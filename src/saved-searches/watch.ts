@@ -64,35 +64,47 @@ export async function watchedSearchCount(client: OpenSearchClient, prefix: strin
   return Number((body as { count?: number }).count ?? 0);
 }
 
-/** Watched searches one percolation answers (more would need paging; the searches are capped far below). */
-const matchesPerRequest = 10_000;
+/** Matched searches per page of a percolation: more are read page after page (by id). */
+const matchesPerPage = 10_000;
 
-/** The watched searches each document matches, in the documents' order. */
+/** The watched searches each document matches, in the documents' order; every one, page by page. */
 export async function percolate(
   client: OpenSearchClient,
   prefix: string,
   documents: readonly Doc[],
+  pageSize = matchesPerPage,
 ): Promise<PercolatorMatch[][]> {
   const matches: PercolatorMatch[][] = documents.map(() => []);
   if (documents.length === 0) return matches;
-  const { body } = await withRetry(() =>
-    client.search({
-      index: indexName(prefix, queriesIndex),
-      body: {
-        size: matchesPerRequest,
-        _source: ['savedSearchId', 'watchFields'],
-        query: { percolate: { field: 'query', documents: [...documents] } },
-      },
-    }),
-  );
-  for (const hit of body.hits.hits as Array<{ _source?: Doc; fields?: Record<string, number[]> }>) {
-    const match = {
-      savedSearchId: String(hit._source?.savedSearchId),
-      watchFields: (hit._source?.watchFields as string[] | undefined) ?? [],
-    };
-    // one document: the engine leaves the slot out
-    const slots = hit.fields?._percolator_document_slot ?? [0];
-    for (const slot of slots) matches[slot]?.push(match);
+  let after: unknown[] | undefined;
+  for (;;) {
+    const { body } = await withRetry(() =>
+      client.search({
+        index: indexName(prefix, queriesIndex),
+        body: {
+          size: pageSize,
+          _source: ['savedSearchId', 'watchFields'],
+          query: { percolate: { field: 'query', documents: [...documents] } },
+          sort: [{ savedSearchId: 'asc' }],
+          ...(after ? { search_after: after as never } : {}),
+        },
+      }),
+    );
+    const hits = body.hits.hits as Array<{
+      _source?: Doc;
+      fields?: Record<string, number[]>;
+      sort?: unknown[];
+    }>;
+    for (const hit of hits) {
+      const match = {
+        savedSearchId: String(hit._source?.savedSearchId),
+        watchFields: (hit._source?.watchFields as string[] | undefined) ?? [],
+      };
+      // one document: the engine leaves the slot out
+      const slots = hit.fields?._percolator_document_slot ?? [0];
+      for (const slot of slots) matches[slot]?.push(match);
+    }
+    if (hits.length < pageSize) return matches;
+    after = hits.at(-1)?.sort;
   }
-  return matches;
 }
