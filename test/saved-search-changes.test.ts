@@ -142,6 +142,13 @@ describe('a watched company search', { shuffle: false }, () => {
     // a caller that lost its cursor starts from a time
     const fromTime = await changes(user.key, id, `?since=${encodeURIComponent(startedAt)}`).expect(200);
     expect(brief(fromTime.body)).toEqual(brief(all.body));
+    // a time before stream ids begin (1970) is everything kept, not an engine error
+    const ancient = await changes(
+      user.key,
+      id,
+      `?since=${encodeURIComponent('0876-07-02T07:37:34.38956Z')}`,
+    ).expect(200);
+    expect(brief(ancient.body)).toEqual(brief(all.body));
     const future = await changes(user.key, id, `?since=${encodeURIComponent('2099-01-01T00:00:00Z')}`).expect(
       200,
     );

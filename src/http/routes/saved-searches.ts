@@ -167,7 +167,8 @@ function changesFrom(req: Request): { after?: string; since?: number; limit: num
     throw errors.validation([{ field: 'since', reason: 'must be a date-time with an offset (RFC 3339)' }]);
   return {
     ...(cursor !== undefined ? { after: cursor } : {}),
-    ...(sinceMs !== undefined ? { since: sinceMs } : {}),
+    // a time before 1970 asks for everything kept: stream ids start at 0
+    ...(sinceMs !== undefined ? { since: Math.max(0, sinceMs) } : {}),
     limit,
   };
 }
