@@ -110,6 +110,19 @@ function deriveRecord(record: Schema, schemas: Record<string, Schema>): Schema {
   return { ...rest, required: Object.keys(properties), properties, additionalProperties: false };
 }
 
+/**
+ * The record as a search answers it when the request had `fields`: the same properties, closed,
+ * with only those asked present (the request's `fields` has at least one).
+ */
+function selectionOf(name: string, record: Schema): Schema {
+  const { required: _required, description: _description, ...rest } = record;
+  return {
+    ...rest,
+    description: `A ${name} record with only the fields the request's \`fields\` asked for.`,
+    minProperties: 1,
+  };
+}
+
 /** Replaces a `headers: {$ref: '#/components/x-...'}` shorthand by the map it points to. */
 function expandHeaderMaps(spec: Record<string, unknown>): void {
   const components = spec.components as Record<string, unknown>;
@@ -140,7 +153,11 @@ export function buildOpenApi(): Record<string, unknown> {
     schemas[name] = structuredClone(schema) as Schema;
   }
   for (const [name, schema] of Object.entries(schemas)) {
-    if (schema['x-from-mapping']) schemas[name] = deriveRecord(schema, schemas);
+    if (!schema['x-from-mapping']) continue;
+    const selection = schema['x-selection'] as string | undefined;
+    const { 'x-selection': _selection, ...record } = schema;
+    schemas[name] = deriveRecord(record, schemas);
+    if (selection) schemas[selection] = selectionOf(name, schemas[name] as Schema);
   }
   expandHeaderMaps(spec);
   return spec;

@@ -76,6 +76,8 @@ describe('search responses match openapi.yaml', () => {
       .expect(200);
     expect(res.body.results.length).toBeGreaterThan(0);
     expectSchema('CorporateSearchResponse', res.body);
+    // without `fields`, every record is whole (the response also admits a selection)
+    for (const record of res.body.results) expectSchema('Corporate', record);
     // the check is not vacuous: a leaked internal field, a missing one, a wrong type all fail
     const validate = ajv.getSchema('openapi#/components/schemas/Corporate');
     const [first] = res.body.results;
@@ -104,6 +106,29 @@ describe('search responses match openapi.yaml', () => {
       .expect(200);
     expect(counted.body.totalResults).toBeNull();
     expectSchema('JobSearchResponse', counted.body);
+  });
+
+  it('a search with `fields` answers records of only those fields -> its response schema', async () => {
+    const key = await freshKey();
+    for (const [path, schema, fields] of [
+      ['corporates', 'CorporateSearchResponse', ['corporateNumber', 'hiringActivity']],
+      ['jobs', 'JobSearchResponse', ['title', 'salaryMin']],
+    ] as const) {
+      const res = await request(app)
+        .post(`/rest/v1/${path}/search`)
+        .set('X-API-Key', key)
+        .send({ limit: 5, fields })
+        .expect(200);
+      expect(res.body.results.length).toBeGreaterThan(0);
+      for (const record of res.body.results) expect(Object.keys(record).sort()).toEqual([...fields].sort());
+      expectSchema(schema, res.body);
+      // a field not asked for, or not a record's, is outside the selection
+      const selection = ajv.getSchema(
+        `openapi#/components/schemas/${schema.replace('SearchResponse', 'Selection')}`,
+      );
+      expect(selection?.({ ...res.body.results[0], leaked: 1 })).toBe(false);
+      expect(selection?.({})).toBe(false);
+    }
   });
 
   it('GET /jobs/{jobId}/detail -> JobDetail; an unknown id -> Error 404', async () => {

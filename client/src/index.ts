@@ -32,10 +32,21 @@ export type CorporateSearchRequest = Schemas['CorporateSearchRequest'];
 export type JobSearchRequest = Schemas['JobSearchRequest'];
 export type CorporateFilters = Schemas['CorporateFilters'];
 export type JobFilters = Schemas['JobFilters'];
-export type CorporateSearchResponse = Schemas['CorporateSearchResponse'];
-export type JobSearchResponse = Schemas['JobSearchResponse'];
 export type Corporate = Schemas['Corporate'];
 export type Job = Schemas['Job'];
+/**
+ * The records a search with body `B` answers: whole records, or only the fields `B.fields`
+ * names when the body has them (`{ fields: ['name'] }` gives `Pick<Corporate, 'name'>`).
+ */
+export type Selected<R, B> = B extends { fields: readonly (infer F)[] } ? Pick<R, Extract<F, keyof R>> : R;
+/** A search answer whose records are `Selected<R, B>`. */
+type SearchAnswer<S extends { results: unknown }, R, B> = Omit<S, 'results'> & { results: Selected<R, B>[] };
+export type CorporateSearchResponse<B = CorporateSearchRequest> = SearchAnswer<
+  Schemas['CorporateSearchResponse'],
+  Corporate,
+  B
+>;
+export type JobSearchResponse<B = JobSearchRequest> = SearchAnswer<Schemas['JobSearchResponse'], Job, B>;
 export type JobDetail = Schemas['JobDetail'];
 export type ErrorBody = Schemas['Error'];
 export type CountResponse = Schemas['CountResponse'];
@@ -301,20 +312,33 @@ export function retryingFetch(options: ClientOptions): (request: Request) => Pro
 export interface CorpsearchClient {
   /** The underlying openapi-fetch client (typed by path), for anything not wrapped here. */
   raw: Client<paths>;
-  searchCorporates(
-    body: CorporateSearchRequest,
+  /** A page of companies; with `fields` in the body, records typed with only those fields. */
+  searchCorporates<const B extends CorporateSearchRequest>(
+    body: B,
     options?: SearchOptions,
-  ): Promise<Page<CorporateSearchResponse>>;
-  searchJobs(body: JobSearchRequest, options?: SearchOptions): Promise<Page<JobSearchResponse>>;
+  ): Promise<Page<CorporateSearchResponse<B>>>;
+  searchJobs<const B extends JobSearchRequest>(
+    body: B,
+    options?: SearchOptions,
+  ): Promise<Page<JobSearchResponse<B>>>;
   /** One search per page, starting at `body.offset` (default 0). */
-  corporatePages(
-    body: CorporateSearchRequest,
+  corporatePages<const B extends CorporateSearchRequest>(
+    body: B,
     options?: PagingOptions,
-  ): AsyncGenerator<Page<CorporateSearchResponse>>;
-  jobPages(body: JobSearchRequest, options?: PagingOptions): AsyncGenerator<Page<JobSearchResponse>>;
+  ): AsyncGenerator<Page<CorporateSearchResponse<B>>>;
+  jobPages<const B extends JobSearchRequest>(
+    body: B,
+    options?: PagingOptions,
+  ): AsyncGenerator<Page<JobSearchResponse<B>>>;
   /** Every matching record, page by page. */
-  eachCorporate(body: CorporateSearchRequest, options?: PagingOptions): AsyncGenerator<Corporate>;
-  eachJob(body: JobSearchRequest, options?: PagingOptions): AsyncGenerator<Job>;
+  eachCorporate<const B extends CorporateSearchRequest>(
+    body: B,
+    options?: PagingOptions,
+  ): AsyncGenerator<Selected<Corporate, B>>;
+  eachJob<const B extends JobSearchRequest>(
+    body: B,
+    options?: PagingOptions,
+  ): AsyncGenerator<Selected<Job, B>>;
   jobDetail(jobId: string, options?: { signal?: AbortSignal }): Promise<JobDetail & { meta: ResponseMeta }>;
   /** The exact number of results of a search and what exporting them would cost; free. */
   countCorporates(
@@ -485,8 +509,8 @@ async function exportFile(
 }
 
 /** The records of every page, one by one. */
-async function* records<T>(source: AsyncGenerator<{ results: unknown[] }>): AsyncGenerator<T> {
-  for await (const page of source) for (const record of page.results) yield record as T;
+async function* records<T>(source: AsyncGenerator<{ results: T[] }>): AsyncGenerator<T> {
+  for await (const page of source) for (const record of page.results) yield record;
 }
 
 /** `CorpsearchClient.eachMatch` over the raw client, each chunk under a key from `newKey`. */
@@ -577,24 +601,26 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     fetch: retryingFetch(options),
   });
 
-  async function searchCorporates(body: CorporateSearchRequest, opts: SearchOptions = {}) {
+  async function searchCorporates<const B extends CorporateSearchRequest>(body: B, opts: SearchOptions = {}) {
     const key = opts.idempotencyKey ?? newKey();
     const result = await raw.POST('/corporates/search', {
       body,
       params: { header: { 'Idempotency-Key': key } },
       signal: opts.signal,
     });
-    return unwrap(result, key);
+    // the server answers only the fields `body.fields` names (openapi.yaml CorporateSelection)
+    return unwrap(result, key) as Page<CorporateSearchResponse<B>>;
   }
 
-  async function searchJobs(body: JobSearchRequest, opts: SearchOptions = {}) {
+  async function searchJobs<const B extends JobSearchRequest>(body: B, opts: SearchOptions = {}) {
     const key = opts.idempotencyKey ?? newKey();
     const result = await raw.POST('/jobs/search', {
       body,
       params: { header: { 'Idempotency-Key': key } },
       signal: opts.signal,
     });
-    return unwrap(result, key);
+    // the server answers only the fields `body.fields` names (openapi.yaml JobSelection)
+    return unwrap(result, key) as Page<JobSearchResponse<B>>;
   }
 
   const matches = (
@@ -608,8 +634,8 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     searchJobs,
     corporatePages: (body, opts = {}) => pages(searchCorporates, body, opts),
     jobPages: (body, opts = {}) => pages(searchJobs, body, opts),
-    eachCorporate: (body, opts = {}) => records<Corporate>(pages(searchCorporates, body, opts)),
-    eachJob: (body, opts = {}) => records<Job>(pages(searchJobs, body, opts)),
+    eachCorporate: (body, opts = {}) => records(pages(searchCorporates, body, opts)),
+    eachJob: (body, opts = {}) => records(pages(searchJobs, body, opts)),
     async jobDetail(jobId, opts = {}) {
       const result = await raw.GET('/jobs/{jobId}/detail', {
         params: { path: { jobId } },

@@ -45,6 +45,15 @@ export async function typeTests(): Promise<void> {
   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } })) {
     expectTypeOf(job).toEqualTypeOf<Job>();
   }
+  // with `fields`, the records carry only those fields, and the type says so
+  const narrow = await api.searchCorporates({ fields: ['corporateNumber', 'name'] });
+  expectTypeOf(narrow.results).toEqualTypeOf<Pick<Corporate, 'corporateNumber' | 'name'>[]>();
+  // employeeCount was not asked for
+  // @ts-expect-error
+  narrow.results[0]?.employeeCount;
+  for await (const job of api.eachJob({ fields: ['title'] })) {
+    expectTypeOf(job).toEqualTypeOf<Pick<Job, 'title'>>();
+  }
 
   // match: records of any number, an array or an async iterable; typed results with their index
   const rows: MatchRecord[] = [{ name: 'マルカ物流', prefectureId: 14, phoneNumber: '045-000-0000' }];

@@ -802,7 +802,8 @@ export interface components {
         CorporateSearchResponse: {
             /** @description The exact number of matching companies; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
-            results: components["schemas"]["Corporate"][];
+            /** @description Whole records; with the request's `fields`, only those fields of each. */
+            results: (components["schemas"]["Corporate"] | components["schemas"]["CorporateSelection"])[];
             /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort, same user) for the next page; null after the last page. Expires 10 minutes after this page. Opaque (encrypted and authenticated); it cannot be read or changed. */
             nextCursor?: string | null;
             /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
@@ -813,7 +814,8 @@ export interface components {
         JobSearchResponse: {
             /** @description The exact number of matching postings; null when the request had `includeTotalResults` false. */
             totalResults: number | null;
-            results: components["schemas"]["Job"][];
+            /** @description Whole records; with the request's `fields`, only those fields of each. */
+            results: (components["schemas"]["Job"] | components["schemas"]["JobSelection"])[];
             /** @description Only when the request had `cursor`. Send it as `cursor` (same filters and sort, same user) for the next page; null after the last page. Expires 10 minutes after this page. Opaque (encrypted and authenticated); it cannot be read or changed. */
             nextCursor?: string | null;
             /** @description Only when the request had `facets`; one list per facet asked, values by count, largest first. */
@@ -3531,6 +3533,215 @@ export interface components {
              * @example 2026-11-01T09:00:00+09:00
              */
             updatedAtTo?: string | unknown | unknown;
+        };
+        /** @description A Corporate record with only the fields the request's `fields` asked for. */
+        CorporateSelection: {
+            /** @description 13-digit corporate number (法人番号). */
+            corporateNumber?: string;
+            /** @description Company name. */
+            name?: string;
+            /** @description Reading of the name. */
+            furigana?: string | null;
+            /**
+             * @description Legal form of the company.
+             * @enum {string|null}
+             */
+            corporateType?: "kabushiki_gaisha" | "yugen_gaisha" | "godo_gaisha" | "gomei_gaisha" | "goshi_gaisha" | "foreign_company" | "national_org" | "local_gov" | "other" | null;
+            corporateTypeLabel?: string | null;
+            postalCode?: string | null;
+            /** @description Id from the prefectures master (JIS code). */
+            prefectureId?: number | null;
+            prefectureName?: string | null;
+            cityName?: string | null;
+            /** @description The address from the street number onward. */
+            streetAddress?: string | null;
+            /** @description Industry division id (industries master). */
+            industryCategoryId?: number | null;
+            industryCategoryName?: string | null;
+            /** @description Industry group id (industries master `subCategories`). */
+            industrySubCategoryId?: number | null;
+            industrySubCategoryName?: string | null;
+            /** @description Business-type id (business-types master). */
+            businessCategoryId?: number | null;
+            businessCategoryName?: string | null;
+            /** @description Business sub-type id (business-types master `subCategories`). */
+            businessSubCategoryId?: number | null;
+            businessSubCategoryName?: string | null;
+            phoneNumber?: string | null;
+            fax?: string | null;
+            websiteUrl?: string | null;
+            email?: string | null;
+            employeeCount?: number | null;
+            /** @description Capital in million yen. */
+            capitalMillionYen?: number | null;
+            /**
+             * @description Annual revenue band (yen).
+             * @enum {string|null}
+             */
+            revenueRange?: "under_100m" | "from_100m_to_300m" | "from_300m_to_1b" | "from_1b_to_5b" | "from_5b_to_30b" | "from_30b_to_100b" | "over_100b" | null;
+            revenueRangeLabel?: string | null;
+            /** @description Markets the company is listed on; empty when unlisted. */
+            markets?: components["schemas"]["CorporateMarket"][];
+            fiscalMonth?: string | null;
+            ceoName?: string | null;
+            /**
+             * Format: date-time
+             * @description Founding date.
+             */
+            foundedAt?: string | null;
+            /** @description Holds a staffing-dispatch license. */
+            hasDispatchLicense?: boolean | null;
+            /** @description Holds a placement license. */
+            hasRecruitmentLicense?: boolean | null;
+            /** @description Headcount one month ago. */
+            emp1MAgo?: number | null;
+            /** @description Headcount seven months ago. */
+            emp7MAgo?: number | null;
+            /** @description Headcount thirteen months ago. */
+            emp13MAgo?: number | null;
+            /** @description Headcount increase over 6 months. */
+            employeeDiff6mMin?: number | null;
+            /** @description Headcount increase over 12 months. */
+            employeeDiff12m?: number | null;
+            /** @description Transition flags joined into one string (e.g. a 6- or 12-month consecutive increase). */
+            employeeTransition?: string | null;
+            /**
+             * @description Latest funding round.
+             * @enum {string|null}
+             */
+            fundingSeries?: "seed" | "series_a" | "series_b" | "series_c" | "series_d" | "series_e" | "series_f" | "series_g" | null;
+            fundingSeriesLabel?: string | null;
+            /**
+             * Format: int64
+             * @description Total ad spend in yen.
+             */
+            totalAdCost?: number | null;
+            /**
+             * @description Annual spend on paid job-media listings (yen).
+             * @enum {string|null}
+             */
+            paidMediaSpend?: "none" | "from_0_to_1m" | "from_1m_to_3m" | "from_3m_to_5m" | "from_5m_to_10m" | "from_10m_to_30m" | "from_30m_to_50m" | "from_50m_to_100m" | "over_100m" | null;
+            paidMediaSpendLabel?: string | null;
+            /** @description Media the company has paid listings on. */
+            paidMedias?: components["schemas"]["CorporatePaidMedia"][];
+            /**
+             * @description Estimated number of distinct work locations, from the addresses of the company's
+             *     postings (same address = one location). Postings with too little address
+             *     information, full remote, on-site at a client or one-off are not counted, so this
+             *     may be lower than the real number; 0 when none is found.
+             */
+            workLocationCount?: number;
+            /** @description Hiring activity (null for a company not counted yet). */
+            hiringActivity?: components["schemas"]["HiringActivity"] | null;
+            /** @description The company's business summary. */
+            summary?: string | null;
+            /** Format: date-time */
+            updatedAt?: string | null;
+            /**
+             * @description Closed in the corporate-number register (liquidated, absorbed in a merger, closed by
+             *     the registrar, trade name erased). Searches, counts, facets and exports leave closed
+             *     companies out unless the request sets `includeClosed: true`.
+             */
+            closed?: boolean;
+            /**
+             * Format: date
+             * @description The day the register closed the company; null while it is open (or the register gives no date).
+             */
+            closedOn?: string | null;
+            /**
+             * @description Why the register closed it; null while it is open.
+             * @enum {string|null}
+             */
+            closeReason?: "liquidationCompleted" | "dissolvedByMerger" | "closedByRegistrar" | "tradeNameErased" | "other" | null;
+            /** @description The company that absorbed it in a merger (its corporate number); null otherwise. */
+            successorCorporateNumber?: string | null;
+            /**
+             * Format: date
+             * @description The day the National Tax Agency assigned the corporate number (the register's assignment date); null for a company the register has not loaded.
+             */
+            registeredOn?: string | null;
+            /** @description The company's name in English as the register publishes it (only where the company registered one); null otherwise. */
+            englishName?: string | null;
+        };
+        /** @description A Job record with only the fields the request's `fields` asked for. */
+        JobSelection: {
+            /** @description Posting id; the `{jobId}` of the detail endpoint. */
+            id?: string;
+            shortId?: string | null;
+            /** @description 13-digit corporate number of the posting company. */
+            corporateNumber?: string;
+            corporateName?: string;
+            /** @description Id from the media master. */
+            mediaId?: number | null;
+            mediaName?: string | null;
+            title?: string;
+            /** @description The posting's page on its medium. */
+            url?: string | null;
+            /** @description The company's own page for the posting, when known. */
+            jobPostingUrl?: string | null;
+            /**
+             * Format: date-time
+             * @description When the posting was collected.
+             */
+            jobCreatedAt?: string | null;
+            /**
+             * Format: date
+             * @description First day the posting was open.
+             */
+            jobOpenedOn?: string | null;
+            /**
+             * Format: date
+             * @description Application deadline.
+             */
+            jobDeadlineOn?: string | null;
+            /**
+             * Format: int64
+             * @description Lowest salary offered, yen per `salaryUnit`.
+             */
+            salaryMin?: number | null;
+            /**
+             * Format: int64
+             * @description Highest salary offered, yen per `salaryUnit`.
+             */
+            salaryMax?: number | null;
+            salaryUnit?: string | null;
+            /** @description Planned hires, lower bound. */
+            hiringPlanMin?: number | null;
+            /** @description Planned hires, upper bound. */
+            hiringPlanMax?: number | null;
+            /** @description Id from the employment-types master. */
+            employmentTypeId?: number | null;
+            employmentTypeName?: string | null;
+            /** @description Id from the job-categories master. */
+            jobCategoryId?: number | null;
+            jobCategoryName?: string | null;
+            /** @description Sub-category id from the job-categories master. */
+            jobSubCategoryId?: number | null;
+            jobSubCategoryName?: string | null;
+            /** @description Ad plan name on the medium. */
+            adPlan?: string | null;
+            contactName?: string | null;
+            contactEmail?: string | null;
+            contactPhoneNumber?: string | null;
+            hasDispatchLicense?: boolean | null;
+            hasRecruitmentLicense?: boolean | null;
+            /** @description The posting's work place; null when unknown. */
+            workLocation?: {
+                /** @description e.g. office, remote, client_site. */
+                kind: string | null;
+                /** @description Id from the prefectures master. */
+                prefectureId: number | null;
+                cityName: string | null;
+                address: string | null;
+            } | null;
+            /** Format: date-time */
+            updatedAt?: string | null;
+            /**
+             * @description At most 5 excerpts of the detail text, one per matching place. With a detail-text
+             *     condition the matched words are wrapped in `<mark>`...`</mark>` and every other
+             *     character is HTML-escaped; without one, the opening excerpt (no marks), or empty.
+             */
+            descriptionSnippets?: string[];
         };
     };
     responses: {
