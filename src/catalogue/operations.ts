@@ -14,6 +14,7 @@
  *   POST /corporates/match-jobs  -> 'matchJob' (rate limited; the worker charges per certain match)
  *   POST /saved-searches         -> 'savedSearch' (rate limited, free)
  *   GET  /saved-searches/{id}/changes -> 'changes' (rate limited, charged as a search)
+ *   POST /webhooks, ...          -> 'savedSearch' (rate limited, free)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -72,6 +73,13 @@ export const operations: readonly Operation[] = [
   { method: 'DELETE', path: '/saved-searches/{savedSearchId}', limit: 'savedSearch' },
   // a page of a watched search's changes: charged as a search page
   { method: 'GET', path: '/saved-searches/{savedSearchId}/changes', limit: 'changes' },
+  // webhooks on watched saved searches: rate limited as the saved searches, free
+  { method: 'POST', path: '/webhooks', limit: 'savedSearch' },
+  { method: 'GET', path: '/webhooks', limit: 'savedSearch' },
+  { method: 'GET', path: '/webhooks/{webhookId}', limit: 'savedSearch' },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', limit: 'savedSearch' },
+  { method: 'POST', path: '/webhooks/{webhookId}/rotate-secret', limit: 'savedSearch' },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', limit: 'savedSearch' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 

@@ -461,6 +461,69 @@ const matchJobs = section(
   ],
 );
 
+const webhooks = section(
+  'Webhooks',
+  'Changes of watched saved searches sent to HTTPS URLs by the worker (`POST /webhooks`; [Webhooks](webhooks.md)).',
+  [
+    setting({
+      name: 'WEBHOOKS_PER_USER',
+      key: 'webhooks.perUser',
+      kind: integer(1),
+      default: '20',
+      doc: 'The most webhooks one user keeps; one more is a 409 `webhook_limit` until one is deleted.',
+    }),
+    setting({
+      name: 'WEBHOOK_ALLOW_LOOPBACK',
+      key: 'webhooks.allowLoopback',
+      kind: flag,
+      default: 'false',
+      doc: 'Lets webhooks use `http:` and loopback addresses (127.0.0.0/8, ::1): for tests and trials on one machine, never in production. Private, link-local and other non-public addresses stay refused.',
+    }),
+    setting({
+      name: 'WEBHOOK_TIMEOUT_MS',
+      key: 'webhooks.timeoutMs',
+      kind: integer(1),
+      default: '10000',
+      doc: 'The most one delivery attempt may take (connect, send, the answer); then it failed and is retried.',
+    }),
+    setting({
+      name: 'WEBHOOK_RETRY_FIRST_MS',
+      key: 'webhooks.retryFirstMs',
+      kind: integer(1),
+      default: '30000',
+      doc: 'The delay before the first retry of a failed delivery; each next one waits twice as long, up to `WEBHOOK_RETRY_MAX_DELAY_MS`.',
+    }),
+    setting({
+      name: 'WEBHOOK_RETRY_MAX_DELAY_MS',
+      key: 'webhooks.retryMaxDelayMs',
+      kind: integer(1),
+      default: '900000',
+      doc: 'The longest wait between two attempts of a delivery: a receiver back from an outage gets its events within about this long.',
+    }),
+    setting({
+      name: 'WEBHOOK_RETRY_FOR_SECONDS',
+      key: 'webhooks.retryForSeconds',
+      kind: integer(1),
+      default: '93600',
+      doc: 'A delivery is retried until this long after its first attempt (26 h), then kept as a dead letter for the operator to replay.',
+    }),
+    setting({
+      name: 'WEBHOOK_STALL_SECONDS',
+      key: 'webhooks.stallSeconds',
+      kind: integer(1),
+      default: '30',
+      doc: 'A delivery whose worker stopped answering (killed) is sent again by another worker after about this long.',
+    }),
+    setting({
+      name: 'WEBHOOK_DISPATCH_INTERVAL_MS',
+      key: 'webhooks.dispatchIntervalMs',
+      kind: integer(10),
+      default: '500',
+      doc: 'How often the worker queues the new changes of saved searches that have webhooks.',
+    }),
+  ],
+);
+
 /** The reference's sections, in order. */
 export const sections = [
   server,
@@ -470,6 +533,7 @@ export const sections = [
   redis,
   limits,
   matchJobs,
+  webhooks,
   cursors,
   metrics,
 ] as const satisfies readonly Section[];

@@ -72,6 +72,10 @@ export const errorCatalogue = {
     status: 409,
     meaning: 'The user keeps as many saved searches as allowed (SAVED_SEARCHES_PER_USER); delete one first.',
   },
+  webhook_limit: {
+    status: 409,
+    meaning: 'The user keeps as many webhooks as allowed (WEBHOOKS_PER_USER); delete one first.',
+  },
   too_many_exports: {
     status: 429,
     meaning: 'The user already runs as many exports as allowed at once; retry when one has finished.',
@@ -336,6 +340,11 @@ export const errors = {
     new ApiError(
       'saved_search_limit',
       `You keep ${cap} saved searches, the most allowed; delete one (DELETE /saved-searches/{id}) before saving another.`,
+    ),
+  webhookLimit: (cap: number) =>
+    new ApiError(
+      'webhook_limit',
+      `You keep ${cap} webhooks, the most allowed; delete one (DELETE /webhooks/{id}) before adding another.`,
     ),
   savedSearchesUnavailable: () =>
     new ApiError(

@@ -15,6 +15,7 @@
  *   GET|DELETE /corporates/match-jobs… auth -> rate limit -> validation -> the job's handler
  *   POST|GET|DELETE /saved-searches…   auth -> rate limit -> validation -> its handler (free)
  *   GET  /saved-searches/{id}/changes   auth -> rate limit -> validation -> credits -> changes
+ *   POST|GET|DELETE /webhooks…          auth -> rate limit -> validation -> its handler (free)
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
  *   GET  /reconcile           reconcile key -> optional auth -> manifest (free, unlimited)
  *   POST /reconcile           reconcile key -> auth -> rate limit -> validation -> reconcile plan -> credits -> reconcile
@@ -71,6 +72,7 @@ import {
 } from './routes/saved-searches.js';
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
+import { webhookHandlers } from './routes/webhooks.js';
 import { parseExportPlan, parseSearchPlan } from './search-plan.js';
 import { validateRequests } from './validation.js';
 
@@ -107,7 +109,13 @@ export type HandlerName =
   | 'savedSearchList'
   | 'savedSearch'
   | 'savedSearchDelete'
-  | 'changes';
+  | 'changes'
+  | 'webhookCreate'
+  | 'webhookList'
+  | 'webhook'
+  | 'webhookDelete'
+  | 'webhookRotate'
+  | 'webhookDeliveries';
 
 export interface Route {
   chain: readonly Step[];
@@ -121,6 +129,10 @@ const search: Route = {
 const count: Route = { chain: ['auth', 'rate limit', 'validation', 'search plan'], handler: 'count' };
 const exportAll: Route = { chain: ['auth', 'rate limit', 'validation', 'export plan'], handler: 'export' };
 const master: Route = { chain: ['auth'], handler: 'master' };
+const webhookRoute = (handler: HandlerName): Route => ({
+  chain: ['auth', 'rate limit', 'validation'],
+  handler,
+});
 
 /** By `METHOD /path` as src/catalogue/operations.ts writes it; every operation has one row. */
 export const routeTable: Readonly<Record<string, Route>> = {
@@ -163,6 +175,12 @@ export const routeTable: Readonly<Record<string, Route>> = {
     chain: ['auth', 'rate limit', 'validation', 'credits'],
     handler: 'changes',
   },
+  'POST /webhooks': webhookRoute('webhookCreate'),
+  'GET /webhooks': webhookRoute('webhookList'),
+  'GET /webhooks/{webhookId}': webhookRoute('webhook'),
+  'DELETE /webhooks/{webhookId}': webhookRoute('webhookDelete'),
+  'POST /webhooks/{webhookId}/rotate-secret': webhookRoute('webhookRotate'),
+  'GET /webhooks/{webhookId}/deliveries': webhookRoute('webhookDeliveries'),
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
   // the W3C Reconciliation Service API (src/http/routes/reconcile.ts): the key may come as ?apiKey=
   'GET /reconcile': { chain: ['reconcile key', 'optional auth'], handler: 'reconcile manifest' },
@@ -250,6 +268,7 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     savedSearch: getSavedSearchHandler(services),
     savedSearchDelete: deleteSavedSearchHandler(services),
     changes: savedSearchChangesHandler(services),
+    ...webhookHandlers(services),
   };
 }
 

@@ -6,6 +6,7 @@
  *   <prefix>ss-members:<savedSearchId>   set of corporate numbers in the search
  *   <prefix>ss-watched:<savedSearchId>   hash corporate number -> its watched fields' values (JSON)
  *   <prefix>ss-changes:<savedSearchId>   stream of changes: type, corporateNumber, at, fields
+ *   <prefix>ss-dirty                     set of saved search ids with webhooks and new changes
  *
  * `seen` compares a company's searches now (the percolator's answer, ./watch.ts) with the last
  * ones in one script, so two rebuilds of the same company at once never report a change twice:
@@ -52,6 +53,8 @@ local function add(id, kind, fields)
   if fields then table.insert(args, 'fields'); table.insert(args, fields) end
   redis.call('XADD', unpack(args))
   written = written + 1
+  -- a search with webhooks is marked for the dispatcher (src/webhooks/dispatcher.ts)
+  if redis.call('SCARD', prefix .. 'ss-webhooks:' .. id) > 0 then redis.call('SADD', prefix .. 'ss-dirty', id) end
 end
 local seenNow = {}
 for _, sighting in ipairs(now) do

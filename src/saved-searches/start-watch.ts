@@ -16,6 +16,7 @@ import { compileSearch } from '../search/compile-search.js';
 import type { SearchPlan } from '../search/plan.js';
 import { toCorporateRecord } from '../search/records.js';
 import type { Services } from '../services.js';
+import { WebhookStore } from '../webhooks/store.js';
 import { Membership, watchedValues } from './membership.js';
 import type { SavedSearch } from './store.js';
 import { registerQuery, unregisterQuery } from './watch.js';
@@ -84,8 +85,10 @@ export async function startWatching(
   return { watching: true, notWatchingReason: null };
 }
 
-/** Stops watching it: the percolator forgets its query, Redis its members and changes. */
+/** Stops watching it: the percolator forgets its query, Redis its members, changes and webhooks. */
 export async function stopWatching(services: Services, savedSearchId: string): Promise<void> {
   await unregisterQuery(services.opensearch, services.config.indexPrefix, savedSearchId);
   await membershipOf(services)?.forget(savedSearchId);
+  const redis = savedSearchRedis(services);
+  if (redis) await new WebhookStore(redis, services.config.redisPrefix).deleteForSavedSearch(savedSearchId);
 }

@@ -555,6 +555,101 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhooks, newest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Send a watched saved search's changes to a URL
+         * @description Subscribes an HTTPS URL to the changes of one of the caller's watched saved company
+         *     searches. Each change found after this call is POSTed there as an event
+         *     (`WebhookEvent`), signed with the secret this answer holds (shown this once; rotate it
+         *     to get another): header `Corpsearch-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
+         *     "<t>.<body>">`. Any answer but a 2xx within `WEBHOOK_TIMEOUT_MS` (10 s) is retried,
+         *     30 s after, then twice as late each time up to 15 min apart, for 26 hours; then the
+         *     delivery is a dead letter the operator can replay. At least once: a receiver may see an
+         *     event id twice and must treat the second as done. The URL must be `https:` and its host
+         *     must resolve to public addresses only (checked again at every delivery). At most
+         *     `WEBHOOKS_PER_USER` (20) per user: one more is a 409 `webhook_limit`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook
+         * @description Another user's webhook is a 404, as an unknown id.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deliveries queued for it and not yet made are dropped.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret
+         * @description Makes a new secret and answers it (this once). For 24 hours every delivery carries two
+         *     `v1` signatures, one with each secret, so the receiver can switch without missing one.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery log, newest first
+         * @description Its last 1,000 delivery attempts, each with its outcome and the receiver's status code.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master/prefectures": {
         parameters: {
             query?: never;
@@ -721,6 +816,7 @@ export interface components {
              *     | `method_not_allowed` | 405 | The path does not accept this method. |
              *     | `idempotency_in_progress` | 409 | A request with this `Idempotency-Key` is still running. |
              *     | `saved_search_limit` | 409 | The user keeps as many saved searches as allowed (`SAVED_SEARCHES_PER_USER`, 100); delete one first. |
+             *     | `webhook_limit` | 409 | The user keeps as many webhooks as allowed (`WEBHOOKS_PER_USER`, 20); delete one first. |
              *     | `payload_too_large` | 413 | The body is larger than 100 kB. |
              *     | `unsupported_media_type` | 415 | The body is not sent as `application/json`. |
              *     | `unsupported_charset` | 415 | The `Content-Type` names a charset other than UTF-8; `errors` names `Content-Type`. |
@@ -736,7 +832,7 @@ export interface components {
              * @example invalid_request
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "malformed_compressed_body" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "saved_search_limit" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "unsupported_content_encoding" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
+            code: "invalid_request" | "malformed_json" | "query_too_complex" | "query_rejected" | "malformed_compressed_body" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "api_key_revoked" | "insufficient_credits" | "not_found" | "route_not_found" | "method_not_allowed" | "idempotency_in_progress" | "saved_search_limit" | "webhook_limit" | "payload_too_large" | "unsupported_media_type" | "unsupported_charset" | "unsupported_content_encoding" | "idempotency_key_reused" | "rate_limited" | "too_many_exports" | "internal_error" | "search_unavailable" | "key_store_unavailable" | "deadline_exceeded" | "limits_unavailable";
             /** @description For a 400, one entry per problem. */
             errors?: components["schemas"]["ValidationError"][];
             /**
@@ -1095,6 +1191,94 @@ export interface components {
             at: string;
             /** @description `changed`: the watched fields whose values changed. */
             fields?: string[];
+        };
+        /**
+         * @description `company.entered`: a company entered the saved search's results; `company.left`: it
+         *     left them; `company.changed`: it stayed in them and a watched field changed.
+         * @enum {string}
+         */
+        WebhookEventType: "company.entered" | "company.left" | "company.changed";
+        WebhookCreate: {
+            /** @description One of the caller's watched saved company searches. */
+            savedSearchId: string;
+            /**
+             * @description Where to POST the events; `https:`, its host resolving to public addresses only.
+             * @example https://hooks.example.jp/corpsearch
+             */
+            url: string;
+            /** @description The event types to send (default every one). */
+            events?: readonly components["schemas"]["WebhookEventType"][];
+        };
+        Webhook: {
+            /** @description `wh_` and 20 hex characters. */
+            id: string;
+            savedSearchId: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the current signing secret was made (created, or last rotated).
+             */
+            secretCreatedAt: string;
+        };
+        /** @description A webhook with its signing secret (when created or rotated). */
+        WebhookWithSecret: {
+            id: string;
+            savedSearchId: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            secretCreatedAt: string;
+            /** @description The signing secret (`whsec_…`), shown only in this answer; keep it where the receiver reads it. */
+            secret: string;
+        };
+        WebhookDelivery: {
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** @description 1 for the first attempt of this event. */
+            attempt: number;
+            /**
+             * @description `failed`: retried later; `gave up`: its last attempt, now a dead letter.
+             * @enum {string}
+             */
+            outcome: "delivered" | "failed" | "gave up";
+            /** @description The receiver's; null when it answered none. */
+            statusCode: number | null;
+            /** @description Why it failed (`answered 500`, `timeout`, `connection refused`, `refused address`, ...); null when delivered. */
+            error: string | null;
+            /** Format: date-time */
+            at: string;
+            durationMs: number;
+        };
+        WebhookDeliveries: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /**
+         * @description The body of a delivery (`POST` to the webhook's URL, `Content-Type: application/json`),
+         *     with headers `Corpsearch-Signature`, `Corpsearch-Event-Id`, `Corpsearch-Event-Type` and
+         *     `Corpsearch-Delivery-Attempt`. Never sent by this API as an answer.
+         */
+        WebhookEvent: {
+            /** @description The event's id: the same on every attempt and every webhook of the saved search. */
+            id: string;
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the indexer found the change.
+             */
+            createdAt: string;
+            savedSearchId: string;
+            data: {
+                corporateNumber: string;
+                /** @description The change's cursor in `GET /saved-searches/{id}/changes`. */
+                cursor: string;
+                /** @description `company.changed`: the watched fields whose values changed. */
+                fields?: string[];
+            };
         };
         SavedSearchChanges: {
             changes: components["schemas"]["SavedSearchChange"][];
@@ -3912,6 +4096,8 @@ export interface components {
         ReconcileApiKey: string;
         /** @description The `id` of a saved search (as `POST /saved-searches` answered it). */
         SavedSearchId: string;
+        /** @description The `id` of a webhook (as `POST /webhooks` answered it). */
+        WebhookId: string;
         /** @description The `id` of a match job (as `POST /corporates/match-jobs` answered it). */
         MatchJobId: string;
         /**
@@ -4866,6 +5052,194 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             402: components["responses"]["PaymentRequired"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every webhook of the user (never their secrets). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The webhook, with its signing secret. */
+            201: {
+                headers: {
+                    /** @description Its path. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            /** @description The user keeps as many webhooks as allowed (`webhook_limit`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a webhook (as `POST /webhooks` answered it). */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook (never its secret). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a webhook (as `POST /webhooks` answered it). */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a webhook (as `POST /webhooks` answered it). */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook with its new secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Attempts to answer, 1-1,000 (100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The `id` of a webhook (as `POST /webhooks` answered it). */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

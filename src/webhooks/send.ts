@@ -1,0 +1,93 @@
+/**
+ * One delivery attempt: a signed POST of the event's JSON to the webhook's URL through undici,
+ * whose connections resolve names with the address guard (./address.ts), so the address
+ * checked is the address connected to. Bounded: WEBHOOK_TIMEOUT_MS for the whole attempt
+ * (connect, headers, body), redirects not followed (a 3xx is a failure), and at most
+ * `maxResponseBytes` of the receiver's answer read (the rest is dropped; the status decides).
+ * What it answers is the outcome in the project's own words: no error text of a library or
+ * of the receiver goes into the delivery log.
+ */
+import { Agent, request } from 'undici';
+import { type AddressPolicy, checkUrl, guardedLookup } from './address.js';
+
+export interface SendOptions {
+  policy: AddressPolicy;
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  /** the receiver's status code; null when it gave none */
+  statusCode: number | null;
+  /** why it failed, when it did: one of a few fixed reasons */
+  error: string | null;
+  durationMs: number;
+}
+
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: SendOptions) {
+    this.agent = new Agent({
+      connect: { lookup: guardedLookup(options.policy) as never, timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      // one delivery, one connection: a receiver's keep-alive is not relied on
+      pipelining: 0,
+    });
+  }
+
+  async send(url: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+    const started = performance.now();
+    const done = (statusCode: number | null, error: string | null): SendResult => ({
+      ok: error === null && statusCode !== null && statusCode >= 200 && statusCode < 300,
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - started),
+    });
+    // a literal address is never looked up: it is checked here (a name, when connecting)
+    const refused = checkUrl(url, this.options.policy);
+    if (refused) return done(null, 'refused address');
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'user-agent': 'corpsearch-webhooks/1', ...headers },
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      let read = 0;
+      for await (const chunk of response.body) {
+        read += (chunk as Buffer).length;
+        if (read > this.options.maxResponseBytes) {
+          response.body.destroy();
+          break;
+        }
+      }
+      const status = response.statusCode;
+      return done(status, status >= 200 && status < 300 ? null : `answered ${status}`);
+    } catch (error) {
+      return done(null, reasonOf(error));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+/** A failed attempt's reason, from the error's code only. */
+function reasonOf(error: unknown): string {
+  const code = (error as { code?: string; name?: string; cause?: { code?: string } })?.code;
+  const name = (error as { name?: string })?.name;
+  const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
+  const any = [code, causeCode, name];
+  if (any.includes('EWEBHOOKADDRESS')) return 'refused address';
+  if (any.some((c) => c === 'TimeoutError' || c === 'AbortError' || c?.includes('TIMEOUT'))) return 'timeout';
+  if (any.includes('ECONNREFUSED')) return 'connection refused';
+  if (any.includes('ENOTFOUND') || any.includes('EAI_AGAIN')) return 'name not found';
+  if (any.includes('ECONNRESET') || any.includes('UND_ERR_SOCKET')) return 'connection reset';
+  if (any.some((c) => c?.startsWith('ERR_TLS') || c?.includes('CERT'))) return 'tls error';
+  return 'network error';
+}
