@@ -11,6 +11,7 @@ import { MatchJobStore } from '../../src/match-jobs/job-store.js';
 import { createMatchJobWorker } from '../../src/match-jobs/worker.js';
 import { queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
 import { createRedis } from '../../src/redis.js';
+import { startWebhookWorker } from '../../src/webhooks/worker.js';
 import { openCliServices } from '../cli-services.js';
 import { createIndexerWorker } from '../indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from '../queue.js';
@@ -18,7 +19,7 @@ import { createIndexerQueue, createQueueConnection, scheduleRollOff } from '../q
 cliProgram(
   'worker',
   'Consume the indexer queue (batches queued by `ingest` with REDIS_URL), run the match jobs ' +
-    '(POST /corporates/match-jobs) and schedule the nightly roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
+    '(POST /corporates/match-jobs), deliver the webhooks (POST /webhooks) and schedule the nightly roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
 ).parse();
 
 runCli('worker', async () => {
@@ -61,7 +62,15 @@ runCli('worker', async () => {
     retentionHours: config.matchJobs.retentionHours,
     chunkRecords: config.matchJobs.chunkRecords,
   });
-  logger.info('indexer worker running (nightly roll-off at 03:00 JST), match jobs too');
+  // webhooks (POST /webhooks): the changes of watched saved searches, dispatched and delivered
+  const webhooks = startWebhookWorker({
+    connection,
+    redis: matchRedis,
+    redisPrefix: config.redisPrefix,
+    config: config.webhooks,
+    logger,
+  });
+  logger.info('indexer worker running (nightly roll-off at 03:00 JST), match jobs and webhooks too');
 
   let stopping = false;
   async function stop(reason: string): Promise<void> {
@@ -71,6 +80,7 @@ runCli('worker', async () => {
     logger.info({ reason }, 'stopping: finishing the jobs in hand');
     await worker.close();
     await matchJobs.close();
+    await webhooks.close();
     matchRedis.disconnect();
     await scheduler.close();
     await metricsServer?.close();

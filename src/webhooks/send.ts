@@ -79,15 +79,15 @@ export class WebhookSender {
 
 /** A failed attempt's reason, from the error's code only. */
 function reasonOf(error: unknown): string {
-  const code = (error as { code?: string; name?: string; cause?: { code?: string } })?.code;
-  const name = (error as { name?: string })?.name;
-  const causeCode = (error as { cause?: { code?: string } })?.cause?.code;
-  const any = [code, causeCode, name];
+  const found = error as { code?: unknown; name?: unknown; cause?: { code?: unknown } } | undefined;
+  const any = [found?.code, found?.cause?.code, found?.name].filter(
+    (value): value is string => typeof value === 'string',
+  );
   if (any.includes('EWEBHOOKADDRESS')) return 'refused address';
-  if (any.some((c) => c === 'TimeoutError' || c === 'AbortError' || c?.includes('TIMEOUT'))) return 'timeout';
+  if (any.some((c) => c === 'TimeoutError' || c === 'AbortError' || c.includes('TIMEOUT'))) return 'timeout';
   if (any.includes('ECONNREFUSED')) return 'connection refused';
   if (any.includes('ENOTFOUND') || any.includes('EAI_AGAIN')) return 'name not found';
   if (any.includes('ECONNRESET') || any.includes('UND_ERR_SOCKET')) return 'connection reset';
-  if (any.some((c) => c?.startsWith('ERR_TLS') || c?.includes('CERT'))) return 'tls error';
+  if (any.some((c) => c.startsWith('ERR_TLS') || c.includes('CERT'))) return 'tls error';
   return 'network error';
 }

@@ -65,4 +65,5 @@ export const unitTestFiles = [
   'test/text-fold-table.test.ts',
   'test/text-units.test.ts',
   'test/tiers.test.ts',
+  'test/webhook-units.test.ts',
 ];
