@@ -9,8 +9,6 @@
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { drainRebuilds } from '../indexer/jobs/rebuild-job.js';
-import { rebuildSetKey } from '../indexer/queue.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { SourceRecord } from '../indexer/source-types.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
@@ -26,27 +24,15 @@ import {
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
-import { steppingClock, writeRecords } from './support/pipeline-write.js';
+import { changeAsTheWorker, steppingClock, writeRecords } from './support/pipeline-write.js';
 
 let services: Services;
 let app: ReturnType<typeof createApp>;
 const tick = steppingClock('2026-11-29T01:00:00.000Z');
 const { alpha, beta, gamma } = numbers;
 
-/** Writes the records as the pipeline does, then rebuilds their companies as the worker does. */
-async function change(records: SourceRecord[]): Promise<void> {
-  await writeRecords(services, records, tick);
-  const companies = [
-    ...new Set(records.map((record) => String((record as { corporateNumber: string }).corporateNumber))),
-  ];
-  await services.redis?.sadd(rebuildSetKey(services.config.redisPrefix), ...companies);
-  await drainRebuilds({
-    opensearch: services.opensearch,
-    indexPrefix: services.config.indexPrefix,
-    connection: services.redis as never,
-    redisPrefix: services.config.redisPrefix,
-  } as never);
-}
+/** Writes the records, then rebuilds their companies as the worker does. */
+const change = (records: SourceRecord[]) => changeAsTheWorker(services, records, tick);
 
 async function newUser(credits = 100): Promise<{ key: string; userId: string }> {
   const userId = `u-${Math.random().toString(36).slice(2)}`;

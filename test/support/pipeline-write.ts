@@ -9,7 +9,9 @@
 import { expect } from 'vitest';
 import { MemoryDeadLetter } from '../../indexer/dead-letter.js';
 import { indexNames } from '../../indexer/index-names.js';
+import { drainRebuilds } from '../../indexer/jobs/rebuild-job.js';
 import { IngestPipeline } from '../../indexer/pipeline.js';
+import { rebuildSetKey } from '../../indexer/queue.js';
 import { rebuildCompanies } from '../../indexer/rebuild.js';
 import type { SourceRecord } from '../../indexer/source-types.js';
 import type { Services } from '../../src/services.js';
@@ -40,4 +42,26 @@ export function steppingClock(start: string): () => Date {
     clock += 1_000;
     return new Date(clock);
   };
+}
+
+/**
+ * Writes the records as the pipeline does, then rebuilds their companies as the worker's
+ * rebuild job does, so watched saved searches see the change (src/saved-searches/membership.ts).
+ */
+export async function changeAsTheWorker(
+  services: Services,
+  records: SourceRecord[],
+  now: () => Date,
+): Promise<void> {
+  await writeRecords(services, records, now);
+  const companies = [
+    ...new Set(records.map((record) => String((record as { corporateNumber: string }).corporateNumber))),
+  ];
+  await services.redis?.sadd(rebuildSetKey(services.config.redisPrefix), ...companies);
+  await drainRebuilds({
+    opensearch: services.opensearch,
+    indexPrefix: services.config.indexPrefix,
+    connection: services.redis as never,
+    redisPrefix: services.config.redisPrefix,
+  } as never);
 }
