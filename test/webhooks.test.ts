@@ -8,8 +8,6 @@
  * the old one; a deleted webhook sends nothing more; the API refuses bad URLs and other users.
  * The worker killed mid-delivery: test/webhooks-worker-kill.test.ts.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request from 'supertest';
@@ -26,69 +24,7 @@ import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../src/
 import { corporate, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
 import { changeAsTheWorker, steppingClock } from './support/pipeline-write.js';
-
-/** A receiver on loopback: what it got, and what it answers (changed by each test). */
-interface Received {
-  eventId: string;
-  type: string;
-  body: string;
-  signature: string;
-  attempt: number;
-}
-class Receiver {
-  received: Received[] = [];
-  /** the status it answers; 'hang' answers after `hangMs` */
-  answer: number | 'hang' = 204;
-  hangMs = 0;
-  private server: Server;
-  url = '';
-
-  constructor() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString();
-        const answer = this.answer;
-        const reply = (status: number) => {
-          // a sender that gave up (timeout) did not get this answer: not received
-          if (res.destroyed || !res.socket || res.socket.destroyed) return;
-          if (status >= 200 && status < 300)
-            this.received.push({
-              eventId: String(req.headers['corpsearch-event-id']),
-              type: String(req.headers['corpsearch-event-type']),
-              body,
-              signature: String(req.headers['corpsearch-signature']),
-              attempt: Number(req.headers['corpsearch-delivery-attempt']),
-            });
-          res.writeHead(status).end();
-        };
-        if (answer === 'hang') setTimeout(() => reply(204), this.hangMs).unref();
-        else reply(answer);
-      });
-    });
-  }
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-
-  /** Listens again on the port it had. */
-  async restart(): Promise<void> {
-    const port = Number(new URL(this.url).port);
-    await new Promise<void>((resolve) => this.server.listen(port, '127.0.0.1', resolve));
-  }
-
-  ids(): string[] {
-    return this.received.map((entry) => entry.eventId);
-  }
-}
+import { Receiver } from './support/webhook-receiver.js';
 
 let services: Services;
 let app: ReturnType<typeof createApp>;
