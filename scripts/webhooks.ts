@@ -9,7 +9,7 @@
  */
 
 import { createQueueConnection } from '../indexer/queue.js';
-import { cliProgram, runCli } from '../ops/cli.js';
+import { cliProgram, exitCodesHelp, runCli } from '../ops/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { listDeadLetters, replayDeadLetters } from '../src/webhooks/dead-letters.js';
 import { webhookQueue } from '../src/webhooks/queue.js';
@@ -31,6 +31,7 @@ async function withQueue<T>(work: (queue: ReturnType<typeof webhookQueue>) => Pr
 const program = cliProgram('webhooks', 'The webhook dead letters: list them, replay them.');
 program
   .command('dead-letters')
+  .addHelpText('after', exitCodesHelp)
   .description('List the deliveries that failed every attempt, oldest first (JSON lines on stdout).')
   .option('--webhook <id>', 'only this webhook')
   .action((options: { webhook?: string }) =>
@@ -44,6 +45,7 @@ program
   );
 program
   .command('replay')
+  .addHelpText('after', exitCodesHelp)
   .description(
     "Queue dead letters again (all, one webhook's, or the message ids given); each starts its retries anew.",
   )

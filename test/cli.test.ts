@@ -67,6 +67,8 @@ const clis: Array<[string, string, string[]]> = [
   ['bench', 'bench/run.ts', ['--help']],
   ['bench:names', 'bench/name-eval.ts', ['--help']],
   ['match', 'scripts/match.ts', ['--help']],
+  ['webhooks', 'scripts/webhooks.ts', ['--help']],
+  ['webhooks replay', 'scripts/webhooks.ts', ['replay', '--help']],
   ['mcp', 'mcp/main.ts', ['--help']],
 ];
 

@@ -4,9 +4,14 @@
  * the retry schedule (src/webhooks/queue.ts), and one attempt of the sender (src/webhooks/send.ts)
  * against receivers on loopback: a 2xx, a 500, a slow one (timeout), a redirect, a huge answer.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../src/project-root.js';
 import { checkUrl, guardedLookup, refusedAddress } from '../src/webhooks/address.js';
 import { attemptsFor, backoffStrategy, retryDelay } from '../src/webhooks/queue.js';
 import { WebhookSender } from '../src/webhooks/send.js';
@@ -101,6 +106,33 @@ describe('signature', () => {
     expect(header.split(',')).toHaveLength(3);
     expect(verifySignature(body, header, 'whsec_new', { now })).toBe(true);
     expect(verifySignature(body, header, 'whsec_old', { now })).toBe(true);
+  });
+});
+
+describe("the guide's receiver recipe (docs/webhooks.md)", () => {
+  it('verifies what the service signs, and refuses a changed body, another secret, an old t', async () => {
+    const guide = readFileSync(path.join(projectRoot, 'docs', 'webhooks.md'), 'utf8');
+    const recipe = /<!-- recipe: verify-signature -->\n```js\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(recipe).toBeDefined();
+    const dir = mkdtempSync(path.join(tmpdir(), 'webhook-recipe-'));
+    try {
+      const file = path.join(dir, 'verify.mjs');
+      writeFileSync(file, recipe as string);
+      const { verifyCorpsearchSignature: verify } = (await import(pathToFileURL(file).href)) as {
+        verifyCorpsearchSignature: (body: string, header: string, secret: string, now?: number) => boolean;
+      };
+      const body = '{"id":"evt_1","type":"company.left","data":{"corporateNumber":"1010001000001"}}';
+      const now = new Date();
+      const header = signatureHeader(body, ['whsec_new', 'whsec_old'], now);
+      expect(verify(body, header, 'whsec_new')).toBe(true);
+      expect(verify(body, header, 'whsec_old')).toBe(true);
+      expect(verify(body, header, 'whsec_other')).toBe(false);
+      expect(verify(body.replace('left', 'entered'), header, 'whsec_new')).toBe(false);
+      expect(verify(body, header, 'whsec_new', now.getTime() / 1000 + 301)).toBe(false);
+      expect(verify(body, 'v1=00', 'whsec_new')).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
