@@ -19,6 +19,7 @@ const priceOf: Record<LimitKind, string> = {
   match: `Costs MATCH_CREDIT_COST per certain match (${credits(limits.matchCost)} unless the API sets otherwise); records without a certain match are free; maxCredits caps the request. One request counts once against the searches' rate limit.`,
   matchJob: `Each call counts against the searches' rate limit (${searchLimit.replace('rate limited with the searches ', '')}); a job's run costs MATCH_CREDIT_COST per certain match (${credits(limits.matchCost)} unless the API sets otherwise), charged by the worker chunk by chunk; maxCredits caps the job.`,
   savedSearch: `Free; ${searchLimit}.`,
+  webhook: `Free; ${searchLimit}.`,
   changes: `Costs SEARCH_CREDIT_COST per page (${credits(limits.searchCost)} unless the API sets otherwise), as a page of search results; ${searchLimit}.`,
   suggest: `Free; a rate limit of its own (${limits.suggestRatePerSecond} per second per user, SUGGEST_RATE_LIMIT_PER_SECOND).`,
 };

@@ -216,6 +216,13 @@ describe('openapi.yaml', () => {
         'GET /saved-searches/{savedSearchId}',
         'DELETE /saved-searches/{savedSearchId}',
         'GET /saved-searches/{savedSearchId}/changes',
+        // webhooks (src/http/routes/webhooks.ts)
+        'POST /webhooks',
+        'GET /webhooks',
+        'GET /webhooks/{webhookId}',
+        'DELETE /webhooks/{webhookId}',
+        'POST /webhooks/{webhookId}/rotate-secret',
+        'GET /webhooks/{webhookId}/deliveries',
         ...[
           'prefectures',
           'industries',

@@ -157,7 +157,11 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
               ? { records: [{ name: 'どこにもない名前' }] }
               : operation.limit === 'savedSearch'
                 ? { name: 'x', search: 'corporates', body: {} }
-                : { limit: 1 }
+                : operation.path === '/webhooks'
+                  ? { savedSearchId: 'ss_00000000000000000000', url: 'https://hooks.example.jp/x' }
+                  : operation.limit === 'webhook'
+                    ? undefined
+                    : { limit: 1 }
         : undefined;
     const cost = operation.limit === 'search' ? searchCost : operation.limit === 'detail' ? detailCost : 0;
     // an operation's required query, sent after every spelling of its path
@@ -179,7 +183,7 @@ describe.each(operations.map((operation) => [`${operation.method} ${operation.pa
       const exact = await raw(operation.method, `${path}${query}`, headers, body);
       // the limits test app runs without Redis: a match job's or a saved search's operation
       // reaches its handler, which answers that there are none here (503), after the rate limit
-      const storeless = ['matchJob', 'savedSearch', 'changes'].includes(operation.limit ?? '');
+      const storeless = ['matchJob', 'savedSearch', 'changes', 'webhook'].includes(operation.limit ?? '');
       expect(exact.status).toBe(storeless ? 503 : exactStatus);
       if (operation.limit) expect(exact.headers['x-ratelimit-limit']).toBeDefined();
       else expect(exact.headers['x-ratelimit-limit']).toBeUndefined();

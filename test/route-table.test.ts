@@ -35,6 +35,7 @@ describe('the route table', () => {
       expect([...chain].sort((a, b) => order.indexOf(a) - order.indexOf(b))).toEqual(chain);
       if (operation.limit === 'matchJob') expect(handler).toMatch(/^matchJob/);
       else if (operation.limit === 'savedSearch') expect(handler).toMatch(/^savedSearch/);
+      else if (operation.limit === 'webhook') expect(handler).toMatch(/^webhook/);
       else expect(handler).toBe(operation.limit ?? 'master');
     },
   );

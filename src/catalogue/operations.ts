@@ -14,7 +14,7 @@
  *   POST /corporates/match-jobs  -> 'matchJob' (rate limited; the worker charges per certain match)
  *   POST /saved-searches         -> 'savedSearch' (rate limited, free)
  *   GET  /saved-searches/{id}/changes -> 'changes' (rate limited, charged as a search)
- *   POST /webhooks, ...          -> 'savedSearch' (rate limited, free)
+ *   POST /webhooks, ...          -> 'webhook' (rate limited as a count, free)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -34,7 +34,8 @@ export type LimitKind =
   | 'suggest'
   | 'matchJob'
   | 'savedSearch'
-  | 'changes';
+  | 'changes'
+  | 'webhook';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'DELETE';
@@ -73,13 +74,13 @@ export const operations: readonly Operation[] = [
   { method: 'DELETE', path: '/saved-searches/{savedSearchId}', limit: 'savedSearch' },
   // a page of a watched search's changes: charged as a search page
   { method: 'GET', path: '/saved-searches/{savedSearchId}/changes', limit: 'changes' },
-  // webhooks on watched saved searches: rate limited as the saved searches, free
-  { method: 'POST', path: '/webhooks', limit: 'savedSearch' },
-  { method: 'GET', path: '/webhooks', limit: 'savedSearch' },
-  { method: 'GET', path: '/webhooks/{webhookId}', limit: 'savedSearch' },
-  { method: 'DELETE', path: '/webhooks/{webhookId}', limit: 'savedSearch' },
-  { method: 'POST', path: '/webhooks/{webhookId}/rotate-secret', limit: 'savedSearch' },
-  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', limit: 'savedSearch' },
+  // webhooks on watched saved searches: rate limited as a count, free
+  { method: 'POST', path: '/webhooks', limit: 'webhook' },
+  { method: 'GET', path: '/webhooks', limit: 'webhook' },
+  { method: 'GET', path: '/webhooks/{webhookId}', limit: 'webhook' },
+  { method: 'DELETE', path: '/webhooks/{webhookId}', limit: 'webhook' },
+  { method: 'POST', path: '/webhooks/{webhookId}/rotate-secret', limit: 'webhook' },
+  { method: 'GET', path: '/webhooks/{webhookId}/deliveries', limit: 'webhook' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 
