@@ -8,10 +8,12 @@
  * the old one; a deleted webhook sends nothing more; the API refuses bad URLs and other users.
  * The worker killed mid-delivery: test/webhooks-worker-kill.test.ts.
  */
+import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CorpsearchError, createCorpsearchClient } from '../client/src/index.js';
 import { createQueueConnection } from '../indexer/queue.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
@@ -175,6 +177,44 @@ describe('the API', () => {
       await api(user.key).post('/webhooks', { savedSearchId, url: receiver.url }).expect(201);
     const refused = await api(user.key).post('/webhooks', { savedSearchId, url: receiver.url }).expect(409);
     expect(refused.body.code).toBe('webhook_limit');
+  });
+});
+
+describe('the client', () => {
+  it('subscribes, lists, shows, rotates, reads the log and deletes; errors as CorpsearchError', async () => {
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const user = await newUser();
+      const client = createCorpsearchClient({
+        baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        apiKey: user.key,
+      });
+      const saved = await client.saveSearch({
+        name: '沖縄',
+        search: 'corporates',
+        body: { prefectureIdOr: [47] },
+      });
+      const created = await client.createWebhook({
+        savedSearchId: saved.id,
+        url: receiver.url,
+        events: ['company.left'],
+      });
+      expect(created.secret).toMatch(/^whsec_/);
+      expect(created.meta.status).toBe(201);
+      expect((await client.webhooks()).results.map((w) => w.id)).toEqual([created.id]);
+      expect((await client.webhook(created.id)).events).toEqual(['company.left']);
+      const rotated = await client.rotateWebhookSecret(created.id);
+      expect(rotated.secret).not.toBe(created.secret);
+      expect((await client.webhookDeliveries(created.id, { limit: 5 })).deliveries).toEqual([]);
+      expect((await client.deleteWebhook(created.id)).meta.status).toBe(204);
+      const gone = await client.webhook(created.id).catch((error: unknown) => error);
+      expect(gone).toBeInstanceOf(CorpsearchError);
+      expect((gone as CorpsearchError).status).toBe(404);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

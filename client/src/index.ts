@@ -63,6 +63,12 @@ export type SuggestResponse = Schemas['SuggestResponse'];
 export type SavedSearch = Schemas['SavedSearch'];
 export type SavedSearchCreate = Schemas['SavedSearchCreate'];
 export type SavedSearchChanges = Schemas['SavedSearchChanges'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookCreate = Schemas['WebhookCreate'];
+export type WebhookWithSecret = Schemas['WebhookWithSecret'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+/** The body a webhook receiver gets (docs/webhooks.md, "Events"). */
+export type WebhookEvent = Schemas['WebhookEvent'];
 export type Suggestion = SuggestResponse['suggestions'][number];
 
 /** The most records one match request takes (openapi.yaml MatchRequest.records maxItems). */
@@ -413,6 +419,28 @@ export interface CorpsearchClient {
     id: string,
     options?: { cursor?: string; since?: string; limit?: number; signal?: AbortSignal },
   ): Promise<SavedSearchChanges & { meta: ResponseMeta }>;
+  /**
+   * Sends a watched saved search's changes to an HTTPS URL (docs/webhooks.md). The answer holds
+   * the signing secret, this once. Free.
+   */
+  createWebhook(
+    webhook: WebhookCreate,
+    options?: { signal?: AbortSignal },
+  ): Promise<WebhookWithSecret & { meta: ResponseMeta }>;
+  /** The user's webhooks, newest first (never their secrets). Free. */
+  webhooks(options?: { signal?: AbortSignal }): Promise<{ results: Webhook[]; meta: ResponseMeta }>;
+  webhook(id: string, options?: { signal?: AbortSignal }): Promise<Webhook & { meta: ResponseMeta }>;
+  deleteWebhook(id: string, options?: { signal?: AbortSignal }): Promise<{ meta: ResponseMeta }>;
+  /** A new signing secret; the previous one still signs beside it for 24 hours. */
+  rotateWebhookSecret(
+    id: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<WebhookWithSecret & { meta: ResponseMeta }>;
+  /** The webhook's last delivery attempts, newest first (`limit` 1-1,000, 100). */
+  webhookDeliveries(
+    id: string,
+    options?: { limit?: number; signal?: AbortSignal },
+  ): Promise<{ deliveries: WebhookDelivery[]; meta: ResponseMeta }>;
   /** Companies whose name, reading or romaji starts with `q` (autocomplete); free. */
   suggest(
     q: string,
@@ -668,7 +696,56 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     },
     ...matchJobCalls(raw, newKey),
     ...savedSearchCalls(raw),
+    ...webhookCalls(raw),
   };
+}
+
+/** The webhook calls over the raw client. */
+function webhookCalls(
+  raw: RawClient,
+): Pick<
+  CorpsearchClient,
+  'createWebhook' | 'webhooks' | 'webhook' | 'deleteWebhook' | 'rotateWebhookSecret' | 'webhookDeliveries'
+> {
+  const byId = (id: string) => ({ path: { webhookId: id } });
+  return {
+    async createWebhook(webhook, opts = {}) {
+      return unwrap(await raw.POST('/webhooks', { body: webhook, signal: opts.signal }), null);
+    },
+    async webhooks(opts = {}) {
+      return unwrap(await raw.GET('/webhooks', { signal: opts.signal }), null);
+    },
+    async webhook(id, opts = {}) {
+      return unwrap(await raw.GET('/webhooks/{webhookId}', { params: byId(id), signal: opts.signal }), null);
+    },
+    async rotateWebhookSecret(id, opts = {}) {
+      return unwrap(
+        await raw.POST('/webhooks/{webhookId}/rotate-secret', { params: byId(id), signal: opts.signal }),
+        null,
+      );
+    },
+    async webhookDeliveries(id, opts = {}) {
+      const query = opts.limit !== undefined ? { limit: opts.limit } : {};
+      return unwrap(
+        await raw.GET('/webhooks/{webhookId}/deliveries', {
+          params: { ...byId(id), query },
+          signal: opts.signal,
+        }),
+        null,
+      );
+    },
+    async deleteWebhook(id, opts = {}) {
+      return noContent(await raw.DELETE('/webhooks/{webhookId}', { params: byId(id), signal: opts.signal }));
+    },
+  };
+}
+
+/** A 204's facts; an error answer thrown as for any call. */
+function noContent(result: { response: Response; error?: unknown }): { meta: ResponseMeta } {
+  const meta = metaOf(result.response, null);
+  if (!result.response.ok)
+    throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
+  return { meta };
 }
 
 /** The saved-search calls over the raw client. */
@@ -709,15 +786,12 @@ function savedSearchCalls(
       );
     },
     async deleteSavedSearch(id, opts = {}) {
-      const result = await raw.DELETE('/saved-searches/{savedSearchId}', {
-        params: { path: { savedSearchId: id } },
-        signal: opts.signal,
-      });
-      const meta = metaOf(result.response, null);
-      // 204: no body to unwrap
-      if (!result.response.ok)
-        throw new CorpsearchError(result.response.status, result.error as ErrorBody | undefined, meta);
-      return { meta };
+      return noContent(
+        await raw.DELETE('/saved-searches/{savedSearchId}', {
+          params: { path: { savedSearchId: id } },
+          signal: opts.signal,
+        }),
+      );
     },
   };
 }

@@ -45,6 +45,10 @@ export async function typeTests(): Promise<void> {
   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } })) {
     expectTypeOf(job).toEqualTypeOf<Job>();
   }
+  // a saved search keeps any search body; a webhook's answer holds its secret
+  const saved = await api.saveSearch({ name: '東京', search: 'corporates', body: { prefectureIdOr: [13] } });
+  const hook = await api.createWebhook({ savedSearchId: saved.id, url: 'https://hooks.example.jp/x' });
+  expectTypeOf(hook.secret).toEqualTypeOf<string>();
   // with `fields`, the records carry only those fields, and the type says so
   const narrow = await api.searchCorporates({ fields: ['corporateNumber', 'name'] });
   expectTypeOf(narrow.results).toEqualTypeOf<Pick<Corporate, 'corporateNumber' | 'name'>[]>();

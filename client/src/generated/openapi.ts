@@ -1165,7 +1165,9 @@ export interface components {
              * @description A body that search accepts (filters, filterGroups, sort, fields, facets, limit, ...),
              *     checked as that search checks it.
              */
-            body: Record<string, never>;
+            body: {
+                [key: string]: unknown;
+            };
             /**
              * @description Company searches: fields of the Corporate record (`employeeCount`, `hiringActivity`,
              *     ...) whose change, for a company in the results, is reported as a `changed` change.
@@ -1292,7 +1294,9 @@ export interface components {
             /** @enum {string} */
             search: "corporates" | "jobs";
             /** @description The search body as it was saved. */
-            body: Record<string, never>;
+            body: {
+                [key: string]: unknown;
+            };
             watchFields: string[];
             /** @description Its changes are kept (a company search of at most `SAVED_SEARCH_WATCH_MAX_RESULTS` (10,000) results when saved). */
             watching: boolean;
