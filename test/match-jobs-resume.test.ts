@@ -6,9 +6,8 @@
  * is charged once (the balance moves by exactly the job's `creditsCharged`, no reservation
  * is left open).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { projectRoot } from '../src/project-root.js';
 import { parseCsv } from '../src/text/csv.js';
 import {
   createJob,
@@ -19,6 +18,7 @@ import {
   startJobsApp,
   waitForJob,
 } from './support/match-jobs.js';
+import { startWorkerChild, stopChild } from './support/worker-child.js';
 
 let app: JobsApp;
 const children: ChildProcess[] = [];
@@ -29,14 +29,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // whatever happened, no worker of this test outlives it
-  for (const child of children) stop(child);
+  for (const child of children) stopChild(child);
   await app?.close();
 });
-
-/** SIGKILL to a child of this test that still runs, by its pid. */
-function stop(child: ChildProcess): void {
-  if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
-}
 
 interface ChunkLog {
   msg: string;
@@ -44,53 +39,14 @@ interface ChunkLog {
 }
 
 /** The real worker on this file's prefixes and folder; its log lines are collected. */
-function startWorker(): { child: ChildProcess; logs: ChunkLog[]; ready: Promise<void> } {
-  const { config } = app.services;
-  const {
-    OPENSEARCH_URL: _o,
-    REDIS_URL: _r,
-    INDEX_PREFIX: _i,
-    REDIS_PREFIX: _p,
-    LOG_LEVEL: _l,
-    ...rest
-  } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/bin/worker.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...rest,
-      OPENSEARCH_URL: config.opensearchUrl as string,
-      REDIS_URL: config.redisUrl as string,
-      INDEX_PREFIX: config.indexPrefix,
-      REDIS_PREFIX: config.redisPrefix,
-      MATCH_JOBS_DIR: app.dir,
-      MATCH_JOB_CHUNK_RECORDS: '50',
-      MATCH_JOB_STALL_SECONDS: '2',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startWorker() {
+  const worker = startWorkerChild<ChunkLog>(app.services.config, {
+    MATCH_JOBS_DIR: app.dir,
+    MATCH_JOB_CHUNK_RECORDS: '50',
+    MATCH_JOB_STALL_SECONDS: '2',
   });
-  children.push(child);
-  const logs: ChunkLog[] = [];
-  let buffered = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        try {
-          const entry = JSON.parse(line) as ChunkLog;
-          logs.push(entry);
-          if (entry.msg?.includes('indexer worker running')) resolve();
-        } catch {
-          // not a log line
-        }
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
-  });
-  return { child, logs, ready };
+  children.push(worker.child);
+  return worker;
 }
 
 it('a worker killed mid-job is followed by another that finishes it: no row lost or redone, each match charged once', async () => {
@@ -139,6 +95,6 @@ it('a worker killed mid-job is followed by another that finishes it: no row lost
       expect(fields[at('matchCorporateNumber')]).toBe(expectedOf(i).corporateNumber ?? '');
     });
   } finally {
-    for (const worker of [first, second]) if (worker) stop(worker.child);
+    for (const worker of [first, second]) if (worker) stopChild(worker.child);
   }
 }, 240_000);

@@ -6,7 +6,7 @@
  * WEBHOOK_STALL_SECONDS) and the receiver gets every event, each with the id it was first
  * sent with, and no event it was not sent.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,13 +15,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
-import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { corporate, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
 import { changeAsTheWorker, steppingClock } from './support/pipeline-write.js';
 import { Receiver } from './support/webhook-receiver.js';
+import { startWorkerChild, stopChild } from './support/worker-child.js';
 
 let services: Services;
 let app: ReturnType<typeof createApp>;
@@ -47,59 +47,26 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // whatever happened, no worker of this test outlives it
-  for (const child of children) stop(child);
+  for (const child of children) stopChild(child);
   await receiver.stop();
   await services?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** SIGKILL to a child of this test that still runs, by its pid. */
-function stop(child: ChildProcess): void {
-  if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGKILL');
-}
-
-/** The real worker on this file's prefixes; resolves when it says it runs. */
-function startWorker(): { child: ChildProcess; ready: Promise<void> } {
-  const { config } = services;
-  const {
-    OPENSEARCH_URL: _o,
-    REDIS_URL: _r,
-    INDEX_PREFIX: _i,
-    REDIS_PREFIX: _p,
-    LOG_LEVEL: _l,
-    ...rest
-  } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/bin/worker.ts'], {
-    cwd: projectRoot,
-    env: {
-      ...rest,
-      OPENSEARCH_URL: config.opensearchUrl as string,
-      REDIS_URL: config.redisUrl as string,
-      INDEX_PREFIX: config.indexPrefix,
-      REDIS_PREFIX: config.redisPrefix,
-      MATCH_JOBS_DIR: dir,
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
-      WEBHOOK_STALL_SECONDS: '1',
-      WEBHOOK_DISPATCH_INTERVAL_MS: '50',
-      WEBHOOK_RETRY_FIRST_MS: '100',
-      WEBHOOK_RETRY_MAX_DELAY_MS: '500',
-      // a held request stays in flight until the kill
-      WEBHOOK_TIMEOUT_MS: '60000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The real worker on this file's prefixes, its webhook schedule compressed. */
+function startWorker() {
+  const worker = startWorkerChild(services.config, {
+    MATCH_JOBS_DIR: dir,
+    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_STALL_SECONDS: '1',
+    WEBHOOK_DISPATCH_INTERVAL_MS: '50',
+    WEBHOOK_RETRY_FIRST_MS: '100',
+    WEBHOOK_RETRY_MAX_DELAY_MS: '500',
+    // a held request stays in flight until the kill
+    WEBHOOK_TIMEOUT_MS: '60000',
   });
-  children.push(child);
-  const ready = new Promise<void>((resolve, reject) => {
-    let buffered = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      if (buffered.includes('indexer worker running')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited (${code})`)));
-  });
-  return { child, ready };
+  children.push(worker.child);
+  return worker;
 }
 
 async function until(done: () => boolean, ms: number): Promise<void> {
@@ -165,7 +132,7 @@ it('a worker killed mid-delivery is followed by another: every event arrives, du
       expect(JSON.parse(entry.body).id).toBe(entry.eventId);
     }
   } finally {
-    stop(first.child);
-    if (second) stop(second.child);
+    stopChild(first.child);
+    if (second) stopChild(second.child);
   }
 });
