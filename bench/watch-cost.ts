@@ -17,15 +17,12 @@ import { ingestFiles } from '../indexer/ingest.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { scan } from '../ops/engine/scan.js';
-import { corporateSearch } from '../src/catalogue/searches.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
-import { queriesIndex } from '../src/saved-searches/watch.js';
-import { compileSearch } from '../src/search/compile-search.js';
-import { parseSearchRequest } from '../src/search/parse-request.js';
 import { benchDataSet } from './data-set.js';
+import { registerWatched } from './watched-searches.js';
 
 const options = cliProgram('bench:watch-cost', 'The company rebuild with and without watched saved searches')
   .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 5000)
@@ -43,31 +40,8 @@ const client = createOpenSearchClient(url);
 const redis = new Redis(redisUrl);
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
-/** A saved list as a sales user builds one: a few conditions, drawn deterministically from `i`. */
-function savedBody(i: number): Record<string, unknown> {
-  const body: Record<string, unknown> = { prefectureIdOr: [1 + (i % 47)] };
-  if (i % 2 === 0) body.industryCategoryIdOr = [1 + (i % 20)];
-  if (i % 3 === 0) body.employeeCountMin = 10 * (i % 50);
-  if (i % 5 === 0) body.hiringOpenPostingsMin = 1 + (i % 4);
-  if (i % 7 === 0) body.jobMediaIdOr = [1 + (i % 10)];
-  return body;
-}
-
 async function watch(count: number): Promise<void> {
-  const index = indexName(prefix, queriesIndex);
-  await client.deleteByQuery({ index, refresh: true, body: { query: { match_all: {} } } });
-  for (let start = 0; start < count; start += 1000) {
-    const lines: unknown[] = [];
-    for (let i = start; i < Math.min(count, start + 1000); i++) {
-      const plan = parseSearchRequest(corporateSearch, savedBody(i));
-      const query = (compileSearch(corporateSearch, plan, prefix).body as { query: unknown }).query;
-      lines.push(
-        { index: { _index: index, _id: `ss_bench${i}` } },
-        { savedSearchId: `ss_bench${i}`, userId: 'bench', watchFields: ['employeeCount'], query },
-      );
-    }
-    await client.bulk({ body: lines as never, refresh: true });
-  }
+  await registerWatched(client, prefix, count, ['employeeCount']);
 }
 
 async function companies(): Promise<string[]> {

@@ -1,0 +1,48 @@
+/**
+ * Watched saved company searches for the benches (bench/watch-cost.ts, bench/webhook-latency.ts):
+ * drawn deterministically from the filters a sales list uses (prefecture, industry, headcount,
+ * hiring activity, posting media), so most match few companies, as saved lists do, and put
+ * straight into the percolator index as the API puts one (src/saved-searches/watch.ts).
+ */
+import { corporateSearch } from '../src/catalogue/searches.js';
+import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { indexName } from '../src/opensearch/indices.js';
+import { queriesIndex } from '../src/saved-searches/watch.js';
+import { compileSearch } from '../src/search/compile-search.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+
+/** A saved list as a sales user builds one: a few conditions, drawn from `i`. */
+export function savedBody(i: number): Record<string, unknown> {
+  const body: Record<string, unknown> = { prefectureIdOr: [1 + (i % 47)] };
+  if (i % 2 === 0) body.industryCategoryIdOr = [1 + (i % 20)];
+  if (i % 3 === 0) body.employeeCountMin = 10 * (i % 50);
+  if (i % 5 === 0) body.hiringOpenPostingsMin = 1 + (i % 4);
+  if (i % 7 === 0) body.jobMediaIdOr = [1 + (i % 10)];
+  return body;
+}
+
+/** The id of the `i`th bench search. */
+export const benchSearchId = (i: number): string => `ss_bench${i}`;
+
+/** Replaces the percolator's searches by `count` bench searches watching `watchFields`. */
+export async function registerWatched(
+  client: OpenSearchClient,
+  prefix: string,
+  count: number,
+  watchFields: string[],
+): Promise<void> {
+  const index = indexName(prefix, queriesIndex);
+  await client.deleteByQuery({ index, refresh: true, body: { query: { match_all: {} } } });
+  for (let start = 0; start < count; start += 1000) {
+    const lines: unknown[] = [];
+    for (let i = start; i < Math.min(count, start + 1000); i++) {
+      const plan = parseSearchRequest(corporateSearch, savedBody(i));
+      const query = (compileSearch(corporateSearch, plan, prefix).body as { query: unknown }).query;
+      lines.push(
+        { index: { _index: index, _id: benchSearchId(i) } },
+        { savedSearchId: benchSearchId(i), userId: 'bench', watchFields, query },
+      );
+    }
+    await client.bulk({ body: lines as never, refresh: true });
+  }
+}

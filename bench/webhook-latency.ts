@@ -1,0 +1,242 @@
+/**
+ * From a posting ingested to its webhook delivered: batches of new postings are queued as
+ * `npm run ingest` with REDIS_URL queues them; the indexer worker writes them and rebuilds their
+ * companies, recording where each stands in the watched saved searches (the percolator); the
+ * webhook worker dispatches and delivers each change to a receiver on loopback. Every search
+ * watches `hiringActivity`, so a new posting changes its company in every search it is in. The
+ * latency of an event is from its batch being queued to the receiver getting it. Beside it,
+ * the same batches without any watched search (the worker's own pace, the floor). Writes
+ * bench-reports/webhook-latency-<time>.json.
+ *
+ *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
+ *     npx tsx bench/webhook-latency.ts --companies 2000 --jobs 20000 --searches 1000 --batches 5 --batch-postings 200
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import { createIndexerWorker } from '../indexer/indexer-worker.js';
+import { ingestFiles } from '../indexer/ingest.js';
+import {
+  createIndexerQueue,
+  createQueueConnection,
+  enqueueRecords,
+  rebuildSetKey,
+} from '../indexer/queue.js';
+import { rebuildCompanies } from '../indexer/rebuild.js';
+import type { JobSource } from '../indexer/source-types.js';
+import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
+import { scan } from '../ops/engine/scan.js';
+import { defaultConfig } from '../src/config.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+import { projectRoot } from '../src/project-root.js';
+import { Membership } from '../src/saved-searches/membership.js';
+import type { WebhookEvent } from '../src/webhooks/queue.js';
+import { WebhookStore } from '../src/webhooks/store.js';
+import { startWebhookWorker } from '../src/webhooks/worker.js';
+import { benchDataSet } from './data-set.js';
+import { benchSearchId, registerWatched } from './watched-searches.js';
+
+const options = cliProgram('bench:webhook-latency', 'From a posting ingested to its webhook delivered')
+  .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 2000)
+  .option('--jobs <n>', 'postings in the data set', positiveWholeNumber, 20_000)
+  .option('--searches <n>', 'watched saved searches, each with a webhook', positiveWholeNumber, 1000)
+  .option('--batches <n>', 'batches of new postings', positiveWholeNumber, 5)
+  .option('--batch-postings <n>', 'new postings per batch', positiveWholeNumber, 200)
+  .parse()
+  .opts<{ companies: number; jobs: number; searches: number; batches: number; batchPostings: number }>();
+
+const url = process.env.OPENSEARCH_URL;
+const redisUrl = process.env.REDIS_URL;
+if (!url || !redisUrl) throw new Error('OPENSEARCH_URL and REDIS_URL name the engine and the Redis to use');
+
+const prefix = 'bench-hooks-';
+const client = createOpenSearchClient(url);
+const redis = new Redis(redisUrl);
+const connection = createQueueConnection(redisUrl);
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
+const quiet = pino({ level: 'silent' });
+
+/** A receiver on loopback: when each event arrived. */
+const arrivals = new Map<string, { at: number; event: WebhookEvent }>();
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const event = JSON.parse(Buffer.concat(chunks).toString()) as WebhookEvent;
+    if (!arrivals.has(event.id)) arrivals.set(event.id, { at: Date.now(), event });
+    res.writeHead(204).end();
+  });
+});
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** `count` new postings cloned from the data set's, under new ids, created now. */
+function newPostings(source: JobSource[], batch: number, count: number): JobSource[] {
+  return Array.from({ length: count }, (_, i) => {
+    const from = source[(batch * count + i) % source.length] as JobSource;
+    return { ...from, id: `B${batch}-${i}`, shortId: null, jobCreatedAt: new Date().toISOString() };
+  });
+}
+
+/** Queues the batches one by one, each after the worker finished the one before; when each was queued. */
+async function runBatches(source: JobSource[], first: number): Promise<number[]> {
+  const queue = createIndexerQueue(connection, prefix);
+  const queued: number[] = [];
+  try {
+    for (let b = first; b < first + options.batches; b++) {
+      queued.push(Date.now());
+      await enqueueRecords(queue, newPostings(source, b, options.batchPostings), 'bench');
+      // done when nothing is waiting, running or delayed and no rebuild is pending
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const counts = await queue.getJobCounts('waiting', 'active', 'delayed');
+        const pending = await redis.scard(rebuildSetKey(prefix));
+        if ((counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) === 0 && pending === 0)
+          break;
+      }
+    }
+    return queued;
+  } finally {
+    await queue.close();
+  }
+}
+
+async function companies(): Promise<string[]> {
+  const numbers: string[] = [];
+  for await (const hits of scan(client, {
+    index: indexName(prefix, 'corporates'),
+    query: { match_all: {} },
+    sort: [{ corporateNumber: 'asc' }],
+    source: false,
+    pageSize: 5000,
+  }))
+    numbers.push(...hits.map((hit) => hit.id));
+  return numbers;
+}
+
+const stores = async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+};
+
+try {
+  const { files } = await benchDataSet(`c${options.companies}-j${options.jobs}-s1-2026-11-20`, {
+    companies: options.companies,
+    jobs: options.jobs,
+    seed: 1,
+    now: new Date('2026-11-20T00:00:00Z'),
+  });
+  await dropIndices(client, prefix);
+  await stores();
+  await bootstrapIndices(client, prefix);
+  log('ingesting ...');
+  await ingestFiles(files, { client, indexPrefix: prefix, deadLetter: new MemoryDeadLetter() });
+  const source = readFileSync(files[1] as string, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(0, 20_000)
+    .map((line) => JSON.parse(line) as JobSource);
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const indexer = createIndexerWorker({
+    opensearch: client,
+    indexPrefix: prefix,
+    connection,
+    redisPrefix: prefix,
+    logger: quiet,
+  });
+
+  // the floor: the same batches, nothing watched
+  log(`floor: ${options.batches} batches of ${options.batchPostings} postings, nothing watched`);
+  const floorStarted = Date.now();
+  await runBatches(source, 0);
+  const floorMs = Date.now() - floorStarted;
+
+  // watched: every search with a webhook; the first sighting records the members (no webhook yet)
+  await registerWatched(client, prefix, options.searches, ['hiringActivity']);
+  await rebuildCompanies(client, prefix, await companies(), { watch: new Membership(redis, prefix) });
+  const store = new WebhookStore(redis, prefix);
+  for (let i = 0; i < options.searches; i++)
+    await store.create(
+      'bench',
+      {
+        savedSearchId: benchSearchId(i),
+        url: receiverUrl,
+        events: ['company.entered', 'company.left', 'company.changed'],
+      },
+      options.searches,
+    );
+  const hooks = startWebhookWorker({
+    connection,
+    redis,
+    redisPrefix: prefix,
+    config: { ...defaultConfig().webhooks, allowLoopback: true },
+    logger: quiet,
+  });
+  log(`watched: ${options.searches} searches with webhooks; the same batches`);
+  const watchedStarted = Date.now();
+  const queued = await runBatches(source, options.batches);
+  const watchedMs = Date.now() - watchedStarted;
+  // every change found is sent: wait until as many arrived as the streams hold after the cursors
+  let expected = 0;
+  for (let i = 0; i < options.searches; i++) {
+    const cursorStart = queued[0] ?? 0;
+    expected += (await redis.xrange(`${prefix}ss-changes:${benchSearchId(i)}`, `${cursorStart}-0`, '+'))
+      .length;
+  }
+  const deadline = Date.now() + 120_000;
+  while (arrivals.size < expected && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  await hooks.close();
+  await indexer.close();
+
+  const latencies: number[] = [];
+  const afterFound: number[] = [];
+  for (const { at, event } of arrivals.values()) {
+    const found = Date.parse(event.createdAt);
+    const batchQueued = [...queued].reverse().find((t) => t <= found) ?? queued[0] ?? found;
+    latencies.push(at - batchQueued);
+    afterFound.push(at - found);
+  }
+  latencies.sort((a, b) => a - b);
+  afterFound.sort((a, b) => a - b);
+  const figures = {
+    companies: options.companies,
+    postings: options.jobs,
+    searches: options.searches,
+    batches: options.batches,
+    batchPostings: options.batchPostings,
+    eventsFound: expected,
+    eventsDelivered: arrivals.size,
+    ingestedToDeliveredMs: {
+      p50: percentile(latencies, 50),
+      p95: percentile(latencies, 95),
+      max: latencies.at(-1) ?? null,
+    },
+    foundToDeliveredMs: {
+      p50: percentile(afterFound, 50),
+      p95: percentile(afterFound, 95),
+      max: afterFound.at(-1) ?? null,
+    },
+    batchesMs: { floor: floorMs, watched: watchedMs, ratio: floorMs / watchedMs },
+  };
+  log(JSON.stringify(figures));
+  const dir = path.join(projectRoot, 'bench-reports');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `webhook-latency-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
+  log(`report: ${path.relative(projectRoot, file)}`);
+} finally {
+  receiver.close();
+  await dropIndices(client, prefix);
+  await stores();
+  redis.disconnect();
+  connection.disconnect();
+  await client.close();
+}
