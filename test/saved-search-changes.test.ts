@@ -185,9 +185,11 @@ describe('the percolation', () => {
         query: { term: { prefectureId: 47 } },
       });
     try {
+      // percolated in groups of one prefecture: each answer goes back to its document's slot
       const documents = [
         { corporateNumber: alpha, prefectureId: 47 },
         { corporateNumber: beta, prefectureId: 1 },
+        { corporateNumber: gamma, prefectureId: 47 },
       ];
       const ours = (found: Awaited<ReturnType<typeof percolate>>) =>
         found.map((list) =>
@@ -197,7 +199,7 @@ describe('the percolation', () => {
             .sort(),
         );
       const whole = await percolate(services.opensearch, prefix, documents);
-      expect(ours(whole)).toEqual([ids, []]);
+      expect(ours(whole)).toEqual([ids, [], ids]);
       expect(ours(await percolate(services.opensearch, prefix, documents, 1))).toEqual(ours(whole));
     } finally {
       for (const savedSearchId of ids) await unregisterQuery(services.opensearch, prefix, savedSearchId);

@@ -508,6 +508,13 @@ const webhooks = section(
       doc: 'A delivery is retried until this long after its first attempt (26 h), then kept as a dead letter for the operator to replay.',
     }),
     setting({
+      name: 'WEBHOOK_CONCURRENCY',
+      key: 'webhooks.concurrency',
+      kind: integer(1, 1000),
+      default: '32',
+      doc: 'Deliveries one worker has in flight at once (they wait on receivers, not on the worker).',
+    }),
+    setting({
       name: 'WEBHOOK_STALL_SECONDS',
       key: 'webhooks.stallSeconds',
       kind: integer(1),

@@ -45,8 +45,6 @@ export interface WebhookWorkerOptions {
   redisPrefix: string;
   config: WebhookConfig;
   logger: Logger;
-  /** concurrent deliveries (default 8: they wait on receivers, not on this process) */
-  concurrency?: number;
 }
 
 export interface WebhookWorker {
@@ -100,7 +98,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     {
       connection: options.connection,
       prefix: `${redisPrefix}bull`,
-      concurrency: options.concurrency ?? 8,
+      concurrency: config.concurrency,
       settings: { backoffStrategy: backoffStrategy(schedule) },
       lockDuration: stallMs,
       stalledInterval: Math.max(500, Math.floor(stallMs / 2)),
