@@ -26,6 +26,9 @@ let matchJobId = '';
 /** Saved searches of `rich`: one the operations read, one the delete removes. */
 let savedId = '';
 let deletableId = '';
+/** Webhooks of `rich` on the first: one the operations read, one the delete removes. */
+let webhookId = '';
+let deletableWebhookId = '';
 
 const company = corporate({ name: 'キャッシュ商事', prefectureId: 13 });
 const posting = job({ corporateNumber: company.corporateNumber, title: '営業' });
@@ -45,7 +48,11 @@ function send(
   // a match job's operations name the job the test made (beforeAll)
   const id = opts.jobId ?? (operation.limit === 'matchJob' ? matchJobId : (posting.id as string));
   const saved = opts.jobId ?? (operation.method === 'DELETE' ? deletableId : savedId);
-  const path = `/rest/v1${operation.path.replace('{jobId}', id).replace('{savedSearchId}', saved)}${query}`;
+  const hook = opts.jobId ?? (operation.method === 'DELETE' ? deletableWebhookId : webhookId);
+  const path = `/rest/v1${operation.path
+    .replace('{jobId}', id)
+    .replace('{savedSearchId}', saved)
+    .replace('{webhookId}', hook)}${query}`;
   const req =
     operation.method === 'GET'
       ? request(target).get(path)
@@ -61,8 +68,13 @@ function send(
     !opts.body
   )
     return req.set('Content-Type', 'text/csv').send('name\nキャッシュ商事\n');
-  // a resume takes no body
-  if (operation.limit === 'matchJob' && operation.method === 'POST' && !opts.body) return req;
+  // a resume and a rotation take no body
+  if (
+    (operation.limit === 'matchJob' || operation.limit === 'webhook') &&
+    operation.method === 'POST' &&
+    !opts.body
+  )
+    if (operation.path !== '/webhooks') return req;
   // an export sends every result: it takes no `limit`
   const body =
     opts.body ??
@@ -72,7 +84,9 @@ function send(
         ? { records: [{ name: 'キャッシュ商事' }] }
         : operation.limit === 'savedSearch'
           ? { name: 'キャッシュ', search: 'corporates', body: {} }
-          : { limit: 1 });
+          : operation.limit === 'webhook'
+            ? { savedSearchId: savedId, url: 'https://hooks.example.jp/cache' }
+            : { limit: 1 });
   return operation.method === 'POST' ? req.send(body as object) : req;
 }
 
@@ -113,6 +127,13 @@ beforeAll(async () => {
       .send({ name: 'キャッシュ', search: 'corporates', body: {} });
   savedId = (await save()).body.id;
   deletableId = (await save()).body.id;
+  const subscribe = () =>
+    request(app)
+      .post('/rest/v1/webhooks')
+      .set('X-API-Key', rich)
+      .send({ savedSearchId: savedId, url: 'https://hooks.example.jp/cache' });
+  webhookId = (await subscribe()).body.id;
+  deletableWebhookId = (await subscribe()).body.id;
 });
 afterAll(async () => {
   await services?.close();
@@ -134,6 +155,7 @@ describe('Cache-Control: no-store on every limited operation', () => {
         ...Array(6).fill('matchJob'),
         ...Array(4).fill('savedSearch'),
         'changes',
+        ...Array(6).fill('webhook'),
       ].sort(),
     );
   });
@@ -151,7 +173,10 @@ describe('Cache-Control: no-store on every limited operation', () => {
       // a match job's upload answers 202 (queued)
       const upload = operation.method === 'POST' && operation.path === '/corporates/match-jobs';
       // a saved search's creation answers 201, its deletion 204
-      const saving = operation.limit === 'savedSearch' && operation.method !== 'GET';
+      const saving =
+        (operation.limit === 'savedSearch' || operation.limit === 'webhook') &&
+        operation.method !== 'GET' &&
+        !operation.path.endsWith('/rotate-secret');
       expect(statuses[0]).toBe(upload ? 202 : saving ? (operation.method === 'POST' ? 201 : 204) : 200);
       expect(statuses[1]).toBe(401);
       if (operation.method === 'POST') expect(statuses[2]).toBe(400);

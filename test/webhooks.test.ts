@@ -129,7 +129,13 @@ describe('the API', () => {
     });
     expect(webhook.id).toMatch(/^wh_[0-9a-f]{20}$/);
     expect(webhook.secret).toMatch(/^whsec_/);
+    // a rotation takes no body: one sent is a mistake named, and nothing rotated
+    const withBody = await api(user.key)
+      .post(`/webhooks/${webhook.id}/rotate-secret`, { secret: 'mine' })
+      .expect(400);
+    expect(withBody.body.errors[0].field).toBe('body');
     const one = await api(user.key).get(`/webhooks/${webhook.id}`).expect(200);
+    expect(one.body.secretCreatedAt).toBe(webhook.secretCreatedAt);
     expect(one.body.secret).toBeUndefined();
     expect(one.body.id).toBe(webhook.id);
     const list = await api(user.key).get('/webhooks').expect(200);
@@ -138,7 +144,10 @@ describe('the API', () => {
     const other = await newUser();
     await api(other.key).get(`/webhooks/${webhook.id}`).expect(404);
     await api(other.key).delete(`/webhooks/${webhook.id}`).expect(404);
-    await api(other.key).post(`/webhooks/${webhook.id}/rotate-secret`, {}).expect(404);
+    await request(app)
+      .post(`/rest/v1/webhooks/${webhook.id}/rotate-secret`)
+      .set('X-API-Key', other.key)
+      .expect(404);
     await api(other.key).get(`/webhooks/${webhook.id}/deliveries`).expect(404);
     expect((await api(other.key).get('/webhooks').expect(200)).body.results).toEqual([]);
   });
@@ -332,7 +341,10 @@ describe('deliveries', { shuffle: false }, () => {
 
   it('signs with both secrets for a day after a rotation', async () => {
     receiver.received = [];
-    const rotated = await api(sub.user.key).post(`/webhooks/${sub.webhook.id}/rotate-secret`, {}).expect(200);
+    const rotated = await request(app)
+      .post(`/rest/v1/webhooks/${sub.webhook.id}/rotate-secret`)
+      .set('X-API-Key', sub.user.key)
+      .expect(200);
     expect(rotated.body.secret).toMatch(/^whsec_/);
     expect(rotated.body.secret).not.toBe(sub.webhook.secret);
     await change([

@@ -32,6 +32,7 @@ import type { MatchJobs } from '../../match-jobs/service.js';
 import { storeUpload } from '../../match-jobs/upload.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
+import { refuseBody } from '../empty-body.js';
 import { currentUser } from '../locals.js';
 
 function jobsOf(services: Services): MatchJobs {
@@ -252,11 +253,8 @@ export function cancelMatchJobHandler(services: Services): RequestHandler {
 export function resumeMatchJobHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
     const job = await ownJob(services, req, res);
-    // its one parameter is in the query: a body would be a mistake the caller should hear of
-    if (Number(req.get('Content-Length') ?? 0) > 0 || req.get('Transfer-Encoding') !== undefined)
-      throw errors.validation([
-        { field: 'body', reason: 'must be empty: give maxCredits as a query parameter' },
-      ]);
+    // its one parameter is in the query
+    refuseBody(req, 'must be empty: give maxCredits as a query parameter');
     const jobs = jobsOf(services);
     // only a stopped or failed job is queued again; any other is answered as it is
     if (job.status !== 'stopped' && job.status !== 'failed') {

@@ -22,6 +22,7 @@ import type { Services } from '../../services.js';
 import { checkUrl } from '../../webhooks/address.js';
 import { type WebhookEventType, WebhookStore, webhookEventTypes } from '../../webhooks/store.js';
 import { stillAnswering } from '../deadline.js';
+import { refuseBody } from '../empty-body.js';
 import { currentUser } from '../locals.js';
 
 function storesOf(services: Services): { webhooks: WebhookStore; savedSearches: SavedSearchStore } {
@@ -94,6 +95,7 @@ function deleteHandler(services: Services): RequestHandler {
 
 function rotateHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
+    refuseBody(req, 'must be empty: a rotation takes nothing');
     const rotated = await storesOf(services).webhooks.rotate(currentUser(res).id, idOf(req));
     if (!rotated) throw errors.notFound('The webhook');
     if (stillAnswering(res)) res.json(rotated);
