@@ -622,6 +622,7 @@ export interface paths {
          * A new signing secret
          * @description Makes a new secret and answers it (this once). For 24 hours every delivery carries two
          *     `v1` signatures, one with each secret, so the receiver can switch without missing one.
+         *     Takes no body: one sent is a 400 naming `body`.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
