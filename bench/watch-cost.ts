@@ -16,13 +16,12 @@ import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
-import { scan } from '../ops/engine/scan.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
-import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
 import { benchDataSet } from './data-set.js';
-import { registerWatched } from './watched-searches.js';
+import { corporateNumbers, registerWatched } from './watched-searches.js';
 
 const options = cliProgram('bench:watch-cost', 'The company rebuild with and without watched saved searches')
   .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 5000)
@@ -44,18 +43,7 @@ async function watch(count: number): Promise<void> {
   await registerWatched(client, prefix, count, ['employeeCount']);
 }
 
-async function companies(): Promise<string[]> {
-  const numbers: string[] = [];
-  for await (const hits of scan(client, {
-    index: indexName(prefix, 'corporates'),
-    query: { match_all: {} },
-    sort: [{ corporateNumber: 'asc' }],
-    source: false,
-    pageSize: 5000,
-  }))
-    numbers.push(...hits.map((hit) => hit.id));
-  return numbers;
-}
+const companies = () => corporateNumbers(client, prefix);
 
 async function timedRebuild(all: string[], membership?: Membership): Promise<number> {
   const started = performance.now();

@@ -4,6 +4,7 @@
  * hiring activity, posting media), so most match few companies, as saved lists do, and put
  * straight into the percolator index as the API puts one (src/saved-searches/watch.ts).
  */
+import { scan } from '../ops/engine/scan.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
@@ -45,4 +46,18 @@ export async function registerWatched(
     }
     await client.bulk({ body: lines as never, refresh: true });
   }
+}
+
+/** Every corporate number of the prefix's companies, in order. */
+export async function corporateNumbers(client: OpenSearchClient, prefix: string): Promise<string[]> {
+  const numbers: string[] = [];
+  for await (const hits of scan(client, {
+    index: indexName(prefix, 'corporates'),
+    query: { match_all: {} },
+    sort: [{ corporateNumber: 'asc' }],
+    source: false,
+    pageSize: 5000,
+  }))
+    numbers.push(...hits.map((hit) => hit.id));
+  return numbers;
 }

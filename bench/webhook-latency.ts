@@ -29,17 +29,16 @@ import {
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { JobSource } from '../indexer/source-types.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
-import { scan } from '../ops/engine/scan.js';
 import { defaultConfig } from '../src/config.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
-import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
+import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
 import type { WebhookEvent } from '../src/webhooks/queue.js';
 import { WebhookStore } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { benchDataSet } from './data-set.js';
-import { benchSearchId, registerWatched } from './watched-searches.js';
+import { benchSearchId, corporateNumbers, registerWatched } from './watched-searches.js';
 
 const options = cliProgram('bench:webhook-latency', 'From a posting ingested to its webhook delivered')
   .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 2000)
@@ -107,18 +106,7 @@ async function runBatches(source: JobSource[], first: number): Promise<number[]>
   }
 }
 
-async function companies(): Promise<string[]> {
-  const numbers: string[] = [];
-  for await (const hits of scan(client, {
-    index: indexName(prefix, 'corporates'),
-    query: { match_all: {} },
-    sort: [{ corporateNumber: 'asc' }],
-    source: false,
-    pageSize: 5000,
-  }))
-    numbers.push(...hits.map((hit) => hit.id));
-  return numbers;
-}
+const companies = () => corporateNumbers(client, prefix);
 
 const stores = async () => {
   const keys = await redis.keys(`${prefix}*`);
