@@ -8,7 +8,7 @@ import { scan } from '../ops/engine/scan.js';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { indexName } from '../src/opensearch/indices.js';
-import { queriesIndex } from '../src/saved-searches/watch.js';
+import { queriesIndexes } from '../src/saved-searches/watch.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 
@@ -32,7 +32,7 @@ export async function registerWatched(
   count: number,
   watchFields: string[],
 ): Promise<void> {
-  const index = indexName(prefix, queriesIndex);
+  const index = indexName(prefix, queriesIndexes.corporates);
   await client.deleteByQuery({ index, refresh: true, body: { query: { match_all: {} } } });
   for (let start = 0; start < count; start += 1000) {
     const lines: unknown[] = [];

@@ -19,9 +19,9 @@ import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
-import { type Membership, watchedValues } from '../src/saved-searches/membership.js';
-import { percolate, watchedSearchCount } from '../src/saved-searches/watch.js';
-import { compactRecordField, toCorporateRecord } from '../src/search/records.js';
+import type { Membership } from '../src/saved-searches/membership.js';
+import { watchedSearchCount } from '../src/saved-searches/watch.js';
+import { compactRecordField } from '../src/search/records.js';
 import {
   activityFields,
   countActivity,
@@ -33,6 +33,7 @@ import {
   toHistoryDocument,
 } from './hiring-activity.js';
 import { type IndexNames, indexNames } from './index-names.js';
+import { recordJobSightings, recordSightings } from './sightings.js';
 import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
 import { countWorkLocations } from './work-location.js';
@@ -218,38 +219,6 @@ async function readHistories(
   return byCompany;
 }
 
-/**
- * The watched saved searches each company (as the rebuild wrote it) is in now, recorded: the
- * changes since the last sighting go to each search's stream (../src/saved-searches/membership.ts).
- */
-async function recordSightings(
-  client: OpenSearchClient,
-  prefix: string,
-  watch: Membership,
-  companies: Doc[],
-  now: Date,
-): Promise<void> {
-  if (companies.length === 0) return;
-  // only mapped fields go to the percolator; the binary copies are not needed to match
-  const documents = companies.map(
-    ({ compactRecord: _c, hiringActivityRecord: _h, matchCard: _m, ...doc }) => doc,
-  );
-  const matches = await percolate(client, prefix, documents);
-  await watch.seen(
-    companies.map((company, i) => {
-      const record = toCorporateRecord(company);
-      return {
-        corporateNumber: String(company.corporateNumber),
-        sightings: (matches[i] ?? []).map(({ savedSearchId, watchFields }) => ({
-          savedSearchId,
-          ...(watchFields.length > 0 ? { values: watchedValues(record, watchFields) } : {}),
-        })),
-      };
-    }),
-    now,
-  );
-}
-
 /** Rebuilds the given companies, in chunks of 200. */
 export async function rebuildCompanies(
   client: OpenSearchClient,
@@ -269,8 +238,8 @@ export async function rebuildCompanies(
     /** Each company's postings as the scan of `jobs` would read them, known without it (./run-postings.ts). */
     postings?: ReadonlyMap<string, PostingSource[]>;
     /**
-     * Where the watched saved searches' changes go (the worker's rebuilds): each rebuilt company
-     * is percolated as it now is and its sightings recorded (../src/saved-searches/watch.ts).
+     * Where the watched saved searches' changes go (the worker's rebuilds): each rebuilt company,
+     * and each of its postings, is percolated as it now is and its sightings recorded (./sightings.ts).
      */
     watch?: Membership;
   } = {},
@@ -285,6 +254,8 @@ export async function rebuildCompanies(
     await withRetry(() => client.indices.refresh({ index: [names.jobs, names.postingHistory] }));
   const nestedLimit = await liveNestedLimit(client, names.corporates);
   const watch = options.watch && (await watchedSearchCount(client, prefix)) > 0 ? options.watch : undefined;
+  const watchJobs =
+    options.watch && (await watchedSearchCount(client, prefix, 'jobs')) > 0 ? options.watch : undefined;
   for (let start = 0; start < all.length; start += 200) {
     const chunk = all.slice(start, start + 200);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
@@ -349,7 +320,15 @@ export async function rebuildCompanies(
     result.failures.push(...(await writeBulkChunked(client, historyOps)));
     const corporateFailures = await writeBulkChunked(client, corporateOps);
     result.failures.push(...corporateFailures);
-    result.failures.push(...(await writeBulkChunked(client, jobOps)));
+    const jobFailures = await writeBulkChunked(client, jobOps);
+    result.failures.push(...jobFailures);
+    if (watchJobs) {
+      const failed = new Set(jobFailures.map((failure) => failure.op.id));
+      const fannedOut = new Map(
+        jobOps.filter((op) => !failed.has(op.id)).map((op) => [op.id, (op.body as { doc: Doc }).doc]),
+      );
+      await recordJobSightings(client, prefix, watchJobs, chunk, fannedOut, now);
+    }
     if (watch) {
       const failed = new Set(corporateFailures.map((failure) => failure.op.ref));
       const written = corporateOps.filter((op) => !failed.has(op.ref));

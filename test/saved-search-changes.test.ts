@@ -4,8 +4,10 @@
  * results when saved are not reported; one that comes in is `entered`, one that goes out
  * `left`, a watched field changing `changed`; each once, in order, paged by cursor or started
  * from a time; a page is charged as a search page; two rebuilds of a company at once report
- * its change once; job searches and searches over the watch cap are saved unwatched; a deleted
- * search reports nothing more.
+ * its change once; searches over the watch cap are saved unwatched; a deleted search reports
+ * nothing more. A watched job search the same for postings: a new one `entered`, a watched
+ * field `changed`, a deleted one `left`, and a company change that takes its postings out of
+ * (or back into) the search through their company copy.
  */
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +31,7 @@ import { changeAsTheWorker, steppingClock, writeRecords } from './support/pipeli
 let services: Services;
 let app: ReturnType<typeof createApp>;
 const tick = steppingClock('2026-11-29T01:00:00.000Z');
-const { alpha, beta, gamma } = numbers;
+const { alpha, beta, gamma, delta } = numbers;
 
 /** Writes the records, then rebuilds their companies as the worker does. */
 const change = (records: SourceRecord[]) => changeAsTheWorker(services, records, tick);
@@ -50,6 +52,15 @@ const changes = (key: string, id: string, query = '') =>
   request(app).get(`/rest/v1/saved-searches/${id}/changes${query}`).set('X-API-Key', key);
 const brief = (page: { changes: Array<{ type: string; corporateNumber: string; fields?: string[] }> }) =>
   page.changes.map(({ type, corporateNumber, fields }) => [type, corporateNumber, ...(fields ?? [])]);
+const briefJobs = (page: {
+  changes: Array<{ type: string; jobId?: string; corporateNumber: string; fields?: string[] }>;
+}) =>
+  page.changes.map(({ type, jobId, corporateNumber, fields }) => [
+    type,
+    jobId,
+    corporateNumber,
+    ...(fields ?? []),
+  ]);
 
 beforeAll(async () => {
   services = await setUpServices('saved-search-changes', {
@@ -173,6 +184,85 @@ describe('a watched company search', { shuffle: false }, () => {
   });
 });
 
+// one saved job search, change after change, over its own company (delta)
+describe('a watched job search', { shuffle: false }, () => {
+  let user: { key: string; userId: string };
+  let id = '';
+  const first = job({ corporateNumber: delta, salaryMax: 6_000_000 });
+  const second = job({ corporateNumber: delta, salaryMax: 5_000_000 });
+  const deltaAt = (employeeCount: number) =>
+    corporate({ corporateNumber: delta, name: '株式会社デルタ', prefectureId: 13, employeeCount });
+
+  it('is watched from when it is saved; the postings in it then are not reported', async () => {
+    await change([deltaAt(200), first]);
+    user = await newUser();
+    const saved = await save(user.key, {
+      name: 'デルタの求人',
+      search: 'jobs',
+      body: { corporateNumberOr: [delta], corporateEmployeeCountMin: 100 },
+      watchFields: ['salaryMax'],
+    }).expect(201);
+    expect(saved.body).toMatchObject({ watching: true, notWatchingReason: null, watchFields: ['salaryMax'] });
+    id = saved.body.id;
+    expect((await changes(user.key, id).expect(200)).body).toEqual({ changes: [], nextCursor: null });
+  });
+
+  it('reports a new posting, a watched field, a deleted posting, and postings a company change moves', async () => {
+    // a new posting enters
+    await change([second]);
+    // the first one's salary changes (watched)
+    await change([{ ...first, salaryMax: 7_000_000, sourceUpdatedAt: '2026-11-29T02:00:00Z' }]);
+    // the second one is deleted
+    await change([{ type: 'delete_job', id: second.id }]);
+    // the company shrinks below the search's headcount: its posting's company copy leaves it
+    await change([deltaAt(50)]);
+    // and grows back: it enters again
+    await change([deltaAt(150)]);
+    const page = await changes(user.key, id).expect(200);
+    expect(briefJobs(page.body)).toEqual([
+      ['entered', second.id, delta],
+      ['changed', first.id, delta, 'salaryMax'],
+      ['left', second.id, delta],
+      ['left', first.id, delta],
+      ['entered', first.id, delta],
+    ]);
+  });
+
+  it("stops when deleted: its query leaves the job searches' percolator", async () => {
+    const prefix = services.config.indexPrefix;
+    const count = await watchedSearchCount(services.opensearch, prefix, 'jobs');
+    await request(app).delete(`/rest/v1/saved-searches/${id}`).set('X-API-Key', user.key).expect(204);
+    expect(await watchedSearchCount(services.opensearch, prefix, 'jobs')).toBe(count - 1);
+    expect(await services.redis?.exists(`${services.config.redisPrefix}ss-members:${id}`)).toBe(0);
+    expect(await services.redis?.sismember(`${services.config.redisPrefix}ss-in-job:${first.id}`, id)).toBe(
+      0,
+    );
+  });
+});
+
+describe('postings that change company', () => {
+  it('a posting another company claimed before its old company was rebuilt has not left', async () => {
+    const watch = new Membership(services.redis as never, services.config.redisPrefix);
+    const search = `ss_moved${Math.random().toString(36).slice(2, 14)}`;
+    const at = new Date('2026-11-29T03:00:00Z');
+    const seenIn = [{ savedSearchId: search }];
+    const stream = async () =>
+      (await watch.changes(search, { limit: 10 })).changes.map((c) => [c.type, c.jobId, c.corporateNumber]);
+    await watch.seenJobs([{ corporateNumber: alpha, jobs: [{ jobId: 'MOVED1', sightings: seenIn }] }], at);
+    // the posting is now beta's: beta's rebuild sees it first, then alpha's no longer has it
+    await watch.seenJobs([{ corporateNumber: beta, jobs: [{ jobId: 'MOVED1', sightings: seenIn }] }], at);
+    await watch.seenJobs([{ corporateNumber: alpha, jobs: [] }], at);
+    expect(await stream()).toEqual([['entered', 'MOVED1', alpha]]);
+    // gone from beta too (deleted): it leaves
+    await watch.seenJobs([{ corporateNumber: beta, jobs: [] }], at);
+    expect(await stream()).toEqual([
+      ['entered', 'MOVED1', alpha],
+      ['left', 'MOVED1', beta],
+    ]);
+    await watch.forget(search, 'jobs');
+  });
+});
+
 describe('the percolation', () => {
   it('reads every matched search, page after page', async () => {
     const prefix = services.config.indexPrefix;
@@ -200,7 +290,9 @@ describe('the percolation', () => {
         );
       const whole = await percolate(services.opensearch, prefix, documents);
       expect(ours(whole)).toEqual([ids, [], ids]);
-      expect(ours(await percolate(services.opensearch, prefix, documents, 1))).toEqual(ours(whole));
+      expect(ours(await percolate(services.opensearch, prefix, documents, { pageSize: 1 }))).toEqual(
+        ours(whole),
+      );
     } finally {
       for (const savedSearchId of ids) await unregisterQuery(services.opensearch, prefix, savedSearchId);
     }
@@ -208,12 +300,18 @@ describe('the percolation', () => {
 });
 
 describe('searches saved unwatched', () => {
-  it('a job search, and a company search with more results than the watch cap: saved, with the reason', async () => {
+  it('searches with more results than the watch cap: saved, with the reason', async () => {
     const { key } = await newUser();
+    // three postings or more are written before this (the first block, the job search's)
+    await change([
+      job({ corporateNumber: gamma }),
+      job({ corporateNumber: gamma }),
+      job({ corporateNumber: gamma }),
+    ]);
     const jobs = await save(key, { name: 'j', search: 'jobs', body: {} }).expect(201);
     expect(jobs.body).toMatchObject({
       watching: false,
-      notWatchingReason: expect.stringContaining('company searches'),
+      notWatchingReason: expect.stringContaining('more than 2 postings'),
     });
     const wide = await save(key, { name: 'all', search: 'corporates', body: {} }).expect(201);
     expect(wide.body).toMatchObject({
@@ -229,5 +327,16 @@ describe('searches saved unwatched', () => {
       watchFields: ['nope'],
     }).expect(400);
     expect(badField.body.errors[0]).toMatchObject({ field: 'watchFields[0]', value: 'nope' });
+    // a job search watches the Job record's fields, not a company's, nor the snippets
+    const badJobFields = await save(key, {
+      name: 'x',
+      search: 'jobs',
+      body: {},
+      watchFields: ['salaryMax', 'employeeCount', 'descriptionSnippets'],
+    }).expect(400);
+    expect(badJobFields.body.errors).toMatchObject([
+      { field: 'watchFields[1]', reason: 'is not a field of the Job record', value: 'employeeCount' },
+      { field: 'watchFields[2]', value: 'descriptionSnippets' },
+    ]);
   });
 });

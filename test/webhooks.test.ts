@@ -23,7 +23,7 @@ import { listDeadLetters, replayDeadLetters } from '../src/webhooks/dead-letters
 import { webhookQueue } from '../src/webhooks/queue.js';
 import { verifySignature } from '../src/webhooks/signature.js';
 import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../src/webhooks/worker.js';
-import { corporate, numbers } from './fixtures/indexer/records.js';
+import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
 import { changeAsTheWorker, steppingClock } from './support/pipeline-write.js';
 import { Receiver } from './support/webhook-receiver.js';
@@ -91,6 +91,8 @@ beforeAll(async () => {
   services = await setUpServices('webhooks', {
     limits: { ...defaultConfig().limits, ratePerSecond: 10_000 },
     webhooks,
+    // a search of every company (4) is over it: saved unwatched
+    savedSearchWatchMaxResults: 3,
   });
   app = createApp(services);
   await receiver.start();
@@ -168,11 +170,11 @@ describe('the API', () => {
       .post('/webhooks', { savedSearchId: 'ss_00000000000000000000', url: receiver.url })
       .expect(400);
     expect(unknown.body.errors[0]).toMatchObject({ field: 'savedSearchId' });
-    const jobs = await api(user.key)
-      .post('/saved-searches', { name: '求人', search: 'jobs', body: {} })
+    const everyone = await api(user.key)
+      .post('/saved-searches', { name: '全社', search: 'corporates', body: {} })
       .expect(201);
     const unwatched = await api(user.key)
-      .post('/webhooks', { savedSearchId: jobs.body.id, url: receiver.url })
+      .post('/webhooks', { savedSearchId: everyone.body.id, url: receiver.url })
       .expect(400);
     expect(unwatched.body.errors[0].reason).toMatch(/not watched/);
     await api(user.key)
@@ -404,5 +406,38 @@ describe('deliveries', { shuffle: false }, () => {
       .expect(201);
     await api(sub.user.key).delete(`/saved-searches/${sub.savedSearchId}`).expect(204);
     await api(sub.user.key).get(`/webhooks/${again.body.id}`).expect(404);
+  });
+
+  it('a job search sends job events (default job.* only), with the posting', async () => {
+    const user = await newUser();
+    const saved = await api(user.key)
+      .post('/saved-searches', { name: 'デルタの求人', search: 'jobs', body: { corporateNumberOr: [delta] } })
+      .expect(201);
+    expect(saved.body.watching).toBe(true);
+    const wrongKind = await api(user.key)
+      .post('/webhooks', {
+        savedSearchId: saved.body.id,
+        url: receiver.url,
+        events: ['job.entered', 'company.left'],
+      })
+      .expect(400);
+    expect(wrongKind.body.errors).toMatchObject([{ field: 'events[1]', value: 'company.left' }]);
+    const created = await api(user.key)
+      .post('/webhooks', { savedSearchId: saved.body.id, url: receiver.url })
+      .expect(201);
+    expect(created.body.events).toEqual(['job.entered', 'job.left', 'job.changed']);
+    receiver.received = [];
+    const posting = job({ corporateNumber: delta });
+    await change([posting]);
+    await until(() => receiver.received.length >= 1);
+    await change([{ type: 'delete_job', id: posting.id }]);
+    await until(() => receiver.received.length >= 2);
+    const events = receiver.received.map((entry) => JSON.parse(entry.body));
+    expect(events.map((event) => [event.type, event.data.jobId, event.data.corporateNumber])).toEqual([
+      ['job.entered', posting.id, delta],
+      ['job.left', posting.id, delta],
+    ]);
+    for (const entry of receiver.received)
+      expect(verifySignature(entry.body, entry.signature, created.body.secret)).toBe(true);
   });
 });

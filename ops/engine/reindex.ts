@@ -71,6 +71,7 @@ const idField: Record<string, string> = {
   corporates: 'corporateNumber',
   'deleted-corporates': 'corporateNumber',
   'saved-search-queries': 'savedSearchId',
+  'saved-job-search-queries': 'savedSearchId',
 };
 
 interface Move extends IndexMove {

@@ -17,7 +17,7 @@ export interface ScanOptions {
   /** A total order: end with a unique field (`id`), so no two hits share a sort key. */
   sort: Array<Record<string, 'asc' | 'desc'>>;
   /** Fields of `_source` to return (all when omitted; none when false). */
-  source?: string[] | false;
+  source?: string[] | { excludes: string[] } | false;
   /** Also return each document's `_version`. */
   version?: boolean;
   /** Also return each document's sequence number and primary term (for `if_seq_no` writes). */

@@ -62,31 +62,39 @@ export function indexDefinitions(): IndexDefinition[] {
 }
 
 /**
- * Indices whose mapping follows another's. `saved-search-queries`: the compiled queries of
- * the watched saved company searches, matched against companies as they change (the
- * percolator, src/saved-searches/watch.ts); a percolated company is read with this mapping, so
- * it is the corporates mapping plus the query's own fields, and gains every field corporates gains.
+ * Indices whose mapping follows another's: the compiled queries of the watched saved searches,
+ * matched against records as they change (the percolator, src/saved-searches/watch.ts).
+ * `saved-search-queries` holds the company searches' and follows corporates,
+ * `saved-job-search-queries` the job searches' and follows jobs: a percolated record is read with
+ * its queries index's mapping, so that is the record's mapping plus the query's own fields, and
+ * gains every field the record's index gains.
  */
 function derivedDefinitions(files: IndexDefinition[]): IndexDefinition[] {
-  const corporates = files.find((def) => def.name === 'corporates');
-  if (!corporates) return [];
-  return [
-    {
-      name: 'saved-search-queries',
-      version: corporates.version,
-      settings: corporates.settings,
-      mappings: {
-        ...corporates.mappings,
-        properties: {
-          ...corporates.mappings.properties,
-          savedSearchId: { type: 'keyword' },
-          userId: { type: 'keyword' },
-          watchFields: { type: 'keyword' },
-          query: { type: 'percolator' },
+  const derived: Array<[name: string, from: string]> = [
+    ['saved-search-queries', 'corporates'],
+    ['saved-job-search-queries', 'jobs'],
+  ];
+  return derived.flatMap(([name, from]) => {
+    const source = files.find((def) => def.name === from);
+    if (!source) return [];
+    return [
+      {
+        name,
+        version: source.version,
+        settings: source.settings,
+        mappings: {
+          ...source.mappings,
+          properties: {
+            ...source.mappings.properties,
+            savedSearchId: { type: 'keyword' },
+            userId: { type: 'keyword' },
+            watchFields: { type: 'keyword' },
+            query: { type: 'percolator' },
+          },
         },
       },
-    },
-  ];
+    ];
+  });
 }
 
 function definition(index: string): IndexDefinition {

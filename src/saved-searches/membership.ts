@@ -1,22 +1,28 @@
 /**
- * Which watched saved searches each company was last seen in, and the changes that follow
- * from a new sighting, in Redis (the saved searches' own store, ./store.ts):
+ * Which watched saved searches each company and each posting was last seen in, and the
+ * changes that follow from a new sighting, in Redis (the saved searches' own store, ./store.ts):
  *
- *   <prefix>ss-in:<corporateNumber>      set of saved search ids the company is in
- *   <prefix>ss-members:<savedSearchId>   set of corporate numbers in the search
- *   <prefix>ss-watched:<savedSearchId>   hash corporate number -> its watched fields' values (JSON)
- *   <prefix>ss-changes:<savedSearchId>   stream of changes: type, corporateNumber, at, fields
+ *   <prefix>ss-in:<corporateNumber>      set of company search ids the company is in
+ *   <prefix>ss-in-job:<jobId>            set of job search ids the posting is in
+ *   <prefix>ss-members:<savedSearchId>   set of the search's members (corporate numbers or job ids)
+ *   <prefix>ss-watched:<savedSearchId>   hash member -> its watched fields' values (JSON)
+ *   <prefix>ss-changes:<savedSearchId>   stream of changes: type, corporateNumber, jobId (postings), at, fields
+ *   <prefix>ss-company-jobs:<corporateNumber>  set of the company's postings in some job search
+ *   <prefix>ss-job-owner                 hash job id -> the company it was last seen under
  *   <prefix>ss-dirty                     set of saved search ids with webhooks and new changes
  *
  * `seen` compares a company's searches now (the percolator's answer, ./watch.ts) with the last
  * ones in one script, so two rebuilds of the same company at once never report a change twice:
  * a search it is in now and was not: `entered`; one it was in and is not: `left`; one it is in
- * both times whose watched values differ: `changed`, naming the fields. The stream entry ids
+ * both times whose watched values differ: `changed`, naming the fields. `seenJobs` does the
+ * same for every posting of a company, and a posting the company no longer has (deleted)
+ * leaves the searches it was in. The stream entry ids
  * (`<milliseconds>-<sequence>`, given by Redis) are the cursors of `GET /saved-searches/{id}/changes`.
  * Entries older than `retentionDays` are trimmed as the streams are written.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { canonicalJson } from '../canonical-json.js';
+import type { SavedSearchKind } from './store.js';
 
 export type ChangeType = 'entered' | 'left' | 'changed';
 
@@ -24,6 +30,9 @@ export interface Change {
   /** send it back as `cursor` to read the changes after this one */
   cursor: string;
   type: ChangeType;
+  /** job searches: the posting */
+  jobId?: string;
+  /** the company (of the posting, in a job search) */
   corporateNumber: string;
   at: string;
   /** `changed`: the watched fields whose values differ */
@@ -37,59 +46,115 @@ export interface Sighting {
 }
 
 /**
- * KEYS: none (the keys are named from ARGV[1], the prefix: one Redis, not a cluster).
- * ARGV: prefix, corporateNumber, at, oldest stream id to keep, then the sightings as JSON
- * ([{savedSearchId, values?}]). Returns the number of changes written.
+ * The Lua both scripts share. `add` appends a change to a search's stream (`who`: the entry's
+ * record fields, `corporateNumber` and for a posting `jobId`) and marks the search for the
+ * webhook dispatcher when it has webhooks (src/webhooks/dispatcher.ts); `compare` records
+ * where one record is now (`inKey`: the set of searches it is in; `member`: its id in the
+ * searches' member sets and watched-value hashes) and returns how many searches it is in;
+ * `leaveAll` takes a record that is gone out of every search it was in.
  */
-const seenScript = `
-local prefix, company, at, minid = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local now = cjson.decode(ARGV[5])
-local inKey = prefix .. 'ss-in:' .. company
-local before = {}
-for _, id in ipairs(redis.call('SMEMBERS', inKey)) do before[id] = true end
+const sharedLua = `
+local prefix, at, minid = ARGV[1], ARGV[3], ARGV[4]
 local written = 0
-local function add(id, kind, fields)
-  local args = {prefix .. 'ss-changes:' .. id, 'MINID', '~', minid, '*', 'type', kind, 'corporateNumber', company, 'at', at}
+local function add(id, kind, who, fields)
+  local args = {prefix .. 'ss-changes:' .. id, 'MINID', '~', minid, '*', 'type', kind}
+  for _, value in ipairs(who) do table.insert(args, value) end
+  table.insert(args, 'at'); table.insert(args, at)
   if fields then table.insert(args, 'fields'); table.insert(args, fields) end
   redis.call('XADD', unpack(args))
   written = written + 1
-  -- a search with webhooks is marked for the dispatcher (src/webhooks/dispatcher.ts)
   if redis.call('SCARD', prefix .. 'ss-webhooks:' .. id) > 0 then redis.call('SADD', prefix .. 'ss-dirty', id) end
 end
-local seenNow = {}
-for _, sighting in ipairs(now) do
-  local id = sighting.savedSearchId
-  seenNow[id] = true
-  local watchedKey = prefix .. 'ss-watched:' .. id
-  local values = sighting['values']
-  local text = nil
-  if type(values) == 'table' then text = cjson.encode(values) end
-  if not before[id] then
-    redis.call('SADD', inKey, id)
-    redis.call('SADD', prefix .. 'ss-members:' .. id, company)
-    if text then redis.call('HSET', watchedKey, company, text) end
-    add(id, 'entered', nil)
-  elseif text then
-    local old = redis.call('HGET', watchedKey, company)
-    local changed = {}
-    local oldValues = {}
-    if old then oldValues = cjson.decode(old) end
-    for field, value in pairs(values) do
-      if oldValues[field] ~= value then table.insert(changed, field) end
-    end
-    if #changed > 0 then
-      table.sort(changed)
-      redis.call('HSET', watchedKey, company, text)
-      add(id, 'changed', cjson.encode(changed))
+local function compare(inKey, member, who, now)
+  local before = {}
+  for _, id in ipairs(redis.call('SMEMBERS', inKey)) do before[id] = true end
+  local seenNow = {}
+  local count = 0
+  for _, sighting in ipairs(now) do
+    local id = sighting.savedSearchId
+    seenNow[id] = true
+    count = count + 1
+    local watchedKey = prefix .. 'ss-watched:' .. id
+    local values = sighting['values']
+    local text = nil
+    if type(values) == 'table' then text = cjson.encode(values) end
+    if not before[id] then
+      redis.call('SADD', inKey, id)
+      redis.call('SADD', prefix .. 'ss-members:' .. id, member)
+      if text then redis.call('HSET', watchedKey, member, text) end
+      add(id, 'entered', who, nil)
+    elseif text then
+      local old = redis.call('HGET', watchedKey, member)
+      local changed = {}
+      local oldValues = {}
+      if old then oldValues = cjson.decode(old) end
+      for field, value in pairs(values) do
+        if oldValues[field] ~= value then table.insert(changed, field) end
+      end
+      if #changed > 0 then
+        table.sort(changed)
+        redis.call('HSET', watchedKey, member, text)
+        add(id, 'changed', who, cjson.encode(changed))
+      end
     end
   end
+  for id, _ in pairs(before) do
+    if not seenNow[id] then
+      redis.call('SREM', inKey, id)
+      redis.call('SREM', prefix .. 'ss-members:' .. id, member)
+      redis.call('HDEL', prefix .. 'ss-watched:' .. id, member)
+      add(id, 'left', who, nil)
+    end
+  end
+  return count
 end
-for id, _ in pairs(before) do
-  if not seenNow[id] then
-    redis.call('SREM', inKey, id)
-    redis.call('SREM', prefix .. 'ss-members:' .. id, company)
-    redis.call('HDEL', prefix .. 'ss-watched:' .. id, company)
-    add(id, 'left', nil)
+local function leaveAll(inKey, member, who)
+  compare(inKey, member, who, {})
+  redis.call('DEL', inKey)
+end
+`;
+
+/**
+ * A company. KEYS: none (the keys are named from ARGV[1], the prefix: one Redis, not a
+ * cluster). ARGV: prefix, corporateNumber, at, oldest stream id to keep, then the sightings as
+ * JSON ([{savedSearchId, values?}]). Returns the number of changes written.
+ */
+const seenScript = `${sharedLua}
+local company = ARGV[2]
+compare(prefix .. 'ss-in:' .. company, company, {'corporateNumber', company}, cjson.decode(ARGV[5]))
+return written
+`;
+
+/**
+ * The postings of one company. ARGV as `seenScript`'s, the fifth every posting the company has
+ * now with its sightings ([{jobId, sightings: [{savedSearchId, values?}]}]). A posting of the
+ * company's that is in some search (`ss-company-jobs:<corporateNumber>`) and is not among them
+ * is gone (deleted, or now another company's): it leaves every search, unless another
+ * company's rebuild has claimed it since (`ss-job-owner`), whose sighting then stands.
+ */
+const seenJobsScript = `${sharedLua}
+local company = ARGV[2]
+local companyJobs = prefix .. 'ss-company-jobs:' .. company
+local owners = prefix .. 'ss-job-owner'
+local present = {}
+for _, job in ipairs(cjson.decode(ARGV[5])) do
+  local id = job.jobId
+  present[id] = true
+  local count = compare(prefix .. 'ss-in-job:' .. id, id, {'jobId', id, 'corporateNumber', company}, job.sightings)
+  if count > 0 then
+    redis.call('SADD', companyJobs, id)
+    redis.call('HSET', owners, id, company)
+  elseif redis.call('SREM', companyJobs, id) > 0 and redis.call('HGET', owners, id) == company then
+    redis.call('HDEL', owners, id)
+  end
+end
+for _, id in ipairs(redis.call('SMEMBERS', companyJobs)) do
+  if not present[id] then
+    redis.call('SREM', companyJobs, id)
+    if redis.call('HGET', owners, id) == company then
+      leaveAll(prefix .. 'ss-in-job:' .. id, id, {'jobId', id, 'corporateNumber', company})
+      redis.call('HDEL', owners, id)
+    end
   end
 end
 return written
@@ -105,16 +170,42 @@ export class Membership {
   ) {}
 
   /** Records where each company is now; returns the number of changes written. */
-  async seen(
+  seen(
     companies: ReadonlyArray<{ corporateNumber: string; sightings: Sighting[] }>,
     now: Date,
   ): Promise<number> {
+    return this.run(
+      seenScript,
+      companies.map(({ corporateNumber, sightings }) => [corporateNumber, sightings]),
+      now,
+    );
+  }
+
+  /**
+   * Records where each posting of each company is now: `jobs`, every posting the company has
+   * (with no sighting when it is in no search), so that one it no longer has leaves its searches.
+   */
+  seenJobs(
+    companies: ReadonlyArray<{
+      corporateNumber: string;
+      jobs: ReadonlyArray<{ jobId: string; sightings: Sighting[] }>;
+    }>,
+    now: Date,
+  ): Promise<number> {
+    return this.run(
+      seenJobsScript,
+      companies.map(({ corporateNumber, jobs }) => [corporateNumber, jobs]),
+      now,
+    );
+  }
+
+  private async run(script: string, companies: Array<[string, unknown]>, now: Date): Promise<number> {
     if (companies.length === 0) return 0;
     const minid = String(now.getTime() - this.retentionDays * dayMs);
     const pipeline = this.redis.pipeline();
-    for (const { corporateNumber, sightings } of companies)
+    for (const [corporateNumber, sightings] of companies)
       pipeline.eval(
-        seenScript,
+        script,
         0,
         this.prefix,
         corporateNumber,
@@ -138,20 +229,46 @@ export class Membership {
     const pipeline = this.redis.pipeline();
     for (const { corporateNumber, values } of members) {
       pipeline.sadd(`${this.prefix}ss-in:${corporateNumber}`, savedSearchId);
-      pipeline.sadd(`${this.prefix}ss-members:${savedSearchId}`, corporateNumber);
-      if (values)
-        pipeline.hset(`${this.prefix}ss-watched:${savedSearchId}`, corporateNumber, JSON.stringify(values));
+      this.addMember(pipeline, savedSearchId, corporateNumber, values);
     }
-    const failed = ((await pipeline.exec()) ?? []).find(([error]) => error);
-    if (failed) throw failed[0];
+    await execAll(pipeline);
   }
 
-  /** Forgets a search: its members, their sightings of it, its changes. */
-  async forget(savedSearchId: string): Promise<void> {
+  /** The postings a job search starts with (no change reported for them), as `start`. */
+  async startJobs(
+    savedSearchId: string,
+    members: ReadonlyArray<{ jobId: string; corporateNumber: string; values?: Record<string, string> }>,
+  ): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    for (const { jobId, corporateNumber, values } of members) {
+      pipeline.sadd(`${this.prefix}ss-in-job:${jobId}`, savedSearchId);
+      pipeline.sadd(`${this.prefix}ss-company-jobs:${corporateNumber}`, jobId);
+      pipeline.hset(`${this.prefix}ss-job-owner`, jobId, corporateNumber);
+      this.addMember(pipeline, savedSearchId, jobId, values);
+    }
+    await execAll(pipeline);
+  }
+
+  private addMember(
+    pipeline: ChainableCommander,
+    savedSearchId: string,
+    member: string,
+    values: Record<string, string> | undefined,
+  ): void {
+    pipeline.sadd(`${this.prefix}ss-members:${savedSearchId}`, member);
+    if (values) pipeline.hset(`${this.prefix}ss-watched:${savedSearchId}`, member, JSON.stringify(values));
+  }
+
+  /**
+   * Forgets a search: its members, their sightings of it, its changes. (A posting's entries in
+   * `ss-company-jobs` and `ss-job-owner` go at its company's next rebuild, which finds it in no search.)
+   */
+  async forget(savedSearchId: string, kind: SavedSearchKind = 'corporates'): Promise<void> {
     const membersKey = `${this.prefix}ss-members:${savedSearchId}`;
     const members = await this.redis.smembers(membersKey);
+    const inKey = kind === 'jobs' ? 'ss-in-job:' : 'ss-in:';
     const pipeline = this.redis.pipeline();
-    for (const company of members) pipeline.srem(`${this.prefix}ss-in:${company}`, savedSearchId);
+    for (const member of members) pipeline.srem(`${this.prefix}${inKey}${member}`, savedSearchId);
     pipeline.del(
       membersKey,
       `${this.prefix}ss-watched:${savedSearchId}`,
@@ -180,9 +297,11 @@ export class Membership {
       const values = new Map<string, string>();
       for (let i = 0; i + 1 < flat.length; i += 2) values.set(flat[i] as string, flat[i + 1] as string);
       const fields = values.get('fields');
+      const jobId = values.get('jobId');
       return {
         cursor,
         type: values.get('type') as ChangeType,
+        ...(jobId ? { jobId } : {}),
         corporateNumber: values.get('corporateNumber') ?? '',
         at: values.get('at') ?? '',
         ...(fields ? { fields: JSON.parse(fields) as string[] } : {}),
@@ -190,6 +309,12 @@ export class Membership {
     });
     return { changes, nextCursor: changes.at(-1)?.cursor ?? from.after ?? null };
   }
+}
+
+/** Runs a pipeline; its first failure thrown. */
+async function execAll(pipeline: ChainableCommander): Promise<void> {
+  const failed = ((await pipeline.exec()) ?? []).find(([error]) => error);
+  if (failed) throw failed[0];
 }
 
 /** A stream entry id, as a cursor is spelled. */

@@ -1,20 +1,20 @@
 /**
- * A saved company search starts being watched when it is saved (./watch.ts, ./membership.ts):
- * the companies in its results then are its members (no change is reported for them), and its
- * compiled query goes to the percolator, so the worker's rebuilds report what enters, leaves
- * or changes from then on. A search with more than `SAVED_SEARCH_WATCH_MAX_RESULTS` (10,000) results when saved is
- * kept but not watched (the reason says so): narrow it to watch it. Job searches are not
- * watched (their changes are not kept yet).
+ * A saved search starts being watched when it is saved (./watch.ts, ./membership.ts): the
+ * records in its results then (companies, or postings for a job search) are its members (no
+ * change is reported for them), and its compiled query goes to its kind's percolator index,
+ * so the worker's rebuilds report what enters, leaves or changes from then on. A search with
+ * more than `SAVED_SEARCH_WATCH_MAX_RESULTS` (10,000) results when saved is kept but not
+ * watched (the reason says so): narrow it to watch it.
  *
  *   await startWatching(services, 'u-1', saved, plan)
  *   // -> { watching: true, notWatchingReason: null }
  */
 import type { Redis } from 'ioredis';
-import { corporateSearch } from '../catalogue/searches.js';
+import { corporateSearch, jobSearch } from '../catalogue/searches.js';
 import { withRetry } from '../opensearch/retry.js';
 import { compileSearch } from '../search/compile-search.js';
 import type { SearchPlan } from '../search/plan.js';
-import { toCorporateRecord } from '../search/records.js';
+import { toCorporateRecord, toJobRecord } from '../search/records.js';
 import type { Services } from '../services.js';
 import { WebhookStore } from '../webhooks/store.js';
 import { Membership, watchedValues } from './membership.js';
@@ -43,11 +43,12 @@ export async function startWatching(
   plan: SearchPlan,
 ): Promise<Pick<SavedSearch, 'watching' | 'notWatchingReason'>> {
   const membership = membershipOf(services);
-  if (saved.search !== 'corporates' || !membership)
-    return { watching: false, notWatchingReason: 'changes are kept for company searches only' };
+  if (!membership)
+    return { watching: false, notWatchingReason: 'the service keeps no changes here (no Redis)' };
+  const jobs = saved.search === 'jobs';
   const prefix = services.config.indexPrefix;
   const watchedResultsMax = services.config.savedSearchWatchMaxResults;
-  const request = compileSearch(corporateSearch, plan, prefix);
+  const request = compileSearch(jobs ? jobSearch : corporateSearch, plan, prefix);
   const query = (request.body as Doc).query;
   const { body } = await withRetry(() =>
     services.opensearch.search({
@@ -56,7 +57,7 @@ export async function startWatching(
         query: query as never,
         size: watchedResultsMax,
         track_total_hits: watchedResultsMax + 1,
-        _source: ['corporateNumber', ...saved.watchFields],
+        _source: ['corporateNumber', ...(jobs ? ['id'] : []), ...saved.watchFields],
       },
     }),
   );
@@ -64,31 +65,36 @@ export async function startWatching(
   if (total > watchedResultsMax)
     return {
       watching: false,
-      notWatchingReason: `more than ${watchedResultsMax.toLocaleString('en')} companies match it: narrow it to watch its changes`,
+      notWatchingReason: `more than ${watchedResultsMax.toLocaleString('en')} ${jobs ? 'postings' : 'companies'} match it: narrow it to watch its changes`,
     };
+  const toRecord = jobs ? toJobRecord : toCorporateRecord;
   const members = (body.hits.hits as Array<{ _source?: Doc }>).map((hit) => {
     const source = hit._source ?? {};
     return {
       corporateNumber: String(source.corporateNumber),
-      ...(saved.watchFields.length > 0
-        ? { values: watchedValues(toCorporateRecord(source), saved.watchFields) }
-        : {}),
+      jobId: String(source.id),
+      ...(saved.watchFields.length > 0 ? { values: watchedValues(toRecord(source), saved.watchFields) } : {}),
     };
   });
-  await membership.start(saved.id, members);
-  await registerQuery(services.opensearch, prefix, {
-    savedSearchId: saved.id,
-    userId,
-    watchFields: saved.watchFields,
-    query,
-  });
+  if (jobs) await membership.startJobs(saved.id, members);
+  else await membership.start(saved.id, members);
+  await registerQuery(
+    services.opensearch,
+    prefix,
+    { savedSearchId: saved.id, userId, watchFields: saved.watchFields, query },
+    saved.search,
+  );
   return { watching: true, notWatchingReason: null };
 }
 
 /** Stops watching it: the percolator forgets its query, Redis its members, changes and webhooks. */
-export async function stopWatching(services: Services, savedSearchId: string): Promise<void> {
-  await unregisterQuery(services.opensearch, services.config.indexPrefix, savedSearchId);
-  await membershipOf(services)?.forget(savedSearchId);
+export async function stopWatching(
+  services: Services,
+  saved: Pick<SavedSearch, 'id' | 'search'>,
+): Promise<void> {
+  const savedSearchId = saved.id;
+  await unregisterQuery(services.opensearch, services.config.indexPrefix, savedSearchId, saved.search);
+  await membershipOf(services)?.forget(savedSearchId, saved.search);
   const redis = savedSearchRedis(services);
   if (redis) await new WebhookStore(redis, services.config.redisPrefix).deleteForSavedSearch(savedSearchId);
 }

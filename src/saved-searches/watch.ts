@@ -1,26 +1,35 @@
 /**
- * Watching saved company searches: which companies entered, left or changed a watched field in
- * a search's results, found where companies change (the company rebuild, indexer/rebuild.ts)
- * with the engine's percolator, so the cost follows the changed companies, not the number of
- * saved searches (docs/api.md, "Saved searches").
+ * Watching saved searches: which records entered, left or changed a watched field in a
+ * search's results, found where records change (the company rebuild, indexer/rebuild.ts, which
+ * follows every posting written or deleted and every company change) with the engine's
+ * percolator, so the cost follows the changed records, not the number of saved searches
+ * (docs/api.md, "Saved searches").
  *
- * - A watched search's compiled query is kept in `saved-search-queries` (a percolator index
- *   with the corporates mapping, src/opensearch/mappings.ts) with the record fields it watches
- *   (`registerQuery`, `unregisterQuery`).
- * - The rebuild percolates each company as it will be, one request per chunk (`percolate`):
- *   the searches it matches now. ./membership.ts compares them with the searches it was last
- *   seen in and appends the differences to each search's changes.
+ * - A watched search's compiled query is kept in its kind's percolator index
+ *   (`saved-search-queries` with the corporates mapping for company searches,
+ *   `saved-job-search-queries` with the jobs mapping for job searches;
+ *   src/opensearch/mappings.ts) with the record fields it watches (`registerQuery`,
+ *   `unregisterQuery`).
+ * - The rebuild percolates each company, and each posting of it, as it will be, one request per
+ *   chunk (`percolate`): the searches it matches now. ./membership.ts compares them with the
+ *   searches it was last seen in and appends the differences to each search's changes.
  *
  *   await percolate(client, prefix, [companyDoc])
  *   // -> [[{ savedSearchId: 'ss_…', watchFields: ['employeeCount'] }]]  (per document)
+ *   await percolate(client, prefix, [jobDoc], { kind: 'jobs' })
  */
 import type { OpenSearchClient } from '../opensearch/client.js';
 import { indexName } from '../opensearch/indices.js';
 import { withRetry } from '../opensearch/retry.js';
+import type { SavedSearchKind } from './store.js';
 
 type Doc = Record<string, unknown>;
 
-export const queriesIndex = 'saved-search-queries';
+/** The percolator index of each kind of saved search. */
+export const queriesIndexes: Record<SavedSearchKind, string> = {
+  corporates: 'saved-search-queries',
+  jobs: 'saved-job-search-queries',
+};
 
 export interface PercolatorMatch {
   savedSearchId: string;
@@ -32,10 +41,11 @@ export async function registerQuery(
   client: OpenSearchClient,
   prefix: string,
   entry: { savedSearchId: string; userId: string; watchFields: readonly string[]; query: unknown },
+  kind: SavedSearchKind = 'corporates',
 ): Promise<void> {
   await withRetry(() =>
     client.index({
-      index: indexName(prefix, queriesIndex),
+      index: indexName(prefix, queriesIndexes[kind]),
       id: entry.savedSearchId,
       refresh: true,
       body: { ...entry, watchFields: [...entry.watchFields] },
@@ -47,19 +57,24 @@ export async function unregisterQuery(
   client: OpenSearchClient,
   prefix: string,
   savedSearchId: string,
+  kind: SavedSearchKind = 'corporates',
 ): Promise<void> {
   await withRetry(() =>
     client.delete(
-      { index: indexName(prefix, queriesIndex), id: savedSearchId, refresh: true },
+      { index: indexName(prefix, queriesIndexes[kind]), id: savedSearchId, refresh: true },
       { ignore: [404] },
     ),
   );
 }
 
-/** How many searches are watched: with none, the rebuild asks the percolator nothing. */
-export async function watchedSearchCount(client: OpenSearchClient, prefix: string): Promise<number> {
+/** How many searches of a kind are watched: with none, the rebuild asks the percolator nothing. */
+export async function watchedSearchCount(
+  client: OpenSearchClient,
+  prefix: string,
+  kind: SavedSearchKind = 'corporates',
+): Promise<number> {
   const { body } = await withRetry(() =>
-    client.count({ index: indexName(prefix, queriesIndex) }, { ignore: [404] }),
+    client.count({ index: indexName(prefix, queriesIndexes[kind]) }, { ignore: [404] }),
   );
   return Number((body as { count?: number }).count ?? 0);
 }
@@ -72,7 +87,7 @@ export async function percolate(
   client: OpenSearchClient,
   prefix: string,
   documents: readonly Doc[],
-  pageSize = matchesPerPage,
+  { kind = 'corporates', pageSize = matchesPerPage }: { kind?: SavedSearchKind; pageSize?: number } = {},
 ): Promise<PercolatorMatch[][]> {
   const matches: PercolatorMatch[][] = documents.map(() => []);
   if (documents.length === 0) return matches;
@@ -80,7 +95,7 @@ export async function percolate(
   for (;;) {
     const { body } = await withRetry(() =>
       client.search({
-        index: indexName(prefix, queriesIndex),
+        index: indexName(prefix, queriesIndexes[kind]),
         body: {
           size: pageSize,
           _source: ['savedSearchId', 'watchFields'],

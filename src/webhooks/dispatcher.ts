@@ -42,12 +42,14 @@ export function eventOf(savedSearchId: string, cursor: string, flat: string[]): 
   const values = new Map<string, string>();
   for (let i = 0; i + 1 < flat.length; i += 2) values.set(flat[i] as string, flat[i + 1] as string);
   const fields = values.get('fields');
+  const jobId = values.get('jobId');
   return {
     id: `evt_${savedSearchId.slice(3)}_${cursor}`,
-    type: `company.${values.get('type')}` as WebhookEventType,
+    type: `${jobId ? 'job' : 'company'}.${values.get('type')}` as WebhookEventType,
     createdAt: values.get('at') ?? '',
     savedSearchId,
     data: {
+      ...(jobId ? { jobId } : {}),
       corporateNumber: values.get('corporateNumber') ?? '',
       cursor,
       ...(fields ? { fields: JSON.parse(fields) as string[] } : {}),

@@ -24,10 +24,13 @@ export interface WebhookEvent {
   createdAt: string;
   savedSearchId: string;
   data: {
+    /** job.*: the posting */
+    jobId?: string;
+    /** the company (of the posting, for job.*) */
     corporateNumber: string;
     /** the change's cursor in GET /saved-searches/{id}/changes */
     cursor: string;
-    /** company.changed: the watched fields whose values changed */
+    /** *.changed: the watched fields whose values changed */
     fields?: string[];
   };
 }

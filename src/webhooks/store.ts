@@ -17,7 +17,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-export const webhookEventTypes = ['company.entered', 'company.left', 'company.changed'] as const;
+export const webhookEventTypes = [
+  'company.entered',
+  'company.left',
+  'company.changed',
+  'job.entered',
+  'job.left',
+  'job.changed',
+] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** A webhook as its owner sees it (never its secret, but when created or rotated). */

@@ -16,11 +16,8 @@ import { rebuildCompanies } from '../../indexer/rebuild.js';
 import type { SourceRecord } from '../../indexer/source-types.js';
 import type { Services } from '../../src/services.js';
 
-export async function writeRecords(
-  services: Services,
-  records: SourceRecord[],
-  now: () => Date,
-): Promise<void> {
+/** Writes the records as the pipeline does; the companies they touched (to rebuild). */
+async function writeOnly(services: Services, records: SourceRecord[], now: () => Date): Promise<Set<string>> {
   const pipeline = new IngestPipeline({
     client: services.opensearch,
     indexPrefix: services.config.indexPrefix,
@@ -30,9 +27,22 @@ export async function writeRecords(
   for (const item of records) await pipeline.add(item, 'test');
   await pipeline.flush();
   for (const counts of Object.values(pipeline.report)) expect(counts.rejected).toBe(0);
-  await rebuildCompanies(services.opensearch, services.config.indexPrefix, pipeline.touched, { now: now() });
+  return pipeline.touched;
+}
+
+async function refreshAll(services: Services): Promise<void> {
   const names = indexNames(services.config.indexPrefix);
   await services.opensearch.indices.refresh({ index: Object.values(names).join(',') });
+}
+
+export async function writeRecords(
+  services: Services,
+  records: SourceRecord[],
+  now: () => Date,
+): Promise<void> {
+  const touched = await writeOnly(services, records, now);
+  await rebuildCompanies(services.opensearch, services.config.indexPrefix, touched, { now: now() });
+  await refreshAll(services);
 }
 
 /** A clock for the pipeline's writes: one second later at every call, from `start`. */
@@ -45,23 +55,22 @@ export function steppingClock(start: string): () => Date {
 }
 
 /**
- * Writes the records as the pipeline does, then rebuilds their companies as the worker's
- * rebuild job does, so watched saved searches see the change (src/saved-searches/membership.ts).
+ * Writes the records as the pipeline does, then rebuilds the companies they touched as the
+ * worker's rebuild job does (once, with the watch), so watched saved searches see the change
+ * (src/saved-searches/membership.ts).
  */
 export async function changeAsTheWorker(
   services: Services,
   records: SourceRecord[],
   now: () => Date,
 ): Promise<void> {
-  await writeRecords(services, records, now);
-  const companies = [
-    ...new Set(records.map((record) => String((record as { corporateNumber: string }).corporateNumber))),
-  ];
-  await services.redis?.sadd(rebuildSetKey(services.config.redisPrefix), ...companies);
+  const touched = await writeOnly(services, records, now);
+  if (touched.size > 0) await services.redis?.sadd(rebuildSetKey(services.config.redisPrefix), ...touched);
   await drainRebuilds({
     opensearch: services.opensearch,
     indexPrefix: services.config.indexPrefix,
     connection: services.redis as never,
     redisPrefix: services.config.redisPrefix,
   } as never);
+  await refreshAll(services);
 }

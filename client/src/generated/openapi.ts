@@ -539,11 +539,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What entered, left or changed in a watched company search's results
-         * @description The changes of a watched saved company search since a cursor this endpoint answered
-         *     (`cursor`), or from a time (`since`, for a caller that lost its cursor), in the order
-         *     they were found, each once when the cursor is sent back. Found by the indexer as
-         *     companies change (their postings, their fields, the nightly hiring-activity count).
+         * What entered, left or changed in a watched saved search's results
+         * @description The changes of a watched saved search (companies of a company search, postings of a
+         *     job search) since a cursor this endpoint answered (`cursor`), or from a time (`since`,
+         *     for a caller that lost its cursor), in the order they were found, each once when the
+         *     cursor is sent back. Found by the indexer as companies and postings change (new,
+         *     changed and deleted postings, company fields, the nightly hiring-activity count).
          *     Kept 30 days. Charged as a page of search results (`SEARCH_CREDIT_COST`).
          */
         get: operations["listSavedSearchChanges"];
@@ -567,8 +568,8 @@ export interface paths {
         put?: never;
         /**
          * Send a watched saved search's changes to a URL
-         * @description Subscribes an HTTPS URL to the changes of one of the caller's watched saved company
-         *     searches. Each change found after this call is POSTed there as an event
+         * @description Subscribes an HTTPS URL to the changes of one of the caller's watched saved searches
+         *     (`company.*` events for a company search, `job.*` for a job search). Each change found after this call is POSTed there as an event
          *     (`WebhookEvent`), signed with the secret this answer holds (shown this once; rotate it
          *     to get another): header `Corpsearch-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
          *     "<t>.<body>">`. Any answer but a 2xx within `WEBHOOK_TIMEOUT_MS` (10 s) is retried,
@@ -1170,8 +1171,10 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Company searches: fields of the Corporate record (`employeeCount`, `hiringActivity`,
-             *     ...) whose change, for a company in the results, is reported as a `changed` change.
+             * @description Fields of the search's record (a company search: the Corporate record's,
+             *     `employeeCount`, `hiringActivity`, ...; a job search: the Job record's, `salaryMax`,
+             *     `title`, ... but not `descriptionSnippets`) whose change, for a record in the
+             *     results, is reported as a `changed` change.
              */
             watchFields?: readonly string[];
         };
@@ -1182,10 +1185,13 @@ export interface components {
              */
             cursor: string;
             /**
-             * @description `entered`: the company came into the results; `left`: it went out; `changed`: a watched field changed while it stayed in.
+             * @description `entered`: the record (company, or posting of a job search) came into the results; `left`: it went out (a deleted posting too); `changed`: a watched field changed while it stayed in.
              * @enum {string}
              */
             type: "entered" | "left" | "changed";
+            /** @description Job searches: the posting. */
+            jobId?: string;
+            /** @description The company (of the posting, in a job search). */
             corporateNumber: string;
             /**
              * Format: date-time
@@ -1196,20 +1202,23 @@ export interface components {
             fields?: string[];
         };
         /**
-         * @description `company.entered`: a company entered the saved search's results; `company.left`: it
-         *     left them; `company.changed`: it stayed in them and a watched field changed.
+         * @description A company search's: `company.entered`: a company entered the saved search's results;
+         *     `company.left`: it left them; `company.changed`: it stayed in them and a watched field
+         *     changed. A job search's, the same for a posting: `job.entered` (a new posting that
+         *     matches, or one that came to match), `job.left` (one that no longer matches, or was
+         *     deleted), `job.changed`.
          * @enum {string}
          */
-        WebhookEventType: "company.entered" | "company.left" | "company.changed";
+        WebhookEventType: "company.entered" | "company.left" | "company.changed" | "job.entered" | "job.left" | "job.changed";
         WebhookCreate: {
-            /** @description One of the caller's watched saved company searches. */
+            /** @description One of the caller's watched saved searches. */
             savedSearchId: string;
             /**
              * @description Where to POST the events; `https:`, its host resolving to public addresses only.
              * @example https://hooks.example.jp/corpsearch
              */
             url: string;
-            /** @description The event types to send (default every one). */
+            /** @description The event types to send, of the saved search's kind (`company.*` for a company search, `job.*` for a job search; default every one of them). */
             events?: readonly components["schemas"]["WebhookEventType"][];
         };
         Webhook: {
@@ -1276,10 +1285,12 @@ export interface components {
             createdAt: string;
             savedSearchId: string;
             data: {
+                /** @description `job.*`: the posting. */
+                jobId?: string;
                 corporateNumber: string;
                 /** @description The change's cursor in `GET /saved-searches/{id}/changes`. */
                 cursor: string;
-                /** @description `company.changed`: the watched fields whose values changed. */
+                /** @description `company.changed`, `job.changed`: the watched fields whose values changed. */
                 fields?: string[];
             };
         };
@@ -1299,7 +1310,7 @@ export interface components {
                 [key: string]: unknown;
             };
             watchFields: string[];
-            /** @description Its changes are kept (a company search of at most `SAVED_SEARCH_WATCH_MAX_RESULTS` (10,000) results when saved). */
+            /** @description Its changes are kept (a search of at most `SAVED_SEARCH_WATCH_MAX_RESULTS` (10,000) results when saved). */
             watching: boolean;
             /** @description Why its changes are not kept, when they are not. */
             notWatchingReason: string | null;

@@ -62,19 +62,24 @@ function checkBody(
   }
 }
 
-/** Watched fields: record fields of a company search, each once. */
+/** What each kind of search may watch: its record's fields (a job's snippets depend on the search). */
+const watchable: Record<SavedSearchKind, { fields: readonly string[]; record: string }> = {
+  corporates: { fields: recordFieldNames.corporates, record: 'Corporate' },
+  jobs: { fields: recordFieldNames.jobs.filter((field) => field !== 'descriptionSnippets'), record: 'Job' },
+};
+
+/** Watched fields: fields of the search's record, each once. */
 function checkWatchFields(search: SavedSearchKind, fields: string[]): void {
   const problems: FieldError[] = [];
-  if (search === 'jobs' && fields.length > 0)
-    problems.push({
-      field: 'watchFields',
-      reason: 'is for company searches: the changes of job searches are not kept',
-    });
+  const { fields: allowed, record } = watchable[search];
   fields.forEach((field, i) => {
-    if (search === 'corporates' && !recordFieldNames.corporates.includes(field))
+    if (!allowed.includes(field))
       problems.push({
         field: `watchFields[${i}]`,
-        reason: 'is not a field of the Corporate record',
+        reason:
+          field === 'descriptionSnippets'
+            ? 'cannot be watched: the snippets follow the search, not the posting'
+            : `is not a field of the ${record} record`,
         value: field,
       });
   });
@@ -111,7 +116,7 @@ export function createSavedSearchHandler(services: Services): RequestHandler {
       await store.update(userId, saved);
     } catch (error) {
       // not kept half-watched: the caller saves it again
-      await stopWatching(services, created.id).catch(() => undefined);
+      await stopWatching(services, created).catch(() => undefined);
       await store.delete(userId, created.id);
       throw error;
     }
@@ -141,10 +146,11 @@ export function getSavedSearchHandler(services: Services): RequestHandler {
 
 export function deleteSavedSearchHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
-    const id = idOf(req);
-    const deleted = await storeOf(services).delete(currentUser(res).id, id);
-    if (!deleted) throw errors.notFound('The saved search');
-    await stopWatching(services, id);
+    const store = storeOf(services);
+    const userId = currentUser(res).id;
+    const saved = await store.get(userId, idOf(req));
+    if (!saved || !(await store.delete(userId, saved.id))) throw errors.notFound('The saved search');
+    await stopWatching(services, saved);
     if (stillAnswering(res)) res.status(204).end();
   };
 }

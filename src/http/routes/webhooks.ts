@@ -60,9 +60,23 @@ function createHandler(services: Services): RequestHandler {
           reason: `is not watched, so it has no changes to send: ${saved.notWatchingReason ?? 'it was saved without it'}`,
         },
       ]);
-    const chosen = events
-      ? webhookEventTypes.filter((type) => events.includes(type))
-      : [...webhookEventTypes];
+    // a search sends the events of its records: company.* for companies, job.* for postings
+    const kindOf = `${saved.search === 'jobs' ? 'job' : 'company'}.`;
+    const problems = (events ?? []).flatMap((type, i) =>
+      type.startsWith(kindOf)
+        ? []
+        : [
+            {
+              field: `events[${i}]`,
+              reason: `is not an event of a ${saved.search === 'jobs' ? 'job' : 'company'} search (${kindOf}*)`,
+              value: type,
+            },
+          ],
+    );
+    if (problems.length > 0) throw errors.validation(problems);
+    const chosen = webhookEventTypes.filter(
+      (type) => type.startsWith(kindOf) && (!events || events.includes(type)),
+    );
     const cap = services.config.webhooks.perUser;
     const created = await webhooks.create(userId, { savedSearchId, url, events: chosen }, cap);
     if (!created) throw errors.webhookLimit(cap);
