@@ -33,7 +33,7 @@ import {
   toHistoryDocument,
 } from './hiring-activity.js';
 import { type IndexNames, indexNames } from './index-names.js';
-import { recordJobSightings, recordSightings } from './sightings.js';
+import { recordJobSightings, recordSightings, writtenDocs } from './sightings.js';
 import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
 import { countWorkLocations } from './work-location.js';
@@ -322,18 +322,14 @@ export async function rebuildCompanies(
     result.failures.push(...corporateFailures);
     const jobFailures = await writeBulkChunked(client, jobOps);
     result.failures.push(...jobFailures);
-    if (watchJobs) {
-      const failed = new Set(jobFailures.map((failure) => failure.op.id));
-      const fannedOut = new Map(
-        jobOps.filter((op) => !failed.has(op.id)).map((op) => [op.id, (op.body as { doc: Doc }).doc]),
-      );
-      await recordJobSightings(client, prefix, watchJobs, chunk, fannedOut, now);
-    }
+    if (watchJobs)
+      await recordJobSightings(client, prefix, watchJobs, chunk, writtenDocs(jobOps, jobFailures), now);
     if (watch) {
-      const failed = new Set(corporateFailures.map((failure) => failure.op.ref));
-      const written = corporateOps.filter((op) => !failed.has(op.ref));
       const sources = new Map(found.map((doc) => [doc.id, doc.source]));
-      const after = written.map((op) => ({ ...sources.get(op.ref), ...(op.body as { doc: Doc }).doc }));
+      const after = [...writtenDocs(corporateOps, corporateFailures)].map(([id, doc]) => ({
+        ...sources.get(id),
+        ...doc,
+      }));
       await recordSightings(client, prefix, watch, after, now);
     }
     result.rebuilt += corporateOps.length;

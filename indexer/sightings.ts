@@ -12,6 +12,7 @@
  *   await recordSightings(client, prefix, watch, [companyDoc], now)
  *   await recordJobSightings(client, prefix, watch, ['1234567890123'], fannedOut, now)
  */
+import type { BulkFailure, BulkOp } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { type Membership, type Sighting, watchedValues } from '../src/saved-searches/membership.js';
@@ -19,6 +20,15 @@ import { percolate } from '../src/saved-searches/watch.js';
 import { compactRecordField, toCorporateRecord, toJobRecord } from '../src/search/records.js';
 import { indexNames } from './index-names.js';
 import type { Doc } from './transform.js';
+
+/** The partial documents of the update writes that were not refused, by document id. */
+export function writtenDocs(
+  ops: ReadonlyArray<BulkOp<string>>,
+  failures: ReadonlyArray<BulkFailure<string>>,
+) {
+  const failed = new Set(failures.map((failure) => failure.op.id));
+  return new Map(ops.filter((op) => !failed.has(op.id)).map((op) => [op.id, (op.body as { doc: Doc }).doc]));
+}
 
 /** Postings percolated per request (the percolator's answer names each one's slot). */
 const postingsPerPercolation = 500;

@@ -156,6 +156,7 @@ describe('npm run reindex under search load and ingestion', { shuffle: false }, 
         'job-details',
         'jobs',
         'posting-history',
+        'saved-job-search-queries',
         'saved-search-queries',
       ].map((name) => `${services.config.indexPrefix}${name}-v1`),
     );
