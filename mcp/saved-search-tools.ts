@@ -96,7 +96,7 @@ const deleteTool: ToolSpec = {
 const changesTool: ToolSpec = {
   name: 'saved_search_changes',
   title: 'What changed in a saved search (保存した検索の変化)',
-  description: `保存した検索の変化: the companies that entered or left a watched saved company search's results, or changed a watched field, since a cursor (the nextCursor of the last call) or from a time; each change once, in order (GET /rest/v1/saved-searches/{savedSearchId}/changes). ${costOf('GET', '/saved-searches/{savedSearchId}/changes')}`,
+  description: `保存した検索の変化: the companies (or, for a job search, the postings) that entered or left a watched saved search's results, or changed a watched field, since a cursor (the nextCursor of the last call) or from a time; each change once, in order (GET /rest/v1/saved-searches/{savedSearchId}/changes). ${costOf('GET', '/saved-searches/{savedSearchId}/changes')}`,
   properties: {
     savedSearchId: idParameter(),
     cursor: parameterSchema('get', '/saved-searches/{savedSearchId}/changes', 'cursor'),
