@@ -1,13 +1,14 @@
 /**
- * What watching saved company searches costs the company rebuild (the step every ingested
- * posting goes through): the same companies rebuilt without a watch, then with 1,000 and
- * 10,000 watched searches in the percolator (src/saved-searches/watch.ts), each rebuild timed
- * in the same run on the same engine. The searches are drawn from the filters a sales list
- * uses (prefecture, industry, headcount, hiring activity, posting media), so most of them
- * match few companies, as saved lists do. Writes bench-reports/watch-cost-<time>.json.
+ * What watching saved searches costs the company rebuild (the step every ingested posting goes
+ * through): the same companies rebuilt without a watch, then with 1,000 and 10,000 watched
+ * company searches in the percolator (src/saved-searches/watch.ts), then, with no company
+ * search, 1,000 and 10,000 watched job searches (every posting of each rebuilt company
+ * percolated), each rebuild timed in the same run on the same engine. The searches are drawn
+ * from the filters sales lists and agencies use (./watched-searches.ts), so most of them match
+ * few records, as saved lists do. Writes bench-reports/watch-cost-<time>.json.
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
- *     npx tsx bench/watch-cost.ts --companies 5000 --jobs 50000 --searches 1000,10000
+ *     npx tsx bench/watch-cost.ts --companies 5000 --jobs 50000 --searches 1000,10000 --job-searches 1000,10000
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,9 +27,14 @@ import { corporateNumbers, registerWatched } from './watched-searches.js';
 const options = cliProgram('bench:watch-cost', 'The company rebuild with and without watched saved searches')
   .option('--companies <n>', 'companies in the data set', positiveWholeNumber, 5000)
   .option('--jobs <n>', 'postings in the data set', positiveWholeNumber, 50_000)
-  .option('--searches <list>', 'watched searches per measurement, comma-separated', '1000,10000')
+  .option('--searches <list>', 'watched company searches per measurement, comma-separated', '1000,10000')
+  .option(
+    '--job-searches <list>',
+    'watched job searches per measurement, comma-separated (none: "")',
+    '1000,10000',
+  )
   .parse()
-  .opts<{ companies: number; jobs: number; searches: string }>();
+  .opts<{ companies: number; jobs: number; searches: string; jobSearches: string }>();
 
 const url = process.env.OPENSEARCH_URL;
 const redisUrl = process.env.REDIS_URL;
@@ -45,6 +51,12 @@ async function watch(count: number): Promise<void> {
 
 const companies = () => corporateNumbers(client, prefix);
 
+/** The bench's sightings in Redis (a run stopped before its end leaves them). */
+async function dropWatchState(): Promise<void> {
+  const keys = await redis.keys(`${prefix}ss-*`);
+  if (keys.length > 0) await redis.del(...keys);
+}
+
 async function timedRebuild(all: string[], membership?: Membership): Promise<number> {
   const started = performance.now();
   await rebuildCompanies(client, prefix, all, membership ? { watch: membership } : {});
@@ -60,11 +72,14 @@ try {
   });
   await dropIndices(client, prefix);
   await bootstrapIndices(client, prefix);
+  await dropWatchState();
   log('ingesting ...');
   await ingestFiles(files, { client, indexPrefix: prefix, deadLetter: new MemoryDeadLetter() });
   const all = await companies();
   const membership = new Membership(redis, `${prefix}`);
-  const figures: Array<{ searches: number; seconds: number; companiesPerSecond: number; ratio: number }> = [];
+  type Figure = { searches: number; seconds: number; companiesPerSecond: number; ratio: number };
+  const figures: Figure[] = [];
+  const jobSearchFigures: Figure[] = [];
   // warm: one rebuild of everything before the timed ones
   await timedRebuild(all);
   const without = await timedRebuild(all);
@@ -81,18 +96,28 @@ try {
     );
     figures.push({ searches: count, seconds, companiesPerSecond: all.length / seconds, ratio });
   }
+  await registerWatched(client, prefix, 0, []);
+  for (const count of options.jobSearches.split(',').filter(Boolean).map(Number)) {
+    await registerWatched(client, prefix, count, ['salaryMax'], 'jobs');
+    await timedRebuild(all, membership);
+    const seconds = await timedRebuild(all, membership);
+    const ratio = without / seconds;
+    log(
+      `with ${count} watched job searches: ${seconds.toFixed(1)} s (throughput ${ratio.toFixed(2)} of without)`,
+    );
+    jobSearchFigures.push({ searches: count, seconds, companiesPerSecond: all.length / seconds, ratio });
+  }
   const dir = path.join(projectRoot, 'bench-reports');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `watch-cost-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ companies: all.length, postings: options.jobs, figures }, null, 2)}\n`,
+    `${JSON.stringify({ companies: all.length, postings: options.jobs, figures, jobSearchFigures }, null, 2)}\n`,
   );
   log(`report: ${path.relative(projectRoot, file)}`);
 } finally {
   await dropIndices(client, prefix);
-  const keys = await redis.keys(`${prefix}ss-*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await dropWatchState();
   redis.disconnect();
   await client.close();
 }

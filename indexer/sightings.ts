@@ -6,8 +6,10 @@
  *
  * Postings are followed through their company: a posting written or deleted touches its
  * company, and a company change rewrites the company copy on its postings, so every change a
- * job search can see comes through a company's rebuild. Each rebuild percolates all the
- * company's postings (as the fan-out leaves them), which is also how a deleted one is found gone.
+ * job search can see comes through a company's rebuild. The rebuild lists the company's
+ * postings with their versions (`_seq_no`), percolates those whose version is not the one
+ * last percolated (new, changed, given a new company copy), and finds a deleted one by its
+ * absence; so the cost follows the postings that changed.
  *
  *   await recordSightings(client, prefix, watch, [companyDoc], now)
  *   await recordJobSightings(client, prefix, watch, ['1234567890123'], fannedOut, now)
@@ -15,6 +17,7 @@
 import type { BulkFailure, BulkOp } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { getSources } from '../src/opensearch/documents.js';
 import { type Membership, type Sighting, watchedValues } from '../src/saved-searches/membership.js';
 import { percolate } from '../src/saved-searches/watch.js';
 import { compactRecordField, toCorporateRecord, toJobRecord } from '../src/search/records.js';
@@ -30,7 +33,7 @@ export function writtenDocs(
   return new Map(ops.filter((op) => !failed.has(op.id)).map((op) => [op.id, (op.body as { doc: Doc }).doc]));
 }
 
-/** Postings percolated per request (the percolator's answer names each one's slot). */
+/** Postings read and percolated per request (the percolator's answer names each one's slot). */
 const postingsPerPercolation = 500;
 
 /** The sightings of documents matched by the percolator, with their watched values. */
@@ -70,9 +73,11 @@ export async function recordSightings(
 }
 
 /**
- * Every posting of the given companies, as the rebuild left it (`fannedOut`: the company copy
- * written on a posting by this rebuild, by posting id), percolated against the job searches;
- * the changes recorded company by company.
+ * The postings of the given companies against the job searches: each one whose version
+ * differs from the one last percolated (new, changed, or given a new company copy by this
+ * rebuild: `fannedOut`, by posting id) read as it now is and percolated; the changes recorded
+ * company by company, with every posting the company has now, so one it no longer has leaves
+ * its searches. A company whose postings are all as last percolated, none gone, is skipped.
  */
 export async function recordJobSightings(
   client: OpenSearchClient,
@@ -83,29 +88,55 @@ export async function recordJobSightings(
   now: Date,
 ): Promise<void> {
   if (corporateNumbers.length === 0) return;
-  const pages = scan<Doc>(client, {
-    index: indexNames(prefix).jobs,
+  const jobsIndex = indexNames(prefix).jobs;
+  // every posting id of the companies with its version: no source read
+  const present = new Map<string, Map<string, string>>(corporateNumbers.map((number) => [number, new Map()]));
+  for await (const hits of scan<Doc>(client, {
+    index: jobsIndex,
     query: { terms: { corporateNumber: [...corporateNumbers] } },
     sort: [{ corporateNumber: 'asc' }, { id: 'asc' }],
-    source: { excludes: [compactRecordField] },
-    pageSize: postingsPerPercolation,
-  });
-  const jobsOf = new Map<string, Array<{ jobId: string; sightings: Sighting[] }>>(
+    source: ['corporateNumber'],
+    seqNoPrimaryTerm: true,
+    pageSize: 5000,
+  }))
+    for (const { id, source, seqNo, primaryTerm } of hits)
+      present.get(String(source.corporateNumber))?.set(id, `${seqNo}:${primaryTerm}`);
+  const percolated = await watch.jobVersions(corporateNumbers);
+  const companyOf = new Map<string, string>();
+  const toRead: string[] = [];
+  for (const [company, postings] of present) {
+    const last = percolated.get(company);
+    for (const [id, version] of postings) {
+      companyOf.set(id, company);
+      if (fannedOut.has(id) || last?.get(id) !== version) toRead.push(id);
+    }
+  }
+  const jobsOf = new Map<string, Array<{ jobId: string; version: string; sightings: Sighting[] }>>(
     corporateNumbers.map((number) => [number, []]),
   );
-  for await (const hits of pages) {
-    const documents = hits.map(({ id, source }) => ({ ...source, ...fannedOut.get(id) }));
+  for (let start = 0; start < toRead.length; start += postingsPerPercolation) {
+    // read as they are now (a real-time read, this rebuild's company copies included)
+    const read = await getSources<Doc>(client, jobsIndex, toRead.slice(start, start + postingsPerPercolation), {
+      excludes: [compactRecordField],
+    });
+    for (const { id, source } of read)
+      if (!source) present.get(companyOf.get(id) as string)?.delete(id); // deleted since the scan: gone
+    const found = read.filter((doc) => doc.source);
+    const documents = found.map(({ id, source }) => ({ ...source, ...fannedOut.get(id) }));
     const matches = await percolate(client, prefix, documents, { kind: 'jobs' });
-    documents.forEach((document, i) => {
-      const company = String(document.corporateNumber);
-      jobsOf.get(company)?.push({
-        jobId: String(document.id),
+    found.forEach(({ id, version }, i) => {
+      const document = documents[i] as Doc;
+      jobsOf.get(String(document.corporateNumber))?.push({
+        jobId: id,
+        version: version ?? '',
         sightings: sightingsOf(matches[i] ?? [], () => toJobRecord(document)),
       });
     });
   }
-  await watch.seenJobs(
-    [...jobsOf].map(([corporateNumber, jobs]) => ({ corporateNumber, jobs })),
-    now,
-  );
+  const companies = [...present].flatMap(([corporateNumber, postings]) => {
+    const jobs = jobsOf.get(corporateNumber) ?? [];
+    const gone = [...(percolated.get(corporateNumber)?.keys() ?? [])].some((id) => !postings.has(id));
+    return jobs.length > 0 || gone ? [{ corporateNumber, present: [...postings.keys()], jobs }] : [];
+  });
+  await watch.seenJobs(companies, now);
 }

@@ -106,14 +106,15 @@ describe('scan', () => {
 });
 
 describe('getSources', () => {
-  it('returns each id asked, in order, with its source or undefined', async () => {
+  it('returns each id asked, in order, with its source (and version) or undefined', async () => {
     const found = await getSources<{ id: string }>(client, index, ['d01', 'nope', 'd03'], {
       includes: ['id'],
     });
+    const version = expect.stringMatching(/^\d+:\d+$/);
     expect(found).toEqual([
-      { id: 'd01', source: { id: 'd01' } },
+      { id: 'd01', source: { id: 'd01' }, version },
       { id: 'nope', source: undefined },
-      { id: 'd03', source: { id: 'd03' } },
+      { id: 'd03', source: { id: 'd03' }, version },
     ]);
   });
 });

@@ -9,6 +9,7 @@
  * field `changed`, a deleted one `left`, and a company change that takes its postings out of
  * (or back into) the search through their company copy.
  */
+import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCompanies } from '../indexer/rebuild.js';
@@ -228,6 +229,15 @@ describe('a watched job search', { shuffle: false }, () => {
     ]);
   });
 
+  it('a rebuild that finds nothing changed runs no membership script', async () => {
+    const { watch, scripts } = countedMembership();
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], { watch });
+    const before = scripts();
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], { watch });
+    expect(scripts()).toBe(before);
+    expect((await changes(user.key, id).expect(200)).body.changes).toHaveLength(5);
+  });
+
   it("stops when deleted: its query leaves the job searches' percolator", async () => {
     const prefix = services.config.indexPrefix;
     const count = await watchedSearchCount(services.opensearch, prefix, 'jobs');
@@ -240,6 +250,82 @@ describe('a watched job search', { shuffle: false }, () => {
   });
 });
 
+describe('a posting in a job search from when it was saved', () => {
+  it('leaves it when deleted, though no rebuild percolated it since', async () => {
+    const epsilon = '7010401000005';
+    const posting = job({ corporateNumber: epsilon });
+    await change([
+      corporate({
+        corporateNumber: epsilon,
+        name: '株式会社イプシロン',
+        prefectureId: 13,
+        employeeCount: 30,
+      }),
+      posting,
+    ]);
+    const { key } = await newUser();
+    const saved = await save(key, {
+      name: 'e',
+      search: 'jobs',
+      body: { corporateNumberOr: [epsilon] },
+    }).expect(201);
+    expect(saved.body.watching).toBe(true);
+    await change([{ type: 'delete_job', id: posting.id }]);
+    const page = await changes(key, saved.body.id).expect(200);
+    expect(briefJobs(page.body)).toEqual([['left', posting.id, epsilon]]);
+  });
+});
+
+/** A Membership whose membership scripts are counted (sent in pipelines: ../src/saved-searches/membership.ts). */
+function countedMembership(): { watch: Membership; scripts: () => number } {
+  const redis = services.redis as Redis;
+  let scripts = 0;
+  const counted = new Proxy(redis, {
+    get(target, property) {
+      if (property === 'pipeline')
+        return () => {
+          const pipeline = target.pipeline();
+          const send = pipeline.eval.bind(pipeline);
+          pipeline.eval = ((...args: Parameters<typeof send>) => {
+            scripts++;
+            return send(...args);
+          }) as typeof pipeline.eval;
+          return pipeline;
+        };
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { watch: new Membership(counted, services.config.redisPrefix), scripts: () => scripts };
+}
+
+describe('a company seen as it was last seen', () => {
+  it('is skipped without a script; a change of its sightings still runs it', async () => {
+    const { watch, scripts } = countedMembership();
+    const search = `ss_same${Math.random().toString(36).slice(2, 14)}`;
+    const at = new Date('2026-11-29T04:00:00Z');
+    const company = (employeeCount: number) => ({
+      corporateNumber: '7000012050002',
+      sightings: [{ savedSearchId: search, values: { employeeCount: String(employeeCount) } }],
+    });
+    expect(await watch.seen([company(10)], at)).toBe(1);
+    expect(await watch.seen([company(10)], at)).toBe(0);
+    expect(scripts()).toBe(1);
+    expect(await watch.seen([company(11)], at)).toBe(1);
+    expect(scripts()).toBe(2);
+    // in no search now: it leaves, and is then skipped as one never seen
+    expect(await watch.seen([{ corporateNumber: '7000012050002', sightings: [] }], at)).toBe(1);
+    expect(await watch.seen([{ corporateNumber: '7000012050002', sightings: [] }], at)).toBe(0);
+    expect(scripts()).toBe(3);
+    expect((await watch.changes(search, { limit: 10 })).changes.map((c) => c.type)).toEqual([
+      'entered',
+      'changed',
+      'left',
+    ]);
+    await watch.forget(search);
+  });
+});
+
 describe('postings that change company', () => {
   it('a posting another company claimed before its old company was rebuilt has not left', async () => {
     const watch = new Membership(services.redis as never, services.config.redisPrefix);
@@ -248,13 +334,14 @@ describe('postings that change company', () => {
     const seenIn = [{ savedSearchId: search }];
     const stream = async () =>
       (await watch.changes(search, { limit: 10 })).changes.map((c) => [c.type, c.jobId, c.corporateNumber]);
-    await watch.seenJobs([{ corporateNumber: alpha, jobs: [{ jobId: 'MOVED1', sightings: seenIn }] }], at);
+    const sighted = { jobId: 'MOVED1', version: '1:1', sightings: seenIn };
+    await watch.seenJobs([{ corporateNumber: alpha, present: ['MOVED1'], jobs: [sighted] }], at);
     // the posting is now beta's: beta's rebuild sees it first, then alpha's no longer has it
-    await watch.seenJobs([{ corporateNumber: beta, jobs: [{ jobId: 'MOVED1', sightings: seenIn }] }], at);
-    await watch.seenJobs([{ corporateNumber: alpha, jobs: [] }], at);
+    await watch.seenJobs([{ corporateNumber: beta, present: ['MOVED1'], jobs: [sighted] }], at);
+    await watch.seenJobs([{ corporateNumber: alpha, present: [], jobs: [] }], at);
     expect(await stream()).toEqual([['entered', 'MOVED1', alpha]]);
     // gone from beta too (deleted): it leaves
-    await watch.seenJobs([{ corporateNumber: beta, jobs: [] }], at);
+    await watch.seenJobs([{ corporateNumber: beta, present: [], jobs: [] }], at);
     expect(await stream()).toEqual([
       ['entered', 'MOVED1', alpha],
       ['left', 'MOVED1', beta],

@@ -12,6 +12,8 @@ export interface FoundDocument<T> {
   id: string;
   /** Undefined when the document does not exist. */
   source: T | undefined;
+  /** The version read, `<_seq_no>:<_primary_term>` (a found document). */
+  version?: string;
 }
 
 /** `_mget` of `ids` in one index, in the order asked. */
@@ -34,8 +36,12 @@ export async function getSources<T = Record<string, unknown>>(
     retry,
   );
   return body.docs.map((doc) => {
-    const item = doc as { _id: string; found?: boolean; _source?: unknown };
-    return { id: item._id, source: item.found ? (item._source as T | undefined) : undefined };
+    const item = doc as { _id: string; found?: boolean; _source?: unknown; _seq_no?: number; _primary_term?: number };
+    return {
+      id: item._id,
+      source: item.found ? (item._source as T | undefined) : undefined,
+      ...(item.found && item._seq_no !== undefined ? { version: `${item._seq_no}:${item._primary_term}` } : {}),
+    };
   });
 }
 

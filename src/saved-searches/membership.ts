@@ -7,7 +7,9 @@
  *   <prefix>ss-members:<savedSearchId>   set of the search's members (corporate numbers or job ids)
  *   <prefix>ss-watched:<savedSearchId>   hash member -> its watched fields' values (JSON)
  *   <prefix>ss-changes:<savedSearchId>   stream of changes: type, corporateNumber, jobId (postings), at, fields
+ *   <prefix>ss-digest                    hash corporate number -> digest of its last sightings
  *   <prefix>ss-company-jobs:<corporateNumber>  set of the company's postings in some job search
+ *   <prefix>ss-job-seen:<corporateNumber>      hash job id -> the version of it last percolated
  *   <prefix>ss-job-owner                 hash job id -> the company it was last seen under
  *   <prefix>ss-dirty                     set of saved search ids with webhooks and new changes
  *
@@ -20,6 +22,7 @@
  * (`<milliseconds>-<sequence>`, given by Redis) are the cursors of `GET /saved-searches/{id}/changes`.
  * Entries older than `retentionDays` are trimmed as the streams are written.
  */
+import { createHash } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { canonicalJson } from '../canonical-json.js';
 import type { SavedSearchKind } from './store.js';
@@ -116,31 +119,39 @@ end
 
 /**
  * A company. KEYS: none (the keys are named from ARGV[1], the prefix: one Redis, not a
- * cluster). ARGV: prefix, corporateNumber, at, oldest stream id to keep, then the sightings as
- * JSON ([{savedSearchId, values?}]). Returns the number of changes written.
+ * cluster). ARGV: prefix, corporateNumber, at, oldest stream id to keep, the sightings as JSON
+ * ([{savedSearchId, values?}]), then their digest (kept in `ss-digest`, so the next rebuild
+ * that finds the same sightings skips the script). Returns the number of changes written.
  */
 const seenScript = `${sharedLua}
 local company = ARGV[2]
-compare(prefix .. 'ss-in:' .. company, company, {'corporateNumber', company}, cjson.decode(ARGV[5]))
+local now = cjson.decode(ARGV[5])
+compare(prefix .. 'ss-in:' .. company, company, {'corporateNumber', company}, now)
+if #now > 0 then redis.call('HSET', prefix .. 'ss-digest', company, ARGV[6])
+else redis.call('HDEL', prefix .. 'ss-digest', company) end
 return written
 `;
 
 /**
- * The postings of one company. ARGV as `seenScript`'s, the fifth every posting the company has
- * now with its sightings ([{jobId, sightings: [{savedSearchId, values?}]}]). A posting of the
- * company's that is in some search (`ss-company-jobs:<corporateNumber>`) and is not among them
- * is gone (deleted, or now another company's): it leaves every search, unless another
- * company's rebuild has claimed it since (`ss-job-owner`), whose sighting then stands.
+ * The postings of one company. ARGV as `seenScript`'s, the fifth `{present, jobs}`: every
+ * posting id the company has now, and the postings percolated this time (changed since the
+ * version last percolated, `ss-job-seen:<corporateNumber>`) with their version and sightings
+ * ([{jobId, version, sightings: [{savedSearchId, values?}]}]). A posting the company had and
+ * no longer has is gone (deleted, or now another company's): it leaves every search it was in,
+ * unless another company's rebuild has claimed it since (`ss-job-owner`), whose sighting stands.
  */
 const seenJobsScript = `${sharedLua}
 local company = ARGV[2]
+local input = cjson.decode(ARGV[5])
 local companyJobs = prefix .. 'ss-company-jobs:' .. company
+local versions = prefix .. 'ss-job-seen:' .. company
 local owners = prefix .. 'ss-job-owner'
 local present = {}
-for _, job in ipairs(cjson.decode(ARGV[5])) do
+for _, id in ipairs(input.present) do present[id] = true end
+for _, job in ipairs(input.jobs) do
   local id = job.jobId
-  present[id] = true
   local count = compare(prefix .. 'ss-in-job:' .. id, id, {'jobId', id, 'corporateNumber', company}, job.sightings)
+  redis.call('HSET', versions, id, job.version)
   if count > 0 then
     redis.call('SADD', companyJobs, id)
     redis.call('HSET', owners, id, company)
@@ -157,6 +168,9 @@ for _, id in ipairs(redis.call('SMEMBERS', companyJobs)) do
     end
   end
 end
+for _, id in ipairs(redis.call('HKEYS', versions)) do
+  if not present[id] then redis.call('HDEL', versions, id) end
+end
 return written
 `;
 
@@ -169,41 +183,71 @@ export class Membership {
     private readonly retentionDays = 30,
   ) {}
 
-  /** Records where each company is now; returns the number of changes written. */
-  seen(
+  /**
+   * Records where each company is now; returns the number of changes written. A company whose
+   * sightings are those last recorded (their digest, `ss-digest`) is skipped: nothing changed.
+   */
+  async seen(
     companies: ReadonlyArray<{ corporateNumber: string; sightings: Sighting[] }>,
     now: Date,
   ): Promise<number> {
-    return this.run(
-      seenScript,
-      companies.map(({ corporateNumber, sightings }) => [corporateNumber, sightings]),
-      now,
+    if (companies.length === 0) return 0;
+    const digests = companies.map(({ sightings }) => digestOf(sightings));
+    const stored = await this.redis.hmget(
+      `${this.prefix}ss-digest`,
+      ...companies.map((company) => company.corporateNumber),
+    );
+    const changed = companies.flatMap(({ corporateNumber, sightings }, i) =>
+      stored[i] === digests[i] || (stored[i] === null && sightings.length === 0)
+        ? []
+        : [[corporateNumber, sightings, digests[i]] as [string, unknown, string]],
+    );
+    return this.run(seenScript, changed, now);
+  }
+
+  /** The version of each posting last percolated, per company (../indexer/sightings.ts). */
+  async jobVersions(corporateNumbers: readonly string[]): Promise<Map<string, Map<string, string>>> {
+    const pipeline = this.redis.pipeline();
+    for (const company of corporateNumbers) pipeline.hgetall(`${this.prefix}ss-job-seen:${company}`);
+    const answers = (await pipeline.exec()) ?? [];
+    return new Map(
+      corporateNumbers.map((company, i) => {
+        const [error, versions] = answers[i] ?? [];
+        if (error) throw error;
+        return [company, new Map(Object.entries((versions ?? {}) as Record<string, string>))];
+      }),
     );
   }
 
   /**
-   * Records where each posting of each company is now: `jobs`, every posting the company has
-   * (with no sighting when it is in no search), so that one it no longer has leaves its searches.
+   * Records where the postings of each company are now: `present`, every posting it has (one
+   * it had and is not among them has gone); `jobs`, those percolated now (their version read
+   * with the document they were percolated as) with their sightings.
    */
   seenJobs(
     companies: ReadonlyArray<{
       corporateNumber: string;
-      jobs: ReadonlyArray<{ jobId: string; sightings: Sighting[] }>;
+      present: readonly string[];
+      jobs: ReadonlyArray<{ jobId: string; version: string; sightings: Sighting[] }>;
     }>,
     now: Date,
   ): Promise<number> {
     return this.run(
       seenJobsScript,
-      companies.map(({ corporateNumber, jobs }) => [corporateNumber, jobs]),
+      companies.map(({ corporateNumber, present, jobs }) => [corporateNumber, { present, jobs }]),
       now,
     );
   }
 
-  private async run(script: string, companies: Array<[string, unknown]>, now: Date): Promise<number> {
+  private async run(
+    script: string,
+    companies: ReadonlyArray<readonly [string, unknown, string?]>,
+    now: Date,
+  ): Promise<number> {
     if (companies.length === 0) return 0;
     const minid = String(now.getTime() - this.retentionDays * dayMs);
     const pipeline = this.redis.pipeline();
-    for (const [corporateNumber, sightings] of companies)
+    for (const [corporateNumber, input, digest] of companies)
       pipeline.eval(
         script,
         0,
@@ -211,7 +255,8 @@ export class Membership {
         corporateNumber,
         now.toISOString(),
         minid,
-        JSON.stringify(sightings),
+        JSON.stringify(input),
+        digest ?? '',
       );
     let written = 0;
     for (const [error, count] of (await pipeline.exec()) ?? []) {
@@ -244,6 +289,8 @@ export class Membership {
       pipeline.sadd(`${this.prefix}ss-in-job:${jobId}`, savedSearchId);
       pipeline.sadd(`${this.prefix}ss-company-jobs:${corporateNumber}`, jobId);
       pipeline.hset(`${this.prefix}ss-job-owner`, jobId, corporateNumber);
+      // known to the company's postings (so its deletion is found), percolated at its next rebuild
+      pipeline.hsetnx(`${this.prefix}ss-job-seen:${corporateNumber}`, jobId, '');
       this.addMember(pipeline, savedSearchId, jobId, values);
     }
     await execAll(pipeline);
@@ -309,6 +356,11 @@ export class Membership {
     });
     return { changes, nextCursor: changes.at(-1)?.cursor ?? from.after ?? null };
   }
+}
+
+/** A digest of a company's sightings (search ids in the percolator's order, watched values). */
+function digestOf(sightings: readonly Sighting[]): string {
+  return createHash('sha1').update(JSON.stringify(sightings)).digest('base64');
 }
 
 /** Runs a pipeline; its first failure thrown. */
