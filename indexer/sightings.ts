@@ -116,11 +116,15 @@ export async function recordJobSightings(
   );
   for (let start = 0; start < toRead.length; start += postingsPerPercolation) {
     // read as they are now (a real-time read, this rebuild's company copies included)
-    const read = await getSources<Doc>(client, jobsIndex, toRead.slice(start, start + postingsPerPercolation), {
-      excludes: [compactRecordField],
-    });
-    for (const { id, source } of read)
-      if (!source) present.get(companyOf.get(id) as string)?.delete(id); // deleted since the scan: gone
+    const read = await getSources<Doc>(
+      client,
+      jobsIndex,
+      toRead.slice(start, start + postingsPerPercolation),
+      {
+        excludes: [compactRecordField],
+      },
+    );
+    for (const { id, source } of read) if (!source) present.get(companyOf.get(id) as string)?.delete(id); // deleted since the scan: gone
     const found = read.filter((doc) => doc.source);
     const documents = found.map(({ id, source }) => ({ ...source, ...fannedOut.get(id) }));
     const matches = await percolate(client, prefix, documents, { kind: 'jobs' });

@@ -36,11 +36,19 @@ export async function getSources<T = Record<string, unknown>>(
     retry,
   );
   return body.docs.map((doc) => {
-    const item = doc as { _id: string; found?: boolean; _source?: unknown; _seq_no?: number; _primary_term?: number };
+    const item = doc as {
+      _id: string;
+      found?: boolean;
+      _source?: unknown;
+      _seq_no?: number;
+      _primary_term?: number;
+    };
     return {
       id: item._id,
       source: item.found ? (item._source as T | undefined) : undefined,
-      ...(item.found && item._seq_no !== undefined ? { version: `${item._seq_no}:${item._primary_term}` } : {}),
+      ...(item.found && item._seq_no !== undefined
+        ? { version: `${item._seq_no}:${item._primary_term}` }
+        : {}),
     };
   });
 }
