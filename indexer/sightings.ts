@@ -7,9 +7,10 @@
  * Postings are followed through their company: a posting written or deleted touches its
  * company, and a company change rewrites the company copy on its postings, so every change a
  * job search can see comes through a company's rebuild. The rebuild lists the company's
- * postings with their versions (`_seq_no`), percolates those whose version is not the one
- * last percolated (new, changed, given a new company copy), and finds a deleted one by its
- * absence; so the cost follows the postings that changed.
+ * postings with their versions (`_seq_no`, and the day in Japan), percolates those whose
+ * version is not the one last percolated (new, changed, given a new company copy, or not
+ * percolated yet today), and finds a deleted one by its absence; so the cost follows the
+ * postings that changed, plus each company's postings once a day.
  *
  *   await recordSightings(client, prefix, watch, [companyDoc], now)
  *   await recordJobSightings(client, prefix, watch, ['1234567890123'], fannedOut, now)
@@ -21,6 +22,7 @@ import { getSources } from '../src/opensearch/documents.js';
 import { type Membership, type Sighting, watchedValues } from '../src/saved-searches/membership.js';
 import { percolate } from '../src/saved-searches/watch.js';
 import { compactRecordField, toCorporateRecord, toJobRecord } from '../src/search/records.js';
+import { japanDay } from './hiring-activity.js';
 import { indexNames } from './index-names.js';
 import type { Doc } from './transform.js';
 
@@ -89,6 +91,9 @@ export async function recordJobSightings(
 ): Promise<void> {
   if (corporateNumbers.length === 0) return;
   const jobsIndex = indexNames(prefix).jobs;
+  // a version holds for its day: a search's condition relative to today (the one-month window
+  // of a description condition) is checked again at the company's first rebuild of each day
+  const day = japanDay(now);
   // every posting id of the companies with its version: no source read
   const present = new Map<string, Map<string, string>>(corporateNumbers.map((number) => [number, new Map()]));
   for await (const hits of scan<Doc>(client, {
@@ -100,7 +105,7 @@ export async function recordJobSightings(
     pageSize: 5000,
   }))
     for (const { id, source, seqNo, primaryTerm } of hits)
-      present.get(String(source.corporateNumber))?.set(id, `${seqNo}:${primaryTerm}`);
+      present.get(String(source.corporateNumber))?.set(id, `${seqNo}:${primaryTerm}@${day}`);
   const percolated = await watch.jobVersions(corporateNumbers);
   const companyOf = new Map<string, string>();
   const toRead: string[] = [];
@@ -132,7 +137,7 @@ export async function recordJobSightings(
       const document = documents[i] as Doc;
       jobsOf.get(String(document.corporateNumber))?.push({
         jobId: id,
-        version: version ?? '',
+        version: `${version}@${day}`,
         sightings: sightingsOf(matches[i] ?? [], () => toJobRecord(document)),
       });
     });

@@ -196,13 +196,22 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
         'open_saved_search',
         'delete_saved_search',
         'saved_search_changes',
+        'create_webhook',
+        'list_webhooks',
+        'webhook_deliveries',
+        'delete_webhook',
       ].sort(),
     );
     // only the tools that save or delete say they change something
     const changing = tools
       .filter((tool) => tool.annotations?.readOnlyHint === false)
       .map((tool) => tool.name);
-    expect(changing.sort()).toEqual(['delete_saved_search', 'save_search']);
+    expect(changing.sort()).toEqual([
+      'create_webhook',
+      'delete_saved_search',
+      'delete_webhook',
+      'save_search',
+    ]);
     for (const tool of tools) expect(tool.description, tool.name).toMatch(/Costs [A-Z_]+ per|Free/);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const [corporates, jobs] = consoleCatalogue();
@@ -350,7 +359,7 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     expect(JSON.stringify(outOfRange.structuredContent)).toContain('filters.salary');
   });
 
-  it('saves, lists, opens (charged as the search) and deletes a saved search, as the API does', async () => {
+  it('saves, lists, opens (charged as the search), sends to a webhook and deletes a saved search, as the API does', async () => {
     const saved = await call(client, 'save_search', {
       name: '東京の企業',
       search: 'corporates',
@@ -383,6 +392,29 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     });
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.structuredContent)).toContain('body.prefectureIdOr');
+    // its changes sent to a URL: the secret shown once, listed without it, an empty log, deleted
+    const webhook = await call(client, 'create_webhook', {
+      savedSearchId: id,
+      url: 'https://hooks.example.com/corpsearch',
+      events: ['company.entered'],
+    });
+    expect(webhook.isError).toBeFalsy();
+    const created = webhook.structuredContent as { id: string; secret: string; events: string[] };
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(created.events).toEqual(['company.entered']);
+    const hooks = await call(client, 'list_webhooks', {});
+    expect(hooks.structuredContent).toEqual((await viaHttp(user.key, 'GET', '/webhooks')).body);
+    expect(JSON.stringify(hooks.structuredContent)).not.toContain(created.secret);
+    const log = await call(client, 'webhook_deliveries', { webhookId: created.id });
+    expect(log.structuredContent).toEqual({ deliveries: [] });
+    const wrongKind = await call(client, 'create_webhook', {
+      savedSearchId: id,
+      url: 'https://hooks.example.com/corpsearch',
+      events: ['job.entered'],
+    });
+    expect(JSON.stringify(wrongKind.structuredContent)).toContain('events[0]');
+    expect((await call(client, 'delete_webhook', { webhookId: created.id })).isError).toBeFalsy();
+    expect((await viaHttp(user.key, 'GET', `/webhooks/${created.id}`)).status).toBe(404);
     expect((await call(client, 'delete_saved_search', { savedSearchId: id })).isError).toBeFalsy();
     const gone = await call(client, 'open_saved_search', { savedSearchId: id });
     expect(gone.structuredContent).toMatchObject({ status: 404, code: 'not_found' });

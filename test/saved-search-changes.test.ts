@@ -229,12 +229,25 @@ describe('a watched job search', { shuffle: false }, () => {
     ]);
   });
 
-  it('a rebuild that finds nothing changed runs no membership script', async () => {
+  it('a rebuild that finds nothing changed runs no membership script, but once a day', async () => {
     const { watch, scripts } = countedMembership();
     await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], { watch });
     const before = scripts();
     await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], { watch });
     expect(scripts()).toBe(before);
+    // the next day in Japan its postings are percolated again (a condition relative to today),
+    // once: the changes stay as they were
+    const tomorrow = new Date(Date.now() + 24 * 60 * 60 * 1000);
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], {
+      watch,
+      now: tomorrow,
+    });
+    expect(scripts()).toBe(before + 1);
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], {
+      watch,
+      now: tomorrow,
+    });
+    expect(scripts()).toBe(before + 1);
     expect((await changes(user.key, id).expect(200)).body.changes).toHaveLength(5);
   });
 
