@@ -68,8 +68,8 @@ export function rebuildSetKey(redisPrefix: string): string {
 
 /**
  * Company rebuilds are deduplicated through a Redis set of corporateNumbers (a company changed
- * a hundred times is in it once) drained by one `rebuild` job at a time, 200 companies per
- * round, as the CLI does. The job is deduplicated too (keepLastIfActive): changes during the
+ * a hundred times is in it once) drained by one `rebuild` job at a time, 1,000 companies per
+ * round (../rebuild.ts, `rebuildChunkSize`). The job is deduplicated too (keepLastIfActive): changes during the
  * delay fold into the pending job, and a change that lands while a drain runs leaves exactly
  * one more drain behind it, so none is lost.
  */

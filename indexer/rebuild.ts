@@ -20,7 +20,7 @@ import { getSources } from '../src/opensearch/documents.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import type { Membership } from '../src/saved-searches/membership.js';
-import { watchedSearchCount } from '../src/saved-searches/watch.js';
+import { watchedSearchCounts } from '../src/saved-searches/watch.js';
 import { compactRecordField } from '../src/search/records.js';
 import {
   activityFields,
@@ -219,7 +219,15 @@ async function readHistories(
   return byCompany;
 }
 
-/** Rebuilds the given companies, in chunks of 200. */
+/**
+ * Companies rebuilt per round (read, written, percolated together). 1,000 rather than 200: the
+ * percolation of a round costs about the same for 200 companies as for 1,000 (nearly every
+ * watched search is a candidate for any round), so a rebuild of 5,000 companies with 10,000
+ * watched searches took 27.5 s instead of 35.9 s (docs/bench.md, "Watched saved searches").
+ */
+export const rebuildChunkSize = 1000;
+
+/** Rebuilds the given companies, `rebuildChunkSize` at a time. */
 export async function rebuildCompanies(
   client: OpenSearchClient,
   prefix: string,
@@ -253,11 +261,11 @@ export async function rebuildCompanies(
   if (options.refresh !== false)
     await withRetry(() => client.indices.refresh({ index: [names.jobs, names.postingHistory] }));
   const nestedLimit = await liveNestedLimit(client, names.corporates);
-  const watch = options.watch && (await watchedSearchCount(client, prefix)) > 0 ? options.watch : undefined;
-  const watchJobs =
-    options.watch && (await watchedSearchCount(client, prefix, 'jobs')) > 0 ? options.watch : undefined;
-  for (let start = 0; start < all.length; start += 200) {
-    const chunk = all.slice(start, start + 200);
+  const watched = options.watch ? await watchedSearchCounts(client, prefix) : undefined;
+  const watch = watched && watched.corporates > 0 ? options.watch : undefined;
+  const watchJobs = watched && watched.jobs > 0 ? options.watch : undefined;
+  for (let start = 0; start < all.length; start += rebuildChunkSize) {
+    const chunk = all.slice(start, start + rebuildChunkSize);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
       excludes: ['postings', 'aggregates', 'hiringActivity', 'hiringActivityRecord', compactRecordField],
     });

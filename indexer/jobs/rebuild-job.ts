@@ -1,15 +1,15 @@
 /**
- * A `rebuild` job: drains the set of companies waiting for a rebuild (../queue.ts), 200 at a
- * time, recording where each now stands in the watched saved searches; what fails goes back
+ * A `rebuild` job: drains the set of companies waiting for a rebuild (../queue.ts), 1,000 at a
+ * time (`rebuildChunkSize`), recording where each now stands in the watched saved searches; what fails goes back
  * into the set for the job's retry.
  */
 
 import { Membership } from '../../src/saved-searches/membership.js';
 import { rebuildSetKey } from '../queue.js';
-import { rebuildCompanies } from '../rebuild.js';
+import { rebuildChunkSize, rebuildCompanies } from '../rebuild.js';
 import type { JobContext } from './context.js';
 
-/** Rebuilds the companies in the pending set, 200 at a time, until it is empty. */
+/** Rebuilds the companies in the pending set, a rebuild round at a time, until it is empty. */
 export async function drainRebuilds(context: JobContext): Promise<Record<string, number>> {
   const { opensearch, indexPrefix, connection, redisPrefix } = context;
   const key = rebuildSetKey(redisPrefix);
@@ -17,7 +17,7 @@ export async function drainRebuilds(context: JobContext): Promise<Record<string,
   // the worker's rebuilds find the watched saved searches' changes (docs/api.md, "Saved searches")
   const watch = new Membership(connection, redisPrefix);
   for (;;) {
-    const batch = await connection.spop(key, 200);
+    const batch = await connection.spop(key, rebuildChunkSize);
     if (batch.length === 0) return total;
     try {
       const result = await rebuildCompanies(opensearch, indexPrefix, batch, { watch });
