@@ -11,7 +11,9 @@ import type { ToolSpec } from './tool-spec.js';
 
 const idParameter = () => parameterSchema('get', '/webhooks/{webhookId}', 'webhookId');
 const line = (webhook: Webhook) =>
-  `${webhook.id}: ${webhook.url} for saved search ${webhook.savedSearchId} (${webhook.events.join(', ')})`;
+  `${webhook.id}: ${webhook.url} for saved search ${webhook.savedSearchId} (${webhook.events.join(', ')})${
+    webhook.disabledAt ? `, disabled ${webhook.disabledAt}: ${webhook.disabledReason}` : ''
+  }`;
 
 const createTool: ToolSpec = {
   name: 'create_webhook',

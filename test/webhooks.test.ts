@@ -128,6 +128,8 @@ describe('the API', () => {
       savedSearchId,
       url: receiver.url,
       events: ['company.entered', 'company.left', 'company.changed'],
+      disabledAt: null,
+      disabledReason: null,
     });
     expect(webhook.id).toMatch(/^wh_[0-9a-f]{20}$/);
     expect(webhook.secret).toMatch(/^whsec_/);
@@ -386,6 +388,42 @@ describe('deliveries', { shuffle: false }, () => {
       await until(() => receiver.received.length === 1);
       expect(receiver.received[0]?.eventId).toBe(letter?.eventId);
       expect(await listDeadLetters(queue, { webhookId: sub.webhook.id })).toEqual([]);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a receiver that answers 410 Gone disables the webhook: no retry, nothing more queued', async () => {
+    const gone = await subscribed(40);
+    receiver.received = [];
+    receiver.answer = 410;
+    await change([
+      corporate({ corporateNumber: gamma, name: '株式会社ガンマ', prefectureId: 40, employeeCount: 11 }),
+    ]);
+    const queue = webhookQueue(connection, services.config.redisPrefix, retryScheduleOf(webhooks));
+    try {
+      // a dead letter at the first attempt
+      await until(async () => (await listDeadLetters(queue, { webhookId: gone.webhook.id })).length === 1);
+      const [letter] = await listDeadLetters(queue, { webhookId: gone.webhook.id });
+      expect(letter?.attempts).toBe(1);
+      const shown = await api(gone.user.key).get(`/webhooks/${gone.webhook.id}`).expect(200);
+      expect(shown.body).toMatchObject({ disabledReason: 'the receiver answered 410 Gone' });
+      expect(Date.parse(shown.body.disabledAt)).toBeGreaterThan(0);
+      const log = await api(gone.user.key).get(`/webhooks/${gone.webhook.id}/deliveries`).expect(200);
+      expect(log.body.deliveries).toMatchObject([{ outcome: 'gave up', statusCode: 410, attempt: 1 }]);
+      // the next change is queued for nobody: the receiver hears nothing more
+      receiver.answer = 204;
+      receiver.received = [];
+      await change([
+        corporate({ corporateNumber: gamma, name: '株式会社ガンマ', prefectureId: 40, employeeCount: 12 }),
+      ]);
+      await worker.dispatcher.dispatchAll();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received).toEqual([]);
+      const changes = await api(gone.user.key)
+        .get(`/saved-searches/${gone.savedSearchId}/changes`)
+        .expect(200);
+      expect(changes.body.changes).toHaveLength(2);
     } finally {
       await queue.close();
     }

@@ -62,7 +62,8 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function dispatchWebhook(webhookId: string): Promise<number> {
     const webhook = await store.load(webhookId);
-    if (!webhook) return 0;
+    // a disabled one (its receiver answered 410) is queued nothing; its cursor stays
+    if (!webhook || webhook.disabledAt) return 0;
     const stream = `${prefix}ss-changes:${webhook.savedSearchId}`;
     let cursor = (await redis.get(store.cursorKey(webhookId))) ?? '0-0';
     let queued = 0;

@@ -6,6 +6,7 @@
  *   <prefix>webhook-secrets:<id>       hash: current, previous, previousUntil (epoch ms)
  *   <prefix>webhook-cursor:<id>        the id of the last change of its saved search queued for it
  *   <prefix>webhook-log:<id>           list, newest first: its last 1,000 delivery attempts
+ *   <prefix>webhook-disabled:<id>      hash: at, reason (the receiver answered 410 Gone)
  *   <prefix>webhooks-of:<userId>       set of the user's webhook ids (the per-user cap)
  *   <prefix>ss-webhooks:<savedSearchId> set of the webhook ids on a saved search
  *   <prefix>webhooks                   set of every webhook id (the dispatcher's sweep)
@@ -36,6 +37,9 @@ export interface Webhook {
   createdAt: string;
   /** when the current secret was made (at creation, or the last rotation) */
   secretCreatedAt: string;
+  /** when the receiver's 410 Gone disabled it: nothing more is sent; null while it is active */
+  disabledAt: string | null;
+  disabledReason: string | null;
 }
 
 /** One delivery attempt, as the webhook's delivery log keeps it. */
@@ -56,9 +60,12 @@ export interface DeliveryLogEntry {
 /** Attempts kept in a webhook's delivery log. */
 const logLength = 1000;
 
-interface StoredWebhook extends Webhook {
+interface StoredWebhook extends Omit<Webhook, 'disabledAt' | 'disabledReason'> {
   userId: string;
 }
+
+/** A stored webhook with its disabled state (kept in its own key, so a rotation never rewrites it). */
+type LoadedWebhook = StoredWebhook & Pick<Webhook, 'disabledAt' | 'disabledReason'>;
 
 /** Ids: `wh_` and 20 hex characters (80 random bits). */
 export const webhookIdPattern = /^wh_[0-9a-f]{20}$/;
@@ -108,6 +115,7 @@ export class WebhookStore {
       secrets: `${this.prefix}webhook-secrets:${id}`,
       cursor: `${this.prefix}webhook-cursor:${id}`,
       log: `${this.prefix}webhook-log:${id}`,
+      disabled: `${this.prefix}webhook-disabled:${id}`,
     };
   }
 
@@ -161,14 +169,32 @@ export class WebhookStore {
       secret,
       cap,
     );
-    return written === 1 ? { ...publicView(stored), secret } : null;
+    return written === 1 ? { ...publicView({ ...stored, disabledAt: null, disabledReason: null }), secret } : null;
   }
 
   /** Any user's webhook (the worker's view); undefined when deleted. */
   async load(id: string): Promise<(Webhook & { userId: string }) | undefined> {
     if (!webhookIdPattern.test(id)) return undefined;
-    const text = await this.redis.get(this.keys(id).webhook);
-    return text === null ? undefined : (JSON.parse(text) as StoredWebhook);
+    const keys = this.keys(id);
+    const [[, text], [, disabled]] = (await this.redis
+      .multi()
+      .get(keys.webhook)
+      .hgetall(keys.disabled)
+      .exec()) as [[unknown, string | null], [unknown, Record<string, string>]];
+    if (text === null) return undefined;
+    return { ...(JSON.parse(text) as StoredWebhook), ...disabledState(disabled) };
+  }
+
+  /**
+   * Disables a webhook whose receiver answered 410 Gone: nothing more is queued or sent for
+   * it (its cursor stays where it was). The first reason stays. False when it is gone.
+   */
+  async disable(id: string, reason: string, now = new Date()): Promise<boolean> {
+    const keys = this.keys(id);
+    if ((await this.redis.exists(keys.webhook)) === 0) return false;
+    await this.redis.hsetnx(keys.disabled, 'at', now.toISOString());
+    await this.redis.hsetnx(keys.disabled, 'reason', reason);
+    return true;
   }
 
   /** The user's webhook; undefined for an unknown id or another user's. */
@@ -181,9 +207,9 @@ export class WebhookStore {
   async list(userId: string): Promise<Webhook[]> {
     const ids = await this.redis.smembers(this.userSet(userId));
     if (ids.length === 0) return [];
-    const texts = await this.redis.mget(ids.map((id) => this.keys(id).webhook));
-    return texts
-      .flatMap((text) => (text === null ? [] : [publicView(JSON.parse(text) as StoredWebhook)]))
+    const loaded = await Promise.all(ids.map((id) => this.load(id)));
+    return loaded
+      .flatMap((webhook) => (webhook ? [publicView(webhook)] : []))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   }
 
@@ -217,9 +243,10 @@ export class WebhookStore {
       now.getTime() + previousSecretGraceMs,
     );
     if (rotated !== 1) return undefined;
-    const updated: StoredWebhook = { ...stored, secretCreatedAt: now.toISOString() };
+    const { disabledAt, disabledReason, ...kept } = stored;
+    const updated: StoredWebhook = { ...kept, secretCreatedAt: now.toISOString() };
     await this.redis.set(this.keys(id).webhook, JSON.stringify(updated), 'XX');
-    return { ...publicView(updated), secret };
+    return { ...publicView({ ...updated, disabledAt, disabledReason }), secret };
   }
 
   /** Adds an attempt to the webhook's delivery log (its newest `logLength` kept). */
@@ -259,7 +286,7 @@ export class WebhookStore {
     const keys = this.keys(stored.id);
     await this.redis
       .multi()
-      .del(keys.webhook, keys.secrets, keys.cursor, keys.log)
+      .del(keys.webhook, keys.secrets, keys.cursor, keys.log, keys.disabled)
       .srem(this.userSet(stored.userId), stored.id)
       .srem(this.savedSearchSet(stored.savedSearchId), stored.id)
       .srem(this.allSet, stored.id)
@@ -267,7 +294,11 @@ export class WebhookStore {
   }
 }
 
-function publicView(stored: StoredWebhook): Webhook {
+function publicView(stored: LoadedWebhook): Webhook {
   const { userId: _userId, ...webhook } = stored;
   return webhook;
+}
+
+function disabledState(hash: Record<string, string>): Pick<Webhook, 'disabledAt' | 'disabledReason'> {
+  return { disabledAt: hash.at ?? null, disabledReason: hash.reason ?? null };
 }

@@ -4,14 +4,15 @@
  * message is one event for one webhook: signed with the webhook's secrets at the attempt's
  * time (./signature.ts), sent (./send.ts), logged (the webhook's delivery log, its last 1,000
  * attempts), and on anything but a 2xx retried on the schedule of ./queue.ts. A message of a
- * deleted webhook is dropped. A worker killed mid-attempt loses nothing: BullMQ's stalled-job
+ * deleted webhook is dropped. A 410 Gone disables the webhook (./store.ts, `disable`): that
+ * message and those queued after it are dead letters at once, and nothing more is queued. A worker killed mid-attempt loses nothing: BullMQ's stalled-job
  * check hands the message to another worker after about WEBHOOK_STALL_SECONDS, which sends the
  * same event (same id) again.
  *
  *   const webhooks = startWebhookWorker({ connection, redis, redisPrefix, config, logger })
  *   await webhooks.close()
  */
-import { Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -28,6 +29,9 @@ import { signatureHeader, signatureHeaderName } from './signature.js';
 import { type DeliveryLogEntry, WebhookStore } from './store.js';
 
 export type WebhookConfig = Config['webhooks'];
+
+/** The failure of a message whose webhook a 410 Gone disabled. */
+const disabledError = 'gone: the receiver answered 410, the webhook is disabled';
 
 export function retryScheduleOf(config: WebhookConfig): RetrySchedule {
   return {
@@ -70,6 +74,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       const { webhookId, event } = message.data;
       const webhook = await store.load(webhookId);
       if (!webhook) return 'dropped: the webhook was deleted';
+      // queued before its receiver answered 410: kept as a dead letter, not sent
+      if (webhook.disabledAt) throw new UnrecoverableError(disabledError);
       const now = new Date();
       const body = JSON.stringify(event);
       const secrets = await store.signingSecrets(webhookId, now);
@@ -80,18 +86,24 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
         'corpsearch-event-type': event.type,
         'corpsearch-delivery-attempt': String(attempt),
       });
-      const last = attempt >= (message.opts.attempts ?? 1);
+      const gone = result.statusCode === 410;
+      const last = gone || attempt >= (message.opts.attempts ?? 1);
       const entry: DeliveryLogEntry = {
         eventId: event.id,
         eventType: event.type,
         attempt,
         outcome: result.ok ? 'delivered' : last ? 'gave up' : 'failed',
         statusCode: result.statusCode,
-        error: result.error,
+        error: gone ? disabledError : result.error,
         at: now.toISOString(),
         durationMs: result.durationMs,
       };
       await store.logAttempt(webhookId, entry);
+      if (gone) {
+        // the receiver says it is gone for good: no retry, nothing more sent (docs/webhooks.md)
+        await store.disable(webhookId, 'the receiver answered 410 Gone', now);
+        throw new UnrecoverableError(disabledError);
+      }
       if (!result.ok) throw new Error(result.error ?? 'not delivered');
       return 'delivered';
     },
@@ -108,7 +120,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   );
   worker.on('failed', (message, error) => {
     if (!message) return;
-    const last = message.attemptsMade >= (message.opts.attempts ?? 1);
+    const last = message.attemptsMade >= (message.opts.attempts ?? 1) || error.message === disabledError;
     if (last)
       logger.warn(
         { webhookId: message.data.webhookId, eventId: message.data.event.id, attempts: message.attemptsMade },

@@ -1234,6 +1234,13 @@ export interface components {
              * @description When the current signing secret was made (created, or last rotated).
              */
             secretCreatedAt: string;
+            /**
+             * Format: date-time
+             * @description When a 410 Gone from the receiver disabled it (nothing more is sent; delete it and create another to resume); null while it is active.
+             */
+            disabledAt: string | null;
+            /** @description Why it was disabled; null while it is active. */
+            disabledReason: string | null;
         };
         /** @description A webhook with its signing secret (when created or rotated). */
         WebhookWithSecret: {
@@ -1245,6 +1252,9 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             secretCreatedAt: string;
+            /** Format: date-time */
+            disabledAt: string | null;
+            disabledReason: string | null;
             /** @description The signing secret (`whsec_…`), shown only in this answer; keep it where the receiver reads it. */
             secret: string;
         };
