@@ -169,7 +169,9 @@ export class WebhookStore {
       secret,
       cap,
     );
-    return written === 1 ? { ...publicView({ ...stored, disabledAt: null, disabledReason: null }), secret } : null;
+    return written === 1
+      ? { ...publicView({ ...stored, disabledAt: null, disabledReason: null }), secret }
+      : null;
   }
 
   /** Any user's webhook (the worker's view); undefined when deleted. */
