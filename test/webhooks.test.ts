@@ -420,6 +420,8 @@ describe('deliveries', { shuffle: false }, () => {
       await worker.dispatcher.dispatchAll();
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(receiver.received).toEqual([]);
+      // not queued, nor refused by the worker: still the one dead letter
+      expect(await listDeadLetters(queue, { webhookId: gone.webhook.id })).toHaveLength(1);
       const changes = await api(gone.user.key)
         .get(`/saved-searches/${gone.savedSearchId}/changes`)
         .expect(200);
