@@ -15,15 +15,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { SourceRecord } from '../indexer/source-types.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { corporateSearch } from '../src/catalogue/searches.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { Membership } from '../src/saved-searches/membership.js';
+import { startWatching, stopWatching } from '../src/saved-searches/start-watch.js';
 import {
   percolate,
   registerQuery,
   unregisterQuery,
   watchedSearchCount,
 } from '../src/saved-searches/watch.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
@@ -260,6 +263,32 @@ describe('a watched job search', { shuffle: false }, () => {
     expect(await services.redis?.sismember(`${services.config.redisPrefix}ss-in-job:${first.id}`, id)).toBe(
       0,
     );
+  });
+});
+
+describe('the starting members', () => {
+  it('are read page after page, every one', async () => {
+    const saved = {
+      id: `ss_pages${Math.random().toString(36).slice(2, 14)}`,
+      name: 'pages',
+      search: 'corporates' as const,
+      body: { corporateNumberOr: [alpha, beta] },
+      watchFields: ['employeeCount'],
+      createdAt: new Date().toISOString(),
+      watching: false,
+      notWatchingReason: null,
+    };
+    const plan = parseSearchRequest(corporateSearch, saved.body);
+    try {
+      expect(await startWatching(services, 'u-pages', saved, plan, 1)).toEqual({
+        watching: true,
+        notWatchingReason: null,
+      });
+      const members = await services.redis?.smembers(`${services.config.redisPrefix}ss-members:${saved.id}`);
+      expect(members?.sort()).toEqual([alpha, beta].sort());
+    } finally {
+      await stopWatching(services, saved);
+    }
   });
 });
 

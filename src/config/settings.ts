@@ -92,7 +92,7 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     key: 'savedSearchWatchMaxResults',
     kind: integer(1),
     default: '10000',
-    doc: 'A saved search is watched (its changes kept) when it has at most this many results (companies, or postings) when saved; a larger one is saved unwatched, with the reason.',
+    doc: 'A saved search is watched (its changes kept) when it has at most this many results (companies, or postings) when saved; a larger one is saved unwatched, with the reason. May exceed the engine result window (the members are read page by page); each member costs Redis memory (a set entry or two).',
   }),
   optional({
     name: 'MATCH_DEADLINE_MS',

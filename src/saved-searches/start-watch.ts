@@ -41,6 +41,7 @@ export async function startWatching(
   userId: string,
   saved: SavedSearch,
   plan: SearchPlan,
+  pageSize = 5000,
 ): Promise<Pick<SavedSearch, 'watching' | 'notWatchingReason'>> {
   const membership = membershipOf(services);
   if (!membership)
@@ -53,12 +54,7 @@ export async function startWatching(
   const { body } = await withRetry(() =>
     services.opensearch.search({
       index: request.index,
-      body: {
-        query: query as never,
-        size: watchedResultsMax,
-        track_total_hits: watchedResultsMax + 1,
-        _source: ['corporateNumber', ...(jobs ? ['id'] : []), ...saved.watchFields],
-      },
+      body: { query: query as never, size: 0, track_total_hits: watchedResultsMax + 1 },
     }),
   );
   const total = (body.hits.total as { value: number } | undefined)?.value ?? 0;
@@ -68,14 +64,38 @@ export async function startWatching(
       notWatchingReason: `more than ${watchedResultsMax.toLocaleString('en')} ${jobs ? 'postings' : 'companies'} match it: narrow it to watch its changes`,
     };
   const toRecord = jobs ? toJobRecord : toCorporateRecord;
-  const members = (body.hits.hits as Array<{ _source?: Doc }>).map((hit) => {
-    const source = hit._source ?? {};
-    return {
-      corporateNumber: String(source.corporateNumber),
-      jobId: String(source.id),
-      ...(saved.watchFields.length > 0 ? { values: watchedValues(toRecord(source), saved.watchFields) } : {}),
-    };
-  });
+  const members: Array<{ corporateNumber: string; jobId: string; values?: Record<string, string> }> = [];
+  // page by the record's key: a cap above the engine's result window (10,000) is read whole too
+  const key = jobs ? 'id' : 'corporateNumber';
+  let after: unknown[] | undefined;
+  for (;;) {
+    const { body: page } = await withRetry(() =>
+      services.opensearch.search({
+        index: request.index,
+        body: {
+          query: query as never,
+          size: pageSize,
+          sort: [{ [key]: 'asc' }],
+          track_total_hits: false,
+          _source: ['corporateNumber', ...(jobs ? ['id'] : []), ...saved.watchFields],
+          ...(after ? { search_after: after as never } : {}),
+        },
+      }),
+    );
+    const hits = page.hits.hits as Array<{ _source?: Doc; sort?: unknown[] }>;
+    for (const hit of hits) {
+      const source = hit._source ?? {};
+      members.push({
+        corporateNumber: String(source.corporateNumber),
+        jobId: String(source.id),
+        ...(saved.watchFields.length > 0
+          ? { values: watchedValues(toRecord(source), saved.watchFields) }
+          : {}),
+      });
+    }
+    if (hits.length < pageSize) break;
+    after = hits.at(-1)?.sort;
+  }
   if (jobs) await membership.startJobs(saved.id, members);
   else await membership.start(saved.id, members);
   await registerQuery(

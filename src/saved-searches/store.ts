@@ -21,9 +21,9 @@ export interface SavedSearch {
   search: SavedSearchKind;
   /** the search request body as the user sent it (validated as a search of that kind) */
   body: Record<string, unknown>;
-  /** record fields whose changes are reported for the companies in its results */
+  /** record fields whose changes are reported for the records in its results */
   watchFields: string[];
-  /** its changes are kept (a company search of at most SAVED_SEARCH_WATCH_MAX_RESULTS results when saved) */
+  /** its changes are kept (a search of at most SAVED_SEARCH_WATCH_MAX_RESULTS results when saved) */
   watching: boolean;
   /** why not, when it is not */
   notWatchingReason: string | null;
