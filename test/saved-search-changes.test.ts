@@ -355,15 +355,32 @@ describe('a company seen as it was last seen', () => {
     expect(scripts()).toBe(1);
     expect(await watch.seen([company(11)], at)).toBe(1);
     expect(scripts()).toBe(2);
-    // in no search now: it leaves, and is then skipped as one never seen
+    // in no search now: it leaves; in none still, the script runs again (no digest of none is
+    // kept) and finds nothing
     expect(await watch.seen([{ corporateNumber: '7000012050002', sightings: [] }], at)).toBe(1);
     expect(await watch.seen([{ corporateNumber: '7000012050002', sightings: [] }], at)).toBe(0);
-    expect(scripts()).toBe(3);
+    expect(scripts()).toBe(4);
     expect((await watch.changes(search, { limit: 10 })).changes.map((c) => c.type)).toEqual([
       'entered',
       'changed',
       'left',
     ]);
+    await watch.forget(search);
+  });
+});
+
+describe('a starting member', () => {
+  it('that leaves before any other change is reported left', async () => {
+    const watch = new Membership(services.redis as never, services.config.redisPrefix);
+    const search = `ss_start${Math.random().toString(36).slice(2, 14)}`;
+    await watch.start(search, [{ corporateNumber: '7000012050010' }]);
+    expect(
+      await watch.seen(
+        [{ corporateNumber: '7000012050010', sightings: [] }],
+        new Date('2026-11-29T05:00:00Z'),
+      ),
+    ).toBe(1);
+    expect((await watch.changes(search, { limit: 10 })).changes.map((c) => c.type)).toEqual(['left']);
     await watch.forget(search);
   });
 });

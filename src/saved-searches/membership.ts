@@ -184,8 +184,9 @@ export class Membership {
   ) {}
 
   /**
-   * Records where each company is now; returns the number of changes written. A company whose
-   * sightings are those last recorded (their digest, `ss-digest`) is skipped: nothing changed.
+   * Records where each company is now; returns the number of changes written. A company in
+   * some search whose sightings are those last recorded (their digest, `ss-digest`) is
+   * skipped: nothing changed.
    */
   async seen(
     companies: ReadonlyArray<{ corporateNumber: string; sightings: Sighting[] }>,
@@ -197,10 +198,10 @@ export class Membership {
       `${this.prefix}ss-digest`,
       ...companies.map((company) => company.corporateNumber),
     );
+    // no digest (never recorded, in no search since, or a starting member: ./start-watch.ts):
+    // the script runs, since only it knows which searches the company is in
     const changed = companies.flatMap(({ corporateNumber, sightings }, i) =>
-      stored[i] === digests[i] || (stored[i] === null && sightings.length === 0)
-        ? []
-        : [[corporateNumber, sightings, digests[i]] as [string, unknown, string]],
+      stored[i] === digests[i] ? [] : [[corporateNumber, sightings, digests[i]] as [string, unknown, string]],
     );
     return this.run(seenScript, changed, now);
   }
