@@ -25,6 +25,7 @@ import {
   registerQuery,
   unregisterQuery,
   watchedSearchCount,
+  watchedSearchCounts,
 } from '../src/saved-searches/watch.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
@@ -410,6 +411,30 @@ describe('postings that change company', () => {
 });
 
 describe('the percolation', () => {
+  it('counts the watched searches of each kind in one request; none without the indices', async () => {
+    const prefix = services.config.indexPrefix;
+    expect(await watchedSearchCounts(services.opensearch, 'no-such-prefix-')).toEqual({
+      corporates: 0,
+      jobs: 0,
+    });
+    const before = await watchedSearchCounts(services.opensearch, prefix);
+    const savedSearchId = 'ss_count00000000000000a';
+    await registerQuery(
+      services.opensearch,
+      prefix,
+      { savedSearchId, userId: 'counting', watchFields: [], query: { match_all: {} } },
+      'jobs',
+    );
+    try {
+      expect(await watchedSearchCounts(services.opensearch, prefix)).toEqual({
+        ...before,
+        jobs: before.jobs + 1,
+      });
+    } finally {
+      await unregisterQuery(services.opensearch, prefix, savedSearchId, 'jobs');
+    }
+  });
+
   it('reads every matched search, page after page', async () => {
     const prefix = services.config.indexPrefix;
     const ids = ['ss_page000000000000000a', 'ss_page000000000000000b', 'ss_page000000000000000c'];

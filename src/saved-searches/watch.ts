@@ -80,8 +80,8 @@ export async function watchedSearchCount(
 }
 
 /**
- * How many searches of each kind are watched, in one request (a rebuild asks at every round:
- * two requests made the worker's rebuilds of small batches measurably slower).
+ * How many searches of each kind are watched, in one request (a rebuild asks once per call). A
+ * search that fails is thrown, never read as none: that would skip the percolation silently.
  */
 export async function watchedSearchCounts(
   client: OpenSearchClient,
@@ -96,7 +96,11 @@ export async function watchedSearchCounts(
       ]),
     }),
   );
-  const responses = (body as { responses: Array<{ hits?: { total?: { value?: number } } }> }).responses;
+  const responses = (
+    body as { responses: Array<{ hits?: { total?: { value?: number } }; error?: unknown; status?: number }> }
+  ).responses;
+  const failed = responses.find((response) => response.error !== undefined);
+  if (failed) throw new Error(`watched search count failed (status ${failed.status ?? 'unknown'})`);
   return Object.fromEntries(
     kinds.map((kind, i) => [kind, Number(responses[i]?.hits?.total?.value ?? 0)]),
   ) as Record<SavedSearchKind, number>;
