@@ -22,6 +22,7 @@ const priceOf: Record<LimitKind, string> = {
   webhook: `Free; ${searchLimit}.`,
   changes: `Costs SEARCH_CREDIT_COST per page (${credits(limits.searchCost)} unless the API sets otherwise), as a page of search results; ${searchLimit}.`,
   suggest: `Free; a rate limit of its own (${limits.suggestRatePerSecond} per second per user, SUGGEST_RATE_LIMIT_PER_SECOND).`,
+  usage: `Free; a rate limit of its own (${limits.usageRatePerSecond} per second per user, USAGE_RATE_LIMIT_PER_SECOND).`,
 };
 
 /**

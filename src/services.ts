@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { type KeyChanges, RedisKeyChanges } from './auth/key-changes.js';
 import { paging } from './catalogue/paging.js';
 import type { Config } from './config.js';
+import { ledgerIndex, startLedgerFiling } from './limits/ledger-filing.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { startOrphanSweeper } from './limits/orphan-sweeper.js';
 import { createMatchJobs, type InProcessDeps, type MatchJobs } from './match-jobs/service.js';
@@ -70,6 +71,17 @@ export function createServices(
   });
   // every API process sweeps: orphans get refunded as long as any one of them runs
   const sweeper = startOrphanSweeper(limits.ledger, limits.config.sweepIntervalSeconds, logger);
+  // the ledger's tail is filed by the worker in Redis mode; single-process mode files its own
+  const filing =
+    limits.mode === 'single-process'
+      ? startLedgerFiling({
+          ledger: limits.ledger,
+          opensearch,
+          index: ledgerIndex(config.indexPrefix),
+          intervalMs: limits.config.ledgerFilingIntervalMs,
+          logger,
+        })
+      : undefined;
   const keyChanges =
     redis && config.apiKeyCacheSeconds > 0 ? new RedisKeyChanges(redis, config.redisPrefix) : undefined;
   const matchJobs =
@@ -93,6 +105,7 @@ export function createServices(
     keyChanges,
     async close() {
       sweeper.stop();
+      await filing?.stop();
       await matchJobs?.close();
       keyChanges?.close();
       redis?.disconnect();

@@ -5,6 +5,7 @@
  */
 import { cliProgram, runCli } from '../../ops/cli.js';
 import { loadConfigOrExit } from '../../src/config.js';
+import { ledgerIndex, startLedgerFiling } from '../../src/limits/ledger-filing.js';
 import { createLimits } from '../../src/limits/limits.js';
 import { createLogger, endLogs } from '../../src/logger.js';
 import { MatchJobStore } from '../../src/match-jobs/job-store.js';
@@ -19,7 +20,7 @@ import { createIndexerQueue, createQueueConnection, scheduleRollOff } from '../q
 cliProgram(
   'worker',
   'Consume the indexer queue (batches queued by `ingest` with REDIS_URL), run the match jobs ' +
-    '(POST /corporates/match-jobs), deliver the webhooks (POST /webhooks) and schedule the nightly roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
+    '(POST /corporates/match-jobs), deliver the webhooks (POST /webhooks), file the credit ledger and schedule the nightly roll-off (03:00 JST). Needs REDIS_URL; OpenSearch: OPENSEARCH_URL, else the local node.',
 ).parse();
 
 runCli('worker', async () => {
@@ -70,7 +71,17 @@ runCli('worker', async () => {
     config: config.webhooks,
     logger,
   });
-  logger.info('indexer worker running (nightly roll-off at 03:00 JST), match jobs and webhooks too');
+  // the credit ledger's new entries, filed in the engine (src/limits/ledger-filing.ts)
+  const filing = startLedgerFiling({
+    ledger: limits.ledger,
+    opensearch: services.opensearch,
+    index: ledgerIndex(services.indexPrefix),
+    intervalMs: limits.config.ledgerFilingIntervalMs,
+    logger,
+  });
+  logger.info(
+    'indexer worker running (nightly roll-off at 03:00 JST), match jobs, webhooks and ledger filing too',
+  );
 
   let stopping = false;
   async function stop(reason: string): Promise<void> {
@@ -81,6 +92,9 @@ runCli('worker', async () => {
     await worker.close();
     await matchJobs.close();
     await webhooks.close();
+    // the last entries filed before the connection goes
+    await filing.fileNow().catch(() => 0);
+    await filing.stop();
     matchRedis.disconnect();
     await scheduler.close();
     await metricsServer?.close();

@@ -15,6 +15,7 @@
  *   POST /saved-searches         -> 'savedSearch' (rate limited, free)
  *   GET  /saved-searches/{id}/changes -> 'changes' (rate limited, charged as a search)
  *   POST /webhooks, ...          -> 'webhook' (rate limited as a count, free)
+ *   GET  /usage, /usage/entries  -> 'usage'   (a rate limit of its own, free)
  *   GET  /master/prefectures     -> no limit  (free, unlimited)
  *
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
@@ -35,7 +36,8 @@ export type LimitKind =
   | 'matchJob'
   | 'savedSearch'
   | 'changes'
-  | 'webhook';
+  | 'webhook'
+  | 'usage';
 
 export interface Operation {
   method: 'GET' | 'POST' | 'DELETE';
@@ -81,6 +83,9 @@ export const operations: readonly Operation[] = [
   { method: 'DELETE', path: '/webhooks/{webhookId}', limit: 'webhook' },
   { method: 'POST', path: '/webhooks/{webhookId}/rotate-secret', limit: 'webhook' },
   { method: 'GET', path: '/webhooks/{webhookId}/deliveries', limit: 'webhook' },
+  // the caller's usage and ledger entries (docs/credits.md): free, a rate limit of their own
+  { method: 'GET', path: '/usage', limit: 'usage' },
+  { method: 'GET', path: '/usage/entries', limit: 'usage' },
   ...masterNames.map((name): Operation => ({ method: 'GET', path: `/master/${name}` })),
 ];
 

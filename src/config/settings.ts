@@ -309,6 +309,13 @@ const limits = section(
       doc: '`GET /corporates/suggest` per second per user: a budget of its own, so typing uses up neither.',
     }),
     setting({
+      name: 'USAGE_RATE_LIMIT_PER_SECOND',
+      key: 'limits.usageRatePerSecond',
+      kind: integer(1),
+      default: '5',
+      doc: '`GET /usage` and `GET /usage/entries` per second per user: a budget of their own, free, so checking the bill takes nothing from the searches.',
+    }),
+    setting({
       name: 'RATE_LIMIT_EXEMPT_USERS',
       key: 'limits.rateLimitExemptUsers',
       kind: idSet,
@@ -356,6 +363,13 @@ const limits = section(
       kind: integer(1),
       default: '10',
       doc: 'How often each API process looks for orphaned reservations.',
+    }),
+    setting({
+      name: 'LEDGER_FILING_INTERVAL_MS',
+      key: 'limits.ledgerFilingIntervalMs',
+      kind: integer(50),
+      default: '1000',
+      doc: "How often the worker (the server itself without `REDIS_URL`) files the credit ledger's new entries in the engine: the most a charge waits only in Redis (docs/credits.md).",
     }),
     setting({
       name: 'EXPORT_RECORDS_PER_CREDIT',

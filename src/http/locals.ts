@@ -9,6 +9,7 @@ import type { Response } from 'express';
 import type { LimitKind, Operation } from '../catalogue/operations.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
+import type { ChargeTag } from '../limits/ledger-entry.js';
 import type { ReconcileBatch } from '../reconcile/queries.js';
 import type { ExportRequest } from '../search/export.js';
 import type { SearchPlan } from '../search/plan.js';
@@ -59,6 +60,19 @@ export function currentUser(res: Response): AuthenticatedUser {
  */
 export function limitOf(res: Response): LimitKind | undefined {
   return locals(res).operation?.limit;
+}
+
+/**
+ * What this request's charge is for, on its ledger entry (src/limits/ledger-entry.ts): the
+ * operation as the catalogue writes it, the key's public id, the X-Request-Id.
+ */
+export function chargeTagOf(res: Response): ChargeTag {
+  const { operation, user, requestId } = locals(res);
+  return {
+    operation: operation ? `${operation.method} ${operation.path}` : 'unknown',
+    ...(user ? { keyId: user.keyId } : {}),
+    requestId,
+  };
 }
 
 /** The search or count body's plan, parsed by the chain's plan step (./search-plan.ts). */

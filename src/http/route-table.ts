@@ -16,6 +16,7 @@
  *   POST|GET|DELETE /saved-searches…   auth -> rate limit -> validation -> its handler (free)
  *   GET  /saved-searches/{id}/changes   auth -> rate limit -> validation -> credits -> changes
  *   POST|GET|DELETE /webhooks…          auth -> rate limit -> validation -> its handler (free)
+ *   GET  /usage, /usage/entries         auth -> rate limit (its own) -> validation -> its handler (free)
  *   GET  /master/{name}       auth -> master (free, unlimited, a cached answer)
  *   GET  /reconcile           reconcile key -> optional auth -> manifest (free, unlimited)
  *   POST /reconcile           reconcile key -> auth -> rate limit -> validation -> reconcile plan -> credits -> reconcile
@@ -72,6 +73,7 @@ import {
 } from './routes/saved-searches.js';
 import { countHandler, exportHandler, searchHandler } from './routes/search.js';
 import { suggestHandler } from './routes/suggest.js';
+import { ledgerEntriesHandler, usageHandler } from './routes/usage.js';
 import { webhookHandlers } from './routes/webhooks.js';
 import { parseExportPlan, parseSearchPlan } from './search-plan.js';
 import { validateRequests } from './validation.js';
@@ -115,7 +117,9 @@ export type HandlerName =
   | 'webhook'
   | 'webhookDelete'
   | 'webhookRotate'
-  | 'webhookDeliveries';
+  | 'webhookDeliveries'
+  | 'usage'
+  | 'usageEntries';
 
 export interface Route {
   chain: readonly Step[];
@@ -181,6 +185,8 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'DELETE /webhooks/{webhookId}': webhookRoute('webhookDelete'),
   'POST /webhooks/{webhookId}/rotate-secret': webhookRoute('webhookRotate'),
   'GET /webhooks/{webhookId}/deliveries': webhookRoute('webhookDeliveries'),
+  'GET /usage': { chain: ['auth', 'rate limit', 'validation'], handler: 'usage' },
+  'GET /usage/entries': { chain: ['auth', 'rate limit', 'validation'], handler: 'usageEntries' },
   ...Object.fromEntries(masterNames.map((name) => [`GET /master/${name}`, master])),
   // the W3C Reconciliation Service API (src/http/routes/reconcile.ts): the key may come as ?apiKey=
   'GET /reconcile': { chain: ['reconcile key', 'optional auth'], handler: 'reconcile manifest' },
@@ -269,6 +275,8 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     savedSearchDelete: deleteSavedSearchHandler(services),
     changes: savedSearchChangesHandler(services),
     ...webhookHandlers(services),
+    usage: usageHandler(services),
+    usageEntries: ledgerEntriesHandler(services),
   };
 }
 

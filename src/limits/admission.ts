@@ -30,7 +30,8 @@ export async function admitInSteps(ledger: CreditLedger, request: AdmitRequest):
       return admission;
     }
   }
-  if (request.cost > 0) admission.reserve = await ledger.reserve(userId, request.cost, requestId, giveUpAt);
+  if (request.cost > 0)
+    admission.reserve = await ledger.reserve(userId, request.cost, requestId, giveUpAt, request.tag);
   else if (request.readBalance) admission.balance = await ledger.balance(userId);
   return admission;
 }

@@ -13,6 +13,7 @@
  * (./open-credit-ledger.ts).
  */
 import type { IdempotencyClaim, IdempotencyStore } from './idempotency-store.js';
+import type { ChargeTag, TailEntry } from './ledger-entry.js';
 import type { RateDecision, RateLimiter } from './rate-limiter.js';
 
 export type ReserveResult =
@@ -25,14 +26,24 @@ export interface CreditLedger {
   /** 'shared': Redis, every process; 'single-process': this process (and file) only. */
   readonly mode: 'shared' | 'single-process';
   balance(userId: string): Promise<number>;
-  /** Adds `amount` (negative takes credits back, never below 0); returns the new balance. */
+  /**
+   * Adds `amount` (negative takes credits back, never below 0) and writes its ledger entry in
+   * the same step; returns the new balance.
+   */
   grant(userId: string, amount: number): Promise<number>;
   /**
    * Atomic check-and-debit, idempotent per `requestId`. `giveUpAt` (epoch ms): when the
-   * caller stops waiting; a reserve the store only gets to after it debits nothing.
+   * caller stops waiting; a reserve the store only gets to after it debits nothing. `tag`:
+   * what the charge is for, written on its ledger entry when it becomes final (./ledger-entry.ts).
    */
-  reserve(userId: string, cost: number, requestId: string, giveUpAt?: number): Promise<ReserveResult>;
-  /** Makes the debit final. */
+  reserve(
+    userId: string,
+    cost: number,
+    requestId: string,
+    giveUpAt?: number,
+    tag?: ChargeTag,
+  ): Promise<ReserveResult>;
+  /** Makes the debit final and writes its charge on the ledger (once). */
   commit(requestId: string): Promise<void>;
   /** Gives a reserved debit back, exactly once; returns the balance after, or null if nothing was refunded. */
   refund(requestId: string): Promise<number | null>;
@@ -43,9 +54,10 @@ export interface CreditLedger {
   /**
    * Makes a reservation final at `finalCost` (at most what was reserved) and gives the rest
    * back, exactly once (exports: reserved for every record, charged for those sent).
-   * Returns the balance after, or null if the reservation was not open.
+   * Returns the balance after, or null if the reservation was not open. `rows`: what the
+   * charge counted (records sent, rows matched), kept on its ledger entry.
    */
-  settle(requestId: string, finalCost: number): Promise<number | null>;
+  settle(requestId: string, finalCost: number, rows?: number): Promise<number | null>;
   /**
    * Pushes an open reservation's orphan time a full orphan timeout ahead (an export renews
    * its one reservation while it streams, so the sweep never refunds a live export); false
@@ -58,6 +70,25 @@ export interface CreditLedger {
    * (src/limits/admission.ts): one round trip in Redis, the steps one by one elsewhere.
    */
   admit(request: AdmitRequest): Promise<Admission>;
+  /** The oldest ledger entries not yet filed (at most `limit`), oldest first. */
+  tail(limit: number): Promise<TailEntry[]>;
+  /** Takes filed entries out of the tail. */
+  dropTail(tailIds: string[]): Promise<void>;
+  /** Users with a balance in the store (for `npm run ledger -- verify`). */
+  users(): Promise<string[]>;
+  /**
+   * Sets a user's balance from the ledger: `ledgerSum` (every entry of the user, filed) less
+   * the user's open reservations. Refused ('tail') while entries wait in the tail, which the
+   * caller files first: they are not in `ledgerSum`.
+   */
+  restoreBalance(userId: string, ledgerSum: number): Promise<{ before: number; after: number } | 'tail'>;
+  /**
+   * Once per user, for balances that predate the ledger (`npm run ledger -- open`): an opening
+   * entry of what the ledger lacks, `balance + open reservations - ledgerSum` (none when that
+   * is 0), in one step; returns those credits, null when the user was opened before, 'tail'
+   * while entries wait in the tail (not in `ledgerSum`).
+   */
+  open(userId: string, ledgerSum: number): Promise<number | null | 'tail'>;
 }
 
 export interface SweepResult {
@@ -88,6 +119,8 @@ export interface AdmitRequest {
   claim?: { store: IdempotencyStore; key: string; fingerprint: string };
   /** Credits to reserve; 0 reserves nothing and, with `readBalance`, reads the balance. */
   cost: number;
+  /** What the charge is for, on its ledger entry. */
+  tag?: ChargeTag;
   readBalance?: boolean;
   /** Epoch ms (this host's clock): a step the store only gets to after it does nothing. */
   giveUpAt?: number;

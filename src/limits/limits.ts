@@ -17,6 +17,8 @@ export interface Limits {
   readonly rateLimiter: RateLimiter;
   /** GET /corporates/suggest's own budget (SUGGEST_RATE_LIMIT_PER_SECOND), apart from the searches'. */
   readonly suggestRateLimiter: RateLimiter;
+  /** GET /usage and /usage/entries (USAGE_RATE_LIMIT_PER_SECOND): free, a budget of their own. */
+  readonly usageRateLimiter: RateLimiter;
   readonly ledger: CreditLedger;
   readonly idempotency: IdempotencyStore;
   /** Running exports per user (EXPORT_MAX_CONCURRENT). */
@@ -50,6 +52,13 @@ export function createLimits(opts: {
       // keys `<prefix>suggest-rate:<user>`, beside the searches' `<prefix>rate:<user>`
       keyPrefix: `${opts.keyPrefix}suggest-`,
       pointsPerSecond: config.suggestRatePerSecond,
+      windowSeconds: config.rateWindowSeconds,
+    }),
+    usageRateLimiter: createRateLimiter({
+      redis: opts.redis,
+      // keys `<prefix>usage-rate:<user>`
+      keyPrefix: `${opts.keyPrefix}usage-`,
+      pointsPerSecond: config.usageRatePerSecond,
       windowSeconds: config.rateWindowSeconds,
     }),
     ledger: createCreditLedger({

@@ -6,6 +6,8 @@
  * reservation left by a killed server is refunded by the next one's sweep (or the CLI's view
  * shows it open). Two API processes on one file are NOT safe; production runs the Redis ledger.
  */
+
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { admitInSteps } from './admission.js';
@@ -17,12 +19,14 @@ import type {
   ReserveResult,
   SweepResult,
 } from './credit-ledger.js';
+import type { ChargeTag, LedgerEntry, TailEntry } from './ledger-entry.js';
 
 interface Reservation {
   userId: string;
   cost: number;
   /** Epoch ms from which the sweep refunds it. */
   dueAt: number;
+  tag?: ChargeTag;
 }
 
 interface AutoRefund {
@@ -36,6 +40,10 @@ interface LedgerFile {
   reservations?: Record<string, Reservation>;
   autoRefunds?: Record<string, AutoRefund[]>;
   autoRefundTotals?: Record<string, { reservations: number; credits: number }>;
+  /** Ledger entries not yet filed in the engine, oldest first. */
+  tail?: TailEntry[];
+  /** Users whose opening entry was written. */
+  opened?: string[];
 }
 
 export class LocalCreditLedger implements CreditLedger {
@@ -45,6 +53,8 @@ export class LocalCreditLedger implements CreditLedger {
   private reservations = new Map<string, Reservation>();
   private autoRefunds = new Map<string, AutoRefund[]>();
   private autoRefundTotals = new Map<string, { reservations: number; credits: number }>();
+  private ledgerTail: TailEntry[] = [];
+  private opened = new Set<string>();
 
   constructor(
     private readonly file?: string,
@@ -60,12 +70,16 @@ export class LocalCreditLedger implements CreditLedger {
       this.reservations = new Map(Object.entries(parsed.reservations ?? {}));
       this.autoRefunds = new Map(Object.entries(parsed.autoRefunds ?? {}));
       this.autoRefundTotals = new Map(Object.entries(parsed.autoRefundTotals ?? {}));
+      this.ledgerTail = parsed.tail ?? [];
+      this.opened = new Set(parsed.opened ?? []);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       this.balances = new Map();
       this.reservations = new Map();
       this.autoRefunds = new Map();
       this.autoRefundTotals = new Map();
+      this.ledgerTail = [];
+      this.opened = new Set();
     }
   }
 
@@ -78,9 +92,38 @@ export class LocalCreditLedger implements CreditLedger {
       reservations: Object.fromEntries(this.reservations),
       autoRefunds: Object.fromEntries(this.autoRefunds),
       autoRefundTotals: Object.fromEntries(this.autoRefundTotals),
+      tail: this.ledgerTail,
+      opened: [...this.opened],
     };
     writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`);
     renameSync(temp, this.file);
+  }
+
+  /** Appends an entry to the tail (saved with the balance it moved). */
+  private write(entry: Omit<LedgerEntry, 'at'>): void {
+    const last = Number(this.ledgerTail.at(-1)?.tailId ?? 0);
+    this.ledgerTail.push({
+      tailId: String(Math.max(last + 1, Date.now() * 1000)),
+      entry: { ...entry, at: new Date().toISOString() },
+    });
+  }
+
+  private writeCharge(id: string, reservation: Reservation, credits: number, rows?: number): void {
+    this.write({
+      id: `charge:${id}`,
+      kind: 'charge',
+      userId: reservation.userId,
+      credits: -credits,
+      ...reservation.tag,
+      ...(rows === undefined ? {} : { rows }),
+    });
+  }
+
+  private openCredits(userId: string): number {
+    let total = 0;
+    for (const reservation of this.reservations.values())
+      if (reservation.userId === userId) total += reservation.cost;
+    return total;
   }
 
   private add(userId: string, amount: number): number {
@@ -101,16 +144,28 @@ export class LocalCreditLedger implements CreditLedger {
     if (balance + amount < 0)
       throw new RangeError(`cannot take ${-amount} credits: the balance is ${balance}`);
     const after = this.add(userId, amount);
+    this.write({ id: `grant:${randomUUID()}`, kind: 'grant', userId, credits: amount });
     this.save();
     return after;
   }
 
-  async reserve(userId: string, cost: number, requestId: string): Promise<ReserveResult> {
+  async reserve(
+    userId: string,
+    cost: number,
+    requestId: string,
+    _giveUpAt?: number,
+    tag?: ChargeTag,
+  ): Promise<ReserveResult> {
     this.load();
     const balance = this.balances.get(userId) ?? 0;
     if (this.reservations.has(requestId)) return { ok: true, balance };
     if (balance < cost) return { ok: false, balance };
-    this.reservations.set(requestId, { userId, cost, dueAt: Date.now() + this.orphanAfterMs });
+    this.reservations.set(requestId, {
+      userId,
+      cost,
+      dueAt: Date.now() + this.orphanAfterMs,
+      ...(tag ? { tag } : {}),
+    });
     const after = this.add(userId, -cost);
     this.save();
     return { ok: true, balance: after };
@@ -118,7 +173,11 @@ export class LocalCreditLedger implements CreditLedger {
 
   async commit(requestId: string): Promise<void> {
     this.load();
-    if (this.reservations.delete(requestId)) this.save();
+    const reservation = this.reservations.get(requestId);
+    if (!reservation) return;
+    this.reservations.delete(requestId);
+    this.writeCharge(requestId, reservation, reservation.cost);
+    this.save();
   }
 
   async refund(requestId: string): Promise<number | null> {
@@ -165,12 +224,14 @@ export class LocalCreditLedger implements CreditLedger {
     };
   }
 
-  async settle(requestId: string, finalCost: number): Promise<number | null> {
+  async settle(requestId: string, finalCost: number, rows?: number): Promise<number | null> {
     this.load();
     const reservation = this.reservations.get(requestId);
     if (!reservation) return null;
     this.reservations.delete(requestId);
-    const after = this.add(reservation.userId, reservation.cost - Math.min(finalCost, reservation.cost));
+    const final = Math.min(finalCost, reservation.cost);
+    const after = this.add(reservation.userId, reservation.cost - final);
+    this.writeCharge(requestId, reservation, final, rows);
     this.save();
     return after;
   }
@@ -182,6 +243,47 @@ export class LocalCreditLedger implements CreditLedger {
     reservation.dueAt = Date.now() + this.orphanAfterMs;
     this.save();
     return true;
+  }
+
+  async tail(limit: number): Promise<TailEntry[]> {
+    this.load();
+    return this.ledgerTail.slice(0, limit);
+  }
+
+  async dropTail(tailIds: string[]): Promise<void> {
+    this.load();
+    const drop = new Set(tailIds);
+    this.ledgerTail = this.ledgerTail.filter((row) => !drop.has(row.tailId));
+    this.save();
+  }
+
+  async users(): Promise<string[]> {
+    this.load();
+    return [...this.balances.keys()].sort();
+  }
+
+  async restoreBalance(
+    userId: string,
+    ledgerSum: number,
+  ): Promise<{ before: number; after: number } | 'tail'> {
+    this.load();
+    if (this.ledgerTail.length > 0) return 'tail';
+    const before = this.balances.get(userId) ?? 0;
+    const after = ledgerSum - this.openCredits(userId);
+    this.balances.set(userId, after);
+    this.save();
+    return { before, after };
+  }
+
+  async open(userId: string, ledgerSum: number): Promise<number | null | 'tail'> {
+    this.load();
+    if (this.ledgerTail.length > 0) return 'tail';
+    if (this.opened.has(userId)) return null;
+    this.opened.add(userId);
+    const credits = (this.balances.get(userId) ?? 0) + this.openCredits(userId) - ledgerSum;
+    if (credits !== 0) this.write({ id: `opening:${userId}`, kind: 'opening', userId, credits });
+    this.save();
+    return credits;
   }
 
   /** This process only: the steps one by one, no store round trips to save. */

@@ -61,14 +61,20 @@ export function openCreditLedger(
       mode: ledger.mode,
       balance: (userId) => ready.then(() => ledger.balance(userId)),
       grant: (userId, amount) => ready.then(() => ledger.grant(userId, amount)),
-      reserve: (userId, cost, id, giveUpAt) => ready.then(() => ledger.reserve(userId, cost, id, giveUpAt)),
+      reserve: (userId, cost, id, giveUpAt, tag) =>
+        ready.then(() => ledger.reserve(userId, cost, id, giveUpAt, tag)),
       commit: (id) => ready.then(() => ledger.commit(id)),
       refund: (id) => ready.then(() => ledger.refund(id)),
       sweepOrphans: () => ready.then(() => ledger.sweepOrphans()),
       account: (userId) => ready.then(() => ledger.account(userId)),
-      settle: (id, cost) => ready.then(() => ledger.settle(id, cost)),
+      settle: (id, cost, rows) => ready.then(() => ledger.settle(id, cost, rows)),
       keepOpen: (id) => ready.then(() => ledger.keepOpen(id)),
       admit: (request) => ready.then(() => ledger.admit(request)),
+      tail: (limit) => ready.then(() => ledger.tail(limit)),
+      dropTail: (tailIds) => ready.then(() => ledger.dropTail(tailIds)),
+      users: () => ready.then(() => ledger.users()),
+      restoreBalance: (userId, sum) => ready.then(() => ledger.restoreBalance(userId, sum)),
+      open: (userId, sum) => ready.then(() => ledger.open(userId, sum)),
     },
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());

@@ -21,9 +21,10 @@ export function countedWithCharge(kind: LimitKind): boolean {
   return kind === 'search' || kind === 'detail' || kind === 'changes';
 }
 
-/** The budget an operation counts in: suggest (autocomplete) has one of its own. */
+/** The budget an operation counts in: suggest (autocomplete) and usage have their own. */
 export function limiterFor(limits: Limits, kind: LimitKind): RateLimiter {
-  return kind === 'suggest' ? limits.suggestRateLimiter : limits.rateLimiter;
+  if (kind === 'suggest') return limits.suggestRateLimiter;
+  return kind === 'usage' ? limits.usageRateLimiter : limits.rateLimiter;
 }
 
 /** Counts the request (its window judged by its arrival, not by when Redis gets to it). */

@@ -21,6 +21,7 @@
  * last longer than the orphan time: while it streams it pushes its orphan time ahead
  * (`keepOpen`, every third of the orphan time), and settles at the records sent when it ends.
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { admitInSteps } from './admission.js';
 import type {
@@ -32,18 +33,19 @@ import type {
   SweepResult,
 } from './credit-ledger.js';
 import { type IdempotencyClaim, luaClaimRecord } from './idempotency-store.js';
+import { type ChargeTag, encodeTag, entryFromFields, type TailEntry } from './ledger-entry.js';
 import { luaCountRate, type RedisRateStep, rateDecision } from './rate-limiter.js';
 import { luaNowMs, RedisClock } from './redis-clock.js';
 import { LimitsStoreUnavailable, storeCall } from './store-unavailable.js';
 
 /**
  * Lua (after `luaNowMs`): `reserveCredits(balance key, reservation key, open set, cost, ttl
- * seconds, give-up time (Redis ms), orphan after (ms), user id)` ->
+ * seconds, give-up time (Redis ms), orphan after (ms), user id, tag)` ->
  * 1, balance after: debited | 2, balance: already reserved | 0, balance: short
  * | -1, balance: cancelled, or run after the API stopped waiting for it (debits nothing)
  */
 const luaReserveCredits = `
-local function reserveCredits(balanceKey, reservationKey, openKey, cost, ttl, giveUpAt, orphanAfter, user)
+local function reserveCredits(balanceKey, reservationKey, openKey, cost, ttl, giveUpAt, orphanAfter, user, tag)
   local state = redis.call('HGET', reservationKey, 'state')
   local balance = tonumber(redis.call('GET', balanceKey) or '0')
   if state == 'cancelled' then return -1, balance end
@@ -51,19 +53,19 @@ local function reserveCredits(balanceKey, reservationKey, openKey, cost, ttl, gi
   if now > giveUpAt then return -1, balance end
   if balance < cost then return 0, balance end
   local after = redis.call('DECRBY', balanceKey, cost)
-  redis.call('HSET', reservationKey, 'state', 'reserved', 'cost', cost, 'account', balanceKey, 'user', user, 'at', now)
+  redis.call('HSET', reservationKey, 'state', 'reserved', 'cost', cost, 'account', balanceKey, 'user', user, 'at', now, 'tag', tag)
   redis.call('EXPIRE', reservationKey, ttl)
   redis.call('ZADD', openKey, now + orphanAfter, reservationKey)
   return 1, after
 end`;
 
 // KEYS: balance, reservation, open set; ARGV: cost, ttl seconds, give-up time (Redis ms),
-// orphan after (ms), user id -> {status, balance} as reserveCredits answers
+// orphan after (ms), user id, tag -> {status, balance} as reserveCredits answers
 const reserveScript = `
 ${luaNowMs}
 ${luaReserveCredits}
 local status, balance = reserveCredits(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]), ARGV[2],
-  tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5])
+  tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6])
 return {status, balance}
 `;
 
@@ -76,7 +78,7 @@ return {status, balance}
  * KEYS: rate counter, idempotency record, balance, reservation, open set
  * ARGV: give-up time (Redis ms), arrival (Redis ms), rate points, window seconds,
  *       fingerprint, owner (request id), pending ttl, cost, reservation ttl, orphan after
- *       (ms), user id, read the balance (1) when the cost is 0
+ *       (ms), user id, read the balance (1) when the cost is 0, tag
  * -> {'late'} | {'rate', consumed, ms left} | {'claim', consumed, ms left, kind, response, 0, balance}
  *    | {'reserve', consumed, ms left, '', '', status, balance} | {'balance', consumed, ms left, '', '', 0, balance}
  */
@@ -103,7 +105,7 @@ end
 local cost = tonumber(ARGV[8])
 if cost > 0 then
   local status, balance = reserveCredits(KEYS[3], KEYS[4], KEYS[5], cost, ARGV[9], giveUpAt,
-    tonumber(ARGV[10]), ARGV[11])
+    tonumber(ARGV[10]), ARGV[11], ARGV[13])
   return {'reserve', consumed, ttl, '', '', status, balance}
 end
 local balance = 0
@@ -111,11 +113,26 @@ if ARGV[12] == '1' then balance = tonumber(redis.call('GET', KEYS[3]) or '0') en
 return {'balance', consumed, ttl, '', '', 0, balance}
 `;
 
-// KEYS: reservation, open set -> 1 committed now | 0 nothing to commit
+/**
+ * Lua (after `luaNowMs`): `writeCharge(ledger stream, reservation id, credits, rows or '',
+ * user, tag)`: the charge's ledger entry (./ledger-entry.ts), in the step that makes
+ * the reservation final, so a charge is on the ledger exactly when its debit is final.
+ */
+const luaWriteCharge = `
+local function writeCharge(streamKey, id, credits, rows, user, tag)
+  redis.call('XADD', streamKey, '*', 'id', 'charge:' .. id, 'kind', 'charge', 'user', user or '',
+    'credits', 0 - credits, 'at', now, 'tag', tag or '', 'rows', rows)
+end`;
+
+// KEYS: reservation, open set, ledger stream; ARGV: reservation id -> 1 committed now | 0 nothing to commit
 const commitScript = `
+${luaNowMs}
+${luaWriteCharge}
 redis.call('ZREM', KEYS[2], KEYS[1])
-if redis.call('HGET', KEYS[1], 'state') == 'reserved' then
+local r = redis.call('HMGET', KEYS[1], 'state', 'cost', 'user', 'tag')
+if r[1] == 'reserved' then
   redis.call('HSET', KEYS[1], 'state', 'committed')
+  writeCharge(KEYS[3], ARGV[1], tonumber(r[2]), '', r[3], r[4])
   return 1
 end
 return 0
@@ -163,14 +180,18 @@ end
 return {refunded, credits}
 `;
 
-// KEYS: reservation, open set; ARGV: final cost -> {1, balance after} settled now | {0, 0} not open
+// KEYS: reservation, open set, ledger stream; ARGV: final cost, reservation id, rows or ''
+// -> {1, balance after} settled now | {0, 0} not open
 const settleScript = `
+${luaNowMs}
+${luaWriteCharge}
 redis.call('ZREM', KEYS[2], KEYS[1])
-local r = redis.call('HMGET', KEYS[1], 'state', 'cost', 'account')
+local r = redis.call('HMGET', KEYS[1], 'state', 'cost', 'account', 'user', 'tag')
 if r[1] ~= 'reserved' then return {0, 0} end
 local final = math.min(tonumber(ARGV[1]), tonumber(r[2]))
 local after = redis.call('INCRBY', r[3], tonumber(r[2]) - final)
 redis.call('HSET', KEYS[1], 'state', 'committed', 'cost', final)
+writeCharge(KEYS[3], ARGV[2], final, ARGV[3], r[4], r[5])
 return {1, after}
 `;
 
@@ -187,12 +208,55 @@ redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-// KEYS: balance; ARGV: amount -> {1, balance after} | {0, balance} would go below 0
+// KEYS: balance, ledger stream; ARGV: amount, entry id, user id
+// -> {1, balance after} | {0, balance} would go below 0
 const grantScript = `
+${luaNowMs}
 local balance = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if balance + amount < 0 then return {0, balance} end
-return {1, redis.call('INCRBY', KEYS[1], amount)}
+local after = redis.call('INCRBY', KEYS[1], amount)
+redis.call('XADD', KEYS[2], '*', 'id', ARGV[2], 'kind', 'grant', 'user', ARGV[3], 'credits', amount, 'at', now)
+return {1, after}
+`;
+
+/**
+ * Lua: the credits of a user's open reservations (`HMGET user, cost` of each in the open set).
+ */
+const luaOpenCredits = `
+local function openCredits(openKey, user)
+  local total = 0
+  for _, key in ipairs(redis.call('ZRANGE', openKey, 0, -1)) do
+    local r = redis.call('HMGET', key, 'user', 'cost', 'state')
+    if r[1] == user and r[3] == 'reserved' then total = total + tonumber(r[2]) end
+  end
+  return total
+end`;
+
+// KEYS: balance, open set, ledger stream; ARGV: user id, ledger sum
+// -> {1, before, after} | {0} entries wait in the tail
+const restoreScript = `
+${luaOpenCredits}
+if redis.call('XLEN', KEYS[3]) > 0 then return {0} end
+local before = tonumber(redis.call('GET', KEYS[1]) or '0')
+local after = tonumber(ARGV[2]) - openCredits(KEYS[2], ARGV[1])
+redis.call('SET', KEYS[1], after)
+return {1, before, after}
+`;
+
+// KEYS: balance, open set, ledger stream, opened marker; ARGV: user id, ledger sum
+// -> {1, credits} written (0: nothing to write) | {0} opened before | {-1} entries wait in the tail
+const openScript = `
+${luaNowMs}
+${luaOpenCredits}
+if redis.call('XLEN', KEYS[3]) > 0 then return {-1} end
+if redis.call('SET', KEYS[4], now, 'NX') == false then return {0} end
+local credits = tonumber(redis.call('GET', KEYS[1]) or '0') + openCredits(KEYS[2], ARGV[1]) - tonumber(ARGV[2])
+if credits ~= 0 then
+  redis.call('XADD', KEYS[3], '*', 'id', 'opening:' .. ARGV[1], 'kind', 'opening', 'user', ARGV[1],
+    'credits', credits, 'at', now)
+end
+return {1, credits}
 `;
 
 type Script = (...keysAndArgs: Array<string | number>) => Promise<[number, number] | number>;
@@ -205,6 +269,8 @@ interface LedgerCommands {
   csCreditSweep: Script;
   csCreditSettle: Script;
   csCreditKeepOpen: Script;
+  csCreditRestore: (...keysAndArgs: Array<string | number>) => Promise<number[]>;
+  csCreditOpen: (...keysAndArgs: Array<string | number>) => Promise<number[]>;
   csCreditAdmit: (...keysAndArgs: Array<string | number>) => Promise<AdmitReply>;
 }
 
@@ -233,11 +299,13 @@ export class RedisCreditLedger implements CreditLedger {
   ) {
     // defineCommand sends EVALSHA and falls back to EVAL after a restart emptied the script cache
     redis.defineCommand('csCreditReserve', { numberOfKeys: 3, lua: reserveScript });
-    redis.defineCommand('csCreditCommit', { numberOfKeys: 2, lua: commitScript });
+    redis.defineCommand('csCreditCommit', { numberOfKeys: 3, lua: commitScript });
     redis.defineCommand('csCreditRefund', { numberOfKeys: 2, lua: refundScript });
-    redis.defineCommand('csCreditGrant', { numberOfKeys: 1, lua: grantScript });
+    redis.defineCommand('csCreditGrant', { numberOfKeys: 2, lua: grantScript });
     redis.defineCommand('csCreditSweep', { numberOfKeys: 1, lua: sweepScript });
-    redis.defineCommand('csCreditSettle', { numberOfKeys: 2, lua: settleScript });
+    redis.defineCommand('csCreditSettle', { numberOfKeys: 3, lua: settleScript });
+    redis.defineCommand('csCreditRestore', { numberOfKeys: 3, lua: restoreScript });
+    redis.defineCommand('csCreditOpen', { numberOfKeys: 4, lua: openScript });
     redis.defineCommand('csCreditKeepOpen', { numberOfKeys: 2, lua: keepOpenScript });
     redis.defineCommand('csCreditAdmit', { numberOfKeys: 5, lua: admitScript });
     this.commands = redis as unknown as LedgerCommands;
@@ -246,6 +314,11 @@ export class RedisCreditLedger implements CreditLedger {
 
   private get openKey(): string {
     return `${this.keyPrefix}credits:open`;
+  }
+
+  /** The ledger's tail: entries not yet filed in the engine (./ledger-filing.ts). */
+  private get streamKey(): string {
+    return `${this.keyPrefix}credits:ledger`;
   }
 
   private autoRefundsKey(userId: string): string {
@@ -273,7 +346,13 @@ export class RedisCreditLedger implements CreditLedger {
   async grant(userId: string, amount: number): Promise<number> {
     if (!Number.isInteger(amount)) throw new RangeError('amount must be a whole number');
     const [ok, balance] = (await storeCall('credit grant', () =>
-      this.commands.csCreditGrant(this.balanceKey(userId), amount),
+      this.commands.csCreditGrant(
+        this.balanceKey(userId),
+        this.streamKey,
+        amount,
+        `grant:${randomUUID()}`,
+        userId,
+      ),
     )) as [number, number];
     if (ok !== 1) throw new RangeError(`cannot take ${-amount} credits: the balance is ${balance}`);
     return balance;
@@ -284,6 +363,7 @@ export class RedisCreditLedger implements CreditLedger {
     cost: number,
     requestId: string,
     giveUpAt = Date.now() + defaultGiveUpMs,
+    tag?: ChargeTag,
   ): Promise<ReserveResult> {
     const [status, balance] = (await storeCall('credit reserve', () =>
       this.commands.csCreditReserve(
@@ -295,6 +375,7 @@ export class RedisCreditLedger implements CreditLedger {
         this.clock.toRedisMs(giveUpAt),
         this.orphanAfterMs,
         userId,
+        encodeTag(tag),
       ),
     )) as [number, number];
     if (status === -1)
@@ -333,6 +414,7 @@ export class RedisCreditLedger implements CreditLedger {
         this.orphanAfterMs,
         userId,
         request.readBalance ? 1 : 0,
+        encodeTag(request.tag),
       ),
     );
     return readAdmission(reply, rate, request);
@@ -340,7 +422,7 @@ export class RedisCreditLedger implements CreditLedger {
 
   async commit(requestId: string): Promise<void> {
     await storeCall('credit commit', () =>
-      this.commands.csCreditCommit(this.reservationKey(requestId), this.openKey),
+      this.commands.csCreditCommit(this.reservationKey(requestId), this.openKey, this.streamKey, requestId),
     );
   }
 
@@ -351,9 +433,16 @@ export class RedisCreditLedger implements CreditLedger {
     return refunded === 1 ? balance : null;
   }
 
-  async settle(requestId: string, finalCost: number): Promise<number | null> {
+  async settle(requestId: string, finalCost: number, rows?: number): Promise<number | null> {
     const [settled, balance] = (await storeCall('credit settle', () =>
-      this.commands.csCreditSettle(this.reservationKey(requestId), this.openKey, finalCost),
+      this.commands.csCreditSettle(
+        this.reservationKey(requestId),
+        this.openKey,
+        this.streamKey,
+        finalCost,
+        requestId,
+        rows ?? '',
+      ),
     )) as [number, number];
     return settled === 1 ? balance : null;
   }
@@ -368,6 +457,57 @@ export class RedisCreditLedger implements CreditLedger {
       ),
     );
     return renewed === 1;
+  }
+
+  async tail(limit: number): Promise<TailEntry[]> {
+    const rows = (await storeCall('ledger tail', () =>
+      this.redis.xrange(this.streamKey, '-', '+', 'COUNT', limit),
+    )) as Array<[string, string[]]>;
+    return rows.map(([tailId, fields]) => ({ tailId, entry: entryFromFields(fields) }));
+  }
+
+  async dropTail(tailIds: string[]): Promise<void> {
+    if (tailIds.length === 0) return;
+    await storeCall('ledger tail', () => this.redis.xdel(this.streamKey, ...tailIds));
+  }
+
+  async users(): Promise<string[]> {
+    const prefix = this.balanceKey('');
+    const users: string[] = [];
+    await storeCall('credit users', async () => {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        for (const key of keys) users.push(key.slice(prefix.length));
+        cursor = next;
+      } while (cursor !== '0');
+    });
+    return [...new Set(users)].sort();
+  }
+
+  async restoreBalance(
+    userId: string,
+    ledgerSum: number,
+  ): Promise<{ before: number; after: number } | 'tail'> {
+    const [done, before, after] = await storeCall('credit restore', () =>
+      this.commands.csCreditRestore(this.balanceKey(userId), this.openKey, this.streamKey, userId, ledgerSum),
+    );
+    return done === 1 ? { before: before as number, after: after as number } : 'tail';
+  }
+
+  async open(userId: string, ledgerSum: number): Promise<number | null | 'tail'> {
+    const [done, credits] = await storeCall('credit open', () =>
+      this.commands.csCreditOpen(
+        this.balanceKey(userId),
+        this.openKey,
+        this.streamKey,
+        `${this.keyPrefix}credits:opened:${userId}`,
+        userId,
+        ledgerSum,
+      ),
+    );
+    if (done === -1) return 'tail';
+    return done === 1 ? (credits as number) : null;
   }
 
   async sweepOrphans(): Promise<SweepResult> {

@@ -115,7 +115,7 @@ async function recover(ctx: ProcessContext, job: JobState): Promise<JobState> {
   const files = jobFiles(ctx.root, job.id);
   if (job.pending) {
     const { reservation, charged, progress, stop } = job.pending;
-    await ctx.ledger.settle(reservation, charged);
+    await ctx.ledger.settle(reservation, charged, progress.rowsDone - job.rowsDone);
     await ctx.store.commitChunk(job.id, progress);
     ctx.logger.info({ jobId: job.id, rowsDone: progress.rowsDone }, 'match job: a settled chunk counted');
     if (stop) await ctx.store.transition(job.id, ['running'], 'stopped', { stopReason: stop });
@@ -157,7 +157,11 @@ async function reserve(ctx: ProcessContext, job: JobState, records: number): Pro
     const reservation = `match-job:${job.id}:${attempts}`;
     // noted before the debit: a worker killed after it refunds it on restart
     await ctx.store.set(job.id, { reservation, attempts: String(attempts) });
-    return { reservation, result: await ctx.ledger.reserve(job.userId, credits, reservation) };
+    const tag = { operation: 'POST /corporates/match-jobs', matchJobId: job.id };
+    return {
+      reservation,
+      result: await ctx.ledger.reserve(job.userId, credits, reservation, undefined, tag),
+    };
   };
   const first = await attempt(wanted);
   if (first.result.ok)
@@ -257,7 +261,7 @@ async function runChunk(ctx: ProcessContext, job: JobState): Promise<StopReason 
     await ctx.store.set(job.id, {
       pending: JSON.stringify({ reservation: reserved.id, charged, progress, ...(stop ? { stop } : {}) }),
     });
-    await ctx.ledger.settle(reserved.id, charged);
+    await ctx.ledger.settle(reserved.id, charged, out.length);
   }
   await ctx.store.commitChunk(job.id, progress);
   ctx.logger.info(

@@ -33,6 +33,7 @@ import { ApiError, errors, type FieldError } from '../errors/catalogue.js';
 import { refundWithRetry } from '../limits/charges.js';
 import { exportCost } from '../limits/export-cost.js';
 import { leaseSeconds } from '../limits/export-slots.js';
+import type { ChargeTag } from '../limits/ledger-entry.js';
 import { describeFailure, inRedisBudget, LimitsStoreUnavailable } from '../limits/store-unavailable.js';
 import { metrics } from '../metrics.js';
 import type { Services } from '../services.js';
@@ -216,6 +217,7 @@ interface ExportRun {
   search: SearchCatalogue;
   plan: ExportPlan;
   userId: string;
+  tag?: ChargeTag;
   out: ExportTarget;
   /** The request's (src/deadline.ts): bounds everything before the first byte. */
   deadline?: Deadline;
@@ -250,6 +252,8 @@ export async function runExport(
   out: ExportTarget,
   /** The request's (src/deadline.ts): bounds everything before the first byte. */
   deadline?: Deadline,
+  /** What the charge is for, on its ledger entry (src/limits/ledger-entry.ts). */
+  tag?: ChargeTag,
 ): Promise<void> {
   const plan: ExportPlan = {
     ...parsed,
@@ -261,6 +265,7 @@ export async function runExport(
     search,
     plan,
     userId,
+    ...(tag ? { tag } : {}),
     out,
     deadline,
     pit: { id: await openExportPit(services, plan, deadline), keepAliveSeconds: paging.cursorTtlSeconds },
@@ -354,12 +359,12 @@ async function takeExportSlot(run: ExportRun): Promise<void> {
 
 /** The full cost reserved: the balance after it, a 402 when short, undefined when no longer answering. */
 async function reserveFullCost(run: ExportRun, cost: number): Promise<number | undefined> {
-  const { services, userId, exportId, deadline } = run;
+  const { services, userId, exportId, deadline, tag } = run;
   const { limits } = services;
   let reservation: Awaited<ReturnType<typeof limits.ledger.reserve>>;
   try {
     reservation = await inRedisBudget(deadline, 'credit reserve', () =>
-      limits.ledger.reserve(userId, cost, exportId, deadline?.redisExpiresAt),
+      limits.ledger.reserve(userId, cost, exportId, deadline?.redisExpiresAt, tag),
     );
   } catch (error) {
     // the debit may still happen in Redis after we gave up: the refund cancels it
@@ -458,7 +463,7 @@ async function endExport(run: ExportRun): Promise<void> {
   void closePit(services.opensearch, run.pit.id);
   if (run.slotHeld) await limits.exportSlots.release(userId, exportId).catch(() => {});
   if (run.reservedCost !== undefined)
-    await settle(services, exportId, exportCost(limits.config, run.sent), run.reservedCost);
+    await settle(services, exportId, exportCost(limits.config, run.sent), run.reservedCost, run.sent);
 }
 
 /** A page after the first, under a deadline of its own (the stream has none). */
@@ -491,10 +496,12 @@ async function settle(
   exportId: string,
   charged: number,
   reservedCost: number,
+  /** Records sent, on the charge's ledger entry. */
+  rows: number,
 ): Promise<void> {
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const balance = await services.limits.ledger.settle(exportId, charged);
+      const balance = await services.limits.ledger.settle(exportId, charged, rows);
       // null: nothing was open any more (swept after a lost heartbeat); nothing charged here
       if (balance !== null) {
         metrics.creditsCharged.inc(Math.min(charged, reservedCost));

@@ -44,8 +44,8 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
       note(userId, balance);
       return balance;
     },
-    async reserve(userId, cost, requestId, giveUpAt) {
-      const result = await inner.reserve(userId, cost, requestId, giveUpAt);
+    async reserve(userId, cost, requestId, giveUpAt, tag) {
+      const result = await inner.reserve(userId, cost, requestId, giveUpAt, tag);
       if (result.ok) noteReserved(userId, requestId, result.balance);
       return result;
     },
@@ -69,12 +69,17 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     sweepOrphans: () => inner.sweepOrphans(),
     account: (userId) => inner.account(userId),
     // settle only gives back what was reserved beyond the final cost, so it cannot lower a balance
-    async settle(requestId, finalCost) {
-      const balance = await inner.settle(requestId, finalCost);
+    async settle(requestId, finalCost, rows) {
+      const balance = await inner.settle(requestId, finalCost, rows);
       if (balance !== null) settles.set(requestId, (settles.get(requestId) ?? 0) + 1);
       return balance;
     },
     keepOpen: (requestId) => inner.keepOpen(requestId),
+    tail: (limit) => inner.tail(limit),
+    dropTail: (tailIds) => inner.dropTail(tailIds),
+    users: () => inner.users(),
+    restoreBalance: (userId, sum) => inner.restoreBalance(userId, sum),
+    open: (userId, sum) => inner.open(userId, sum),
   };
   return {
     ledger,

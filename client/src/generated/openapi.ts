@@ -652,6 +652,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Credits spent and requests answered, per day and per operation
+         * @description The caller's charges over a range of days (Japan time, `Asia/Tokyo`), from the credit
+         *     ledger: for each day, the credits spent and the charged requests answered, in all and
+         *     per operation, and the credits granted. Every day of the range is listed, days without
+         *     use with zeros. A charge shows here within about two seconds of its answer (the
+         *     ledger is filed every `LEDGER_FILING_INTERVAL_MS`). Free; a rate limit of its own
+         *     (`USAGE_RATE_LIMIT_PER_SECOND`).
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ledger entries behind the usage, newest first, page by page
+         * @description Every grant and charge of the caller over a range of days (Japan time), newest first:
+         *     what it was (`kind`), its credits (a charge negative), when, and for a charge the
+         *     operation, the request's `X-Request-Id`, the API key's id, and the rows an export or
+         *     a match job was charged for. `nextCursor` reads the next page. Free; the rate limit of
+         *     `GET /usage`.
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/master/prefectures": {
         parameters: {
             query?: never;
@@ -1257,6 +1306,73 @@ export interface components {
             disabledReason: string | null;
             /** @description The signing secret (`whsec_…`), shown only in this answer; keep it where the receiver reads it. */
             secret: string;
+        };
+        /**
+         * @description `charge`: an answered request's price (or an export's records sent, a match job's chunk); `grant`: credits added (negative: taken back) by an operator; `opening`: the balance held when the ledger began.
+         * @enum {string}
+         */
+        LedgerEntryKind: "charge" | "grant" | "opening";
+        LedgerEntry: {
+            /** @description Unique: `charge:<reservation>`, `grant:<uuid>`, `opening:<user>`. */
+            id: string;
+            kind: components["schemas"]["LedgerEntryKind"];
+            /** @description Signed: a charge takes (negative, or 0), a grant adds. */
+            credits: number;
+            /** Format: date-time */
+            at: string;
+            /** @description A charge's operation, e.g. `POST /corporates/search`. */
+            operation?: string;
+            /** @description The charged request's `X-Request-Id`. */
+            requestId?: string;
+            /** @description The public id of the API key that made the request. */
+            keyId?: string;
+            /** @description A match job's charge: the job. */
+            matchJobId?: string;
+            /** @description Records an export sent, rows of a match job's chunk. */
+            rows?: number;
+        };
+        LedgerEntries: {
+            entries: components["schemas"]["LedgerEntry"][];
+            /** @description The next page's `cursor`; null on the last page. */
+            nextCursor: string | null;
+        };
+        UsageFigures: {
+            creditsSpent: number;
+            /** @description Charged requests answered (a match job: its chunks). */
+            requests: number;
+        };
+        UsageOperation: {
+            /** @description e.g. `POST /corporates/search`. */
+            operation: string;
+            creditsSpent: number;
+            requests: number;
+        };
+        UsageDay: {
+            /**
+             * Format: date
+             * @description A day in Japan time.
+             */
+            date: string;
+            creditsSpent: number;
+            requests: number;
+            /** @description Grants and opening entries of the day (a negative grant lowers it). */
+            creditsGranted: number;
+            operations: components["schemas"]["UsageOperation"][];
+        };
+        Usage: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @enum {string} */
+            timeZone: "Asia/Tokyo";
+            /** @description The balance now (as X-Credits-Remaining). */
+            balance: number;
+            /** @description The range's credits spent and requests answered. */
+            totals: components["schemas"]["UsageFigures"];
+            /** @description The range per operation, most credits first. */
+            operations: components["schemas"]["UsageOperation"][];
+            days: components["schemas"]["UsageDay"][];
         };
         WebhookDelivery: {
             eventId: string;
@@ -4118,6 +4234,10 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The first day (Japan time), `YYYY-MM-DD`; default 29 days before `to`. At most 366 days before `to`. */
+        UsageFrom: string;
+        /** @description The last day (Japan time), `YYYY-MM-DD`, included; default today. */
+        UsageTo: string;
         /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
         ReconcileApiKey: string;
         /** @description The `id` of a saved search (as `POST /saved-searches` answered it). */
@@ -5267,6 +5387,72 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day (Japan time), `YYYY-MM-DD`; default 29 days before `to`. At most 366 days before `to`. */
+                from?: components["parameters"]["UsageFrom"];
+                /** @description The last day (Japan time), `YYYY-MM-DD`, included; default today. */
+                to?: components["parameters"]["UsageTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage over the range. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description The first day (Japan time), `YYYY-MM-DD`; default 29 days before `to`. At most 366 days before `to`. */
+                from?: components["parameters"]["UsageFrom"];
+                /** @description The last day (Japan time), `YYYY-MM-DD`, included; default today. */
+                to?: components["parameters"]["UsageTo"];
+                /** @description Only entries of this kind. */
+                kind?: components["schemas"]["LedgerEntryKind"];
+                /** @description A `nextCursor` this endpoint answered for the same range and kind. */
+                cursor?: string;
+                /** @description Entries per page, 1-1,000 (100). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerEntries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

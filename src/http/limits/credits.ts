@@ -38,7 +38,7 @@ import {
 import type { Admission, AdmitRequest } from '../../limits/credit-ledger.js';
 import type { Limits } from '../../limits/limits.js';
 import { describeFailure, LimitsStoreUnavailable } from '../../limits/store-unavailable.js';
-import { limitOf, locals } from '../locals.js';
+import { chargeTagOf, limitOf, locals } from '../locals.js';
 import { applyRateDecision, countDeferredThen, takeDeferredCount } from './rate-limit.js';
 
 export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
@@ -103,6 +103,7 @@ function admitRequest(
     cost: costOf(kind, locals(res).reconcile?.match ?? req.body, limits.config),
     readBalance: kind === 'search' || kind === 'match',
     giveUpAt: deadline?.redisExpiresAt,
+    tag: chargeTagOf(res),
   };
 }
 

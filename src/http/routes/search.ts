@@ -8,7 +8,7 @@ import { type ExportTarget, runExport } from '../../search/export.js';
 import { countFor, runPlan, runPlanText } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
-import { currentUser, exportRequestOf, searchPlanOf } from '../locals.js';
+import { chargeTagOf, currentUser, exportRequestOf, searchPlanOf } from '../locals.js';
 
 export function searchHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
@@ -45,6 +45,14 @@ export function exportHandler(services: Services): RequestHandler {
         res.status(status).set(headers);
       },
     };
-    await runExport(services, search, request, currentUser(res).id, target, deadlineOf(res));
+    await runExport(
+      services,
+      search,
+      request,
+      currentUser(res).id,
+      target,
+      deadlineOf(res),
+      chargeTagOf(res),
+    );
   };
 }
