@@ -1,0 +1,330 @@
+/**
+ * The credit ledger on the real redis-server and the real OpenSearch: every grant and every
+ * final charge is an entry (refunds, failed and replayed requests are not), filed once however
+ * often filing runs, read back by GET /usage and /usage/entries, and enough to rebuild every
+ * balance after Redis loses its data; `open` makes balances older than the ledger add up; the
+ * real worker files the tail by itself. The single-process ledger keeps the same entries.
+ */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreditLedger } from '../src/limits/credit-ledger.js';
+import { openBalances, rebuildBalances, verifyLedger } from '../src/limits/ledger-audit.js';
+import type { LedgerEntry } from '../src/limits/ledger-entry.js';
+import { fileLedgerTail, ledgerIndex, ledgerSums } from '../src/limits/ledger-filing.js';
+import { createLimits, type Limits } from '../src/limits/limits.js';
+import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import type { Services } from '../src/services.js';
+import { startDeadEndpoint } from './support/dead-endpoint.js';
+import { setUpServices } from './support/env.js';
+import { search, startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
+import { startWorkerChild, stopChild } from './support/worker-child.js';
+
+let services: Services;
+let limits: Limits;
+let app: TestApp;
+let broken: TestApp;
+let index: string;
+const deadEngine = await startDeadEndpoint();
+const closedOpenSearch = createOpenSearchClient(deadEngine.url);
+
+beforeAll(async () => {
+  services = await setUpServices('ledger');
+  index = ledgerIndex(services.config.indexPrefix);
+  limits = createLimits({
+    redis: services.redis,
+    keyPrefix: services.config.redisPrefix,
+    config: { ratePerSecond: 1_000_000, usageRatePerSecond: 1_000, searchCost: 3, detailCost: 2 },
+  });
+  const deps = { limits, opensearch: services.opensearch, indexPrefix: services.config.indexPrefix };
+  app = await startLimitsTestApp(deps);
+  broken = await startLimitsTestApp({ ...deps, opensearch: closedOpenSearch, seed: false });
+});
+afterAll(async () => {
+  await Promise.all([app?.close(), broken?.close()]);
+  await closedOpenSearch.close();
+  await deadEngine.close();
+  await services?.close();
+});
+
+const ctx = () => ({ ledger: limits.ledger, opensearch: services.opensearch, index });
+
+async function get(pathAndQuery: string, user: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${app.url}/rest/v1${pathAndQuery}`, { headers: await userHeaders(user) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Every entry of `user` through GET /usage/entries, page by page (`limit` per page). */
+async function allEntries(user: string, limit: number): Promise<{ entries: any[]; pages: number }> {
+  const entries: any[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const answer = await get(
+      `/usage/entries?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      user,
+    );
+    expect(answer.status).toBe(200);
+    entries.push(...answer.body.entries);
+    cursor = answer.body.nextCursor;
+    pages += 1;
+  } while (cursor);
+  return { entries, pages };
+}
+
+async function documents(user: string): Promise<LedgerEntry[]> {
+  await services.opensearch.indices.refresh({ index });
+  const { body } = await services.opensearch.search({
+    index,
+    body: { size: 1000, query: { term: { userId: user } }, sort: [{ at: 'asc' }, { id: 'asc' }] },
+  });
+  return (body.hits.hits as Array<{ _source: LedgerEntry }>).map((hit) => hit._source);
+}
+
+describe('the ledger holds every grant and final charge, nothing else', () => {
+  it('searches, a detail, an export, a replay, failures: entries, usage and balances agree', async () => {
+    const user = 'ledger-a';
+    await limits.ledger.grant(user, 100);
+    await limits.ledger.grant(user, -10);
+    const requestIds: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const res = await search(app.url, user);
+      expect(res.status).toBe(200);
+      requestIds.push(res.headers.get('x-request-id') as string);
+      await res.text();
+    }
+    // the same Idempotency-Key twice: charged once, the replay is no entry
+    for (let i = 0; i < 2; i += 1) {
+      const res = await search(app.url, user, { headers: { 'Idempotency-Key': 'ledger-replay-1' } });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    // refused before any reservation (400), and failed in the engine (503, refunded): no entry
+    expect((await search(app.url, user, { body: { limit: 'x' } })).status).toBe(400);
+    expect((await search(broken.url, user)).status).toBe(503);
+    const detail = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, { headers: await userHeaders(user) });
+    expect(detail.status).toBe(200);
+    const exported = await search(app.url, user, { path: '/rest/v1/corporates/export', body: { format: 'jsonl' } });
+    expect(exported.status).toBe(200);
+    await exported.text();
+    // a charge is written when its answer is out: wait for the last settlement
+    await expect.poll(async () => (await limits.ledger.account(user)).open.reservations).toBe(0);
+    const balance = await limits.ledger.balance(user);
+    // 90 granted, 5 searches x 3, a detail 2, an export of 1 record 1
+    expect(balance).toBe(90 - 15 - 2 - 1);
+
+    expect(await fileLedgerTail(limits.ledger, services.opensearch, index)).toBeGreaterThanOrEqual(9);
+    const docs = await documents(user);
+    expect(docs.map((d) => d.kind).sort()).toEqual([...Array(2).fill('grant'), ...Array(7).fill('charge')].sort());
+    expect(docs.reduce((sum, d) => sum + d.credits, 0)).toBe(balance);
+    const charges = docs.filter((d) => d.kind === 'charge');
+    expect(charges.filter((d) => d.operation === 'POST /corporates/search')).toHaveLength(5);
+    expect(charges.find((d) => d.operation === 'GET /jobs/{jobId}/detail')?.credits).toBe(-2);
+    expect(charges.find((d) => d.operation === 'POST /corporates/export')).toMatchObject({ credits: -1, rows: 1 });
+    // each charge names the request the caller saw, and the key that made it
+    for (const id of requestIds) expect(charges.some((d) => d.requestId === id)).toBe(true);
+    expect(charges.every((d) => typeof d.keyId === 'string' && d.keyId.length > 0)).toBe(true);
+
+    const usage = await get('/usage', user);
+    expect(usage.status).toBe(200);
+    expect(usage.body.balance).toBe(balance);
+    expect(usage.body.timeZone).toBe('Asia/Tokyo');
+    expect(usage.body.days).toHaveLength(30);
+    expect(usage.body.totals).toEqual({ creditsSpent: 18, requests: 7 });
+    expect(usage.body.operations[0]).toEqual({ operation: 'POST /corporates/search', creditsSpent: 15, requests: 5 });
+    const today = usage.body.days.at(-1);
+    expect(today).toMatchObject({ creditsSpent: 18, requests: 7, creditsGranted: 90 });
+    expect(usage.body.days.slice(0, -1).every((d: any) => d.creditsSpent === 0 && d.requests === 0)).toBe(true);
+
+    // page by page, newest first, every entry once
+    const paged = await allEntries(user, 2);
+    expect(paged.pages).toBe(5);
+    expect(paged.entries.map((e) => e.id).sort()).toEqual(docs.map((d) => d.id).sort());
+    const times = paged.entries.map((e) => Date.parse(e.at));
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+    expect(paged.entries.every((e) => !('userId' in e))).toBe(true);
+    const onlyGrants = await get('/usage/entries?kind=grant', user);
+    expect(onlyGrants.body.entries.map((e: any) => e.credits).sort()).toEqual([-10, 100]);
+    // another user sees none of them
+    expect((await get('/usage/entries', 'ledger-nobody')).body.entries).toEqual([]);
+    expect((await get('/usage', 'ledger-nobody')).body.totals).toEqual({ creditsSpent: 0, requests: 0 });
+
+    expect((await verifyLedger(ctx())).differences).toEqual([]);
+  });
+
+  it('commit and settle write once however often they run; refunds and the sweep write nothing', async () => {
+    const user = 'ledger-steps';
+    const ledger = limits.ledger;
+    await ledger.grant(user, 50);
+    await fileLedgerTail(ledger, services.opensearch, index);
+    const tag = { operation: 'POST /corporates/match' };
+    expect((await ledger.reserve(user, 10, 'steps-commit', undefined, tag)).ok).toBe(true);
+    await ledger.commit('steps-commit');
+    await ledger.commit('steps-commit');
+    await ledger.settle('steps-commit', 1);
+    expect((await ledger.reserve(user, 10, 'steps-settle', undefined, tag)).ok).toBe(true);
+    expect(await ledger.settle('steps-settle', 4, 12)).toBe(50 - 10 - 4);
+    expect(await ledger.settle('steps-settle', 4, 12)).toBeNull();
+    expect((await ledger.reserve(user, 5, 'steps-refund', undefined, tag)).ok).toBe(true);
+    await ledger.refund('steps-refund');
+    await ledger.refund('steps-refund');
+    const tail = (await ledger.tail(100)).map((row) => row.entry).filter((e) => e?.userId === user);
+    expect(tail).toEqual([
+      expect.objectContaining({ id: 'charge:steps-commit', kind: 'charge', credits: -10, ...tag }),
+      expect.objectContaining({ id: 'charge:steps-settle', kind: 'charge', credits: -4, rows: 12, ...tag }),
+    ]);
+  });
+
+  it('filing twice leaves one document per entry', async () => {
+    const user = 'ledger-twice';
+    await limits.ledger.grant(user, 7);
+    await limits.ledger.grant(user, 8);
+    // the first filing dies after the copy, before the take-out: the entries stay in the tail
+    const dying: CreditLedger = Object.create(limits.ledger);
+    dying.dropTail = async () => {
+      throw new Error('died');
+    };
+    await expect(fileLedgerTail(dying, services.opensearch, index)).rejects.toThrow('died');
+    expect((await limits.ledger.tail(1000)).filter((row) => row.entry?.userId === user)).toHaveLength(2);
+    await fileLedgerTail(limits.ledger, services.opensearch, index);
+    const docs = await documents(user);
+    expect(docs.map((d) => d.credits).sort()).toEqual([7, 8]);
+    expect((await ledgerSums(services.opensearch, index)).get(user)).toBe(15);
+  });
+});
+
+describe('balances from the ledger', () => {
+  it('Redis loses its data: rebuild restores every balance exactly, open reservations kept out', async () => {
+    const users = ['rebuild-1', 'rebuild-2', 'rebuild-3'];
+    for (const [i, user] of users.entries()) {
+      await limits.ledger.grant(user, 20 + i);
+      for (let n = 0; n <= i; n += 1) {
+        const res = await search(app.url, user);
+        expect(res.status).toBe(200);
+        await res.text();
+      }
+    }
+    for (const user of users)
+      await expect.poll(async () => (await limits.ledger.account(user)).open.reservations).toBe(0);
+    const before = new Map(await Promise.all(users.map(async (u) => [u, await limits.ledger.balance(u)] as const)));
+    expect([...before.values()]).toEqual([20 - 3, 21 - 6, 22 - 9]);
+    await fileLedgerTail(limits.ledger, services.opensearch, index);
+
+    // everything of the ledger in Redis gone: balances, reservations, the (filed) tail
+    const redis = services.redis as NonNullable<Services['redis']>;
+    const keys = await redis.keys(`${services.config.redisPrefix}credits:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    await redis.del(...keys);
+    for (const user of users) expect(await limits.ledger.balance(user)).toBe(0);
+
+    const result = await rebuildBalances(ctx());
+    for (const user of users) {
+      expect(await limits.ledger.balance(user)).toBe(before.get(user));
+      expect(result.restored.find((r) => r.userId === user)).toEqual({ userId: user, before: 0, after: before.get(user) });
+    }
+    // a live reservation stays debited: the rebuild leaves it out of the ledger's sum
+    expect((await limits.ledger.reserve('rebuild-1', 4, 'rebuild-open')).ok).toBe(true);
+    await rebuildBalances(ctx());
+    expect(await limits.ledger.balance('rebuild-1')).toBe((before.get('rebuild-1') as number) - 4);
+    await limits.ledger.refund('rebuild-open');
+    expect((await verifyLedger(ctx())).differences).toEqual([]);
+  });
+
+  it('a balance older than the ledger: verify names it, open makes it add up, once', async () => {
+    const user = 'ledger-old';
+    const redis = services.redis as NonNullable<Services['redis']>;
+    await redis.set(`${services.config.redisPrefix}credits:balance:${user}`, '70');
+    // and a charge made after the upgrade, before `open`
+    expect((await limits.ledger.reserve(user, 3, 'old-charge')).ok).toBe(true);
+    await limits.ledger.commit('old-charge');
+    const found = await verifyLedger(ctx(), 50);
+    expect(found.differences).toEqual([{ userId: user, balance: 67, expected: -3, unledgered: false }]);
+    expect(await openBalances(ctx())).toEqual([{ userId: user, credits: 70 }]);
+    expect((await verifyLedger(ctx())).differences).toEqual([]);
+    expect(await openBalances(ctx())).toEqual([]);
+    expect((await ledgerSums(services.opensearch, index)).get(user)).toBe(67);
+  });
+});
+
+describe('GET /usage refuses what it cannot answer', () => {
+  it('a range backwards or over 366 days, a bad date, a cursor it did not give: 400 naming the field', async () => {
+    const user = 'ledger-bad';
+    const backwards = await get('/usage?from=2026-11-10&to=2026-11-01', user);
+    expect(backwards.status).toBe(400);
+    expect(JSON.stringify(backwards.body)).toContain('from');
+    const long = await get('/usage?from=2024-01-01&to=2026-11-01', user);
+    expect(long.status).toBe(400);
+    expect(JSON.stringify(long.body)).toContain('366');
+    expect((await get('/usage?from=2026-13-01', user)).status).toBe(400);
+    const cursor = await get('/usage/entries?cursor=bm9wZQ', user);
+    expect(cursor.status).toBe(400);
+    expect(JSON.stringify(cursor.body)).toContain('cursor');
+    const year = await get('/usage?from=2025-11-30&to=2026-11-30', user);
+    expect(year.status).toBe(200);
+    expect(year.body.days).toHaveLength(366);
+  });
+
+  it('has a rate limit of its own: spent, it is a 429 while searches still answer', async () => {
+    const own = createLimits({
+      redis: services.redis,
+      keyPrefix: `${services.config.redisPrefix}own:`,
+      config: { ratePerSecond: 1_000_000, usageRatePerSecond: 1 },
+    });
+    const ownApp = await startLimitsTestApp({
+      limits: own,
+      opensearch: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+    });
+    try {
+      await own.ledger.grant('ledger-rate', 10);
+      const headers = await userHeaders('ledger-rate');
+      const statuses = [];
+      for (let i = 0; i < 3; i += 1)
+        statuses.push((await fetch(`${ownApp.url}/rest/v1/usage`, { headers })).status);
+      expect(statuses).toContain(429);
+      expect((await search(ownApp.url, 'ledger-rate')).status).toBe(200);
+    } finally {
+      await ownApp.close();
+    }
+  });
+});
+
+describe('filing by the worker, and the single-process ledger', () => {
+  it('the real worker files a grant by itself', async () => {
+    const worker = startWorkerChild<{ msg?: string }>(services.config, { LEDGER_FILING_INTERVAL_MS: '100' });
+    try {
+      await worker.ready;
+      await limits.ledger.grant('ledger-worker', 33);
+      await expect
+        .poll(async () => (await documents('ledger-worker')).map((d) => d.credits), { timeout: 15_000 })
+        .toEqual([33]);
+      expect((await limits.ledger.tail(10)).filter((row) => row.entry?.userId === 'ledger-worker')).toEqual([]);
+    } finally {
+      stopChild(worker.child);
+    }
+  });
+
+  it('the single-process ledger keeps the same entries, in its file until filed', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'credits.json');
+    const local = new LocalCreditLedger(file);
+    await local.grant('local-1', 40);
+    expect((await local.reserve('local-1', 5, 'local-commit', undefined, { operation: 'POST /jobs/search' })).ok).toBe(
+      true,
+    );
+    await local.commit('local-commit');
+    await local.reserve('local-1', 6, 'local-settle');
+    await local.settle('local-settle', 2, 9);
+    await local.reserve('local-1', 3, 'local-refund');
+    await local.refund('local-refund');
+    // another process reading the same file sees the tail
+    const reread = new LocalCreditLedger(file);
+    expect((await reread.tail(10)).map((row) => row.entry?.credits)).toEqual([40, -5, -2]);
+    await fileLedgerTail(reread, services.opensearch, index);
+    expect(await reread.tail(10)).toEqual([]);
+    expect((await ledgerSums(services.opensearch, index)).get('local-1')).toBe(33);
+    expect(await reread.balance('local-1')).toBe(33);
+    expect(await reread.restoreBalance('local-1', 40)).toEqual({ before: 33, after: 40 });
+  });
+});
