@@ -17,13 +17,14 @@ import { failure, success } from './results.js';
 import { savedSearchTools } from './saved-search-tools.js';
 import { searchTools } from './search-tools.js';
 import type { ToolSpec } from './tool-spec.js';
+import { usageTools } from './usage-tools.js';
 import { webhookTools } from './webhook-tools.js';
 
 export const serverInfo = { name: 'corpsearch', version: '0.1.0' };
 
 /** Every tool, in the order an assistant lists them. */
 export function toolSpecs(): ToolSpec[] {
-  return [...searchTools(), ...otherTools, ...savedSearchTools, ...webhookTools];
+  return [...searchTools(), ...otherTools, ...savedSearchTools, ...webhookTools, ...usageTools];
 }
 
 /**

@@ -106,7 +106,10 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     expect((await search(broken.url, user)).status).toBe(503);
     const detail = await fetch(`${app.url}/rest/v1/jobs/J-1/detail`, { headers: await userHeaders(user) });
     expect(detail.status).toBe(200);
-    const exported = await search(app.url, user, { path: '/rest/v1/corporates/export', body: { format: 'jsonl' } });
+    const exported = await search(app.url, user, {
+      path: '/rest/v1/corporates/export',
+      body: { format: 'jsonl' },
+    });
     expect(exported.status).toBe(200);
     await exported.text();
     // a charge is written when its answer is out: wait for the last settlement
@@ -117,12 +120,17 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
 
     expect(await fileLedgerTail(limits.ledger, services.opensearch, index)).toBeGreaterThanOrEqual(9);
     const docs = await documents(user);
-    expect(docs.map((d) => d.kind).sort()).toEqual([...Array(2).fill('grant'), ...Array(7).fill('charge')].sort());
+    expect(docs.map((d) => d.kind).sort()).toEqual(
+      [...Array(2).fill('grant'), ...Array(7).fill('charge')].sort(),
+    );
     expect(docs.reduce((sum, d) => sum + d.credits, 0)).toBe(balance);
     const charges = docs.filter((d) => d.kind === 'charge');
     expect(charges.filter((d) => d.operation === 'POST /corporates/search')).toHaveLength(5);
     expect(charges.find((d) => d.operation === 'GET /jobs/{jobId}/detail')?.credits).toBe(-2);
-    expect(charges.find((d) => d.operation === 'POST /corporates/export')).toMatchObject({ credits: -1, rows: 1 });
+    expect(charges.find((d) => d.operation === 'POST /corporates/export')).toMatchObject({
+      credits: -1,
+      rows: 1,
+    });
     // each charge names the request the caller saw, and the key that made it
     for (const id of requestIds) expect(charges.some((d) => d.requestId === id)).toBe(true);
     expect(charges.every((d) => typeof d.keyId === 'string' && d.keyId.length > 0)).toBe(true);
@@ -133,10 +141,16 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     expect(usage.body.timeZone).toBe('Asia/Tokyo');
     expect(usage.body.days).toHaveLength(30);
     expect(usage.body.totals).toEqual({ creditsSpent: 18, requests: 7 });
-    expect(usage.body.operations[0]).toEqual({ operation: 'POST /corporates/search', creditsSpent: 15, requests: 5 });
+    expect(usage.body.operations[0]).toEqual({
+      operation: 'POST /corporates/search',
+      creditsSpent: 15,
+      requests: 5,
+    });
     const today = usage.body.days.at(-1);
     expect(today).toMatchObject({ creditsSpent: 18, requests: 7, creditsGranted: 90 });
-    expect(usage.body.days.slice(0, -1).every((d: any) => d.creditsSpent === 0 && d.requests === 0)).toBe(true);
+    expect(usage.body.days.slice(0, -1).every((d: any) => d.creditsSpent === 0 && d.requests === 0)).toBe(
+      true,
+    );
 
     // page by page, newest first, every entry once
     const paged = await allEntries(user, 2);
@@ -208,7 +222,9 @@ describe('balances from the ledger', () => {
     }
     for (const user of users)
       await expect.poll(async () => (await limits.ledger.account(user)).open.reservations).toBe(0);
-    const before = new Map(await Promise.all(users.map(async (u) => [u, await limits.ledger.balance(u)] as const)));
+    const before = new Map(
+      await Promise.all(users.map(async (u) => [u, await limits.ledger.balance(u)] as const)),
+    );
     expect([...before.values()]).toEqual([20 - 3, 21 - 6, 22 - 9]);
     await fileLedgerTail(limits.ledger, services.opensearch, index);
 
@@ -222,7 +238,11 @@ describe('balances from the ledger', () => {
     const result = await rebuildBalances(ctx());
     for (const user of users) {
       expect(await limits.ledger.balance(user)).toBe(before.get(user));
-      expect(result.restored.find((r) => r.userId === user)).toEqual({ userId: user, before: 0, after: before.get(user) });
+      expect(result.restored.find((r) => r.userId === user)).toEqual({
+        userId: user,
+        before: 0,
+        after: before.get(user),
+      });
     }
     // a live reservation stays debited: the rebuild leaves it out of the ledger's sum
     expect((await limits.ledger.reserve('rebuild-1', 4, 'rebuild-open')).ok).toBe(true);
@@ -300,7 +320,9 @@ describe('filing by the worker, and the single-process ledger', () => {
       await expect
         .poll(async () => (await documents('ledger-worker')).map((d) => d.credits), { timeout: 15_000 })
         .toEqual([33]);
-      expect((await limits.ledger.tail(10)).filter((row) => row.entry?.userId === 'ledger-worker')).toEqual([]);
+      expect((await limits.ledger.tail(10)).filter((row) => row.entry?.userId === 'ledger-worker')).toEqual(
+        [],
+      );
     } finally {
       stopChild(worker.child);
     }
@@ -310,9 +332,9 @@ describe('filing by the worker, and the single-process ledger', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'credits.json');
     const local = new LocalCreditLedger(file);
     await local.grant('local-1', 40);
-    expect((await local.reserve('local-1', 5, 'local-commit', undefined, { operation: 'POST /jobs/search' })).ok).toBe(
-      true,
-    );
+    expect(
+      (await local.reserve('local-1', 5, 'local-commit', undefined, { operation: 'POST /jobs/search' })).ok,
+    ).toBe(true);
     await local.commit('local-commit');
     await local.reserve('local-1', 6, 'local-settle');
     await local.settle('local-settle', 2, 9);

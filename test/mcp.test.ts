@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { consoleCatalogue } from '../src/catalogue/console-catalogue.js';
 import { createApp } from '../src/http/app.js';
+import { fileLedgerTail, ledgerIndex } from '../src/limits/ledger-filing.js';
 import { createLimits } from '../src/limits/limits.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
@@ -200,6 +201,8 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
         'list_webhooks',
         'webhook_deliveries',
         'delete_webhook',
+        'get_usage',
+        'ledger_entries',
       ].sort(),
     );
     // only the tools that save or delete say they change something
@@ -418,6 +421,33 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     expect((await call(client, 'delete_saved_search', { savedSearchId: id })).isError).toBeFalsy();
     const gone = await call(client, 'open_saved_search', { savedSearchId: id });
     expect(gone.structuredContent).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('shows the usage and the ledger entries as the API does, free', async () => {
+    const searched = await viaHttp(user.key, 'POST', '/corporates/search', { limit: 1 });
+    expect(searched.status).toBe(200);
+    await expect
+      .poll(async () => (await services.limits.ledger.account(user.userId)).open.reservations)
+      .toBe(0);
+    await fileLedgerTail(
+      services.limits.ledger,
+      services.opensearch,
+      ledgerIndex(services.config.indexPrefix),
+    );
+    await services.opensearch.indices.refresh({ index: ledgerIndex(services.config.indexPrefix) });
+    const before = await balance();
+    const usage = await call(client, 'get_usage', {});
+    expect(usage.isError).toBeFalsy();
+    expect(usage.structuredContent).toEqual((await viaHttp(user.key, 'GET', '/usage')).body);
+    const spent = (usage.structuredContent as { totals: { creditsSpent: number; requests: number } }).totals;
+    expect(spent.requests).toBeGreaterThanOrEqual(1);
+    expect((usage.content[0] as { text: string }).text).toContain(`${spent.creditsSpent} credits spent`);
+    const entries = await call(client, 'ledger_entries', { kind: 'charge', limit: 5 });
+    expect(entries.structuredContent).toEqual(
+      (await viaHttp(user.key, 'GET', '/usage/entries?kind=charge&limit=5')).body,
+    );
+    expect(JSON.stringify(entries.structuredContent)).toContain('POST /corporates/search');
+    expect(await balance()).toBe(before);
   });
 
   it('an unknown posting is the API not_found, an unknown master its route_not_found', async () => {

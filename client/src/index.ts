@@ -67,6 +67,9 @@ export type Webhook = Schemas['Webhook'];
 export type WebhookCreate = Schemas['WebhookCreate'];
 export type WebhookWithSecret = Schemas['WebhookWithSecret'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type Usage = Schemas['Usage'];
+export type LedgerEntry = Schemas['LedgerEntry'];
+export type LedgerEntries = Schemas['LedgerEntries'];
 /** The body a webhook receiver gets (docs/webhooks.md, "Events"). */
 export type WebhookEvent = Schemas['WebhookEvent'];
 export type Suggestion = SuggestResponse['suggestions'][number];
@@ -441,6 +444,24 @@ export interface CorpsearchClient {
     id: string,
     options?: { limit?: number; signal?: AbortSignal },
   ): Promise<{ deliveries: WebhookDelivery[]; meta: ResponseMeta }>;
+  /**
+   * Credits spent and charged requests answered per day (Japan time) and per operation, from
+   * `from` to `to` (`YYYY-MM-DD`; default the last 30 days), with the balance. Free.
+   */
+  usage(options?: {
+    from?: string;
+    to?: string;
+    signal?: AbortSignal;
+  }): Promise<Usage & { meta: ResponseMeta }>;
+  /** A page of the ledger entries behind `usage`, newest first; `nextCursor` reads the next. Free. */
+  ledgerEntries(options?: {
+    from?: string;
+    to?: string;
+    kind?: LedgerEntry['kind'];
+    cursor?: string;
+    limit?: number;
+    signal?: AbortSignal;
+  }): Promise<LedgerEntries & { meta: ResponseMeta }>;
   /** Companies whose name, reading or romaji starts with `q` (autocomplete); free. */
   suggest(
     q: string,
@@ -697,6 +718,14 @@ export function createCorpsearchClient(options: ClientOptions): CorpsearchClient
     ...matchJobCalls(raw, newKey),
     ...savedSearchCalls(raw),
     ...webhookCalls(raw),
+    async usage(opts = {}) {
+      const { signal, ...query } = opts;
+      return unwrap(await raw.GET('/usage', { params: { query }, signal }), null);
+    },
+    async ledgerEntries(opts = {}) {
+      const { signal, ...query } = opts;
+      return unwrap(await raw.GET('/usage/entries', { params: { query }, signal }), null);
+    },
   };
 }
 
