@@ -51,14 +51,30 @@ afterAll(async () => {
 
 const ctx = () => ({ ledger: limits.ledger, opensearch: services.opensearch, index });
 
-async function get(pathAndQuery: string, user: string): Promise<{ status: number; body: any }> {
+type EntryView = Omit<LedgerEntry, 'userId'>;
+interface Figures {
+  creditsSpent: number;
+  requests: number;
+}
+/** What GET /usage and /usage/entries answer (an error answer: none of these). */
+interface UsageBody {
+  balance: number;
+  timeZone: string;
+  totals: Figures;
+  operations: Array<Figures & { operation: string }>;
+  days: Array<Figures & { date: string; creditsGranted: number }>;
+  entries: EntryView[];
+  nextCursor: string | null;
+}
+
+async function get(pathAndQuery: string, user: string): Promise<{ status: number; body: UsageBody }> {
   const res = await fetch(`${app.url}/rest/v1${pathAndQuery}`, { headers: await userHeaders(user) });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as UsageBody };
 }
 
 /** Every entry of `user` through GET /usage/entries, page by page (`limit` per page). */
-async function allEntries(user: string, limit: number): Promise<{ entries: any[]; pages: number }> {
-  const entries: any[] = [];
+async function allEntries(user: string, limit: number): Promise<{ entries: EntryView[]; pages: number }> {
+  const entries: EntryView[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
@@ -148,9 +164,7 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     });
     const today = usage.body.days.at(-1);
     expect(today).toMatchObject({ creditsSpent: 18, requests: 7, creditsGranted: 90 });
-    expect(usage.body.days.slice(0, -1).every((d: any) => d.creditsSpent === 0 && d.requests === 0)).toBe(
-      true,
-    );
+    expect(usage.body.days.slice(0, -1).every((d) => d.creditsSpent === 0 && d.requests === 0)).toBe(true);
 
     // page by page, newest first, every entry once
     const paged = await allEntries(user, 2);
@@ -160,7 +174,7 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     expect(paged.entries.every((e) => !('userId' in e))).toBe(true);
     const onlyGrants = await get('/usage/entries?kind=grant', user);
-    expect(onlyGrants.body.entries.map((e: any) => e.credits).sort()).toEqual([-10, 100]);
+    expect(onlyGrants.body.entries.map((e) => e.credits).sort()).toEqual([-10, 100]);
     // another user sees none of them
     expect((await get('/usage/entries', 'ledger-nobody')).body.entries).toEqual([]);
     expect((await get('/usage', 'ledger-nobody')).body.totals).toEqual({ creditsSpent: 0, requests: 0 });
