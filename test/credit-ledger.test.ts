@@ -292,6 +292,9 @@ describe('GET /usage refuses what it cannot answer', () => {
     expect(long.status).toBe(400);
     expect(JSON.stringify(long.body)).toContain('366');
     expect((await get('/usage?from=2026-13-01', user)).status).toBe(400);
+    const ancient = await get('/usage?from=0001-01-01&to=0001-01-02', user);
+    expect(ancient.status).toBe(400);
+    expect(JSON.stringify(ancient.body)).toContain('2000-01-01');
     const cursor = await get('/usage/entries?cursor=bm9wZQ', user);
     expect(cursor.status).toBe(400);
     expect(JSON.stringify(cursor.body)).toContain('cursor');

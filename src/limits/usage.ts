@@ -17,6 +17,9 @@ type SearchBody = NonNullable<API.Search_Request['body']>;
 export const usageTimeZone = 'Asia/Tokyo';
 /** The longest range one call reads, in days (both ends included). */
 export const maxUsageDays = 366;
+/** The days a range may name (the ledger began long after the first; the last is far off). */
+const firstDay = '2000-01-01';
+const lastDay = '2999-12-31';
 /** Japan has no daylight saving time: a day there is UTC+9 all year. */
 const tokyoOffsetMs = 9 * 3600_000;
 
@@ -75,6 +78,11 @@ export function usageRange(
   query: { from?: string; to?: string },
   now = Date.now(),
 ): UsageRange | { field: string; reason: string } {
+  for (const field of ['from', 'to'] as const) {
+    const day = query[field];
+    if (day !== undefined && (day < firstDay || day > lastDay))
+      return { field, reason: `must be a day from ${firstDay} to ${lastDay}` };
+  }
   const to = query.to ?? tokyoToday(now);
   const from = query.from ?? dateOf(dayNumber(to) - 29);
   if (dayNumber(from) > dayNumber(to)) return { field: 'from', reason: `is after \`to\` (${to})` };

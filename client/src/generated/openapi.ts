@@ -4234,9 +4234,9 @@ export interface components {
         };
     };
     parameters: {
-        /** @description The first day (Japan time), `YYYY-MM-DD`; default 29 days before `to`. At most 366 days before `to`. */
+        /** @description The first day (Japan time), `YYYY-MM-DD` from 2000-01-01 to 2999-12-31; default 29 days before `to`. At most 366 days before `to`. */
         UsageFrom: string;
-        /** @description The last day (Japan time), `YYYY-MM-DD`, included; default today. */
+        /** @description The last day (Japan time), `YYYY-MM-DD` from 2000-01-01 to 2999-12-31, included; default today. */
         UsageTo: string;
         /** @description Your API key, for a client that cannot send `X-API-Key` (docs/reconciliation.md). */
         ReconcileApiKey: string;
@@ -5395,9 +5395,9 @@ export interface operations {
     getUsage: {
         parameters: {
             query?: {
-                /** @description The first day (Japan time), `YYYY-MM-DD`; default 29 days before `to`. At most 366 days before `to`. */
+                /** @description The first day (Japan time), `YYYY-MM-DD` from 2000-01-01 to 2999-12-31; default 29 days before `to`. At most 366 days before `to`. */
                 from?: components["parameters"]["UsageFrom"];
-                /** @description The last day (Japan time), `YYYY-MM-DD`, included; default today. */
+                /** @description The last day (Japan time), `YYYY-MM-DD` from 2000-01-01 to 2999-12-31, included; default today. */
                 to?: components["parameters"]["UsageTo"];
             };
             header?: never;
@@ -5425,9 +5425,9 @@ export interface operations {
     listLedgerEntries: {
         parameters: {
             query?: {
-                /** @description The first day (Japan time), `YYYY-MM-DD`; default 29 days before `to`. At most 366 days before `to`. */
+                /** @description The first day (Japan time), `YYYY-MM-DD` from 2000-01-01 to 2999-12-31; default 29 days before `to`. At most 366 days before `to`. */
                 from?: components["parameters"]["UsageFrom"];
-                /** @description The last day (Japan time), `YYYY-MM-DD`, included; default today. */
+                /** @description The last day (Japan time), `YYYY-MM-DD` from 2000-01-01 to 2999-12-31, included; default today. */
                 to?: components["parameters"]["UsageTo"];
                 /** @description Only entries of this kind. */
                 kind?: components["schemas"]["LedgerEntryKind"];
