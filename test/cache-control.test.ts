@@ -156,6 +156,8 @@ describe('Cache-Control: no-store on every limited operation', () => {
         ...Array(4).fill('savedSearch'),
         'changes',
         ...Array(6).fill('webhook'),
+        'usage',
+        'usage',
       ].sort(),
     );
   });
@@ -193,7 +195,7 @@ describe('Cache-Control: no-store on every limited operation', () => {
       limits: createLimits({
         redis: services.redis,
         keyPrefix: services.config.redisPrefix,
-        config: { ratePerSecond: 1, suggestRatePerSecond: 1 },
+        config: { ratePerSecond: 1, suggestRatePerSecond: 1, usageRatePerSecond: 1 },
       }),
     });
     const key = await newKey(10);

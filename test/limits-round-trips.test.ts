@@ -89,7 +89,8 @@ function describeCommand(args: string[], user: string): string {
   if (balance) return claim ? 'claim + reserve' : 'reserve or balance';
   if (claim) return 'idempotency claim, complete or release';
   if (names('apikey')) return 'key lookup';
-  if (names('credits:reservation:') && args[2] === '2') return 'commit or refund';
+  // a refund names the reservation and the open set; a commit the ledger's stream too
+  if (names('credits:reservation:') && (args[2] === '2' || args[2] === '3')) return 'commit or refund';
   return (args[0] ?? '').toLowerCase();
 }
 

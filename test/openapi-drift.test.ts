@@ -223,6 +223,9 @@ describe('openapi.yaml', () => {
         'DELETE /webhooks/{webhookId}',
         'POST /webhooks/{webhookId}/rotate-secret',
         'GET /webhooks/{webhookId}/deliveries',
+        // usage (src/http/routes/usage.ts)
+        'GET /usage',
+        'GET /usage/entries',
         ...[
           'prefectures',
           'industries',

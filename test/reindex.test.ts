@@ -152,6 +152,7 @@ describe('npm run reindex under search load and ingestion', { shuffle: false }, 
     expect(before.map((status) => status.index)).toEqual(
       [
         'corporates',
+        'credit-ledger',
         'deleted-corporates',
         'job-details',
         'jobs',

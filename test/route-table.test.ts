@@ -36,6 +36,7 @@ describe('the route table', () => {
       if (operation.limit === 'matchJob') expect(handler).toMatch(/^matchJob/);
       else if (operation.limit === 'savedSearch') expect(handler).toMatch(/^savedSearch/);
       else if (operation.limit === 'webhook') expect(handler).toMatch(/^webhook/);
+      else if (operation.limit === 'usage') expect(handler).toMatch(/^usage/);
       else expect(handler).toBe(operation.limit ?? 'master');
     },
   );
