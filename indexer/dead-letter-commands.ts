@@ -7,8 +7,8 @@
  *   await listDeadLetters({ redisUrl: undefined, redisPrefix: '' }, { file: 'dl.ndjson', limit: 50 }, console.log)
  */
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { projectRoot } from '../src/project-root.js';
+import { connectRedis } from '../src/redis.js';
 import { openCliServices } from './cli-services.js';
 import { joinReasons } from './dead-letter.js';
 import {
@@ -41,7 +41,7 @@ interface Opened {
 
 /** `--file`, else the Redis list (REDIS_URL), else the newest ingest file. */
 function openStore(config: StoreSettings, file: string | undefined): Opened {
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, { maxRetriesPerRequest: 2 }) : undefined;
   const close = () => redis?.disconnect();
   const base = { redisUrl: config.redisUrl, redisPrefix: config.redisPrefix, close };
   if (file) return { ...base, store: new FileDeadLetterStore(path.resolve(file)) };

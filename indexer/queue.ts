@@ -6,7 +6,8 @@
  * Keys live under `<REDIS_PREFIX>bull:indexer:*`.
  */
 import { type Job, Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { connectRedis } from '../src/redis.js';
 
 export const queueName = 'indexer';
 /** A posting change waits this long, so a burst of changes to one company costs one rebuild. */
@@ -29,7 +30,7 @@ export function bullPrefix(redisPrefix: string): string {
 
 /** BullMQ blocks on Redis, so its connections must not give up on a command (maxRetriesPerRequest null). */
 export function createQueueConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null });
+  return connectRedis(url, { maxRetriesPerRequest: null });
 }
 
 export function createIndexerQueue(connection: Redis, redisPrefix: string): Queue {

@@ -18,6 +18,7 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { type ApiKeyRecord, keyState } from '../src/auth/key-store.js';
 import { loadConfigOrExit } from '../src/config.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
+import { GrantNotReplicated } from '../src/limits/redis-credit-ledger.js';
 import { createRedis } from '../src/redis.js';
 
 const say = (line: string): void => {
@@ -122,10 +123,14 @@ export function keysProgram(): Command {
           const balance = await withLedger((ledger) => ledger.grant(userId, options.credits as number));
           say(`credits of ${userId}: ${balance}`);
         } catch (error) {
-          await withKeyStore((store) => store.revoke(record.keyId, new Date()));
-          throw new Error(
-            `credits could not be granted (${(error as Error).message}); key ${record.keyId} revoked`,
-          );
+          // granted on the primary, not yet on REDIS_WAIT_REPLICAS replicas: the key stands
+          if (error instanceof GrantNotReplicated) say(`warning: ${error.message}`);
+          else {
+            await withKeyStore((store) => store.revoke(record.keyId, new Date()));
+            throw new Error(
+              `credits could not be granted (${(error as Error).message}); key ${record.keyId} revoked`,
+            );
+          }
         }
       }
       process.stdout.write(`${key}\n`);

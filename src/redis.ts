@@ -1,12 +1,35 @@
 /**
- * The API's Redis connection (keys, rate limits, credits, Idempotency-Key records): built
- * here for the server (src/services.ts) and the keys CLI alike. The indexer's BullMQ
- * connection has other needs (indexer/queue.ts).
+ * Redis connections, from REDIS_URL in either of its forms:
+ *
+ *   redis://127.0.0.1:6379                                 one server
+ *   redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/corpsearch
+ *                                                          the primary that the Sentinels
+ *                                                          name `corpsearch` (docs/credits.md)
+ *
+ * With Sentinels, ioredis asks them for the primary, reconnects to the new one when they fail
+ * over (`failoverDetector`: told by their `+switch-master`), and never writes to a replica.
+ * `createRedis` is the API's connection (keys, rate limits, credits, Idempotency-Key records),
+ * failing fast while Redis is away; `connectRedis` any other (BullMQ's, the CLIs').
  */
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { sentinelTarget } from './config/redis-url.js';
+
+/** A connection to the Redis REDIS_URL names, with `options` (the server's, or the primary's). */
+export function connectRedis(url: string, options: RedisOptions = {}): Redis {
+  const target = sentinelTarget(url);
+  if (!target) return new Redis(url, options);
+  return new Redis({
+    ...options,
+    sentinels: target.sentinels,
+    name: target.name,
+    ...(target.username ? { username: target.username, sentinelUsername: target.username } : {}),
+    ...(target.password ? { password: target.password, sentinelPassword: target.password } : {}),
+    failoverDetector: true,
+  });
+}
 
 export function createRedis(url: string): Redis {
-  return new Redis(url, {
+  return connectRedis(url, {
     // fail fast instead of queueing commands while Redis is away (searches fail closed)
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -44,6 +44,7 @@ const badValueByKind: Record<string, string | null> = {
   matching: 'plenty',
   url: 'cache:6379',
   urlList: 'os:9200',
+  redisUrl: 'cache:6379',
   secretText: 'hunter2-short',
   cursorKeyList: '7:hunter2-short',
   text: null,

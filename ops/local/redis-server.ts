@@ -38,6 +38,8 @@ export interface LocalRedisOptions {
   port?: number;
   /** appendonly yes, fsync every second, in `logDir`: keys and balances survive a restart. */
   appendOnly?: boolean;
+  /** More arguments (`--replicaof 127.0.0.1 <port>` for a replica: ./redis-sentinel.ts). */
+  extraArgs?: string[];
 }
 
 export async function startLocalRedis(opts: LocalRedisOptions): Promise<LocalRedis> {
@@ -60,6 +62,7 @@ export async function startLocalRedis(opts: LocalRedisOptions): Promise<LocalRed
       ...(opts.appendOnly ? ['--appendfsync', 'everysec'] : []),
       '--dir',
       opts.logDir,
+      ...(opts.extraArgs ?? []),
     ],
     { logFile: path.join(opts.logDir, `redis-${port}.log`) },
   );

@@ -4,6 +4,8 @@
  * refuses a value by throwing `Refusal` with the rest of the one-line message ("must be ...");
  * the loader puts the variable's name in front.
  */
+import { sentinelTarget } from './redis-url.js';
+
 /** A setting's text that cannot be used; `reason` follows the variable's name. */
 export class Refusal extends Error {}
 
@@ -131,6 +133,34 @@ export function url(protocols: readonly string[]) {
     },
   });
 }
+
+/**
+ * REDIS_URL: `redis://` or `rediss://` (one server), or `redis-sentinel://host:port,.../<name>`
+ * (the primary the Sentinels name: src/redis.ts); never repeated.
+ */
+export const redisUrl = kind<string>({
+  id: 'redisUrl',
+  accepts:
+    'a URL starting `redis://` or `rediss://`, or `redis-sentinel://host:port[,host:port...]/<master name>`',
+  secretPart: 'its user and password',
+  mask: (value) =>
+    value.startsWith('redis-sentinel:') ? value.replace(/\/\/[^@/]*@/, '//***:***@') : maskCredentials(value),
+  parse(value) {
+    if (value.startsWith('redis-sentinel:')) {
+      try {
+        sentinelTarget(value);
+      } catch (error) {
+        throw new Refusal(`must be ${(error as Error).message.replace(/^a redis-sentinel URL is /, '')}`);
+      }
+      return value;
+    }
+    if (!hasProtocol(value, ['redis:', 'rediss:']))
+      throw new Refusal(
+        'must be a URL starting redis:// or rediss://, or redis-sentinel://host:port,.../<master name>',
+      );
+    return value;
+  },
+});
 
 /** One URL, or several separated by commas (the nodes of one cluster); never repeated. */
 export function urlList(protocols: readonly string[]) {

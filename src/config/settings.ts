@@ -17,9 +17,9 @@ import {
   integer,
   matching,
   oneOf,
+  redisUrl,
   secretText,
   text,
-  url,
   urlList,
   verbatimText,
 } from './kinds.js';
@@ -246,9 +246,9 @@ const redis = section(
     optional({
       name: 'REDIS_URL',
       key: 'redisUrl',
-      kind: url(['redis:', 'rediss:']),
+      kind: redisUrl,
       unset: 'single-process mode: keys, limits and credits kept in this process and the files below',
-      doc: 'The Redis server.',
+      doc: 'The Redis server, or the primary its Sentinels name (`redis-sentinel://host:port,host:port/<name>`: a primary with replicas that fails over; docs/credits.md).',
     }),
     setting({
       name: 'REDIS_PREFIX',
@@ -363,6 +363,13 @@ const limits = section(
       kind: integer(1),
       default: '10',
       doc: 'How often each API process looks for orphaned reservations.',
+    }),
+    setting({
+      name: 'REDIS_WAIT_REPLICAS',
+      key: 'limits.waitReplicas',
+      kind: integer(0),
+      default: '0',
+      doc: 'A credit grant is acknowledged only once this many Redis replicas have it (`WAIT`, 1.5 s): with a replica and Sentinel, 1, so a failover loses no acknowledged grant (docs/credits.md).',
     }),
     setting({
       name: 'LEDGER_FILING_INTERVAL_MS',

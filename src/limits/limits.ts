@@ -67,6 +67,7 @@ export function createLimits(opts: {
       reservationTtlSeconds: config.reservationTtlSeconds,
       orphanAfterSeconds: config.reservationOrphanSeconds,
       file: opts.redis ? undefined : opts.ledgerFile,
+      waitReplicas: config.waitReplicas,
     }),
     idempotency: opts.redis
       ? new RedisIdempotencyStore(opts.redis, opts.keyPrefix, ttls)

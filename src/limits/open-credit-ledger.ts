@@ -22,10 +22,18 @@ export function createCreditLedger(opts: {
   orphanAfterSeconds?: number;
   /** Single-process mode only: persist balances here (omit for memory only). */
   file?: string;
+  /** Redis only: replicas that must have a grant before it is acknowledged (REDIS_WAIT_REPLICAS). */
+  waitReplicas?: number;
 }): CreditLedger {
   const orphanAfterMs = (opts.orphanAfterSeconds ?? 60) * 1000;
   return opts.redis
-    ? new RedisCreditLedger(opts.redis, opts.keyPrefix, opts.reservationTtlSeconds ?? 3600, orphanAfterMs)
+    ? new RedisCreditLedger(
+        opts.redis,
+        opts.keyPrefix,
+        opts.reservationTtlSeconds ?? 3600,
+        orphanAfterMs,
+        opts.waitReplicas ?? 0,
+      )
     : new LocalCreditLedger(opts.file, orphanAfterMs);
 }
 
@@ -52,6 +60,7 @@ export function openCreditLedger(
     redis,
     keyPrefix: config.redisPrefix,
     orphanAfterSeconds: orphanAfterSeconds(config),
+    waitReplicas: (config.limits ?? defaultConfig().limits).waitReplicas,
   });
   const ready = untilReady(redis, 5000);
   ready.catch(() => {}); // reported by the first call that waits on it

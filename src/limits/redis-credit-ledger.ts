@@ -279,6 +279,26 @@ type AdmitReply =
   | ['rate', number, number]
   | ['claim' | 'reserve' | 'balance', number, number, string, string, number, number];
 
+/** How long a grant waits for its replicas (REDIS_WAIT_REPLICAS): under the command timeout (2 s). */
+const replicaWaitMs = 1500;
+
+/**
+ * A grant made on the primary that fewer replicas than REDIS_WAIT_REPLICAS acknowledged in
+ * time: it stands (do not grant again), but a failover before they catch up would lose it.
+ */
+export class GrantNotReplicated extends Error {
+  constructor(
+    readonly balance: number,
+    readonly acked: number,
+    readonly wanted: number,
+  ) {
+    super(
+      `granted on the Redis primary (balance ${balance}), but ${acked} of ${wanted} replicas acknowledged it within ${replicaWaitMs / 1000} s: do not grant again; check with \`npm run keys -- credits <user>\` once the replicas answer`,
+    );
+    this.name = 'GrantNotReplicated';
+  }
+}
+
 /** How long a reserve without a request deadline may wait before it debits nothing. */
 const defaultGiveUpMs = 2000;
 /** Orphans refunded per sweep script run (a sweep loops until none is left). */
@@ -296,6 +316,8 @@ export class RedisCreditLedger implements CreditLedger {
     private readonly reservationTtlSeconds: number,
     /** A reservation neither committed nor refunded after this long is refunded by a sweep. */
     private readonly orphanAfterMs = 60_000,
+    /** Replicas that must have a grant before it is acknowledged (REDIS_WAIT_REPLICAS). */
+    private readonly waitReplicas = 0,
   ) {
     // defineCommand sends EVALSHA and falls back to EVAL after a restart emptied the script cache
     redis.defineCommand('csCreditReserve', { numberOfKeys: 3, lua: reserveScript });
@@ -355,7 +377,20 @@ export class RedisCreditLedger implements CreditLedger {
       ),
     )) as [number, number];
     if (ok !== 1) throw new RangeError(`cannot take ${-amount} credits: the balance is ${balance}`);
+    await this.replicated('credit grant', balance);
     return balance;
+  }
+
+  /**
+   * Waits until `waitReplicas` replicas have every write of this connection so far (WAIT);
+   * fewer within 1.5 s: GrantNotReplicated, which says the grant is made on the primary only.
+   */
+  private async replicated(operation: string, balance: number): Promise<void> {
+    if (this.waitReplicas <= 0) return;
+    const acked = Number(
+      await storeCall(operation, () => this.redis.call('WAIT', this.waitReplicas, replicaWaitMs)),
+    );
+    if (acked < this.waitReplicas) throw new GrantNotReplicated(balance, acked, this.waitReplicas);
   }
 
   async reserve(
@@ -507,7 +542,9 @@ export class RedisCreditLedger implements CreditLedger {
       ),
     );
     if (done === -1) return 'tail';
-    return done === 1 ? (credits as number) : null;
+    if (done !== 1) return null;
+    await this.replicated('credit open', credits as number);
+    return credits as number;
   }
 
   async sweepOrphans(): Promise<SweepResult> {

@@ -5,8 +5,7 @@
  *
  *   createServices(config, logger, { matchJobs: (deps) => createInProcessMatchJobs(url, deps) })
  */
-import { Redis } from 'ioredis';
-import { createRedis } from '../redis.js';
+import { connectRedis, createRedis } from '../redis.js';
 import { createMatchJobs, type InProcessDeps, type MatchJobs } from './service.js';
 import { createMatchJobWorker } from './worker.js';
 
@@ -16,7 +15,7 @@ export function createInProcessMatchJobs(redisUrl: string, deps: InProcessDeps):
   const redis = createRedis(redisUrl);
   redis.on('error', (error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
   const jobs = createMatchJobs(redis, redisUrl, config);
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const connection = connectRedis(redisUrl, { maxRetriesPerRequest: null });
   connection.on('error', () => {});
   const worker = createMatchJobWorker({
     connection,

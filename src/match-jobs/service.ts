@@ -5,11 +5,12 @@
  * a worker in the API's process (./in-process.ts); with neither, the routes answer 503.
  */
 import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CreditLedger } from '../limits/credit-ledger.js';
 import type { OpenSearchClient } from '../opensearch/client.js';
+import { connectRedis } from '../redis.js';
 import { MatchJobStore } from './job-store.js';
 import { type MatchJobMessage, matchJobQueue } from './queue.js';
 
@@ -38,7 +39,7 @@ export function createMatchJobs(
   config: Pick<Config, 'redisPrefix' | 'matchJobs'>,
 ): MatchJobs {
   // BullMQ blocks on its connection: one of its own, never giving up on a command
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const connection = connectRedis(redisUrl, { maxRetriesPerRequest: null });
   connection.on('error', () => {});
   const queue = matchJobQueue(connection, config.redisPrefix);
   return {

@@ -13,7 +13,7 @@
 
 /** What makes a test file need the test servers: a line matching this. */
 export const needsServers =
-  /from '\.\/support\/(env|secured-engine|secured-node|match-jobs)\.js'|inject\('(opensearchUrl|redisUrl)'\)|startLocal(OpenSearch|Redis)\(|ensureDevOpenSearch\(/;
+  /from '\.\/support\/(env|secured-engine|secured-node|match-jobs)\.js'|inject\('(opensearchUrl|redisUrl)'\)|startLocal(OpenSearch|Redis|RedisSentinel)\(|ensureDevOpenSearch\(/;
 
 /** The unit tier, by path from the project root, in alphabetical order. */
 export const unitTestFiles = [
@@ -53,6 +53,7 @@ export const unitTestFiles = [
   'test/openapi-drift.test.ts',
   'test/reading.test.ts',
   'test/reconcile-queries.test.ts',
+  'test/redis-url.test.ts',
   'test/registry-columns.test.ts',
   'test/registry-generate.test.ts',
   'test/request-log.test.ts',
