@@ -104,6 +104,57 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs:
   }
 }
 
+/** Three Sentinels watching the primary on `primaryPort`, once they know the replica and each other. */
+async function startSentinels(
+  opts: RedisSentinelOptions,
+  name: string,
+  primaryPort: number,
+  stops: Array<() => Promise<void>>,
+): Promise<number[]> {
+  const sentinelPorts = [await freePort(), await freePort(), await freePort()];
+  for (const [i, port] of sentinelPorts.entries()) {
+    const sentinelDir = path.join(opts.dir, `sentinel-${i + 1}`);
+    mkdirSync(sentinelDir, { recursive: true });
+    const conf = path.join(sentinelDir, 'sentinel.conf');
+    // the Sentinel rewrites this file as it learns the set: it must be its own, writable
+    writeFileSync(
+      conf,
+      [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${sentinelDir}`,
+        `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
+        `sentinel down-after-milliseconds ${name} ${opts.downAfterMs ?? 5000}`,
+        `sentinel failover-timeout ${name} ${opts.failoverTimeoutMs ?? 10_000}`,
+        `sentinel parallel-syncs ${name} 1`,
+        '',
+      ].join('\n'),
+    );
+    const sentinel = spawnManaged('redis-server', [conf, '--sentinel'], {
+      logFile: path.join(sentinelDir, 'sentinel.log'),
+    });
+    stops.push(() => sentinel.stop(5_000));
+    await waitUntil(() => ask(port, async (r) => (await r.ping()) === 'PONG'), `sentinel ${i + 1}`, 15_000);
+  }
+  // a failover needs the Sentinels to know the replica and each other (hello every 2 s)
+  await waitUntil(
+    async () => {
+      for (const port of sentinelPorts) {
+        const known = await ask(port, async (r) => {
+          const replicas = (await r.call('SENTINEL', 'REPLICAS', name)) as unknown[];
+          const others = (await r.call('SENTINEL', 'SENTINELS', name)) as unknown[];
+          return replicas.length >= 1 && others.length >= 2;
+        });
+        if (!known) return false;
+      }
+      return true;
+    },
+    'the Sentinels knowing the replica and each other',
+    60_000,
+  );
+  return sentinelPorts;
+}
+
 export async function startLocalRedisSentinel(opts: RedisSentinelOptions): Promise<LocalRedisSentinel> {
   const name = opts.name ?? 'corpsearch';
   const appendOnly = opts.appendOnly ?? true;
@@ -127,47 +178,7 @@ export async function startLocalRedisSentinel(opts: RedisSentinelOptions): Promi
       'the replica in sync',
       30_000,
     );
-    const sentinelPorts = [await freePort(), await freePort(), await freePort()];
-    for (const [i, port] of sentinelPorts.entries()) {
-      const sentinelDir = path.join(opts.dir, `sentinel-${i + 1}`);
-      mkdirSync(sentinelDir, { recursive: true });
-      const conf = path.join(sentinelDir, 'sentinel.conf');
-      // the Sentinel rewrites this file as it learns the set: it must be its own, writable
-      writeFileSync(
-        conf,
-        [
-          `port ${port}`,
-          'bind 127.0.0.1',
-          `dir ${sentinelDir}`,
-          `sentinel monitor ${name} 127.0.0.1 ${first.port} 2`,
-          `sentinel down-after-milliseconds ${name} ${opts.downAfterMs ?? 5000}`,
-          `sentinel failover-timeout ${name} ${opts.failoverTimeoutMs ?? 10_000}`,
-          `sentinel parallel-syncs ${name} 1`,
-          '',
-        ].join('\n'),
-      );
-      const sentinel = spawnManaged('redis-server', [conf, '--sentinel'], {
-        logFile: path.join(sentinelDir, 'sentinel.log'),
-      });
-      stops.push(() => sentinel.stop(5_000));
-      await waitUntil(() => ask(port, async (r) => (await r.ping()) === 'PONG'), `sentinel ${i + 1}`, 15_000);
-    }
-    // a failover needs the Sentinels to know the replica and each other (hello every 2 s)
-    await waitUntil(
-      async () => {
-        for (const port of sentinelPorts) {
-          const known = await ask(port, async (r) => {
-            const replicas = (await r.call('SENTINEL', 'REPLICAS', name)) as unknown[];
-            const others = (await r.call('SENTINEL', 'SENTINELS', name)) as unknown[];
-            return replicas.length >= 1 && others.length >= 2;
-          });
-          if (!known) return false;
-        }
-        return true;
-      },
-      'the Sentinels knowing the replica and each other',
-      60_000,
-    );
+    const sentinelPorts = await startSentinels(opts, name, first.port, stops);
     const members = [primary, replica];
     const primaryPort = async () => {
       for (const port of sentinelPorts) {
