@@ -6,6 +6,7 @@
  *   b. kill -9 one API process under load
  *   e. SIGTERM to an API process under load
  *   d. restart redis-server under load
+ *   f. kill -9 the Redis primary under load (the Sentinels promote its replica)
  *   c. kill -9 one worker in the middle of ingesting 10,000 postings
  * Loopback only; every load is bounded in time; only the processes this script started are
  * signalled (by pid); the stack is stopped in a `finally`. Exit code 1 when a check fails.
@@ -27,6 +28,7 @@ import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createLimits } from '../src/limits/limits.js';
 import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { projectRoot } from '../src/project-root.js';
+import { createRedis } from '../src/redis.js';
 import { type Stack, type StackProcess, startStack } from './local-stack.js';
 
 const indexPrefix = 'faults-';
@@ -558,6 +560,130 @@ async function caseRestartRedis(f: Fault): Promise<void> {
   check(credits.exact, 'd: balances survived and are exact (spent == 200s)');
 }
 
+/** The stated bound of case f: a failover answers again within this after the kill. */
+const failoverBoundMs = 15_000;
+
+/**
+ * Grants 1 credit to `user` every 200 ms until `stop()`, each acknowledged only once a replica
+ * has it (REDIS_WAIT_REPLICAS 1): how many were acknowledged, and how many were tried.
+ */
+function startGranter(url: string, user: string): { stop(): Promise<{ acked: number; tried: number }> } {
+  const redis = createRedis(url);
+  redis.on('error', () => {});
+  const ledger = createLimits({ redis, keyPrefix: redisPrefix, config: { waitReplicas: 1 } }).ledger;
+  let running = true;
+  let acked = 0;
+  let tried = 0;
+  const loop = (async () => {
+    while (running) {
+      tried += 1;
+      await ledger.grant(user, 1).then(
+        () => {
+          acked += 1;
+        },
+        () => {},
+      );
+      await sleep(200);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      redis.disconnect();
+      return { acked, tried };
+    },
+  };
+}
+
+/** Of 10 searches sent at once by a fresh user: how many were answered 200 and how many 429. */
+async function burst(f: Fault, user: string): Promise<{ ok: number; limited: number }> {
+  const { key } = await createApiKey(keyStoreFor(f.control, redisPrefix), { userId: user });
+  await f.limits.ledger.grant(user, 100);
+  const api = f.targets()[0] as StackProcess;
+  const statuses = await Promise.all(
+    Array.from({ length: 10 }, () =>
+      fetch(`${api.url}/rest/v1/corporates/search`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+        body: searchBody,
+      }).then((res) => res.status),
+    ),
+  );
+  return { ok: statuses.filter((s) => s === 200).length, limited: statuses.filter((s) => s === 429).length };
+}
+
+/** f. kill -9 the Redis primary under load: the Sentinels promote the replica. */
+async function caseKillRedisPrimary(f: Fault): Promise<void> {
+  const { limits, keys, targets, s } = f;
+  const sentinel = s.redis.sentinel;
+  if (!sentinel) throw new Error('case f needs the stack in Sentinel mode');
+  say('f. kill -9 the Redis primary during 30 s of load; the Sentinels promote the replica');
+  const before = await balances(limits);
+  const granterUser = 'fault-granter';
+  const granterBefore = await limits.ledger.balance(granterUser);
+  const granter = startGranter(s.redis.url, granterUser);
+  const load = runLoad(keys, 30, targets);
+  await sleep(8000);
+  const victim = await sentinel.primary();
+  say(`   kill -9 the Redis primary (port ${victim.port}, pid ${victim.pid()})`);
+  const killedAt = Date.now();
+  await victim.kill9();
+  const promoted = await sentinel.waitForFailover(victim.port, 60_000);
+  const promotedAt = Date.now();
+  say(
+    `   the Sentinels named port ${promoted} primary ${((promotedAt - killedAt) / 1000).toFixed(1)} s after the kill`,
+  );
+  const result = await load;
+  const grants = await granter.stop();
+  say(`   restarting the old primary (port ${victim.port}): the Sentinels make it a replica`);
+  await victim.restart();
+  const after = await settledBalances(limits, 45_000);
+  const granterAfter = await limits.ledger.balance(granterUser);
+  const firstOkAfter = result.outcomes
+    .filter((o) => o.status === 200 && o.sentAt >= killedAt)
+    .sort((x, y) => x.sentAt - y.sentAt)[0];
+  const back = firstOkAfter ? firstOkAfter.sentAt - killedAt : Number.POSITIVE_INFINITY;
+  const unavailable = result.outcomes.filter((o) => o.status === 503);
+  const outside = unavailable.filter((o) => o.sentAt < killedAt || o.sentAt > killedAt + back + 1000);
+  // charges are replicated asynchronously: those committed on the old primary in the moment
+  // before the kill that its replica had not yet received are lost (free searches), never doubled
+  const lastSecond = result.outcomes.filter(
+    (o) => o.status === 200 && o.sentAt >= killedAt - 1000 && o.sentAt < killedAt,
+  ).length;
+  const credits = creditDiffs(before, after, (user) => oks(result, user));
+  printLoad('load', result);
+  console.log(
+    `  answered again ${(back / 1000).toFixed(1)} s after the kill (stated bound ${failoverBoundMs / 1000} s); ${unavailable.length} x 503, ${outside.length} of them outside the failover`,
+  );
+  console.log(
+    `  grants: ${grants.acked} acknowledged of ${grants.tried} tried; the balance grew by ${granterAfter - granterBefore}`,
+  );
+  console.log(
+    `  credits spent ${credits.spent}, searches answered 200: ${credits.expected}; answered in the second before the kill: ${lastSecond}`,
+  );
+  const rate = await burst(f, 'fault-rate-after');
+  console.log(
+    `  10 searches at once by a fresh user after the failover: ${rate.ok} x 200, ${rate.limited} x 429`,
+  );
+  check(
+    result.other === 0 && result.bare503 === 0 && result.errors === 0,
+    'f: every response a 200 or a 503 with Retry-After',
+  );
+  check(back <= failoverBoundMs, `f: answered again within ${failoverBoundMs / 1000} s of the kill`);
+  check(outside.length === 0, 'f: 503 only between the kill and the first answer after it');
+  check(
+    granterAfter - granterBefore >= grants.acked && granterAfter - granterBefore <= grants.tried,
+    'f: no acknowledged grant lost (acknowledged <= granted <= tried)',
+  );
+  check(credits.spent <= credits.expected, 'f: no charge counted twice (spent <= 200s)');
+  check(
+    credits.expected - credits.spent <= lastSecond,
+    'f: spent == 200s, less at most the searches answered in the second before the kill',
+  );
+  check(rate.ok === 5 && rate.limited === 5, 'f: the rate limit exact after the failover (5 of 10 at once)');
+}
+
 /** c. kill -9 a worker in the middle of ingesting 10,000 postings (10 batches), at 4,000 searchable. */
 async function caseKillWorker(f: Fault): Promise<void> {
   const { os, control, queue, s, jobLines, earlyJobs, laterJobs } = f;
@@ -659,13 +785,17 @@ async function main(): Promise<void> {
       outDir: path.join(workDir, 'data'),
       now: new Date('2026-11-21T00:00:00Z'),
     });
-    say('starting the stack: 3 OpenSearch nodes (512m), redis-server (appendonly), 2 APIs, 2 workers');
+    say(
+      'starting the stack: 3 OpenSearch nodes (512m), Redis primary + replica + 3 Sentinels (appendonly), 2 APIs, 2 workers',
+    );
     stack = await startStack({
       baseDir: path.join(workDir, 'stack'),
       clusterName: `corpsearch-faults-${process.pid}`,
       heap: '512m',
       env: { INDEX_PREFIX: indexPrefix, REDIS_PREFIX: redisPrefix, LOG_LEVEL: 'warn' },
       ephemeral: true,
+      // a primary, a replica and three Sentinels: case f kills the primary
+      redis: 'sentinel',
       // `--built`: the API and workers from dist/ (after `npm run build`), which start faster
       built: process.argv.includes('--built'),
       log: say,
@@ -686,6 +816,7 @@ async function main(): Promise<void> {
     await caseKillApi(fault);
     await caseTerminateApi(fault);
     await caseRestartRedis(fault);
+    await caseKillRedisPrimary(fault);
     await caseKillWorker(fault);
     await printMetrics(s);
   } finally {

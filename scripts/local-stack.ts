@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, type ManagedChild, sleep, spawnManaged } from '../ops/local/child-process.js';
 import { type LocalOpenSearch, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
+import { type LocalRedisSentinel, startLocalRedisSentinel } from '../ops/local/redis-sentinel.js';
 import { type LocalRedis, startLocalRedis } from '../ops/local/redis-server.js';
 import { projectRoot } from '../src/project-root.js';
 
@@ -30,6 +31,13 @@ export interface StackOptions {
   built?: boolean;
   ephemeral?: boolean;
   log?: (line: string) => void;
+  /**
+   * 'sentinel': a primary with a replica and three Sentinels (ops/local/redis-sentinel.ts),
+   * REDIS_URL in its Sentinel form; 'single' (the default): one redis-server.
+   */
+  redis?: 'single' | 'sentinel';
+  /** Sentinel mode: how long the primary must not answer before a failover (5,000 ms). */
+  redisDownAfterMs?: number;
 }
 
 export interface StackNode {
@@ -62,9 +70,12 @@ export interface StackProcess {
 export interface StackRedis {
   readonly url: string;
   readonly dir: string;
+  /** The (primary's) pid. */
   pid(): number;
-  /** SIGTERM (redis writes its AOF and exits), then the same port and folder again. */
+  /** SIGTERM to the (primary) redis-server (it writes its AOF and exits), then the same port and folder again. */
   restart(pauseMs?: number): Promise<void>;
+  /** Sentinel mode: the primary, its replica and the Sentinels. */
+  readonly sentinel?: LocalRedisSentinel;
   stop(): Promise<void>;
 }
 
@@ -243,6 +254,29 @@ async function startClusterNodes(opts: StackOptions, stops: Stops, log: (line: s
 /** Redis with an append-only file, restarted on the same port and folder so its data survives. */
 async function startStackRedis(opts: StackOptions, stops: Stops): Promise<StackRedis> {
   const redisDir = path.join(opts.baseDir, 'redis');
+  if (opts.redis === 'sentinel') {
+    const sentinel = await startLocalRedisSentinel({
+      dir: redisDir,
+      downAfterMs: opts.redisDownAfterMs ?? 5000,
+      appendOnly: true,
+    });
+    stops.push(() => sentinel.stop());
+    let primaryPid = (await sentinel.primary()).pid() ?? -1;
+    return {
+      url: sentinel.url,
+      dir: redisDir,
+      sentinel,
+      pid: () => primaryPid,
+      async restart(pauseMs = 0) {
+        const primary = await sentinel.primary();
+        await primary.stop();
+        if (pauseMs > 0) await sleep(pauseMs);
+        await primary.restart();
+        primaryPid = (await sentinel.primary()).pid() ?? -1;
+      },
+      stop: () => sentinel.stop(),
+    };
+  }
   let redis: LocalRedis = await startLocalRedis({ logDir: redisDir, appendOnly: true });
   const redisPort = redis.port;
   const stackRedis: StackRedis = {
