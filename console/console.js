@@ -4,7 +4,8 @@
 // its facets, prices and downloads an export, and keeps searches in the URL and as saved
 // searches. Plain browser JavaScript, no build step; loaded as files so a strict CSP can
 // forbid inline script. The API key lives in sessionStorage only (gone when the tab closes)
-// and is never part of a URL or a saved search. The "match a list" view (#match) is match.js.
+// and is never part of a URL or a saved search. The "match a list" view (#match) is match.js,
+// the usage view (#usage) usage.js.
 
 import { $, el } from './dom.js';
 import { startExport } from './export.js';
@@ -19,6 +20,7 @@ import {
   stateToHash,
   toSavedSearch,
 } from './search-state.js';
+import { startUsage } from './usage.js';
 
 const keyStorage = 'corpsearch.apiKey';
 const groupTitles = { company: '会社', postings: '求人', detailText: '求人の本文' };
@@ -494,7 +496,7 @@ async function runPage(index) {
 // ---- the URL and saved searches -----------------------------------------------------------
 
 function writeUrl() {
-  if (!$('match-view').hidden) return;
+  if ($('search-view').hidden) return;
   state.writtenHash = stateToHash(searchState());
   history.replaceState(null, '', state.writtenHash);
   $('search-link').href = location.href;
@@ -656,15 +658,20 @@ async function useKey() {
       ? 'key set for this tab; master lists loaded'
       : 'key set, but the master lists did not load (is the key valid?)';
   if (state.pendingRun && apiKey()) await runPage(0);
+  if (location.hash.startsWith('#usage')) await usagePanel.show();
 }
 
-/** #match shows the list matcher, anything else the search builder. */
+/** #match shows the list matcher, #usage the usage, anything else the search builder. */
 function showView() {
   const match = location.hash.startsWith('#match');
-  $('search-view').hidden = match;
+  const usage = location.hash.startsWith('#usage');
+  $('search-view').hidden = match || usage;
   $('match-view').hidden = !match;
-  $('tab-search').classList.toggle('active', !match);
+  $('usage-view').hidden = !usage;
+  $('tab-search').classList.toggle('active', !match && !usage);
   $('tab-match').classList.toggle('active', match);
+  $('tab-usage').classList.toggle('active', usage);
+  if (usage && apiKey()) void usagePanel.show();
 }
 
 /** A search URL opened (or pasted into this tab): restore it and run it once there is a key. */
@@ -704,6 +711,7 @@ function wireSearchControls() {
 }
 
 async function start() {
+  usagePanel = startUsage({ el, apiKey });
   showView();
   await startMatch({ el, apiKey });
   state.catalogue = await (await fetch('/console/catalogue.json')).json();
@@ -721,5 +729,7 @@ async function start() {
 
 /** Set at start; update() resets it whenever the search changes. */
 let exportPanel = { reset() {} };
+/** Set at start: the #usage view. */
+let usagePanel = { show: async () => {} };
 
 void start();

@@ -1,6 +1,7 @@
 /**
  * `npm run cluster`: the production shape on this machine, without Docker (scripts/local-stack.ts):
- * 3 OpenSearch nodes, redis-server with the append-only file, 2 API processes, 2 workers.
+ * 3 OpenSearch nodes, redis-server with the append-only file (`--redis-sentinel`: a primary, a
+ * replica and three Sentinels), 2 API processes, 2 workers.
  * Prints where each listens; Ctrl-C stops all of them. Data stays under .local/cluster/
  * between runs (`--fresh` starts empty).
  */
@@ -20,6 +21,10 @@ const program = cliProgram(
   .option('--dir <dir>', 'data, append-only file and logs', path.join(projectRoot, '.local', 'cluster'))
   .option('--fresh', 'delete the data folder first')
   .option('--built', 'run dist/ (npm run build) instead of the sources')
+  .option(
+    '--redis-sentinel',
+    'Redis as a primary, a replica and three Sentinels (REDIS_URL redis-sentinel://...), as production runs it',
+  )
   .parse();
 const options = program.opts<{
   apis: number;
@@ -28,6 +33,7 @@ const options = program.opts<{
   dir: string;
   fresh?: boolean;
   built?: boolean;
+  redisSentinel?: boolean;
 }>();
 
 const say = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
@@ -40,6 +46,7 @@ const stack = await startStack({
   workers: options.workers,
   heap: options.heap,
   built: options.built ?? false,
+  redis: options.redisSentinel ? 'sentinel' : 'single',
   log: say,
 });
 
@@ -62,11 +69,26 @@ for (const node of stack.nodes)
     String(node.pid()),
     `${node.url} (transport 127.0.0.1:${node.transportPort})`,
   ]);
-rows.push([
-  'redis-server (appendonly)',
-  String(stack.redis.pid()),
-  `${stack.redis.url} (AOF in ${stack.redis.dir})`,
-]);
+const sentinel = stack.redis.sentinel;
+if (sentinel) {
+  const primary = await sentinel.primary();
+  for (const member of sentinel.members)
+    rows.push([
+      `redis-server ${member === primary ? 'primary' : 'replica'} (appendonly)`,
+      String(member.pid()),
+      `redis://127.0.0.1:${member.port} (AOF in ${stack.redis.dir})`,
+    ]);
+  rows.push([
+    'redis sentinels (3)',
+    '-',
+    sentinel.sentinelPorts.map((port) => `127.0.0.1:${port}`).join(' '),
+  ]);
+} else
+  rows.push([
+    'redis-server (appendonly)',
+    String(stack.redis.pid()),
+    `${stack.redis.url} (AOF in ${stack.redis.dir})`,
+  ]);
 for (const api of stack.apis)
   rows.push([api.name, String(api.pid()), `${api.url} (metrics ${api.metricsUrl})`]);
 for (const worker of stack.workers)

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { sentinelTarget } from '../src/config/redis-url.js';
 import { loadConfig } from '../src/config.js';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -94,6 +95,26 @@ describe('docker-compose.yml', () => {
       expect(service.depends_on?.['opensearch-prod']).toEqual({ condition: 'service_healthy' });
     }
     expect(users).toEqual(new Set(['corpsearch_api', 'corpsearch_indexer']));
+  });
+
+  it('production Redis: a primary, its replica, three Sentinels watching it; the programs name them', () => {
+    const command = (name: string) =>
+      ((services[name] as Service & { command?: string[] }).command ?? []).join(' ');
+    expect(command('redis-replica-prod')).toContain('--replicaof redis-prod 6379');
+    const sentinels = ['redis-sentinel-1', 'redis-sentinel-2', 'redis-sentinel-3'];
+    for (const name of sentinels) {
+      expect(services[name]?.profiles).toEqual(['production']);
+      expect(command(name)).toContain('sentinel monitor corpsearch redis-prod 6379 2');
+      expect(command(name)).toContain('port 26379');
+    }
+    for (const name of ['api-prod', 'indexer-prod']) {
+      const config = loadConfig(hostEnvironment(services[name] as Service));
+      const target = sentinelTarget(config.redisUrl as string);
+      expect(target?.name).toBe('corpsearch');
+      expect(target?.sentinels).toEqual(sentinels.map((host) => ({ host, port: 26379 })));
+      // a grant is acknowledged once the replica has it
+      expect(config.limits.waitReplicas).toBe(1);
+    }
   });
 
   it('production engine: security on, no demo configuration, names matching the certificates', () => {

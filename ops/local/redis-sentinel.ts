@@ -12,7 +12,7 @@
  *
  * Every process runs under `setpriv --pdeathsig` (spawnManaged): none outlives its starter.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort, sleep, spawnManaged } from './child-process.js';
@@ -163,11 +163,15 @@ export async function startLocalRedisSentinel(opts: RedisSentinelOptions): Promi
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => {});
   };
   try {
-    const primaryDir = path.join(opts.dir, 'redis-1');
+    // kept data: the member that was primary when the set last stopped starts as primary again,
+    // so a replica never resyncs from a member a failover left behind
+    const roleFile = path.join(opts.dir, 'primary');
+    const last = existsSync(roleFile) ? readFileSync(roleFile, 'utf8').trim() : 'redis-1';
+    const primaryDir = path.join(opts.dir, last === 'redis-2' ? 'redis-2' : 'redis-1');
     const first = await startLocalRedis({ logDir: primaryDir, appendOnly });
     const primary = member(primaryDir, first.port, first, () => [], appendOnly);
     stops.push(() => primary.stop());
-    const replicaDir = path.join(opts.dir, 'redis-2');
+    const replicaDir = path.join(opts.dir, last === 'redis-2' ? 'redis-1' : 'redis-2');
     const replicaPort = await freePort();
     const replicaOf = ['--replicaof', '127.0.0.1', String(first.port)];
     const replica = member(replicaDir, replicaPort, undefined, () => replicaOf, appendOnly);
@@ -212,7 +216,12 @@ export async function startLocalRedisSentinel(opts: RedisSentinelOptions): Promi
         );
         return now;
       },
-      stop: stopAll,
+      async stop() {
+        const now = await primaryPort().catch(() => undefined);
+        if (now !== undefined)
+          writeFileSync(roleFile, `${path.basename(now === primary.port ? primaryDir : replicaDir)}\n`);
+        await stopAll();
+      },
     };
   } catch (error) {
     await stopAll();
