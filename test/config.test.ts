@@ -91,7 +91,16 @@ describe('loadConfig', () => {
     ['PORT', '80.5', 'PORT must be a whole number of at least 0, got "80.5"'],
     ['LOAD_SAMPLE_DATA', 'no', 'LOAD_SAMPLE_DATA must be true or false, got "no"'],
     ['OPENSEARCH_HEAP', 'lots', 'OPENSEARCH_HEAP must be a JVM size such as 512m or 2g, got "lots"'],
-    ['REDIS_URL', 'localhost:6379', 'REDIS_URL must be a URL starting redis: or rediss://'],
+    [
+      'REDIS_URL',
+      'localhost:6379',
+      'REDIS_URL must be a URL starting redis:// or rediss://, or redis-sentinel://host:port,.../<master name>',
+    ],
+    [
+      'REDIS_URL',
+      'redis-sentinel://127.0.0.1:26379',
+      'REDIS_URL must be redis-sentinel://[user:password@]host:port[,host:port...]/<master name>',
+    ],
   ])('refuses %s=%s naming the variable', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(new ConfigError(message));
   });
