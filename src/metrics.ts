@@ -63,6 +63,11 @@ export const metrics = {
     help: 'Credits given back after a charged request failed',
     registers: [registry],
   }),
+  ledgerFiled: new Counter({
+    name: 'corpsearch_ledger_entries_filed_total',
+    help: 'Credit ledger entries filed from the tail into the engine by this process',
+    registers: [registry],
+  }),
   indexerRecords: new Counter({
     name: 'corpsearch_indexer_records_total',
     help: 'Source records handled by the indexer, by outcome (indexed, rejected)',
@@ -94,6 +99,22 @@ export function queueDepthGauge(read: () => Promise<Record<string, number>>): Ga
         for (const [state, count] of Object.entries(await read())) this.set({ state }, count);
       } catch {
         // Redis away: leave the last figures; the scrape itself must not fail
+      }
+    },
+  });
+}
+
+/** The credit ledger's tail, read when scraped: entries written and not yet filed. */
+export function ledgerTailGauge(read: () => Promise<number>): Gauge {
+  return new Gauge({
+    name: 'corpsearch_ledger_tail_entries',
+    help: 'Credit ledger entries waiting to be filed in the engine (grows while the engine or the filing is away)',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await read());
+      } catch {
+        // Redis away: leave the last figure; the scrape itself must not fail
       }
     },
   });

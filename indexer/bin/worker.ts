@@ -10,7 +10,7 @@ import { createLimits } from '../../src/limits/limits.js';
 import { createLogger, endLogs } from '../../src/logger.js';
 import { MatchJobStore } from '../../src/match-jobs/job-store.js';
 import { createMatchJobWorker } from '../../src/match-jobs/worker.js';
-import { queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
+import { ledgerTailGauge, queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
 import { createRedis } from '../../src/redis.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
 import { openCliServices } from '../cli-services.js';
@@ -72,6 +72,7 @@ runCli('worker', async () => {
     logger,
   });
   // the credit ledger's new entries, filed in the engine (src/limits/ledger-filing.ts)
+  ledgerTailGauge(() => limits.ledger.tailLength());
   const filing = startLedgerFiling({
     ledger: limits.ledger,
     opensearch: services.opensearch,

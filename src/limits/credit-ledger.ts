@@ -74,6 +74,8 @@ export interface CreditLedger {
   tail(limit: number): Promise<TailEntry[]>;
   /** Takes filed entries out of the tail. */
   dropTail(tailIds: string[]): Promise<void>;
+  /** Entries waiting in the tail (the metric `corpsearch_ledger_tail_entries`). */
+  tailLength(): Promise<number>;
   /** Users with a balance in the store (for `npm run ledger -- verify`). */
   users(): Promise<string[]>;
   /**

@@ -15,6 +15,7 @@
  * verify` compares with the balances and `rebuild` restores them from.
  */
 import type { Logger } from 'pino';
+import { metrics } from '../metrics.js';
 import type { OpenSearchClient } from '../opensearch/client.js';
 import { indexName } from '../opensearch/indices.js';
 import type { CreditLedger } from './credit-ledger.js';
@@ -63,6 +64,7 @@ export async function fileLedgerTail(
     });
     await ledger.dropTail(done);
     filed += done.length;
+    metrics.ledgerFiled.inc(done.length);
     if (refused > 0) throw new LedgerFilingFailed(`${refused} ledger entries were refused by the engine`);
   }
 }

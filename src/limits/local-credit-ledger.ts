@@ -257,6 +257,11 @@ export class LocalCreditLedger implements CreditLedger {
     this.save();
   }
 
+  async tailLength(): Promise<number> {
+    this.load();
+    return this.ledgerTail.length;
+  }
+
   async users(): Promise<string[]> {
     this.load();
     return [...this.balances.keys()].sort();

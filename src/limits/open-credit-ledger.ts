@@ -81,6 +81,7 @@ export function openCreditLedger(
       admit: (request) => ready.then(() => ledger.admit(request)),
       tail: (limit) => ready.then(() => ledger.tail(limit)),
       dropTail: (tailIds) => ready.then(() => ledger.dropTail(tailIds)),
+      tailLength: () => ready.then(() => ledger.tailLength()),
       users: () => ready.then(() => ledger.users()),
       restoreBalance: (userId, sum) => ready.then(() => ledger.restoreBalance(userId, sum)),
       open: (userId, sum) => ready.then(() => ledger.open(userId, sum)),

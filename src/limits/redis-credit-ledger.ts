@@ -506,6 +506,10 @@ export class RedisCreditLedger implements CreditLedger {
     await storeCall('ledger tail', () => this.redis.xdel(this.streamKey, ...tailIds));
   }
 
+  tailLength(): Promise<number> {
+    return storeCall('ledger tail', () => this.redis.xlen(this.streamKey));
+  }
+
   async users(): Promise<string[]> {
     const prefix = this.balanceKey('');
     const users: string[] = [];

@@ -77,6 +77,7 @@ export function recordLedger(inner: CreditLedger): LedgerHistory {
     keepOpen: (requestId) => inner.keepOpen(requestId),
     tail: (limit) => inner.tail(limit),
     dropTail: (tailIds) => inner.dropTail(tailIds),
+    tailLength: () => inner.tailLength(),
     users: () => inner.users(),
     restoreBalance: (userId, sum) => inner.restoreBalance(userId, sum),
     open: (userId, sum) => inner.open(userId, sum),
