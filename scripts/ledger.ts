@@ -7,11 +7,14 @@
  *   npm run ledger -- verify    # every balance against the ledger; exit 1 on a difference
  *   npm run ledger -- rebuild   # every balance from the ledger (after Redis lost its data)
  *   npm run ledger -- open      # opening entries for balances older than the ledger (once)
+ *   npm run ledger -- show alice [--from 2026-11-01] [--to 2026-11-30]
+ *                               # the user's entries, oldest first, with the balance after each
  */
 import { openCliServices } from '../indexer/cli-services.js';
-import { cliProgram, runCli } from '../ops/cli.js';
+import { cliProgram, exitCodesHelp, runCli } from '../ops/cli.js';
 import { loadConfigOrExit } from '../src/config.js';
 import {
+  balanceHistory,
   type LedgerContext,
   openBalances,
   rebuildBalances,
@@ -106,4 +109,41 @@ program
     ),
   );
 
+program
+  .command('show')
+  .description("a user's entries, oldest first, each with the balance after it, and the balance now")
+  .argument('<userId>', 'the user')
+  .option('--from <day>', 'first day, YYYY-MM-DD (Japan time)')
+  .option('--to <day>', 'last day, YYYY-MM-DD (Japan time), included')
+  .action((userId: string, options: { from?: string; to?: string }) =>
+    runCli('ledger show', () =>
+      withLedger(async (ctx) => {
+        await fileLedgerTail(ctx.ledger, ctx.opensearch, ctx.index);
+        const history = await balanceHistory(ctx, userId, options);
+        for (const row of history.rows)
+          say(
+            [
+              row.entry.at,
+              row.entry.kind.padEnd(7),
+              String(row.entry.credits).padStart(8),
+              `-> ${row.balance}`.padEnd(14),
+              row.entry.operation ?? '',
+              row.entry.requestId ?? row.entry.matchJobId ?? '',
+              row.entry.rows === undefined ? '' : `${row.entry.rows} rows`,
+            ]
+              .join('  ')
+              .trimEnd(),
+          );
+        say(
+          `${history.rows.length} entries; ledger balance ${history.ledgerBalance}, open reservations ${history.open}, store balance ${history.storeBalance}${
+            history.ledgerBalance - history.open === history.storeBalance
+              ? ' (they agree)'
+              : ' (they DIFFER: npm run ledger -- verify)'
+          }`,
+        );
+      }),
+    ),
+  );
+
+for (const command of program.commands) command.addHelpText('after', exitCodesHelp);
 program.parse();

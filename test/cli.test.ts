@@ -54,6 +54,8 @@ function run(script: string, args: string[], env: Record<string, string | undefi
 const clis: Array<[string, string, string[]]> = [
   ['keys', 'scripts/keys.ts', ['--help']],
   ['keys create', 'scripts/keys.ts', ['create', '--help']],
+  ['ledger', 'scripts/ledger.ts', ['--help']],
+  ['ledger rebuild', 'scripts/ledger.ts', ['rebuild', '--help']],
   ['ingest', 'indexer/bin/ingest.ts', ['--help']],
   ['dead-letters', 'indexer/bin/dead-letters.ts', ['--help']],
   ['dead-letters replay', 'indexer/bin/dead-letters.ts', ['replay', '--help']],

@@ -5,6 +5,7 @@
  * balance after Redis loses its data; `open` makes balances older than the ledger add up; the
  * real worker files the tail by itself. The single-process ledger keeps the same entries.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,9 @@ import { createLimits, type Limits } from '../src/limits/limits.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { metrics } from '../src/metrics.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
+import { runToEnd } from './support/child-runs.js';
 import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
 import { search, startLimitsTestApp, type TestApp, userHeaders } from './support/limits-test-app.js';
@@ -285,6 +288,52 @@ describe('balances from the ledger', () => {
     expect(await openBalances(ctx())).toEqual([]);
     expect((await ledgerSums(services.opensearch, index)).get(user)).toBe(67);
   });
+});
+
+describe('npm run ledger, as an operator runs it', () => {
+  const ledgerCli = (...args: string[]) => {
+    const { OPENSEARCH_URL: _o, REDIS_URL: _r, INDEX_PREFIX: _i, REDIS_PREFIX: _p, ...rest } = process.env;
+    return runToEnd(
+      spawn(process.execPath, ['--import', 'tsx', 'scripts/ledger.ts', ...args], {
+        cwd: projectRoot,
+        env: {
+          ...rest,
+          OPENSEARCH_URL: services.config.opensearchUrl,
+          REDIS_URL: services.config.redisUrl,
+          INDEX_PREFIX: services.config.indexPrefix,
+          REDIS_PREFIX: services.config.redisPrefix,
+          LOG_LEVEL: 'silent',
+        },
+      }),
+    );
+  };
+
+  it('show lists the entries with the balance after each; verify finds a lost balance, rebuild restores it', async () => {
+    const user = 'ledger-cli';
+    await limits.ledger.grant(user, 40);
+    const res = await search(app.url, user);
+    expect(res.status).toBe(200);
+    await res.text();
+    await expect.poll(async () => (await limits.ledger.account(user)).open.reservations).toBe(0);
+    const shown = await ledgerCli('show', user);
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/grant +40 +-> 40/);
+    expect(lines[1]).toMatch(/charge +-3 +-> 37 +POST \/corporates\/search/);
+    expect(lines.at(-1)).toContain('ledger balance 37, open reservations 0, store balance 37 (they agree)');
+    expect((await ledgerCli('verify')).code).toBe(0);
+    // the balance lost: verify names the user and fails; rebuild sets it from the ledger
+    const redis = services.redis as NonNullable<Services['redis']>;
+    await redis.del(`${services.config.redisPrefix}credits:balance:${user}`);
+    const found = await ledgerCli('verify');
+    expect(found.code).toBe(1);
+    expect(found.stdout).toContain(`${user}: balance 0, ledger says 37`);
+    const rebuilt = await ledgerCli('rebuild');
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stdout).toContain(`${user}: 0 -> 37`);
+    expect(await limits.ledger.balance(user)).toBe(37);
+    expect((await ledgerCli('verify')).code).toBe(0);
+  }, 120_000);
 });
 
 describe('GET /usage refuses what it cannot answer', () => {

@@ -13,7 +13,9 @@
 import type { Logger } from 'pino';
 import type { OpenSearchClient } from '../opensearch/client.js';
 import type { CreditLedger } from './credit-ledger.js';
+import type { LedgerEntry } from './ledger-entry.js';
 import { fileLedgerTail, ledgerSums } from './ledger-filing.js';
+import { tokyoToday } from './usage.js';
 
 export interface LedgerContext {
   ledger: CreditLedger;
@@ -45,6 +47,57 @@ async function compare(ctx: LedgerContext): Promise<{ users: number; differences
       differences.push({ userId, balance: account.balance, expected, unledgered: sum === undefined });
   }
   return { users: users.size, differences };
+}
+
+export interface BalanceHistory {
+  /** The entries in the range, oldest first, each with the ledger balance after it. */
+  rows: Array<{ entry: LedgerEntry; balance: number }>;
+  /** The sum of all the user's entries (not only the range's). */
+  ledgerBalance: number;
+  /** Credits of the user's open reservations (debited, not yet on the ledger). */
+  open: number;
+  /** The store's balance now: ledgerBalance - open when they agree. */
+  storeBalance: number;
+}
+
+/**
+ * A user's ledger with the balance after each entry (`npm run ledger -- show`): every entry
+ * is read, oldest first, a page at a time, so the running balance starts from the first; the
+ * range only chooses which are listed. Days are Japan time.
+ */
+export async function balanceHistory(
+  ctx: LedgerContext,
+  userId: string,
+  range: { from?: string; to?: string } = {},
+): Promise<BalanceHistory> {
+  await ctx.opensearch.indices.refresh({ index: ctx.index });
+  const rows: BalanceHistory['rows'] = [];
+  const inRange = (at: string) => {
+    const day = tokyoToday(Date.parse(at));
+    return (!range.from || day >= range.from) && (!range.to || day <= range.to);
+  };
+  let balance = 0;
+  let after: Array<string | number> | undefined;
+  for (;;) {
+    const { body } = await ctx.opensearch.search({
+      index: ctx.index,
+      body: {
+        size: 1000,
+        query: { term: { userId } },
+        sort: [{ at: 'asc' }, { id: 'asc' }],
+        ...(after ? { search_after: after } : {}),
+      },
+    });
+    const hits = body.hits.hits as Array<{ _source: LedgerEntry; sort: Array<string | number> }>;
+    for (const hit of hits) {
+      balance += hit._source.credits;
+      if (inRange(hit._source.at)) rows.push({ entry: hit._source, balance });
+    }
+    if (hits.length < 1000) break;
+    after = hits.at(-1)?.sort;
+  }
+  const account = await ctx.ledger.account(userId);
+  return { rows, ledgerBalance: balance, open: account.open.credits, storeBalance: account.balance };
 }
 
 /**
