@@ -186,6 +186,42 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     expect((await verifyLedger(ctx())).differences).toEqual([]);
   });
 
+  it('200 searches over two API processes and 20 grants at once: the entries sum to the balance exactly', async () => {
+    const user = 'ledger-busy';
+    await limits.ledger.grant(user, 300);
+    const second = await startLimitsTestApp({
+      limits,
+      opensearch: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+    });
+    try {
+      const answers = await Promise.all([
+        ...Array.from({ length: 200 }, async (_, i) => {
+          const res = await search(i % 2 === 0 ? app.url : second.url, user);
+          await res.text();
+          return res.status;
+        }),
+        ...Array.from({ length: 20 }, () => limits.ledger.grant(user, 1).then(() => 'granted')),
+      ]);
+      const answered = answers.filter((status) => status === 200).length;
+      // 320 credits at 3 a search: at most 106 answered (fewer when a search came before the
+      // grant it needed), every other one a 402
+      expect(answered).toBeGreaterThan(90);
+      expect(answered).toBeLessThanOrEqual(106);
+      expect(answers.filter((status) => status === 402).length).toBe(200 - answered);
+      await expect.poll(async () => (await limits.ledger.account(user)).open.reservations).toBe(0);
+      const balance = await limits.ledger.balance(user);
+      expect(balance).toBe(320 - 3 * answered);
+      await fileLedgerTail(limits.ledger, services.opensearch, index);
+      const docs = await documents(user);
+      expect(docs.filter((d) => d.kind === 'charge')).toHaveLength(answered);
+      expect(docs.filter((d) => d.kind === 'grant')).toHaveLength(21);
+      expect(docs.reduce((sum, d) => sum + d.credits, 0)).toBe(balance);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('commit and settle write once however often they run; refunds and the sweep write nothing', async () => {
     const user = 'ledger-steps';
     const ledger = limits.ledger;
