@@ -7,11 +7,13 @@
  *   npm run keys -- list [alice]
  *   npm run keys -- revoke key_9f2c41d07a3b
  *   npm run keys -- credits alice [--grant 500]
+ *   npm run keys -- export > keys.jsonl; REDIS_URL=<new> npm run keys -- import keys.jsonl
  *
  * `create` prints the key alone on stdout, once, so it can go straight into a file or a
  * variable; everything else goes to stderr. The key is never stored, only its SHA-256.
  */
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError } from 'commander';
 import { cliProgram, exitCodesHelp } from '../ops/cli.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
@@ -84,6 +86,33 @@ async function withLedger<T>(
   } finally {
     await close();
   }
+}
+
+const isoOrNull = (value: unknown) =>
+  value === null || (typeof value === 'string' && !Number.isNaN(Date.parse(value)));
+
+/** One line of `keys export`, checked field by field; the whole import stops at a bad one. */
+function parseRecord(line: string, lineNumber: number): ApiKeyRecord {
+  let value: Partial<Record<keyof ApiKeyRecord, unknown>>;
+  try {
+    value = JSON.parse(line) as typeof value;
+  } catch {
+    throw new Error(`line ${lineNumber}: not JSON`);
+  }
+  const problems = [
+    typeof value.keyId === 'string' && /^key_[0-9a-f]{6,64}$/.test(value.keyId) ? '' : 'keyId',
+    typeof value.userId === 'string' && /^[A-Za-z0-9._@-]{1,128}$/.test(value.userId) ? '' : 'userId',
+    typeof value.keyHash === 'string' && /^[0-9a-f]{64}$/.test(value.keyHash) ? '' : 'keyHash',
+    typeof value.createdAt === 'string' && isoOrNull(value.createdAt) ? '' : 'createdAt',
+    isoOrNull(value.expiresAt) ? '' : 'expiresAt',
+    isoOrNull(value.revokedAt) ? '' : 'revokedAt',
+    value.label === null || typeof value.label === 'string' ? '' : 'label',
+  ].filter(Boolean);
+  if (problems.length > 0)
+    throw new Error(
+      `line ${lineNumber}: not a key record of keys export (${problems.join(', ')}); nothing imported`,
+    );
+  return value as ApiKeyRecord;
 }
 
 function describeKey(record: ApiKeyRecord, now: Date): string {
@@ -185,6 +214,42 @@ export function keysProgram(): Command {
       );
       for (const refund of account.autoRefunded.recent)
         say(`  ${refund.at}  reservation ${refund.reservationId}  ${refund.cost} credit(s) refunded`);
+    });
+
+  program
+    .command('export')
+    .description(
+      'every key record (ids, owners, hashes, dates; never a key) as JSON lines on stdout, for a move',
+    )
+    .action(async () => {
+      const records = await withKeyStore((store) => store.list());
+      for (const record of records) process.stdout.write(`${JSON.stringify(record)}\n`);
+      say(
+        `exported ${records.length} key records (balances move with the credit ledger: npm run ledger -- rebuild)`,
+      );
+    });
+
+  program
+    .command('import')
+    .description('add the key records of an export (a file, or - for stdin); records already there are left')
+    .argument('<file>', 'a file written by `keys export`, or - for stdin')
+    .action(async (file: string) => {
+      const text = readFileSync(file === '-' ? 0 : file, 'utf8');
+      const lines = text.split('\n').filter((line) => line.trim() !== '');
+      const records = lines.map((line, i) => parseRecord(line, i + 1));
+      const outcome = await withKeyStore(async (store) => {
+        let added = 0;
+        let kept = 0;
+        for (const record of records) {
+          if (await store.findByHash(record.keyHash)) kept += 1;
+          else {
+            await store.add(record);
+            added += 1;
+          }
+        }
+        return { added, kept };
+      });
+      say(`imported ${outcome.added} key records; ${outcome.kept} were there already`);
     });
 
   for (const command of program.commands) command.addHelpText('after', exitCodesHelp);

@@ -5,7 +5,7 @@
  * under this file's prefix; file mode with a temporary API_KEYS_FILE shared with the app.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -67,6 +67,39 @@ describe('with Redis', () => {
       docUrl: '/docs/errors#api_key_revoked',
     });
     expect((await keys(['list', 'cli-user'], env())).stdout).toContain('state=revoked');
+  });
+
+  it('export and import move every key record to another store, once; a bad line imports nothing', async () => {
+    const created = await keys(['create', 'cli-moving', '--label', 'crm sync'], env());
+    const key = created.stdout.trim();
+    const exported = await keys(['export'], env());
+    const lines = exported.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    expect(exported.stdout).not.toContain(key);
+    const file = path.join(tempDir, 'keys.jsonl');
+    writeFileSync(file, exported.stdout);
+    // the new store: another prefix on the same server
+    const target = {
+      REDIS_URL: services.config.redisUrl,
+      REDIS_PREFIX: `${services.config.redisPrefix}moved:`,
+    };
+    expect((await keys(['import', file], target)).stderr).toContain(
+      `imported ${lines.length} key records; 0 were there`,
+    );
+    expect((await keys(['import', file], target)).stderr).toContain(
+      `imported 0 key records; ${lines.length} were there`,
+    );
+    const moved = (await keys(['list', 'cli-moving'], target)).stdout;
+    expect(moved).toContain('label="crm sync"');
+    expect(moved).toContain('state=active');
+    const bad = path.join(tempDir, 'bad.jsonl');
+    writeFileSync(bad, `${lines[0]}\n{"keyId": "key_1", "userId": "x"}\n`);
+    const third = { ...target, REDIS_PREFIX: `${services.config.redisPrefix}third:` };
+    await expect(keys(['import', bad], third)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('line 2: not a key record of keys export'),
+    });
+    expect((await keys(['list'], third)).stdout).toBe('');
   });
 
   it('credits shows and grants a balance', async () => {
