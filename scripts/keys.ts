@@ -127,6 +127,61 @@ function describeKey(record: ApiKeyRecord, now: Date): string {
   ].join('  ');
 }
 
+/** `keys export` and `keys import`: the key records moved to another store. */
+function addMoveCommands(program: Command): void {
+  program
+    .command('export')
+    .description(
+      'every key record (ids, owners, hashes, dates; never a key) as JSON lines on stdout, for a move',
+    )
+    .action(async () => {
+      const records = await withKeyStore((store) => store.list());
+      for (const record of records) process.stdout.write(`${JSON.stringify(record)}\n`);
+      say(
+        `exported ${records.length} key records (balances move with the credit ledger: npm run ledger -- rebuild)`,
+      );
+    });
+
+  program
+    .command('import')
+    .description('add the key records of an export (a file, or - for stdin); records already there are left')
+    .argument('<file>', 'a file written by `keys export`, or - for stdin')
+    .action(async (file: string) => {
+      const text = readFileSync(file === '-' ? 0 : file, 'utf8');
+      const lines = text.split('\n').filter((line) => line.trim() !== '');
+      const records = lines.map((line, i) => parseRecord(line, i + 1));
+      const outcome = await withKeyStore(async (store) => {
+        let added = 0;
+        let kept = 0;
+        for (const record of records) {
+          if (await store.findByHash(record.keyHash)) kept += 1;
+          else {
+            await store.add(record);
+            added += 1;
+          }
+        }
+        return { added, kept };
+      });
+      say(`imported ${outcome.added} key records; ${outcome.kept} were there already`);
+    });
+}
+
+/** A new key's credits; a key whose credits could not be granted is revoked. */
+async function grantStartingCredits(userId: string, credits: number, keyId: string): Promise<void> {
+  try {
+    const balance = await withLedger((ledger) => ledger.grant(userId, credits));
+    say(`credits of ${userId}: ${balance}`);
+  } catch (error) {
+    // granted on the primary, not yet on REDIS_WAIT_REPLICAS replicas: the key stands
+    if (error instanceof GrantNotReplicated) {
+      say(`warning: ${error.message}`);
+      return;
+    }
+    await withKeyStore((store) => store.revoke(keyId, new Date()));
+    throw new Error(`credits could not be granted (${(error as Error).message}); key ${keyId} revoked`);
+  }
+}
+
 export function keysProgram(): Command {
   // help goes to stderr: stdout carries only a created key or a listing
   const program = cliProgram('keys', 'Manage API keys and credit balances').configureOutput({
@@ -147,21 +202,7 @@ export function keysProgram(): Command {
       const { key, record } = await withKeyStore((store) =>
         createApiKey(store, { userId, expiresAt: options.expires, label: options.label }),
       );
-      if (options.credits !== undefined) {
-        try {
-          const balance = await withLedger((ledger) => ledger.grant(userId, options.credits as number));
-          say(`credits of ${userId}: ${balance}`);
-        } catch (error) {
-          // granted on the primary, not yet on REDIS_WAIT_REPLICAS replicas: the key stands
-          if (error instanceof GrantNotReplicated) say(`warning: ${error.message}`);
-          else {
-            await withKeyStore((store) => store.revoke(record.keyId, new Date()));
-            throw new Error(
-              `credits could not be granted (${(error as Error).message}); key ${record.keyId} revoked`,
-            );
-          }
-        }
-      }
+      if (options.credits !== undefined) await grantStartingCredits(userId, options.credits, record.keyId);
       process.stdout.write(`${key}\n`);
       say(`created ${record.keyId} for user ${userId}, expires ${record.expiresAt ?? 'never'}`);
       say('the key above is shown this once; keep it out of logs, chat and documents');
@@ -216,41 +257,7 @@ export function keysProgram(): Command {
         say(`  ${refund.at}  reservation ${refund.reservationId}  ${refund.cost} credit(s) refunded`);
     });
 
-  program
-    .command('export')
-    .description(
-      'every key record (ids, owners, hashes, dates; never a key) as JSON lines on stdout, for a move',
-    )
-    .action(async () => {
-      const records = await withKeyStore((store) => store.list());
-      for (const record of records) process.stdout.write(`${JSON.stringify(record)}\n`);
-      say(
-        `exported ${records.length} key records (balances move with the credit ledger: npm run ledger -- rebuild)`,
-      );
-    });
-
-  program
-    .command('import')
-    .description('add the key records of an export (a file, or - for stdin); records already there are left')
-    .argument('<file>', 'a file written by `keys export`, or - for stdin')
-    .action(async (file: string) => {
-      const text = readFileSync(file === '-' ? 0 : file, 'utf8');
-      const lines = text.split('\n').filter((line) => line.trim() !== '');
-      const records = lines.map((line, i) => parseRecord(line, i + 1));
-      const outcome = await withKeyStore(async (store) => {
-        let added = 0;
-        let kept = 0;
-        for (const record of records) {
-          if (await store.findByHash(record.keyHash)) kept += 1;
-          else {
-            await store.add(record);
-            added += 1;
-          }
-        }
-        return { added, kept };
-      });
-      say(`imported ${outcome.added} key records; ${outcome.kept} were there already`);
-    });
+  addMoveCommands(program);
 
   for (const command of program.commands) command.addHelpText('after', exitCodesHelp);
   return program;
