@@ -63,6 +63,11 @@ export const metrics = {
     help: 'Credits given back after a charged request failed',
     registers: [registry],
   }),
+  redisPrimaryChanges: new Counter({
+    name: 'corpsearch_redis_primary_changes_total',
+    help: 'Times a Redis connection of this process came back to another server than before (a Sentinel failover)',
+    registers: [registry],
+  }),
   ledgerFiled: new Counter({
     name: 'corpsearch_ledger_entries_filed_total',
     help: 'Credit ledger entries filed from the tail into the engine by this process',

@@ -13,6 +13,7 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { sentinelTarget } from './config/redis-url.js';
+import { metrics } from './metrics.js';
 
 /** A connection to the Redis REDIS_URL names, with `options` (the server's, or the primary's). */
 export function connectRedis(url: string, options: RedisOptions = {}): Redis {
@@ -28,13 +29,30 @@ export function connectRedis(url: string, options: RedisOptions = {}): Redis {
   });
 }
 
-export function createRedis(url: string): Redis {
-  return connectRedis(url, {
-    // fail fast instead of queueing commands while Redis is away (searches fail closed)
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
-    retryStrategy: (times) => Math.min(times * 200, 2000),
+/**
+ * Counts the times `redis` connects to another server than the one before: with Sentinels, a
+ * failover (`corpsearch_redis_primary_changes_total`).
+ */
+function countPrimaryChanges(redis: Redis): Redis {
+  let last: string | undefined;
+  redis.on('ready', () => {
+    const socket = redis.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+    const now = socket?.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : undefined;
+    if (now && last && now !== last) metrics.redisPrimaryChanges.inc();
+    if (now) last = now;
   });
+  return redis;
+}
+
+export function createRedis(url: string): Redis {
+  return countPrimaryChanges(
+    connectRedis(url, {
+      // fail fast instead of queueing commands while Redis is away (searches fail closed)
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      commandTimeout: 2000,
+      retryStrategy: (times) => Math.min(times * 200, 2000),
+    }),
+  );
 }

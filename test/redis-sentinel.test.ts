@@ -16,6 +16,7 @@ import { type LocalRedisSentinel, startLocalRedisSentinel } from '../ops/local/r
 import type { CreditLedger } from '../src/limits/credit-ledger.js';
 import { createCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { GrantNotReplicated } from '../src/limits/redis-credit-ledger.js';
+import { metrics } from '../src/metrics.js';
 import { createRedis } from '../src/redis.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sentinel-'));
@@ -65,6 +66,8 @@ describe('a Redis primary lost under the credit ledger', () => {
     expect(promoted).not.toBe(old.port);
     // every grant acknowledged before the kill is on the new primary
     expect(await ledger.balance('sentinel-user')).toBe(100);
+    // the process counted the move to another primary
+    expect((await metrics.redisPrimaryChanges.get()).values[0]?.value).toBe(1);
 
     // no replica now: the grant is made, but not acknowledged
     const refused = await ledger.grant('sentinel-user', 7).catch((error: unknown) => error);
