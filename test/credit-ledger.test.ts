@@ -241,7 +241,14 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     const tail = (await ledger.tail(100)).map((row) => row.entry).filter((e) => e?.userId === user);
     expect(tail).toEqual([
       expect.objectContaining({ id: 'charge:steps-commit', kind: 'charge', credits: -10, ...tag }),
-      expect.objectContaining({ id: 'charge:steps-settle', kind: 'charge', credits: -4, rows: 12, ...tag }),
+      expect.objectContaining({
+        id: 'charge:steps-settle',
+        kind: 'charge',
+        credits: -4,
+        rows: 12,
+        reserved: 10,
+        ...tag,
+      }),
     ]);
   });
 
@@ -450,6 +457,7 @@ describe('filing by the worker, and the single-process ledger', () => {
     // another process reading the same file sees the tail
     const reread = new LocalCreditLedger(file);
     expect((await reread.tail(10)).map((row) => row.entry?.credits)).toEqual([40, -5, -2]);
+    expect((await reread.tail(10))[2]?.entry).toMatchObject({ rows: 9, reserved: 6 });
     await fileLedgerTail(reread, services.opensearch, index);
     expect(await reread.tail(10)).toEqual([]);
     expect((await ledgerSums(services.opensearch, index)).get('local-1')).toBe(33);

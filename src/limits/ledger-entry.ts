@@ -43,6 +43,8 @@ export interface LedgerEntry extends Partial<ChargeTag> {
   at: string;
   /** Rows charged for: records sent by an export, rows of a match job's chunk. */
   rows?: number;
+  /** A settlement's reservation: `-credits` of it was charged, the rest given back. */
+  reserved?: number;
 }
 
 /** An entry not yet filed, with its place in the store's tail. */
@@ -98,5 +100,7 @@ export function entryFromFields(fields: string[]): LedgerEntry | undefined {
   };
   const rows = get.get('rows');
   if (rows !== undefined && rows !== '') entry.rows = Number(rows);
+  const reserved = get.get('reserved');
+  if (reserved !== undefined && reserved !== '') entry.reserved = Number(reserved);
   return entry;
 }

@@ -108,14 +108,20 @@ export class LocalCreditLedger implements CreditLedger {
     });
   }
 
-  private writeCharge(id: string, reservation: Reservation, credits: number, rows?: number): void {
+  private writeCharge(
+    id: string,
+    reservation: Reservation,
+    credits: number,
+    settled?: { rows: number | undefined },
+  ): void {
     this.write({
       id: `charge:${id}`,
       kind: 'charge',
       userId: reservation.userId,
       credits: -credits,
       ...reservation.tag,
-      ...(rows === undefined ? {} : { rows }),
+      ...(settled?.rows === undefined ? {} : { rows: settled.rows }),
+      ...(settled ? { reserved: reservation.cost } : {}),
     });
   }
 
@@ -231,7 +237,7 @@ export class LocalCreditLedger implements CreditLedger {
     this.reservations.delete(requestId);
     const final = Math.min(finalCost, reservation.cost);
     const after = this.add(reservation.userId, reservation.cost - final);
-    this.writeCharge(requestId, reservation, final, rows);
+    this.writeCharge(requestId, reservation, final, { rows });
     this.save();
     return after;
   }

@@ -115,13 +115,13 @@ return {'balance', consumed, ttl, '', '', 0, balance}
 
 /**
  * Lua (after `luaNowMs`): `writeCharge(ledger stream, reservation id, credits, rows or '',
- * user, tag)`: the charge's ledger entry (./ledger-entry.ts), in the step that makes
+ * user, tag, reserved or nil)` (`reserved`: a settlement's reservation before its final price): the charge's ledger entry (./ledger-entry.ts), in the step that makes
  * the reservation final, so a charge is on the ledger exactly when its debit is final.
  */
 const luaWriteCharge = `
-local function writeCharge(streamKey, id, credits, rows, user, tag)
+local function writeCharge(streamKey, id, credits, rows, user, tag, reserved)
   redis.call('XADD', streamKey, '*', 'id', 'charge:' .. id, 'kind', 'charge', 'user', user or '',
-    'credits', 0 - credits, 'at', now, 'tag', tag or '', 'rows', rows)
+    'credits', 0 - credits, 'at', now, 'tag', tag or '', 'rows', rows, 'reserved', reserved or '')
 end`;
 
 // KEYS: reservation, open set, ledger stream; ARGV: reservation id -> 1 committed now | 0 nothing to commit
@@ -191,7 +191,7 @@ if r[1] ~= 'reserved' then return {0, 0} end
 local final = math.min(tonumber(ARGV[1]), tonumber(r[2]))
 local after = redis.call('INCRBY', r[3], tonumber(r[2]) - final)
 redis.call('HSET', KEYS[1], 'state', 'committed', 'cost', final)
-writeCharge(KEYS[3], ARGV[2], final, ARGV[3], r[4], r[5])
+writeCharge(KEYS[3], ARGV[2], final, ARGV[3], r[4], r[5], r[2])
 return {1, after}
 `;
 

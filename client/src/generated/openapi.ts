@@ -1330,6 +1330,8 @@ export interface components {
             matchJobId?: string;
             /** @description Records an export sent, rows of a match job's chunk. */
             rows?: number;
+            /** @description A settled charge (a match, an export, a match job's chunk): what was reserved; `-credits` of it was charged and the rest given back. */
+            reserved?: number;
         };
         LedgerEntries: {
             entries: components["schemas"]["LedgerEntry"][];
