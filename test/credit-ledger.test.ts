@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreditLedger } from '../src/limits/credit-ledger.js';
 import { openBalances, rebuildBalances, verifyLedger } from '../src/limits/ledger-audit.js';
 import type { LedgerEntry } from '../src/limits/ledger-entry.js';
-import { fileLedgerTail, ledgerIndex, ledgerSums } from '../src/limits/ledger-filing.js';
+import { fileLedgerTail, LedgerFilingFailed, ledgerIndex, ledgerSums } from '../src/limits/ledger-filing.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { metrics } from '../src/metrics.js';
@@ -440,6 +440,17 @@ describe('filing by the worker, and the single-process ledger', () => {
     } finally {
       stopChild(worker.child);
     }
+  });
+
+  it('filing where the ledger index is missing files nothing, creates nothing, keeps the entries', async () => {
+    const local = new LocalCreditLedger();
+    await local.grant('nowhere-user', 5);
+    const missing = ledgerIndex(`${services.config.indexPrefix}missing-`);
+    await expect(fileLedgerTail(local, services.opensearch, missing)).rejects.toBeInstanceOf(
+      LedgerFilingFailed,
+    );
+    expect(await local.tailLength()).toBe(1);
+    expect((await services.opensearch.indices.exists({ index: missing })).body).toBe(false);
   });
 
   it('the single-process ledger keeps the same entries, in its file until filed', async () => {

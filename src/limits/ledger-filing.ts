@@ -53,7 +53,8 @@ export async function fileLedgerTail(
     }
     if (readable.length === 0) continue;
     const body = readable.flatMap(({ entry }) => [{ index: { _index: index, _id: entry.id } }, entry]);
-    const { body: answer } = await opensearch.bulk({ body, refresh: false });
+    // only through the alias: a missing index is refused, never created with guessed fields
+    const { body: answer } = await opensearch.bulk({ body, refresh: false, require_alias: true });
     const items = answer.items as Array<Record<string, { status?: number; error?: unknown }>>;
     const done: string[] = [];
     let refused = 0;
