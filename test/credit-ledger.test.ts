@@ -18,6 +18,7 @@ import { createLimits, type Limits } from '../src/limits/limits.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { metrics } from '../src/metrics.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
 import { runToEnd } from './support/child-runs.js';
@@ -469,10 +470,19 @@ describe('filing by the worker, and the single-process ledger', () => {
     const reread = new LocalCreditLedger(file);
     expect((await reread.tail(10)).map((row) => row.entry?.credits)).toEqual([40, -5, -2]);
     expect((await reread.tail(10))[2]?.entry).toMatchObject({ rows: 9, reserved: 6 });
-    await fileLedgerTail(reread, services.opensearch, index);
-    expect(await reread.tail(10)).toEqual([]);
-    expect((await ledgerSums(services.opensearch, index)).get('local-1')).toBe(33);
-    expect(await reread.balance('local-1')).toBe(33);
-    expect(await reread.restoreBalance('local-1', 40)).toEqual({ before: 33, after: 40 });
+    // a ledger index of its own: this user is not one of the Redis ledger's, which the other
+    // tests verify against theirs
+    const localPrefix = `${services.config.indexPrefix}local-`;
+    await bootstrapIndices(services.opensearch, localPrefix);
+    try {
+      const localIndex = ledgerIndex(localPrefix);
+      await fileLedgerTail(reread, services.opensearch, localIndex);
+      expect(await reread.tail(10)).toEqual([]);
+      expect((await ledgerSums(services.opensearch, localIndex)).get('local-1')).toBe(33);
+      expect(await reread.balance('local-1')).toBe(33);
+      expect(await reread.restoreBalance('local-1', 40)).toEqual({ before: 33, after: 40 });
+    } finally {
+      await dropIndices(services.opensearch, localPrefix);
+    }
   });
 });
