@@ -9,13 +9,21 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreditLedger } from '../src/limits/credit-ledger.js';
-import { openBalances, rebuildBalances, verifyLedger } from '../src/limits/ledger-audit.js';
+import { balanceHistory, openBalances, rebuildBalances, verifyLedger } from '../src/limits/ledger-audit.js';
 import type { LedgerEntry } from '../src/limits/ledger-entry.js';
-import { fileLedgerTail, LedgerFilingFailed, ledgerIndex, ledgerSums } from '../src/limits/ledger-filing.js';
+import {
+  fileLedgerTail,
+  LedgerFilingFailed,
+  ledgerIndex,
+  ledgerSums,
+  startLedgerFiling,
+} from '../src/limits/ledger-filing.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
+import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { metrics } from '../src/metrics.js';
 import { createOpenSearchClient } from '../src/opensearch/client.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
@@ -325,9 +333,17 @@ describe('balances from the ledger', () => {
     // and a charge made after the upgrade, before `open`
     expect((await limits.ledger.reserve(user, 3, 'old-charge')).ok).toBe(true);
     await limits.ledger.commit('old-charge');
+    // and one who did nothing since: no entry at all
+    await redis.set(`${services.config.redisPrefix}credits:balance:ledger-quiet`, '15');
     const found = await verifyLedger(ctx(), 50);
-    expect(found.differences).toEqual([{ userId: user, balance: 67, expected: -3, unledgered: false }]);
-    expect(await openBalances(ctx())).toEqual([{ userId: user, credits: 70 }]);
+    expect(found.differences).toEqual([
+      { userId: user, balance: 67, expected: -3, unledgered: false },
+      { userId: 'ledger-quiet', balance: 15, expected: 0, unledgered: true },
+    ]);
+    expect(await openBalances(ctx())).toEqual([
+      { userId: user, credits: 70 },
+      { userId: 'ledger-quiet', credits: 15 },
+    ]);
     expect((await verifyLedger(ctx())).differences).toEqual([]);
     expect(await openBalances(ctx())).toEqual([]);
     expect((await ledgerSums(services.opensearch, index)).get(user)).toBe(67);
@@ -359,6 +375,15 @@ describe('npm run ledger, as an operator runs it', () => {
     expect(res.status).toBe(200);
     await res.text();
     await expect.poll(async () => (await limits.ledger.account(user)).open.reservations).toBe(0);
+    // the same history in this process, as the command reads it (after filing, as it does)
+    await fileLedgerTail(limits.ledger, services.opensearch, index);
+    const history = await balanceHistory(ctx(), user);
+    expect(history.rows.map((row) => [row.entry.kind, row.entry.credits, row.balance])).toEqual([
+      ['grant', 40, 40],
+      ['charge', -3, 37],
+    ]);
+    expect(history).toMatchObject({ ledgerBalance: 37, open: 0, storeBalance: 37 });
+    expect((await balanceHistory(ctx(), user, { from: '2999-01-01' })).rows).toEqual([]);
     const shown = await ledgerCli('show', user);
     expect(shown.code).toBe(0);
     const lines = shown.stdout.trim().split('\n');
@@ -443,6 +468,68 @@ describe('filing by the worker, and the single-process ledger', () => {
     }
   });
 
+  it("the CLIs' ledger (openCreditLedger): every call waits for the connection, then reaches Redis", async () => {
+    const { ledger, close } = openCreditLedger({
+      redisUrl: services.config.redisUrl,
+      redisPrefix: `${services.config.redisPrefix}cli-ledger:`,
+    });
+    try {
+      expect(await ledger.grant('cli-ledger-user', 12)).toBe(12);
+      expect(await ledger.tailLength()).toBe(1);
+      const [row] = await ledger.tail(10);
+      expect(row?.entry).toMatchObject({ kind: 'grant', userId: 'cli-ledger-user', credits: 12 });
+      await ledger.dropTail([row?.tailId as string]);
+      expect(await ledger.tailLength()).toBe(0);
+      expect(await ledger.users()).toEqual(['cli-ledger-user']);
+      expect(await ledger.restoreBalance('cli-ledger-user', 15)).toEqual({ before: 12, after: 15 });
+      expect(await ledger.open('cli-ledger-user', 15)).toBe(0);
+      expect(await ledger.open('cli-ledger-user', 15)).toBeNull();
+    } finally {
+      await close();
+    }
+  });
+
+  it('filing: an unreadable entry is dropped and logged; a refusing engine keeps entries waiting, logged once', async () => {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const redis = services.redis as NonNullable<Services['redis']>;
+    await redis.xadd(`${services.config.redisPrefix}credits:ledger`, '*', 'id', 'not-an-entry');
+    await fileLedgerTail(limits.ledger, services.opensearch, index, logger);
+    expect(lines.some((line) => line.msg.includes('cannot be read were dropped'))).toBe(true);
+    expect(await limits.ledger.tailLength()).toBe(0);
+
+    const blocked = { index, body: { 'index.blocks.write': true } };
+    await services.opensearch.indices.putSettings(blocked);
+    const filing = startLedgerFiling({
+      ledger: limits.ledger,
+      opensearch: services.opensearch,
+      index,
+      intervalMs: 50,
+      logger,
+    });
+    try {
+      await limits.ledger.grant('ledger-blocked', 3);
+      await expect(fileLedgerTail(limits.ledger, services.opensearch, index)).rejects.toBeInstanceOf(
+        LedgerFilingFailed,
+      );
+      await expect
+        .poll(() => lines.filter((line) => line.msg.includes('entries wait in the tail')).length)
+        .toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // once per outage, however many rounds failed
+      expect(lines.filter((line) => line.msg.includes('entries wait in the tail'))).toHaveLength(1);
+      expect(await limits.ledger.tailLength()).toBeGreaterThanOrEqual(1);
+      await services.opensearch.indices.putSettings({ index, body: { 'index.blocks.write': false } });
+      await expect.poll(() => limits.ledger.tailLength(), { timeout: 10_000 }).toBe(0);
+      await expect.poll(() => lines.some((line) => line.msg.includes('works again'))).toBe(true);
+      expect(await filing.fileNow()).toBe(0);
+    } finally {
+      await filing.stop();
+      await services.opensearch.indices.putSettings({ index, body: { 'index.blocks.write': false } });
+    }
+    expect((await documents('ledger-blocked')).map((d) => d.credits)).toEqual([3]);
+  });
+
   it('filing where the ledger index is missing files nothing, creates nothing, keeps the entries', async () => {
     const local = new LocalCreditLedger();
     await local.grant('nowhere-user', 5);
@@ -481,6 +568,18 @@ describe('filing by the worker, and the single-process ledger', () => {
       expect((await ledgerSums(services.opensearch, localIndex)).get('local-1')).toBe(33);
       expect(await reread.balance('local-1')).toBe(33);
       expect(await reread.restoreBalance('local-1', 40)).toEqual({ before: 33, after: 40 });
+      expect(await reread.users()).toEqual(['local-1']);
+      // a balance the ledger lacks 7 of: opened once
+      expect(await reread.open('local-1', 33)).toBe(7);
+      expect((await reread.tail(10))[0]?.entry).toMatchObject({
+        id: 'opening:local-1',
+        kind: 'opening',
+        credits: 7,
+      });
+      // refused while its entry waits in the tail; once filed, opened before
+      expect(await reread.open('local-1', 40)).toBe('tail');
+      await fileLedgerTail(reread, services.opensearch, localIndex);
+      expect(await reread.open('local-1', 40)).toBeNull();
     } finally {
       await dropIndices(services.opensearch, localPrefix);
     }

@@ -42,6 +42,7 @@ describe('a Redis primary lost under the credit ledger', () => {
     for (let i = 0; i < 20; i += 1) await ledger.grant('sentinel-user', 5);
     expect(await ledger.balance('sentinel-user')).toBe(100);
     const old = await set.primary();
+    expect(old.pid()).toBeGreaterThan(0);
     const killedAt = Date.now();
     await old.kill9();
     // the API's view: commands fail (fail fast, no queue) until the new primary answers

@@ -42,7 +42,6 @@ const badValueByKind: Record<string, string | null> = {
   flag: 'yes',
   oneOf: 'loud',
   matching: 'plenty',
-  url: 'cache:6379',
   urlList: 'os:9200',
   redisUrl: 'cache:6379',
   secretText: 'hunter2-short',

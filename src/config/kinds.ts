@@ -119,21 +119,6 @@ function hasProtocol(value: string, protocols: readonly string[]): boolean {
   }
 }
 
-/** One URL; a refusal never repeats the value (it may hold a password). */
-export function url(protocols: readonly string[]) {
-  return kind<string>({
-    id: 'url',
-    accepts: `a URL starting ${protocols.map((protocol) => `\`${protocol}//\``).join(' or ')}`,
-    secretPart: 'its user and password',
-    mask: maskCredentials,
-    parse(value) {
-      if (!hasProtocol(value, protocols))
-        throw new Refusal(`must be a URL starting ${protocols.join(' or ')}//`);
-      return value;
-    },
-  });
-}
-
 /**
  * REDIS_URL: `redis://` or `rediss://` (one server), or `redis-sentinel://host:port,.../<name>`
  * (the primary the Sentinels name: src/redis.ts); never repeated.
