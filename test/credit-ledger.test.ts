@@ -231,6 +231,29 @@ describe('the ledger holds every grant and final charge, nothing else', () => {
     }
   });
 
+  it('orders the operations by credits, then requests, then name', async () => {
+    const user = 'ledger-ties';
+    await limits.ledger.grant(user, 20);
+    const charge = async (id: string, operation: string, cost: number) => {
+      expect((await limits.ledger.reserve(user, cost, id, undefined, { operation })).ok).toBe(true);
+      await limits.ledger.commit(id);
+    };
+    await charge('ties-1', 'POST /jobs/search', 2);
+    await charge('ties-2', 'POST /corporates/search', 2);
+    await charge('ties-3', 'GET /jobs/{jobId}/detail', 1);
+    await charge('ties-4', 'GET /jobs/{jobId}/detail', 1);
+    await charge('ties-5', 'POST /corporates/match', 3);
+    await fileLedgerTail(limits.ledger, services.opensearch, index);
+    await services.opensearch.indices.refresh({ index });
+    const usage = await get('/usage', user);
+    expect(usage.body.operations.map((op) => op.operation)).toEqual([
+      'POST /corporates/match',
+      'GET /jobs/{jobId}/detail',
+      'POST /corporates/search',
+      'POST /jobs/search',
+    ]);
+  });
+
   it('commit and settle write once however often they run; refunds and the sweep write nothing', async () => {
     const user = 'ledger-steps';
     const ledger = limits.ledger;
@@ -326,6 +349,32 @@ describe('balances from the ledger', () => {
     expect((await verifyLedger(ctx())).differences).toEqual([]);
   });
 
+  it('rebuild and open try again while the tail fills, and give up after their tries', async () => {
+    await limits.ledger.grant('ledger-retry', 9);
+    await fileLedgerTail(limits.ledger, services.opensearch, index);
+    // a store whose tail is found filling once (a charge between the filing and the step)
+    const once = (method: 'restoreBalance' | 'open'): CreditLedger => {
+      const ledger: CreditLedger = Object.create(limits.ledger);
+      let refused = false;
+      ledger[method] = (async (...args: [string, number]) => {
+        if (!refused) {
+          refused = true;
+          return 'tail';
+        }
+        return (limits.ledger[method] as (...a: [string, number]) => Promise<unknown>)(...args);
+      }) as never;
+      return ledger;
+    };
+    const rebuilt = await rebuildBalances({ ...ctx(), ledger: once('restoreBalance') });
+    expect(rebuilt.restored.find((r) => r.userId === 'ledger-retry')?.after).toBe(9);
+    expect(await openBalances({ ...ctx(), ledger: once('open') })).toEqual([]);
+    const always: CreditLedger = Object.create(limits.ledger);
+    always.restoreBalance = async () => 'tail';
+    always.open = async () => 'tail';
+    await expect(rebuildBalances({ ...ctx(), ledger: always }, 2)).rejects.toThrow('kept filling');
+    await expect(openBalances({ ...ctx(), ledger: always }, 2)).rejects.toThrow('kept filling');
+  });
+
   it('a balance older than the ledger: verify names it, open makes it add up, once', async () => {
     const user = 'ledger-old';
     const redis = services.redis as NonNullable<Services['redis']>;
@@ -384,6 +433,10 @@ describe('npm run ledger, as an operator runs it', () => {
     ]);
     expect(history).toMatchObject({ ledgerBalance: 37, open: 0, storeBalance: 37 });
     expect((await balanceHistory(ctx(), user, { from: '2999-01-01' })).rows).toEqual([]);
+    expect((await balanceHistory(ctx(), user, { to: '2000-01-01' })).rows).toEqual([]);
+    // read a page of one at a time: the same rows
+    const paged = await balanceHistory(ctx(), user, { from: '2000-01-01', to: '2999-12-31' }, 1);
+    expect(paged.rows).toEqual(history.rows);
     const shown = await ledgerCli('show', user);
     expect(shown.code).toBe(0);
     const lines = shown.stdout.trim().split('\n');
@@ -522,12 +575,34 @@ describe('filing by the worker, and the single-process ledger', () => {
       await services.opensearch.indices.putSettings({ index, body: { 'index.blocks.write': false } });
       await expect.poll(() => limits.ledger.tailLength(), { timeout: 10_000 }).toBe(0);
       await expect.poll(() => lines.some((line) => line.msg.includes('works again'))).toBe(true);
-      expect(await filing.fileNow()).toBe(0);
+      // two at once: the second waits for the first, then finds nothing
+      expect(await Promise.all([filing.fileNow(), filing.fileNow()])).toEqual([0, 0]);
     } finally {
       await filing.stop();
       await services.opensearch.indices.putSettings({ index, body: { 'index.blocks.write': false } });
     }
     expect((await documents('ledger-blocked')).map((d) => d.credits)).toEqual([3]);
+  });
+
+  it('filing with the engine away logs it as such and keeps the entries', async () => {
+    const lines: Array<{ msg: string; err?: { message: string } }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const local = new LocalCreditLedger();
+    await local.grant('away-user', 4);
+    const filing = startLedgerFiling({
+      ledger: local,
+      opensearch: closedOpenSearch,
+      index,
+      intervalMs: 50,
+      logger,
+    });
+    try {
+      await expect.poll(() => lines.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(lines[0]?.err?.message).toBe('engine or store away');
+      expect(await local.tailLength()).toBe(1);
+    } finally {
+      await filing.stop();
+    }
   });
 
   it('filing where the ledger index is missing files nothing, creates nothing, keeps the entries', async () => {
@@ -569,6 +644,10 @@ describe('filing by the worker, and the single-process ledger', () => {
       expect(await reread.balance('local-1')).toBe(33);
       expect(await reread.restoreBalance('local-1', 40)).toEqual({ before: 33, after: 40 });
       expect(await reread.users()).toEqual(['local-1']);
+      // another user's open reservation is not this one's; a commit of nothing changes nothing
+      expect((await reread.reserve('local-2', 0, 'other-open')).ok).toBe(true);
+      await reread.commit('no-such-reservation');
+      expect(await reread.restoreBalance('nobody-yet', 0)).toEqual({ before: 0, after: 0 });
       // a balance the ledger lacks 7 of: opened once
       expect(await reread.open('local-1', 33)).toBe(7);
       expect((await reread.tail(10))[0]?.entry).toMatchObject({

@@ -69,6 +69,8 @@ export async function balanceHistory(
   ctx: LedgerContext,
   userId: string,
   range: { from?: string; to?: string } = {},
+  /** Entries per engine request. */
+  pageSize = 1000,
 ): Promise<BalanceHistory> {
   await ctx.opensearch.indices.refresh({ index: ctx.index });
   const rows: BalanceHistory['rows'] = [];
@@ -82,7 +84,7 @@ export async function balanceHistory(
     const { body } = await ctx.opensearch.search({
       index: ctx.index,
       body: {
-        size: 1000,
+        size: pageSize,
         query: { term: { userId } },
         sort: [{ at: 'asc' }, { id: 'asc' }],
         ...(after ? { search_after: after } : {}),
@@ -93,7 +95,7 @@ export async function balanceHistory(
       balance += hit._source.credits;
       if (inRange(hit._source.at)) rows.push({ entry: hit._source, balance });
     }
-    if (hits.length < 1000) break;
+    if (hits.length < pageSize) break;
     after = hits.at(-1)?.sort;
   }
   const account = await ctx.ledger.account(userId);

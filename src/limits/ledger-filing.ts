@@ -55,15 +55,11 @@ export async function fileLedgerTail(
     const body = readable.flatMap(({ entry }) => [{ index: { _index: index, _id: entry.id } }, entry]);
     // only through the alias: a missing index is refused, never created with guessed fields
     const { body: answer } = await opensearch.bulk({ body, refresh: false, require_alias: true });
-    const items = answer.items as Array<Record<string, { status?: number; error?: unknown }>>;
-    const done: string[] = [];
-    let refused = 0;
-    readable.forEach((row, i) => {
-      const item = Object.values(items[i] ?? {})[0];
-      if (item && !item.error && (item.status ?? 500) < 300) done.push(row.tailId);
-      else refused += 1;
-    });
-    await ledger.dropTail(done);
+    // one item per entry, in order: `{index: {status, error?}}`
+    const items = answer.items as Array<{ index: { status: number; error?: unknown } }>;
+    const done = readable.filter((_, i) => (items[i] as (typeof items)[number]).index.status < 300);
+    const refused = readable.length - done.length;
+    await ledger.dropTail(done.map((row) => row.tailId));
     filed += done.length;
     metrics.ledgerFiled.inc(done.length);
     if (refused > 0) throw new LedgerFilingFailed(`${refused} ledger entries were refused by the engine`);
@@ -86,7 +82,6 @@ export function startLedgerFiling(options: {
 }): LedgerFiling {
   const { ledger, opensearch, index, intervalMs, logger } = options;
   let running: Promise<number> | undefined;
-  let stopped = false;
   let failing = false;
   const round = (): Promise<number> => {
     if (running) return running.then(round);
@@ -102,7 +97,7 @@ export function startLedgerFiling(options: {
     return running;
   };
   const timer = setInterval(() => {
-    if (stopped || running) return;
+    if (running) return;
     round().catch((error: Error) => {
       // once per outage: the entries wait in the tail meanwhile
       if (!failing)
@@ -122,7 +117,6 @@ export function startLedgerFiling(options: {
   return {
     fileNow: round,
     async stop() {
-      stopped = true;
       clearInterval(timer);
       await running?.catch(() => 0);
     },
@@ -154,14 +148,14 @@ export async function ledgerSums(opensearch: OpenSearchClient, index: string): P
         },
       },
     });
-    const users = (body.aggregations as Record<string, unknown> | undefined)?.users as
-      | {
-          buckets: Array<{ key: { user: string }; credits: { value: number } }>;
-          after_key?: Record<string, string>;
-        }
-      | undefined;
-    for (const bucket of users?.buckets ?? []) sums.set(bucket.key.user, Math.round(bucket.credits.value));
-    if (!users?.after_key || users.buckets.length === 0) return sums;
+    const { users } = body.aggregations as unknown as {
+      users: {
+        buckets: Array<{ key: { user: string }; credits: { value: number } }>;
+        after_key?: Record<string, string>;
+      };
+    };
+    for (const bucket of users.buckets) sums.set(bucket.key.user, Math.round(bucket.credits.value));
+    if (!users.after_key || users.buckets.length === 0) return sums;
     after = users.after_key;
   }
 }

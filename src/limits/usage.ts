@@ -163,19 +163,19 @@ export async function usageOf(ctx: UsageContext, userId: string, range: UsageRan
     },
     ctx.callOptions,
   );
-  const kinds = ((body.aggregations as Record<string, unknown> | undefined)?.kinds as {
-    buckets: Array<Bucket & { days: { buckets: Bucket[] } }>;
-  }) ?? { buckets: [] };
+  // the engine answers every aggregation asked, and a day's key in the format asked
+  type Day = Bucket & { key_as_string: string; credits: { value: number } };
+  const { kinds } = body.aggregations as unknown as {
+    kinds: { buckets: Array<Bucket & { days: { buckets: Day[] } }> };
+  };
   const charges = kinds.buckets.find((b) => b.key === 'charge');
-  const chargeDays = new Map((charges?.days.buckets ?? []).map((b) => [b.key_as_string ?? '', b]));
+  const chargeDays = new Map<string, Day>();
+  for (const day of charges?.days.buckets ?? []) chargeDays.set(day.key_as_string, day);
   const granted = new Map<string, number>();
   for (const kind of kinds.buckets)
     if (kind.key !== 'charge')
       for (const day of kind.days.buckets)
-        granted.set(
-          day.key_as_string ?? '',
-          (granted.get(day.key_as_string ?? '') ?? 0) + Math.round(day.credits?.value ?? 0),
-        );
+        granted.set(day.key_as_string, (granted.get(day.key_as_string) ?? 0) + Math.round(day.credits.value));
   const days: UsageDay[] = [];
   for (let day = dayNumber(range.from); day <= dayNumber(range.to); day += 1) {
     const date = dateOf(day);

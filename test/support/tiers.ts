@@ -42,6 +42,7 @@ export const unitTestFiles = [
   'test/japan-days.test.ts',
   'test/judge-units.test.ts',
   'test/key-checker.test.ts',
+  'test/ledger-entry.test.ts',
   'test/limits-config.test.ts',
   'test/local-child-process.test.ts',
   'test/match-units.test.ts',
