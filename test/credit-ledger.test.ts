@@ -103,6 +103,13 @@ async function allEntries(user: string, limit: number): Promise<{ entries: Entry
   return { entries, pages };
 }
 
+/** A logger whose lines (JSON) are kept, to read what filing logged. */
+function capturedLogs() {
+  const lines: Array<{ msg: string; err?: { message: string } }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { lines, logger };
+}
+
 async function documents(user: string): Promise<LedgerEntry[]> {
   await services.opensearch.indices.refresh({ index });
   const { body } = await services.opensearch.search({
@@ -543,8 +550,7 @@ describe('filing by the worker, and the single-process ledger', () => {
   });
 
   it('filing: an unreadable entry is dropped and logged; a refusing engine keeps entries waiting, logged once', async () => {
-    const lines: Array<{ level: number; msg: string }> = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const { lines, logger } = capturedLogs();
     const redis = services.redis as NonNullable<Services['redis']>;
     await redis.xadd(`${services.config.redisPrefix}credits:ledger`, '*', 'id', 'not-an-entry');
     await fileLedgerTail(limits.ledger, services.opensearch, index, logger);
@@ -585,8 +591,7 @@ describe('filing by the worker, and the single-process ledger', () => {
   });
 
   it('filing with the engine away logs it as such and keeps the entries', async () => {
-    const lines: Array<{ msg: string; err?: { message: string } }> = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const { lines, logger } = capturedLogs();
     const local = new LocalCreditLedger();
     await local.grant('away-user', 4);
     const filing = startLedgerFiling({
