@@ -182,7 +182,8 @@ function valueEditor(condition, onChange) {
   const spec = conditionSpec(condition);
   const { kind, item } = spec;
   const name = `value-${condition.filter.key}`;
-  if (kind === 'presence' || kind === 'flag' || kind === 'listed' || kind === 'inclusion') {
+  const yesNo = ['presence', 'flag', 'listed', 'inclusion'].includes(kind);
+  if (yesNo || (kind === 'validOn' && item.type === 'boolean')) {
     const select = el(
       'select',
       { name, 'aria-label': `${condition.filter.key} value` },
@@ -218,7 +219,14 @@ function valueEditor(condition, onChange) {
   const numeric = item.type === 'integer' || item.type === 'number';
   const input = el('input', {
     name,
-    type: kind === 'dateRange' ? 'date' : isList(condition.op) ? 'text' : numeric ? 'number' : 'text',
+    type:
+      kind === 'dateRange' || item.format === 'date'
+        ? 'date'
+        : isList(condition.op)
+          ? 'text'
+          : numeric
+            ? 'number'
+            : 'text',
     'aria-label': `${condition.filter.key} value`,
     placeholder: isList(condition.op) ? 'values separated by commas' : '',
   });

@@ -21,6 +21,7 @@
  * N days is the N Japan days ending on `asOf`. The windows move with the calendar: the nightly
  * job counts again every company whose windows hold anything (`activityDueQuery`).
  */
+import { japanDay } from '../src/text/japan-day.js';
 
 type Doc = Record<string, unknown>;
 
@@ -65,13 +66,10 @@ export interface HiringActivity {
   mediaStopped30d: number[];
 }
 
-const japanOffsetMs = 9 * 60 * 60 * 1000;
 const dayMs = 24 * 60 * 60 * 1000;
 
-/** The Japan day (YYYY-MM-DD) of an instant. */
-export function japanDay(at: Date): string {
-  return new Date(at.getTime() + japanOffsetMs).toISOString().slice(0, 10);
-}
+/** The Japan day (YYYY-MM-DD) of an instant (src/text/japan-day.ts). */
+export { japanDay };
 
 /** `day` moved by `days` (negative: back). */
 export function addDays(day: string, days: number): string {

@@ -69,6 +69,13 @@ const companySearchTable: Row[] = [
   [fromTo('hiringLastPostedOn'), 'hiringActivity.lastPostedOn', 'own'],
   [or('hiringStartedMediaId'), 'hiringActivity.mediaStarted30d', 'own'],
   [or('hiringStoppedMediaId'), 'hiringActivity.mediaStopped30d', 'own'],
+  // additions of this API's: the invoice register's row of the company (the record's invoice)
+  [['hasInvoiceRecord'], 'invoice.registrationNumber', 'own'],
+  [['invoiceRegistered'], 'invoice.registeredOn', 'own'],
+  [['invoiceRegisteredOn'], 'invoice.registeredOn', 'own'],
+  [fromTo('invoiceRegistrationDate'), 'invoice.registeredOn', 'own'],
+  [fromTo('invoiceEndedOn'), 'invoice.endedOn', 'own'],
+  [or('invoiceEndReason'), 'invoice.endReason', 'own'],
   // the company's postings (Job record fields)
   [partial('jobTitle'), 'title', 'linked posting'],
   [or('jobMediaId'), 'mediaId', 'linked posting'],

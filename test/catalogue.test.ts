@@ -134,17 +134,27 @@ const hiringActivityFlat = [
   ...['StartedMediaId', 'StoppedMediaId'].flatMap((name) => [`hiring${name}Or`, `hiring${name}Not`]),
 ];
 
+/** The company's invoice registration: an addition of this API's, on company search only. */
+const invoiceFlat = [
+  'hasInvoiceRecord',
+  'invoiceRegistered',
+  'invoiceRegisteredOn',
+  ...['RegistrationDate', 'EndedOn'].flatMap((name) => [`invoice${name}From`, `invoice${name}To`]),
+  'invoiceEndReasonOr',
+  'invoiceEndReasonNot',
+];
+
 describe.each([
   ['company search', corporateSearch, contractCorporateFlat, corporateSearchRequestSchemas()],
   ['job search', jobSearch, contractJobFlat, jobSearchRequestSchemas()],
 ] as const)('the %s catalogue', (_label, search, contractFlat, schemas) => {
-  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix, includeClosed and the hiring activity beside them', () => {
+  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix, includeClosed, the hiring activity and the invoice registration beside them', () => {
     const additions = [
       'updatedAtFrom',
       'updatedAtTo',
       // closed companies (and their postings) are left out unless asked for
       'includeClosed',
-      ...(search === corporateSearch ? ['furiganaPrefixOr', ...hiringActivityFlat] : []),
+      ...(search === corporateSearch ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat] : []),
     ];
     expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());
   });

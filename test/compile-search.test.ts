@@ -66,6 +66,7 @@ describe('compileSearch', () => {
             "compactRecord",
             "workLocationCount",
             "hiringActivityRecord",
+            "invoiceRecord",
             {
               "field": "updatedAt",
               "format": "epoch_millis",

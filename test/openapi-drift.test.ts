@@ -163,6 +163,7 @@ const kindShape: Record<Kind, (def: FilterDef) => string> = {
   listed: () => 'boolean, nullable',
   prefix: () => 'string',
   inclusion: () => 'boolean',
+  validOn: (def) => (def.item.format === 'date' ? 'string date' : 'boolean'),
 };
 
 describe('openapi.yaml', () => {

@@ -45,11 +45,15 @@ function encode(text: string, encoding: RegistryEncoding): Buffer {
   return encoding === 'utf8' ? Buffer.from(text, 'utf8') : iconv.encode(text, 'cp932');
 }
 
-/** Writes `rows` under `stem` (+ `_1`, `_2`… when split), CSV or zip; the files written. */
-async function writeRows(
+/**
+ * Writes `rows` under `stem` (+ `_1`, `_2`… when split), CSV or zip; the files written. `line`
+ * writes one row (the register's columns unless told: the invoice generator gives its own).
+ */
+export async function writeRows<Row = RowValues>(
   stem: string,
-  rows: Iterable<RowValues>,
+  rows: Iterable<Row>,
   layout: FileLayout,
+  line: (sequence: number, values: Row) => string = csvLine as (sequence: number, values: Row) => string,
 ): Promise<WrittenFile[]> {
   mkdirSync(layout.outDir, { recursive: true });
   const written: WrittenFile[] = [];
@@ -64,7 +68,7 @@ async function writeRows(
       let lines = 0;
       while (!pending.done && (layout.split === 0 || count < layout.split)) {
         count++;
-        text += csvLine(count, pending.value);
+        text += line(count, pending.value);
         pending = iterator.next();
         if (++lines === 1000) {
           yield encode(text, layout.encoding);

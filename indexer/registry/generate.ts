@@ -85,13 +85,13 @@ const tradeSuffixes = profiles.flatMap((profile) => [
 ]);
 
 /** Days since the epoch <-> YYYY-MM-DD. */
-const dayOf = (date: string) => Math.floor(Date.parse(`${date}T00:00:00Z`) / 86_400_000);
-const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+export const dayOf = (date: string) => Math.floor(Date.parse(`${date}T00:00:00Z`) / 86_400_000);
+export const dateOf = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
 /** The day the corporate numbers were first assigned. */
 const firstAssignment = dayOf('2015-10-05');
 
 /** A 32-bit mix of the seed and an index (murmur3's finaliser), the seed of one company. */
-function mix(seed: number, index: number): number {
+export function mix(seed: number, index: number): number {
   let h = (seed * 0x9e3779b1) ^ index;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);

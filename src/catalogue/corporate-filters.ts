@@ -224,6 +224,55 @@ function hiringActivityFilters(): FilterDef[] {
   ];
 }
 
+/**
+ * The company's invoice registration (`invoice`, from the National Tax Agency's invoice register:
+ * indexer/invoice/, docs/public-records.md). Company search only: postings do not carry it.
+ */
+function invoiceFilters(): FilterDef[] {
+  return [
+    define('hasInvoiceRecord', 'presence', {
+      scope: company,
+      field: 'invoice.registrationNumber',
+      description:
+        'true: the invoice register has a row of the company (registered now, before, or from a later day); false: it has none.',
+    }),
+    define('invoiceRegistered', 'validOn', {
+      scope: company,
+      field: 'invoice.registeredOn',
+      endField: 'invoice.endedOn',
+      description:
+        'true: a registered invoice issuer today (the day in Japan): registered on or before today and not cancelled or expired on or before today; false: every other company (never registered, not yet, or no longer).',
+    }),
+    define('invoiceRegisteredOn', 'validOn', {
+      scope: company,
+      field: 'invoice.registeredOn',
+      endField: 'invoice.endedOn',
+      item: items.date,
+      description:
+        'A registered invoice issuer on this day (YYYY-MM-DD): registered on or before it and not cancelled or expired on or before it.',
+      hook: 'a day, not a boolean: the status on that date; no Not form (invoiceRegistered false covers today)',
+    }),
+    define('invoiceRegistrationDate', 'dateRange', {
+      scope: company,
+      field: 'invoice.registeredOn',
+      description: 'The registration took effect within the dates, inclusive.',
+    }),
+    define('invoiceEndedOn', 'dateRange', {
+      scope: company,
+      field: 'invoice.endedOn',
+      description:
+        'The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive.',
+    }),
+    define('invoiceEndReason', 'exact', {
+      scope: company,
+      field: 'invoice.endReason',
+      item: items.enumOf(['cancelled', 'expired']),
+      description:
+        'How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended).',
+    }),
+  ];
+}
+
 export const corporateFilters: readonly FilterDef[] = [
   define('corporateName', 'exact', {
     scope: company,
@@ -296,6 +345,7 @@ export const corporateFilters: readonly FilterDef[] = [
   c.paidMediaUsedMediaId,
   c.workLocationCount,
   ...hiringActivityFilters(),
+  ...invoiceFilters(),
   c.summary,
   define('furiganaPrefix', 'prefix', {
     scope: company,

@@ -41,6 +41,7 @@ const defaultOps: Record<Kind, readonly Op[]> = {
   listed: ['is'],
   prefix: ['any'],
   inclusion: ['is'],
+  validOn: ['is'],
 };
 
 export const items = {
@@ -78,6 +79,7 @@ const defaultItem: Record<Kind, SchemaObject> = {
   listed: { type: 'boolean', nullable: true },
   prefix: items.fragment,
   inclusion: items.boolean,
+  validOn: items.boolean,
 };
 
 export interface DefineOptions {
@@ -94,6 +96,7 @@ export interface DefineOptions {
   aliases?: readonly string[];
   hook?: string;
   collectedAtField?: string;
+  endField?: string;
   master?: MasterRef;
 }
 
@@ -115,6 +118,7 @@ export function define(key: string, kind: Kind, options: DefineOptions): FilterD
     nested: [key, ...(options.aliases ?? [])],
     ...(options.hook ? { hook: options.hook } : {}),
     ...(options.collectedAtField ? { collectedAtField: options.collectedAtField } : {}),
+    ...(options.endField ? { endField: options.endField } : {}),
     ...(options.master ? { master: options.master } : {}),
   };
 }

@@ -74,6 +74,9 @@ export const valueLabels: Readonly<Record<string, string>> = {
   ...revenueRangeLabels,
   ...fundingSeriesLabels,
   ...paidMediaSpendLabels,
+  // how an invoice registration ended (invoiceEndReason)
+  cancelled: '取消',
+  expired: '失効',
 };
 
 /** Company search's filters (and, prefixed, job search's filters on the linked company). */
@@ -118,6 +121,12 @@ const corporateFilterLabels: Readonly<Record<string, string>> = {
   hiringLastPostedOn: '最新の求人の開始日',
   hiringStartedMediaId: '30日以内に掲載を始めた媒体',
   hiringStoppedMediaId: '30日以内に掲載をやめた媒体',
+  hasInvoiceRecord: 'インボイス登録簿の記載',
+  invoiceRegistered: 'インボイス登録（本日時点）',
+  invoiceRegisteredOn: 'インボイス登録（指定日時点）',
+  invoiceRegistrationDate: 'インボイス登録日',
+  invoiceEndedOn: 'インボイス登録の取消・失効日',
+  invoiceEndReason: 'インボイス登録の終了事由',
   summary: '事業概要',
   furiganaPrefix: 'フリガナ（前方一致）',
   jobTitle: '求人の職種名（タイトル）',
@@ -200,6 +209,7 @@ const corporateFieldLabels: Readonly<Record<string, string>> = {
   successorCorporateNumber: '承継先の法人番号',
   registeredOn: '法人番号指定日',
   englishName: '英語表記',
+  invoice: '適格請求書発行事業者の登録',
   name: '企業名',
   furigana: 'フリガナ',
   corporateTypeLabel: '法人格（名称）',

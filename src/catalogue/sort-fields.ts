@@ -39,6 +39,8 @@ export const corporateSort: SortCatalogue = {
     hiringNetChange30d: 'hiringActivity.netChange30d',
     hiringFirstPostedOn: 'hiringActivity.firstPostedOn',
     hiringLastPostedOn: 'hiringActivity.lastPostedOn',
+    invoiceRegistrationDate: 'invoice.registeredOn',
+    invoiceEndedOn: 'invoice.endedOn',
     updatedAt: 'updatedAt',
   },
   // the guides also sort by employeeDiff6m (= employeeDiff6mMin)

@@ -78,6 +78,9 @@ export const excludingOps: ReadonlySet<Op> = new Set(['none', 'noneContains']);
  * - prefix: a name key (src/names/keys.ts) starts with one of the strings, folded the same way.
  * - inclusion: true brings back records the search leaves out by default (closed companies);
  *   the condition filters nothing itself, its absence does (src/search/compile-query.ts).
+ * - validOn: a period with a start (`field`) and an optional end (`endField`) holds on a day:
+ *   it started on or before the day and did not end on or before it. The value is that day
+ *   (YYYY-MM-DD), or true / false for today in Japan (false: it does not hold, or there is none).
  */
 export type Kind =
   | 'ids'
@@ -90,7 +93,8 @@ export type Kind =
   | 'flag'
   | 'listed'
   | 'prefix'
-  | 'inclusion';
+  | 'inclusion'
+  | 'validOn';
 
 /**
  * Where the index field lives.
@@ -130,6 +134,8 @@ export interface FilterDef {
   master?: MasterRef;
   /** detailText only: the date the text was collected; conditions see the last month only. */
   collectedAtField?: string;
+  /** validOn only: the date the period ended (absent: it has not). */
+  endField?: string;
   /** Why this entry is not the plain derivation from its key (aliases, renamed flat names, ...). */
   hook?: string;
 }

@@ -147,6 +147,24 @@ function compileInclusion(): Query {
   return { match_all: {} };
 }
 
+/**
+ * { def: invoiceRegisteredOn, value: '2024-04-01' }
+ * -> { bool: { filter: [{ range: { 'invoice.registeredOn': { lte: '2024-04-01||/d', time_zone: 'Asia/Tokyo' } } }],
+ *              must_not: [{ range: { 'invoice.endedOn': { lte: '2024-04-01||/d', time_zone: 'Asia/Tokyo' } } }] } }
+ * true: the same on today in Japan (`now/d`); false: every record that one does not name.
+ */
+function compileValidOn({ def, value }: Condition): Query {
+  const day = typeof value === 'string' ? `${value}||/d` : 'now/d';
+  const onOrBefore = (field: string): Query => ({ range: { [field]: { lte: day, time_zone: timeZone } } });
+  const holds: Query = {
+    bool: {
+      filter: [onOrBefore(def.field)],
+      ...(def.endField ? { must_not: [onOrBefore(def.endField)] } : {}),
+    },
+  };
+  return value === false ? { bool: { must_not: [holds] } } : holds;
+}
+
 export const kindCompilers: Record<Kind, KindCompiler> = {
   ids: compileTerms,
   exact: compileTerms,
@@ -159,6 +177,7 @@ export const kindCompilers: Record<Kind, KindCompiler> = {
   listed: compilePresence,
   prefix: compilePrefix,
   inclusion: compileInclusion,
+  validOn: compileValidOn,
 };
 
 export function compileCondition(condition: Condition): Query {

@@ -9,6 +9,7 @@
  *        paidMedias: [], workLocationCount: 0, summary: null }
  */
 import { mappingFields } from '../opensearch/mappings.js';
+import { japanDay } from '../text/japan-day.js';
 import { openingField } from './opening.js';
 import {
   type CopyHit,
@@ -75,6 +76,10 @@ export const internalCorporateFields = [
   'formerNameKeys',
   // the record's hiringActivity as its JSON text, for the spliced records
   'hiringActivityRecord',
+  // the invoice registration's stored JSON (the record's `invoice` is built from it) and the
+  // register's date of the last row applied (indexer/invoice/write.ts)
+  'invoiceRecord',
+  'invoiceUpdatedOn',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
@@ -142,6 +147,42 @@ function inKeyOrder(item: unknown, keys: string[]): unknown {
   return ordered;
 }
 
+/** A company's invoice registration as the index keeps it (indexer/invoice/format.ts). */
+interface StoredInvoice {
+  registrationNumber: string;
+  registeredOn: string;
+  endedOn: string | null;
+  endReason: string | null;
+  updatedOn: string;
+}
+
+/**
+ * The record's `invoice`: the stored registration with `registered`, whether it counts on
+ * `today` (a day in Japan): registered on or before it, and not ended (cancelled or expired)
+ * on or before it. null for a company the invoice register has no row of.
+ *
+ *   invoiceRecordOf({ registrationNumber: 'T8010001000001', registeredOn: '2023-10-01', endedOn: '2026-12-01', ... }, '2026-11-30')
+ *   // { registrationNumber: 'T8010001000001', registered: true, registeredOn: '2023-10-01', endedOn: '2026-12-01', ... }
+ */
+export function invoiceRecordOf(stored: unknown, today: string): Doc | null {
+  if (!stored || typeof stored !== 'object') return null;
+  const invoice = stored as StoredInvoice;
+  return {
+    registrationNumber: invoice.registrationNumber,
+    registered: invoice.registeredOn <= today && (invoice.endedOn === null || invoice.endedOn > today),
+    registeredOn: invoice.registeredOn,
+    endedOn: invoice.endedOn ?? null,
+    endReason: invoice.endReason ?? null,
+    updatedOn: invoice.updatedOn,
+  };
+}
+
+/** The stored registration of a hit's `invoiceRecord` doc value (base64 JSON), undefined without one. */
+function invoiceOfFields(fields: HitFields | undefined): unknown {
+  const value = fields?.[invoiceRecordField]?.[0];
+  return typeof value === 'string' ? JSON.parse(copyText(value)) : undefined;
+}
+
 export function toCorporateRecord(doc: Doc): Doc {
   const record = pick(doc, corporateFields);
   for (const field of listFields) {
@@ -151,6 +192,7 @@ export function toCorporateRecord(doc: Doc): Doc {
   }
   record.workLocationCount = typeof doc.workLocationCount === 'number' ? doc.workLocationCount : 0;
   record.hiringActivity = activityInKeyOrder(doc.hiringActivity);
+  record.invoice = invoiceRecordOf(doc.invoice, japanDay(new Date()));
   // open unless the registry says closed (companies it has not loaded, and copies written before the field)
   record.closed = doc.closed === true;
   return record;
@@ -197,6 +239,7 @@ function checkedUpdatedAt(stored: string, hit: CopyHit): string {
 }
 
 const activityRecordField = 'hiringActivityRecord';
+const invoiceRecordField = 'invoiceRecord';
 
 /**
  * The company copy's layout: the record but `workLocationCount` and `hiringActivity` (the
@@ -211,10 +254,11 @@ const corporateCopyLayout: CopyLayout = defineLayout(
       return JSON.stringify(typeof count === 'number' ? count : 0);
     },
     hiringActivity: (hit) => activityText(hit.fields) ?? 'null',
+    invoice: (hit) => JSON.stringify(invoiceRecordOf(invoiceOfFields(hit.fields), japanDay(new Date()))),
   },
   { updatedAt: checkedUpdatedAt },
   Object.fromEntries([...listFields].map((field) => [field, mappingFields('corporates', field)])),
-  ['hiringActivity'],
+  ['hiringActivity', 'invoice'],
 );
 
 /**
@@ -286,6 +330,7 @@ export const compactFetch = {
     compactRecordField,
     'workLocationCount',
     activityRecordField,
+    invoiceRecordField,
     { field: 'updatedAt', format: 'epoch_millis' },
   ],
 } as const;
@@ -324,6 +369,7 @@ export function corporateRecordFromFields(fields: HitFields): Doc {
     ...copy,
     workLocationCount: fields.workLocationCount?.[0],
     hiringActivity: activity === undefined ? null : JSON.parse(activity),
+    invoice: invoiceOfFields(fields) ?? null,
     updatedAt,
   });
 }

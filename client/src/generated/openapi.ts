@@ -1630,6 +1630,40 @@ export interface components {
             registeredOn: string | null;
             /** @description The company's name in English as the register publishes it (only where the company registered one); null otherwise. */
             englishName: string | null;
+            /**
+             * @description The company's registration as a qualified invoice issuer (適格請求書発行事業者), from the
+             *     National Tax Agency's invoice register; null for a company the register has no row of
+             *     (never registered, or not loaded).
+             */
+            invoice: {
+                /** @description The registration number, T and the corporate number. */
+                registrationNumber: string;
+                /**
+                 * @description Registered today (the day in Japan the answer was made): registered on or before
+                 *     today, and not cancelled or expired on or before today.
+                 */
+                registered: boolean;
+                /**
+                 * Format: date
+                 * @description The day the registration took effect.
+                 */
+                registeredOn: string;
+                /**
+                 * Format: date
+                 * @description The day the registration stopped counting (the earlier of its cancellation and expiry), past or announced; null while none is known.
+                 */
+                endedOn: string | null;
+                /**
+                 * @description cancelled: the tax office cancelled it (取消); expired: it lapsed, e.g. at the business's request or its closure (失効); null while it has not ended.
+                 * @enum {string|null}
+                 */
+                endReason: "cancelled" | "expired" | null;
+                /**
+                 * Format: date
+                 * @description The register's last change of this registration.
+                 */
+                updatedOn: string;
+            } | null;
         };
         /** @description A job posting. */
         Job: {
@@ -1824,7 +1858,7 @@ export interface components {
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
             facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "hiringStartedMediaId" | "hiringStoppedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "invoice")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -2003,6 +2037,44 @@ export interface components {
             hiringStoppedMediaIdOr?: readonly number[];
             /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Excludes records with any of the listed values. */
             hiringStoppedMediaIdNot?: readonly number[];
+            /** @description true: the invoice register has a row of the company (registered now, before, or from a later day); false: it has none. */
+            hasInvoiceRecord?: boolean;
+            /** @description true: a registered invoice issuer today (the day in Japan): registered on or before today and not cancelled or expired on or before today; false: every other company (never registered, not yet, or no longer). */
+            invoiceRegistered?: boolean;
+            /**
+             * Format: date
+             * @description A registered invoice issuer on this day (YYYY-MM-DD): registered on or before it and not cancelled or expired on or before it.
+             * @example 2025-04-01
+             */
+            invoiceRegisteredOn?: string;
+            /**
+             * Format: date
+             * @description The registration took effect within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceRegistrationDateFrom?: string;
+            /**
+             * Format: date
+             * @description The registration took effect within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceRegistrationDateTo?: string;
+            /**
+             * Format: date
+             * @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceEndedOnFrom?: string;
+            /**
+             * Format: date
+             * @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceEndedOnTo?: string;
+            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Matches when the value is any of the listed ones. */
+            invoiceEndReasonOr?: readonly ("cancelled" | "expired")[];
+            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
+            invoiceEndReasonNot?: readonly ("cancelled" | "expired")[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -2408,6 +2480,53 @@ export interface components {
                 /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Excludes records with any of the listed values. */
                 none?: readonly number[];
             };
+            /** @description true: the invoice register has a row of the company (registered now, before, or from a later day); false: it has none. */
+            hasInvoiceRecord?: boolean;
+            /** @description true: a registered invoice issuer today (the day in Japan): registered on or before today and not cancelled or expired on or before today; false: every other company (never registered, not yet, or no longer). */
+            invoiceRegistered?: boolean;
+            /**
+             * Format: date
+             * @description A registered invoice issuer on this day (YYYY-MM-DD): registered on or before it and not cancelled or expired on or before it.
+             * @example 2025-04-01
+             */
+            invoiceRegisteredOn?: string;
+            /** @description The registration took effect within the dates, inclusive. */
+            invoiceRegistrationDate?: {
+                /**
+                 * Format: date
+                 * @description The registration took effect within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description The registration took effect within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. */
+            invoiceEndedOn?: {
+                /**
+                 * Format: date
+                 * @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). */
+            invoiceEndReason?: {
+                /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Matches when the value is any of the listed ones. */
+                any?: readonly ("cancelled" | "expired")[];
+                /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
+                none?: readonly ("cancelled" | "expired")[];
+            };
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
             summary?: {
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
@@ -2575,7 +2694,7 @@ export interface components {
         /** @description Sort order. Default: name asc. Records without the value come last in both orders. */
         SortCorporate: {
             /** @enum {string} */
-            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "updatedAt" | "employeeDiff6m";
+            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "invoiceRegistrationDate" | "invoiceEndedOn" | "updatedAt" | "employeeDiff6m";
             /** @enum {string} */
             order: "asc" | "desc";
         };
@@ -2596,7 +2715,7 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "invoice")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -2775,6 +2894,44 @@ export interface components {
             hiringStoppedMediaIdOr?: readonly number[];
             /** @description The company stopped on one of these media in the last 30 days: nothing open there now, its last posting there closed within them (Not: on none of them). Excludes records with any of the listed values. */
             hiringStoppedMediaIdNot?: readonly number[];
+            /** @description true: the invoice register has a row of the company (registered now, before, or from a later day); false: it has none. */
+            hasInvoiceRecord?: boolean;
+            /** @description true: a registered invoice issuer today (the day in Japan): registered on or before today and not cancelled or expired on or before today; false: every other company (never registered, not yet, or no longer). */
+            invoiceRegistered?: boolean;
+            /**
+             * Format: date
+             * @description A registered invoice issuer on this day (YYYY-MM-DD): registered on or before it and not cancelled or expired on or before it.
+             * @example 2025-04-01
+             */
+            invoiceRegisteredOn?: string;
+            /**
+             * Format: date
+             * @description The registration took effect within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceRegistrationDateFrom?: string;
+            /**
+             * Format: date
+             * @description The registration took effect within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceRegistrationDateTo?: string;
+            /**
+             * Format: date
+             * @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceEndedOnFrom?: string;
+            /**
+             * Format: date
+             * @description The registration was cancelled or expired (or will be: the register announces some ends ahead) within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            invoiceEndedOnTo?: string;
+            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Matches when the value is any of the listed ones. */
+            invoiceEndReasonOr?: readonly ("cancelled" | "expired")[];
+            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
+            invoiceEndReasonNot?: readonly ("cancelled" | "expired")[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -3990,6 +4147,40 @@ export interface components {
             registeredOn?: string | null;
             /** @description The company's name in English as the register publishes it (only where the company registered one); null otherwise. */
             englishName?: string | null;
+            /**
+             * @description The company's registration as a qualified invoice issuer (適格請求書発行事業者), from the
+             *     National Tax Agency's invoice register; null for a company the register has no row of
+             *     (never registered, or not loaded).
+             */
+            invoice?: {
+                /** @description The registration number, T and the corporate number. */
+                registrationNumber: string;
+                /**
+                 * @description Registered today (the day in Japan the answer was made): registered on or before
+                 *     today, and not cancelled or expired on or before today.
+                 */
+                registered: boolean;
+                /**
+                 * Format: date
+                 * @description The day the registration took effect.
+                 */
+                registeredOn: string;
+                /**
+                 * Format: date
+                 * @description The day the registration stopped counting (the earlier of its cancellation and expiry), past or announced; null while none is known.
+                 */
+                endedOn: string | null;
+                /**
+                 * @description cancelled: the tax office cancelled it (取消); expired: it lapsed, e.g. at the business's request or its closure (失効); null while it has not ended.
+                 * @enum {string|null}
+                 */
+                endReason: "cancelled" | "expired" | null;
+                /**
+                 * Format: date
+                 * @description The register's last change of this registration.
+                 */
+                updatedOn: string;
+            } | null;
         };
         /** @description A Job record with only the fields the request's `fields` asked for. */
         JobSelection: {

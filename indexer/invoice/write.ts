@@ -1,0 +1,181 @@
+/**
+ * Writes invoice registrations into the corporates index, touching only what the invoice
+ * register owns (indexer/ownership.ts `invoiceOwnedDocFields`): the `invoice` object, its
+ * record text `invoiceRecord` (the doc value a search splices into the record,
+ * src/search/records.ts) and `invoiceUpdatedOn`, the register's date of the last row applied,
+ * kept after a removal so an older file loaded later cannot bring a removed registration back.
+ * The company's `updatedAt` moves with a change, as it does for any record field.
+ *
+ * Each company is read first (with its sequence number) and written only when its registration
+ * differs, with `if_seq_no`/`if_primary_term`, so a write of another feed in between is never
+ * lost (the company is read again and the change redone). Loading the same rows twice writes
+ * nothing the second time. A row for a corporate number the index does not hold is counted
+ * `noCompany` and not written: the register of companies comes first (docs/public-records.md).
+ */
+import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
+import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import { getSources } from '../../src/opensearch/documents.js';
+import type { DeadLetterSink } from '../dead-letter.js';
+import { indexNames } from '../index-names.js';
+import type { InvoiceChange, StoredInvoice } from './format.js';
+
+export type InvoiceOutcome =
+  | 'set'
+  | 'removed'
+  /** the company already holds this registration (a second load), or has none to remove */
+  | 'unchanged'
+  /** the company holds a row the register changed later (updateDate) */
+  | 'older'
+  /** no company with this corporate number in the index */
+  | 'noCompany'
+  /** a later row of the same company in the same batch was applied instead */
+  | 'superseded'
+  | 'rejected';
+
+export interface PendingInvoice {
+  change: Exclude<InvoiceChange, { action: 'skip' }>;
+  /** `file:record` for the dead-letter entry */
+  source: string;
+}
+
+interface Stored {
+  invoice: StoredInvoice | null;
+  updatedOn: string | null;
+  seqNo: number;
+  primaryTerm: number;
+}
+
+const maxConflictRounds = 5;
+
+/** The invoice record text a search splices: the stored object's JSON, base64 (a binary doc value). */
+export function invoiceRecordValue(invoice: StoredInvoice): string {
+  return Buffer.from(JSON.stringify(invoice), 'utf8').toString('base64');
+}
+
+function sameInvoice(a: StoredInvoice | null, b: StoredInvoice | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export class InvoiceWriter {
+  private readonly index: string;
+
+  constructor(
+    private readonly options: {
+      client: OpenSearchClient;
+      indexPrefix: string;
+      deadLetter: DeadLetterSink;
+      now?: () => Date;
+    },
+  ) {
+    this.index = indexNames(options.indexPrefix).corporates;
+  }
+
+  /** Applies one batch (in file order); one outcome per row, in the same order. */
+  async apply(batch: PendingInvoice[]): Promise<InvoiceOutcome[]> {
+    const outcomes: InvoiceOutcome[] = new Array(batch.length).fill('superseded');
+    // every row carries the registration's whole state: the last row of a company wins
+    const last = new Map<string, number>();
+    batch.forEach(({ change }, position) => {
+      last.set(change.corporateNumber, position);
+    });
+    let pending = [...last.values()];
+    for (let round = 1; pending.length > 0; round++)
+      pending = await this.writeRound(batch, pending, outcomes, round === maxConflictRounds);
+    return outcomes;
+  }
+
+  private async read(numbers: string[]): Promise<Map<string, Stored>> {
+    const docs = await getSources<{ invoice?: StoredInvoice | null; invoiceUpdatedOn?: string | null }>(
+      this.options.client,
+      this.index,
+      numbers,
+      { includes: ['invoice', 'invoiceUpdatedOn'] },
+    );
+    const found = new Map<string, Stored>();
+    for (const doc of docs) {
+      if (!doc.source || !doc.version) continue;
+      const [seqNo, primaryTerm] = doc.version.split(':').map(Number) as [number, number];
+      found.set(doc.id, {
+        invoice: doc.source.invoice ?? null,
+        updatedOn: doc.source.invoiceUpdatedOn ?? null,
+        seqNo,
+        primaryTerm,
+      });
+    }
+    return found;
+  }
+
+  /** Writes the rows at `positions`; returns the positions whose company changed meanwhile. */
+  private async writeRound(
+    batch: PendingInvoice[],
+    positions: number[],
+    outcomes: InvoiceOutcome[],
+    lastRound: boolean,
+  ): Promise<number[]> {
+    const stored = await this.read(positions.map((at) => batch[at]?.change.corporateNumber ?? ''));
+    const now = (this.options.now?.() ?? new Date()).toISOString();
+    const ops: BulkOp<number>[] = [];
+    for (const position of positions) {
+      const { change } = batch[position] as PendingInvoice;
+      const existing = stored.get(change.corporateNumber);
+      const plan = planWrite(change, existing);
+      outcomes[position] = plan.outcome;
+      if (!plan.doc || !existing) continue;
+      ops.push({
+        action: 'update',
+        index: this.index,
+        id: change.corporateNumber,
+        ref: position,
+        ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
+        body: { doc: { ...plan.doc, updatedAt: now } },
+      });
+    }
+    const failures = await writeBulkChunked(this.options.client, ops);
+    const conflicts: number[] = [];
+    for (const failure of failures) {
+      const position = failure.op.ref;
+      if (failure.conflict && !lastRound) {
+        conflicts.push(position);
+        continue;
+      }
+      outcomes[position] = 'rejected';
+      const item = batch[position] as PendingInvoice;
+      await this.options.deadLetter.add([
+        {
+          at: now,
+          type: 'invoice',
+          key: item.change.corporateNumber,
+          reason: failure.reason,
+          source: item.source,
+          record: { change: item.change, reasons: [failure.reason] },
+        },
+      ]);
+    }
+    return conflicts;
+  }
+}
+
+/** What one row does to the company as read: its outcome, and the fields to write (none: nothing to write). */
+export function planWrite(
+  change: PendingInvoice['change'],
+  existing: Stored | undefined,
+): { outcome: InvoiceOutcome; doc?: Record<string, unknown> } {
+  if (!existing) return { outcome: 'noCompany' };
+  if (existing.updatedOn !== null && existing.updatedOn > change.updatedOn) return { outcome: 'older' };
+  if (change.action === 'remove') {
+    if (existing.invoice === null) return { outcome: 'unchanged' };
+    return {
+      outcome: 'removed',
+      doc: { invoice: null, invoiceRecord: null, invoiceUpdatedOn: change.updatedOn },
+    };
+  }
+  if (sameInvoice(existing.invoice, change.invoice)) return { outcome: 'unchanged' };
+  return {
+    outcome: 'set',
+    doc: {
+      invoice: change.invoice,
+      invoiceRecord: invoiceRecordValue(change.invoice),
+      invoiceUpdatedOn: change.updatedOn,
+    },
+  };
+}
