@@ -311,6 +311,79 @@ describe('one compiler per kind', () => {
     `);
   });
 
+  it('validOn: a day, or today (true) and its complement (false)', () => {
+    expect(queryOf(corporateSearch, { invoiceRegisteredOn: '2024-04-01' })).toMatchInlineSnapshot(`
+      {
+        "bool": {
+          "filter": [
+            {
+              "bool": {
+                "filter": [
+                  {
+                    "range": {
+                      "invoice.registeredOn": {
+                        "lte": "2024-04-01||/d",
+                        "time_zone": "Asia/Tokyo",
+                      },
+                    },
+                  },
+                ],
+                "must_not": [
+                  {
+                    "range": {
+                      "invoice.endedOn": {
+                        "lte": "2024-04-01||/d",
+                        "time_zone": "Asia/Tokyo",
+                      },
+                    },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      }
+    `);
+    expect(queryOf(corporateSearch, { invoiceRegistered: false })).toMatchInlineSnapshot(`
+      {
+        "bool": {
+          "filter": [
+            {
+              "bool": {
+                "must_not": [
+                  {
+                    "bool": {
+                      "filter": [
+                        {
+                          "range": {
+                            "invoice.registeredOn": {
+                              "lte": "now/d",
+                              "time_zone": "Asia/Tokyo",
+                            },
+                          },
+                        },
+                      ],
+                      "must_not": [
+                        {
+                          "range": {
+                            "invoice.endedOn": {
+                              "lte": "now/d",
+                              "time_zone": "Asia/Tokyo",
+                            },
+                          },
+                        },
+                      ],
+                    },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      }
+    `);
+  });
+
   it('listed: true / false / null (no condition)', () => {
     expect(queryOf(corporateSearch, { isListed: true })).toMatchInlineSnapshot(`
       {

@@ -97,7 +97,7 @@ export function validateInvoiceRow(fields: readonly string[]): InvoiceRowCheck {
   const reasons: string[] = [];
   if (!/^\d+$/.test(row.sequenceNumber)) reasons.push('sequenceNumber: must be a whole number');
   if (!/^T\d{13}$/.test(row.registratedNumber)) reasons.push('registratedNumber: must be T and 13 digits');
-  else if (row.kind === '2' && !isValidCorporateNumber(row.registratedNumber.slice(1)))
+  else if (row.kind !== '1' && !isValidCorporateNumber(row.registratedNumber.slice(1)))
     reasons.push(
       "registratedNumber: a legal person's must be T and its corporate number (check digit wrong)",
     );

@@ -52,8 +52,12 @@ export function invoiceRecordValue(invoice: StoredInvoice): string {
   return Buffer.from(JSON.stringify(invoice), 'utf8').toString('base64');
 }
 
+const invoiceKeys = ['registrationNumber', 'registeredOn', 'endedOn', 'endReason', 'updatedOn'] as const;
+
+/** Field by field: the engine gives an object a partial update merged back in its own key order. */
 function sameInvoice(a: StoredInvoice | null, b: StoredInvoice | null): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (a === null || b === null) return a === b;
+  return invoiceKeys.every((key) => (a[key] ?? null) === (b[key] ?? null));
 }
 
 export class InvoiceWriter {
