@@ -20,6 +20,7 @@ import { toInvoiceChange, validateInvoiceRow } from '../indexer/invoice/format.j
 import { emptyInvoiceSummary, type InvoiceSummary, importInvoiceFiles } from '../indexer/invoice/import.js';
 import { planWrite } from '../indexer/invoice/write.js';
 import { IngestPipeline } from '../indexer/pipeline.js';
+import { rebuildCompanies } from '../indexer/rebuild.js';
 import { InjectedStop } from '../indexer/registry/checkpointed-import.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { dropIndices } from '../src/opensearch/indices.js';
@@ -29,7 +30,7 @@ import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { parseCsv } from '../src/text/csv.js';
 import { japanDay } from '../src/text/japan-day.js';
-import { corporate } from './fixtures/indexer/records.js';
+import { corporate, job } from './fixtures/indexer/records.js';
 import { unknownCompany } from './fixtures/invoice/build-fixtures.js';
 import { companies } from './fixtures/registry/build-fixtures.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
@@ -177,12 +178,12 @@ describe('row checks', () => {
       endReason: null,
       updatedOn: '2024-01-01',
     } as const;
-    const held = { invoice, updatedOn: '2024-01-01', seqNo: 1, primaryTerm: 1 };
+    const held = { postings: false, invoice, updatedOn: '2024-01-01', seqNo: 1, primaryTerm: 1 };
     const set = { action: 'set', corporateNumber: '1', invoice, updatedOn: '2024-01-01' } as const;
     expect(planWrite(set, undefined).outcome).toBe('noCompany');
     expect(planWrite(set, held).outcome).toBe('unchanged');
     expect(planWrite({ ...set, updatedOn: '2023-12-31' }, held).outcome).toBe('older');
-    const removed = { invoice: null, updatedOn: '2024-02-01', seqNo: 2, primaryTerm: 1 };
+    const removed = { postings: false, invoice: null, updatedOn: '2024-02-01', seqNo: 2, primaryTerm: 1 };
     expect(planWrite(set, removed).outcome).toBe('older');
     expect(
       planWrite({ action: 'remove', corporateNumber: '1', updatedOn: '2024-03-01' }, removed).outcome,
@@ -386,6 +387,36 @@ describe('through the engine', () => {
     await services.opensearch.indices.refresh({ index: indexNames(services.config.indexPrefix).corporates });
     const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
     expect(record).toMatchObject({ phoneNumber: phone, invoice: afterFull.get(companies.renamed) });
+  });
+
+  it("a company with postings keeps its postings' detail text after its registration is written", async () => {
+    const other = await setUpServices('invoice-postings');
+    try {
+      await loadRegister(other);
+      const pipeline = new IngestPipeline({
+        client: other.opensearch,
+        indexPrefix: other.config.indexPrefix,
+        deadLetter: new MemoryDeadLetter(),
+      });
+      const collected = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      await pipeline.add(
+        job({
+          corporateNumber: companies.abcBefore,
+          description: '倉庫の棚卸しと検品',
+          descriptionCollectedAt: collected,
+        }),
+      );
+      await pipeline.flush();
+      await rebuildCompanies(other.opensearch, other.config.indexPrefix, pipeline.touched, {});
+      await other.opensearch.indices.refresh({ index: indexNames(other.config.indexPrefix).corporates });
+      const byText = { jobDescriptionPartialMatchOr: ['棚卸し'] };
+      expect(await find(other, byText)).toEqual([companies.abcBefore]);
+      await loadInvoices(other, [fullUtf8]);
+      expect(await find(other, byText)).toEqual([companies.abcBefore]);
+      expect(await find(other, { ...byText, invoiceRegistered: true })).toEqual([companies.abcBefore]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('npm run import:invoices: the summary, exit 2 for the rejected row', async () => {

@@ -59,6 +59,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
+import { importInvoiceFiles } from '../indexer/invoice/import.js';
 import { kindToCorporateType } from '../indexer/registry/format.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { generateDataSet } from '../sample-data/index.js';
@@ -68,6 +69,7 @@ import { createApp } from '../src/http/app.js';
 import { createLimits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
+import { csv as invoiceCsv, row as invoiceRow } from './fixtures/invoice/build-fixtures.js';
 import { type RegistryValues, registryRow } from './fixtures/registry/columns.js';
 import { setUpServices } from './support/env.js';
 import {
@@ -192,6 +194,64 @@ async function closeCompanies(companies: Raw[]): Promise<void> {
   });
 }
 
+/** A company's invoice registration as the oracle keeps it: the days, straight from the row written. */
+interface InvoiceDays {
+  registeredOn: string;
+  endedOn: string | null;
+  endReason: 'cancelled' | 'expired' | null;
+}
+
+/**
+ * Invoice registrations for four companies in five, by their place in corporate-number order:
+ * none; registered from 2023-10-01; registered in 2024 and cancelled in 2025; an expiry (past,
+ * or announced for 2099); registered from 2099-04-01 or from 2024-07-01. Written as the NTA
+ * publishes them (test/fixtures/invoice/build-fixtures.ts) and loaded by `import:invoices`'s
+ * importer; each raw company gets `invoiceDays` (undefined: no row).
+ */
+async function registerInvoices(corporates: Raw[]): Promise<void> {
+  const sorted = [...corporates].sort((a, b) =>
+    String(a.corporateNumber).localeCompare(String(b.corporateNumber)),
+  );
+  const rows: string[][] = [];
+  sorted.forEach((company, i) => {
+    const number = String(company.corporateNumber);
+    const month = String(1 + (i % 9)).padStart(2, '0');
+    const plans: Array<InvoiceDays | undefined> = [
+      undefined,
+      { registeredOn: '2023-10-01', endedOn: null, endReason: null },
+      { registeredOn: `2024-${month}-15`, endedOn: `2025-06-${10 + (i % 15)}`, endReason: 'cancelled' },
+      {
+        registeredOn: '2023-10-01',
+        endedOn: i % 2 === 0 ? '2099-12-31' : '2025-03-31',
+        endReason: 'expired',
+      },
+      { registeredOn: i % 2 === 0 ? '2099-04-01' : '2024-07-01', endedOn: null, endReason: null },
+    ];
+    const plan = plans[i % 5];
+    if (!plan) return;
+    company.invoiceDays = plan;
+    rows.push(
+      invoiceRow(number, {
+        事業者処理区分: plan.endReason === 'cancelled' ? '04' : plan.endReason === 'expired' ? '03' : '01',
+        登録年月日: plan.registeredOn,
+        更新年月日: '2026-03-01',
+        取消年月日: plan.endReason === 'cancelled' ? (plan.endedOn as string) : '',
+        失効年月日: plan.endReason === 'expired' ? (plan.endedOn as string) : '',
+        氏名又は名称: String(company.name),
+      }),
+    );
+  });
+  const file = path.join(dataDir, 'invoice_all_20260301_utf8.csv');
+  writeFileSync(file, invoiceCsv(rows));
+  const loaded = await importInvoiceFiles([file], {
+    client: services.opensearch,
+    indexPrefix: services.config.indexPrefix,
+    deadLetter: new MemoryDeadLetter(),
+    stateDir: mkdtempSync(path.join(dataDir, 'invoice-state-')),
+  });
+  if (loaded.total.set !== rows.length) throw new Error(`invoices: ${JSON.stringify(loaded.total)}`);
+}
+
 function mostCommon(values: unknown[]): unknown {
   const counts = countBy(values, (value) => [value]);
   const [top] = [...counts].sort((a, b) => b[1] - a[1]);
@@ -237,6 +297,8 @@ beforeAll(async () => {
     indexPrefix: services.config.indexPrefix,
     deadLetter: new MemoryDeadLetter(),
   });
+  // before the instant the updatedAt case asks from: the registrations move updatedAt too
+  await registerInvoices(corporates);
   await sleep(20);
   const beforeRegistry = new Date().toISOString();
   await sleep(20);
@@ -332,6 +394,22 @@ const mediaStarted30d = (c: Company) => {
 };
 const noPosting = (company: Company, test: (posting: Posting) => boolean) => !company.postings.some(test);
 
+/**
+ * Invoice registration written out (docs/api.md, "Invoice registration"): registered on a day
+ * when it took effect on or before it and did not end on or before it; today is the day in
+ * Japan when the case runs (the data's days of 2099 stay ahead).
+ */
+const invoiceOf = (c: Raw) => c.invoiceDays as InvoiceDays | undefined;
+const registeredOn = (c: Raw, day: string) => {
+  const invoice = invoiceOf(c);
+  return (
+    invoice !== undefined &&
+    invoice.registeredOn <= day &&
+    (invoice.endedOn === null || invoice.endedOn > day)
+  );
+};
+const today = () => japanDay(new Date().toISOString()) as string;
+
 const companySorts = {
   name: { field: 'name', order: 'asc', value: (c: Raw) => String(c.name) },
   employeesDesc: { field: 'employeeCount', order: 'desc', value: (c: Raw) => numberOf(c.employeeCount) },
@@ -341,6 +419,16 @@ const companySorts = {
     field: 'jobSalaryMin',
     order: 'desc',
     value: (c: Raw) => highestOf(c as Company, (p) => numberOf(p.salaryMin)),
+  },
+  invoiceRegistrationDesc: {
+    field: 'invoiceRegistrationDate',
+    order: 'desc',
+    value: (c: Raw) => invoiceOf(c)?.registeredOn ?? null,
+  },
+  invoiceEndedAsc: {
+    field: 'invoiceEndedOn',
+    order: 'asc',
+    value: (c: Raw) => invoiceOf(c)?.endedOn ?? null,
   },
 } satisfies Record<string, Sort>;
 
@@ -768,6 +856,46 @@ const companyCases: Record<string, (d: Data) => CompanyCase> = {
       // no posting of the data is closed: nothing closed, the net change is what started
       startedWithin(c, 30) === 0 &&
       !mediaStarted30d(c).some((id) => oneOf(id, [1, 2, 3])),
+  }),
+  'invoice: registered today': () => ({
+    body: { invoiceRegistered: true },
+    match: (c) => registeredOn(c, today()),
+    sort: companySorts.invoiceRegistrationDesc,
+  }),
+  'invoice: not registered today (no row, not yet, or ended), two prefectures': () => ({
+    body: { filters: { invoiceRegistered: false, prefectureId: { any: [13, 27] } } },
+    match: (c) => !registeredOn(c, today()) && oneOf(c.prefectureId, [13, 27]),
+  }),
+  'invoice: registered on a day (an expiry on that day does not count)': () => ({
+    body: { invoiceRegisteredOn: '2025-03-31' },
+    match: (c) => registeredOn(c, '2025-03-31'),
+    sort: companySorts.invoiceEndedAsc,
+  }),
+  'invoice: registration days and how it ended': () => ({
+    body: {
+      invoiceRegistrationDateFrom: '2024-02-01',
+      invoiceRegistrationDateTo: '2024-06-30',
+      invoiceEndReasonOr: ['cancelled'],
+    },
+    match: (c) =>
+      daysWithin(invoiceOf(c)?.registeredOn, '2024-02-01', '2024-06-30') &&
+      invoiceOf(c)?.endReason === 'cancelled',
+  }),
+  'invoice: end days, not cancelled': () => ({
+    body: {
+      invoiceEndedOnFrom: '2025-01-01',
+      invoiceEndedOnTo: '2099-12-31',
+      invoiceEndReasonNot: ['cancelled'],
+    },
+    match: (c) =>
+      daysWithin(invoiceOf(c)?.endedOn ?? undefined, '2025-01-01', '2099-12-31') &&
+      invoiceOf(c)?.endReason !== 'cancelled',
+  }),
+  'invoice: a row at all, or none': () => ({
+    body: {
+      filterGroups: [{ hasInvoiceRecord: false }, { hasInvoiceRecord: true, prefectureId: { any: [13] } }],
+    },
+    match: (c) => invoiceOf(c) === undefined || oneOf(c.prefectureId, [13]),
   }),
   'work locations: filters.workLocationCount.max 0': () => ({
     body: { filters: { workLocationCount: { max: 0 } }, prefectureIdOr: [13, 14] },

@@ -11,12 +11,17 @@
  * lost (the company is read again and the change redone). Loading the same rows twice writes
  * nothing the second time. A row for a corporate number the index does not hold is counted
  * `noCompany` and not written: the register of companies comes first (docs/public-records.md).
+ *
+ * A company with postings is rebuilt after its write (indexer/rebuild.ts): a partial update
+ * rewrites the document from its `_source`, which leaves out the postings' detail text
+ * (mappings/corporates.json), so the rebuild writes the postings again whole.
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import type { DeadLetterSink } from '../dead-letter.js';
 import { indexNames } from '../index-names.js';
+import { rebuildCompanies } from '../rebuild.js';
 import type { InvoiceChange, StoredInvoice } from './format.js';
 
 export type InvoiceOutcome =
@@ -39,6 +44,8 @@ export interface PendingInvoice {
 }
 
 interface Stored {
+  /** it has postings: rebuilt after a write */
+  postings: boolean;
   invoice: StoredInvoice | null;
   updatedOn: string | null;
   seqNo: number;
@@ -83,23 +90,31 @@ export class InvoiceWriter {
       last.set(change.corporateNumber, position);
     });
     let pending = [...last.values()];
+    const rebuild = new Set<string>();
     for (let round = 1; pending.length > 0; round++)
-      pending = await this.writeRound(batch, pending, outcomes, round === maxConflictRounds);
+      pending = await this.writeRound(batch, pending, outcomes, rebuild, round === maxConflictRounds);
+    if (rebuild.size > 0)
+      await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
+        refresh: false,
+        now: this.options.now?.() ?? new Date(),
+      });
     return outcomes;
   }
 
   private async read(numbers: string[]): Promise<Map<string, Stored>> {
-    const docs = await getSources<{ invoice?: StoredInvoice | null; invoiceUpdatedOn?: string | null }>(
-      this.options.client,
-      this.index,
-      numbers,
-      { includes: ['invoice', 'invoiceUpdatedOn'] },
-    );
+    const docs = await getSources<{
+      invoice?: StoredInvoice | null;
+      invoiceUpdatedOn?: string | null;
+      postings?: unknown[];
+    }>(this.options.client, this.index, numbers, {
+      includes: ['invoice', 'invoiceUpdatedOn', 'postings.id'],
+    });
     const found = new Map<string, Stored>();
     for (const doc of docs) {
       if (!doc.source || !doc.version) continue;
       const [seqNo, primaryTerm] = doc.version.split(':').map(Number) as [number, number];
       found.set(doc.id, {
+        postings: (doc.source.postings?.length ?? 0) > 0,
         invoice: doc.source.invoice ?? null,
         updatedOn: doc.source.invoiceUpdatedOn ?? null,
         seqNo,
@@ -114,6 +129,7 @@ export class InvoiceWriter {
     batch: PendingInvoice[],
     positions: number[],
     outcomes: InvoiceOutcome[],
+    rebuild: Set<string>,
     lastRound: boolean,
   ): Promise<number[]> {
     const stored = await this.read(positions.map((at) => batch[at]?.change.corporateNumber ?? ''));
@@ -135,6 +151,9 @@ export class InvoiceWriter {
       });
     }
     const failures = await writeBulkChunked(this.options.client, ops);
+    const failed = new Set(failures.map((failure) => failure.op.ref));
+    for (const op of ops)
+      if (!failed.has(op.ref) && stored.get(op.id)?.postings) rebuild.add(op.id);
     const conflicts: number[] = [];
     for (const failure of failures) {
       const position = failure.op.ref;
