@@ -145,9 +145,21 @@ describe('row checks', () => {
       fields[10] = '2025-04-01';
     });
     expect(cancelledFirst).toMatchObject({ invoice: { endedOn: '2025-03-01', endReason: 'cancelled' } });
-    expect(change((fields) => void (fields[4] = '1'))).toEqual({ action: 'skip', why: 'person' });
-    expect(change((fields) => void (fields[6] = '0'))).toEqual({ action: 'skip', why: 'history' });
-    expect(change((fields) => void (fields[2] = '99'))).toEqual({
+    expect(
+      change((fields) => {
+        fields[4] = '1';
+      }),
+    ).toEqual({ action: 'skip', why: 'person' });
+    expect(
+      change((fields) => {
+        fields[6] = '0';
+      }),
+    ).toEqual({ action: 'skip', why: 'history' });
+    expect(
+      change((fields) => {
+        fields[2] = '99';
+      }),
+    ).toEqual({
       action: 'remove',
       corporateNumber: '9010401000011',
       updatedOn: '2023-09-25',

@@ -152,8 +152,7 @@ export class InvoiceWriter {
     }
     const failures = await writeBulkChunked(this.options.client, ops);
     const failed = new Set(failures.map((failure) => failure.op.ref));
-    for (const op of ops)
-      if (!failed.has(op.ref) && stored.get(op.id)?.postings) rebuild.add(op.id);
+    for (const op of ops) if (!failed.has(op.ref) && stored.get(op.id)?.postings) rebuild.add(op.id);
     const conflicts: number[] = [];
     for (const failure of failures) {
       const position = failure.op.ref;
