@@ -50,7 +50,7 @@ import type { Services } from '../src/services.js';
 import { detectEncoding, parseCsv } from '../src/text/csv.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
-import { columnIndex } from './fixtures/registry/columns.js';
+import { columnIndex, registryRow } from './fixtures/registry/columns.js';
 import { runToEnd } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
@@ -508,6 +508,61 @@ describe('through the engine', () => {
     const stopped = await allCompanies(crash);
     expect([...stopped.keys()].sort()).toEqual([...straight.keys()].sort());
     for (const [number, doc] of straight) expect(view(stopped.get(number)), number).toEqual(view(doc));
+  });
+
+  it("a file of history rows alone keeps the company's postings' detail text (the company is rebuilt)", async () => {
+    const other = await setUpServices('registry-history-only');
+    try {
+      await load(other, [fullUtf8], {});
+      const pipeline = new IngestPipeline({
+        client: other.opensearch,
+        indexPrefix: other.config.indexPrefix,
+        deadLetter: new MemoryDeadLetter(),
+      });
+      const collected = new Date(Date.now() - 2 * 86_400_000).toISOString();
+      await pipeline.add(
+        job({
+          corporateNumber: companies.abcBefore,
+          description: '倉庫の棚卸しと検品',
+          descriptionCollectedAt: collected,
+        }),
+      );
+      await pipeline.flush();
+      await rebuildCompanies(other.opensearch, other.config.indexPrefix, pipeline.touched, {});
+      await other.opensearch.indices.refresh({ index: indexNames(other.config.indexPrefix).corporates });
+      const byText = { jobDescriptionPartialMatchOr: ['棚卸し'] };
+      const found = async () =>
+        (await searchCorporates(other, byText)).results.map((record) => record.corporateNumber);
+      expect(await found()).toEqual([companies.abcBefore]);
+      // a name the company had before, in a file of its own: only the former names are written
+      const history = registryRow({
+        sequenceNumber: '1',
+        corporateNumber: companies.abcBefore,
+        process: '01',
+        correct: '0',
+        updateDate: '2015-10-05',
+        changeDate: '2015-10-05',
+        name: '株式会社ＡＢＣ旧商事',
+        kind: '301',
+        prefectureName: '東京都',
+        cityName: '千代田区',
+        streetNumber: '丸の内１丁目１－１',
+        prefectureCode: '13',
+        cityCode: '101',
+        postCode: '1000005',
+        assignmentDate: '2015-10-05',
+        latest: '0',
+        hihyoji: '0',
+      });
+      const file = path.join(stateDir(), 'history_only_utf8.csv');
+      writeFileSync(file, `${history.map((field) => `"${field}"`).join(',')}\r\n`);
+      await load(other, [file], {});
+      const [company] = (await searchCorporates(other, { corporateNumberOr: [companies.abcBefore] })).results;
+      expect(company?.name).toBe('株式会社ＡＢＣ商事');
+      expect(await found()).toEqual([companies.abcBefore]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('npm run import:registry: the summary, exit 2 for rejected rows, a loaded file skipped the next time', async () => {

@@ -187,7 +187,7 @@ export class RegistryWriter {
     }
     const historyOnly = [...rows.keys()].filter((number) => !last.has(number));
     for (let round = 1; historyOnly.length > 0 && round <= maxConflictRounds; round++)
-      historyOnly.splice(0, historyOnly.length, ...(await this.writeHistory(historyOnly, rows)));
+      historyOnly.splice(0, historyOnly.length, ...(await this.writeHistory(historyOnly, rows, rebuild)));
     if (deletes.length > 0) await this.applyDeletes(batch, deletes, outcomes);
     if (rebuild.size > 0)
       await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
@@ -201,8 +201,14 @@ export class RegistryWriter {
    * The former names of companies that the batch has only history rows of (their current row
    * came in an earlier batch): merged into the stored company; returns those that changed
    * meanwhile. A company not in the index gets nothing (its history waits for its current row).
+   * A company written is rebuilt (`rebuild`): the partial update rewrote it from its `_source`,
+   * which leaves out its postings' detail text.
    */
-  private async writeHistory(numbers: string[], rows: Map<string, NameRow[]>): Promise<string[]> {
+  private async writeHistory(
+    numbers: string[],
+    rows: Map<string, NameRow[]>,
+    rebuild: Set<string>,
+  ): Promise<string[]> {
     const stored = await this.read(numbers);
     const ops: BulkOp<string>[] = [];
     for (const [number, existing] of stored) {
@@ -223,7 +229,9 @@ export class RegistryWriter {
     const unexpected = failures.find((failure) => !failure.conflict);
     if (unexpected)
       throw new Error(`OpenSearch did not accept a company's former names: ${unexpected.reason}`);
-    return failures.map((failure) => failure.op.ref);
+    const conflicts = failures.map((failure) => failure.op.ref);
+    for (const op of ops) if (!conflicts.includes(op.ref)) rebuild.add(op.ref);
+    return conflicts;
   }
 
   private async read(numbers: string[]): Promise<Map<string, Stored>> {
