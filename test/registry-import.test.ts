@@ -510,7 +510,7 @@ describe('through the engine', () => {
     for (const [number, doc] of straight) expect(view(stopped.get(number)), number).toEqual(view(doc));
   });
 
-  it("a file of history rows alone keeps the company's postings' detail text (the company is rebuilt)", async () => {
+  it("a write of former names or of the register's dates alone keeps the company's postings' detail text (the company is rebuilt)", async () => {
     const other = await setUpServices('registry-history-only');
     try {
       await load(other, [fullUtf8], {});
@@ -559,6 +559,14 @@ describe('through the engine', () => {
       await load(other, [file], {});
       const [company] = (await searchCorporates(other, { corporateNumberOr: [companies.abcBefore] })).results;
       expect(company?.name).toBe('株式会社ＡＢＣ商事');
+      expect(await found()).toEqual([companies.abcBefore]);
+      // the current row again, changed only in the register's own dates: the same fields the
+      // company carries, a newer `registry` object written, the postings kept again
+      const current = parseCsv(readFileSync(fullUtf8, 'utf8'))[0]?.fields ?? [];
+      const dated = current.map((field, i) => (i === columnIndex('更新年月日') ? '2026-11-05' : field));
+      const later = path.join(stateDir(), 'dated_utf8.csv');
+      writeFileSync(later, `${dated.map((field) => `"${field}"`).join(',')}\r\n`);
+      expect((await load(other, [later], {})).total).toMatchObject({ upserted: 1 });
       expect(await found()).toEqual([companies.abcBefore]);
     } finally {
       await other.close();

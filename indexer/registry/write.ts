@@ -9,9 +9,10 @@
  * lost (the company is read again and the change redone). Loading the same rows twice writes
  * nothing the second time. A row older than what the company holds (its `updateDate` before
  * the stored one) is not applied: an old full file loaded after newer diffs cannot undo them.
- * A renamed, moved, closed or reopened company that has postings is rebuilt, so its postings
- * carry the new name and the close fields. The names a row replaces (and those of `latest=0`
- * rows) are kept as former names (./former-names.ts).
+ * Every company written is rebuilt: its postings then carry the new name and the close fields,
+ * and get back their detail text, which a partial update drops (it rewrites the company from
+ * `_source`, and `_source` leaves the detail text out). The names a row replaces (and those of
+ * `latest=0` rows) are kept as former names (./former-names.ts).
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import { toMatchCard } from '../../src/names/card.js';
@@ -434,7 +435,9 @@ export class RegistryWriter {
           },
         },
       },
-      rebuild: !ownedSame,
+      // any write rewrites the company from `_source`, which leaves out its postings' detail
+      // text: the rebuild writes the postings again (and their company copy, when it changed)
+      rebuild: true,
     };
   }
 
