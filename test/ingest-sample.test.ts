@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexNames } from '../indexer/index-names.js';
 import { loadSampleDataIfEmpty } from '../indexer/sample-data.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
+import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import { corporate, indexFixture } from './fixtures/search/docs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
@@ -37,6 +38,17 @@ describe('loadSampleDataIfEmpty', () => {
     expect((await services.opensearch.count({ index: names.jobs })).body.count).toBe(400);
     expect((await services.opensearch.count({ index: names.jobDetails })).body.count).toBe(400);
     expect(existsSync(path.join(dir, 'dead-letter.ndjson'))).toBe(false);
+    // invoice registrations for about 60 in 100 of them, most registered today
+    const count = async (query: object) =>
+      (await services.opensearch.count({ index: names.corporates, body: { query } })).body.count;
+    const withRow = await count({ exists: { field: 'invoice.registrationNumber' } });
+    expect(withRow).toBeGreaterThan(20);
+    expect(withRow).toBeLessThan(55);
+    const registeredNow = (
+      await searchCorporates(services, { invoiceRegistered: true, limit: 1, includeTotalResults: true })
+    ).totalResults;
+    expect(registeredNow).toBeGreaterThan(withRow / 2);
+    expect(registeredNow).toBeLessThan(withRow);
   });
 
   it('leaves indices that hold data alone', async () => {
