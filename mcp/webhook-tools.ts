@@ -82,4 +82,17 @@ const deleteTool: ToolSpec = {
   },
 };
 
-export const webhookTools: ToolSpec[] = [createTool, listTool, deliveriesTool, deleteTool];
+const enableTool: ToolSpec = {
+  name: 'enable_webhook',
+  title: 'Enable a disabled webhook (通知先の再開)',
+  description: `通知先の再開: makes a webhook its receiver's 410 Gone disabled active again; what failed is sent again with the same event ids, then the changes since (POST /rest/v1/webhooks/{webhookId}/enable). ${costOf('POST', '/webhooks/{webhookId}/enable')}`,
+  properties: { webhookId: idParameter() },
+  required: ['webhookId'],
+  readOnly: false,
+  async run(api, args) {
+    const { meta, ...webhook } = await api.enableWebhook(String(args.webhookId ?? ''));
+    return { summary: `Webhook ${webhook.id} is active.`, body: webhook as unknown as Body, meta };
+  },
+};
+
+export const webhookTools: ToolSpec[] = [createTool, listTool, deliveriesTool, enableTool, deleteTool];

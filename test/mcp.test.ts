@@ -200,6 +200,7 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
         'create_webhook',
         'list_webhooks',
         'webhook_deliveries',
+        'enable_webhook',
         'delete_webhook',
         'get_usage',
         'ledger_entries',
@@ -213,6 +214,7 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
       'create_webhook',
       'delete_saved_search',
       'delete_webhook',
+      'enable_webhook',
       'save_search',
     ]);
     for (const tool of tools) expect(tool.description, tool.name).toMatch(/Costs [A-Z_]+ per|Free/);
@@ -416,6 +418,11 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
       events: ['job.entered'],
     });
     expect(JSON.stringify(wrongKind.structuredContent)).toContain('events[0]');
+    // an active webhook: enabling it answers it as it is, as the API does
+    const enabled = await call(client, 'enable_webhook', { webhookId: created.id });
+    expect(enabled.structuredContent).toEqual(
+      (await viaHttp(user.key, 'GET', `/webhooks/${created.id}`)).body,
+    );
     expect((await call(client, 'delete_webhook', { webhookId: created.id })).isError).toBeFalsy();
     expect((await viaHttp(user.key, 'GET', `/webhooks/${created.id}`)).status).toBe(404);
     expect((await call(client, 'delete_saved_search', { savedSearchId: id })).isError).toBeFalsy();

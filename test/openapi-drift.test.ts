@@ -223,6 +223,7 @@ describe('openapi.yaml', () => {
         'GET /webhooks/{webhookId}',
         'DELETE /webhooks/{webhookId}',
         'POST /webhooks/{webhookId}/rotate-secret',
+        'POST /webhooks/{webhookId}/enable',
         'GET /webhooks/{webhookId}/deliveries',
         // usage (src/http/routes/usage.ts)
         'GET /usage',

@@ -59,6 +59,8 @@ async function newUser(): Promise<{ key: string; userId: string }> {
 
 const api = (key: string) => ({
   post: (path: string, body: object) => request(app).post(`/rest/v1${path}`).set('X-API-Key', key).send(body),
+  /** a POST without a body (enable, rotate-secret) */
+  postEmpty: (path: string) => request(app).post(`/rest/v1${path}`).set('X-API-Key', key),
   get: (path: string) => request(app).get(`/rest/v1${path}`).set('X-API-Key', key),
   delete: (path: string) => request(app).delete(`/rest/v1${path}`).set('X-API-Key', key),
 });
@@ -393,7 +395,7 @@ describe('deliveries', { shuffle: false }, () => {
     }
   });
 
-  it('a receiver that answers 410 Gone disables the webhook: no retry, nothing more queued', async () => {
+  it('a receiver that answers 410 Gone disables the webhook: no retry, nothing more queued, until it is enabled', async () => {
     const gone = await subscribed(40);
     receiver.received = [];
     receiver.answer = 410;
@@ -426,6 +428,19 @@ describe('deliveries', { shuffle: false }, () => {
         .get(`/saved-searches/${gone.savedSearchId}/changes`)
         .expect(200);
       expect(changes.body.changes).toHaveLength(2);
+      // enabled again: the dead letter is sent with its event id, then the change refused meanwhile
+      const enabled = await api(gone.user.key).postEmpty(`/webhooks/${gone.webhook.id}/enable`).expect(200);
+      expect(enabled.body).toMatchObject({ id: gone.webhook.id, disabledAt: null, disabledReason: null });
+      await api(gone.user.key).postEmpty(`/webhooks/${gone.webhook.id}/enable`).expect(200);
+      await worker.dispatcher.resumeEnabled();
+      await until(() => receiver.received.length === 2);
+      const [first, second] = changes.body.changes as Array<{ cursor: string }>;
+      expect(receiver.received.map((event) => event.eventId).sort()).toEqual(
+        [letter?.eventId, `evt_${gone.savedSearchId.slice(3)}_${second?.cursor}`].sort(),
+      );
+      expect(letter?.eventId).toBe(`evt_${gone.savedSearchId.slice(3)}_${first?.cursor}`);
+      expect(await listDeadLetters(queue, { webhookId: gone.webhook.id })).toEqual([]);
+      await api(sub.user.key).postEmpty(`/webhooks/${gone.webhook.id}/enable`).expect(404);
     } finally {
       await queue.close();
     }

@@ -439,6 +439,11 @@ export interface CorpsearchClient {
     id: string,
     options?: { signal?: AbortSignal },
   ): Promise<WebhookWithSecret & { meta: ResponseMeta }>;
+  /**
+   * Enables a webhook its receiver's 410 Gone disabled: what failed is sent again, then what
+   * came since. An active webhook is answered as it is.
+   */
+  enableWebhook(id: string, options?: { signal?: AbortSignal }): Promise<Webhook & { meta: ResponseMeta }>;
   /** The webhook's last delivery attempts, newest first (`limit` 1-1,000, 100). */
   webhookDeliveries(
     id: string,
@@ -734,7 +739,13 @@ function webhookCalls(
   raw: RawClient,
 ): Pick<
   CorpsearchClient,
-  'createWebhook' | 'webhooks' | 'webhook' | 'deleteWebhook' | 'rotateWebhookSecret' | 'webhookDeliveries'
+  | 'createWebhook'
+  | 'webhooks'
+  | 'webhook'
+  | 'deleteWebhook'
+  | 'rotateWebhookSecret'
+  | 'enableWebhook'
+  | 'webhookDeliveries'
 > {
   const byId = (id: string) => ({ path: { webhookId: id } });
   return {
@@ -750,6 +761,12 @@ function webhookCalls(
     async rotateWebhookSecret(id, opts = {}) {
       return unwrap(
         await raw.POST('/webhooks/{webhookId}/rotate-secret', { params: byId(id), signal: opts.signal }),
+        null,
+      );
+    },
+    async enableWebhook(id, opts = {}) {
+      return unwrap(
+        await raw.POST('/webhooks/{webhookId}/enable', { params: byId(id), signal: opts.signal }),
         null,
       );
     },

@@ -82,6 +82,7 @@ export const operations: readonly Operation[] = [
   { method: 'GET', path: '/webhooks/{webhookId}', limit: 'webhook' },
   { method: 'DELETE', path: '/webhooks/{webhookId}', limit: 'webhook' },
   { method: 'POST', path: '/webhooks/{webhookId}/rotate-secret', limit: 'webhook' },
+  { method: 'POST', path: '/webhooks/{webhookId}/enable', limit: 'webhook' },
   { method: 'GET', path: '/webhooks/{webhookId}/deliveries', limit: 'webhook' },
   // the caller's usage and ledger entries (docs/credits.md): free, a rate limit of their own
   { method: 'GET', path: '/usage', limit: 'usage' },

@@ -117,6 +117,7 @@ export type HandlerName =
   | 'webhook'
   | 'webhookDelete'
   | 'webhookRotate'
+  | 'webhookEnable'
   | 'webhookDeliveries'
   | 'usage'
   | 'usageEntries';
@@ -184,6 +185,7 @@ export const routeTable: Readonly<Record<string, Route>> = {
   'GET /webhooks/{webhookId}': webhookRoute('webhook'),
   'DELETE /webhooks/{webhookId}': webhookRoute('webhookDelete'),
   'POST /webhooks/{webhookId}/rotate-secret': webhookRoute('webhookRotate'),
+  'POST /webhooks/{webhookId}/enable': webhookRoute('webhookEnable'),
   'GET /webhooks/{webhookId}/deliveries': webhookRoute('webhookDeliveries'),
   'GET /usage': { chain: ['auth', 'rate limit', 'validation'], handler: 'usage' },
   'GET /usage/entries': { chain: ['auth', 'rate limit', 'validation'], handler: 'usageEntries' },

@@ -14,6 +14,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { replayDeadLetters } from './dead-letters.js';
 import { messageId, type WebhookEvent, type WebhookMessage } from './queue.js';
 import type { WebhookEventType, WebhookStore } from './store.js';
 
@@ -34,6 +35,12 @@ export interface Dispatcher {
   dispatchMarked(): Promise<number>;
   /** Queues the new changes of every webhook; the messages queued. */
   dispatchAll(): Promise<number>;
+  /**
+   * For each webhook enabled again since the last round: its dead letters queued again (the
+   * changes refused while it was disabled, with their event ids), then its changes after its
+   * cursor; the messages queued.
+   */
+  resumeEnabled(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -105,6 +112,15 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       for (const webhookId of await redis.smembers(store.allSet)) queued += await dispatchWebhook(webhookId);
       return queued;
     },
+    async resumeEnabled() {
+      const enabled = (await redis.spop(store.enabledSet, 1000)) as string[];
+      let queued = 0;
+      for (const webhookId of enabled) {
+        queued += await replayDeadLetters(queue, { webhookId });
+        queued += await dispatchWebhook(webhookId);
+      }
+      return queued;
+    },
     async stop() {
       stopped = true;
       clearTimeout(timer);
@@ -119,7 +135,9 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const tick = () => {
     if (stopped) return;
     round += 1;
-    const work = round % sweepEveryRounds === 1 ? dispatcher.dispatchAll() : dispatcher.dispatchMarked();
+    const dispatch = () =>
+      round % sweepEveryRounds === 1 ? dispatcher.dispatchAll() : dispatcher.dispatchMarked();
+    const work = dispatcher.resumeEnabled().then(dispatch);
     running = work
       .catch((error: Error) =>
         // Redis away: the marks and cursors are where they were; the next round goes on

@@ -10,6 +10,8 @@
  *   <prefix>webhooks-of:<userId>       set of the user's webhook ids (the per-user cap)
  *   <prefix>ss-webhooks:<savedSearchId> set of the webhook ids on a saved search
  *   <prefix>webhooks                   set of every webhook id (the dispatcher's sweep)
+ *   <prefix>webhooks-enabled           set of the webhook ids enabled again since the dispatcher's
+ *                                      last round (it replays their dead letters, then sends on)
  *
  * A webhook starts at its saved search's newest change: it is sent what is found after it was
  * created. The create (with the cap) and the rotation are one script each, so they hold under
@@ -197,6 +199,24 @@ export class WebhookStore {
     await this.redis.hsetnx(keys.disabled, 'at', now.toISOString());
     await this.redis.hsetnx(keys.disabled, 'reason', reason);
     return true;
+  }
+
+  /** The set of webhooks enabled again, for the dispatcher (./dispatcher.ts `resumeEnabled`). */
+  get enabledSet(): string {
+    return `${this.prefix}webhooks-enabled`;
+  }
+
+  /**
+   * Enables the user's webhook a 410 Gone disabled: its disabled state is removed and the
+   * dispatcher is told (`enabledSet`), which replays its dead letters and sends the changes
+   * after its cursor. An active webhook is answered as it is. Undefined when not theirs.
+   */
+  async enable(userId: string, id: string): Promise<Webhook | undefined> {
+    const stored = await this.load(id);
+    if (!stored || stored.userId !== userId) return undefined;
+    if (!stored.disabledAt) return publicView(stored);
+    await this.redis.multi().del(this.keys(id).disabled).sadd(this.enabledSet, id).exec();
+    return publicView({ ...stored, disabledAt: null, disabledReason: null });
   }
 
   /** The user's webhook; undefined for an unknown id or another user's. */

@@ -632,6 +632,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{webhookId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook its receiver's 410 Gone disabled
+         * @description Clears `disabledAt` and `disabledReason`. Within a dispatch round the deliveries that
+         *     failed for good (the 410 itself, and those refused while it was disabled) are sent again
+         *     with their event ids, then every change of the saved search after the last one queued
+         *     for it, as long as its saved search's change feed still holds them. An active webhook is
+         *     answered as it is. Takes no body: one sent is a 400 naming `body`.
+         */
+        post: operations["enableWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{webhookId}/deliveries": {
         parameters: {
             query?: never;
@@ -1285,7 +1309,7 @@ export interface components {
             secretCreatedAt: string;
             /**
              * Format: date-time
-             * @description When a 410 Gone from the receiver disabled it (nothing more is sent; delete it and create another to resume); null while it is active.
+             * @description When a 410 Gone from the receiver disabled it (nothing more is sent until `POST /webhooks/{webhookId}/enable`); null while it is active.
              */
             disabledAt: string | null;
             /** @description Why it was disabled; null while it is active. */
@@ -5543,6 +5567,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    enableWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The `id` of a webhook (as `POST /webhooks` answered it). */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook, active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -7,6 +7,7 @@
  *   GET    /webhooks/{id}                     one of them (never its secret)
  *   DELETE /webhooks/{id}                     204; messages already queued for it are dropped
  *   POST   /webhooks/{id}/rotate-secret       a new secret (the previous one signs beside it for a day)
+ *   POST   /webhooks/{id}/enable              a webhook a 410 Gone disabled, active again
  *   GET    /webhooks/{id}/deliveries?limit=   its last delivery attempts, newest first
  *
  * A webhook sends the changes of one of the caller's watched saved searches. Its URL is checked
@@ -116,6 +117,15 @@ function rotateHandler(services: Services): RequestHandler {
   };
 }
 
+function enableHandler(services: Services): RequestHandler {
+  return async (req: Request, res: Response) => {
+    refuseBody(req, 'must be empty: enabling takes nothing');
+    const enabled = await storesOf(services).webhooks.enable(currentUser(res).id, idOf(req));
+    if (!enabled) throw errors.notFound('The webhook');
+    if (stillAnswering(res)) res.json(enabled);
+  };
+}
+
 function deliveriesHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
     const { webhooks } = storesOf(services);
@@ -134,6 +144,7 @@ export function webhookHandlers(services: Services) {
     webhook: getHandler(services),
     webhookDelete: deleteHandler(services),
     webhookRotate: rotateHandler(services),
+    webhookEnable: enableHandler(services),
     webhookDeliveries: deliveriesHandler(services),
   };
 }
