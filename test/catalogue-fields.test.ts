@@ -76,6 +76,17 @@ const companySearchTable: Row[] = [
   [fromTo('invoiceRegistrationDate'), 'invoice.registeredOn', 'own'],
   [fromTo('invoiceEndedOn'), 'invoice.endedOn', 'own'],
   [or('invoiceEndReason'), 'invoice.endReason', 'own'],
+  // additions of this API's: gBizINFO's summaries (the record's subsidies, procurement)
+  [['hasSubsidies'], 'subsidies.count', 'own'],
+  [minMax('subsidyCount'), 'subsidies.count', 'own'],
+  [minMax('subsidyTotalYen'), 'subsidies.totalYen', 'own'],
+  [fromTo('subsidyLatestOn'), 'subsidies.latestOn', 'own'],
+  [or('subsidyBodyId'), 'subsidies.bodyIds', 'own'],
+  [['hasProcurement'], 'procurement.count', 'own'],
+  [minMax('procurementCount'), 'procurement.count', 'own'],
+  [minMax('procurementTotalYen'), 'procurement.totalYen', 'own'],
+  [fromTo('procurementLatestOn'), 'procurement.latestOn', 'own'],
+  [or('procurementBodyId'), 'procurement.bodyIds', 'own'],
   // the company's postings (Job record fields)
   [partial('jobTitle'), 'title', 'linked posting'],
   [or('jobMediaId'), 'mediaId', 'linked posting'],

@@ -134,6 +134,19 @@ const hiringActivityFlat = [
   ...['StartedMediaId', 'StoppedMediaId'].flatMap((name) => [`hiring${name}Or`, `hiring${name}Not`]),
 ];
 
+/** gBizINFO's subsidies and procurement: additions of this API's, on company search only. */
+const gbizinfoFlat = ['subsidy', 'procurement'].flatMap((stem) => [
+  `has${stem === 'subsidy' ? 'Subsidies' : 'Procurement'}`,
+  `${stem}CountMin`,
+  `${stem}CountMax`,
+  `${stem}TotalYenMin`,
+  `${stem}TotalYenMax`,
+  `${stem}LatestOnFrom`,
+  `${stem}LatestOnTo`,
+  `${stem}BodyIdOr`,
+  `${stem}BodyIdNot`,
+]);
+
 /** The company's invoice registration: an addition of this API's, on company search only. */
 const invoiceFlat = [
   'hasInvoiceRecord',
@@ -148,13 +161,13 @@ describe.each([
   ['company search', corporateSearch, contractCorporateFlat, corporateSearchRequestSchemas()],
   ['job search', jobSearch, contractJobFlat, jobSearchRequestSchemas()],
 ] as const)('the %s catalogue', (_label, search, contractFlat, schemas) => {
-  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix, includeClosed, the hiring activity and the invoice registration beside them', () => {
+  it('declares exactly the flat fields of the contract, and the change-feed bounds, the reading prefix, includeClosed, the hiring activity and the public records beside them', () => {
     const additions = [
       'updatedAtFrom',
       'updatedAtTo',
       // closed companies (and their postings) are left out unless asked for
       'includeClosed',
-      ...(search === corporateSearch ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat] : []),
+      ...(search === corporateSearch ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat, ...gbizinfoFlat] : []),
     ];
     expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());
   });
@@ -269,6 +282,8 @@ describe('the master a filter takes is part of its definition', () => {
     'corporates paidMediaUsedMediaId': 'media',
     'corporates hiringStartedMediaId': 'media',
     'corporates hiringStoppedMediaId': 'media',
+    'corporates subsidyBodyId': 'government-bodies',
+    'corporates procurementBodyId': 'government-bodies',
     'corporates jobMediaId': 'media',
     'corporates jobEmploymentTypeId': 'employment-types',
     'corporates jobCategoryId': 'job-categories',

@@ -67,6 +67,8 @@ describe('compileSearch', () => {
             "workLocationCount",
             "hiringActivityRecord",
             "invoiceRecord",
+            "subsidiesRecord",
+            "procurementRecord",
             {
               "field": "updatedAt",
               "format": "epoch_millis",

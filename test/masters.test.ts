@@ -27,6 +27,7 @@ const masterNames = [
   'job-categories',
   'markets',
   'employment-types',
+  'government-bodies',
 ] as const;
 
 /** A data file's items, read straight from data/masters/ (not through the product's reader). */

@@ -236,6 +236,7 @@ describe('openapi.yaml', () => {
           'job-categories',
           'markets',
           'employment-types',
+          'government-bodies',
         ].map((name) => `GET /master/${name}`),
       ].sort(),
     );

@@ -41,6 +41,7 @@ export async function typeTests(): Promise<void> {
     | 'job-categories'
     | 'markets'
     | 'employment-types'
+    | 'government-bodies'
   >();
   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } })) {
     expectTypeOf(job).toEqualTypeOf<Job>();

@@ -104,7 +104,7 @@ export function readCheckpoint<S extends ImportSummary>(
 }
 
 /** Written to a temporary file and renamed, so a crash mid-write leaves the previous checkpoint. */
-function writeCheckpoint(stateDir: string, checkpoint: Checkpoint): void {
+export function writeCheckpoint(stateDir: string, checkpoint: Checkpoint): void {
   mkdirSync(stateDir, { recursive: true });
   const target = checkpointFile(stateDir, checkpoint.path);
   writeFileSync(`${target}.tmp`, `${JSON.stringify(checkpoint, null, 2)}\n`);

@@ -273,6 +273,47 @@ function invoiceFilters(): FilterDef[] {
   ];
 }
 
+/**
+ * gBizINFO's subsidies and government procurement, summed per company (`subsidies`,
+ * `procurement`: indexer/gbizinfo/, docs/public-records.md). Company search only.
+ */
+function gbizinfoFilters(): FilterDef[] {
+  const kinds = [
+    ['subsidy', 'subsidies', 'Subsidies received', 'granted', 'granted them'],
+    ['procurement', 'procurement', 'Government orders won', 'ordered', 'ordered them'],
+  ] as const;
+  return kinds.flatMap(([stem, field, what, done, who]) => [
+    define(`has${stem === 'subsidy' ? 'Subsidies' : 'Procurement'}`, 'presence', {
+      scope: company,
+      field: `${field}.count`,
+      description: `true: gBizINFO's file has ${what.toLowerCase()} of the company; false: none (or its file is not loaded).`,
+    }),
+    define(`${stem}Count`, 'range', {
+      scope: company,
+      field: `${field}.count`,
+      item: items.count,
+      description: `${what}: how many, inclusive bounds (a company without a row never matches).`,
+    }),
+    define(`${stem}TotalYen`, 'range', {
+      scope: company,
+      field: `${field}.totalYen`,
+      item: items.yen,
+      description: `${what}: their amounts summed, in yen, inclusive bounds.`,
+    }),
+    define(`${stem}LatestOn`, 'dateRange', {
+      scope: company,
+      field: `${field}.latestOn`,
+      description: `${what}: the latest day one was ${done} lies within the dates, inclusive.`,
+    }),
+    define(`${stem}BodyId`, 'ids', {
+      master: masters.governmentBodies,
+      scope: company,
+      field: `${field}.bodyIds`,
+      description: `${what}: one of these government bodies ${who} (government-bodies master id; Not: none of them did).`,
+    }),
+  ]);
+}
+
 export const corporateFilters: readonly FilterDef[] = [
   define('corporateName', 'exact', {
     scope: company,
@@ -346,6 +387,7 @@ export const corporateFilters: readonly FilterDef[] = [
   c.workLocationCount,
   ...hiringActivityFilters(),
   ...invoiceFilters(),
+  ...gbizinfoFilters(),
   c.summary,
   define('furiganaPrefix', 'prefix', {
     scope: company,

@@ -27,6 +27,7 @@ export const masters = {
   jobSubCategories: { name: 'job-categories', level: 'sub', valueField: 'id' },
   markets: { name: 'markets', level: 'top', valueField: 'code' },
   employmentTypes: { name: 'employment-types', level: 'top', valueField: 'id' },
+  governmentBodies: { name: 'government-bodies', level: 'top', valueField: 'id' },
 } as const satisfies Record<string, MasterRef>;
 
 const defaultOps: Record<Kind, readonly Op[]> = {

@@ -41,6 +41,10 @@ export const corporateSort: SortCatalogue = {
     hiringLastPostedOn: 'hiringActivity.lastPostedOn',
     invoiceRegistrationDate: 'invoice.registeredOn',
     invoiceEndedOn: 'invoice.endedOn',
+    subsidyTotalYen: 'subsidies.totalYen',
+    subsidyLatestOn: 'subsidies.latestOn',
+    procurementTotalYen: 'procurement.totalYen',
+    procurementLatestOn: 'procurement.latestOn',
     updatedAt: 'updatedAt',
   },
   // the guides also sort by employeeDiff6m (= employeeDiff6mMin)

@@ -1,5 +1,5 @@
 /**
- * The seven master lists, read once from data/masters/<name>.json (`{version, source, items}`).
+ * The master lists, read once from data/masters/<name>.json (`{version, source, items}`).
  * Each is served as its `items` array; the serialised body and its ETag are computed once at
  * start, so a master request costs a header comparison and a buffer write, no hashing.
  */
@@ -16,6 +16,7 @@ export const masterNames = [
   'job-categories',
   'markets',
   'employment-types',
+  'government-bodies',
 ] as const;
 
 export type MasterName = (typeof masterNames)[number];

@@ -80,6 +80,9 @@ export const internalCorporateFields = [
   // register's date of the last row applied (indexer/invoice/write.ts)
   'invoiceRecord',
   'invoiceUpdatedOn',
+  // gBizINFO's summaries as JSON text (the record's `subsidies`, `procurement`; indexer/gbizinfo/)
+  'subsidiesRecord',
+  'procurementRecord',
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
@@ -177,6 +180,20 @@ export function invoiceRecordOf(stored: unknown, today: string): Doc | null {
   };
 }
 
+/** gBizINFO's per-company summaries (indexer/gbizinfo/): `<kind>` in the record, `<kind>Record` its doc value. */
+const gbizinfoKinds = ['subsidies', 'procurement'] as const;
+const summaryKeys = ['count', 'totalYen', 'latestOn', 'bodyIds'];
+
+function summaryInKeyOrder(summary: unknown): Doc | null {
+  return summary && typeof summary === 'object' ? (inKeyOrder(summary, summaryKeys) as Doc) : null;
+}
+
+/** A kind's summary from its doc value (base64 JSON), undefined without one. */
+function summaryOfFields(fields: HitFields | undefined, kind: string): unknown {
+  const value = fields?.[`${kind}Record`]?.[0];
+  return typeof value === 'string' ? JSON.parse(copyText(value)) : undefined;
+}
+
 /** The stored registration of a hit's `invoiceRecord` doc value (base64 JSON), undefined without one. */
 function invoiceOfFields(fields: HitFields | undefined): unknown {
   const value = fields?.[invoiceRecordField]?.[0];
@@ -193,6 +210,7 @@ export function toCorporateRecord(doc: Doc): Doc {
   record.workLocationCount = typeof doc.workLocationCount === 'number' ? doc.workLocationCount : 0;
   record.hiringActivity = activityInKeyOrder(doc.hiringActivity);
   record.invoice = invoiceRecordOf(doc.invoice, japanDay(new Date()));
+  for (const kind of gbizinfoKinds) record[kind] = summaryInKeyOrder(doc[kind]);
   // open unless the registry says closed (companies it has not loaded, and copies written before the field)
   record.closed = doc.closed === true;
   return record;
@@ -255,10 +273,16 @@ const corporateCopyLayout: CopyLayout = defineLayout(
     },
     hiringActivity: (hit) => activityText(hit.fields) ?? 'null',
     invoice: (hit) => JSON.stringify(invoiceRecordOf(invoiceOfFields(hit.fields), japanDay(new Date()))),
+    ...Object.fromEntries(
+      gbizinfoKinds.map((kind) => [
+        kind,
+        (hit: CopyHit) => JSON.stringify(summaryInKeyOrder(summaryOfFields(hit.fields, kind))),
+      ]),
+    ),
   },
   { updatedAt: checkedUpdatedAt },
   Object.fromEntries([...listFields].map((field) => [field, mappingFields('corporates', field)])),
-  ['hiringActivity', 'invoice'],
+  ['hiringActivity', 'invoice', ...gbizinfoKinds],
 );
 
 /**
@@ -331,6 +355,8 @@ export const compactFetch = {
     'workLocationCount',
     activityRecordField,
     invoiceRecordField,
+    'subsidiesRecord',
+    'procurementRecord',
     { field: 'updatedAt', format: 'epoch_millis' },
   ],
 } as const;
@@ -370,6 +396,8 @@ export function corporateRecordFromFields(fields: HitFields): Doc {
     workLocationCount: fields.workLocationCount?.[0],
     hiringActivity: activity === undefined ? null : JSON.parse(activity),
     invoice: invoiceOfFields(fields) ?? null,
+    subsidies: summaryOfFields(fields, 'subsidies') ?? null,
+    procurement: summaryOfFields(fields, 'procurement') ?? null,
     updatedAt,
   });
 }

@@ -864,6 +864,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/master/government-bodies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Government bodies
+         * @description The central government's ministries, agencies and commissions that grant subsidies and
+         *     order procurement (gBizINFO's records); 999 is any other body. Filters take the `id`
+         *     (`subsidyBodyId`, `procurementBodyId`).
+         */
+        get: operations["listGovernmentBodies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1655,6 +1677,46 @@ export interface components {
             /** @description The company's name in English as the register publishes it (only where the company registered one); null otherwise. */
             englishName: string | null;
             /**
+             * @description Subsidies the company received (補助金), from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            subsidies: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /**
+                 * Format: int64
+                 * @description The sum of the amounts in yen (rows without an amount add nothing).
+                 */
+                totalYen: number;
+                /**
+                 * Format: date
+                 * @description The latest day granted (認定日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The government bodies that granted them (government-bodies master ids, ascending; 999 another body). */
+                bodyIds: number[];
+            } | null;
+            /**
+             * @description Government orders the company won (調達), from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            procurement: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /**
+                 * Format: int64
+                 * @description The sum of the amounts in yen (rows without an amount add nothing).
+                 */
+                totalYen: number;
+                /**
+                 * Format: date
+                 * @description The latest day ordered (受注日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The government bodies that ordered them (government-bodies master ids, ascending; 999 another body). */
+                bodyIds: number[];
+            } | null;
+            /**
              * @description The company's registration as a qualified invoice issuer (適格請求書発行事業者), from the
              *     National Tax Agency's invoice register; null for a company the register has no row of
              *     (never registered, or not loaded).
@@ -1860,6 +1922,13 @@ export interface components {
             /** @example full_time */
             nameEn: string;
         };
+        GovernmentBody: {
+            id: number;
+            /** @example 経済産業省 */
+            name: string;
+            /** @example Ministry of Economy, Trade and Industry */
+            nameEn: string;
+        };
         /** @description Flat filter fields, `filters` and `filterGroups` combine with AND. A field not listed here is a 400. */
         CorporateSearchRequest: {
             /**
@@ -1880,9 +1949,9 @@ export interface components {
              */
             includeTotalResults?: boolean;
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
-            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "hiringStartedMediaId" | "hiringStoppedMediaId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
+            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "hiringStartedMediaId" | "hiringStoppedMediaId" | "subsidyBodyId" | "procurementBodyId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "invoice")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "subsidies" | "procurement" | "invoice")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -2099,6 +2168,70 @@ export interface components {
             invoiceEndReasonOr?: readonly ("cancelled" | "expired")[];
             /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
             invoiceEndReasonNot?: readonly ("cancelled" | "expired")[];
+            /** @description true: gBizINFO's file has subsidies received of the company; false: none (or its file is not loaded). */
+            hasSubsidies?: boolean;
+            /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            subsidyCountMin?: number;
+            /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            subsidyCountMax?: number;
+            /**
+             * Format: int64
+             * @description Subsidies received: their amounts summed, in yen, inclusive bounds. Inclusive lower bound.
+             */
+            subsidyTotalYenMin?: number;
+            /**
+             * Format: int64
+             * @description Subsidies received: their amounts summed, in yen, inclusive bounds. Inclusive upper bound.
+             */
+            subsidyTotalYenMax?: number;
+            /**
+             * Format: date
+             * @description Subsidies received: the latest day one was granted lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            subsidyLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Subsidies received: the latest day one was granted lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            subsidyLatestOnTo?: string;
+            /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). Matches when the value is any of the listed ones. */
+            subsidyBodyIdOr?: readonly number[];
+            /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
+            subsidyBodyIdNot?: readonly number[];
+            /** @description true: gBizINFO's file has government orders won of the company; false: none (or its file is not loaded). */
+            hasProcurement?: boolean;
+            /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            procurementCountMin?: number;
+            /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            procurementCountMax?: number;
+            /**
+             * Format: int64
+             * @description Government orders won: their amounts summed, in yen, inclusive bounds. Inclusive lower bound.
+             */
+            procurementTotalYenMin?: number;
+            /**
+             * Format: int64
+             * @description Government orders won: their amounts summed, in yen, inclusive bounds. Inclusive upper bound.
+             */
+            procurementTotalYenMax?: number;
+            /**
+             * Format: date
+             * @description Government orders won: the latest day one was ordered lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            procurementLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Government orders won: the latest day one was ordered lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            procurementLatestOnTo?: string;
+            /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Matches when the value is any of the listed ones. */
+            procurementBodyIdOr?: readonly number[];
+            /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
+            procurementBodyIdNot?: readonly number[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -2551,6 +2684,94 @@ export interface components {
                 /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
                 none?: readonly ("cancelled" | "expired")[];
             };
+            /** @description true: gBizINFO's file has subsidies received of the company; false: none (or its file is not loaded). */
+            hasSubsidies?: boolean;
+            /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). */
+            subsidyCount?: {
+                /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Subsidies received: their amounts summed, in yen, inclusive bounds. */
+            subsidyTotalYen?: {
+                /**
+                 * Format: int64
+                 * @description Subsidies received: their amounts summed, in yen, inclusive bounds. Inclusive lower bound.
+                 */
+                min?: number;
+                /**
+                 * Format: int64
+                 * @description Subsidies received: their amounts summed, in yen, inclusive bounds. Inclusive upper bound.
+                 */
+                max?: number;
+            };
+            /** @description Subsidies received: the latest day one was granted lies within the dates, inclusive. */
+            subsidyLatestOn?: {
+                /**
+                 * Format: date
+                 * @description Subsidies received: the latest day one was granted lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description Subsidies received: the latest day one was granted lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). */
+            subsidyBodyId?: {
+                /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). Matches when the value is any of the listed ones. */
+                any?: readonly number[];
+                /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
+                none?: readonly number[];
+            };
+            /** @description true: gBizINFO's file has government orders won of the company; false: none (or its file is not loaded). */
+            hasProcurement?: boolean;
+            /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). */
+            procurementCount?: {
+                /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Government orders won: their amounts summed, in yen, inclusive bounds. */
+            procurementTotalYen?: {
+                /**
+                 * Format: int64
+                 * @description Government orders won: their amounts summed, in yen, inclusive bounds. Inclusive lower bound.
+                 */
+                min?: number;
+                /**
+                 * Format: int64
+                 * @description Government orders won: their amounts summed, in yen, inclusive bounds. Inclusive upper bound.
+                 */
+                max?: number;
+            };
+            /** @description Government orders won: the latest day one was ordered lies within the dates, inclusive. */
+            procurementLatestOn?: {
+                /**
+                 * Format: date
+                 * @description Government orders won: the latest day one was ordered lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description Government orders won: the latest day one was ordered lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). */
+            procurementBodyId?: {
+                /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Matches when the value is any of the listed ones. */
+                any?: readonly number[];
+                /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
+                none?: readonly number[];
+            };
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
             summary?: {
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
@@ -2718,7 +2939,7 @@ export interface components {
         /** @description Sort order. Default: name asc. Records without the value come last in both orders. */
         SortCorporate: {
             /** @enum {string} */
-            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "invoiceRegistrationDate" | "invoiceEndedOn" | "updatedAt" | "employeeDiff6m";
+            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "invoiceRegistrationDate" | "invoiceEndedOn" | "subsidyTotalYen" | "subsidyLatestOn" | "procurementTotalYen" | "procurementLatestOn" | "updatedAt" | "employeeDiff6m";
             /** @enum {string} */
             order: "asc" | "desc";
         };
@@ -2739,7 +2960,7 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "invoice")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "subsidies" | "procurement" | "invoice")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -2956,6 +3177,70 @@ export interface components {
             invoiceEndReasonOr?: readonly ("cancelled" | "expired")[];
             /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
             invoiceEndReasonNot?: readonly ("cancelled" | "expired")[];
+            /** @description true: gBizINFO's file has subsidies received of the company; false: none (or its file is not loaded). */
+            hasSubsidies?: boolean;
+            /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            subsidyCountMin?: number;
+            /** @description Subsidies received: how many, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            subsidyCountMax?: number;
+            /**
+             * Format: int64
+             * @description Subsidies received: their amounts summed, in yen, inclusive bounds. Inclusive lower bound.
+             */
+            subsidyTotalYenMin?: number;
+            /**
+             * Format: int64
+             * @description Subsidies received: their amounts summed, in yen, inclusive bounds. Inclusive upper bound.
+             */
+            subsidyTotalYenMax?: number;
+            /**
+             * Format: date
+             * @description Subsidies received: the latest day one was granted lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            subsidyLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Subsidies received: the latest day one was granted lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            subsidyLatestOnTo?: string;
+            /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). Matches when the value is any of the listed ones. */
+            subsidyBodyIdOr?: readonly number[];
+            /** @description Subsidies received: one of these government bodies granted them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
+            subsidyBodyIdNot?: readonly number[];
+            /** @description true: gBizINFO's file has government orders won of the company; false: none (or its file is not loaded). */
+            hasProcurement?: boolean;
+            /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            procurementCountMin?: number;
+            /** @description Government orders won: how many, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            procurementCountMax?: number;
+            /**
+             * Format: int64
+             * @description Government orders won: their amounts summed, in yen, inclusive bounds. Inclusive lower bound.
+             */
+            procurementTotalYenMin?: number;
+            /**
+             * Format: int64
+             * @description Government orders won: their amounts summed, in yen, inclusive bounds. Inclusive upper bound.
+             */
+            procurementTotalYenMax?: number;
+            /**
+             * Format: date
+             * @description Government orders won: the latest day one was ordered lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            procurementLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Government orders won: the latest day one was ordered lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            procurementLatestOnTo?: string;
+            /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Matches when the value is any of the listed ones. */
+            procurementBodyIdOr?: readonly number[];
+            /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
+            procurementBodyIdNot?: readonly number[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -4171,6 +4456,46 @@ export interface components {
             registeredOn?: string | null;
             /** @description The company's name in English as the register publishes it (only where the company registered one); null otherwise. */
             englishName?: string | null;
+            /**
+             * @description Subsidies the company received (補助金), from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            subsidies?: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /**
+                 * Format: int64
+                 * @description The sum of the amounts in yen (rows without an amount add nothing).
+                 */
+                totalYen: number;
+                /**
+                 * Format: date
+                 * @description The latest day granted (認定日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The government bodies that granted them (government-bodies master ids, ascending; 999 another body). */
+                bodyIds: number[];
+            } | null;
+            /**
+             * @description Government orders the company won (調達), from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            procurement?: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /**
+                 * Format: int64
+                 * @description The sum of the amounts in yen (rows without an amount add nothing).
+                 */
+                totalYen: number;
+                /**
+                 * Format: date
+                 * @description The latest day ordered (受注日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The government bodies that ordered them (government-bodies master ids, ascending; 999 another body). */
+                bodyIds: number[];
+            } | null;
             /**
              * @description The company's registration as a qualified invoice issuer (適格請求書発行事業者), from the
              *     National Tax Agency's invoice register; null for a company the register has no row of
@@ -5886,6 +6211,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmploymentType"][];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listGovernmentBodies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Government bodies. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GovernmentBody"][];
                 };
             };
             304: components["responses"]["NotModified"];

@@ -1,0 +1,149 @@
+/**
+ * Writes one gBizINFO kind's company summaries (./format.ts `RecordSummary`) into the corporates
+ * index, touching only what that kind owns: `subsidies` and its record text `subsidiesRecord`
+ * (the doc value a search splices into the record, src/search/records.ts), or `procurement`
+ * and `procurementRecord`, with the company's `updatedAt`. Each company is read with its
+ * sequence number and written only when its summary differs, with `if_seq_no` (a write of
+ * another feed in between is redone, never lost); a company with postings is then rebuilt,
+ * since a partial update drops their detail text (indexer/rebuild.ts). A corporate number the
+ * index does not hold is counted `noCompany`.
+ */
+import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
+import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import { getSources } from '../../src/opensearch/documents.js';
+import { withRetry } from '../../src/opensearch/retry.js';
+import { indexNames } from '../index-names.js';
+import { rebuildCompanies } from '../rebuild.js';
+import type { RecordKind, RecordSummary } from './format.js';
+
+export type RecordOutcome = 'set' | 'unchanged' | 'noCompany' | 'cleared';
+
+const summaryKeys = ['count', 'totalYen', 'latestOn', 'bodyIds'] as const;
+const maxConflictRounds = 5;
+
+/** The record text a search splices: the summary's JSON, base64 (a binary doc value). */
+export function recordValue(summary: RecordSummary): string {
+  return Buffer.from(JSON.stringify(summary), 'utf8').toString('base64');
+}
+
+/** Field by field (the engine gives a merged object back in its own key order). */
+function sameSummary(a: RecordSummary | null, b: RecordSummary | null): boolean {
+  if (a === null || b === null) return a === b;
+  return summaryKeys.every((key) => JSON.stringify(a[key] ?? null) === JSON.stringify(b[key] ?? null));
+}
+
+interface Stored {
+  summary: RecordSummary | null;
+  postings: boolean;
+  seqNo: number;
+  primaryTerm: number;
+}
+
+export class RecordWriter {
+  readonly index: string;
+
+  constructor(
+    readonly kind: RecordKind,
+    readonly options: { client: OpenSearchClient; indexPrefix: string; now?: () => Date },
+  ) {
+    this.index = indexNames(options.indexPrefix).corporates;
+  }
+
+  private async read(numbers: string[]): Promise<Map<string, Stored>> {
+    const docs = await getSources<Record<string, unknown>>(this.options.client, this.index, numbers, {
+      includes: [this.kind, 'postings.id'],
+    });
+    const found = new Map<string, Stored>();
+    for (const doc of docs) {
+      if (!doc.source || !doc.version) continue;
+      const [seqNo, primaryTerm] = doc.version.split(':').map(Number) as [number, number];
+      const postings = doc.source.postings;
+      found.set(doc.id, {
+        summary: (doc.source[this.kind] as RecordSummary | undefined) ?? null,
+        postings: Array.isArray(postings) && postings.length > 0,
+        seqNo,
+        primaryTerm,
+      });
+    }
+    return found;
+  }
+
+  /** Sets (or, with null, clears) each company's summary; one outcome per entry, in order. */
+  async apply(entries: Array<[string, RecordSummary | null]>): Promise<RecordOutcome[]> {
+    const outcomes: RecordOutcome[] = new Array(entries.length).fill('unchanged');
+    const rebuild = new Set<string>();
+    let pending = entries.map((_, i) => i);
+    for (let round = 1; pending.length > 0; round++) {
+      const stored = await this.read(pending.map((i) => entries[i]?.[0] ?? ''));
+      const now = (this.options.now?.() ?? new Date()).toISOString();
+      const ops: BulkOp<number>[] = [];
+      for (const i of pending) {
+        const [number, summary] = entries[i] as [string, RecordSummary | null];
+        const existing = stored.get(number);
+        if (!existing) {
+          outcomes[i] = 'noCompany';
+          continue;
+        }
+        if (sameSummary(existing.summary, summary)) continue;
+        outcomes[i] = summary === null ? 'cleared' : 'set';
+        if (existing.postings) rebuild.add(number);
+        ops.push({
+          action: 'update',
+          index: this.index,
+          id: number,
+          ref: i,
+          ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
+          body: {
+            doc: {
+              [this.kind]: summary,
+              [`${this.kind}Record`]: summary === null ? null : recordValue(summary),
+              updatedAt: now,
+            },
+          },
+        });
+      }
+      const failures = await writeBulkChunked(this.options.client, ops);
+      const unexpected = failures.find((failure) => !failure.conflict || round === maxConflictRounds);
+      if (unexpected) throw new Error(`OpenSearch did not accept a company's ${this.kind}: ${unexpected.reason}`);
+      pending = failures.map((failure) => failure.op.ref);
+    }
+    if (rebuild.size > 0)
+      await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
+        refresh: false,
+        now: this.options.now?.() ?? new Date(),
+      });
+    return outcomes;
+  }
+}
+
+/** Step 3: every company holding the kind's summary that `keep` lacks loses it; how many did. */
+export async function clearMissing(kind: RecordKind, keep: Set<string>, writer: RecordWriter): Promise<number> {
+  const { client } = writer.options;
+  await withRetry(() => client.indices.refresh({ index: writer.index }));
+  let after: Array<string | number> | undefined;
+  const gone: string[] = [];
+  for (;;) {
+    const { body } = await withRetry(() =>
+      client.search({
+        index: writer.index,
+        body: {
+          size: 5000,
+          _source: false,
+          query: { exists: { field: `${kind}.count` } },
+          sort: [{ corporateNumber: 'asc' }],
+          ...(after ? { search_after: after } : {}),
+        },
+      }),
+    );
+    const hits = body.hits.hits as Array<{ _id: string; sort?: Array<string | number> }>;
+    for (const hit of hits) if (!keep.has(hit._id)) gone.push(hit._id);
+    if (hits.length < 5000) break;
+    after = hits.at(-1)?.sort;
+  }
+  let cleared = 0;
+  for (let start = 0; start < gone.length; start += 1000) {
+    const outcomes = await writer.apply(gone.slice(start, start + 1000).map((number) => [number, null]));
+    cleared += outcomes.filter((outcome) => outcome === 'cleared').length;
+  }
+  return cleared;
+}
