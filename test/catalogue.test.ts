@@ -167,7 +167,9 @@ describe.each([
       'updatedAtTo',
       // closed companies (and their postings) are left out unless asked for
       'includeClosed',
-      ...(search === corporateSearch ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat, ...gbizinfoFlat] : []),
+      ...(search === corporateSearch
+        ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat, ...gbizinfoFlat]
+        : []),
     ];
     expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());
   });

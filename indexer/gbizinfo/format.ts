@@ -93,10 +93,12 @@ export function validateRecordRow(kind: RecordKind, fields: readonly string[]): 
     reasons.push(`${columns[0]}: must be 13 digits with a valid check digit`);
   const dateText = (fields[where.date] ?? '').trim();
   const on = dateText === '' ? null : dayOf(dateText);
-  if (on === undefined) reasons.push(`${columns[where.date]}: must be empty or a date (YYYY-MM-DD or YYYY/MM/DD)`);
+  if (on === undefined)
+    reasons.push(`${columns[where.date]}: must be empty or a date (YYYY-MM-DD or YYYY/MM/DD)`);
   const amountText = (fields[where.amount] ?? '').trim();
   const amountYen = amountText === '' ? null : yenOf(amountText);
-  if (amountYen === undefined) reasons.push(`${columns[where.amount]}: must be empty or a whole number of yen`);
+  if (amountYen === undefined)
+    reasons.push(`${columns[where.amount]}: must be empty or a whole number of yen`);
   if (reasons.length > 0) return { ok: false, reasons };
   return {
     ok: true,

@@ -83,7 +83,10 @@ async function summarise(
     }
     summary.read += 1;
     const check = validateRecordRow(kind, record.fields);
-    const reasons = [...(record.problem ? [`CSV: ${record.problem}`] : []), ...(check.ok ? [] : check.reasons)];
+    const reasons = [
+      ...(record.problem ? [`CSV: ${record.problem}`] : []),
+      ...(check.ok ? [] : check.reasons),
+    ];
     if (!check.ok || record.problem) {
       summary.rejected += 1;
       const number = record.fields[0]?.trim();

@@ -104,7 +104,8 @@ export class RecordWriter {
       }
       const failures = await writeBulkChunked(this.options.client, ops);
       const unexpected = failures.find((failure) => !failure.conflict || round === maxConflictRounds);
-      if (unexpected) throw new Error(`OpenSearch did not accept a company's ${this.kind}: ${unexpected.reason}`);
+      if (unexpected)
+        throw new Error(`OpenSearch did not accept a company's ${this.kind}: ${unexpected.reason}`);
       pending = failures.map((failure) => failure.op.ref);
     }
     if (rebuild.size > 0)
@@ -117,7 +118,11 @@ export class RecordWriter {
 }
 
 /** Step 3: every company holding the kind's summary that `keep` lacks loses it; how many did. */
-export async function clearMissing(kind: RecordKind, keep: Set<string>, writer: RecordWriter): Promise<number> {
+export async function clearMissing(
+  kind: RecordKind,
+  keep: Set<string>,
+  writer: RecordWriter,
+): Promise<number> {
   const { client } = writer.options;
   await withRetry(() => client.indices.refresh({ index: writer.index }));
   let after: Array<string | number> | undefined;
