@@ -10,7 +10,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { cliProgram, positiveWholeNumber } from '../../ops/cli.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { ImportProgress, ImportSummary, SourceResult } from './checkpointed-import.js';
@@ -29,8 +29,12 @@ export function fileImportCommand(
   description: string,
   /** names the default state directory (`.local/<stem>-import`) and dead-letter file */
   stem: string,
-): { files: string[]; options: FileImportOptions } {
-  const program = cliProgram(name, description)
+  /** options of this command's own, added before the common ones */
+  extra: (program: Command) => void = () => {},
+): { files: string[]; options: FileImportOptions & Record<string, unknown> } {
+  const program = cliProgram(name, description);
+  extra(program);
+  program
     .argument(
       '<files...>',
       'CSV or zip files (a zip: its CSV entries in name order), in the order to apply them; - reads ' +
@@ -77,7 +81,7 @@ export function fileImportCommand(
     }
     if (!isFile) program.error(`${file} is not a file`);
   }
-  return { files, options: program.opts<FileImportOptions>() };
+  return { files, options: program.opts<FileImportOptions & Record<string, unknown>>() };
 }
 
 export function fileProgressBar(): { show: (progress: ImportProgress) => void; stop: () => void } {

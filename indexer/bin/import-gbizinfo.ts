@@ -1,0 +1,61 @@
+/**
+ * `npm run import:gbizinfo -- --kind subsidies Hojokinjoho.csv`: a gBizINFO download file of
+ * subsidies or of procurement onto the companies of the corporates index
+ * (../gbizinfo/import.ts; docs/public-records.md). Each file is the whole of its kind: a
+ * company it no longer has loses its summary. Resumes a stopped run after its last batch of
+ * companies; a file loaded to its end is skipped unless `--restart`.
+ */
+import { Option } from 'commander';
+import { runCli } from '../../ops/cli.js';
+import { openCliServices } from '../cli-services.js';
+import { FileDeadLetter } from '../dead-letter.js';
+import type { RecordKind } from '../gbizinfo/format.js';
+import { importRecordFile } from '../gbizinfo/import.js';
+import { fileImportCommand } from '../registry/file-import-cli.js';
+
+const { files, options } = fileImportCommand(
+  'import:gbizinfo',
+  "Load gBizINFO's subsidy (補助金情報) or procurement (調達情報) download file onto the companies " +
+    'of the corporates index: per company, how many, the total in yen, the latest day and the ' +
+    'government bodies. OpenSearch: OPENSEARCH_URL, else the local node.',
+  'gbizinfo',
+  (program) =>
+    program.addOption(
+      new Option('--kind <kind>', 'what the file holds')
+        .choices(['subsidies', 'procurement'])
+        .makeOptionMandatory(),
+    ),
+);
+
+runCli('import:gbizinfo', async () => {
+  const services = await openCliServices();
+  try {
+    const deadLetter = new FileDeadLetter(options.deadLetter);
+    let rejected = 0;
+    for (const file of files) {
+      const summary = await importRecordFile(options.kind as RecordKind, file, {
+        client: services.opensearch,
+        indexPrefix: services.indexPrefix,
+        deadLetter,
+        stateDir: options.stateDir,
+        encoding: options.encoding,
+        batchSize: options.batchSize,
+        restart: options.restart ?? false,
+        onProgress: (done, total) => process.stderr.write(`\r${file}: ${done} of ${total} companies`),
+      });
+      process.stderr.write('\n');
+      rejected += summary.rejected;
+      console.log(
+        summary.alreadyLoaded
+          ? `${file}: loaded before (--restart to read it again)`
+          : `${file}: read ${summary.read}, companies ${summary.companies}, set ${summary.set}, ` +
+              `unchanged ${summary.unchanged}, cleared ${summary.cleared}, no company ${summary.noCompany}, ` +
+              `rejected ${summary.rejected}`,
+      );
+    }
+    if (rejected > 0) console.log(`${rejected} rejected rows with their reasons: ${deadLetter.location}`);
+    process.exitCode = rejected > 0 ? 2 : 0;
+  } finally {
+    await services.close();
+  }
+});

@@ -1,0 +1,319 @@
+/**
+ * gBizINFO's subsidy and procurement files (indexer/gbizinfo/) on the fixtures in their
+ * download form (test/fixtures/gbizinfo/, written by build-fixtures.ts), over the registry
+ * fixtures' companies: the row checks alone, then through the real engine: the file gives each
+ * company its summary (the record's `subsidies`, `procurement`), the filters, facets and sorts
+ * find them, the Shift_JIS file gives the same, the next day's whole file changes, adds and
+ * clears summaries, a file loaded again is skipped, a stopped run resumes, and the command
+ * reports and exits 2 for a rejected row.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import { bodyIdOf, checkHeader, dayOf, validateRecordRow, yenOf } from '../indexer/gbizinfo/format.js';
+import { importRecordFile, RecordImportStopped } from '../indexer/gbizinfo/import.js';
+import { indexNames } from '../indexer/index-names.js';
+import { importRegistryFiles } from '../indexer/registry/import.js';
+import { dropIndices } from '../src/opensearch/indices.js';
+import { projectRoot } from '../src/project-root.js';
+import { searchCorporates } from '../src/search/run-search.js';
+import type { Services } from '../src/services.js';
+import { subsidy, subsidyHeader } from './fixtures/gbizinfo/build-fixtures.js';
+import { unknownCompany } from './fixtures/invoice/build-fixtures.js';
+import { companies } from './fixtures/registry/build-fixtures.js';
+import { setUpServices, uniquePrefix } from './support/env.js';
+
+const fixtures = path.join(import.meta.dirname, 'fixtures', 'gbizinfo');
+const subsidiesUtf8 = path.join(fixtures, 'Hojokinjoho_20261031_utf8.csv');
+const subsidiesSjis = path.join(fixtures, 'Hojokinjoho_20261031_sjis.csv');
+const nextDay = path.join(fixtures, 'Hojokinjoho_20261101_utf8.csv');
+const procurementFile = path.join(fixtures, 'Chotatsujoho_20261031_utf8.csv');
+const registryFull = path.join(import.meta.dirname, 'fixtures', 'registry', 'full_20261031_utf8.csv');
+
+type Doc = Record<string, unknown>;
+const stateDirs: string[] = [];
+function stateDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gbizinfo-state-'));
+  stateDirs.push(dir);
+  return dir;
+}
+
+describe('row checks', () => {
+  it('days, yen and bodies as the files write them', () => {
+    expect(dayOf('2025/7/1')).toBe('2025-07-01');
+    expect(dayOf('2024-03-29')).toBe('2024-03-29');
+    expect(dayOf('2024-02-30')).toBeUndefined();
+    expect(dayOf('令和6年3月29日')).toBeUndefined();
+    expect(yenOf('12,500,000')).toBe(12_500_000);
+    expect(yenOf('3500000円')).toBe(3_500_000);
+    expect(yenOf('-5')).toBeUndefined();
+    expect(yenOf('1.5')).toBeUndefined();
+    // the longest listed name in the text; a bureau is its ministry; an agency is itself
+    expect(bodyIdOf('国土交通省関東地方整備局')).toBe(12);
+    expect(bodyIdOf('中小企業庁')).toBe(29);
+    expect(bodyIdOf('防衛装備庁')).toBe(43);
+    expect(bodyIdOf('独立行政法人農畜産業振興機構')).toBe(999);
+  });
+
+  it('a row is checked whole; a header that is not the kind’s is refused by name', () => {
+    const row = subsidy(companies.abcBefore, '2024-03-29', '補助金', '1,000', '経済産業省');
+    expect(validateRecordRow('subsidies', row)).toEqual({
+      ok: true,
+      row: {
+        corporateNumber: companies.abcBefore,
+        on: '2024-03-29',
+        amountYen: 1000,
+        bodyId: 11,
+        title: '補助金',
+      },
+    });
+    const broken = subsidy('1234567890123', '2024-13-01', '補助金', 'abc', '経済産業省');
+    const check = validateRecordRow('subsidies', broken);
+    expect(check.ok ? [] : check.reasons.map((reason) => reason.split(':')[0])).toEqual([
+      '法人番号',
+      '認定日',
+      '金額',
+    ]);
+    expect(validateRecordRow('subsidies', row.slice(0, 7))).toEqual({
+      ok: false,
+      reasons: ['row has 7 columns, expected 8'],
+    });
+    expect(checkHeader('subsidies', ['\uFEFF法人番号', ...subsidyHeader.slice(1)])).toBeUndefined();
+    expect(checkHeader('subsidies', ['法人番号', '法人名'])).toMatch(/not a gBizINFO subsidies file/);
+  });
+});
+
+describe('through the engine', () => {
+  let services: Services;
+  let first: Awaited<ReturnType<typeof importRecordFile>>;
+  let firstDeadLetters: MemoryDeadLetter;
+
+  const load = (target: Services, kind: 'subsidies' | 'procurement', file: string, options: Doc = {}) => {
+    const deadLetter = new MemoryDeadLetter();
+    return importRecordFile(kind, file, {
+      client: target.opensearch,
+      indexPrefix: target.config.indexPrefix,
+      deadLetter,
+      stateDir: stateDir(),
+      batchSize: 2,
+      ...options,
+    }).then(async (summary) => {
+      await target.opensearch.indices.refresh({ index: indexNames(target.config.indexPrefix).corporates });
+      return { summary, deadLetter };
+    });
+  };
+
+  async function records(target: Services): Promise<Map<string, Doc>> {
+    const { results } = await searchCorporates(target, { limit: 100, includeClosed: true });
+    return new Map(results.map((record) => [String(record.corporateNumber), record as Doc]));
+  }
+
+  async function find(target: Services, body: Doc): Promise<string[]> {
+    const { results } = await searchCorporates(target, { limit: 100, includeClosed: true, ...body });
+    return results.map((record) => String(record.corporateNumber)).sort();
+  }
+
+  async function registered(label: string): Promise<Services> {
+    const target = await setUpServices(label);
+    await importRegistryFiles([registryFull], {
+      client: target.opensearch,
+      indexPrefix: target.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: stateDir(),
+    });
+    return target;
+  }
+
+  beforeAll(async () => {
+    services = await registered('gbizinfo');
+    const loaded = await load(services, 'subsidies', subsidiesUtf8);
+    first = loaded.summary;
+    firstDeadLetters = loaded.deadLetter;
+  }, 120_000);
+
+  afterAll(async () => {
+    await services?.close();
+    for (const dir of stateDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the file: rows summed per company, the broken row dead-lettered, a company not held counted', () => {
+    expect(first).toMatchObject({
+      read: 7,
+      companies: 5,
+      set: 4,
+      unchanged: 0,
+      cleared: 0,
+      noCompany: 1,
+      rejected: 1,
+    });
+    expect(firstDeadLetters.entries.map((entry) => [entry.source, entry.type])).toEqual([
+      ['Hojokinjoho_20261031_utf8.csv:7', 'gbizinfo-subsidies'],
+    ]);
+  });
+
+  it("each company's record: count, total, latest day, bodies; null where the file has no row", async () => {
+    const byNumber = await records(services);
+    expect(byNumber.get(companies.abcBefore)?.subsidies).toEqual({
+      count: 2,
+      totalYen: 16_000_000,
+      latestOn: '2025-07-01',
+      bodyIds: [11, 29],
+    });
+    expect(byNumber.get(companies.takahashi)?.subsidies).toEqual({
+      count: 1,
+      totalYen: 0,
+      latestOn: '2023-12-15',
+      bodyIds: [12],
+    });
+    expect(byNumber.get(companies.midoriHokkaido)?.subsidies).toMatchObject({ bodyIds: [999] });
+    expect(byNumber.get(companies.yoshida)?.subsidies).toBeNull();
+    expect(byNumber.get(companies.abcBefore)?.procurement).toBeNull();
+  });
+
+  it('the filters, a facet and a sort', async () => {
+    const withAny = [
+      companies.abcBefore,
+      companies.takahashi,
+      companies.midoriHokkaido,
+      companies.renamed,
+    ].sort();
+    expect(await find(services, { hasSubsidies: true })).toEqual(withAny);
+    expect((await find(services, { hasSubsidies: false })).some((number) => withAny.includes(number))).toBe(
+      false,
+    );
+    expect(await find(services, { subsidyCountMin: 2 })).toEqual([companies.abcBefore]);
+    expect(await find(services, { subsidyTotalYenMin: 800_000, subsidyTotalYenMax: 1_000_000 })).toEqual(
+      [companies.midoriHokkaido, companies.renamed].sort(),
+    );
+    // the latest day: abcBefore's is 2025-07-01, so its 2024 subsidy does not bring it in
+    expect(
+      await find(services, { subsidyLatestOnFrom: '2024-01-01', subsidyLatestOnTo: '2024-12-31' }),
+    ).toEqual([companies.midoriHokkaido]);
+    expect(await find(services, { subsidyBodyIdOr: [29] })).toEqual([companies.abcBefore]);
+    expect(await find(services, { hasSubsidies: true, subsidyBodyIdNot: [11, 999] })).toEqual(
+      [companies.takahashi, companies.renamed].sort(),
+    );
+    const { facets } = await searchCorporates(services, {
+      hasSubsidies: true,
+      limit: 1,
+      facets: ['subsidyBodyId'],
+    });
+    const buckets = (facets as Record<string, Array<{ value: unknown; count: number; name?: string }>>)
+      .subsidyBodyId;
+    expect(buckets?.find((bucket) => bucket.value === 29)).toMatchObject({ count: 1, name: '中小企業庁' });
+    expect(buckets?.find((bucket) => bucket.value === 999)).toMatchObject({ count: 1, name: 'その他' });
+    const { results } = await searchCorporates(services, {
+      hasSubsidies: true,
+      sort: { field: 'subsidyTotalYen', order: 'desc' },
+      limit: 2,
+    });
+    expect(results.map((record) => record.corporateNumber)).toEqual([
+      companies.abcBefore,
+      companies.midoriHokkaido,
+    ]);
+  });
+
+  it('the Shift_JIS file gives the same summaries', async () => {
+    const other = await registered('gbizinfo-sjis');
+    try {
+      const { summary } = await load(other, 'subsidies', subsidiesSjis);
+      expect(summary).toMatchObject({ read: 7, set: 4, rejected: 1 });
+      const [mine, theirs] = await Promise.all([records(services), records(other)]);
+      for (const [number, record] of mine)
+        expect(theirs.get(number)?.subsidies, number).toEqual(record.subsidies);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a run stopped part-way resumes after its last batch; a file loaded to its end is skipped', async () => {
+    const other = await registered('gbizinfo-resume');
+    try {
+      const dir = stateDir();
+      await expect(
+        load(other, 'subsidies', subsidiesUtf8, { stateDir: dir, stopAfterCompanies: 2 }),
+      ).rejects.toBeInstanceOf(RecordImportStopped);
+      const resumed = await load(other, 'subsidies', subsidiesUtf8, { stateDir: dir });
+      // the two companies written before the stop are not read again
+      expect(resumed.summary).toMatchObject({ companies: 5, set: 4, unchanged: 0, noCompany: 1 });
+      const [mine, theirs] = await Promise.all([records(services), records(other)]);
+      for (const [number, record] of mine)
+        expect(theirs.get(number)?.subsidies, number).toEqual(record.subsidies);
+      expect((await load(other, 'subsidies', subsidiesUtf8, { stateDir: dir })).summary.alreadyLoaded).toBe(
+        1,
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("the next day's whole file: a company gone is cleared, a changed one set, the same ones unchanged", async () => {
+    const { summary } = await load(services, 'subsidies', nextDay);
+    expect(summary).toMatchObject({ read: 5, companies: 4, set: 2, unchanged: 2, cleared: 1 });
+    const byNumber = await records(services);
+    expect(byNumber.get(companies.takahashi)?.subsidies).toBeNull();
+    expect(byNumber.get(companies.midoriHokkaido)?.subsidies).toMatchObject({ totalYen: 1_500_000 });
+    expect(byNumber.get(companies.yoshida)?.subsidies).toMatchObject({ count: 1, bodyIds: [29] });
+    expect(await find(services, { hasSubsidies: true })).toEqual(
+      [companies.abcBefore, companies.midoriHokkaido, companies.yoshida, companies.renamed].sort(),
+    );
+  });
+
+  it('procurement: its own field, beside the subsidies, which it leaves alone', async () => {
+    const { summary } = await load(services, 'procurement', procurementFile);
+    expect(summary).toMatchObject({ read: 3, companies: 2, set: 2, cleared: 0 });
+    const byNumber = await records(services);
+    expect(byNumber.get(companies.abcAfter)?.procurement).toEqual({
+      count: 2,
+      totalYen: 14_000_000,
+      latestOn: '2025-02-01',
+      bodyIds: [2, 14],
+    });
+    expect(byNumber.get(companies.quoted)?.procurement).toMatchObject({ bodyIds: [12] });
+    expect(byNumber.get(companies.abcBefore)?.subsidies).toMatchObject({ count: 2 });
+    expect(
+      await find(services, { procurementBodyIdOr: [14], procurementLatestOnFrom: '2025-01-01' }),
+    ).toEqual([companies.abcAfter]);
+    expect(await find(services, { hasProcurement: true, hasSubsidies: true })).toEqual([]);
+  });
+
+  it('npm run import:gbizinfo: the summary, exit 2 for the rejected row', async () => {
+    const dir = stateDir();
+    const prefix = uniquePrefix('gbizinfo-cli');
+    const run = spawnSync(
+      path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      [
+        'indexer/bin/import-gbizinfo.ts',
+        '--kind',
+        'subsidies',
+        '--state-dir',
+        dir,
+        '--dead-letter',
+        path.join(dir, 'dead.ndjson'),
+        subsidiesUtf8,
+      ],
+      {
+        cwd: projectRoot,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: {
+          ...process.env,
+          OPENSEARCH_URL: services.config.opensearchUrl,
+          INDEX_PREFIX: prefix,
+          REDIS_URL: '',
+        },
+      },
+    );
+    expect(run.status, run.stderr).toBe(2);
+    // an empty index: no company is held
+    expect(run.stdout).toContain(
+      'read 7, companies 5, set 0, unchanged 0, cleared 0, no company 5, rejected 1',
+    );
+    expect(readFileSync(path.join(dir, 'dead.ndjson'), 'utf8').trim().split('\n')).toHaveLength(1);
+    await dropIndices(services.opensearch, prefix);
+    expect(unknownCompany).toMatch(/^\d{13}$/);
+  });
+});
