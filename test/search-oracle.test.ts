@@ -58,6 +58,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import { importRecordFile } from '../indexer/gbizinfo/import.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { importInvoiceFiles } from '../indexer/invoice/import.js';
 import { kindToCorporateType } from '../indexer/registry/format.js';
@@ -69,6 +70,7 @@ import { createApp } from '../src/http/app.js';
 import { createLimits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
+import { csv as gbizCsv, procurementHeader, subsidyHeader } from './fixtures/gbizinfo/build-fixtures.js';
 import { csv as invoiceCsv, row as invoiceRow } from './fixtures/invoice/build-fixtures.js';
 import { type RegistryValues, registryRow } from './fixtures/registry/columns.js';
 import { setUpServices } from './support/env.js';
@@ -252,6 +254,93 @@ async function registerInvoices(corporates: Raw[]): Promise<void> {
   if (loaded.total.set !== rows.length) throw new Error(`invoices: ${JSON.stringify(loaded.total)}`);
 }
 
+/** One subsidy or order as the oracle keeps it: its day, its yen (null: none given), its body's master id. */
+interface PublicRecordRow {
+  on: string;
+  yen: number | null;
+  bodyId: number;
+}
+
+/**
+ * The government-bodies master ids of the body names the rows below write (data/masters/
+ * government-bodies.json, read by eye: a bureau counts as its ministry, an unlisted body as 999).
+ */
+const subsidyBodies: Array<[string, number]> = [
+  ['経済産業省', 11],
+  ['中小企業庁', 29],
+  ['厚生労働省', 9],
+  ['国土交通省関東地方整備局', 12],
+  ['独立行政法人中小企業基盤整備機構', 999],
+];
+const procurementBodies: Array<[string, number]> = [
+  ['防衛省', 14],
+  ['デジタル庁', 2],
+  ['国土交通省', 12],
+];
+
+/**
+ * gBizINFO rows for some companies, by their place in corporate-number order: subsidies for one
+ * in four (1-3 each, the third without an amount), orders for one in three (1-2 each). Written
+ * in the download form (test/fixtures/gbizinfo/build-fixtures.ts) and loaded by the importer
+ * of `import:gbizinfo`; each raw company gets `subsidyRows` / `procurementRows`.
+ */
+async function loadPublicRecords(corporates: Raw[]): Promise<void> {
+  const sorted = [...corporates].sort((a, b) =>
+    String(a.corporateNumber).localeCompare(String(b.corporateNumber)),
+  );
+  const subsidyLines: string[][] = [];
+  const orderLines: string[][] = [];
+  sorted.forEach((company, i) => {
+    const number = String(company.corporateNumber);
+    const name = String(company.name);
+    if (i % 4 === 1) {
+      const rows: PublicRecordRow[] = [];
+      for (let j = 0; j < 1 + (i % 3); j++) {
+        const [body, bodyId] = subsidyBodies[(i + j) % subsidyBodies.length] as [string, number];
+        const yen = j === 2 ? null : (i + 1) * (j + 1) * 100_000;
+        const on = `2024-${String(1 + ((i + j) % 9)).padStart(2, '0')}-1${j}`;
+        rows.push({ on, yen, bodyId });
+        subsidyLines.push([
+          number,
+          name,
+          '',
+          on,
+          `補助金${j}`,
+          yen === null ? '' : yen.toLocaleString('en-US'),
+          '中小企業者',
+          body,
+        ]);
+      }
+      company.subsidyRows = rows;
+    }
+    if (i % 3 === 2) {
+      const rows: PublicRecordRow[] = [];
+      for (let j = 0; j < 1 + (i % 2); j++) {
+        const [body, bodyId] = procurementBodies[(i + j) % procurementBodies.length] as [string, number];
+        const yen = (i + 3) * 250_000;
+        const on = `2025-${String(1 + ((i + j) % 8)).padStart(2, '0')}-05`;
+        rows.push({ on, yen, bodyId });
+        orderLines.push([number, name, '', on, `業務${j}`, String(yen), body, '']);
+      }
+      company.procurementRows = rows;
+    }
+  });
+  const load = async (kind: 'subsidies' | 'procurement', header: string[], lines: string[][]) => {
+    const file = path.join(dataDir, `${kind}.csv`);
+    writeFileSync(file, `\uFEFF${gbizCsv(header, lines)}`);
+    const summary = await importRecordFile(kind, file, {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: mkdtempSync(path.join(dataDir, `${kind}-state-`)),
+    });
+    if (summary.rejected > 0 || summary.set !== summary.companies)
+      throw new Error(`${kind}: ${JSON.stringify(summary)}`);
+  };
+  await load('subsidies', subsidyHeader, subsidyLines);
+  await load('procurement', procurementHeader, orderLines);
+}
+
 function mostCommon(values: unknown[]): unknown {
   const counts = countBy(values, (value) => [value]);
   const [top] = [...counts].sort((a, b) => b[1] - a[1]);
@@ -299,6 +388,7 @@ beforeAll(async () => {
   });
   // before the instant the updatedAt case asks from: the registrations move updatedAt too
   await registerInvoices(corporates);
+  await loadPublicRecords(corporates);
   await sleep(20);
   const beforeRegistry = new Date().toISOString();
   await sleep(20);
@@ -410,6 +500,22 @@ const registeredOn = (c: Raw, day: string) => {
 };
 const today = () => japanDay(new Date().toISOString()) as string;
 
+/**
+ * gBizINFO summed out (docs/api.md, "Public records"): per company the rows of its kind; a
+ * company without rows has no count, total, day or body, so no bound holds for it.
+ */
+const rowsOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') => c[kind] as PublicRecordRow[] | undefined;
+const countOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') => rowsOf(c, kind)?.length;
+const totalOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') =>
+  rowsOf(c, kind)?.reduce((sum, row) => sum + (row.yen ?? 0), 0);
+const latestOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') =>
+  rowsOf(c, kind)
+    ?.map((row) => row.on)
+    .sort()
+    .at(-1);
+const bodiesOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') =>
+  rowsOf(c, kind)?.map((row) => row.bodyId) ?? [];
+
 const companySorts = {
   name: { field: 'name', order: 'asc', value: (c: Raw) => String(c.name) },
   employeesDesc: { field: 'employeeCount', order: 'desc', value: (c: Raw) => numberOf(c.employeeCount) },
@@ -429,6 +535,16 @@ const companySorts = {
     field: 'invoiceEndedOn',
     order: 'asc',
     value: (c: Raw) => invoiceOf(c)?.endedOn ?? null,
+  },
+  subsidyTotalDesc: {
+    field: 'subsidyTotalYen',
+    order: 'desc',
+    value: (c: Raw) => totalOf(c, 'subsidyRows') ?? null,
+  },
+  procurementLatestAsc: {
+    field: 'procurementLatestOn',
+    order: 'asc',
+    value: (c: Raw) => latestOf(c, 'procurementRows') ?? null,
   },
 } satisfies Record<string, Sort>;
 
@@ -896,6 +1012,59 @@ const companyCases: Record<string, (d: Data) => CompanyCase> = {
       filterGroups: [{ hasInvoiceRecord: false }, { hasInvoiceRecord: true, prefectureId: { any: [13] } }],
     },
     match: (c) => invoiceOf(c) === undefined || oneOf(c.prefectureId, [13]),
+  }),
+  'subsidies: some, at least two, sorted by their total': () => ({
+    body: { hasSubsidies: true, subsidyCountMin: 2 },
+    match: (c) => (countOf(c, 'subsidyRows') ?? 0) >= 2,
+    sort: companySorts.subsidyTotalDesc,
+  }),
+  'subsidies: total and latest day within bounds': () => ({
+    body: {
+      subsidyTotalYenMin: 1_000_000,
+      subsidyTotalYenMax: 8_000_000,
+      subsidyLatestOnFrom: '2024-03-01',
+      subsidyLatestOnTo: '2024-08-31',
+    },
+    match: (c) =>
+      within(totalOf(c, 'subsidyRows'), 1_000_000, 8_000_000) &&
+      daysWithin(latestOf(c, 'subsidyRows'), '2024-03-01', '2024-08-31'),
+  }),
+  'subsidies: granted by these bodies, none by those; no subsidies at all in two prefectures': () => ({
+    body: {
+      filterGroups: [
+        { subsidyBodyId: { any: [11, 29] }, subsidyCount: { max: 2 } },
+        { hasSubsidies: false, prefectureId: { any: [13, 27] } },
+      ],
+      subsidyBodyIdNot: [999],
+    },
+    match: (c) =>
+      !bodiesOf(c, 'subsidyRows').includes(999) &&
+      ((bodiesOf(c, 'subsidyRows').some((id) => oneOf(id, [11, 29])) &&
+        (countOf(c, 'subsidyRows') ?? 0) <= 2) ||
+        (countOf(c, 'subsidyRows') === undefined && oneOf(c.prefectureId, [13, 27]))),
+  }),
+  'procurement: won, count and total, sorted by the latest order': () => ({
+    body: { hasProcurement: true, procurementCountMax: 1, procurementTotalYenMin: 5_000_000 },
+    match: (c) =>
+      countOf(c, 'procurementRows') !== undefined &&
+      (countOf(c, 'procurementRows') as number) <= 1 &&
+      (totalOf(c, 'procurementRows') as number) >= 5_000_000,
+    sort: companySorts.procurementLatestAsc,
+  }),
+  'procurement: latest order day and the ordering bodies, Or and Not': () => ({
+    body: {
+      procurementLatestOnFrom: '2025-03-01',
+      procurementBodyIdOr: [14, 12],
+      procurementBodyIdNot: [2],
+    },
+    match: (c) =>
+      daysWithin(latestOf(c, 'procurementRows'), '2025-03-01') &&
+      bodiesOf(c, 'procurementRows').some((id) => oneOf(id, [14, 12])) &&
+      !bodiesOf(c, 'procurementRows').includes(2),
+  }),
+  'procurement: none won, with no company left out': () => ({
+    body: { hasProcurement: false, hasSubsidies: true },
+    match: (c) => countOf(c, 'procurementRows') === undefined && countOf(c, 'subsidyRows') !== undefined,
   }),
   'work locations: filters.workLocationCount.max 0': () => ({
     body: { filters: { workLocationCount: { max: 0 } }, prefectureIdOr: [13, 14] },
