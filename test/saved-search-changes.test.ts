@@ -498,6 +498,17 @@ describe('searches saved unwatched', () => {
       watchFields: ['nope'],
     }).expect(400);
     expect(badField.body.errors[0]).toMatchObject({ field: 'watchFields[0]', value: 'nope' });
+    // the public records' fields change without the watch seeing it: refused by name
+    const publicRecords = await save(key, {
+      name: 'x',
+      search: 'corporates',
+      body: {},
+      watchFields: ['employeeCount', 'invoice', 'subsidies'],
+    }).expect(400);
+    expect(publicRecords.body.errors).toMatchObject([
+      { field: 'watchFields[1]', reason: expect.stringContaining('cannot be watched yet'), value: 'invoice' },
+      { field: 'watchFields[2]', value: 'subsidies' },
+    ]);
     // a job search watches the Job record's fields, not a company's, nor the snippets
     const badJobFields = await save(key, {
       name: 'x',
