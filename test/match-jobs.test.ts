@@ -73,12 +73,14 @@ describe('a CSV list (UTF-8 with a BOM)', { shuffle: false }, () => {
   const rows = 1200;
   let id: string;
   let before: number;
+  let requestId: string;
 
   it('is taken (202) with its rows counted and refused rows known at once', async () => {
     before = await app.services.limits.ledger.balance('alice');
     const created = await createJob(app, 'alice', listCsv(rows, { bom: true }));
     expect(created.status).toBe(202);
     id = created.body.id;
+    requestId = created.headers.get('x-request-id') ?? '';
     expect(created.headers.get('location')).toBe(`/rest/v1/corporates/match-jobs/${id}`);
     expect(created.body.columns).toEqual(['会社名', '都道府県', 'メモ']);
     expect(created.body.rows).toMatchObject({ total: rows, rejected: rows / 6 });
@@ -98,6 +100,20 @@ describe('a CSV list (UTF-8 with a BOM)', { shuffle: false }, () => {
     expect(await app.services.limits.ledger.balance('alice')).toBe(before - matchedIn(rows));
     // every reservation settled: nothing left open for the sweep
     expect((await app.services.limits.ledger.account('alice')).open.reservations).toBe(0);
+    // its charges in the ledger name the job, the key and the request that created it
+    const charges = (await app.services.limits.ledger.tail(100_000)).flatMap(({ entry }) =>
+      entry?.kind === 'charge' && entry.matchJobId === id ? [entry] : [],
+    );
+    expect(charges.reduce((sum, charge) => sum - charge.credits, 0)).toBe(matchedIn(rows));
+    expect(requestId).not.toBe('');
+    for (const charge of charges)
+      expect(charge).toMatchObject({
+        userId: 'alice',
+        operation: 'POST /corporates/match-jobs',
+        keyId: expect.stringMatching(/^\S+$/),
+        requestId,
+      });
+    expect(new Set(charges.map((charge) => charge.keyId)).size).toBe(1);
   });
 
   it('answers its rows in input order, the uploaded columns kept and the match columns added', async () => {

@@ -32,6 +32,9 @@ export interface JobRequest {
 export interface JobState {
   id: string;
   userId: string;
+  /** The public id of the key that created it, and that request's X-Request-Id: its charges name them (the ledger). */
+  keyId?: string;
+  requestId?: string;
   status: JobStatus;
   request: JobRequest;
   createdAt: string;
@@ -213,6 +216,8 @@ function toHash(job: JobState): Record<string, string> {
     inputOffset: String(job.inputOffset),
     resultsBytes: String(job.resultsBytes),
     attempts: String(job.attempts),
+    ...(job.keyId ? { keyId: job.keyId } : {}),
+    ...(job.requestId ? { requestId: job.requestId } : {}),
   };
   return hash;
 }
@@ -222,6 +227,8 @@ function fromHash(id: string, hash: Record<string, string>): JobState {
   return {
     id,
     userId: hash.userId ?? '',
+    ...(hash.keyId ? { keyId: hash.keyId } : {}),
+    ...(hash.requestId ? { requestId: hash.requestId } : {}),
     status: hash.status as JobStatus,
     request: JSON.parse(hash.request ?? '{}') as JobRequest,
     createdAt: hash.createdAt ?? '',

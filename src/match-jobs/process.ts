@@ -157,7 +157,12 @@ async function reserve(ctx: ProcessContext, job: JobState, records: number): Pro
     const reservation = `match-job:${job.id}:${attempts}`;
     // noted before the debit: a worker killed after it refunds it on restart
     await ctx.store.set(job.id, { reservation, attempts: String(attempts) });
-    const tag = { operation: 'POST /corporates/match-jobs', matchJobId: job.id };
+    const tag = {
+      operation: 'POST /corporates/match-jobs',
+      matchJobId: job.id,
+      ...(job.keyId ? { keyId: job.keyId } : {}),
+      ...(job.requestId ? { requestId: job.requestId } : {}),
+    };
     return {
       reservation,
       result: await ctx.ledger.reserve(job.userId, credits, reservation, undefined, tag),

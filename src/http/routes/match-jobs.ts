@@ -33,7 +33,7 @@ import { storeUpload } from '../../match-jobs/upload.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
 import { refuseBody } from '../empty-body.js';
-import { currentUser } from '../locals.js';
+import { currentUser, locals } from '../locals.js';
 
 function jobsOf(services: Services): MatchJobs {
   // without Redis there is neither a queue nor a worker
@@ -145,7 +145,7 @@ async function ownJob(services: Services, req: Request, res: Response): Promise<
 export function createMatchJobHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
     const jobs = jobsOf(services);
-    const userId = currentUser(res).id;
+    const { id: userId, keyId } = currentUser(res);
     const idempotencyKey = parseIdempotencyKey(req.get('Idempotency-Key'));
     const options = createOptions(req);
     // a million rows take longer than a request's deadline: the upload is bounded by its size
@@ -184,6 +184,8 @@ export function createMatchJobHandler(services: Services): RequestHandler {
       const job: JobState = {
         id,
         userId,
+        keyId,
+        requestId: locals(res).requestId,
         status: 'queued',
         request: {
           format: options.format,
