@@ -95,6 +95,20 @@ export interface RebuildResult {
   failures: BulkFailure<string>[];
 }
 
+/**
+ * For the file importers, which rebuild the companies they wrote: a rebuild that failed stops
+ * the run (its checkpoint does not move past the batch), rather than leaving a company whose
+ * postings lost their detail text unnoticed.
+ */
+export function throwOnFailures(result: RebuildResult): RebuildResult {
+  const [failure] = result.failures;
+  if (failure)
+    throw new Error(
+      `OpenSearch did not accept a rebuild of ${result.failures.length} companies: ${failure.reason}`,
+    );
+  return result;
+}
+
 function maxBy(values: unknown[], toNumber: (value: string | number) => number): unknown {
   let best: unknown = null;
   let bestKey = Number.NEGATIVE_INFINITY;

@@ -12,7 +12,8 @@ import { Command, InvalidArgumentError } from 'commander';
 
 export const exitCodesHelp = `
 Exit codes: 0 done; 1 failed (bad arguments or settings, a server not reachable, an error
-while working); 2 (ingest, import:registry, dead-letters replay) finished with rejected records.`;
+while working); 2 (ingest, import:registry, import:invoices, import:gbizinfo, dead-letters replay)
+finished with rejected records.`;
 
 /** A commander program with the shared help footer; errors show the usage hint. */
 export function cliProgram(name: string, description: string): Command {

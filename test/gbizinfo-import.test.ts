@@ -8,7 +8,7 @@
  * reports and exits 2 for a rejected row.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,12 +17,12 @@ import { bodyIdOf, checkHeader, dayOf, validateRecordRow, yenOf } from '../index
 import { importRecordFile, RecordImportStopped } from '../indexer/gbizinfo/import.js';
 import { indexNames } from '../indexer/index-names.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
+import { ZipWriter } from '../indexer/registry/zip-writer.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
-import { subsidy, subsidyHeader } from './fixtures/gbizinfo/build-fixtures.js';
-import { unknownCompany } from './fixtures/invoice/build-fixtures.js';
+import { csv, subsidy, subsidyHeader } from './fixtures/gbizinfo/build-fixtures.js';
 import { companies } from './fixtures/registry/build-fixtures.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
@@ -56,6 +56,8 @@ describe('row checks', () => {
     expect(bodyIdOf('中小企業庁')).toBe(29);
     expect(bodyIdOf('防衛装備庁')).toBe(43);
     expect(bodyIdOf('独立行政法人農畜産業振興機構')).toBe(999);
+    // names as long: the one written last (the agency after its ministry)
+    expect(bodyIdOf('経済産業省 中小企業庁')).toBe(29);
   });
 
   it('a row is checked whole; a header that is not the kind’s is refused by name', () => {
@@ -83,6 +85,19 @@ describe('row checks', () => {
     });
     expect(checkHeader('subsidies', ['\uFEFF法人番号', ...subsidyHeader.slice(1)])).toBeUndefined();
     expect(checkHeader('subsidies', ['法人番号', '法人名'])).toMatch(/not a gBizINFO subsidies file/);
+    // a procurement file has as many columns, starting the same: every name is compared
+    expect(
+      checkHeader('subsidies', [
+        '法人番号',
+        '法人名',
+        '本社所在地',
+        '受注日',
+        '事業名',
+        '金額',
+        '府省',
+        '備考',
+      ]),
+    ).toMatch(/not a gBizINFO subsidies file/);
   });
 });
 
@@ -314,6 +329,43 @@ describe('through the engine', () => {
     );
     expect(readFileSync(path.join(dir, 'dead.ndjson'), 'utf8').trim().split('\n')).toHaveLength(1);
     await dropIndices(services.opensearch, prefix);
-    expect(unknownCompany).toMatch(/^\d{13}$/);
+  });
+
+  it('a file that is empty, only a header, of the other kind, or a zip of two is refused before any write', async () => {
+    const dir = stateDir();
+    const before = await records(services);
+    const empty = path.join(dir, 'empty.csv');
+    writeFileSync(empty, '');
+    const headerOnly = path.join(dir, 'header.csv');
+    writeFileSync(headerOnly, `\uFEFF${csv(subsidyHeader, [])}`);
+    const archive = path.join(dir, 'two.zip');
+    const zip = new ZipWriter(createWriteStream(archive));
+    await zip.add('a.csv', [readFileSync(nextDay)]);
+    await zip.add('b.csv', [readFileSync(nextDay)]);
+    await zip.finish();
+    await expect(load(services, 'subsidies', empty)).rejects.toThrow(/empty, not a gBizINFO subsidies file/);
+    await expect(load(services, 'subsidies', headerOnly)).rejects.toThrow(/no valid row/);
+    await expect(load(services, 'subsidies', procurementFile)).rejects.toThrow(
+      /not a gBizINFO subsidies file/,
+    );
+    await expect(load(services, 'subsidies', archive)).rejects.toThrow(/one CSV expected, found more/);
+    expect(await records(services)).toEqual(before);
+  });
+
+  it('a file far smaller than what the index holds clears nothing, unless allowed', async () => {
+    const dir = stateDir();
+    const small = path.join(dir, 'small.csv');
+    writeFileSync(
+      small,
+      `\uFEFF${csv(subsidyHeader, [subsidy(companies.renamed, '2025-01-10', '補助金', '800,000', '厚生労働省')])}`,
+    );
+    const held = await find(services, { hasSubsidies: true });
+    expect(held.length).toBeGreaterThan(2);
+    const guarded = await load(services, 'subsidies', small);
+    expect(guarded.summary).toMatchObject({ companies: 1, cleared: 0, sweepSkipped: 1 });
+    expect(await find(services, { hasSubsidies: true })).toEqual(held);
+    const allowed = await load(services, 'subsidies', small, { allowShrink: true, restart: true });
+    expect(allowed.summary).toMatchObject({ cleared: held.length - 1 });
+    expect(await find(services, { hasSubsidies: true })).toEqual([companies.renamed]);
   });
 });

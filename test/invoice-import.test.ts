@@ -10,7 +10,7 @@
  */
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -197,9 +197,33 @@ describe('row checks', () => {
     expect(planWrite({ ...set, updatedOn: '2023-12-31' }, held).outcome).toBe('older');
     const removed = { postings: false, invoice: null, updatedOn: '2024-02-01', seqNo: 2, primaryTerm: 1 };
     expect(planWrite(set, removed).outcome).toBe('older');
-    expect(
-      planWrite({ action: 'remove', corporateNumber: '1', updatedOn: '2024-03-01' }, removed).outcome,
-    ).toBe('unchanged');
+    expect(planWrite({ action: 'remove', corporateNumber: '1', updatedOn: '2024-03-01' }, removed)).toEqual({
+      outcome: 'unchanged',
+      doc: { invoiceUpdatedOn: '2024-03-01' },
+    });
+    // a removal of what a company never had is still noted: an older row cannot set it after
+    const never = { postings: false, invoice: null, updatedOn: null, seqNo: 1, primaryTerm: 1 };
+    expect(planWrite({ action: 'remove', corporateNumber: '1', updatedOn: '2024-03-01' }, never)).toEqual({
+      outcome: 'unchanged',
+      doc: { invoiceUpdatedOn: '2024-03-01' },
+    });
+    expect(planWrite({ action: 'remove', corporateNumber: '1', updatedOn: '2024-02-01' }, removed)).toEqual({
+      outcome: 'unchanged',
+    });
+  });
+
+  it('an expiry or a cancellation without its day is refused', () => {
+    const fields = [...(parseCsv(readFileSync(fullUtf8, 'utf8'))[0]?.fields ?? [])];
+    fields[2] = '04';
+    expect(validateInvoiceRow(fields)).toEqual({
+      ok: false,
+      reasons: ['disposalDate: a cancellation (04) needs its date'],
+    });
+    fields[2] = '03';
+    expect(validateInvoiceRow(fields)).toEqual({
+      ok: false,
+      reasons: ['expireDate: an expiry (03) needs its date'],
+    });
   });
 });
 
@@ -395,10 +419,30 @@ describe('through the engine', () => {
       corporate({ corporateNumber: companies.renamed, name: '株式会社旧名商店', phoneNumber: phone }),
     );
     await pipeline.flush();
-    await loadRegister(services);
+    // the register renames the company (a newer row: the registry writes it)
+    const registryRow = parseCsv(readFileSync(registryFull, 'utf8')).find(
+      (record) => record.fields[1] === companies.renamed,
+    )?.fields as string[];
+    const renamedRow = registryRow.map((field, i) =>
+      i === 4 ? '2026-11-05' : i === 6 ? '株式会社新しい名前' : field,
+    );
+    const file = path.join(stateDir(), 'rename_utf8.csv');
+    writeFileSync(file, `${renamedRow.map((field) => `"${field}"`).join(',')}\r\n`);
+    const renamed = await importRegistryFiles([file], {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: stateDir(),
+      now: clock,
+    });
+    expect(renamed.total).toMatchObject({ upserted: 1 });
     await services.opensearch.indices.refresh({ index: indexNames(services.config.indexPrefix).corporates });
     const [record] = (await searchCorporates(services, { corporateNumberOr: [companies.renamed] })).results;
-    expect(record).toMatchObject({ phoneNumber: phone, invoice: afterFull.get(companies.renamed) });
+    expect(record).toMatchObject({
+      name: '株式会社新しい名前',
+      phoneNumber: phone,
+      invoice: afterFull.get(companies.renamed),
+    });
   });
 
   it("a company with postings keeps its postings' detail text after its registration is written", async () => {

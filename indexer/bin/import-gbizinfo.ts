@@ -41,6 +41,7 @@ runCli('import:gbizinfo', async () => {
         encoding: options.encoding,
         batchSize: options.batchSize,
         restart: options.restart ?? false,
+        allowShrink: options.allowShrink === true,
         onProgress: (done, total) => process.stderr.write(`\r${file}: ${done} of ${total} companies`),
       });
       process.stderr.write('\n');
@@ -52,6 +53,10 @@ runCli('import:gbizinfo', async () => {
               `unchanged ${summary.unchanged}, cleared ${summary.cleared}, no company ${summary.noCompany}, ` +
               `rejected ${summary.rejected}`,
       );
+      if (summary.sweepSkipped)
+        console.log(
+          'companies the file lacks were not cleared: it holds far fewer companies than the index, or many rows were refused (--allow-shrink clears them)',
+        );
     }
     if (rejected > 0) console.log(`${rejected} rejected rows with their reasons: ${deadLetter.location}`);
     process.exitCode = rejected > 0 ? 2 : 0;

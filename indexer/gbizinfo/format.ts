@@ -42,13 +42,12 @@ export interface RecordRow {
 
 export type RecordRowCheck = { ok: true; row: RecordRow } | { ok: false; reasons: string[] };
 
-/** Whether a header row is the kind's (its column count, and 法人番号 first). */
+/** Whether a header row is the kind's: every column's name, in order. */
 export function checkHeader(kind: RecordKind, fields: readonly string[]): string | undefined {
-  const first = (fields[0] ?? '').replace(/^\uFEFF/, '').trim();
+  const found = fields.map((field, i) => (i === 0 ? field.replace(/^\uFEFF/, '') : field).trim());
   const expected = recordColumns[kind];
-  if (first !== expected[0] || fields.length !== expected.length)
-    return `not a gBizINFO ${kind} file: its header should be ${expected.length} columns starting with ${expected[0]} (found ${fields.length}, starting with ${first || '(empty)'})`;
-  return undefined;
+  if (found.length === expected.length && expected.every((name, i) => found[i] === name)) return undefined;
+  return `not a gBizINFO ${kind} file: its header should be ${expected.join(',')} (found ${found.join(',') || '(empty)'})`;
 }
 
 /** 2024-03-29, 2024/03/29 or 2024/3/29 -> 2024-03-29; undefined for anything else. */
@@ -72,13 +71,23 @@ interface Body {
 }
 let bodies: Body[] | undefined;
 
-/** The listed body whose name appears in the text, the longest name first; 999 when none. */
+/**
+ * The listed body whose name appears in the text: the longest name, and of names as long the
+ * one written last (`経済産業省 中小企業庁` is the agency); 999 when none.
+ */
 export function bodyIdOf(text: string): number {
-  bodies ??= (readMasterFile('government-bodies').items as unknown as Body[])
-    .filter((body) => body.id !== 999)
-    .sort((a, b) => b.name.length - a.name.length);
-  const found = bodies.find((body) => text.includes(body.name));
-  return found?.id ?? 999;
+  bodies ??= (readMasterFile('government-bodies').items as unknown as Body[]).filter(
+    (body) => body.id !== 999,
+  );
+  let best: { id: number; length: number; at: number } | undefined;
+  for (const body of bodies) {
+    const at = text.lastIndexOf(body.name);
+    if (at < 0) continue;
+    const better =
+      !best || body.name.length > best.length || (body.name.length === best.length && at > best.at);
+    if (better) best = { id: body.id, length: body.name.length, at };
+  }
+  return best?.id ?? 999;
 }
 
 /** Every reason one row cannot be counted; a row with the wrong column count is not read further. */

@@ -9,12 +9,17 @@
  *      sequence number and written only when its summary differs (./write.ts), with a
  *      checkpoint after each batch: a run that stops reads the file again and goes on after
  *      the last company written;
- *   3. sweep: a company that has the kind's summary and is not in the file loses it (null).
+ *   3. sweep: a company that has the kind's summary and is not in the file loses it (null),
+ *      unless the file looks cut or changed (`sweepAllowed`: far fewer companies than the index
+ *      holds, or many rows refused): then nothing is cleared and the summary says so.
+ * An empty file, one whose header is not the kind's, one with no valid row, or a zip of more
+ * than one CSV is refused before anything is written.
  *
  *   await importRecordFile('subsidies', 'Hojokinjoho.csv', { client, indexPrefix, deadLetter, stateDir })
  *   // { read: 120, companies: 80, set: 80, unchanged: 0, cleared: 0, noCompany: 3, rejected: 1, ... }
  */
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import { withRetry } from '../../src/opensearch/retry.js';
 import { detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { readCheckpoint, writeCheckpoint } from '../registry/checkpointed-import.js';
@@ -43,6 +48,14 @@ export interface RecordImportSummary {
   [count: string]: number;
 }
 
+/**
+ * The sweep's guard: a file that gives fewer than this share of the companies holding the kind
+ * now, or rejects more than `sweepMaxRejectedShare` of its rows, clears nothing (a cut or
+ * changed file would otherwise wipe the summaries); `allowShrink` lets it.
+ */
+export const sweepMinShare = 0.5;
+export const sweepMaxRejectedShare = 0.01;
+
 export interface RecordImportOptions {
   client: OpenSearchClient;
   indexPrefix: string;
@@ -52,6 +65,8 @@ export interface RecordImportOptions {
   /** companies per write and per checkpoint */
   batchSize?: number;
   restart?: boolean;
+  /** let the sweep clear even when the file is much smaller than what the index holds */
+  allowShrink?: boolean;
   now?: () => Date;
   /** tests: stop (throw) once this many companies are written, as a crash would */
   stopAfterCompanies?: number;
@@ -75,10 +90,12 @@ async function summarise(
   const byCompany = new Map<string, RecordSummary>();
   const rejects: DeadLetterEntry[] = [];
   const now = (options.now?.() ?? new Date()).toISOString();
+  let header = false;
   for await (const record of readCsvStream(source.open(), encoding)) {
     if (record.number === 1) {
       const wrong = checkHeader(kind, record.fields);
       if (wrong) throw new Error(`${source.label}: ${wrong}`);
+      header = true;
       continue;
     }
     summary.read += 1;
@@ -110,6 +127,11 @@ async function summarise(
     addRow(company, row);
   }
   await options.deadLetter.add(rejects);
+  if (!header) throw new Error(`${source.label}: empty, not a gBizINFO ${kind} file`);
+  if (byCompany.size === 0)
+    throw new Error(
+      `${source.label}: no valid row (${summary.rejected} rejected): nothing written, nothing cleared`,
+    );
   return byCompany;
 }
 
@@ -119,13 +141,34 @@ export async function importRecordFile(
   file: string,
   options: RecordImportOptions,
 ): Promise<RecordImportSummary> {
-  let result: RecordImportSummary | undefined;
-  for await (const source of registrySources(file)) {
-    if (result) throw new Error(`${file}: one CSV expected, found more`);
-    result = await importRecordSource(kind, source, options);
+  // the file is the whole of its kind: a zip of several is refused before anything is written
+  const sources = registrySources(file);
+  try {
+    const first = await sources.next();
+    if (first.done) throw new Error(`${file}: no CSV in it`);
+    if (!(await sources.next()).done) throw new Error(`${file}: one CSV expected, found more`);
+    return await importRecordSource(kind, first.value, options);
+  } finally {
+    await sources.return(undefined);
   }
-  if (!result) throw new Error(`${file}: no CSV in it`);
-  return result;
+}
+
+/** Whether the sweep may clear: the file is not much smaller than what the index holds, nor mostly refused. */
+async function sweepAllowed(
+  kind: RecordKind,
+  summary: RecordImportSummary,
+  writer: RecordWriter,
+  options: RecordImportOptions,
+): Promise<boolean> {
+  if (options.allowShrink) return true;
+  if (summary.rejected > sweepMaxRejectedShare * summary.read) return false;
+  const { body } = await withRetry(() =>
+    writer.options.client.count({
+      index: writer.index,
+      body: { query: { exists: { field: `${kind}.count` } } },
+    }),
+  );
+  return summary.companies >= sweepMinShare * body.count;
 }
 
 async function importRecordSource(
@@ -133,7 +176,10 @@ async function importRecordSource(
   source: RegistrySource,
   options: RecordImportOptions,
 ): Promise<RecordImportSummary> {
-  const identity = source.identity;
+  // the checkpoint is the file's as loaded as this kind: the same file loaded as the other kind is another load
+  const identity = source.identity
+    ? { ...source.identity, path: `${source.identity.path}#${kind}` }
+    : undefined;
   const saved = options.restart || !identity ? undefined : readCheckpoint(options.stateDir, identity);
   const asked = options.encoding ?? 'auto';
   const encoding = saved?.encoding ?? (asked === 'auto' ? detectEncoding(source.head) : asked);
@@ -168,7 +214,9 @@ async function importRecordSource(
     checkpoint(false);
     options.onProgress?.(written, numbers.length);
   }
-  summary.cleared = await clearMissing(kind, new Set(numbers), writer);
+  if (await sweepAllowed(kind, summary, writer, options))
+    summary.cleared = await clearMissing(kind, new Set(numbers), writer);
+  else summary.sweepSkipped = 1;
   checkpoint(true);
   return summary;
 }

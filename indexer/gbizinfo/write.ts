@@ -13,7 +13,7 @@ import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import { indexNames } from '../index-names.js';
-import { rebuildCompanies } from '../rebuild.js';
+import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
 import type { RecordKind, RecordSummary } from './format.js';
 
 export type RecordOutcome = 'set' | 'unchanged' | 'noCompany' | 'cleared';
@@ -109,10 +109,12 @@ export class RecordWriter {
       pending = failures.map((failure) => failure.op.ref);
     }
     if (rebuild.size > 0)
-      await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
-        refresh: false,
-        now: this.options.now?.() ?? new Date(),
-      });
+      throwOnFailures(
+        await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
+          refresh: false,
+          now: this.options.now?.() ?? new Date(),
+        }),
+      );
     return outcomes;
   }
 }

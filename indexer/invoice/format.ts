@@ -87,6 +87,11 @@ function checkDates(row: InvoiceRow, reasons: string[]): void {
   for (const column of ['disposalDate', 'expireDate'] as const)
     if (row[column] !== '' && !isDate(row[column]))
       reasons.push(`${column}: must be empty or a date YYYY-MM-DD`);
+  // a cancelled or expired row without its day would leave the company registered
+  if (row.process === '04' && row.disposalDate === '')
+    reasons.push('disposalDate: a cancellation (04) needs its date');
+  if (row.process === '03' && row.expireDate === '')
+    reasons.push('expireDate: an expiry (03) needs its date');
 }
 
 /** Every reason one row cannot be applied; a row with the wrong column count is not read further. */

@@ -1,6 +1,6 @@
 /**
  * Writes invoice registrations into the corporates index, touching only what the invoice
- * register owns (indexer/ownership.ts `invoiceOwnedDocFields`): the `invoice` object, its
+ * register owns (docs/index-documents.md, "Who writes which field"): the `invoice` object, its
  * record text `invoiceRecord` (the doc value a search splices into the record,
  * src/search/records.ts) and `invoiceUpdatedOn`, the register's date of the last row applied,
  * kept after a removal so an older file loaded later cannot bring a removed registration back.
@@ -21,7 +21,7 @@ import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import type { DeadLetterSink } from '../dead-letter.js';
 import { indexNames } from '../index-names.js';
-import { rebuildCompanies } from '../rebuild.js';
+import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
 import type { InvoiceChange, StoredInvoice } from './format.js';
 
 export type InvoiceOutcome =
@@ -94,10 +94,12 @@ export class InvoiceWriter {
     for (let round = 1; pending.length > 0; round++)
       pending = await this.writeRound(batch, pending, outcomes, rebuild, round === maxConflictRounds);
     if (rebuild.size > 0)
-      await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
-        refresh: false,
-        now: this.options.now?.() ?? new Date(),
-      });
+      throwOnFailures(
+        await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
+          refresh: false,
+          now: this.options.now?.() ?? new Date(),
+        }),
+      );
     return outcomes;
   }
 
@@ -147,7 +149,8 @@ export class InvoiceWriter {
         id: change.corporateNumber,
         ref: position,
         ifUnchanged: { seqNo: existing.seqNo, primaryTerm: existing.primaryTerm },
-        body: { doc: { ...plan.doc, updatedAt: now } },
+        // the record's updatedAt moves when its invoice does, not for the register's date alone
+        body: { doc: 'invoice' in plan.doc ? { ...plan.doc, updatedAt: now } : plan.doc },
       });
     }
     const failures = await writeBulkChunked(this.options.client, ops);
@@ -185,7 +188,11 @@ export function planWrite(
   if (!existing) return { outcome: 'noCompany' };
   if (existing.updatedOn !== null && existing.updatedOn > change.updatedOn) return { outcome: 'older' };
   if (change.action === 'remove') {
-    if (existing.invoice === null) return { outcome: 'unchanged' };
+    // nothing to remove; still noted, so an older row loaded later cannot set it
+    if (existing.invoice === null)
+      return existing.updatedOn === change.updatedOn
+        ? { outcome: 'unchanged' }
+        : { outcome: 'unchanged', doc: { invoiceUpdatedOn: change.updatedOn } };
     return {
       outcome: 'removed',
       doc: { invoice: null, invoiceRecord: null, invoiceUpdatedOn: change.updatedOn },

@@ -48,7 +48,12 @@ export function fileImportCommand(
         .choices(['auto', 'utf8', 'sjis'])
         .default('auto'),
     )
-    .option('--batch-size <n>', 'records per write and per checkpoint', positiveWholeNumber, 1000)
+    .option(
+      '--batch-size <n>',
+      'records (import:gbizinfo: companies) per write and per checkpoint',
+      positiveWholeNumber,
+      1000,
+    )
     .option(
       '--restart',
       'ignore the checkpoints: read every file from its start (loading again writes nothing new)',

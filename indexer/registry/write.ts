@@ -26,7 +26,7 @@ import type { Masters } from '../masters.js';
 import { prepareDerivedReadings } from '../name-keys.js';
 import { registryOwnedDocFields } from '../ownership.js';
 import { IngestPipeline } from '../pipeline.js';
-import { rebuildCompanies } from '../rebuild.js';
+import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
 import type { CorporateSource } from '../source-types.js';
 import { type Doc, toCorporateDocument, toCorporateFields } from '../transform.js';
 import { type FormerName, formerNameKeysOf, formerNamesOf, type NameRow } from './former-names.js';
@@ -43,9 +43,9 @@ const writtenFields = [
   'closeReason',
   'successorCorporateNumber',
 ] as const;
-/** Written with them, internal and not on the postings: a change here needs no rebuild. */
+/** Written with them, internal and not on the postings (the company is rebuilt all the same: see above). */
 const historyFields = ['formerNames', 'formerNameKeys'] as const;
-/** Record fields of the company alone (not copied onto postings): a change needs no rebuild either. */
+/** Record fields of the company alone (not copied onto postings). */
 const companyOnlyFields = ['registeredOn', 'englishName'] as const;
 
 /** The `registry` object's fields, compared one by one to tell a change from a reload. */
@@ -102,7 +102,7 @@ interface UpsertRound {
 interface UpsertPlan {
   outcome: WriteOutcome;
   op?: BulkOp<number>;
-  /** a field the company's postings carry changed: they are rebuilt once the write is in */
+  /** the company is rebuilt once the write is in (its postings' copy, and their detail text) */
   rebuild?: boolean;
 }
 
@@ -191,10 +191,12 @@ export class RegistryWriter {
       historyOnly.splice(0, historyOnly.length, ...(await this.writeHistory(historyOnly, rows, rebuild)));
     if (deletes.length > 0) await this.applyDeletes(batch, deletes, outcomes);
     if (rebuild.size > 0)
-      await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
-        refresh: false,
-        now: this.now(),
-      });
+      throwOnFailures(
+        await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
+          refresh: false,
+          now: this.now(),
+        }),
+      );
     return outcomes;
   }
 
@@ -387,8 +389,7 @@ export class RegistryWriter {
 
   /**
    * A stored company: older when it holds a newer registry row, unchanged when every written
-   * field is the same, else an update guarded by its sequence number (a rebuild when a field
-   * its postings carry changed).
+   * field is the same, else an update guarded by its sequence number, and a rebuild.
    */
   private updatePlan(
     change: UpsertChange,

@@ -268,7 +268,7 @@ function invoiceFilters(): FilterDef[] {
       field: 'invoice.endReason',
       item: items.enumOf(['cancelled', 'expired']),
       description:
-        'How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended).',
+        'How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known).',
     }),
   ];
 }

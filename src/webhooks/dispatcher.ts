@@ -113,11 +113,14 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       return queued;
     },
     async resumeEnabled() {
-      const enabled = (await redis.spop(store.enabledSet, 1000)) as string[];
+      // each mark is removed once its webhook is resumed: a round that fails midway leaves the
+      // rest for the next (a replay and a dispatch done twice queue the same message ids)
+      const enabled = await redis.srandmember(store.enabledSet, 100);
       let queued = 0;
       for (const webhookId of enabled) {
         queued += await replayDeadLetters(queue, { webhookId });
         queued += await dispatchWebhook(webhookId);
+        await redis.srem(store.enabledSet, webhookId);
       }
       return queued;
     },

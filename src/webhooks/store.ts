@@ -105,6 +105,12 @@ redis.call('HSET', KEYS[1], 'current', ARGV[1], 'previous', current, 'previousUn
 return 1
 `;
 
+// KEYS: disabled hash; ARGV: at, reason. The first disabling's time and reason stay.
+const disableScript = `
+if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], 'at', ARGV[1], 'reason', ARGV[2]) end
+return 1
+`;
+
 export class WebhookStore {
   constructor(
     private readonly redis: Redis,
@@ -196,8 +202,8 @@ export class WebhookStore {
   async disable(id: string, reason: string, now = new Date()): Promise<boolean> {
     const keys = this.keys(id);
     if ((await this.redis.exists(keys.webhook)) === 0) return false;
-    await this.redis.hsetnx(keys.disabled, 'at', now.toISOString());
-    await this.redis.hsetnx(keys.disabled, 'reason', reason);
+    // one script: an enable between two writes would leave a reason without its time
+    await this.redis.eval(disableScript, 1, keys.disabled, now.toISOString(), reason);
     return true;
   }
 
@@ -312,6 +318,7 @@ export class WebhookStore {
       .srem(this.userSet(stored.userId), stored.id)
       .srem(this.savedSearchSet(stored.savedSearchId), stored.id)
       .srem(this.allSet, stored.id)
+      .srem(this.enabledSet, stored.id)
       .exec();
   }
 }

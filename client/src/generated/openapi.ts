@@ -643,11 +643,12 @@ export interface paths {
         put?: never;
         /**
          * Enable a webhook its receiver's 410 Gone disabled
-         * @description Clears `disabledAt` and `disabledReason`. Within a dispatch round the deliveries that
-         *     failed for good (the 410 itself, and those refused while it was disabled) are sent again
-         *     with their event ids, then every change of the saved search after the last one queued
-         *     for it, as long as its saved search's change feed still holds them. An active webhook is
-         *     answered as it is. Takes no body: one sent is a 400 naming `body`.
+         * @description Clears `disabledAt` and `disabledReason`. Within a dispatch round every dead letter of the
+         *     webhook is sent again with its event id (the 410 itself, those refused while it was
+         *     disabled, and any that ran out of retries before; as far as the dead letters still hold
+         *     them: the newest 100,000 of all webhooks), then every change of the saved search after
+         *     the last one queued for it, as long as its change feed still holds them. An active
+         *     webhook is answered as it is. Takes no body: one sent is a 400 naming `body`.
          */
         post: operations["enableWebhook"];
         delete?: never;
@@ -1740,7 +1741,7 @@ export interface components {
                  */
                 endedOn: string | null;
                 /**
-                 * @description cancelled: the tax office cancelled it (取消); expired: it lapsed, e.g. at the business's request or its closure (失効); null while it has not ended.
+                 * @description How it ended or will end: cancelled, the tax office cancelled it (取消); expired, it lapsed, e.g. at the business's request or its closure (失効), an end the register may announce ahead; null while no end is known.
                  * @enum {string|null}
                  */
                 endReason: "cancelled" | "expired" | null;
@@ -2164,9 +2165,9 @@ export interface components {
              * @example 2025-04-01
              */
             invoiceEndedOnTo?: string;
-            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Matches when the value is any of the listed ones. */
+            /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). Matches when the value is any of the listed ones. */
             invoiceEndReasonOr?: readonly ("cancelled" | "expired")[];
-            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
+            /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). Excludes records with any of the listed values. */
             invoiceEndReasonNot?: readonly ("cancelled" | "expired")[];
             /** @description true: gBizINFO's file has subsidies received of the company; false: none (or its file is not loaded). */
             hasSubsidies?: boolean;
@@ -2677,11 +2678,11 @@ export interface components {
                  */
                 to?: string;
             };
-            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). */
+            /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). */
             invoiceEndReason?: {
-                /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Matches when the value is any of the listed ones. */
+                /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). Matches when the value is any of the listed ones. */
                 any?: readonly ("cancelled" | "expired")[];
-                /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
+                /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). Excludes records with any of the listed values. */
                 none?: readonly ("cancelled" | "expired")[];
             };
             /** @description true: gBizINFO's file has subsidies received of the company; false: none (or its file is not loaded). */
@@ -3173,9 +3174,9 @@ export interface components {
              * @example 2025-04-01
              */
             invoiceEndedOnTo?: string;
-            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Matches when the value is any of the listed ones. */
+            /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). Matches when the value is any of the listed ones. */
             invoiceEndReasonOr?: readonly ("cancelled" | "expired")[];
-            /** @description How the registration ended: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has not ended). Excludes records with any of the listed values. */
+            /** @description How the registration ended or will end: cancelled by the tax office (取消) or expired (失効) (Not: it did not end so, or has no end known). Excludes records with any of the listed values. */
             invoiceEndReasonNot?: readonly ("cancelled" | "expired")[];
             /** @description true: gBizINFO's file has subsidies received of the company; false: none (or its file is not loaded). */
             hasSubsidies?: boolean;
@@ -4520,7 +4521,7 @@ export interface components {
                  */
                 endedOn: string | null;
                 /**
-                 * @description cancelled: the tax office cancelled it (取消); expired: it lapsed, e.g. at the business's request or its closure (失効); null while it has not ended.
+                 * @description How it ended or will end: cancelled, the tax office cancelled it (取消); expired, it lapsed, e.g. at the business's request or its closure (失効), an end the register may announce ahead; null while no end is known.
                  * @enum {string|null}
                  */
                 endReason: "cancelled" | "expired" | null;
