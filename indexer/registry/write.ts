@@ -9,7 +9,8 @@
  * lost (the company is read again and the change redone). Loading the same rows twice writes
  * nothing the second time. A row older than what the company holds (its `updateDate` before
  * the stored one) is not applied: an old full file loaded after newer diffs cannot undo them.
- * Every company written is rebuilt: its postings then carry the new name and the close fields,
+ * A company written is rebuilt (unless its last rebuild counted no posting and no field its
+ * postings carry changed): its postings then carry the new name and the close fields,
  * and get back their detail text, which a partial update drops (it rewrites the company from
  * `_source`, and `_source` leaves the detail text out). The names a row replaces (and those of
  * `latest=0` rows) are kept as former names (./former-names.ts).
@@ -130,6 +131,11 @@ const nameRowOf = (change: PendingChange['change']): NameRow | undefined =>
           correction: change.correction,
           history: false,
         };
+
+/** The last rebuild counted no posting (a company written before the count: not known). */
+function knownWithoutPostings(source: Doc): boolean {
+  return (source.aggregates as Doc | undefined)?.postingCount === 0;
+}
 
 function sameRegistry(stored: unknown, next: RegistryFields): boolean {
   if (!stored || typeof stored !== 'object') return false;
@@ -437,8 +443,9 @@ export class RegistryWriter {
         },
       },
       // any write rewrites the company from `_source`, which leaves out its postings' detail
-      // text: the rebuild writes the postings again (and their company copy, when it changed)
-      rebuild: true,
+      // text: the rebuild writes the postings again (and their company copy, when it changed);
+      // a company known to have none needs it only for a change its record copy carries
+      rebuild: !ownedSame || !knownWithoutPostings(existing.source),
     };
   }
 
