@@ -11,7 +11,7 @@ import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
 import type { RecordKind } from '../gbizinfo/format.js';
 import { importRecordFile } from '../gbizinfo/import.js';
-import { fileImportCommand } from '../registry/file-import-cli.js';
+import { fileImportCommand } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
   'import:gbizinfo',

@@ -10,7 +10,7 @@ import { runCli } from '../../ops/cli.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
 import { importInvoiceFiles } from '../invoice/import.js';
-import { fileImportCommand, fileProgressBar, reportFileResults } from '../registry/file-import-cli.js';
+import { fileImportCommand, fileProgressBar, reportFileResults } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
   'import:invoices',

@@ -7,8 +7,8 @@
 import { runCli } from '../../ops/cli.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
-import { fileImportCommand, fileProgressBar, reportFileResults } from '../registry/file-import-cli.js';
 import { importRegistryFiles } from '../registry/import.js';
+import { fileImportCommand, fileProgressBar, reportFileResults } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
   'import:registry',

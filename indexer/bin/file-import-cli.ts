@@ -1,5 +1,6 @@
 /**
- * What the file importers' commands share (`import:registry`, `import:invoices`): the files
+ * What the file importers' commands share (`import:registry`, `import:invoices`,
+ * `import:gbizinfo`): the files
  * argument and the options (encoding, batch size, restart, state directory, dead-letter file),
  * checked before anything starts, and one progress bar per file (per zip entry).
  *
@@ -13,7 +14,7 @@ import { SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { cliProgram, positiveWholeNumber } from '../../ops/cli.js';
 import { projectRoot } from '../../src/project-root.js';
-import type { ImportProgress, ImportSummary, SourceResult } from './checkpointed-import.js';
+import type { ImportProgress, ImportSummary, SourceResult } from '../registry/checkpointed-import.js';
 
 export interface FileImportOptions {
   encoding: 'auto' | 'utf8' | 'sjis';
