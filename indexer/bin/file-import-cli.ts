@@ -1,8 +1,8 @@
 /**
  * What the file importers' commands share (`import:registry`, `import:invoices`,
- * `import:gbizinfo`): the files
- * argument and the options (encoding, batch size, restart, state directory, dead-letter file),
- * checked before anything starts, and one progress bar per file (per zip entry).
+ * `import:gbizinfo`): the files argument and the options (encoding, batch size, restart, state
+ * directory, dead-letter file), checked before anything starts, and one progress bar per file
+ * (per zip entry).
  *
  *   const { files, options } = fileImportCommand('import:invoices', 'Load ...', 'invoice');
  *   const progress = fileProgressBar();
