@@ -155,7 +155,7 @@ describe('Cache-Control: no-store on every limited operation', () => {
         ...Array(6).fill('matchJob'),
         ...Array(4).fill('savedSearch'),
         'changes',
-        ...Array(6).fill('webhook'),
+        ...Array(7).fill('webhook'),
         'usage',
         'usage',
       ].sort(),
@@ -174,11 +174,12 @@ describe('Cache-Control: no-store on every limited operation', () => {
       const statuses = answers.map((res) => res.status);
       // a match job's upload answers 202 (queued)
       const upload = operation.method === 'POST' && operation.path === '/corporates/match-jobs';
-      // a saved search's creation answers 201, its deletion 204
+      // a saved search's creation answers 201, its deletion 204 (a rotation or an enable: 200)
       const saving =
         (operation.limit === 'savedSearch' || operation.limit === 'webhook') &&
         operation.method !== 'GET' &&
-        !operation.path.endsWith('/rotate-secret');
+        !operation.path.endsWith('/rotate-secret') &&
+        !operation.path.endsWith('/enable');
       expect(statuses[0]).toBe(upload ? 202 : saving ? (operation.method === 'POST' ? 201 : 204) : 200);
       expect(statuses[1]).toBe(401);
       if (operation.method === 'POST') expect(statuses[2]).toBe(400);

@@ -101,7 +101,8 @@ describe('row checks', () => {
   });
 });
 
-describe('through the engine', () => {
+// its tests follow one index set from load to load, in order
+describe('through the engine', { shuffle: false }, () => {
   let services: Services;
   let first: Awaited<ReturnType<typeof importRecordFile>>;
   let firstDeadLetters: MemoryDeadLetter;

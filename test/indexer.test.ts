@@ -138,7 +138,8 @@ describe('the indexer on one index set', { shuffle: false }, () => {
 
     it('writes documents with exactly the mapped fields, names resolved from the masters', async () => {
       const company = await get(names.corporates, numbers.gamma);
-      // every mapped field but those only the registry import writes (indexer/registry/)
+      // every mapped field but those only the registry import writes (indexer/registry/), and
+      // those only the public-records imports write (indexer/invoice/, indexer/gbizinfo/)
       const registryOnly = [
         'registry',
         'closed',
@@ -149,6 +150,13 @@ describe('the indexer on one index set', { shuffle: false }, () => {
         'englishName',
         'formerNames',
         'formerNameKeys',
+        'invoice',
+        'invoiceRecord',
+        'invoiceUpdatedOn',
+        'subsidies',
+        'subsidiesRecord',
+        'procurement',
+        'procurementRecord',
       ];
       expect(Object.keys(company ?? {}).sort()).toEqual(
         mappingKeys('corporates.json').filter((field) => !registryOnly.includes(field)),

@@ -227,7 +227,8 @@ describe('row checks', () => {
   });
 });
 
-describe('through the engine', () => {
+// its tests follow one index set from load to load, in order
+describe('through the engine', { shuffle: false }, () => {
   let services: Services;
   let sjis: Services;
   let first: Awaited<ReturnType<typeof loadInvoices>>;
