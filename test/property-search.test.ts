@@ -321,7 +321,7 @@ function meets(record: Record_, conds: Cond[]): boolean {
  * indexing (updatedAt), the distinct work places after address normalisation
  * (workLocationCount), the reading's name key (furiganaPrefix), the registry's closures
  * (includeClosed), the hiring activity counted from the postings' history as of the day of
- * indexing (the hiring… filters). Each has its own tests (the hiring activity:
+ * indexing (the hiring… filters), the public records (below). Each has its own tests (the hiring activity:
  * test/hiring-activity.test.ts, test/search-oracle.test.ts); every other filter is drawn here.
  */
 const hiringActivityFilters = [
@@ -336,8 +336,30 @@ const hiringActivityFilters = [
   'hiringStartedMediaId',
   'hiringStoppedMediaId',
 ];
+/**
+ * The public records (docs/public-records.md): loaded by their own importers, not in the data
+ * files; their semantics are checked by test/invoice-import.test.ts, test/gbizinfo-import.test.ts
+ * and test/search-oracle.test.ts.
+ */
+const publicRecordFilters = [
+  'hasInvoiceRecord',
+  'invoiceRegistered',
+  'invoiceRegisteredOn',
+  'invoiceRegistrationDate',
+  'invoiceEndedOn',
+  'invoiceEndReason',
+  ...['subsidy', 'procurement'].flatMap((stem) => [
+    `${stem}Count`,
+    `${stem}TotalYen`,
+    `${stem}LatestOn`,
+    `${stem}BodyId`,
+  ]),
+  'hasSubsidies',
+  'hasProcurement',
+];
 const notInTheDataFiles = new Set([
   ...hiringActivityFilters,
+  ...publicRecordFilters,
   'updatedAt',
   'workLocationCount',
   'corporateWorkLocationCount',
@@ -586,10 +608,10 @@ describe.each([
 
   it('draws every filter but those on indexer-computed fields, each with values in the data', () => {
     const defs = checkable(search);
-    // updatedAt, the work-location count and includeClosed on both; the reading prefix and the
-    // hiring activity on companies
+    // updatedAt, the work-location count and includeClosed on both; the reading prefix, the
+    // hiring activity and the public records on companies
     expect(search.filters.length - defs.length).toBe(
-      search.index === 'corporates' ? 4 + hiringActivityFilters.length : 3,
+      search.index === 'corporates' ? 4 + hiringActivityFilters.length + publicRecordFilters.length : 3,
     );
     expect(linked().length).toBeGreaterThanOrEqual(search.index === 'corporates' ? 16 : 25);
     // a field missing from the oracle's view would read as "no value" on every record
