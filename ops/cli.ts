@@ -39,6 +39,18 @@ export const positiveWholeNumber = wholeNumberAtLeast(1, 'must be a positive who
 /** As `positiveWholeNumber`, 0 included (a seed, a count that may be none). */
 export const wholeNumber = wholeNumberAtLeast(0, 'must be a whole number');
 
+/** A calendar day written YYYY-MM-DD (2026-02-30 is refused), for the generators' dates. */
+export function calendarDay(value: string): string {
+  const day = new Date(`${value}T00:00:00Z`);
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    Number.isNaN(day.getTime()) ||
+    !day.toISOString().startsWith(value)
+  )
+    throw new InvalidArgumentError('must be a date YYYY-MM-DD');
+  return value;
+}
+
 /** Runs a CLI's work; an error becomes `<name>: <message>` on stderr and exit code 1. */
 export function runCli(name: string, work: () => Promise<void>): void {
   work().catch((error: unknown) => {

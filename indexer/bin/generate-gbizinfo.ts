@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { Option } from 'commander';
-import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
+import { calendarDay, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
 import { recordKinds } from '../gbizinfo/format.js';
 import { writeRecordFile } from '../gbizinfo/generate.js';
 
@@ -16,7 +16,7 @@ const program = cliProgram(
 )
   .option('--companies <n>', 'companies in the register', positiveWholeNumber, 10_000)
   .option('--seed <n>', 'random seed (same seed, size and date: same bytes)', wholeNumber, 1)
-  .option('--date <date>', "the files' date (YYYY-MM-DD)", '2026-10-31')
+  .option('--date <date>', "the files' date (YYYY-MM-DD)", calendarDay, '2026-10-31')
   .option('--out <dir>', 'output folder', '.local/gbizinfo')
   .addOption(new Option('--encoding <name>', 'file encoding').choices(['utf8', 'sjis']).default('utf8'))
   .parse();

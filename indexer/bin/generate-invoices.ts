@@ -4,15 +4,9 @@
  * same --companies, --seed and --date (../invoice/generate-files.ts): the full file, and with
  * `--diff <date>` a day's diff of `--changes` rows. Same seed, size and dates: the same bytes.
  */
-import { InvalidArgumentError, Option } from 'commander';
-import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
+import { Option } from 'commander';
+import { calendarDay, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
 import { writeInvoiceDiffFile, writeInvoiceFullFile } from '../invoice/generate-files.js';
-import { isDate } from '../registry/format.js';
-
-function date(value: string): string {
-  if (!isDate(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
-}
 
 const program = cliProgram(
   'generate:invoices',
@@ -21,7 +15,7 @@ const program = cliProgram(
 )
   .option('--companies <n>', 'companies in the register', positiveWholeNumber, 10_000)
   .option('--seed <n>', 'random seed (same seed, size and dates: same bytes)', wholeNumber, 1)
-  .option('--date <date>', "the full file's date", date, '2026-10-31')
+  .option('--date <date>', "the full file's date", calendarDay, '2026-10-31')
   .option('--out <dir>', 'output folder', '.local/invoices')
   .addOption(new Option('--encoding <name>', 'file encoding').choices(['utf8', 'sjis']).default('utf8'))
   .option(
@@ -31,7 +25,7 @@ const program = cliProgram(
     0,
   )
   .option('--zip', 'wrap each CSV in a zip of the same name, as the downloads come')
-  .option('--diff <date>', 'write only the diff of this day (after --date)', date)
+  .option('--diff <date>', 'write only the diff of this day (after --date)', calendarDay)
   .option('--changes <n>', 'rows in the diff', positiveWholeNumber, 1000)
   .parse();
 

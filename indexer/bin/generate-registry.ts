@@ -4,15 +4,9 @@
  * prefecture (or `--nationwide`), and with `--diff <date>` a day's diff of `--changes` changes
  * to the same register. Same seed, size and dates: the same bytes.
  */
-import { InvalidArgumentError, Option } from 'commander';
-import { cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
-import { isDate } from '../registry/format.js';
+import { Option } from 'commander';
+import { calendarDay, cliProgram, positiveWholeNumber, runCli, wholeNumber } from '../../ops/cli.js';
 import { writeDiffFile, writeFullFiles } from '../registry/generate-files.js';
-
-function date(value: string): string {
-  if (!isDate(value)) throw new InvalidArgumentError('must be a date YYYY-MM-DD');
-  return value;
-}
 
 const program = cliProgram(
   'generate:registry',
@@ -21,7 +15,7 @@ const program = cliProgram(
 )
   .option('--companies <n>', 'companies in the register (the full files)', positiveWholeNumber, 10_000)
   .option('--seed <n>', 'random seed (same seed, size and dates: same bytes)', wholeNumber, 1)
-  .option('--date <date>', "the full files' date", date, '2026-10-31')
+  .option('--date <date>', "the full files' date", calendarDay, '2026-10-31')
   .option('--out <dir>', 'output folder', '.local/registry')
   .addOption(new Option('--encoding <name>', 'file encoding').choices(['utf8', 'sjis']).default('utf8'))
   .option(
@@ -35,7 +29,7 @@ const program = cliProgram(
   .option(
     '--diff <date>',
     'write only the diff of this day (after --date) to the register of --companies',
-    date,
+    calendarDay,
   )
   .option('--changes <n>', 'changes in the diff (a rename or move is two rows)', positiveWholeNumber, 3000)
   .parse();

@@ -22,7 +22,7 @@ import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import { detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
-import { readCheckpoint, writeCheckpoint } from '../registry/checkpointed-import.js';
+import { readCheckpoint, rowReasons, rowReject, writeCheckpoint } from '../registry/checkpointed-import.js';
 import { type RegistrySource, registrySources } from '../registry/input.js';
 import {
   addRow,
@@ -100,21 +100,12 @@ async function summarise(
     }
     summary.read += 1;
     const check = validateRecordRow(kind, record.fields);
-    const reasons = [
-      ...(record.problem ? [`CSV: ${record.problem}`] : []),
-      ...(check.ok ? [] : check.reasons),
-    ];
     if (!check.ok || record.problem) {
       summary.rejected += 1;
       const number = record.fields[0]?.trim();
-      rejects.push({
-        at: now,
-        type: `gbizinfo-${kind}`,
-        key: number && /^\d{13}$/.test(number) ? number : null,
-        reason: reasons.join('; '),
-        source: `${source.label}:${record.number}`,
-        record: { fields: record.fields, reasons },
-      });
+      const key = number && /^\d{13}$/.test(number) ? number : null;
+      const where = { type: `gbizinfo-${kind}`, key, source: `${source.label}:${record.number}`, at: now };
+      rejects.push(rowReject(where, record.fields, rowReasons(record, check)));
       if (rejects.length >= 1000) await options.deadLetter.add(rejects.splice(0));
       continue;
     }

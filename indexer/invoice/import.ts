@@ -14,6 +14,8 @@ import {
   addSummary,
   type CheckpointedOptions,
   importCheckpointed,
+  rowReasons,
+  rowReject,
   type SourceResult,
   type Take,
 } from '../registry/checkpointed-import.js';
@@ -66,18 +68,12 @@ function takeInvoiceRecord(
   now: () => Date,
 ): Take<PendingInvoice, InvoiceSummary> {
   const check = validateInvoiceRow(record.fields);
-  const reasons = [...(record.problem ? [`CSV: ${record.problem}`] : []), ...(check.ok ? [] : check.reasons)];
   if (!check.ok || record.problem) {
     const number = record.fields[1];
+    const key = typeof number === 'string' && /^T\d{13}$/.test(number) ? number.slice(1) : null;
+    const at = now().toISOString();
     return {
-      reject: {
-        at: now().toISOString(),
-        type: 'invoice',
-        key: typeof number === 'string' && /^T\d{13}$/.test(number) ? number.slice(1) : null,
-        reason: reasons.join('; '),
-        source,
-        record: { fields: record.fields, reasons },
-      },
+      reject: rowReject({ type: 'invoice', key, source, at }, record.fields, rowReasons(record, check)),
     };
   }
   const change = toInvoiceChange(check.row);

@@ -81,6 +81,23 @@ export interface RecordHandler<T, S extends ImportSummary> {
 
 export class InjectedStop extends Error {}
 
+/** Every reason a CSV record is refused: the reader's problem, then the row checks'. */
+export function rowReasons(
+  record: CsvRecord,
+  check: { ok: true } | { ok: false; reasons: string[] },
+): string[] {
+  return [...(record.problem ? [`CSV: ${record.problem}`] : []), ...(check.ok ? [] : check.reasons)];
+}
+
+/** A refused row's dead letter: its fields kept whole, with every reason. */
+export function rowReject(
+  row: { type: string; key: string | null; source: string; at: string },
+  fields: readonly string[],
+  reasons: string[],
+): DeadLetterEntry {
+  return { ...row, reason: reasons.join('; '), record: { fields, reasons } };
+}
+
 export function checkpointFile(stateDir: string, absolutePath: string): string {
   const key = createHash('sha1').update(absolutePath).digest('hex').slice(0, 16);
   return path.join(stateDir, `${path.basename(absolutePath)}.${key}.json`);

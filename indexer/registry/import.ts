@@ -18,6 +18,8 @@ import {
   InjectedStop,
   importCheckpointed,
   readCheckpoint,
+  rowReasons,
+  rowReject,
   type SourceResult,
   type Take,
 } from './checkpointed-import.js';
@@ -88,18 +90,12 @@ function takeRecord(
   now: () => Date,
 ): Take<PendingChange, RegistrySummary> {
   const check = validateRow(record.fields);
-  const reasons = [...(record.problem ? [`CSV: ${record.problem}`] : []), ...(check.ok ? [] : check.reasons)];
   if (!check.ok || record.problem) {
     const number = record.fields[1];
+    const key = typeof number === 'string' && /^\d{13}$/.test(number) ? number : null;
+    const at = now().toISOString();
     return {
-      reject: {
-        at: now().toISOString(),
-        type: 'registry',
-        key: typeof number === 'string' && /^\d{13}$/.test(number) ? number : null,
-        reason: reasons.join('; '),
-        source,
-        record: { fields: record.fields, reasons },
-      },
+      reject: rowReject({ type: 'registry', key, source, at }, record.fields, rowReasons(record, check)),
     };
   }
   const change = toRegistryChange(check.row);
