@@ -88,7 +88,7 @@ const detailTool: ToolSpec = {
 const mastersTool: ToolSpec = {
   name: mastersToolName,
   title: 'Master lists (マスタ)',
-  description: `マスタ: a reference list whose ids (or codes, for markets) the filters take, with their Japanese names: prefectures (都道府県), industries (業種, with subCategories), business-types (業態, with subCategories), media (求人媒体), job-categories (職種, with subCategories), markets (上場市場), employment-types (雇用形態) (GET /rest/v1/master/{name}). ${costOf('GET', '/master/prefectures')}`,
+  description: `マスタ: a reference list whose ids (or codes, for markets) the filters take, with their Japanese names: prefectures (都道府県), industries (業種, with subCategories), business-types (業態, with subCategories), media (求人媒体), job-categories (職種, with subCategories), markets (上場市場), employment-types (雇用形態), government-bodies (府省), certification-kinds (届出・認定の種類), award-kinds (表彰の種類) (GET /rest/v1/master/{name}). ${costOf('GET', '/master/prefectures')}`,
   properties: {
     name: { type: 'string', enum: [...masterNames], description: 'Which master list.' },
   },

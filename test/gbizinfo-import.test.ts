@@ -1,8 +1,10 @@
 /**
- * gBizINFO's subsidy and procurement files (indexer/gbizinfo/) on the fixtures in their
+ * gBizINFO's files (indexer/gbizinfo/: subsidies, procurement, certifications, awards,
+ * workplace figures) on the fixtures in their
  * download form (test/fixtures/gbizinfo/, written by build-fixtures.ts), over the registry
  * fixtures' companies: the row checks alone, then through the real engine: the file gives each
- * company its summary (the record's `subsidies`, `procurement`), the filters, facets and sorts
+ * company its summary (the record's `subsidies`, `procurement`, `certifications`, `awards`,
+ * `workplace`), the filters, facets and sorts
  * find them, the Shift_JIS file gives the same, the next day's whole file changes, adds and
  * clears summaries, a file loaded again is skipped, a stopped run resumes, and the command
  * reports and exits 2 for a rejected row.
@@ -13,8 +15,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
-import { bodyIdOf, checkHeader, dayOf, validateRecordRow, yenOf } from '../indexer/gbizinfo/format.js';
+import { bodyIdOf, checkHeader, dayOf, kindFormats, yenOf } from '../indexer/gbizinfo/format.js';
 import { importRecordFile, RecordImportStopped } from '../indexer/gbizinfo/import.js';
+import { figureOf } from '../indexer/gbizinfo/workplace.js';
 import { indexNames } from '../indexer/index-names.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { ZipWriter } from '../indexer/registry/zip-writer.js';
@@ -22,7 +25,15 @@ import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
-import { csv, subsidy, subsidyHeader } from './fixtures/gbizinfo/build-fixtures.js';
+import {
+  award,
+  certification,
+  csv,
+  subsidy,
+  subsidyHeader,
+  workplace,
+  workplaceHeader,
+} from './fixtures/gbizinfo/build-fixtures.js';
 import { companies } from './fixtures/registry/build-fixtures.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
@@ -62,10 +73,11 @@ describe('row checks', () => {
 
   it('a row is checked whole; a header that is not the kind’s is refused by name', () => {
     const row = subsidy(companies.abcBefore, '2024-03-29', '補助金', '1,000', '経済産業省');
-    expect(validateRecordRow('subsidies', row)).toEqual({
+    const check = kindFormats.subsidies.check;
+    expect(check(row)).toEqual({
       ok: true,
+      corporateNumber: companies.abcBefore,
       row: {
-        corporateNumber: companies.abcBefore,
         on: '2024-03-29',
         amountYen: 1000,
         bodyId: 11,
@@ -73,13 +85,13 @@ describe('row checks', () => {
       },
     });
     const broken = subsidy('1234567890123', '2024-13-01', '補助金', 'abc', '経済産業省');
-    const check = validateRecordRow('subsidies', broken);
-    expect(check.ok ? [] : check.reasons.map((reason) => reason.split(':')[0])).toEqual([
+    const checked = check(broken);
+    expect(checked.ok ? [] : checked.reasons.map((reason) => reason.split(':')[0])).toEqual([
       '法人番号',
       '認定日',
       '金額',
     ]);
-    expect(validateRecordRow('subsidies', row.slice(0, 7))).toEqual({
+    expect(check(row.slice(0, 7))).toEqual({
       ok: false,
       reasons: ['row has 7 columns, expected 8'],
     });
@@ -98,6 +110,113 @@ describe('row checks', () => {
         '備考',
       ]),
     ).toMatch(/not a gBizINFO subsidies file/);
+  });
+});
+
+describe('certifications, awards and workplace rows', () => {
+  it('a certification or award is the longest kind its title names; 999 for one the master lacks', () => {
+    const check = kindFormats.certifications.check;
+    const row = (title: string, expires = '') =>
+      certification(companies.abcBefore, '2024-04-01', title, expires, '厚生労働省');
+    const kindOf = (title: string) => {
+      const checked = check(row(title));
+      return checked.ok ? (checked.row as { kindId: number }).kindId : undefined;
+    };
+    expect(kindOf('くるみん認定')).toBe(3);
+    expect(kindOf('プラチナくるみん認定')).toBe(4);
+    expect(kindOf('トライくるみん')).toBe(5);
+    expect(kindOf('ＤＸ認定事業者')).toBe(16);
+    expect(kindOf('女性の活躍推進に関する状況等が優良な事業主の認定')).toBe(1);
+    expect(kindOf('〇〇県の認定')).toBe(999);
+    expect(check(row('くるみん', '2027/3/31'))).toMatchObject({
+      ok: true,
+      row: { expiresOn: '2027-03-31', bodyId: 9 },
+    });
+    const broken = check(certification('1234567890123', '', '', 'soon', ''));
+    expect(broken.ok ? [] : broken.reasons.map((reason) => reason.split(':')[0])).toEqual([
+      '法人番号',
+      '有効期限',
+      '届出・認定等',
+    ]);
+    const awardCheck = kindFormats.awards.check(
+      award(companies.abcBefore, '2024-01-20', '第10回ものづくり日本大賞', '経済産業省'),
+    );
+    expect(awardCheck).toMatchObject({
+      ok: true,
+      row: { kindId: 1, on: '2024-01-20', expiresOn: null, bodyId: 11 },
+    });
+  });
+
+  it("a company's certifications: counted all, kinds ascending, the latest 50 kept, latest first", () => {
+    const format = kindFormats.certifications;
+    const summary = format.empty();
+    for (let day = 1; day <= 60; day++) {
+      const checked = format.check(
+        certification(
+          companies.abcBefore,
+          `2024-01-${String(((day - 1) % 28) + 1).padStart(2, '0')}`,
+          day % 2 ? 'くるみん' : 'えるぼし',
+          '',
+          '',
+        ),
+      );
+      if (checked.ok) format.add(summary, checked.row);
+    }
+    const undated = format.check(certification(companies.abcBefore, '', 'もにす', '', ''));
+    if (undated.ok) format.add(summary, undated.row);
+    const items = summary.items as Array<{ on: string | null; kindId: number }>;
+    expect(summary).toMatchObject({ count: 61, kindIds: [1, 3, 7], latestOn: '2024-01-28' });
+    expect(items).toHaveLength(50);
+    expect(items[0]?.on).toBe('2024-01-28');
+    // the undated row is the first to go
+    expect(items.some((item) => item.on === null)).toBe(false);
+    expect(items.map((item) => item.on)).toEqual([...items.map((item) => item.on)].sort().reverse());
+  });
+
+  it('workplace figures: units and gaps as written, shares from counts, bounds checked', () => {
+    expect(figureOf('41.3歳')).toBe(41.3);
+    expect(figureOf('１２．５％')).toBe(12.5);
+    expect(figureOf('1,204人')).toBe(1204);
+    expect(figureOf('-')).toBeNull();
+    expect(figureOf('')).toBeNull();
+    expect(figureOf('四十')).toBeUndefined();
+    const check = kindFormats.workplace.check;
+    expect(
+      check(
+        workplace(companies.abcBefore, {
+          age: '41.25',
+          womenManagers: '1',
+          managers: '3',
+          menEligible: '4',
+          menTaking: '6',
+        }),
+      ),
+    ).toMatchObject({
+      ok: true,
+      row: {
+        averageAge: 41.3,
+        femaleManagerPercent: 33.3,
+        femaleOfficerPercent: null,
+        // leave taken for a child born the year before counts too: past 100 is kept
+        maleChildcareLeavePercent: 150,
+      },
+    });
+    const broken = check(
+      workplace(companies.abcBefore, { age: '130', women: '101', womenManagers: '1.5', managers: '3' }),
+    );
+    expect(broken.ok ? [] : broken.reasons.map((reason) => reason.split(':')[0])).toEqual([
+      '従業員の平均年齢',
+      '労働者に占める女性労働者の割合',
+      '女性管理職人数',
+    ]);
+    // the download's full-width brackets are the same header
+    expect(checkHeader('workplace', workplaceHeader)).toBeUndefined();
+    const format = kindFormats.workplace;
+    const summary = format.empty();
+    const first = check(workplace(companies.abcBefore, { age: '40' }));
+    if (first.ok) expect(format.add(summary, first.row)).toBeUndefined();
+    if (first.ok) expect(format.add(summary, first.row)).toMatch(/a second row of the company/);
+    expect(summary).toMatchObject({ figures: 1, averageAge: 40 });
   });
 });
 

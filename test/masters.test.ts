@@ -28,6 +28,8 @@ const masterNames = [
   'markets',
   'employment-types',
   'government-bodies',
+  'certification-kinds',
+  'award-kinds',
 ] as const;
 
 /** A data file's items, read straight from data/masters/ (not through the product's reader). */

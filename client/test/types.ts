@@ -42,6 +42,8 @@ export async function typeTests(): Promise<void> {
     | 'markets'
     | 'employment-types'
     | 'government-bodies'
+    | 'certification-kinds'
+    | 'award-kinds'
   >();
   for await (const job of api.eachJob({ filters: { mediaId: { any: [3] } } })) {
     expectTypeOf(job).toEqualTypeOf<Job>();

@@ -1,6 +1,7 @@
 /**
  * `npm run generate:gbizinfo -- --companies 1000000 --out .local/gbizinfo [--encoding sjis]`
- * writes gBizINFO subsidy and procurement files for the register `generate:registry` writes
+ * writes gBizINFO's files of every kind (subsidies, procurement, certifications, awards,
+ * workplace figures) for the register `generate:registry` writes
  * with the same --companies, --seed and --date (../gbizinfo/generate.ts).
  */
 import { mkdirSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { writeRecordFile } from '../gbizinfo/generate.js';
 
 const program = cliProgram(
   'generate:gbizinfo',
-  "Write gBizINFO subsidy and procurement files for a seeded register (generate:registry's, same " +
+  "Write gBizINFO files of every kind for a seeded register (generate:registry's, same " +
     '--companies, --seed and --date), in the download form',
 )
   .option('--companies <n>', 'companies in the register', positiveWholeNumber, 10_000)

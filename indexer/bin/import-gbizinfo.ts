@@ -1,6 +1,7 @@
 /**
- * `npm run import:gbizinfo -- --kind subsidies Hojokinjoho.csv`: a gBizINFO download file of
- * subsidies or of procurement onto the companies of the corporates index
+ * `npm run import:gbizinfo -- --kind subsidies Hojokinjoho.csv`: a gBizINFO download file
+ * (subsidies, procurement, certifications, awards or workplace figures) onto the companies of
+ * the corporates index
  * (../gbizinfo/import.ts; docs/public-records.md). Each file is the whole of its kind: a
  * company it no longer has loses its summary. Resumes a stopped run after its last batch of
  * companies; a file loaded to its end is skipped unless `--restart`.
@@ -9,21 +10,19 @@ import { Option } from 'commander';
 import { runCli } from '../../ops/cli.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
-import type { RecordKind } from '../gbizinfo/format.js';
+import { type RecordKind, recordKinds } from '../gbizinfo/format.js';
 import { importRecordFile } from '../gbizinfo/import.js';
 import { fileImportCommand } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
   'import:gbizinfo',
-  "Load gBizINFO's subsidy (補助金情報) or procurement (調達情報) download file onto the companies " +
-    'of the corporates index: per company, how many, the total in yen, the latest day and the ' +
-    'government bodies. OpenSearch: OPENSEARCH_URL, else the local node.',
+  'Load a gBizINFO download file onto the companies of the corporates index: subsidies (補助金情報), ' +
+    'procurement (調達情報), certifications (届出・認定情報), awards (表彰情報) or workplace figures ' +
+    '(職場情報). OpenSearch: OPENSEARCH_URL, else the local node.',
   'gbizinfo',
   (program) =>
     program.addOption(
-      new Option('--kind <kind>', 'what the file holds')
-        .choices(['subsidies', 'procurement'])
-        .makeOptionMandatory(),
+      new Option('--kind <kind>', 'what the file holds').choices([...recordKinds]).makeOptionMandatory(),
     ),
 );
 

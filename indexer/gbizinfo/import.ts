@@ -20,18 +20,12 @@
  */
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { withRetry } from '../../src/opensearch/retry.js';
+import { presenceField } from '../../src/search/gbizinfo-kinds.js';
 import { detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { readCheckpoint, rowReasons, rowReject, writeCheckpoint } from '../registry/checkpointed-import.js';
 import { type RegistrySource, registrySources } from '../registry/input.js';
-import {
-  addRow,
-  checkHeader,
-  emptyRecordSummary,
-  type RecordKind,
-  type RecordSummary,
-  validateRecordRow,
-} from './format.js';
+import { checkHeader, kindFormats, type RecordKind, type Summary } from './format.js';
 import { clearMissing, RecordWriter } from './write.js';
 
 export interface RecordImportSummary {
@@ -86,8 +80,9 @@ async function summarise(
   encoding: RegistryEncoding,
   options: RecordImportOptions,
   summary: RecordImportSummary,
-): Promise<Map<string, RecordSummary>> {
-  const byCompany = new Map<string, RecordSummary>();
+): Promise<Map<string, Summary>> {
+  const format = kindFormats[kind];
+  const byCompany = new Map<string, Summary>();
   const rejects: DeadLetterEntry[] = [];
   const now = (options.now?.() ?? new Date()).toISOString();
   let header = false;
@@ -99,23 +94,22 @@ async function summarise(
       continue;
     }
     summary.read += 1;
-    const check = validateRecordRow(kind, record.fields);
-    if (!check.ok || record.problem) {
+    const check = format.check(record.fields);
+    let reasons = check.ok && !record.problem ? undefined : rowReasons(record, check);
+    if (check.ok && !reasons) {
+      const company = byCompany.get(check.corporateNumber) ?? format.empty();
+      const refused = format.add(company, check.row);
+      if (refused) reasons = [refused];
+      else byCompany.set(check.corporateNumber, company);
+    }
+    if (reasons) {
       summary.rejected += 1;
       const number = record.fields[0]?.trim();
       const key = number && /^\d{13}$/.test(number) ? number : null;
       const where = { type: `gbizinfo-${kind}`, key, source: `${source.label}:${record.number}`, at: now };
-      rejects.push(rowReject(where, record.fields, rowReasons(record, check)));
+      rejects.push(rowReject(where, record.fields, reasons));
       if (rejects.length >= 1000) await options.deadLetter.add(rejects.splice(0));
-      continue;
     }
-    const { row } = check;
-    let company = byCompany.get(row.corporateNumber);
-    if (!company) {
-      company = emptyRecordSummary();
-      byCompany.set(row.corporateNumber, company);
-    }
-    addRow(company, row);
   }
   await options.deadLetter.add(rejects);
   if (!header) throw new Error(`${source.label}: empty, not a gBizINFO ${kind} file`);
@@ -156,7 +150,7 @@ async function sweepAllowed(
   const { body } = await withRetry(() =>
     writer.options.client.count({
       index: writer.index,
-      body: { query: { exists: { field: `${kind}.count` } } },
+      body: { query: { exists: { field: presenceField(kind) } } },
     }),
   );
   return summary.companies >= sweepMinShare * body.count;

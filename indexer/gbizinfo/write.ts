@@ -1,39 +1,40 @@
 /**
- * Writes one gBizINFO kind's company summaries (./format.ts `RecordSummary`) into the corporates
- * index, touching only what that kind owns: `subsidies` and its record text `subsidiesRecord`
- * (the doc value a search splices into the record, src/search/records.ts), or `procurement`
- * and `procurementRecord`, with the company's `updatedAt`. Each company is read with its
+ * Writes one gBizINFO kind's company summaries (./format.ts) into the corporates index,
+ * touching only what that kind owns: the field of its name (`subsidies`, `certifications`,
+ * `workplace`, …) and its record text `<kind>Record` (the doc value a search splices into the
+ * record, src/search/records.ts), with the company's `updatedAt`. Each company is read with its
  * sequence number and written only when its summary differs, with `if_seq_no` (a write of
  * another feed in between is redone, never lost); a company with postings is then rebuilt,
  * since a partial update drops their detail text (indexer/rebuild.ts). A corporate number the
  * index does not hold is counted `noCompany`.
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
+import { presenceField } from '../../src/search/gbizinfo-kinds.js';
 import { indexNames } from '../index-names.js';
 import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
-import type { RecordKind, RecordSummary } from './format.js';
+import type { RecordKind, Summary } from './format.js';
 
 export type RecordOutcome = 'set' | 'unchanged' | 'noCompany' | 'cleared';
 
-const summaryKeys = ['count', 'totalYen', 'latestOn', 'bodyIds'] as const;
 const maxConflictRounds = 5;
 
 /** The record text a search splices: the summary's JSON, base64 (a binary doc value). */
-export function recordValue(summary: RecordSummary): string {
+export function recordValue(summary: Summary): string {
   return Buffer.from(JSON.stringify(summary), 'utf8').toString('base64');
 }
 
-/** Field by field (the engine gives a merged object back in its own key order). */
-function sameSummary(a: RecordSummary | null, b: RecordSummary | null): boolean {
+/** Key order aside (the engine gives a merged object back in its own key order). */
+function sameSummary(a: Summary | null, b: Summary | null): boolean {
   if (a === null || b === null) return a === b;
-  return summaryKeys.every((key) => JSON.stringify(a[key] ?? null) === JSON.stringify(b[key] ?? null));
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 interface Stored {
-  summary: RecordSummary | null;
+  summary: Summary | null;
   postings: boolean;
   seqNo: number;
   primaryTerm: number;
@@ -59,7 +60,7 @@ export class RecordWriter {
       const [seqNo, primaryTerm] = doc.version.split(':').map(Number) as [number, number];
       const postings = doc.source.postings;
       found.set(doc.id, {
-        summary: (doc.source[this.kind] as RecordSummary | undefined) ?? null,
+        summary: (doc.source[this.kind] as Summary | undefined) ?? null,
         postings: Array.isArray(postings) && postings.length > 0,
         seqNo,
         primaryTerm,
@@ -69,7 +70,7 @@ export class RecordWriter {
   }
 
   /** Sets (or, with null, clears) each company's summary; one outcome per entry, in order. */
-  async apply(entries: Array<[string, RecordSummary | null]>): Promise<RecordOutcome[]> {
+  async apply(entries: Array<[string, Summary | null]>): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = new Array(entries.length).fill('unchanged');
     const rebuild = new Set<string>();
     let pending = entries.map((_, i) => i);
@@ -78,7 +79,7 @@ export class RecordWriter {
       const now = (this.options.now?.() ?? new Date()).toISOString();
       const ops: BulkOp<number>[] = [];
       for (const i of pending) {
-        const [number, summary] = entries[i] as [string, RecordSummary | null];
+        const [number, summary] = entries[i] as [string, Summary | null];
         const existing = stored.get(number);
         if (!existing) {
           outcomes[i] = 'noCompany';
@@ -143,7 +144,7 @@ export async function clearMissing(
         body: {
           size: 5000,
           _source: false,
-          query: { exists: { field: `${kind}.count` } },
+          query: { exists: { field: presenceField(kind) } },
           sort: [{ corporateNumber: 'asc' }],
           ...(after ? { search_after: after } : {}),
         },

@@ -314,6 +314,84 @@ function gbizinfoFilters(): FilterDef[] {
   ]);
 }
 
+/**
+ * gBizINFO's certifications (届出・認定) and awards (表彰): the kinds a company's rows name, as
+ * ids of their masters (`certifications`, `awards`: indexer/gbizinfo/). Company search only.
+ */
+function listedRecordFilters(): FilterDef[] {
+  const kinds = [
+    [
+      'certification',
+      'Certifications',
+      'certifications',
+      masters.certificationKinds,
+      'certified',
+      'certification-kinds',
+    ],
+    ['award', 'Awards', 'awards', masters.awardKinds, 'awarded', 'award-kinds'],
+  ] as const;
+  return kinds.flatMap(([stem, plural, field, master, done, masterName]) => [
+    define(`has${plural}`, 'presence', {
+      scope: company,
+      field: `${field}.count`,
+      description: `true: gBizINFO's file has ${field} of the company; false: none (or its file is not loaded).`,
+    }),
+    define(`${stem}KindId`, 'ids', {
+      master,
+      scope: company,
+      field: `${field}.kindIds`,
+      description: `${plural}: the company's rows name one of these kinds (${masterName} master id; 999 a kind not listed; Not: none of them).`,
+    }),
+    define(`${stem}Count`, 'range', {
+      scope: company,
+      field: `${field}.count`,
+      item: items.count,
+      description: `${plural}: how many rows the company has, inclusive bounds (a company without a row never matches).`,
+    }),
+    define(`${stem}LatestOn`, 'dateRange', {
+      scope: company,
+      field: `${field}.latestOn`,
+      description: `${plural}: the latest day one was ${done} lies within the dates, inclusive.`,
+    }),
+  ]);
+}
+
+/**
+ * gBizINFO's workplace figures (職場情報: `workplace`, indexer/gbizinfo/workplace.ts), each a
+ * number to one decimal, null when the company's row does not give it. Company search only.
+ */
+function workplaceFilters(): FilterDef[] {
+  const figures = [
+    ['AverageAge', 'averageAge', "the employees' average age, in years"],
+    ['AverageTenureYears', 'averageTenureYears', "regular employees' average years of service"],
+    ['OvertimeHours', 'overtimeHoursPerMonth', 'average overtime per month, in hours'],
+    ['FemaleWorkerPercent', 'femaleWorkerPercent', 'the share of women among workers, in percent'],
+    ['FemaleManagerPercent', 'femaleManagerPercent', 'the share of women among managers, in percent'],
+    ['FemaleOfficerPercent', 'femaleOfficerPercent', 'the share of women among officers, in percent'],
+    [
+      'MaleChildcareLeavePercent',
+      'maleChildcareLeavePercent',
+      'men who took childcare leave per man eligible, in percent (may pass 100)',
+    ],
+  ] as const;
+  return [
+    define('hasWorkplace', 'presence', {
+      scope: company,
+      field: 'workplace.figures',
+      description:
+        "true: gBizINFO's workplace file has a row of the company (its figures may still be null); false: none (or the file is not loaded).",
+    }),
+    ...figures.map(([stem, field, what]) =>
+      define(`workplace${stem}`, 'range', {
+        scope: company,
+        field: `workplace.${field}`,
+        item: items.decimal,
+        description: `Workplace figures (gBizINFO): ${what}, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches).`,
+      }),
+    ),
+  ];
+}
+
 export const corporateFilters: readonly FilterDef[] = [
   define('corporateName', 'exact', {
     scope: company,
@@ -388,6 +466,8 @@ export const corporateFilters: readonly FilterDef[] = [
   ...hiringActivityFilters(),
   ...invoiceFilters(),
   ...gbizinfoFilters(),
+  ...listedRecordFilters(),
+  ...workplaceFilters(),
   c.summary,
   define('furiganaPrefix', 'prefix', {
     scope: company,

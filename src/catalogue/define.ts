@@ -28,6 +28,8 @@ export const masters = {
   markets: { name: 'markets', level: 'top', valueField: 'code' },
   employmentTypes: { name: 'employment-types', level: 'top', valueField: 'id' },
   governmentBodies: { name: 'government-bodies', level: 'top', valueField: 'id' },
+  certificationKinds: { name: 'certification-kinds', level: 'top', valueField: 'id' },
+  awardKinds: { name: 'award-kinds', level: 'top', valueField: 'id' },
 } as const satisfies Record<string, MasterRef>;
 
 const defaultOps: Record<Kind, readonly Op[]> = {
@@ -53,6 +55,8 @@ export const items = {
   count: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
   yen: { type: 'integer', format: 'int64', minimum: 0, maximum: 9_007_199_254_740_991 },
   millionYen: { type: 'number', minimum: 0 },
+  /** a figure kept to one decimal (gBizINFO's workplace figures) */
+  decimal: { type: 'number', minimum: 0, maximum: 1_000_000 },
   date: { type: 'string', format: 'date', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', example: '2025-04-01' },
   boolean: { type: 'boolean' },
   /** A whole day (Japan), or an exact instant for a change feed. */

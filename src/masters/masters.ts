@@ -17,6 +17,8 @@ export const masterNames = [
   'markets',
   'employment-types',
   'government-bodies',
+  'certification-kinds',
+  'award-kinds',
 ] as const;
 
 export type MasterName = (typeof masterNames)[number];

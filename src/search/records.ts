@@ -10,6 +10,7 @@
  */
 import { mappingFields } from '../opensearch/mappings.js';
 import { japanDay } from '../text/japan-day.js';
+import { type GbizinfoKind, gbizinfoKinds, listedItemKeys, summaryKeys } from './gbizinfo-kinds.js';
 import { openingField } from './opening.js';
 import {
   type CopyHit,
@@ -80,9 +81,8 @@ export const internalCorporateFields = [
   // register's date of the last row applied (indexer/invoice/write.ts)
   'invoiceRecord',
   'invoiceUpdatedOn',
-  // gBizINFO's summaries as JSON text (the record's `subsidies`, `procurement`; indexer/gbizinfo/)
-  'subsidiesRecord',
-  'procurementRecord',
+  // gBizINFO's summaries as JSON text (the record's `subsidies`, `workplace`, …; indexer/gbizinfo/)
+  ...gbizinfoKinds.map((kind) => `${kind}Record`),
 ];
 const corporateFields = topLevelFields('corporates', internalCorporateFields);
 /** Jobs fields that are not part of the response records (docs/index-documents.md). */
@@ -141,7 +141,7 @@ function activityInKeyOrder(activity: unknown): unknown {
   return ordered;
 }
 
-function inKeyOrder(item: unknown, keys: string[]): unknown {
+function inKeyOrder(item: unknown, keys: readonly string[]): unknown {
   if (!item || typeof item !== 'object' || Array.isArray(item)) return item;
   const object = item as Doc;
   const ordered: Doc = {};
@@ -180,12 +180,17 @@ export function invoiceRecordOf(stored: unknown, today: string): Doc | null {
   };
 }
 
-/** gBizINFO's per-company summaries (indexer/gbizinfo/): `<kind>` in the record, `<kind>Record` its doc value. */
-const gbizinfoKinds = ['subsidies', 'procurement'] as const;
-const summaryKeys = ['count', 'totalYen', 'latestOn', 'bodyIds'];
-
-function summaryInKeyOrder(summary: unknown): Doc | null {
-  return summary && typeof summary === 'object' ? (inKeyOrder(summary, summaryKeys) as Doc) : null;
+/**
+ * A gBizINFO summary (indexer/gbizinfo/, ./gbizinfo-kinds.ts: `<kind>` in the record,
+ * `<kind>Record` its doc value) in the record's key order, a certification's or award's
+ * entries too.
+ */
+function summaryInKeyOrder(summary: unknown, kind: GbizinfoKind): Doc | null {
+  if (!summary || typeof summary !== 'object') return null;
+  const ordered = inKeyOrder(summary, summaryKeys[kind]) as Doc;
+  if (Array.isArray(ordered.items))
+    ordered.items = ordered.items.map((item) => inKeyOrder(item, listedItemKeys));
+  return ordered;
 }
 
 /** A kind's summary from its doc value (base64 JSON), undefined without one. */
@@ -210,7 +215,7 @@ export function toCorporateRecord(doc: Doc): Doc {
   record.workLocationCount = typeof doc.workLocationCount === 'number' ? doc.workLocationCount : 0;
   record.hiringActivity = activityInKeyOrder(doc.hiringActivity);
   record.invoice = invoiceRecordOf(doc.invoice, japanDay(new Date()));
-  for (const kind of gbizinfoKinds) record[kind] = summaryInKeyOrder(doc[kind]);
+  for (const kind of gbizinfoKinds) record[kind] = summaryInKeyOrder(doc[kind], kind);
   // open unless the registry says closed (companies it has not loaded, and copies written before the field)
   record.closed = doc.closed === true;
   return record;
@@ -276,7 +281,7 @@ const corporateCopyLayout: CopyLayout = defineLayout(
     ...Object.fromEntries(
       gbizinfoKinds.map((kind) => [
         kind,
-        (hit: CopyHit) => JSON.stringify(summaryInKeyOrder(summaryOfFields(hit.fields, kind))),
+        (hit: CopyHit) => JSON.stringify(summaryInKeyOrder(summaryOfFields(hit.fields, kind), kind)),
       ]),
     ),
   },
@@ -355,8 +360,7 @@ export const compactFetch = {
     'workLocationCount',
     activityRecordField,
     invoiceRecordField,
-    'subsidiesRecord',
-    'procurementRecord',
+    ...gbizinfoKinds.map((kind) => `${kind}Record` as const),
     { field: 'updatedAt', format: 'epoch_millis' },
   ],
 } as const;
@@ -396,8 +400,7 @@ export function corporateRecordFromFields(fields: HitFields): Doc {
     workLocationCount: fields.workLocationCount?.[0],
     hiringActivity: activity === undefined ? null : JSON.parse(activity),
     invoice: invoiceOfFields(fields) ?? null,
-    subsidies: summaryOfFields(fields, 'subsidies') ?? null,
-    procurement: summaryOfFields(fields, 'procurement') ?? null,
+    ...Object.fromEntries(gbizinfoKinds.map((kind) => [kind, summaryOfFields(fields, kind) ?? null])),
     updatedAt,
   });
 }

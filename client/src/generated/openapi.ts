@@ -887,6 +887,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/master/certification-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Certification kinds
+         * @description The kinds of certification, approval and notification (届出・認定) gBizINFO records on
+         *     companies (えるぼし, くるみん, 健康経営優良法人, 経営革新計画, …); 999 is any other kind.
+         *     Filters take the `id` (`certificationKindId`); `matchedBy` lists the texts of a record's
+         *     title that name the kind.
+         */
+        get: operations["listCertificationKinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/master/award-kinds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Award kinds
+         * @description The awards and commendations (表彰) gBizINFO records on companies (ものづくり日本大賞,
+         *     なでしこ銘柄, …); 999 is any other award. Filters take the `id` (`awardKindId`);
+         *     `matchedBy` lists the texts of a record's title that name the award.
+         */
+        get: operations["listAwardKinds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1718,6 +1763,96 @@ export interface components {
                 bodyIds: number[];
             } | null;
             /**
+             * @description Certifications, approvals and notifications (届出・認定) of the company, from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            certifications: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /** @description The kinds the rows name (certification-kinds master ids, ascending; 999 a kind not listed). */
+                kindIds: number[];
+                /**
+                 * Format: date
+                 * @description The latest day certified (認定日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The rows, the latest first (undated last), at most 50 (`count` counts them all). */
+                items: {
+                    /** @description certification-kinds master id (999 not listed). */
+                    kindId: number;
+                    /** @description What was given, as the file writes it. */
+                    title: string;
+                    /**
+                     * Format: date
+                     * @description The day certified (認定日); null when not given.
+                     */
+                    on: string | null;
+                    /**
+                     * Format: date
+                     * @description The day it lapses (有効期限); null when none is given.
+                     */
+                    expiresOn: string | null;
+                    /** @description The government body (government-bodies master id; 999 another body). */
+                    bodyId: number;
+                }[];
+            } | null;
+            /**
+             * @description Awards and commendations (表彰) the company received, from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            awards: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /** @description The kinds the rows name (award-kinds master ids, ascending; 999 a kind not listed). */
+                kindIds: number[];
+                /**
+                 * Format: date
+                 * @description The latest day awarded (年月日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The rows, the latest first (undated last), at most 50 (`count` counts them all). */
+                items: {
+                    /** @description award-kinds master id (999 not listed). */
+                    kindId: number;
+                    /** @description What was given, as the file writes it. */
+                    title: string;
+                    /**
+                     * Format: date
+                     * @description The day awarded (年月日); null when not given.
+                     */
+                    on: string | null;
+                    /**
+                     * Format: date
+                     * @description Always null (awards do not lapse).
+                     */
+                    expiresOn: string | null;
+                    /** @description The government body (government-bodies master id; 999 another body). */
+                    bodyId: number;
+                }[];
+            } | null;
+            /**
+             * @description Workplace figures (職場情報) from gBizINFO, each to one decimal and null when the
+             *     company's row does not give it; null when the file has no row of the company.
+             */
+            workplace: {
+                /** @description How many of the seven figures the row gives (0 to 7). */
+                figures: number;
+                /** @description The employees' average age, in years (従業員の平均年齢). */
+                averageAge: number | null;
+                /** @description Regular employees' average years of service (正社員の平均継続勤務年数). */
+                averageTenureYears: number | null;
+                /** @description Average overtime hours per month (月平均所定外労働時間). */
+                overtimeHoursPerMonth: number | null;
+                /** @description Women among workers, in percent (労働者に占める女性労働者の割合). */
+                femaleWorkerPercent: number | null;
+                /** @description Women among managers, in percent (女性管理職人数 / 管理職全体人数). */
+                femaleManagerPercent: number | null;
+                /** @description Women among officers, in percent (女性役員人数 / 役員全体人数). */
+                femaleOfficerPercent: number | null;
+                /** @description Men who took childcare leave per man eligible, in percent (育児休業取得者数 / 育児休業対象者数, men; may pass 100: leave taken for a child born the year before counts). */
+                maleChildcareLeavePercent: number | null;
+            } | null;
+            /**
              * @description The company's registration as a qualified invoice issuer (適格請求書発行事業者), from the
              *     National Tax Agency's invoice register; null for a company the register has no row of
              *     (never registered, or not loaded).
@@ -1930,6 +2065,15 @@ export interface components {
             /** @example Ministry of Economy, Trade and Industry */
             nameEn: string;
         };
+        RecordKindItem: {
+            id: number;
+            /** @example くるみん */
+            name: string;
+            /** @example Kurumin (childcare support, MHLW) */
+            nameEn: string;
+            /** @description Texts that, found in a record's title, give it this id (the longest first); empty for 999. */
+            matchedBy: string[];
+        };
         /** @description Flat filter fields, `filters` and `filterGroups` combine with AND. A field not listed here is a 400. */
         CorporateSearchRequest: {
             /**
@@ -1950,9 +2094,9 @@ export interface components {
              */
             includeTotalResults?: boolean;
             /** @description Exact counts per value under the current filters, with the master's name, in `facets` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count. Posting facets (job…) count companies that have a matching posting, not postings. */
-            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "hiringStartedMediaId" | "hiringStoppedMediaId" | "subsidyBodyId" | "procurementBodyId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
+            facets?: readonly ("prefectureId" | "corporatePrefectureId" | "industryCategoryId" | "industrySubCategoryId" | "businessCategoryId" | "businessSubCategoryId" | "marketCode" | "corporateMarketCode" | "paidMediaUsedMediaId" | "hiringStartedMediaId" | "hiringStoppedMediaId" | "subsidyBodyId" | "procurementBodyId" | "certificationKindId" | "awardKindId" | "jobMediaId" | "mediaId" | "jobEmploymentTypeId" | "employmentTypeId" | "jobCategoryId" | "jobSubCategoryId")[];
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "subsidies" | "procurement" | "invoice")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "subsidies" | "procurement" | "certifications" | "awards" | "workplace" | "invoice")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -2233,6 +2377,80 @@ export interface components {
             procurementBodyIdOr?: readonly number[];
             /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
             procurementBodyIdNot?: readonly number[];
+            /** @description true: gBizINFO's file has certifications of the company; false: none (or its file is not loaded). */
+            hasCertifications?: boolean;
+            /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). Matches when the value is any of the listed ones. */
+            certificationKindIdOr?: readonly number[];
+            /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). Excludes records with any of the listed values. */
+            certificationKindIdNot?: readonly number[];
+            /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            certificationCountMin?: number;
+            /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            certificationCountMax?: number;
+            /**
+             * Format: date
+             * @description Certifications: the latest day one was certified lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            certificationLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Certifications: the latest day one was certified lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            certificationLatestOnTo?: string;
+            /** @description true: gBizINFO's file has awards of the company; false: none (or its file is not loaded). */
+            hasAwards?: boolean;
+            /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). Matches when the value is any of the listed ones. */
+            awardKindIdOr?: readonly number[];
+            /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). Excludes records with any of the listed values. */
+            awardKindIdNot?: readonly number[];
+            /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            awardCountMin?: number;
+            /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            awardCountMax?: number;
+            /**
+             * Format: date
+             * @description Awards: the latest day one was awarded lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            awardLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Awards: the latest day one was awarded lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            awardLatestOnTo?: string;
+            /** @description true: gBizINFO's workplace file has a row of the company (its figures may still be null); false: none (or the file is not loaded). */
+            hasWorkplace?: boolean;
+            /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceAverageAgeMin?: number;
+            /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceAverageAgeMax?: number;
+            /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceAverageTenureYearsMin?: number;
+            /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceAverageTenureYearsMax?: number;
+            /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceOvertimeHoursMin?: number;
+            /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceOvertimeHoursMax?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceFemaleWorkerPercentMin?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceFemaleWorkerPercentMax?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceFemaleManagerPercentMin?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceFemaleManagerPercentMax?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceFemaleOfficerPercentMin?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceFemaleOfficerPercentMax?: number;
+            /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceMaleChildcareLeavePercentMin?: number;
+            /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceMaleChildcareLeavePercentMax?: number;
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -2773,6 +2991,119 @@ export interface components {
                 /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
                 none?: readonly number[];
             };
+            /** @description true: gBizINFO's file has certifications of the company; false: none (or its file is not loaded). */
+            hasCertifications?: boolean;
+            /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). */
+            certificationKindId?: {
+                /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). Matches when the value is any of the listed ones. */
+                any?: readonly number[];
+                /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). Excludes records with any of the listed values. */
+                none?: readonly number[];
+            };
+            /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). */
+            certificationCount?: {
+                /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Certifications: the latest day one was certified lies within the dates, inclusive. */
+            certificationLatestOn?: {
+                /**
+                 * Format: date
+                 * @description Certifications: the latest day one was certified lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description Certifications: the latest day one was certified lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description true: gBizINFO's file has awards of the company; false: none (or its file is not loaded). */
+            hasAwards?: boolean;
+            /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). */
+            awardKindId?: {
+                /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). Matches when the value is any of the listed ones. */
+                any?: readonly number[];
+                /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). Excludes records with any of the listed values. */
+                none?: readonly number[];
+            };
+            /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). */
+            awardCount?: {
+                /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Awards: the latest day one was awarded lies within the dates, inclusive. */
+            awardLatestOn?: {
+                /**
+                 * Format: date
+                 * @description Awards: the latest day one was awarded lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                from?: string;
+                /**
+                 * Format: date
+                 * @description Awards: the latest day one was awarded lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+                 * @example 2025-04-01
+                 */
+                to?: string;
+            };
+            /** @description true: gBizINFO's workplace file has a row of the company (its figures may still be null); false: none (or the file is not loaded). */
+            hasWorkplace?: boolean;
+            /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceAverageAge?: {
+                /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceAverageTenureYears?: {
+                /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceOvertimeHours?: {
+                /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceFemaleWorkerPercent?: {
+                /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceFemaleManagerPercent?: {
+                /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceFemaleOfficerPercent?: {
+                /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
+            /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). */
+            workplaceMaleChildcareLeavePercent?: {
+                /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+                min?: number;
+                /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+                max?: number;
+            };
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). */
             summary?: {
                 /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
@@ -2940,7 +3271,7 @@ export interface components {
         /** @description Sort order. Default: name asc. Records without the value come last in both orders. */
         SortCorporate: {
             /** @enum {string} */
-            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "invoiceRegistrationDate" | "invoiceEndedOn" | "subsidyTotalYen" | "subsidyLatestOn" | "procurementTotalYen" | "procurementLatestOn" | "updatedAt" | "employeeDiff6m";
+            field: "name" | "foundedAt" | "capitalMillionYen" | "employeeCount" | "totalAdCost" | "employeeDiff6mMin" | "employeeDiff12m" | "phoneNumber" | "fax" | "email" | "websiteUrl" | "jobCreatedAt" | "jobOpenedOn" | "jobDeadlineOn" | "jobSalaryMin" | "jobHiringPlanMin" | "workLocationCount" | "hiringOpenPostings" | "hiringNewPostings7d" | "hiringNewPostings30d" | "hiringNewPostings90d" | "hiringClosedPostings30d" | "hiringNetChange30d" | "hiringFirstPostedOn" | "hiringLastPostedOn" | "invoiceRegistrationDate" | "invoiceEndedOn" | "subsidyTotalYen" | "subsidyLatestOn" | "procurementTotalYen" | "procurementLatestOn" | "certificationCount" | "certificationLatestOn" | "awardCount" | "awardLatestOn" | "workplaceAverageAge" | "workplaceAverageTenureYears" | "workplaceOvertimeHours" | "workplaceFemaleWorkerPercent" | "workplaceFemaleManagerPercent" | "workplaceFemaleOfficerPercent" | "workplaceMaleChildcareLeavePercent" | "updatedAt" | "employeeDiff6m";
             /** @enum {string} */
             order: "asc" | "desc";
         };
@@ -2961,7 +3292,7 @@ export interface components {
             /** @description The most this export may cost. Checked against the exact count before anything is sent: a larger cost is a 400 and nothing is charged. */
             maxCredits?: number;
             /** @description Only these fields in each record (and only these are read from the index); default: every field. */
-            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "subsidies" | "procurement" | "invoice")[];
+            fields?: readonly ("corporateNumber" | "name" | "furigana" | "corporateType" | "corporateTypeLabel" | "postalCode" | "prefectureId" | "prefectureName" | "cityName" | "streetAddress" | "industryCategoryId" | "industryCategoryName" | "industrySubCategoryId" | "industrySubCategoryName" | "businessCategoryId" | "businessCategoryName" | "businessSubCategoryId" | "businessSubCategoryName" | "phoneNumber" | "fax" | "websiteUrl" | "email" | "employeeCount" | "capitalMillionYen" | "revenueRange" | "revenueRangeLabel" | "markets" | "fiscalMonth" | "ceoName" | "foundedAt" | "hasDispatchLicense" | "hasRecruitmentLicense" | "emp1MAgo" | "emp7MAgo" | "emp13MAgo" | "employeeDiff6mMin" | "employeeDiff12m" | "employeeTransition" | "fundingSeries" | "fundingSeriesLabel" | "totalAdCost" | "paidMediaSpend" | "paidMediaSpendLabel" | "paidMedias" | "workLocationCount" | "hiringActivity" | "summary" | "updatedAt" | "closed" | "closedOn" | "closeReason" | "successorCorporateNumber" | "registeredOn" | "englishName" | "subsidies" | "procurement" | "certifications" | "awards" | "workplace" | "invoice")[];
             sort?: components["schemas"]["SortCorporate"];
             filters?: components["schemas"]["CorporateFilters"];
             /** @description Alternatives: a record matches when it matches `filters` and at least one of these groups. */
@@ -3242,6 +3573,80 @@ export interface components {
             procurementBodyIdOr?: readonly number[];
             /** @description Government orders won: one of these government bodies ordered them (government-bodies master id; Not: none of them did). Excludes records with any of the listed values. */
             procurementBodyIdNot?: readonly number[];
+            /** @description true: gBizINFO's file has certifications of the company; false: none (or its file is not loaded). */
+            hasCertifications?: boolean;
+            /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). Matches when the value is any of the listed ones. */
+            certificationKindIdOr?: readonly number[];
+            /** @description Certifications: the company's rows name one of these kinds (certification-kinds master id; 999 a kind not listed; Not: none of them). Excludes records with any of the listed values. */
+            certificationKindIdNot?: readonly number[];
+            /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            certificationCountMin?: number;
+            /** @description Certifications: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            certificationCountMax?: number;
+            /**
+             * Format: date
+             * @description Certifications: the latest day one was certified lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            certificationLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Certifications: the latest day one was certified lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            certificationLatestOnTo?: string;
+            /** @description true: gBizINFO's file has awards of the company; false: none (or its file is not loaded). */
+            hasAwards?: boolean;
+            /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). Matches when the value is any of the listed ones. */
+            awardKindIdOr?: readonly number[];
+            /** @description Awards: the company's rows name one of these kinds (award-kinds master id; 999 a kind not listed; Not: none of them). Excludes records with any of the listed values. */
+            awardKindIdNot?: readonly number[];
+            /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive lower bound. */
+            awardCountMin?: number;
+            /** @description Awards: how many rows the company has, inclusive bounds (a company without a row never matches). Inclusive upper bound. */
+            awardCountMax?: number;
+            /**
+             * Format: date
+             * @description Awards: the latest day one was awarded lies within the dates, inclusive. Inclusive lower bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            awardLatestOnFrom?: string;
+            /**
+             * Format: date
+             * @description Awards: the latest day one was awarded lies within the dates, inclusive. Inclusive upper bound (YYYY-MM-DD).
+             * @example 2025-04-01
+             */
+            awardLatestOnTo?: string;
+            /** @description true: gBizINFO's workplace file has a row of the company (its figures may still be null); false: none (or the file is not loaded). */
+            hasWorkplace?: boolean;
+            /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceAverageAgeMin?: number;
+            /** @description Workplace figures (gBizINFO): the employees' average age, in years, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceAverageAgeMax?: number;
+            /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceAverageTenureYearsMin?: number;
+            /** @description Workplace figures (gBizINFO): regular employees' average years of service, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceAverageTenureYearsMax?: number;
+            /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceOvertimeHoursMin?: number;
+            /** @description Workplace figures (gBizINFO): average overtime per month, in hours, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceOvertimeHoursMax?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceFemaleWorkerPercentMin?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among workers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceFemaleWorkerPercentMax?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceFemaleManagerPercentMin?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among managers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceFemaleManagerPercentMax?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceFemaleOfficerPercentMin?: number;
+            /** @description Workplace figures (gBizINFO): the share of women among officers, in percent, inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceFemaleOfficerPercentMax?: number;
+            /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive lower bound. */
+            workplaceMaleChildcareLeavePercentMin?: number;
+            /** @description Workplace figures (gBizINFO): men who took childcare leave per man eligible, in percent (may pass 100), inclusive bounds (figures are kept to one decimal; a company whose row does not give it never matches). Inclusive upper bound. */
+            workplaceMaleChildcareLeavePercentMax?: number;
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains any of the strings. */
             summaryPartialMatchOr?: readonly string[];
             /** @description Business summary contains the strings (Or: any, And: all, Not: none). Matches when the text contains all of the strings. */
@@ -4496,6 +4901,96 @@ export interface components {
                 latestOn: string | null;
                 /** @description The government bodies that ordered them (government-bodies master ids, ascending; 999 another body). */
                 bodyIds: number[];
+            } | null;
+            /**
+             * @description Certifications, approvals and notifications (届出・認定) of the company, from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            certifications?: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /** @description The kinds the rows name (certification-kinds master ids, ascending; 999 a kind not listed). */
+                kindIds: number[];
+                /**
+                 * Format: date
+                 * @description The latest day certified (認定日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The rows, the latest first (undated last), at most 50 (`count` counts them all). */
+                items: {
+                    /** @description certification-kinds master id (999 not listed). */
+                    kindId: number;
+                    /** @description What was given, as the file writes it. */
+                    title: string;
+                    /**
+                     * Format: date
+                     * @description The day certified (認定日); null when not given.
+                     */
+                    on: string | null;
+                    /**
+                     * Format: date
+                     * @description The day it lapses (有効期限); null when none is given.
+                     */
+                    expiresOn: string | null;
+                    /** @description The government body (government-bodies master id; 999 another body). */
+                    bodyId: number;
+                }[];
+            } | null;
+            /**
+             * @description Awards and commendations (表彰) the company received, from gBizINFO (the Ministry of Economy, Trade and Industry's database of
+             *     public records on companies); null when its file has no row of the company.
+             */
+            awards?: {
+                /** @description Rows of the company in the file. */
+                count: number;
+                /** @description The kinds the rows name (award-kinds master ids, ascending; 999 a kind not listed). */
+                kindIds: number[];
+                /**
+                 * Format: date
+                 * @description The latest day awarded (年月日); null when no row gives one.
+                 */
+                latestOn: string | null;
+                /** @description The rows, the latest first (undated last), at most 50 (`count` counts them all). */
+                items: {
+                    /** @description award-kinds master id (999 not listed). */
+                    kindId: number;
+                    /** @description What was given, as the file writes it. */
+                    title: string;
+                    /**
+                     * Format: date
+                     * @description The day awarded (年月日); null when not given.
+                     */
+                    on: string | null;
+                    /**
+                     * Format: date
+                     * @description Always null (awards do not lapse).
+                     */
+                    expiresOn: string | null;
+                    /** @description The government body (government-bodies master id; 999 another body). */
+                    bodyId: number;
+                }[];
+            } | null;
+            /**
+             * @description Workplace figures (職場情報) from gBizINFO, each to one decimal and null when the
+             *     company's row does not give it; null when the file has no row of the company.
+             */
+            workplace?: {
+                /** @description How many of the seven figures the row gives (0 to 7). */
+                figures: number;
+                /** @description The employees' average age, in years (従業員の平均年齢). */
+                averageAge: number | null;
+                /** @description Regular employees' average years of service (正社員の平均継続勤務年数). */
+                averageTenureYears: number | null;
+                /** @description Average overtime hours per month (月平均所定外労働時間). */
+                overtimeHoursPerMonth: number | null;
+                /** @description Women among workers, in percent (労働者に占める女性労働者の割合). */
+                femaleWorkerPercent: number | null;
+                /** @description Women among managers, in percent (女性管理職人数 / 管理職全体人数). */
+                femaleManagerPercent: number | null;
+                /** @description Women among officers, in percent (女性役員人数 / 役員全体人数). */
+                femaleOfficerPercent: number | null;
+                /** @description Men who took childcare leave per man eligible, in percent (育児休業取得者数 / 育児休業対象者数, men; may pass 100: leave taken for a child born the year before counts). */
+                maleChildcareLeavePercent: number | null;
             } | null;
             /**
              * @description The company's registration as a qualified invoice issuer (適格請求書発行事業者), from the
@@ -6239,6 +6734,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GovernmentBody"][];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listCertificationKinds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Certification kinds. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordKindItem"][];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listAwardKinds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Award kinds. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Vary: components["headers"]["Vary"];
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordKindItem"][];
                 };
             };
             304: components["responses"]["NotModified"];
