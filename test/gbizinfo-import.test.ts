@@ -489,3 +489,176 @@ describe('through the engine', { shuffle: false }, () => {
     expect(await find(services, { hasSubsidies: true })).toEqual([companies.renamed]);
   });
 });
+
+describe('certifications, awards and workplace through the engine', () => {
+  let services: Services;
+  const loads: Record<string, Awaited<ReturnType<typeof importRecordFile>>> = {};
+  const deadLetters = new MemoryDeadLetter();
+
+  beforeAll(async () => {
+    services = await setUpServices('gbizinfo-listed');
+    const options = {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: deadLetters,
+      stateDir: stateDir(),
+    };
+    await importRegistryFiles([registryFull], { ...options, deadLetter: new MemoryDeadLetter() });
+    // the subsidies first: the other kinds leave them alone
+    await importRecordFile('subsidies', subsidiesUtf8, options);
+    loads.certifications = await importRecordFile(
+      'certifications',
+      path.join(fixtures, 'Todokedejoho_20261031_utf8.csv'),
+      options,
+    );
+    loads.awards = await importRecordFile(
+      'awards',
+      path.join(fixtures, 'Hyoshojoho_20261031_sjis.csv'),
+      options,
+    );
+    loads.workplace = await importRecordFile(
+      'workplace',
+      path.join(fixtures, 'Shokubajoho_20261031_utf8.csv'),
+      options,
+    );
+    await services.opensearch.indices.refresh({ index: indexNames(services.config.indexPrefix).corporates });
+  }, 120_000);
+
+  afterAll(async () => {
+    await services?.close();
+  });
+
+  const find = async (body: Doc) => {
+    const { results } = await searchCorporates(services, { limit: 100, includeClosed: true, ...body });
+    return results.map((record) => String(record.corporateNumber)).sort();
+  };
+  const record = async (number: string) => {
+    const { results } = await searchCorporates(services, {
+      corporateNumberOr: [number],
+      includeClosed: true,
+    });
+    return results[0] as Doc;
+  };
+
+  it('each file: its rows per company, the broken ones dead-lettered with the kind', () => {
+    expect(loads.certifications).toMatchObject({ read: 6, companies: 3, set: 3, rejected: 1 });
+    expect(loads.awards).toMatchObject({ read: 3, companies: 2, set: 2, rejected: 0 });
+    expect(loads.workplace).toMatchObject({ read: 5, companies: 3, set: 3, rejected: 2 });
+    expect(deadLetters.entries.map((entry) => [entry.type, entry.source]).sort()).toEqual(
+      [
+        ['gbizinfo-certifications', 'Todokedejoho_20261031_utf8.csv:7'],
+        ['gbizinfo-subsidies', 'Hojokinjoho_20261031_utf8.csv:7'],
+        ['gbizinfo-workplace', 'Shokubajoho_20261031_utf8.csv:5'],
+        ['gbizinfo-workplace', 'Shokubajoho_20261031_utf8.csv:6'],
+      ].sort(),
+    );
+  });
+
+  it('the records: kinds with dates, figures to one decimal, null where the file has no row', async () => {
+    const abc = await record(companies.abcBefore);
+    expect(abc.certifications).toEqual({
+      count: 3,
+      kindIds: [4, 9, 10],
+      latestOn: '2025-03-10',
+      items: [
+        {
+          kindId: 9,
+          title: '健康経営優良法人2025（中小規模法人部門）',
+          on: '2025-03-10',
+          expiresOn: '2026-03-31',
+          bodyId: 11,
+        },
+        { kindId: 4, title: 'プラチナくるみん認定', on: '2023-04-01', expiresOn: null, bodyId: 9 },
+        { kindId: 10, title: '経営革新計画の承認', on: null, expiresOn: null, bodyId: 999 },
+      ],
+    });
+    expect(abc.awards).toMatchObject({ count: 1, kindIds: [1], latestOn: '2024-01-20' });
+    expect(abc.workplace).toEqual({
+      figures: 7,
+      averageAge: 41.3,
+      averageTenureYears: 12.4,
+      overtimeHoursPerMonth: 18.3,
+      femaleWorkerPercent: 35,
+      femaleManagerPercent: 12.5,
+      femaleOfficerPercent: 14.3,
+      maleChildcareLeavePercent: 45,
+    });
+    expect(abc.subsidies).toMatchObject({ count: 2 });
+    // 0 women of 0 managers: no share (null), not 0 and not a figure given
+    expect((await record(companies.takahashi)).workplace).toMatchObject({
+      figures: 1,
+      averageAge: 38,
+      overtimeHoursPerMonth: null,
+      femaleManagerPercent: null,
+    });
+    const renamed = await record(companies.renamed);
+    expect(renamed.workplace).toMatchObject({ figures: 0, averageAge: null, femaleManagerPercent: null });
+    const yoshida = await record(companies.yoshida);
+    expect([yoshida.certifications, yoshida.awards, yoshida.workplace]).toEqual([null, null, null]);
+    // the Shift_JIS award file: names read right
+    expect((await record(companies.midoriHokkaido)).awards).toMatchObject({
+      kindIds: [6, 999],
+      items: [{ title: 'なでしこ銘柄' }, { title: '〇〇市優良企業表彰' }],
+    });
+  });
+
+  it('filters, facets and sorts on kinds and figures', async () => {
+    expect(await find({ hasCertifications: true })).toEqual(
+      [companies.abcBefore, companies.takahashi, companies.renamed].sort(),
+    );
+    expect(await find({ certificationKindIdOr: [4, 16] })).toEqual(
+      [companies.abcBefore, companies.takahashi].sort(),
+    );
+    expect(await find({ hasCertifications: true, certificationKindIdNot: [999] })).toEqual(
+      [companies.abcBefore, companies.takahashi].sort(),
+    );
+    expect(await find({ certificationCountMin: 2 })).toEqual([companies.abcBefore]);
+    expect(
+      await find({ certificationLatestOnFrom: '2024-01-01', certificationLatestOnTo: '2024-12-31' }),
+    ).toEqual([companies.takahashi]);
+    expect(await find({ awardKindIdOr: [6] })).toEqual([companies.midoriHokkaido]);
+    expect(await find({ hasAwards: true, awardLatestOnFrom: '2025-01-01' })).toEqual([
+      companies.midoriHokkaido,
+    ]);
+    expect(await find({ hasWorkplace: true })).toEqual(
+      [companies.abcBefore, companies.takahashi, companies.renamed].sort(),
+    );
+    // bounds inclusive at one decimal; a figure not given never matches
+    expect(await find({ workplaceAverageAgeMin: 41.3 })).toEqual([companies.abcBefore]);
+    expect(await find({ workplaceAverageAgeMax: 41.3 })).toEqual(
+      [companies.abcBefore, companies.takahashi].sort(),
+    );
+    expect(
+      await find({ workplaceFemaleManagerPercentMin: 12.5, workplaceFemaleManagerPercentMax: 12.5 }),
+    ).toEqual([companies.abcBefore]);
+    expect(await find({ workplaceFemaleManagerPercentMax: 100 })).toEqual([companies.abcBefore]);
+    expect(
+      await find({ workplaceOvertimeHoursMax: 18.3, workplaceMaleChildcareLeavePercentMin: 45 }),
+    ).toEqual([companies.abcBefore]);
+    const { facets } = await searchCorporates(services, {
+      hasCertifications: true,
+      limit: 1,
+      facets: ['certificationKindId', 'awardKindId'],
+    });
+    const buckets = facets as Record<string, Array<{ value: unknown; count: number; name?: string }>>;
+    expect(buckets.certificationKindId?.find((bucket) => bucket.value === 4)).toMatchObject({
+      count: 1,
+      name: 'プラチナくるみん',
+    });
+    expect(buckets.awardKindId?.find((bucket) => bucket.value === 1)).toMatchObject({
+      count: 1,
+      name: 'ものづくり日本大賞',
+    });
+    const { results } = await searchCorporates(services, {
+      hasWorkplace: true,
+      sort: { field: 'workplaceAverageAge', order: 'asc' },
+      limit: 3,
+    });
+    // ascending, the company without the figure last
+    expect(results.map((result) => result.corporateNumber)).toEqual([
+      companies.takahashi,
+      companies.abcBefore,
+      companies.renamed,
+    ]);
+  });
+});
