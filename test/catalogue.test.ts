@@ -147,6 +147,29 @@ const gbizinfoFlat = ['subsidy', 'procurement'].flatMap((stem) => [
   `${stem}BodyIdNot`,
 ]);
 
+/** gBizINFO's certifications, awards and workplace figures: additions of this API's, company search only. */
+const gbizinfoListedFlat = [
+  ...['certification', 'award'].flatMap((stem) => [
+    `has${stem === 'certification' ? 'Certifications' : 'Awards'}`,
+    `${stem}KindIdOr`,
+    `${stem}KindIdNot`,
+    `${stem}CountMin`,
+    `${stem}CountMax`,
+    `${stem}LatestOnFrom`,
+    `${stem}LatestOnTo`,
+  ]),
+  'hasWorkplace',
+  ...[
+    'AverageAge',
+    'AverageTenureYears',
+    'OvertimeHours',
+    'FemaleWorkerPercent',
+    'FemaleManagerPercent',
+    'FemaleOfficerPercent',
+    'MaleChildcareLeavePercent',
+  ].flatMap((name) => [`workplace${name}Min`, `workplace${name}Max`]),
+];
+
 /** The company's invoice registration: an addition of this API's, on company search only. */
 const invoiceFlat = [
   'hasInvoiceRecord',
@@ -168,7 +191,7 @@ describe.each([
       // closed companies (and their postings) are left out unless asked for
       'includeClosed',
       ...(search === corporateSearch
-        ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat, ...gbizinfoFlat]
+        ? ['furiganaPrefixOr', ...hiringActivityFlat, ...invoiceFlat, ...gbizinfoFlat, ...gbizinfoListedFlat]
         : []),
     ];
     expect([...flatNames(search)].sort()).toEqual([...contractFlat, ...additions].sort());
@@ -286,6 +309,8 @@ describe('the master a filter takes is part of its definition', () => {
     'corporates hiringStoppedMediaId': 'media',
     'corporates subsidyBodyId': 'government-bodies',
     'corporates procurementBodyId': 'government-bodies',
+    'corporates certificationKindId': 'certification-kinds',
+    'corporates awardKindId': 'award-kinds',
     'corporates jobMediaId': 'media',
     'corporates jobEmploymentTypeId': 'employment-types',
     'corporates jobCategoryId': 'job-categories',

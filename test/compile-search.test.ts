@@ -69,6 +69,9 @@ describe('compileSearch', () => {
             "invoiceRecord",
             "subsidiesRecord",
             "procurementRecord",
+            "certificationsRecord",
+            "awardsRecord",
+            "workplaceRecord",
             {
               "field": "updatedAt",
               "format": "epoch_millis",

@@ -157,6 +157,12 @@ describe('the indexer on one index set', { shuffle: false }, () => {
         'subsidiesRecord',
         'procurement',
         'procurementRecord',
+        'certifications',
+        'certificationsRecord',
+        'awards',
+        'awardsRecord',
+        'workplace',
+        'workplaceRecord',
       ];
       expect(Object.keys(company ?? {}).sort()).toEqual(
         mappingKeys('corporates.json').filter((field) => !registryOnly.includes(field)),

@@ -25,7 +25,10 @@ let services: Services;
 function valueFor(field: string, i: number): unknown {
   const pick = i % 4;
   // the hiring activity's and the public records' days are dates alone (strict_date)
-  if (/^(hiringActivity|invoice|subsidies|procurement)\./.test(field) && field.endsWith('On'))
+  if (
+    /^(hiringActivity|invoice|subsidies|procurement|certifications|awards)\./.test(field) &&
+    field.endsWith('On')
+  )
     return `2026-0${1 + pick}-1${pick}`;
   if (/At$|On$|AtMax$|OnMax$/.test(field)) return `2026-0${1 + pick}-1${pick}T00:00:00Z`;
   if (/phoneNumber|PhoneNumber|fax|email|Email|websiteUrl/.test(field)) return `v${pick}`;

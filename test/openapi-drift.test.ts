@@ -237,6 +237,8 @@ describe('openapi.yaml', () => {
           'markets',
           'employment-types',
           'government-bodies',
+          'certification-kinds',
+          'award-kinds',
         ].map((name) => `GET /master/${name}`),
       ].sort(),
     );

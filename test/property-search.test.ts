@@ -356,6 +356,19 @@ const publicRecordFilters = [
   ]),
   'hasSubsidies',
   'hasProcurement',
+  ...['certification', 'award'].flatMap((stem) => [`${stem}KindId`, `${stem}Count`, `${stem}LatestOn`]),
+  'hasCertifications',
+  'hasAwards',
+  'hasWorkplace',
+  ...[
+    'AverageAge',
+    'AverageTenureYears',
+    'OvertimeHours',
+    'FemaleWorkerPercent',
+    'FemaleManagerPercent',
+    'FemaleOfficerPercent',
+    'MaleChildcareLeavePercent',
+  ].map((name) => `workplace${name}`),
 ];
 const notInTheDataFiles = new Set([
   ...hiringActivityFilters,

@@ -58,6 +58,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import type { RecordKind } from '../indexer/gbizinfo/format.js';
 import { importRecordFile } from '../indexer/gbizinfo/import.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { importInvoiceFiles } from '../indexer/invoice/import.js';
@@ -70,7 +71,14 @@ import { createApp } from '../src/http/app.js';
 import { createLimits } from '../src/limits/limits.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import type { Services } from '../src/services.js';
-import { csv as gbizCsv, procurementHeader, subsidyHeader } from './fixtures/gbizinfo/build-fixtures.js';
+import {
+  awardHeader,
+  certificationHeader,
+  csv as gbizCsv,
+  procurementHeader,
+  subsidyHeader,
+  workplaceHeader,
+} from './fixtures/gbizinfo/build-fixtures.js';
 import { csv as invoiceCsv, row as invoiceRow } from './fixtures/invoice/build-fixtures.js';
 import { type RegistryValues, registryRow } from './fixtures/registry/columns.js';
 import { setUpServices } from './support/env.js';
@@ -278,6 +286,44 @@ const procurementBodies: Array<[string, number]> = [
   ['国土交通省', 12],
 ];
 
+/** Certification and award titles the rows below write, with the kind's master id read by eye. */
+const certificationTitles: Array<[string, number]> = [
+  ['くるみん認定', 3],
+  ['プラチナくるみん認定', 4],
+  ['健康経営優良法人2024', 9],
+  ['〇〇県の認定制度', 999],
+  ['ＤＸ認定事業者', 16],
+];
+const awardTitles: Array<[string, number]> = [
+  ['第9回ものづくり日本大賞', 1],
+  ['なでしこ銘柄', 6],
+  ['〇〇市の表彰', 999],
+];
+
+/** One certification or award as the oracle keeps it. */
+interface ListedRow {
+  on: string;
+  kindId: number;
+}
+
+/**
+ * A company's workplace figures as the oracle keeps them: what its row writes, the shares as
+ * percents to one decimal computed here from the counts (null: not given, or no one to share).
+ */
+interface WorkplaceFigures {
+  averageAge: number | null;
+  averageTenureYears: number | null;
+  overtimeHoursPerMonth: number | null;
+  femaleWorkerPercent: number | null;
+  femaleManagerPercent: number | null;
+  femaleOfficerPercent: number | null;
+  maleChildcareLeavePercent: number | null;
+}
+
+/** part of whole as a percent, rounded half up to one decimal, by integer arithmetic. */
+const percentOf = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.floor((part * 1000 * 2 + whole) / (2 * whole)) / 10;
+
 /**
  * gBizINFO rows for some companies, by their place in corporate-number order: subsidies for one
  * in four (1-3 each, the third without an amount), orders for one in three (1-2 each). Written
@@ -290,6 +336,9 @@ async function loadPublicRecords(corporates: Raw[]): Promise<void> {
   );
   const subsidyLines: string[][] = [];
   const orderLines: string[][] = [];
+  const certificationLines: string[][] = [];
+  const awardLines: string[][] = [];
+  const workplaceLines: string[][] = [];
   sorted.forEach((company, i) => {
     const number = String(company.corporateNumber);
     const name = String(company.name);
@@ -324,8 +373,71 @@ async function loadPublicRecords(corporates: Raw[]): Promise<void> {
       }
       company.procurementRows = rows;
     }
+    if (i % 5 === 3) {
+      const rows: ListedRow[] = [];
+      for (let j = 0; j < 1 + (i % 3); j++) {
+        const [title, kindId] = certificationTitles[
+          (Math.floor(i / 5) + 2 * j) % certificationTitles.length
+        ] as [string, number];
+        const on = `2023-${String(1 + ((i + j) % 12)).padStart(2, '0')}-0${1 + j}`;
+        rows.push({ on, kindId });
+        certificationLines.push([number, name, '', on, title, '', '', '', '', '厚生労働省']);
+      }
+      company.certificationRows = rows;
+    }
+    if (i % 7 === 4) {
+      const [title, kindId] = awardTitles[i % awardTitles.length] as [string, number];
+      const on = `2022-0${1 + (i % 9)}-20`;
+      awardLines.push([number, name, '', on, title, '', '', '経済産業省']);
+      company.awardRows = [{ on, kindId }];
+    }
+    if (i % 3 === 0) {
+      const ageTenths = 300 + ((i * 7) % 250);
+      const managers = i % 4 === 0 ? 0 : 10 + (i % 30);
+      const women = managers === 0 ? 0 : i % 7;
+      const officers = 1 + (i % 9);
+      const womenOfficers = i % 2;
+      const menEligible = i % 5;
+      const menTaking = i % 4;
+      const overtime = i % 6 === 0 ? null : ((i * 13) % 400) / 10;
+      const tenure = (50 + (i % 150)) / 10;
+      const womenShare = (i * 3) % 100;
+      company.workplace = {
+        averageAge: ageTenths / 10,
+        averageTenureYears: tenure,
+        overtimeHoursPerMonth: overtime,
+        femaleWorkerPercent: womenShare,
+        femaleManagerPercent: percentOf(women, managers),
+        femaleOfficerPercent: percentOf(womenOfficers, officers),
+        maleChildcareLeavePercent: percentOf(menTaking, menEligible),
+      } satisfies WorkplaceFigures;
+      workplaceLines.push([
+        number,
+        name,
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        tenure.toFixed(1),
+        `${(ageTenths / 10).toFixed(1)}歳`,
+        overtime === null ? '' : overtime.toFixed(1),
+        '',
+        `${womenShare}%`,
+        String(women),
+        String(managers),
+        String(womenOfficers),
+        String(officers),
+        String(menEligible),
+        '',
+        String(menTaking),
+        '',
+      ]);
+    }
   });
-  const load = async (kind: 'subsidies' | 'procurement', header: string[], lines: string[][]) => {
+  const load = async (kind: RecordKind, header: string[], lines: string[][]) => {
     const file = path.join(dataDir, `${kind}.csv`);
     writeFileSync(file, `\uFEFF${gbizCsv(header, lines)}`);
     const summary = await importRecordFile(kind, file, {
@@ -339,6 +451,9 @@ async function loadPublicRecords(corporates: Raw[]): Promise<void> {
   };
   await load('subsidies', subsidyHeader, subsidyLines);
   await load('procurement', procurementHeader, orderLines);
+  await load('certifications', certificationHeader, certificationLines);
+  await load('awards', awardHeader, awardLines);
+  await load('workplace', workplaceHeader, workplaceLines);
 }
 
 function mostCommon(values: unknown[]): unknown {
@@ -516,6 +631,18 @@ const latestOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') =>
 const bodiesOf = (c: Raw, kind: 'subsidyRows' | 'procurementRows') =>
   rowsOf(c, kind)?.map((row) => row.bodyId) ?? [];
 
+/** Certifications and awards: the rows' kinds, count and latest day; none for a company without rows. */
+const listedOf = (c: Raw, kind: 'certificationRows' | 'awardRows') => c[kind] as ListedRow[] | undefined;
+const kindsOf = (c: Raw, kind: 'certificationRows' | 'awardRows') =>
+  listedOf(c, kind)?.map((row) => row.kindId) ?? [];
+const listedLatest = (c: Raw, kind: 'certificationRows' | 'awardRows') =>
+  listedOf(c, kind)
+    ?.map((row) => row.on)
+    .sort()
+    .at(-1);
+const figureOf = (c: Raw, figure: keyof WorkplaceFigures) =>
+  (c.workplace as WorkplaceFigures | undefined)?.[figure] ?? undefined;
+
 const companySorts = {
   name: { field: 'name', order: 'asc', value: (c: Raw) => String(c.name) },
   employeesDesc: { field: 'employeeCount', order: 'desc', value: (c: Raw) => numberOf(c.employeeCount) },
@@ -545,6 +672,21 @@ const companySorts = {
     field: 'procurementLatestOn',
     order: 'asc',
     value: (c: Raw) => latestOf(c, 'procurementRows') ?? null,
+  },
+  certificationLatestDesc: {
+    field: 'certificationLatestOn',
+    order: 'desc',
+    value: (c: Raw) => listedLatest(c, 'certificationRows') ?? null,
+  },
+  workplaceAgeAsc: {
+    field: 'workplaceAverageAge',
+    order: 'asc',
+    value: (c: Raw) => figureOf(c, 'averageAge') ?? null,
+  },
+  workplaceManagersDesc: {
+    field: 'workplaceFemaleManagerPercent',
+    order: 'desc',
+    value: (c: Raw) => figureOf(c, 'femaleManagerPercent') ?? null,
   },
 } satisfies Record<string, Sort>;
 
@@ -1061,6 +1203,72 @@ const companyCases: Record<string, (d: Data) => CompanyCase> = {
       daysWithin(latestOf(c, 'procurementRows'), '2025-03-01') &&
       bodiesOf(c, 'procurementRows').some((id) => oneOf(id, [14, 12])) &&
       !bodiesOf(c, 'procurementRows').includes(2),
+  }),
+  'certifications: these kinds, not those, sorted by the latest day': () => ({
+    body: { certificationKindIdOr: [3, 4, 16], certificationKindIdNot: [999] },
+    match: (c) =>
+      kindsOf(c, 'certificationRows').some((id) => oneOf(id, [3, 4, 16])) &&
+      !kindsOf(c, 'certificationRows').includes(999),
+    sort: companySorts.certificationLatestDesc,
+  }),
+  'certifications: count and latest day; none at all in two prefectures': () => ({
+    body: {
+      filterGroups: [
+        { certificationCount: { min: 2 }, certificationLatestOn: { from: '2023-03-01', to: '2023-10-31' } },
+        { hasCertifications: false, prefectureId: { any: [13, 27] } },
+      ],
+    },
+    match: (c) =>
+      ((listedOf(c, 'certificationRows')?.length ?? 0) >= 2 &&
+        daysWithin(listedLatest(c, 'certificationRows'), '2023-03-01', '2023-10-31')) ||
+      (listedOf(c, 'certificationRows') === undefined && oneOf(c.prefectureId, [13, 27])),
+  }),
+  'awards: a kind or a count, the latest day, and who has none': () => ({
+    body: {
+      filterGroups: [
+        { awardKindId: { any: [1, 6] }, awardLatestOn: { to: '2022-06-30' } },
+        { awardCount: { min: 1, max: 1 }, awardKindId: { none: [1, 6] } },
+        { hasAwards: false, prefectureId: { any: [1] } },
+      ],
+    },
+    match: (c) =>
+      (kindsOf(c, 'awardRows').some((id) => oneOf(id, [1, 6])) &&
+        daysWithin(listedLatest(c, 'awardRows'), undefined, '2022-06-30')) ||
+      (listedOf(c, 'awardRows')?.length === 1 && !kindsOf(c, 'awardRows').some((id) => oneOf(id, [1, 6]))) ||
+      (listedOf(c, 'awardRows') === undefined && oneOf(c.prefectureId, [1])),
+  }),
+  'workplace: age and women managers within bounds, sorted by age': () => ({
+    body: {
+      workplaceAverageAgeMin: 35.5,
+      workplaceAverageAgeMax: 50.2,
+      workplaceFemaleManagerPercentMin: 10,
+    },
+    match: (c) =>
+      within(figureOf(c, 'averageAge'), 35.5, 50.2) && within(figureOf(c, 'femaleManagerPercent'), 10),
+    sort: companySorts.workplaceAgeAsc,
+  }),
+  'workplace: tenure, overtime, women workers and officers, men on childcare leave': () => ({
+    body: {
+      hasWorkplace: true,
+      filterGroups: [
+        { workplaceAverageTenureYears: { min: 8.3 }, workplaceOvertimeHours: { max: 20.5 } },
+        { workplaceFemaleWorkerPercent: { min: 40, max: 60 }, workplaceFemaleOfficerPercent: { min: 12.5 } },
+        { workplaceMaleChildcareLeavePercent: { min: 50, max: 60 } },
+        // shares on a rounding edge: 1 of 7 is 14.3, 2 of 3 is 66.7 (half up, one decimal)
+        { workplaceFemaleOfficerPercent: { min: 14.3, max: 14.3 } },
+        { workplaceMaleChildcareLeavePercent: { min: 66.7, max: 66.7 } },
+      ],
+    },
+    match: (c) =>
+      c.workplace !== undefined &&
+      ((within(figureOf(c, 'averageTenureYears'), 8.3) &&
+        within(figureOf(c, 'overtimeHoursPerMonth'), undefined, 20.5)) ||
+        (within(figureOf(c, 'femaleWorkerPercent'), 40, 60) &&
+          within(figureOf(c, 'femaleOfficerPercent'), 12.5)) ||
+        within(figureOf(c, 'maleChildcareLeavePercent'), 50, 60) ||
+        within(figureOf(c, 'femaleOfficerPercent'), 14.3, 14.3) ||
+        within(figureOf(c, 'maleChildcareLeavePercent'), 66.7, 66.7)),
+    sort: companySorts.workplaceManagersDesc,
   }),
   'procurement: none won, with no company left out': () => ({
     body: { hasProcurement: false, hasSubsidies: true },

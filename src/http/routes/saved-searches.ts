@@ -26,6 +26,7 @@ import {
 } from '../../saved-searches/start-watch.js';
 import { type SavedSearchKind, SavedSearchStore } from '../../saved-searches/store.js';
 import { assertWithinClauseLimit } from '../../search/clause-count.js';
+import { gbizinfoKinds } from '../../search/gbizinfo-kinds.js';
 import { parseSearchRequest } from '../../search/parse-request.js';
 import type { SearchPlan } from '../../search/plan.js';
 import { recordFieldNames } from '../../search/records.js';
@@ -72,7 +73,7 @@ const watchable: Record<SavedSearchKind, { fields: readonly string[]; record: st
  * The public records' fields (docs/public-records.md): their imports do not run the watch, so a
  * change of them alone would never be reported; refused rather than silently never sent.
  */
-const unwatchedFields = new Set(['invoice', 'subsidies', 'procurement']);
+const unwatchedFields = new Set(['invoice', ...gbizinfoKinds]);
 
 function watchProblem(field: string, allowed: readonly string[], record: string): string | undefined {
   if (field === 'descriptionSnippets')
