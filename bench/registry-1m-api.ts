@@ -130,13 +130,16 @@ function searches(sample: Drawn[]): Array<{ name: string; body: Record<string, u
   ];
 }
 
-interface Prepared {
+export interface Prepared {
   name: string;
   api: LoadRequest;
   raw: LoadRequest;
 }
 
-function prepare(key: string, list: ReturnType<typeof searches>): Prepared[] {
+export function prepare(
+  key: string,
+  list: Array<{ name: string; body: Record<string, unknown> }>,
+): Prepared[] {
   return list.map((query) => {
     const compiled = compileSearch(corporateSearch, parseSearchRequest(corporateSearch, query.body), '');
     const params = new URLSearchParams({
@@ -241,7 +244,7 @@ async function measureMatch(apiUrl: string, key: string, names: Drawn[], perRequ
 }
 
 /** Two connections searching without pause until `done` settles: every latency and every failure. */
-async function searchDuring(apiUrl: string, prepared: Prepared[], done: Promise<unknown>) {
+export async function searchDuring(apiUrl: string, prepared: Prepared[], done: Promise<unknown>) {
   let running = true;
   void done.finally(() => {
     running = false;
