@@ -28,6 +28,7 @@ import type { Services } from '../src/services.js';
 import {
   award,
   certification,
+  certificationHeader,
   csv,
   subsidy,
   subsidyHeader,
@@ -128,6 +129,12 @@ describe('certifications, awards and workplace rows', () => {
     expect(kindOf('ＤＸ認定事業者')).toBe(16);
     expect(kindOf('女性の活躍推進に関する状況等が優良な事業主の認定')).toBe(1);
     expect(kindOf('〇〇県の認定')).toBe(999);
+    // a kind's name before another kind's official wording written after it
+    expect(kindOf('プラチナくるみん認定（子育てサポート企業）')).toBe(4);
+    expect(kindOf('トライくるみん（子育てサポート企業）')).toBe(5);
+    expect(kindOf('プラチナえるぼし（女性の活躍推進に関する状況等が優良な事業主の特例認定）')).toBe(2);
+    // the official wording alone names its kind
+    expect(kindOf('子育てサポート企業として厚生労働大臣の認定')).toBe(3);
     expect(check(row('くるみん', '2027/3/31'))).toMatchObject({
       ok: true,
       row: { expiresOn: '2027-03-31', bodyId: 9 },
@@ -168,6 +175,9 @@ describe('certifications, awards and workplace rows', () => {
     expect(summary).toMatchObject({ count: 61, kindIds: [1, 3, 7], latestOn: '2024-01-28' });
     expect(items).toHaveLength(50);
     expect(items[0]?.on).toBe('2024-01-28');
+    // the latest 50: days 28 to 5 twice, then two of the three rows of day 4
+    expect(items.at(-1)?.on).toBe('2024-01-04');
+    expect(items.filter((item) => item.on === '2024-01-04')).toHaveLength(2);
     // the undated row is the first to go
     expect(items.some((item) => item.on === null)).toBe(false);
     expect(items.map((item) => item.on)).toEqual([...items.map((item) => item.on)].sort().reverse());
@@ -200,6 +210,11 @@ describe('certifications, awards and workplace rows', () => {
         // leave taken for a child born the year before counts too: past 100 is kept
         maleChildcareLeavePercent: 150,
       },
+    });
+    // 23 of 80 is 28.75: half up to 28.8 (a float product would give 28.7)
+    expect(check(workplace(companies.abcBefore, { womenManagers: '23', managers: '80' }))).toMatchObject({
+      ok: true,
+      row: { femaleManagerPercent: 28.8 },
     });
     const broken = check(
       workplace(companies.abcBefore, { age: '130', women: '101', womenManagers: '1.5', managers: '3' }),
@@ -373,7 +388,15 @@ describe('through the engine', { shuffle: false }, () => {
       ).rejects.toBeInstanceOf(RecordImportStopped);
       const resumed = await load(other, 'subsidies', subsidiesUtf8, { stateDir: dir });
       // the two companies written before the stop are not read again
-      expect(resumed.summary).toMatchObject({ companies: 5, set: 4, unchanged: 0, noCompany: 1 });
+      expect(resumed.summary).toMatchObject({
+        companies: 5,
+        set: 4,
+        unchanged: 0,
+        noCompany: 1,
+        rejected: 1,
+      });
+      // the broken row was dead-lettered by the run that stopped, not again
+      expect(resumed.deadLetter.entries).toHaveLength(0);
       const [mine, theirs] = await Promise.all([records(services), records(other)]);
       for (const [number, record] of mine)
         expect(theirs.get(number)?.subsidies, number).toEqual(record.subsidies);
@@ -490,7 +513,8 @@ describe('through the engine', { shuffle: false }, () => {
   });
 });
 
-describe('certifications, awards and workplace through the engine', () => {
+// its tests follow one index set from load to load, in order
+describe('certifications, awards and workplace through the engine', { shuffle: false }, () => {
   let services: Services;
   const loads: Record<string, Awaited<ReturnType<typeof importRecordFile>>> = {};
   const deadLetters = new MemoryDeadLetter();
@@ -544,6 +568,12 @@ describe('certifications, awards and workplace through the engine', () => {
     expect(loads.certifications).toMatchObject({ read: 6, companies: 3, set: 3, rejected: 1 });
     expect(loads.awards).toMatchObject({ read: 3, companies: 2, set: 2, rejected: 0 });
     expect(loads.workplace).toMatchObject({ read: 5, companies: 3, set: 3, rejected: 2 });
+    // more than 1 % of the rows refused: the sweep is skipped (nothing was held before anyway)
+    expect([
+      loads.certifications?.sweepSkipped,
+      loads.workplace?.sweepSkipped,
+      loads.awards?.sweepSkipped,
+    ]).toEqual([1, 1, undefined]);
     expect(deadLetters.entries.map((entry) => [entry.type, entry.source]).sort()).toEqual(
       [
         ['gbizinfo-certifications', 'Todokedejoho_20261031_utf8.csv:7'],
@@ -660,5 +690,48 @@ describe('certifications, awards and workplace through the engine', () => {
       companies.abcBefore,
       companies.renamed,
     ]);
+  });
+  it("a kind's next whole file: a company it lacks is cleared, one with fewer rows shrinks", async () => {
+    const dir = stateDir();
+    const options = {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: dir,
+    };
+    const certifications = path.join(dir, 'Todokedejoho.csv');
+    writeFileSync(
+      certifications,
+      `\uFEFF${csv(certificationHeader, [
+        certification(companies.abcBefore, '2023-04-01', 'プラチナくるみん認定', '', '厚生労働省'),
+        certification(companies.takahashi, '2024/6/1', 'ＤＸ認定事業者', '2026/5/31', '経済産業省'),
+      ])}`,
+    );
+    const workplaces = path.join(dir, 'Shokubajoho.csv');
+    writeFileSync(
+      workplaces,
+      `\uFEFF${csv(workplaceHeader, [
+        workplace(companies.abcBefore, { age: '42.0' }),
+        workplace(companies.takahashi, { age: '38.0', overtime: '-', womenManagers: '0', managers: '0' }),
+      ])}`,
+    );
+    const certified = await importRecordFile('certifications', certifications, options);
+    const figures = await importRecordFile('workplace', workplaces, options);
+    await services.opensearch.indices.refresh({ index: indexNames(services.config.indexPrefix).corporates });
+    expect(certified).toMatchObject({ companies: 2, set: 1, unchanged: 1, cleared: 1, rejected: 0 });
+    expect(figures).toMatchObject({ companies: 2, set: 1, unchanged: 1, cleared: 1, rejected: 0 });
+    const abc = await record(companies.abcBefore);
+    expect(abc.certifications).toMatchObject({ count: 1, kindIds: [4], latestOn: '2023-04-01' });
+    expect((abc.certifications as { items: unknown[] }).items).toHaveLength(1);
+    expect(abc.workplace).toMatchObject({ figures: 1, averageAge: 42, femaleManagerPercent: null });
+    const renamed = await record(companies.renamed);
+    expect([renamed.certifications, renamed.workplace]).toEqual([null, null]);
+    expect(await find({ hasWorkplace: true })).toEqual([companies.abcBefore, companies.takahashi].sort());
+    expect(await find({ hasCertifications: true })).toEqual(
+      [companies.abcBefore, companies.takahashi].sort(),
+    );
+    // the awards and subsidies, other kinds, are as they were
+    expect(await find({ hasAwards: true })).toEqual([companies.abcBefore, companies.midoriHokkaido].sort());
+    expect(abc.subsidies).toMatchObject({ count: 2 });
   });
 });

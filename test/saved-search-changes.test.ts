@@ -503,11 +503,12 @@ describe('searches saved unwatched', () => {
       name: 'x',
       search: 'corporates',
       body: {},
-      watchFields: ['employeeCount', 'invoice', 'subsidies'],
+      watchFields: ['employeeCount', 'invoice', 'subsidies', 'workplace'],
     }).expect(400);
     expect(publicRecords.body.errors).toMatchObject([
       { field: 'watchFields[1]', reason: expect.stringContaining('cannot be watched yet'), value: 'invoice' },
       { field: 'watchFields[2]', value: 'subsidies' },
+      { field: 'watchFields[3]', value: 'workplace' },
     ]);
     // a job search watches the Job record's fields, not a company's, nor the snippets
     const badJobFields = await save(key, {

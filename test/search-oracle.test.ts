@@ -393,8 +393,9 @@ async function loadPublicRecords(corporates: Raw[]): Promise<void> {
     }
     if (i % 3 === 0) {
       const ageTenths = 300 + ((i * 7) % 250);
-      const managers = i % 4 === 0 ? 0 : 10 + (i % 30);
-      const women = managers === 0 ? 0 : i % 7;
+      // 80 managers, 23 women: 28.75 %, a half to round up (28.8)
+      const managers = i % 4 === 0 ? 0 : i % 5 === 2 ? 80 : 10 + (i % 30);
+      const women = managers === 0 ? 0 : managers === 80 ? 23 : i % 7;
       const officers = 1 + (i % 9);
       const womenOfficers = i % 2;
       const menEligible = i % 5;
@@ -1254,9 +1255,11 @@ const companyCases: Record<string, (d: Data) => CompanyCase> = {
         { workplaceAverageTenureYears: { min: 8.3 }, workplaceOvertimeHours: { max: 20.5 } },
         { workplaceFemaleWorkerPercent: { min: 40, max: 60 }, workplaceFemaleOfficerPercent: { min: 12.5 } },
         { workplaceMaleChildcareLeavePercent: { min: 50, max: 60 } },
-        // shares on a rounding edge: 1 of 7 is 14.3, 2 of 3 is 66.7 (half up, one decimal)
+        // shares rounded to one decimal (1 of 7 is 14.3, 2 of 3 is 66.7), and a half rounded up
+        // (23 of 80 is 28.75: 28.8)
         { workplaceFemaleOfficerPercent: { min: 14.3, max: 14.3 } },
         { workplaceMaleChildcareLeavePercent: { min: 66.7, max: 66.7 } },
+        { workplaceFemaleManagerPercent: { min: 28.8, max: 28.8 } },
       ],
     },
     match: (c) =>
@@ -1267,7 +1270,8 @@ const companyCases: Record<string, (d: Data) => CompanyCase> = {
           within(figureOf(c, 'femaleOfficerPercent'), 12.5)) ||
         within(figureOf(c, 'maleChildcareLeavePercent'), 50, 60) ||
         within(figureOf(c, 'femaleOfficerPercent'), 14.3, 14.3) ||
-        within(figureOf(c, 'maleChildcareLeavePercent'), 66.7, 66.7)),
+        within(figureOf(c, 'maleChildcareLeavePercent'), 66.7, 66.7) ||
+        within(figureOf(c, 'femaleManagerPercent'), 28.8, 28.8)),
     sort: companySorts.workplaceManagersDesc,
   }),
   'procurement: none won, with no company left out': () => ({

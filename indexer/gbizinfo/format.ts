@@ -132,8 +132,14 @@ export interface ListedSummary {
 /** A company's `items` keep the latest this many; `count` and `kindIds` count every row. */
 export const maxListedItems = 50;
 
+/** Latest first, undated last; then kind, title, expiry, body: one order whatever the file's. */
 function itemOrder(a: ListedRow, b: ListedRow): number {
-  if (a.on === b.on) return a.kindId - b.kindId || (a.title < b.title ? -1 : a.title > b.title ? 1 : 0);
+  const text = (x: string | null, y: string | null) =>
+    (x ?? '') < (y ?? '') ? -1 : (x ?? '') > (y ?? '') ? 1 : 0;
+  if (a.on === b.on)
+    return (
+      a.kindId - b.kindId || text(a.title, b.title) || text(a.expiresOn, b.expiresOn) || a.bodyId - b.bodyId
+    );
   if (a.on === null) return 1;
   if (b.on === null) return -1;
   return a.on > b.on ? -1 : 1;

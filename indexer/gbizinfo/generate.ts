@@ -2,7 +2,7 @@
  * Seeded gBizINFO files of every kind (subsidies, procurement, certifications, awards,
  * workplace figures) for the companies of a generated
  * corporate-number register (../registry/generate.ts), in the download form (./format.ts: a
- * header row, then one row per subsidy or order): for loading a million companies' worth
+ * header row, then the kind's rows): for loading a million companies' worth
  * without the real files. Each company's rows follow from (seed, its index) alone.
  *
  *   [...recordRows('subsidies', { companies: 1000, seed: 1, date: '2026-10-31' })]

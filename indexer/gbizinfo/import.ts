@@ -1,10 +1,10 @@
 /**
- * Loads a gBizINFO download file of subsidies or of procurement (./format.ts) onto the
- * companies of the corporates index. gBizINFO publishes each kind as one whole file, updated
+ * Loads a gBizINFO download file (./format.ts: subsidies, procurement, certifications, awards,
+ * workplace figures) onto the companies of the corporates index. gBizINFO publishes each kind as one whole file, updated
  * daily and never as a diff, so a load makes the index say what the file says:
  *
  *   1. read: every row checked (a rejected row goes to the dead-letter sink with every reason),
- *      the rows summed per company (count, total yen, latest day, bodies: ./format.ts);
+ *      the rows summed per company (the kind's summary: ./format.ts);
  *   2. write: the companies in corporate-number order, a thousand at a time, each read with its
  *      sequence number and written only when its summary differs (./write.ts), with a
  *      checkpoint after each batch: a run that stops reads the file again and goes on after
@@ -73,14 +73,19 @@ function emptySummary(): RecordImportSummary {
   return { read: 0, companies: 0, set: 0, unchanged: 0, cleared: 0, noCompany: 0, rejected: 0 };
 }
 
-/** Step 1: the file's rows summed per company, the rejected rows dead-lettered. */
+/**
+ * Step 1: the file's rows summed per company, the rejected rows dead-lettered (not again on a
+ * resumed run: the run that stopped wrote them before its first checkpoint).
+ */
 async function summarise(
   kind: RecordKind,
   source: RegistrySource,
   encoding: RegistryEncoding,
   options: RecordImportOptions,
   summary: RecordImportSummary,
+  resumed: boolean,
 ): Promise<Map<string, Summary>> {
+  const deadLetter = resumed ? undefined : options.deadLetter;
   const format = kindFormats[kind];
   const byCompany = new Map<string, Summary>();
   const rejects: DeadLetterEntry[] = [];
@@ -108,10 +113,10 @@ async function summarise(
       const key = number && /^\d{13}$/.test(number) ? number : null;
       const where = { type: `gbizinfo-${kind}`, key, source: `${source.label}:${record.number}`, at: now };
       rejects.push(rowReject(where, record.fields, reasons));
-      if (rejects.length >= 1000) await options.deadLetter.add(rejects.splice(0));
+      if (rejects.length >= 1000) await deadLetter?.add(rejects.splice(0));
     }
   }
-  await options.deadLetter.add(rejects);
+  await deadLetter?.add(rejects);
   if (!header) throw new Error(`${source.label}: empty, not a gBizINFO ${kind} file`);
   if (byCompany.size === 0)
     throw new Error(
@@ -170,7 +175,7 @@ async function importRecordSource(
   const encoding = saved?.encoding ?? (asked === 'auto' ? detectEncoding(source.head) : asked);
   const summary = emptySummary();
   if (saved?.done) return { ...summary, alreadyLoaded: 1 };
-  const byCompany = await summarise(kind, source, encoding, options, summary);
+  const byCompany = await summarise(kind, source, encoding, options, summary, saved !== undefined);
   // the writes before the stop are counted as they were then
   for (const key of ['set', 'unchanged', 'noCompany'] as const) summary[key] = saved?.summary[key] ?? 0;
   const numbers = [...byCompany.keys()].sort();

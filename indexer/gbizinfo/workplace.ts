@@ -106,7 +106,8 @@ function check(fields: readonly string[]) {
     row[figure] =
       partCount === null || wholeCount === null || wholeCount === 0
         ? null
-        : tenths((partCount / wholeCount) * 100);
+        : // one division of whole numbers, correctly rounded: 23 of 80 is 28.75, kept 28.8 (not 28.7)
+          Math.round((partCount * 1000) / wholeCount) / 10;
   }
   if (reasons.length > 0) return { ok: false as const, reasons };
   return { ok: true as const, corporateNumber: (fields[0] ?? '').trim(), row };

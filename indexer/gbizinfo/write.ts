@@ -13,7 +13,7 @@ import { canonicalJson } from '../../src/canonical-json.js';
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
-import { presenceField } from '../../src/search/gbizinfo-kinds.js';
+import { presenceField, summaryKeys } from '../../src/search/gbizinfo-kinds.js';
 import { indexNames } from '../index-names.js';
 import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
 import type { RecordKind, Summary } from './format.js';
@@ -27,10 +27,15 @@ export function recordValue(summary: Summary): string {
   return Buffer.from(JSON.stringify(summary), 'utf8').toString('base64');
 }
 
-/** Key order aside (the engine gives a merged object back in its own key order). */
-function sameSummary(a: Summary | null, b: Summary | null): boolean {
+/**
+ * On the kind's keys, key order aside (the engine gives a merged object back in its own key
+ * order, and a key the summary no longer has would survive a partial update's merge).
+ */
+function sameSummary(kind: RecordKind, a: Summary | null, b: Summary | null): boolean {
   if (a === null || b === null) return a === b;
-  return canonicalJson(a) === canonicalJson(b);
+  const keys = summaryKeys[kind];
+  const picked = (summary: Summary) => keys.map((key) => canonicalJson(summary[key] ?? null)).join(',');
+  return picked(a) === picked(b);
 }
 
 interface Stored {
@@ -85,7 +90,7 @@ export class RecordWriter {
           outcomes[i] = 'noCompany';
           continue;
         }
-        if (sameSummary(existing.summary, summary)) continue;
+        if (sameSummary(this.kind, existing.summary, summary)) continue;
         outcomes[i] = summary === null ? 'cleared' : 'set';
         if (existing.postings) rebuild.add(number);
         ops.push({

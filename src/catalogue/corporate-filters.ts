@@ -2,6 +2,7 @@
  * The filters of company search (docs/api.md, "Filters"; docs/decisions/0004-filter-names-and-values.md), declared once.
  * `companyAttributeFilters` are reused by job search on the job's `corporate` object.
  */
+import { presenceField } from '../search/gbizinfo-kinds.js';
 import { define, items, masters } from './define.js';
 import { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
 import type { FilterDef, SchemaObject } from './types.js';
@@ -285,7 +286,7 @@ function gbizinfoFilters(): FilterDef[] {
   return kinds.flatMap(([stem, field, what, done, who]) => [
     define(`has${stem === 'subsidy' ? 'Subsidies' : 'Procurement'}`, 'presence', {
       scope: company,
-      field: `${field}.count`,
+      field: presenceField(field),
       description: `true: gBizINFO's file has ${what.toLowerCase()} of the company; false: none (or its file is not loaded).`,
     }),
     define(`${stem}Count`, 'range', {
@@ -333,7 +334,7 @@ function listedRecordFilters(): FilterDef[] {
   return kinds.flatMap(([stem, plural, field, master, done, masterName]) => [
     define(`has${plural}`, 'presence', {
       scope: company,
-      field: `${field}.count`,
+      field: presenceField(field),
       description: `true: gBizINFO's file has ${field} of the company; false: none (or its file is not loaded).`,
     }),
     define(`${stem}KindId`, 'ids', {
@@ -377,7 +378,7 @@ function workplaceFilters(): FilterDef[] {
   return [
     define('hasWorkplace', 'presence', {
       scope: company,
-      field: 'workplace.figures',
+      field: presenceField('workplace'),
       description:
         "true: gBizINFO's workplace file has a row of the company (its figures may still be null); false: none (or the file is not loaded).",
     }),

@@ -1,5 +1,5 @@
 /**
- * `GET /rest/v1/master/<name>` for the seven master lists. Behind authentication, before the
+ * `GET /rest/v1/master/<name>` for the master lists (src/masters/masters.ts `masterNames`). Behind authentication, before the
  * rate limit and credits: a key is required, nothing is limited or charged.
  * `Cache-Control: private, max-age=86400` with `Vary: X-API-Key`, and a strong ETag; a
  * matching `If-None-Match` gets 304 with no body. Private: the answer depends on the key (a
