@@ -9,9 +9,17 @@
  * field `changed`, a deleted one `left`, and a company change that takes its postings out of
  * (or back into) the search through their company copy.
  */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryDeadLetter } from '../indexer/dead-letter.js';
+import type { RecordKind } from '../indexer/gbizinfo/format.js';
+import { importRecordFile } from '../indexer/gbizinfo/import.js';
+import { importInvoiceFiles } from '../indexer/invoice/import.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { SourceRecord } from '../indexer/source-types.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
@@ -19,7 +27,7 @@ import { corporateSearch } from '../src/catalogue/searches.js';
 import { defaultConfig } from '../src/config.js';
 import { createApp } from '../src/http/app.js';
 import { Membership } from '../src/saved-searches/membership.js';
-import { startWatching, stopWatching } from '../src/saved-searches/start-watch.js';
+import { membershipOf, startWatching, stopWatching } from '../src/saved-searches/start-watch.js';
 import {
   percolate,
   registerQuery,
@@ -29,7 +37,15 @@ import {
 } from '../src/saved-searches/watch.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
+import {
+  certification,
+  certificationHeader,
+  csv as gbizCsv,
+  workplace,
+  workplaceHeader,
+} from './fixtures/gbizinfo/build-fixtures.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
+import { csv as invoiceCsv, row as invoiceRow } from './fixtures/invoice/build-fixtures.js';
 import { setUpServices } from './support/env.js';
 import { changeAsTheWorker, steppingClock, writeRecords } from './support/pipeline-write.js';
 
@@ -93,7 +109,8 @@ describe('a watched company search', { shuffle: false }, () => {
     const saved = await save(user.key, {
       name: '東京',
       search: 'corporates',
-      body: { prefectureIdOr: [13] },
+      // its own three companies: the job blocks write others in Tokyo, in whatever order they run
+      body: { prefectureIdOr: [13], corporateNumberOr: [alpha, beta, gamma] },
       watchFields: ['employeeCount'],
     }).expect(201);
     expect(saved.body).toMatchObject({
@@ -498,18 +515,6 @@ describe('searches saved unwatched', () => {
       watchFields: ['nope'],
     }).expect(400);
     expect(badField.body.errors[0]).toMatchObject({ field: 'watchFields[0]', value: 'nope' });
-    // the public records' fields change without the watch seeing it: refused by name
-    const publicRecords = await save(key, {
-      name: 'x',
-      search: 'corporates',
-      body: {},
-      watchFields: ['employeeCount', 'invoice', 'subsidies', 'workplace'],
-    }).expect(400);
-    expect(publicRecords.body.errors).toMatchObject([
-      { field: 'watchFields[1]', reason: expect.stringContaining('cannot be watched yet'), value: 'invoice' },
-      { field: 'watchFields[2]', value: 'subsidies' },
-      { field: 'watchFields[3]', value: 'workplace' },
-    ]);
     // a job search watches the Job record's fields, not a company's, nor the snippets
     const badJobFields = await save(key, {
       name: 'x',
@@ -521,5 +526,153 @@ describe('searches saved unwatched', () => {
       { field: 'watchFields[1]', reason: 'is not a field of the Job record', value: 'employeeCount' },
       { field: 'watchFields[2]', value: 'descriptionSnippets' },
     ]);
+  });
+});
+
+// one saved search, load after load: the steps run in order
+describe('public records reach a watched company search as they are loaded', { shuffle: false }, () => {
+  let user: { key: string; userId: string };
+  let id = '';
+  const dir = mkdtempSync(path.join(tmpdir(), 'watched-records-'));
+  // the other blocks count the work of rebuilds with no company search watched: stop watching
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (id) await request(app).delete(`/rest/v1/saved-searches/${id}`).set('X-API-Key', user.key).expect(204);
+  });
+
+  /** A gBizINFO file loaded as `import:gbizinfo` with REDIS_URL set loads it. */
+  const loadRecords = async (kind: RecordKind, header: string[], rows: string[][]) => {
+    const file = path.join(dir, `${kind}-${Math.random().toString(36).slice(2)}.csv`);
+    writeFileSync(file, `\uFEFF${gbizCsv(header, rows)}`);
+    const summary = await importRecordFile(kind, file, {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: dir,
+      watch: membershipOf(services) as Membership,
+      allowShrink: true,
+    });
+    expect(summary.rejected).toBe(0);
+    return summary;
+  };
+  const next = async () => {
+    const page = await changes(user.key, id, cursor ? `?cursor=${cursor}` : '').expect(200);
+    cursor = page.body.nextCursor ?? cursor;
+    return brief(page.body);
+  };
+  let cursor: string | null = null;
+
+  it('a company certified enters; another kind does not', async () => {
+    user = await newUser();
+    const saved = await save(user.key, {
+      name: 'くるみん',
+      search: 'corporates',
+      body: { certificationKindIdOr: [3, 4] },
+      watchFields: ['certifications', 'workplace'],
+    }).expect(201);
+    expect(saved.body).toMatchObject({ watching: true });
+    id = saved.body.id;
+    await loadRecords('certifications', certificationHeader, [
+      certification(alpha, '2024-04-01', 'くるみん認定', '', '厚生労働省'),
+      certification(beta, '2024-05-01', 'えるぼし認定', '', '厚生労働省'),
+    ]);
+    expect(await next()).toEqual([['entered', alpha]]);
+  });
+
+  it('a watched public record of a member changes: reported with its field', async () => {
+    await loadRecords('workplace', workplaceHeader, [workplace(alpha, { age: '39.5' })]);
+    expect(await next()).toEqual([['changed', alpha, 'workplace']]);
+  });
+
+  it('the next whole file: a member moves on to another kind in the search, another enters, a third leaves', async () => {
+    await loadRecords('certifications', certificationHeader, [
+      certification(alpha, '2025-04-01', 'プラチナくるみん認定', '', '厚生労働省'),
+      certification(beta, '2025-05-01', 'くるみん認定', '', '厚生労働省'),
+    ]);
+    expect((await next()).sort()).toEqual(
+      [
+        ['changed', alpha, 'certifications'],
+        ['entered', beta],
+      ].sort(),
+    );
+    await loadRecords('certifications', certificationHeader, [
+      certification(beta, '2025-05-01', 'くるみん認定', '', '厚生労働省'),
+    ]);
+    expect(await next()).toEqual([['left', alpha]]);
+  });
+
+  it('a load without the watch reports nothing itself; the next rebuild with the watch does', async () => {
+    const file = path.join(dir, 'no-watch.csv');
+    writeFileSync(
+      file,
+      `\uFEFF${gbizCsv(certificationHeader, [certification(gamma, '2025-06-01', 'くるみん', '', '')])}`,
+    );
+    await importRecordFile('certifications', file, {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: dir,
+      allowShrink: true,
+    });
+    expect(await next()).toEqual([]);
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [gamma], {
+      watch: membershipOf(services) as Membership,
+    });
+    // beta, no longer in the file, left too: found at its own next rebuild (only gamma's ran)
+    expect(await next()).toEqual([['entered', gamma]]);
+  });
+});
+
+describe('an invoice registration reaches a watched company search as it is loaded', () => {
+  it('a company registered enters', async () => {
+    const { key } = await newUser();
+    const saved = await save(key, {
+      name: 'インボイス',
+      search: 'corporates',
+      body: { hasInvoiceRecord: true, invoiceEndReasonOr: ['cancelled'] },
+    }).expect(201);
+    expect(saved.body).toMatchObject({ watching: true });
+    const dir = mkdtempSync(path.join(tmpdir(), 'watched-invoices-'));
+    try {
+      const file = path.join(dir, 'invoice.csv');
+      writeFileSync(
+        file,
+        invoiceCsv([
+          invoiceRow(beta, { 事業者処理区分: '04', 取消年月日: '2025-03-31', 更新年月日: '2025-03-31' }),
+          invoiceRow(gamma),
+        ]),
+      );
+      const loaded = await importInvoiceFiles([file], {
+        client: services.opensearch,
+        indexPrefix: services.config.indexPrefix,
+        deadLetter: new MemoryDeadLetter(),
+        stateDir: dir,
+        watch: membershipOf(services) as Membership,
+      });
+      expect(loaded.total).toMatchObject({ rejected: 0 });
+      const page = await changes(key, saved.body.id).expect(200);
+      // beta's registration was cancelled: it enters; gamma's stands: it does not
+      expect(brief(page.body)).toEqual([['entered', beta]]);
+      writeFileSync(
+        file,
+        invoiceCsv([
+          invoiceRow(gamma, { 事業者処理区分: '04', 取消年月日: '2025-06-30', 更新年月日: '2025-06-30' }),
+        ]),
+      );
+      await importInvoiceFiles([file], {
+        client: services.opensearch,
+        indexPrefix: services.config.indexPrefix,
+        deadLetter: new MemoryDeadLetter(),
+        stateDir: dir,
+        restart: true,
+        watch: membershipOf(services) as Membership,
+      });
+      const after = await changes(key, saved.body.id, `?cursor=${page.body.nextCursor}`).expect(200);
+      expect(brief(after.body)).toEqual([['entered', gamma]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      // the other blocks count the work of rebuilds with no company search watched
+      await request(app).delete(`/rest/v1/saved-searches/${saved.body.id}`).set('X-API-Key', key).expect(204);
+    }
   });
 });

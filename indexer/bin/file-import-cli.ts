@@ -14,6 +14,9 @@ import { SingleBar } from 'cli-progress';
 import { type Command, Option } from 'commander';
 import { cliProgram, positiveWholeNumber } from '../../ops/cli.js';
 import { projectRoot } from '../../src/project-root.js';
+import { connectRedis } from '../../src/redis.js';
+import { Membership } from '../../src/saved-searches/membership.js';
+import type { CliServices } from '../cli-services.js';
 import type { ImportProgress, ImportSummary, SourceResult } from '../registry/checkpointed-import.js';
 
 export interface FileImportOptions {
@@ -135,4 +138,20 @@ export function reportFileResults(
   if (total.rejected > 0)
     console.log(`${total.rejected} rejected rows with their reasons: ${deadLetterLocation}`);
   process.exitCode = total.rejected > 0 ? 2 : 0;
+}
+
+/**
+ * The saved searches' membership for a public-record import (../record-rebuild.ts): with
+ * REDIS_URL set, the companies it writes are reported to the watched saved searches; without
+ * it, they are not (the command says so when a search is watched).
+ */
+export function importWatch(services: CliServices): { watch?: Membership; close: () => Promise<void> } {
+  if (!services.redisUrl) return { close: async () => {} };
+  const redis = connectRedis(services.redisUrl);
+  return {
+    watch: new Membership(redis, services.redisPrefix),
+    close: async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
 }

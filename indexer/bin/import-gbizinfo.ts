@@ -12,7 +12,7 @@ import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
 import { type RecordKind, recordKinds } from '../gbizinfo/format.js';
 import { importRecordFile } from '../gbizinfo/import.js';
-import { fileImportCommand } from './file-import-cli.js';
+import { fileImportCommand, importWatch } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
   'import:gbizinfo',
@@ -28,6 +28,7 @@ const { files, options } = fileImportCommand(
 
 runCli('import:gbizinfo', async () => {
   const services = await openCliServices();
+  const watching = importWatch(services);
   try {
     const deadLetter = new FileDeadLetter(options.deadLetter);
     let rejected = 0;
@@ -41,6 +42,7 @@ runCli('import:gbizinfo', async () => {
         batchSize: options.batchSize,
         restart: options.restart ?? false,
         allowShrink: options.allowShrink === true,
+        ...(watching.watch ? { watch: watching.watch } : {}),
         onProgress: (done, total) => process.stderr.write(`\r${file}: ${done} of ${total} companies`),
       });
       process.stderr.write('\n');
@@ -60,6 +62,7 @@ runCli('import:gbizinfo', async () => {
     if (rejected > 0) console.log(`${rejected} rejected rows with their reasons: ${deadLetter.location}`);
     process.exitCode = rejected > 0 ? 2 : 0;
   } finally {
+    await watching.close();
     await services.close();
   }
 });

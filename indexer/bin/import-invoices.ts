@@ -10,7 +10,7 @@ import { runCli } from '../../ops/cli.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
 import { importInvoiceFiles } from '../invoice/import.js';
-import { fileImportCommand, fileProgressBar, reportFileResults } from './file-import-cli.js';
+import { fileImportCommand, fileProgressBar, importWatch, reportFileResults } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
   'import:invoices',
@@ -24,6 +24,7 @@ const { files, options } = fileImportCommand(
 runCli('import:invoices', async () => {
   const services = await openCliServices();
   const progress = fileProgressBar();
+  const watching = importWatch(services);
   try {
     const deadLetter = new FileDeadLetter(options.deadLetter);
     const result = await importInvoiceFiles(files, {
@@ -35,6 +36,7 @@ runCli('import:invoices', async () => {
       batchSize: options.batchSize,
       restart: options.restart ?? false,
       onProgress: progress.show,
+      ...(watching.watch ? { watch: watching.watch } : {}),
     });
     progress.stop();
     const { total } = result;
@@ -47,6 +49,7 @@ runCli('import:invoices', async () => {
     );
   } finally {
     progress.stop();
+    await watching.close();
     await services.close();
   }
 });

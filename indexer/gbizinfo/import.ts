@@ -18,8 +18,10 @@
  *   await importRecordFile('subsidies', 'Hojokinjoho.csv', { client, indexPrefix, deadLetter, stateDir })
  *   // { read: 120, companies: 80, set: 80, unchanged: 0, cleared: 0, noCompany: 3, rejected: 1, ... }
  */
+
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { withRetry } from '../../src/opensearch/retry.js';
+import type { Membership } from '../../src/saved-searches/membership.js';
 import { presenceField } from '../../src/search/gbizinfo-kinds.js';
 import { detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
@@ -61,6 +63,8 @@ export interface RecordImportOptions {
   restart?: boolean;
   /** let the sweep clear even when the file is much smaller than what the index holds */
   allowShrink?: boolean;
+  /** the saved searches' membership: the companies written are reported to them (../record-rebuild.ts) */
+  watch?: Membership;
   now?: () => Date;
   /** tests: stop (throw) once this many companies are written, as a crash would */
   stopAfterCompanies?: number;

@@ -15,7 +15,7 @@ import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import { presenceField, summaryKeys } from '../../src/search/gbizinfo-kinds.js';
 import { indexNames } from '../index-names.js';
-import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
+import { RecordRebuild, type RecordRebuildOptions } from '../record-rebuild.js';
 import type { RecordKind, Summary } from './format.js';
 
 export type RecordOutcome = 'set' | 'unchanged' | 'noCompany' | 'cleared';
@@ -47,12 +47,14 @@ interface Stored {
 
 export class RecordWriter {
   readonly index: string;
+  private readonly after: RecordRebuild;
 
   constructor(
     readonly kind: RecordKind,
-    readonly options: { client: OpenSearchClient; indexPrefix: string; now?: () => Date },
+    readonly options: RecordRebuildOptions,
   ) {
     this.index = indexNames(options.indexPrefix).corporates;
+    this.after = new RecordRebuild(options);
   }
 
   private async read(numbers: string[]): Promise<Map<string, Stored>> {
@@ -77,6 +79,7 @@ export class RecordWriter {
   /** Sets (or, with null, clears) each company's summary; one outcome per entry, in order. */
   async apply(entries: Array<[string, Summary | null]>): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = new Array(entries.length).fill('unchanged');
+    const written = new Set<string>();
     const rebuild = new Set<string>();
     let pending = entries.map((_, i) => i);
     for (let round = 1; pending.length > 0; round++) {
@@ -92,6 +95,7 @@ export class RecordWriter {
         }
         if (sameSummary(this.kind, existing.summary, summary)) continue;
         outcomes[i] = summary === null ? 'cleared' : 'set';
+        written.add(number);
         if (existing.postings) rebuild.add(number);
         ops.push({
           action: 'update',
@@ -113,6 +117,7 @@ export class RecordWriter {
       const failures = all.filter((failure) => {
         if (!/document_missing/.test(failure.reason)) return true;
         outcomes[failure.op.ref] = 'noCompany';
+        written.delete(failure.op.id);
         rebuild.delete(failure.op.id);
         return false;
       });
@@ -121,13 +126,7 @@ export class RecordWriter {
         throw new Error(`OpenSearch did not accept a company's ${this.kind}: ${unexpected.reason}`);
       pending = failures.map((failure) => failure.op.ref);
     }
-    if (rebuild.size > 0)
-      throwOnFailures(
-        await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
-          refresh: false,
-          now: this.options.now?.() ?? new Date(),
-        }),
-      );
+    await this.after.rebuild(written, rebuild);
     return outcomes;
   }
 }

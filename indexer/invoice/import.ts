@@ -8,7 +8,9 @@
  *   await importInvoiceFiles(['invoice_all_20261031.zip', 'invoice_diff_20261101.csv'], { client, ... })
  *   // { files: [...], total: { read: 120, set: 100, removed: 1, persons: 15, noCompany: 4, ... } }
  */
+
 import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { Membership } from '../../src/saved-searches/membership.js';
 import type { CsvRecord } from '../../src/text/csv.js';
 import {
   addSummary,
@@ -57,6 +59,8 @@ export function emptyInvoiceSummary(): InvoiceSummary {
 export interface InvoiceImportOptions extends CheckpointedOptions {
   client: OpenSearchClient;
   indexPrefix: string;
+  /** the saved searches' membership: the companies written are reported to them (../record-rebuild.ts) */
+  watch?: Membership;
 }
 
 export type InvoiceFileResult = SourceResult<InvoiceSummary>;
@@ -95,6 +99,7 @@ export async function importInvoiceFiles(
     indexPrefix: options.indexPrefix,
     deadLetter: options.deadLetter,
     now,
+    ...(options.watch ? { watch: options.watch } : {}),
   });
   const results: InvoiceFileResult[] = [];
   const total = emptyInvoiceSummary();

@@ -21,7 +21,7 @@ import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import type { DeadLetterSink } from '../dead-letter.js';
 import { indexNames } from '../index-names.js';
-import { rebuildCompanies, throwOnFailures } from '../rebuild.js';
+import { RecordRebuild, type RecordRebuildOptions } from '../record-rebuild.js';
 import type { InvoiceChange, StoredInvoice } from './format.js';
 
 export type InvoiceOutcome =
@@ -69,16 +69,11 @@ function sameInvoice(a: StoredInvoice | null, b: StoredInvoice | null): boolean 
 
 export class InvoiceWriter {
   private readonly index: string;
+  private readonly after: RecordRebuild;
 
-  constructor(
-    private readonly options: {
-      client: OpenSearchClient;
-      indexPrefix: string;
-      deadLetter: DeadLetterSink;
-      now?: () => Date;
-    },
-  ) {
+  constructor(private readonly options: RecordRebuildOptions & { deadLetter: DeadLetterSink }) {
     this.index = indexNames(options.indexPrefix).corporates;
+    this.after = new RecordRebuild(options);
   }
 
   /** Applies one batch (in file order); one outcome per row, in the same order. */
@@ -90,16 +85,17 @@ export class InvoiceWriter {
       last.set(change.corporateNumber, position);
     });
     let pending = [...last.values()];
+    const written = new Set<string>();
     const rebuild = new Set<string>();
     for (let round = 1; pending.length > 0; round++)
-      pending = await this.writeRound(batch, pending, outcomes, rebuild, round === maxConflictRounds);
-    if (rebuild.size > 0)
-      throwOnFailures(
-        await rebuildCompanies(this.options.client, this.options.indexPrefix, [...rebuild], {
-          refresh: false,
-          now: this.options.now?.() ?? new Date(),
-        }),
+      pending = await this.writeRound(
+        batch,
+        pending,
+        outcomes,
+        { written, rebuild },
+        round === maxConflictRounds,
       );
+    await this.after.rebuild(written, rebuild);
     return outcomes;
   }
 
@@ -131,7 +127,7 @@ export class InvoiceWriter {
     batch: PendingInvoice[],
     positions: number[],
     outcomes: InvoiceOutcome[],
-    rebuild: Set<string>,
+    after: { written: Set<string>; rebuild: Set<string> },
     lastRound: boolean,
   ): Promise<number[]> {
     const stored = await this.read(positions.map((at) => batch[at]?.change.corporateNumber ?? ''));
@@ -155,7 +151,12 @@ export class InvoiceWriter {
     }
     const failures = await writeBulkChunked(this.options.client, ops);
     const failed = new Set(failures.map((failure) => failure.op.ref));
-    for (const op of ops) if (!failed.has(op.ref) && stored.get(op.id)?.postings) rebuild.add(op.id);
+    for (const op of ops) {
+      if (failed.has(op.ref)) continue;
+      // the record changed (not only the register's date): the watch may see it
+      if ('invoice' in (op.body as { doc: Record<string, unknown> }).doc) after.written.add(op.id);
+      if (stored.get(op.id)?.postings) after.rebuild.add(op.id);
+    }
     const conflicts: number[] = [];
     for (const failure of failures) {
       const position = failure.op.ref;

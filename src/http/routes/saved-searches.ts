@@ -26,7 +26,6 @@ import {
 } from '../../saved-searches/start-watch.js';
 import { type SavedSearchKind, SavedSearchStore } from '../../saved-searches/store.js';
 import { assertWithinClauseLimit } from '../../search/clause-count.js';
-import { gbizinfoKinds } from '../../search/gbizinfo-kinds.js';
 import { parseSearchRequest } from '../../search/parse-request.js';
 import type { SearchPlan } from '../../search/plan.js';
 import { recordFieldNames } from '../../search/records.js';
@@ -69,17 +68,9 @@ const watchable: Record<SavedSearchKind, { fields: readonly string[]; record: st
   jobs: { fields: recordFieldNames.jobs.filter((field) => field !== 'descriptionSnippets'), record: 'Job' },
 };
 
-/**
- * The public records' fields (docs/public-records.md): their imports do not run the watch, so a
- * change of them alone would never be reported; refused rather than silently never sent.
- */
-const unwatchedFields = new Set(['invoice', ...gbizinfoKinds]);
-
 function watchProblem(field: string, allowed: readonly string[], record: string): string | undefined {
   if (field === 'descriptionSnippets')
     return 'cannot be watched: the snippets follow the search, not the posting';
-  if (unwatchedFields.has(field))
-    return 'cannot be watched yet: the public-records imports do not report changes (filter on it instead)';
   return allowed.includes(field) ? undefined : `is not a field of the ${record} record`;
 }
 
