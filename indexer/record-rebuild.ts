@@ -1,55 +1,75 @@
 /**
- * The rebuild after a public-record import's writes (the invoice register, gBizINFO): which
- * companies are rebuilt (./rebuild.ts), and with what. A company with postings is always
- * rebuilt (a partial update drops their detail text, mappings/corporates.json). When the import
- * is given the saved searches' membership (REDIS_URL set) and some company search is watched,
- * every company it wrote is rebuilt with the watch, so a company that enters or leaves a saved
- * search, or changes a watched field, by its public records alone is reported like any other
- * change (docs/api.md, "What changed in a saved search"). Whether anything is watched is read
- * once per import.
+ * What follows a public-record import's writes (the invoice register, gBizINFO). A company with
+ * postings is always rebuilt (./rebuild.ts): a partial update drops their detail text
+ * (mappings/corporates.json). When the import is given the saved searches' membership
+ * (REDIS_URL set) and some search is watched, the rebuild runs with the watch, and every other
+ * company it wrote is percolated as it now is, its sightings recorded (./sightings.ts; no
+ * rebuild: with no postings there is nothing to rebuild, and no posting to report), so a company
+ * that enters or leaves a saved search, or changes a watched field, by its public records
+ * alone is reported like any other change (docs/api.md, "What changed in a saved search").
+ * Which searches are watched is read once per import.
  *
  *   const after = new RecordRebuild({ client, indexPrefix, watch })
  *   await after.rebuild(['8010001000001', '9010401000011'], new Set(['8010001000001']))
  */
 import type { OpenSearchClient } from '../src/opensearch/client.js';
+import { getSources } from '../src/opensearch/documents.js';
 import type { Membership } from '../src/saved-searches/membership.js';
 import { watchedSearchCounts } from '../src/saved-searches/watch.js';
+import { compactRecordField } from '../src/search/records.js';
+import { indexNames } from './index-names.js';
 import { rebuildCompanies, throwOnFailures } from './rebuild.js';
+import { recordSightings } from './sightings.js';
+import type { Doc } from './transform.js';
 
 export interface RecordRebuildOptions {
   client: OpenSearchClient;
   indexPrefix: string;
-  /** the saved searches' membership: present, every written company is watched */
+  /** the saved searches' membership: present, the companies written are reported to them */
   watch?: Membership;
   now?: () => Date;
 }
 
+/** Companies read and percolated per request. */
+const sightingsChunk = 500;
+
 export class RecordRebuild {
-  private watching: Promise<boolean> | undefined;
+  private watched: Promise<{ corporates: number; jobs: number }> | undefined;
 
   constructor(private readonly options: RecordRebuildOptions) {}
 
-  /** Whether this import reports its writes to the watched saved searches. */
-  isWatching(): Promise<boolean> {
+  /** The watched searches of each kind (none without a membership), read once. */
+  private watchedCounts(): Promise<{ corporates: number; jobs: number }> {
     const { watch, client, indexPrefix } = this.options;
-    this.watching ??= watch
-      ? watchedSearchCounts(client, indexPrefix).then((counts) => counts.corporates > 0 || counts.jobs > 0)
-      : Promise.resolve(false);
-    return this.watching;
+    this.watched ??= watch
+      ? watchedSearchCounts(client, indexPrefix)
+      : Promise.resolve({ corporates: 0, jobs: 0 });
+    return this.watched;
   }
 
   /** `written`: the companies whose record changed; `withPostings`: those of them that have postings. */
   async rebuild(written: Iterable<string>, withPostings: ReadonlySet<string>): Promise<void> {
-    const watching = await this.isWatching();
-    const numbers = [...written].filter((number) => watching || withPostings.has(number));
-    if (numbers.length === 0) return;
     const { client, indexPrefix, watch, now } = this.options;
-    throwOnFailures(
-      await rebuildCompanies(client, indexPrefix, numbers, {
-        refresh: false,
-        now: now?.() ?? new Date(),
-        ...(watching && watch ? { watch } : {}),
-      }),
-    );
+    const counts = await this.watchedCounts();
+    const watching = watch !== undefined && counts.corporates + counts.jobs > 0;
+    const at = now?.() ?? new Date();
+    if (withPostings.size > 0)
+      throwOnFailures(
+        await rebuildCompanies(client, indexPrefix, [...withPostings], {
+          refresh: false,
+          now: at,
+          ...(watching ? { watch } : {}),
+        }),
+      );
+    if (!watch || counts.corporates === 0) return;
+    const others = [...written].filter((number) => !withPostings.has(number));
+    const index = indexNames(indexPrefix).corporates;
+    for (let start = 0; start < others.length; start += sightingsChunk) {
+      const docs = await getSources<Doc>(client, index, others.slice(start, start + sightingsChunk), {
+        excludes: ['postings', compactRecordField, 'hiringActivityRecord', 'matchCard'],
+      });
+      const companies = docs.flatMap((doc) => (doc.source ? [doc.source] : []));
+      await recordSightings(client, indexPrefix, watch, companies, at);
+    }
   }
 }
