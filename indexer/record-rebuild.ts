@@ -7,7 +7,8 @@
  * rebuild: with no postings there is nothing to rebuild, and no posting to report), so a company
  * that enters or leaves a saved search, or changes a watched field, by its public records
  * alone is reported like any other change (docs/api.md, "What changed in a saved search").
- * Which searches are watched is read once per import.
+ * Whether a search is watched is read for each batch (one small request), so a search saved
+ * during a long import is fed from the next batch on.
  *
  *   const after = new RecordRebuild({ client, indexPrefix, watch })
  *   await after.rebuild(['8010001000001', '9010401000011'], new Set(['8010001000001']))
@@ -18,7 +19,7 @@ import type { Membership } from '../src/saved-searches/membership.js';
 import { watchedSearchCounts } from '../src/saved-searches/watch.js';
 import { compactRecordField } from '../src/search/records.js';
 import { indexNames } from './index-names.js';
-import { rebuildCompanies, throwOnFailures } from './rebuild.js';
+import { rebuildChunkSize, rebuildCompanies, throwOnFailures } from './rebuild.js';
 import { recordSightings } from './sightings.js';
 import type { Doc } from './transform.js';
 
@@ -30,21 +31,13 @@ export interface RecordRebuildOptions {
   now?: () => Date;
 }
 
-/** Companies read and percolated per request. */
-const sightingsChunk = 500;
-
 export class RecordRebuild {
-  private watched: Promise<{ corporates: number; jobs: number }> | undefined;
-
   constructor(private readonly options: RecordRebuildOptions) {}
 
-  /** The watched searches of each kind (none without a membership), read once. */
+  /** The watched searches of each kind (none without a membership). */
   private watchedCounts(): Promise<{ corporates: number; jobs: number }> {
     const { watch, client, indexPrefix } = this.options;
-    this.watched ??= watch
-      ? watchedSearchCounts(client, indexPrefix)
-      : Promise.resolve({ corporates: 0, jobs: 0 });
-    return this.watched;
+    return watch ? watchedSearchCounts(client, indexPrefix) : Promise.resolve({ corporates: 0, jobs: 0 });
   }
 
   /** `written`: the companies whose record changed; `withPostings`: those of them that have postings. */
@@ -64,8 +57,9 @@ export class RecordRebuild {
     if (!watch || counts.corporates === 0) return;
     const others = [...written].filter((number) => !withPostings.has(number));
     const index = indexNames(indexPrefix).corporates;
-    for (let start = 0; start < others.length; start += sightingsChunk) {
-      const docs = await getSources<Doc>(client, index, others.slice(start, start + sightingsChunk), {
+    // as many a request as the rebuild's chunk: a percolation costs about the same for 200 or 1,000
+    for (let start = 0; start < others.length; start += rebuildChunkSize) {
+      const docs = await getSources<Doc>(client, index, others.slice(start, start + rebuildChunkSize), {
         excludes: ['postings', compactRecordField, 'hiringActivityRecord', 'matchCard'],
       });
       const companies = docs.flatMap((doc) => (doc.source ? [doc.source] : []));

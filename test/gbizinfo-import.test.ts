@@ -474,6 +474,34 @@ describe('through the engine', { shuffle: false }, () => {
     await dropIndices(services.opensearch, prefix);
   });
 
+  it('npm run import:gbizinfo with a REDIS_URL that does not answer: refused before any write', async () => {
+    const dir = stateDir();
+    const prefix = uniquePrefix('gbizinfo-no-redis');
+    const run = spawnSync(
+      path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      ['indexer/bin/import-gbizinfo.ts', '--kind', 'subsidies', '--state-dir', dir, subsidiesUtf8],
+      {
+        cwd: projectRoot,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: {
+          ...process.env,
+          OPENSEARCH_URL: services.config.opensearchUrl,
+          INDEX_PREFIX: prefix,
+          // a loopback port nothing listens on
+          REDIS_URL: 'redis://127.0.0.1:9',
+        },
+      },
+    );
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('REDIS_URL is set but Redis does not answer');
+    // no line per reconnection attempt
+    expect(run.stderr).not.toContain('Unhandled error event');
+    const { body } = await services.opensearch.count({ index: indexNames(prefix).corporates });
+    expect(body.count).toBe(0);
+    await dropIndices(services.opensearch, prefix);
+  });
+
   it('a file that is empty, only a header, of the other kind, or a zip of two is refused before any write', async () => {
     const dir = stateDir();
     const before = await records(services);

@@ -601,6 +601,41 @@ describe('public records reach a watched company search as they are loaded', { s
     expect(await next()).toEqual([['left', alpha]]);
   });
 
+  it('a load stopped between its writes and their report reports them when resumed', async () => {
+    const file = path.join(dir, 'stopped.csv');
+    writeFileSync(
+      file,
+      `\uFEFF${gbizCsv(certificationHeader, [
+        certification(alpha, '2025-07-01', 'くるみん認定', '', '厚生労働省'),
+        certification(beta, '2025-05-01', 'くるみん認定', '', '厚生労働省'),
+      ])}`,
+    );
+    const options = {
+      client: services.opensearch,
+      indexPrefix: services.config.indexPrefix,
+      deadLetter: new MemoryDeadLetter(),
+      stateDir: dir,
+      allowShrink: true,
+    };
+    // the membership fails as a Redis gone away would: alpha's record is written, not reported
+    const away = new Proxy({} as Membership, {
+      get: () => async () => {
+        throw new Error('Redis went away');
+      },
+    });
+    await expect(importRecordFile('certifications', file, { ...options, watch: away })).rejects.toThrow(
+      'Redis went away',
+    );
+    expect(await next()).toEqual([]);
+    const resumed = await importRecordFile('certifications', file, {
+      ...options,
+      watch: membershipOf(services) as Membership,
+    });
+    // alpha written before the stop, beta as it was: both unchanged now, alpha reported all the same
+    expect(resumed).toMatchObject({ set: 0, unchanged: 2 });
+    expect(await next()).toEqual([['entered', alpha]]);
+  });
+
   it('a load without the watch reports nothing itself; the next rebuild with the watch does', async () => {
     const file = path.join(dir, 'no-watch.csv');
     writeFileSync(

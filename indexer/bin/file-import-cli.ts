@@ -16,6 +16,7 @@ import { cliProgram, positiveWholeNumber } from '../../ops/cli.js';
 import { projectRoot } from '../../src/project-root.js';
 import { connectRedis } from '../../src/redis.js';
 import { Membership } from '../../src/saved-searches/membership.js';
+import { watchedSearchCounts } from '../../src/saved-searches/watch.js';
 import type { CliServices } from '../cli-services.js';
 import type { ImportProgress, ImportSummary, SourceResult } from '../registry/checkpointed-import.js';
 
@@ -142,16 +143,41 @@ export function reportFileResults(
 
 /**
  * The saved searches' membership for a public-record import (../record-rebuild.ts): with
- * REDIS_URL set, the companies it writes are reported to the watched saved searches; without
- * it, they are not (the command says so when a search is watched).
+ * REDIS_URL set, the companies it writes are reported to the watched saved searches, and a
+ * Redis that does not answer stops the command before it writes (its changes could not be
+ * recorded); without REDIS_URL they are not reported, and the command says so when a search
+ * is watched.
  */
-export function importWatch(services: CliServices): { watch?: Membership; close: () => Promise<void> } {
-  if (!services.redisUrl) return { close: async () => {} };
-  const redis = connectRedis(services.redisUrl);
-  return {
-    watch: new Membership(redis, services.redisPrefix),
-    close: async () => {
-      await redis.quit().catch(() => redis.disconnect());
-    },
+export async function importWatch(
+  services: CliServices,
+): Promise<{ watch?: Membership; close: () => Promise<void> }> {
+  const counts = await watchedSearchCounts(services.opensearch, services.indexPrefix);
+  const watched = counts.corporates + counts.jobs;
+  if (!services.redisUrl) {
+    if (watched > 0)
+      console.error(
+        `${watched} saved searches are watched, and REDIS_URL is not set: the companies this import changes are not reported to them now (set REDIS_URL to the API's Redis to report them)`,
+      );
+    return { close: async () => {} };
+  }
+  const redis = connectRedis(services.redisUrl, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 2,
+  });
+  // one line, not one per reconnection attempt: the command's own error says what failed
+  redis.on('error', () => {});
+  const close = async () => {
+    await redis.quit().catch(() => redis.disconnect());
   };
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    redis.disconnect();
+    throw new Error(
+      "REDIS_URL is set but Redis does not answer: the saved searches' changes could not be recorded (unset REDIS_URL to import without reporting them)",
+    );
+  }
+  return { watch: new Membership(redis, services.redisPrefix), close };
 }

@@ -28,8 +28,9 @@ const { files, options } = fileImportCommand(
 
 runCli('import:gbizinfo', async () => {
   const services = await openCliServices();
-  const watching = importWatch(services);
+  let watching: Awaited<ReturnType<typeof importWatch>> | undefined;
   try {
+    watching = await importWatch(services);
     const deadLetter = new FileDeadLetter(options.deadLetter);
     let rejected = 0;
     for (const file of files) {
@@ -62,7 +63,7 @@ runCli('import:gbizinfo', async () => {
     if (rejected > 0) console.log(`${rejected} rejected rows with their reasons: ${deadLetter.location}`);
     process.exitCode = rejected > 0 ? 2 : 0;
   } finally {
-    await watching.close();
+    await watching?.close();
     await services.close();
   }
 });

@@ -24,8 +24,9 @@ const { files, options } = fileImportCommand(
 runCli('import:invoices', async () => {
   const services = await openCliServices();
   const progress = fileProgressBar();
-  const watching = importWatch(services);
+  let watching: Awaited<ReturnType<typeof importWatch>> | undefined;
   try {
+    watching = await importWatch(services);
     const deadLetter = new FileDeadLetter(options.deadLetter);
     const result = await importInvoiceFiles(files, {
       client: services.opensearch,
@@ -49,7 +50,7 @@ runCli('import:invoices', async () => {
     );
   } finally {
     progress.stop();
-    await watching.close();
+    await watching?.close();
     await services.close();
   }
 });

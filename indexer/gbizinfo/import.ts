@@ -198,12 +198,17 @@ async function importRecordSource(
         updatedAt: (options.now?.() ?? new Date()).toISOString(),
       });
   };
+  // a stop inside the first batch resumes too: the checkpoint says the writes began
+  let resumed = saved !== undefined;
+  if (!saved) checkpoint(false);
   for (let start = written; start < numbers.length; start += batchSize) {
     if (options.stopAfterCompanies !== undefined && start >= options.stopAfterCompanies)
       throw new RecordImportStopped(`stopped after ${start} companies`);
     const batch = numbers.slice(start, start + batchSize);
-    for (const outcome of await writer.apply(batch.map((number) => [number, byCompany.get(number) ?? null])))
+    const entries = batch.map((number): [string, Summary | null] => [number, byCompany.get(number) ?? null]);
+    for (const outcome of await writer.apply(entries, resumed))
       summary[outcome] = (summary[outcome] ?? 0) + 1;
+    resumed = false;
     written = start + batch.length;
     checkpoint(false);
     options.onProgress?.(written, numbers.length);

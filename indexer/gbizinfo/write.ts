@@ -76,8 +76,12 @@ export class RecordWriter {
     return found;
   }
 
-  /** Sets (or, with null, clears) each company's summary; one outcome per entry, in order. */
-  async apply(entries: Array<[string, Summary | null]>): Promise<RecordOutcome[]> {
+  /**
+   * Sets (or, with null, clears) each company's summary; one outcome per entry, in order.
+   * `resumed`: the first batch of a resumed run (its writes may have landed before the stop
+   * without what follows them): every company of the batch is followed up, changed or not.
+   */
+  async apply(entries: Array<[string, Summary | null]>, resumed = false): Promise<RecordOutcome[]> {
     const outcomes: RecordOutcome[] = new Array(entries.length).fill('unchanged');
     const written = new Set<string>();
     const rebuild = new Set<string>();
@@ -92,6 +96,10 @@ export class RecordWriter {
         if (!existing) {
           outcomes[i] = 'noCompany';
           continue;
+        }
+        if (resumed) {
+          written.add(number);
+          if (existing.postings) rebuild.add(number);
         }
         if (sameSummary(this.kind, existing.summary, summary)) continue;
         outcomes[i] = summary === null ? 'cleared' : 'set';

@@ -108,7 +108,7 @@ export async function importInvoiceFiles(
       const result = await importCheckpointed(source, options, {
         emptySummary: emptyInvoiceSummary,
         take: (record, label) => takeInvoiceRecord(record, label, now),
-        apply: (batch) => writer.apply(batch),
+        apply: (batch, { resumed }) => writer.apply(batch, resumed),
       });
       results.push(result);
       addSummary(total, result.summary);

@@ -76,8 +76,12 @@ export class InvoiceWriter {
     this.after = new RecordRebuild(options);
   }
 
-  /** Applies one batch (in file order); one outcome per row, in the same order. */
-  async apply(batch: PendingInvoice[]): Promise<InvoiceOutcome[]> {
+  /**
+   * Applies one batch (in file order); one outcome per row, in the same order. `resumed`: the
+   * first batch of a resumed run, whose writes may have landed before the stop without what
+   * follows them: every company of the batch is followed up (rebuilt, reported), changed or not.
+   */
+  async apply(batch: PendingInvoice[], resumed = false): Promise<InvoiceOutcome[]> {
     const outcomes: InvoiceOutcome[] = new Array(batch.length).fill('superseded');
     // every row carries the registration's whole state: the last row of a company wins
     const last = new Map<string, number>();
@@ -92,7 +96,7 @@ export class InvoiceWriter {
         batch,
         pending,
         outcomes,
-        { written, rebuild },
+        { written, rebuild, all: resumed },
         round === maxConflictRounds,
       );
     await this.after.rebuild(written, rebuild);
@@ -127,7 +131,7 @@ export class InvoiceWriter {
     batch: PendingInvoice[],
     positions: number[],
     outcomes: InvoiceOutcome[],
-    after: { written: Set<string>; rebuild: Set<string> },
+    after: { written: Set<string>; rebuild: Set<string>; all: boolean },
     lastRound: boolean,
   ): Promise<number[]> {
     const stored = await this.read(positions.map((at) => batch[at]?.change.corporateNumber ?? ''));
@@ -138,6 +142,10 @@ export class InvoiceWriter {
       const existing = stored.get(change.corporateNumber);
       const plan = planWrite(change, existing);
       outcomes[position] = plan.outcome;
+      if (after.all && existing) {
+        after.written.add(change.corporateNumber);
+        if (existing.postings) after.rebuild.add(change.corporateNumber);
+      }
       if (!plan.doc || !existing) continue;
       ops.push({
         action: 'update',

@@ -75,8 +75,12 @@ export interface RecordHandler<T, S extends ImportSummary> {
   emptySummary(): S;
   /** `label` is `file:record`, the dead letter's source */
   take(record: CsvRecord, label: string): Take<T, S>;
-  /** writes a batch; one summary key per item, in the same order */
-  apply(items: T[]): Promise<Array<keyof S & string>>;
+  /**
+   * writes a batch; one summary key per item, in the same order. `resumed`: the first batch
+   * of a run that resumes a stopped one (the stop may have come after some of its writes and
+   * before what follows them: an importer redoes that for every item, changed or not)
+   */
+  apply(items: T[], batch: { resumed: boolean }): Promise<Array<keyof S & string>>;
 }
 
 export class InjectedStop extends Error {}
@@ -172,8 +176,12 @@ export async function importCheckpointed<T, S extends ImportSummary>(
   };
   const progress = () =>
     options.onProgress?.({ file, done: bytes, total: Math.max(source.size, bytes), records: lastRecord });
+  // a stop inside the first batch is a resume too: the checkpoint says the run began
+  let resumed = saved !== undefined;
+  if (!saved) checkpoint(false);
   const commit = async () => {
-    for (const outcome of await handler.apply(batch)) (part[outcome] as number) += 1;
+    for (const outcome of await handler.apply(batch, { resumed })) (part[outcome] as number) += 1;
+    resumed = false;
     await options.deadLetter.add(rejects);
     addSummary(summary, part);
     checkpoint(false);
