@@ -264,6 +264,11 @@ export async function rebuildCompanies(
      * and each of its postings, is percolated as it now is and its sightings recorded (./sightings.ts).
      */
     watch?: Membership;
+    /**
+     * false: the watch sees the companies only, not their postings (a public-records import:
+     * the postings' company copy carries none of its fields, so no job search can change)
+     */
+    watchPostings?: boolean;
   } = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
@@ -277,7 +282,8 @@ export async function rebuildCompanies(
   const nestedLimit = await liveNestedLimit(client, names.corporates);
   const watched = options.watch ? await watchedSearchCounts(client, prefix) : undefined;
   const watch = watched && watched.corporates > 0 ? options.watch : undefined;
-  const watchJobs = watched && watched.jobs > 0 ? options.watch : undefined;
+  const watchJobs =
+    watched && watched.jobs > 0 && options.watchPostings !== false ? options.watch : undefined;
   for (let start = 0; start < all.length; start += rebuildChunkSize) {
     const chunk = all.slice(start, start + rebuildChunkSize);
     const found = await getSources<Doc>(client, names.corporates, chunk, {

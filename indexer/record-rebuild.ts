@@ -2,11 +2,12 @@
  * What follows a public-record import's writes (the invoice register, gBizINFO). A company with
  * postings is always rebuilt (./rebuild.ts): a partial update drops their detail text
  * (mappings/corporates.json). When the import is given the saved searches' membership
- * (REDIS_URL set) and some search is watched, the rebuild runs with the watch, and every other
- * company it wrote is percolated as it now is, its sightings recorded (./sightings.ts; no
- * rebuild: with no postings there is nothing to rebuild, and no posting to report), so a company
- * that enters or leaves a saved search, or changes a watched field, by its public records
- * alone is reported like any other change (docs/api.md, "What changed in a saved search").
+ * (REDIS_URL set) and a company search is watched, the rebuild runs with the watch (on the
+ * companies only: the postings' company copy carries no public record, so no job search can
+ * change), and every other company it wrote is percolated as it now is, its sightings recorded
+ * (./sightings.ts; no rebuild: with no postings there is nothing to rebuild), so a company that
+ * enters or leaves a saved search, or changes a watched field, by its public records alone is
+ * reported like any other change (docs/api.md, "What changed in a saved search").
  * Whether a search is watched is read for each batch (one small request), so a search saved
  * during a long import is fed from the next batch on.
  *
@@ -44,14 +45,15 @@ export class RecordRebuild {
   async rebuild(written: Iterable<string>, withPostings: ReadonlySet<string>): Promise<void> {
     const { client, indexPrefix, watch, now } = this.options;
     const counts = await this.watchedCounts();
-    const watching = watch !== undefined && counts.corporates + counts.jobs > 0;
+    // the postings' company copy carries no public record: only company searches can change
+    const watching = watch !== undefined && counts.corporates > 0;
     const at = now?.() ?? new Date();
     if (withPostings.size > 0)
       throwOnFailures(
         await rebuildCompanies(client, indexPrefix, [...withPostings], {
           refresh: false,
           now: at,
-          ...(watching ? { watch } : {}),
+          ...(watching ? { watch, watchPostings: false } : {}),
         }),
       );
     if (!watch || counts.corporates === 0) return;

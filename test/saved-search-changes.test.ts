@@ -270,6 +270,15 @@ describe('a watched job search', { shuffle: false }, () => {
     });
     expect(scripts()).toBe(before + 1);
     expect((await changes(user.key, id).expect(200)).body.changes).toHaveLength(5);
+    // a rebuild that watches the companies only (a public-records import's) leaves the
+    // postings alone, though a new day would percolate them
+    const dayAfter = new Date(Date.now() + 2 * 24 * 60 * 60 * 1000);
+    await rebuildCompanies(services.opensearch, services.config.indexPrefix, [delta], {
+      watch,
+      watchPostings: false,
+      now: dayAfter,
+    });
+    expect(scripts()).toBe(before + 1);
   });
 
   it("stops when deleted: its query leaves the job searches' percolator", async () => {
