@@ -241,35 +241,52 @@ async function readHistories(
  */
 export const rebuildChunkSize = 1000;
 
+/** How `rebuildCompanies` runs. */
+export interface RebuildOptions {
+  now?: Date;
+  refresh?: boolean;
+  /**
+   * Compact record copies to write with the rebuild, for companies without one (the
+   * backfill, ../ops/backfill-copies.ts): in the same doc merge, so the company is never without
+   * its nested detail text, and only while the document is still the one the copy was made
+   * from (a changed one is a failure with `conflict: true`). `fields`: other fields written
+   * the same way (the name keys, when the fold changed: ../ops/backfill-copies.ts).
+   */
+  copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
+  /** Each company's postings as the scan of `jobs` would read them, known without it (./run-postings.ts). */
+  postings?: ReadonlyMap<string, PostingSource[]>;
+  /**
+   * Where the watched saved searches' changes go (the worker's rebuilds): each rebuilt company,
+   * and each of its postings, is percolated as it now is and its sightings recorded (./sightings.ts).
+   */
+  watch?: Membership;
+  /**
+   * false: the watch sees the companies only, not their postings (a public-records import:
+   * the postings' company copy carries none of its fields, so no job search can change)
+   */
+  watchPostings?: boolean;
+}
+
+/** The membership for the companies' sightings and for their postings', each only when a search of its kind is watched. */
+async function watchesOf(
+  client: OpenSearchClient,
+  prefix: string,
+  options: RebuildOptions,
+): Promise<{ watch?: Membership; watchJobs?: Membership }> {
+  if (!options.watch) return {};
+  const watched = await watchedSearchCounts(client, prefix);
+  return {
+    ...(watched.corporates > 0 ? { watch: options.watch } : {}),
+    ...(watched.jobs > 0 && options.watchPostings !== false ? { watchJobs: options.watch } : {}),
+  };
+}
+
 /** Rebuilds the given companies, `rebuildChunkSize` at a time. */
 export async function rebuildCompanies(
   client: OpenSearchClient,
   prefix: string,
   corporateNumbers: Iterable<string>,
-  options: {
-    now?: Date;
-    refresh?: boolean;
-    /**
-     * Compact record copies to write with the rebuild, for companies without one (the
-     * backfill, ../ops/backfill-copies.ts): in the same doc merge, so the company is never without
-     * its nested detail text, and only while the document is still the one the copy was made
-     * from (a changed one is a failure with `conflict: true`). `fields`: other fields written
-     * the same way (the name keys, when the fold changed: ../ops/backfill-copies.ts).
-     */
-    copies?: ReadonlyMap<string, { copy?: string; fields?: Doc; seqNo: number; primaryTerm: number }>;
-    /** Each company's postings as the scan of `jobs` would read them, known without it (./run-postings.ts). */
-    postings?: ReadonlyMap<string, PostingSource[]>;
-    /**
-     * Where the watched saved searches' changes go (the worker's rebuilds): each rebuilt company,
-     * and each of its postings, is percolated as it now is and its sightings recorded (./sightings.ts).
-     */
-    watch?: Membership;
-    /**
-     * false: the watch sees the companies only, not their postings (a public-records import:
-     * the postings' company copy carries none of its fields, so no job search can change)
-     */
-    watchPostings?: boolean;
-  } = {},
+  options: RebuildOptions = {},
 ): Promise<RebuildResult> {
   const names = indexNames(prefix);
   const now = options.now ?? new Date();
@@ -280,10 +297,7 @@ export async function rebuildCompanies(
   if (options.refresh !== false)
     await withRetry(() => client.indices.refresh({ index: [names.jobs, names.postingHistory] }));
   const nestedLimit = await liveNestedLimit(client, names.corporates);
-  const watched = options.watch ? await watchedSearchCounts(client, prefix) : undefined;
-  const watch = watched && watched.corporates > 0 ? options.watch : undefined;
-  const watchJobs =
-    watched && watched.jobs > 0 && options.watchPostings !== false ? options.watch : undefined;
+  const { watch, watchJobs } = await watchesOf(client, prefix, options);
   for (let start = 0; start < all.length; start += rebuildChunkSize) {
     const chunk = all.slice(start, start + rebuildChunkSize);
     const found = await getSources<Doc>(client, names.corporates, chunk, {
