@@ -14,7 +14,7 @@
  * .local/public-records-bench/figures-<step>.json. Every process started is stopped by its pid;
  * `all` deletes the generated files and the node's data at the end (`--keep-files` keeps them).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { recordKinds } from '../indexer/gbizinfo/format.js';
@@ -27,6 +27,7 @@ import { stopAll } from './processes.js';
 import { prepare, searchDuring } from './registry-1m-api.js';
 import {
   type BenchOptions,
+  benchNodeUrl,
   holdBenchNode,
   memoryOf,
   runChild,
@@ -225,18 +226,11 @@ function parseOptions(): { step: string; options: BenchOptions } {
   };
 }
 
-function nodeUrl(): string {
-  if (process.env.OPENSEARCH_URL) return process.env.OPENSEARCH_URL;
-  const record = path.join(workDir, 'node.json');
-  if (!existsSync(record)) throw new Error('no node: run the node step first, or set OPENSEARCH_URL');
-  return (JSON.parse(readFileSync(record, 'utf8')) as { url: string }).url;
-}
-
 async function main(): Promise<void> {
   const { step, options } = parseOptions();
   if (step === 'node') return holdBenchNode(workDir, 'public-records-bench', options);
-  if (step === 'load') return loadStep(nodeUrl(), options);
-  if (step === 'api') return apiStep(nodeUrl(), options);
+  if (step === 'load') return loadStep(benchNodeUrl(workDir), options);
+  if (step === 'api') return apiStep(benchNodeUrl(workDir), options);
   if (step === 'all') {
     const node = await startBenchNode(workDir, 'public-records-bench', options, !options.keepFiles);
     try {

@@ -15,12 +15,13 @@
  * its pid; `all` deletes the generated files and the node's data at the end (`--keep-files`
  * keeps them).
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Command } from 'commander';
 import { writeDiffFile, writeFullFiles } from '../indexer/registry/generate-files.js';
 import {
   type BenchOptions,
+  benchNodeUrl,
   dataDir,
   holdBenchNode,
   runChild,
@@ -95,19 +96,12 @@ function parseOptions(): { step: string; options: BenchOptions } {
   return { step, options: { ...opts, keepFiles: opts.keepFiles ?? false } };
 }
 
-function nodeUrl(): string {
-  if (process.env.OPENSEARCH_URL) return process.env.OPENSEARCH_URL;
-  const record = path.join(workDir, 'node.json');
-  if (!existsSync(record)) throw new Error('no node: run the node step first, or set OPENSEARCH_URL');
-  return (JSON.parse(readFileSync(record, 'utf8')) as { url: string }).url;
-}
-
 async function main(): Promise<void> {
   const { step, options } = parseOptions();
   if (step === 'node') return holdBenchNode(workDir, 'registry-bench', options);
-  if (step === 'load') return loadStep(nodeUrl(), options);
+  if (step === 'load') return loadStep(benchNodeUrl(workDir), options);
   if (step === 'api')
-    return (await import('./registry-1m-api.js')).apiStep(nodeUrl(), options, workDir, dataDir);
+    return (await import('./registry-1m-api.js')).apiStep(benchNodeUrl(workDir), options, workDir, dataDir);
   if (step === 'all') {
     // its data goes with it, unless the files are kept
     const node = await startBenchNode(workDir, 'registry-bench', options, !options.keepFiles);

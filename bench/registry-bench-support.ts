@@ -3,7 +3,7 @@
  * run with its peak memory sampled from /proc.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type LocalOpenSearch, startLocalOpenSearch } from '../ops/local/opensearch-node.js';
 import { startLocalRedis } from '../ops/local/redis-server.js';
@@ -166,4 +166,12 @@ export async function holdBenchNode(
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
   });
   await node.stop();
+}
+
+/** The node a bench's other steps use: OPENSEARCH_URL, else the one its `node` step wrote to `dir`/node.json. */
+export function benchNodeUrl(dir: string): string {
+  if (process.env.OPENSEARCH_URL) return process.env.OPENSEARCH_URL;
+  const record = path.join(dir, 'node.json');
+  if (!existsSync(record)) throw new Error('no node: run the node step first, or set OPENSEARCH_URL');
+  return (JSON.parse(readFileSync(record, 'utf8')) as { url: string }).url;
 }
