@@ -379,6 +379,32 @@ describe('through the engine', { shuffle: false }, () => {
     }
   });
 
+  it('read again for every two companies (bounded memory): the same summaries, a stop resumed', async () => {
+    const other = await registered('gbizinfo-passes');
+    try {
+      const dir = stateDir();
+      await expect(
+        load(other, 'subsidies', subsidiesUtf8, {
+          stateDir: dir,
+          companiesPerPass: 2,
+          stopAfterCompanies: 4,
+        }),
+      ).rejects.toBeInstanceOf(RecordImportStopped);
+      const { summary, deadLetter } = await load(other, 'subsidies', subsidiesUtf8, {
+        stateDir: dir,
+        companiesPerPass: 2,
+      });
+      expect(summary).toMatchObject({ read: 7, companies: 5, set: 4, noCompany: 1, rejected: 1 });
+      // the rejected row was dead-lettered once, by the run that stopped
+      expect(deadLetter.entries).toHaveLength(0);
+      const [mine, theirs] = await Promise.all([records(services), records(other)]);
+      for (const [number, record] of mine)
+        expect(theirs.get(number)?.subsidies, number).toEqual(record.subsidies);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a run stopped part-way resumes after its last batch; a file loaded to its end is skipped', async () => {
     const other = await registered('gbizinfo-resume');
     try {

@@ -23,7 +23,7 @@ import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import type { Membership } from '../../src/saved-searches/membership.js';
 import { presenceField } from '../../src/search/gbizinfo-kinds.js';
-import { detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
+import { type CsvRecord, detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { readCheckpoint, rowReasons, rowReject, writeCheckpoint } from '../registry/checkpointed-import.js';
 import { type RegistrySource, registrySources } from '../registry/input.js';
@@ -60,6 +60,8 @@ export interface RecordImportOptions {
   encoding?: RegistryEncoding | 'auto';
   /** companies per write and per checkpoint */
   batchSize?: number;
+  /** companies summed per read of the file (memory: about 2 KiB each at most) */
+  companiesPerPass?: number;
   restart?: boolean;
   /** let the sweep clear even when the file is much smaller than what the index holds */
   allowShrink?: boolean;
@@ -73,27 +75,26 @@ export interface RecordImportOptions {
 
 export class RecordImportStopped extends Error {}
 
+/** Companies summed per read of the file: 200,000 hold about 400 MiB at most (certifications). */
+export const defaultCompaniesPerPass = 200_000;
+
 function emptySummary(): RecordImportSummary {
   return { read: 0, companies: 0, set: 0, unchanged: 0, cleared: 0, noCompany: 0, rejected: 0 };
 }
 
-/**
- * Step 1: the file's rows summed per company, the rejected rows dead-lettered (not again on a
- * resumed run: the run that stopped wrote them before its first checkpoint).
- */
-async function summarise(
-  kind: RecordKind,
-  source: RegistrySource,
-  encoding: RegistryEncoding,
-  options: RecordImportOptions,
-  summary: RecordImportSummary,
-  resumed: boolean,
-): Promise<Map<string, Summary>> {
-  const deadLetter = resumed ? undefined : options.deadLetter;
-  const format = kindFormats[kind];
-  const byCompany = new Map<string, Summary>();
-  const rejects: DeadLetterEntry[] = [];
-  const now = (options.now?.() ?? new Date()).toISOString();
+/** A rejected row's dead letter. */
+function rejectOf(kind: RecordKind, label: string, record: CsvRecord, reasons: string[], at: string) {
+  const number = record.fields[0]?.trim();
+  const key = number && /^\d{13}$/.test(number) ? number : null;
+  return rowReject(
+    { type: `gbizinfo-${kind}`, key, source: `${label}:${record.number}`, at },
+    record.fields,
+    reasons,
+  );
+}
+
+/** The rows of the file after its header (checked against the kind's). */
+async function* rowsOf(kind: RecordKind, source: RegistrySource, encoding: RegistryEncoding) {
   let header = false;
   for await (const record of readCsvStream(source.open(), encoding)) {
     if (record.number === 1) {
@@ -102,30 +103,84 @@ async function summarise(
       header = true;
       continue;
     }
+    yield record;
+  }
+  if (!header) throw new Error(`${source.label}: empty, not a gBizINFO ${kind} file`);
+}
+
+/**
+ * Step 1: every row checked, the rejected rows dead-lettered (not again on a resumed run: the
+ * run that stopped wrote them before its first checkpoint); the companies the file has,
+ * ascending. A second row of a company in a file of one row per company is rejected here.
+ */
+async function companiesOf(
+  kind: RecordKind,
+  source: RegistrySource,
+  encoding: RegistryEncoding,
+  options: RecordImportOptions,
+  summary: RecordImportSummary,
+  resumed: boolean,
+): Promise<string[]> {
+  const deadLetter = resumed ? undefined : options.deadLetter;
+  const format = kindFormats[kind];
+  const companies = new Set<string>();
+  const rejects: DeadLetterEntry[] = [];
+  const now = (options.now?.() ?? new Date()).toISOString();
+  for await (const record of rowsOf(kind, source, encoding)) {
     summary.read += 1;
     const check = format.check(record.fields);
     let reasons = check.ok && !record.problem ? undefined : rowReasons(record, check);
     if (check.ok && !reasons) {
-      const company = byCompany.get(check.corporateNumber) ?? format.empty();
-      const refused = format.add(company, check.row);
-      if (refused) reasons = [refused];
-      else byCompany.set(check.corporateNumber, company);
+      if (format.onePerCompany && companies.has(check.corporateNumber)) reasons = [format.onePerCompany];
+      else companies.add(check.corporateNumber);
     }
     if (reasons) {
       summary.rejected += 1;
-      const number = record.fields[0]?.trim();
-      const key = number && /^\d{13}$/.test(number) ? number : null;
-      const where = { type: `gbizinfo-${kind}`, key, source: `${source.label}:${record.number}`, at: now };
-      rejects.push(rowReject(where, record.fields, reasons));
+      rejects.push(rejectOf(kind, source.label, record, reasons, now));
       if (rejects.length >= 1000) await deadLetter?.add(rejects.splice(0));
     }
   }
   await deadLetter?.add(rejects);
-  if (!header) throw new Error(`${source.label}: empty, not a gBizINFO ${kind} file`);
-  if (byCompany.size === 0)
+  if (companies.size === 0)
     throw new Error(
       `${source.label}: no valid row (${summary.rejected} rejected): nothing written, nothing cleared`,
     );
+  return [...companies].sort();
+}
+
+/**
+ * The summaries of the companies from `first` to `last` (corporate-number order), the file
+ * read again: a pass holds at most `companiesPerPass` companies, so memory stays bounded
+ * whatever the file's size. A row step 1 rejected is skipped; one whose company's sum it would
+ * break (a total past 2^53 yen) is rejected here, counted and dead-lettered.
+ */
+async function summariesOf(
+  kind: RecordKind,
+  source: RegistrySource,
+  encoding: RegistryEncoding,
+  range: { first: string; last: string },
+  options: RecordImportOptions,
+  summary: RecordImportSummary,
+): Promise<Map<string, Summary>> {
+  const format = kindFormats[kind];
+  const byCompany = new Map<string, Summary>();
+  const rejects: DeadLetterEntry[] = [];
+  const now = (options.now?.() ?? new Date()).toISOString();
+  for await (const record of rowsOf(kind, source, encoding)) {
+    const check = format.check(record.fields);
+    if (!check.ok || record.problem) continue;
+    const number = check.corporateNumber;
+    if (number < range.first || number > range.last) continue;
+    const company = byCompany.get(number) ?? format.empty();
+    const refused = format.add(company, check.row);
+    if (!refused) byCompany.set(number, company);
+    // a second row of a one-row company: step 1 rejected it already
+    else if (!format.onePerCompany) {
+      summary.rejected += 1;
+      rejects.push(rejectOf(kind, source.label, record, [refused], now));
+    }
+  }
+  await options.deadLetter.add(rejects);
   return byCompany;
 }
 
@@ -179,13 +234,13 @@ async function importRecordSource(
   const encoding = saved?.encoding ?? (asked === 'auto' ? detectEncoding(source.head) : asked);
   const summary = emptySummary();
   if (saved?.done) return { ...summary, alreadyLoaded: 1 };
-  const byCompany = await summarise(kind, source, encoding, options, summary, saved !== undefined);
+  const numbers = await companiesOf(kind, source, encoding, options, summary, saved !== undefined);
   // the writes before the stop are counted as they were then
   for (const key of ['set', 'unchanged', 'noCompany'] as const) summary[key] = saved?.summary[key] ?? 0;
-  const numbers = [...byCompany.keys()].sort();
   summary.companies = numbers.length;
   const writer = new RecordWriter(kind, options);
   const batchSize = options.batchSize ?? 1000;
+  const perPass = Math.max(options.companiesPerPass ?? defaultCompaniesPerPass, batchSize);
   let written = saved?.committedRecord ?? 0;
   const checkpoint = (done: boolean) => {
     if (identity)
@@ -201,15 +256,22 @@ async function importRecordSource(
   // a stop inside the first batch resumes too: the checkpoint says the writes began
   let resumed = saved !== undefined;
   if (!saved) checkpoint(false);
-  for (let start = written; start < numbers.length; start += batchSize) {
-    if (options.stopAfterCompanies !== undefined && start >= options.stopAfterCompanies)
-      throw new RecordImportStopped(`stopped after ${start} companies`);
-    const batch = numbers.slice(start, start + batchSize);
-    const entries = batch.map((number): [string, Summary | null] => [number, byCompany.get(number) ?? null]);
+  let range = new Map<string, Summary>();
+  let rangeEnd = written;
+  while (written < numbers.length) {
+    if (options.stopAfterCompanies !== undefined && written >= options.stopAfterCompanies)
+      throw new RecordImportStopped(`stopped after ${written} companies`);
+    if (written >= rangeEnd) {
+      rangeEnd = Math.min(numbers.length, written + perPass);
+      const bounds = { first: numbers[written] as string, last: numbers[rangeEnd - 1] as string };
+      range = await summariesOf(kind, source, encoding, bounds, options, summary);
+    }
+    const batch = numbers.slice(written, Math.min(written + batchSize, rangeEnd));
+    const entries = batch.map((number): [string, Summary | null] => [number, range.get(number) ?? null]);
     for (const outcome of await writer.apply(entries, resumed))
       summary[outcome] = (summary[outcome] ?? 0) + 1;
     resumed = false;
-    written = start + batch.length;
+    written += batch.length;
     checkpoint(false);
     options.onProgress?.(written, numbers.length);
   }

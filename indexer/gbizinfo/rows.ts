@@ -25,6 +25,8 @@ export interface KindFormat<Row = unknown> {
   empty(): Summary;
   /** adds one checked row to its company's summary; a reason when the row cannot be added */
   add(summary: Summary, row: Row): string | undefined;
+  /** a file of one row per company: the reason a second row of a company is rejected */
+  onePerCompany?: string;
 }
 
 /** 2024-03-29, 2024/03/29 or 2024/3/29 -> 2024-03-29; undefined for anything else. */

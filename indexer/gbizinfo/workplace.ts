@@ -113,14 +113,16 @@ function check(fields: readonly string[]) {
   return { ok: true as const, corporateNumber: (fields[0] ?? '').trim(), row };
 }
 
+const secondRow = `${columns[0]}: a second row of the company (the file gives one per company)`;
+
 export const workplaceFormat: KindFormat<WorkplaceRow> = {
   columns,
   stem: 'Shokubajoho',
   check,
+  onePerCompany: secondRow,
   empty: (): Summary => ({ figures: -1 }),
   add(summary, row) {
-    if (summary.figures !== -1)
-      return `${columns[0]}: a second row of the company (the file gives one per company)`;
+    if (summary.figures !== -1) return secondRow;
     summary.figures = workplaceFigures.filter((figure) => row[figure] !== null).length;
     for (const figure of workplaceFigures) summary[figure] = row[figure];
     return undefined;
