@@ -7,11 +7,11 @@
  * companies; a file loaded to its end is skipped unless `--restart`.
  */
 import { Option } from 'commander';
-import { runCli } from '../../ops/cli.js';
+import { positiveWholeNumber, runCli } from '../../ops/cli.js';
 import { openCliServices } from '../cli-services.js';
 import { FileDeadLetter } from '../dead-letter.js';
 import { type RecordKind, recordKinds } from '../gbizinfo/format.js';
-import { importRecordFile } from '../gbizinfo/import.js';
+import { defaultCompaniesPerPass, importRecordFile } from '../gbizinfo/import.js';
 import { fileImportCommand, importWatch } from './file-import-cli.js';
 
 const { files, options } = fileImportCommand(
@@ -21,9 +21,16 @@ const { files, options } = fileImportCommand(
     '(職場情報). OpenSearch: OPENSEARCH_URL, else the local node.',
   'gbizinfo',
   (program) =>
-    program.addOption(
-      new Option('--kind <kind>', 'what the file holds').choices([...recordKinds]).makeOptionMandatory(),
-    ),
+    program
+      .addOption(
+        new Option('--kind <kind>', 'what the file holds').choices([...recordKinds]).makeOptionMandatory(),
+      )
+      .option(
+        '--companies-per-pass <n>',
+        'companies summed per read of the file (memory: about 2 KiB each at most)',
+        positiveWholeNumber,
+        defaultCompaniesPerPass,
+      ),
 );
 
 runCli('import:gbizinfo', async () => {
@@ -43,6 +50,7 @@ runCli('import:gbizinfo', async () => {
         batchSize: options.batchSize,
         restart: options.restart ?? false,
         allowShrink: options.allowShrink === true,
+        companiesPerPass: options.companiesPerPass as number,
         ...(watching.watch ? { watch: watching.watch } : {}),
         onProgress: (done, total) => process.stderr.write(`\r${file}: ${done} of ${total} companies`),
       });
