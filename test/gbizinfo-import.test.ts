@@ -9,7 +9,6 @@
  * clears summaries, a file loaded again is skipped, a stopped run resumes, and the command
  * reports and exits 2 for a rejected row.
  */
-import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,7 +21,6 @@ import { indexNames } from '../indexer/index-names.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { ZipWriter } from '../indexer/registry/zip-writer.js';
 import { dropIndices } from '../src/opensearch/indices.js';
-import { projectRoot } from '../src/project-root.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
 import {
@@ -36,6 +34,7 @@ import {
   workplaceHeader,
 } from './fixtures/gbizinfo/build-fixtures.js';
 import { companies } from './fixtures/registry/build-fixtures.js';
+import { runCommand } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'gbizinfo');
@@ -467,10 +466,9 @@ describe('through the engine', { shuffle: false }, () => {
   it('npm run import:gbizinfo: the summary, exit 2 for the rejected row', async () => {
     const dir = stateDir();
     const prefix = uniquePrefix('gbizinfo-cli');
-    const run = spawnSync(
-      path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
+    const run = runCommand(
+      'indexer/bin/import-gbizinfo.ts',
       [
-        'indexer/bin/import-gbizinfo.ts',
         '--kind',
         'subsidies',
         '--state-dir',
@@ -479,17 +477,7 @@ describe('through the engine', { shuffle: false }, () => {
         path.join(dir, 'dead.ndjson'),
         subsidiesUtf8,
       ],
-      {
-        cwd: projectRoot,
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: {
-          ...process.env,
-          OPENSEARCH_URL: services.config.opensearchUrl,
-          INDEX_PREFIX: prefix,
-          REDIS_URL: '',
-        },
-      },
+      { opensearchUrl: services.config.opensearchUrl, indexPrefix: prefix },
     );
     expect(run.status, run.stderr).toBe(2);
     // an empty index: no company is held
@@ -503,21 +491,11 @@ describe('through the engine', { shuffle: false }, () => {
   it('npm run import:gbizinfo with a REDIS_URL that does not answer: refused before any write', async () => {
     const dir = stateDir();
     const prefix = uniquePrefix('gbizinfo-no-redis');
-    const run = spawnSync(
-      path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
-      ['indexer/bin/import-gbizinfo.ts', '--kind', 'subsidies', '--state-dir', dir, subsidiesUtf8],
-      {
-        cwd: projectRoot,
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: {
-          ...process.env,
-          OPENSEARCH_URL: services.config.opensearchUrl,
-          INDEX_PREFIX: prefix,
-          // a loopback port nothing listens on
-          REDIS_URL: 'redis://127.0.0.1:9',
-        },
-      },
+    const run = runCommand(
+      'indexer/bin/import-gbizinfo.ts',
+      ['--kind', 'subsidies', '--state-dir', dir, subsidiesUtf8],
+      // a loopback port nothing listens on
+      { opensearchUrl: services.config.opensearchUrl, indexPrefix: prefix, redisUrl: 'redis://127.0.0.1:9' },
     );
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('REDIS_URL is set but Redis does not answer');

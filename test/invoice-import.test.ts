@@ -9,7 +9,6 @@
  * registration as it was.
  */
 
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -24,7 +23,6 @@ import { rebuildCompanies } from '../indexer/rebuild.js';
 import { InjectedStop } from '../indexer/registry/checkpointed-import.js';
 import { importRegistryFiles } from '../indexer/registry/import.js';
 import { dropIndices } from '../src/opensearch/indices.js';
-import { projectRoot } from '../src/project-root.js';
 import { invoiceRecordOf } from '../src/search/records.js';
 import { searchCorporates } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
@@ -33,6 +31,7 @@ import { japanDay } from '../src/text/japan-day.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { unknownCompany } from './fixtures/invoice/build-fixtures.js';
 import { companies } from './fixtures/registry/build-fixtures.js';
+import { runCommand } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'invoice');
@@ -479,27 +478,10 @@ describe('through the engine', { shuffle: false }, () => {
   it('npm run import:invoices: the summary, exit 2 for the rejected row', async () => {
     const dir = stateDir();
     const prefix = uniquePrefix('invoice-cli');
-    const run = spawnSync(
-      path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
-      [
-        'indexer/bin/import-invoices.ts',
-        '--state-dir',
-        dir,
-        '--dead-letter',
-        path.join(dir, 'dead.ndjson'),
-        fullUtf8,
-      ],
-      {
-        cwd: projectRoot,
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: {
-          ...process.env,
-          OPENSEARCH_URL: services.config.opensearchUrl,
-          INDEX_PREFIX: prefix,
-          REDIS_URL: '',
-        },
-      },
+    const run = runCommand(
+      'indexer/bin/import-invoices.ts',
+      ['--state-dir', dir, '--dead-letter', path.join(dir, 'dead.ndjson'), fullUtf8],
+      { opensearchUrl: services.config.opensearchUrl, indexPrefix: prefix },
     );
     expect(run.status, run.stderr).toBe(2);
     // an empty index: every legal person's company is missing

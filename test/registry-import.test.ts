@@ -9,7 +9,7 @@
  * carry every reason, and the job-postings pipeline's fields survive a registry rename, whose
  * postings then carry the new name with a moved `updatedAt` (a mirror's `updatedAtFrom`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   createWriteStream,
   existsSync,
@@ -51,7 +51,7 @@ import { detectEncoding, parseCsv } from '../src/text/csv.js';
 import { corporate, job } from './fixtures/indexer/records.js';
 import { companies, number, substitutions } from './fixtures/registry/build-fixtures.js';
 import { columnIndex, registryRow } from './fixtures/registry/columns.js';
-import { runToEnd } from './support/child-runs.js';
+import { runCommand, runToEnd } from './support/child-runs.js';
 import { setUpServices, uniquePrefix } from './support/env.js';
 
 const fixtures = path.join(import.meta.dirname, 'fixtures', 'registry');
@@ -577,28 +577,10 @@ describe('through the engine', () => {
     const prefix = uniquePrefix('registry-cli');
     const dir = stateDir();
     const run = () =>
-      spawnSync(
-        path.join(projectRoot, 'node_modules', '.bin', 'tsx'),
-        [
-          'indexer/bin/import-registry.ts',
-          '--state-dir',
-          dir,
-          '--dead-letter',
-          path.join(dir, 'dead.ndjson'),
-          fullSjis,
-          diff,
-        ],
-        {
-          cwd: projectRoot,
-          encoding: 'utf8',
-          timeout: 120_000,
-          env: {
-            ...process.env,
-            OPENSEARCH_URL: services.config.opensearchUrl,
-            INDEX_PREFIX: prefix,
-            REDIS_URL: '',
-          },
-        },
+      runCommand(
+        'indexer/bin/import-registry.ts',
+        ['--state-dir', dir, '--dead-letter', path.join(dir, 'dead.ndjson'), fullSjis, diff],
+        { opensearchUrl: services.config.opensearchUrl, indexPrefix: prefix },
       );
     try {
       const first = run();
@@ -748,30 +730,10 @@ describe('through the engine', () => {
     const prefix = uniquePrefix('registry-stdin');
     const dir = stateDir();
     try {
-      const run = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'indexer/bin/import-registry.ts',
-          '--state-dir',
-          dir,
-          '--dead-letter',
-          path.join(dir, 'dead.ndjson'),
-          '-',
-        ],
-        {
-          cwd: projectRoot,
-          input: readFileSync(fullSjis),
-          encoding: 'utf8',
-          timeout: 120_000,
-          env: {
-            ...process.env,
-            OPENSEARCH_URL: services.config.opensearchUrl,
-            INDEX_PREFIX: prefix,
-            REDIS_URL: '',
-          },
-        },
+      const run = runCommand(
+        'indexer/bin/import-registry.ts',
+        ['--state-dir', dir, '--dead-letter', path.join(dir, 'dead.ndjson'), '-'],
+        { opensearchUrl: services.config.opensearchUrl, indexPrefix: prefix, input: readFileSync(fullSjis) },
       );
       expect(run.status, run.stderr).toBe(2);
       expect(run.stdout).toContain(

@@ -2,7 +2,7 @@
  * The project's programs as child processes of a test: run one to its end, or start the API
  * and wait until it serves. Loopback only; each test stops what it started, by its handle.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnSyncReturns, spawn, spawnSync } from 'node:child_process';
 import { projectRoot } from '../../ops/local/opensearch-node.js';
 
 export interface Run {
@@ -75,4 +75,28 @@ export async function startApiProcess(
     });
   });
   return Object.assign(child, { url });
+}
+
+/**
+ * One of the project's commands (`indexer/bin/import-registry.ts`, ...) run to its end as an
+ * operator runs it, on the test's engine and an index prefix of its own; REDIS_URL empty unless
+ * given. `input`: what it reads on standard input.
+ */
+export function runCommand(
+  script: string,
+  args: string[],
+  target: { opensearchUrl: string | undefined; indexPrefix: string; redisUrl?: string; input?: Buffer },
+): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+    timeout: 120_000,
+    ...(target.input ? { input: target.input } : {}),
+    env: {
+      ...process.env,
+      OPENSEARCH_URL: target.opensearchUrl ?? '',
+      INDEX_PREFIX: target.indexPrefix,
+      REDIS_URL: target.redisUrl ?? '',
+    },
+  });
 }
