@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { importWatch } from '../indexer/bin/file-import-cli.js';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import type { RecordKind } from '../indexer/gbizinfo/format.js';
 import { importRecordFile } from '../indexer/gbizinfo/import.js';
@@ -717,6 +718,37 @@ describe('an invoice registration reaches a watched company search as it is load
       rmSync(dir, { recursive: true, force: true });
       // the other blocks count the work of rebuilds with no company search watched
       await request(app).delete(`/rest/v1/saved-searches/${saved.body.id}`).set('X-API-Key', key).expect(204);
+    }
+  });
+});
+
+describe('an import command without REDIS_URL', () => {
+  it('says the watched searches are not fed by it', async () => {
+    const prefix = services.config.indexPrefix;
+    const savedSearchId = `ss_warn${Math.random().toString(36).slice(2, 14)}`;
+    await registerQuery(services.opensearch, prefix, {
+      savedSearchId,
+      userId: 'u-warn',
+      watchFields: [],
+      query: { match_all: {} },
+    });
+    const said = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const watching = await importWatch({
+        opensearch: services.opensearch,
+        indexPrefix: prefix,
+        redisUrl: undefined,
+        redisPrefix: services.config.redisPrefix,
+        index: services.config.index,
+        close: async () => {},
+      });
+      expect(watching.watch).toBeUndefined();
+      expect(said.mock.calls.flat().join('\n')).toMatch(
+        /^\d+ saved searches are watched, and REDIS_URL is not set: the companies this import changes are not reported/,
+      );
+    } finally {
+      said.mockRestore();
+      await unregisterQuery(services.opensearch, prefix, savedSearchId);
     }
   });
 });
