@@ -7,6 +7,8 @@
  *   src/search, src/limits, src/errors, src/opensearch, src/catalogue, src/auth, src/text,
  *   src/masters: know nothing of HTTP
  *   Express (and its types) only in src/http: the rest of src/ deals in plain values and streams
+ *   the OpenSearch client only in src/opensearch: everything else holds the engine port
+ *                   (src/opensearch/engine.ts); bench/ and test/ may measure the engine directly
  *   ops/            operations: local launchers, bulk tools and reindex, CLI helpers, backfill;
  *                   may import src/ and indexer/, never bench/ or scripts/
  *   indexer/, bench/, scripts/: may import src/ and ops/
@@ -77,6 +79,22 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'one-engine-port',
+      comment:
+        'Only src/opensearch/ talks to the OpenSearch client library (type-only imports included): the service, the names, the indexer and the operations tools hold the engine port (src/opensearch/engine.ts) and read failures through src/opensearch/failures.ts. The benchmarks and the tests may use the client to measure or arrange the engine directly.',
+      severity: 'error',
+      from: { path: '^(src|indexer|ops|mcp|sample-data)/', pathNot: '^src/opensearch/' },
+      to: { path: '(^|/)node_modules/@opensearch-project/opensearch/' },
+    },
+    {
+      name: 'engine-client-behind-the-port',
+      comment:
+        'The client and its thin search transport are built by the engine port alone: the rest of the project makes an engine with createEngine (src/opensearch/engine.ts).',
+      severity: 'error',
+      from: { path: '^(src|indexer|ops|mcp|sample-data)/', pathNot: '^src/opensearch/' },
+      to: { path: '^src/opensearch/(client|search-transport)\\.ts$' },
+    },
+    {
       name: 'express-stays-at-the-edge',
       comment:
         'Only the HTTP layer knows Express: everything else under src/ takes and returns plain values and streams (type-only imports included).',
@@ -127,7 +145,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|\\.local)/' },
+    exclude: { path: '^(dist|\\.local)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -29,7 +29,7 @@ import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { createRedis } from '../src/redis.js';
@@ -68,7 +68,7 @@ async function dataSet(): Promise<string[]> {
     { companies: options.companies, jobs: options.jobs, seed: 1, now: new Date() },
     log,
   );
-  const client = createOpenSearchClient(opensearchUrl as string);
+  const client = createEngine(opensearchUrl as string);
   const count = await client
     .count({ index: indexName(indexPrefix, 'corporates') })
     .then((res) => res.body.count as number)

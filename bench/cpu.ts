@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 
 let ticksPerSecond: number | undefined;
 
@@ -20,7 +20,7 @@ export function processCpuMs(pid: number): number {
   return ((utime + stime) * 1000) / ticksPerSecond;
 }
 
-export async function engineCpuMs(client: OpenSearchClient): Promise<number> {
+export async function engineCpuMs(client: Engine): Promise<number> {
   const stats = (await client.nodes.stats({ metric: ['process'] })).body as {
     nodes: Record<string, { process?: { cpu?: { total_in_millis?: number } } }>;
   };

@@ -10,7 +10,7 @@
  */
 import type { API } from '@opensearch-project/opensearch';
 import { corporateSearch } from '../src/catalogue/searches.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { detailTextWindow } from '../src/search/compile-kinds.js';
 import { compileSearch } from '../src/search/compile-search.js';
@@ -62,7 +62,7 @@ function nestedRequest(prefix: string, study: StudyCase): API.Search_Request {
 
 type Query = NonNullable<NonNullable<API.Search_Request['body']>['query']>;
 
-async function jobsFirst(client: OpenSearchClient, prefix: string, study: StudyCase) {
+async function jobsFirst(client: Engine, prefix: string, study: StudyCase) {
   const filter: Query[] = [
     { range: { descriptionCollectedAt: { gte: detailTextWindow, time_zone: 'Asia/Tokyo' } } },
     { match_phrase: { description: study.text } },
@@ -107,11 +107,7 @@ async function jobsFirst(client: OpenSearchClient, prefix: string, study: StudyC
   return { total: typeof total === 'number' ? total : (total?.value ?? 0), overLimit: false };
 }
 
-export async function studyDetailText(
-  client: OpenSearchClient,
-  prefix: string,
-  runs: number,
-): Promise<StudyRow[]> {
+export async function studyDetailText(client: Engine, prefix: string, runs: number): Promise<StudyRow[]> {
   const rows: StudyRow[] = [];
   for (const study of cases) {
     const nested: number[] = [];

@@ -34,13 +34,10 @@ import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import {
-  createBulkClient,
-  createOpenSearchClient,
-  searchRequestTimeoutMs,
-} from '../src/opensearch/client.js';
+import { createOpenSearchClient, searchRequestTimeoutMs } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
-import { searchTransportOf } from '../src/opensearch/search-transport.js';
+import { createSearchTransport } from '../src/opensearch/search-transport.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import type { SearchRequest } from '../src/search/paging/pit-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -81,7 +78,7 @@ const requestTimeoutMs = 3_000;
 const concurrencies = [1, 8] as const;
 
 /** The generated set under .local/bench-data/, loaded under the prefix unless already there. */
-async function loadDataSet(client: Client): Promise<string> {
+async function loadDataSet(client: Engine): Promise<string> {
   const { dir } = await benchDataSet(
     `engine-call-c${options.companies}-j${options.jobs}`,
     { companies: options.companies, jobs: options.jobs, seed: 1, now: new Date() },
@@ -96,7 +93,7 @@ async function loadDataSet(client: Client): Promise<string> {
     log(`loading under ${options.prefix} through the pipeline`);
     await bootstrapIndices(client, options.prefix);
     await ingestFiles([corporates, path.join(dir, 'jobs.ndjson')], {
-      client: createBulkClient(client),
+      client: client.writer(),
       indexPrefix: options.prefix,
       deadLetter: new FileDeadLetter(
         path.join(projectRoot, '.local', 'bench', 'engine-call-dead-letter.ndjson'),
@@ -161,7 +158,7 @@ function clientWays(url: string): Way[] {
     } as never,
   });
   const thinClient = createOpenSearchClient(url);
-  const thin = searchTransportOf(thinClient);
+  const thin = createSearchTransport(thinClient, { requestTimeoutMs: searchRequestTimeoutMs, maxRetries: 1 });
   const callOptions = { requestTimeout: requestTimeoutMs, maxRetries: 0 };
   // the API passes its request's deadline signal, made once per request whatever the transport
   const signal = new AbortController().signal;
@@ -411,7 +408,7 @@ async function measureAgainst(against: Row['against'], url: string, queries: Ret
 }
 
 async function main() {
-  const admin = createOpenSearchClient(opensearchUrl as string);
+  const admin = createEngine(opensearchUrl as string);
   try {
     const corporates = await loadDataSet(admin);
     const queries = prepared(mixRequests(corporates));

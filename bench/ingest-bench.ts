@@ -10,8 +10,8 @@ import { createInterface } from 'node:readline';
 import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { bulkRequestLimits, sendRawBulk } from '../ops/engine/bulk.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { withRetry } from '../src/opensearch/retry.js';
 
@@ -26,7 +26,7 @@ export interface IngestFigures {
 // load writes it too, so both sides write the same final documents
 const indices = ['corporates', 'jobs', 'job-details', 'posting-history'] as const;
 
-async function count(client: OpenSearchClient, index: string): Promise<number> {
+async function count(client: Engine, index: string): Promise<number> {
   const { body } = await client.count({ index });
   return body.count;
 }
@@ -42,7 +42,7 @@ async function write(stream: WriteStream, text: string): Promise<void> {
  * pipeline indexed.
  */
 async function dumpFinalDocuments(
-  client: OpenSearchClient,
+  client: Engine,
   pipelinePrefix: string,
   rawPrefix: string,
   file: string,
@@ -68,7 +68,7 @@ async function dumpFinalDocuments(
 }
 
 async function restorePostingText(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   hits: Array<{ _source: Record<string, unknown> }>,
 ): Promise<void> {
@@ -102,7 +102,7 @@ async function restorePostingText(
  * engine's request size limit). A request whose answer holds fewer items than it sent, or any
  * failed item, counts as a failure and fails the run.
  */
-async function rawBulk(client: OpenSearchClient, file: string, batch: number, inFlight: number) {
+async function rawBulk(client: Engine, file: string, batch: number, inFlight: number) {
   const running = new Set<Promise<void>>();
   let failures = 0;
   const send = (lines: string[]) => {
@@ -149,7 +149,7 @@ async function rawBulk(client: OpenSearchClient, file: string, batch: number, in
  * 3. raw `_bulk` of them into `rawPrefix` (fresh indices), refresh.
  */
 export async function measureIngestion(options: {
-  client: OpenSearchClient;
+  client: Engine;
   files: string[];
   pipelinePrefix: string;
   rawPrefix: string;

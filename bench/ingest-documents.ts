@@ -21,7 +21,7 @@ import { FileDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram } from '../ops/cli.js';
 import { scan } from '../ops/engine/scan.js';
-import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 
 const program = cliProgram('ingest-documents', 'Load files with a fixed clock and write the sorted documents')
@@ -35,7 +35,7 @@ const options = program.opts<{ prefix: string; out: string; now: string }>();
 const files = program.args;
 
 /** Every `_source` of one index as sorted lines (each index's own key is the scan's total order). */
-async function documentLines(client: OpenSearchClient, name: string): Promise<string[]> {
+async function documentLines(client: Engine, name: string): Promise<string[]> {
   const index = indexName(options.prefix, name);
   const key = name === 'corporates' ? 'corporateNumber' : 'id';
   const lines: string[] = [];
@@ -48,7 +48,7 @@ async function documentLines(client: OpenSearchClient, name: string): Promise<st
  * Per company, its nested postings and those with their detail text: the text is indexed
  * but kept out of `_source` (mappings/corporates.json), so a scan alone would not show it.
  */
-async function nestedTextLines(client: OpenSearchClient, companies: number): Promise<string[]> {
+async function nestedTextLines(client: Engine, companies: number): Promise<string[]> {
   const { body } = await client.search({
     index: indexName(options.prefix, 'corporates'),
     body: {
@@ -79,13 +79,13 @@ async function nestedTextLines(client: OpenSearchClient, companies: number): Pro
 
 const url = process.env.OPENSEARCH_URL;
 if (!url) throw new Error('OPENSEARCH_URL names the engine to load into');
-const client = createOpenSearchClient(url);
+const client = createEngine(url);
 try {
   await dropIndices(client, options.prefix);
   await bootstrapIndices(client, options.prefix);
   const now = new Date(options.now);
   const result = await ingestFiles(files, {
-    client: createBulkClient(client),
+    client: client.writer(),
     indexPrefix: options.prefix,
     deadLetter: new FileDeadLetter(path.join(tmpdir(), `${options.prefix}dead-letters.ndjson`)),
     now: () => now,

@@ -7,8 +7,10 @@
  */
 
 import path from 'node:path';
+import type { Client } from '@opensearch-project/opensearch';
 import { cliProgram, positiveWholeNumber, wholeNumber } from '../ops/cli.js';
-import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { engineOver } from '../src/opensearch/engine.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { benchDataSet } from './data-set.js';
 import { measureIngestion } from './ingest-bench.js';
@@ -36,7 +38,7 @@ const { dir, files } = await benchDataSet(
 /** Requests, bytes sent and bytes answered, per side and kind of request (`pipeline POST _bulk`). */
 type Traffic = Record<string, { requests: number; sentBytes: number; answeredBytes: number }>;
 
-function countTraffic(bulkClient: OpenSearchClient, side: () => string | undefined): Traffic {
+function countTraffic(bulkClient: Client, side: () => string | undefined): Traffic {
   const traffic: Traffic = {};
   bulkClient.on('response', (_error, result) => {
     const name = side();
@@ -56,7 +58,9 @@ function countTraffic(bulkClient: OpenSearchClient, side: () => string | undefin
   return traffic;
 }
 
-const client = createOpenSearchClient(url);
+// the client's response events count the traffic; the engine port writes through it
+const rawClient = createOpenSearchClient(url);
+const client = engineOver(rawClient);
 const pipelinePrefix = `${options.prefix}p-`;
 const rawPrefix = `${options.prefix}r-`;
 try {
@@ -64,8 +68,8 @@ try {
     // Node's own CPU, per side: the log lines mark where each side starts and ends
     const marks: Record<string, NodeJS.CpuUsage> = {};
     let side: string | undefined;
-    const bulkClient = createBulkClient(client);
-    const traffic = countTraffic(bulkClient, () => side);
+    const bulkClient = client.writer();
+    const traffic = countTraffic(rawClient, () => side);
     const figures = await measureIngestion({
       client: bulkClient,
       files,

@@ -22,7 +22,7 @@ import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { rebuildBalances } from '../src/limits/ledger-audit.js';
 import { fileLedgerTail, ledgerIndex } from '../src/limits/ledger-filing.js';
 import { createCreditLedger } from '../src/limits/open-credit-ledger.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { connectRedis } from '../src/redis.js';
@@ -43,7 +43,7 @@ const redisUrl = process.env.REDIS_URL;
 if (!url || !redisUrl) throw new Error('OPENSEARCH_URL and REDIS_URL name the engine and the Redis to use');
 
 const prefix = 'bench-ledger-';
-const client = createOpenSearchClient(url);
+const client = createEngine(url);
 const redis = connectRedis(redisUrl);
 const ledger = createCreditLedger({ redis, keyPrefix: prefix });
 const index = ledgerIndex(prefix);

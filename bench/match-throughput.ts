@@ -99,11 +99,11 @@ async function indexCompanies(services: Services): Promise<void> {
         ...nameKeyFields(name, null),
       });
     }
-    const { body: result } = await services.opensearch.bulk({ body }, { requestTimeout: 120_000 });
+    const { body: result } = await services.opensearch.bulk({ body }, { timeoutMs: 120_000 });
     if (result.errors) throw new Error('bulk failed');
   }
   await services.opensearch.indices.refresh({ index });
-  await services.opensearch.indices.forcemerge({ index, max_num_segments: 1 }, { requestTimeout: 300_000 });
+  await services.opensearch.indices.forcemerge({ index, max_num_segments: 1 }, { timeoutMs: 300_000 });
   console.log(`indexed ${companyCount} companies in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

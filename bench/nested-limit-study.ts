@@ -19,7 +19,7 @@ import { projectRoot, startLocalOpenSearch } from '../ops/local/opensearch-node.
 import { corporateSearch } from '../src/catalogue/searches.js';
 import { defaultConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { compileSearch } from '../src/search/compile-search.js';
@@ -101,10 +101,7 @@ function studyDocuments() {
 }
 
 /** The documents bulk-indexed, every company rebuilt by the indexer's rebuild, the indices refreshed. */
-async function indexStudy(
-  client: OpenSearchClient,
-  documents: ReturnType<typeof studyDocuments>,
-): Promise<void> {
+async function indexStudy(client: Engine, documents: ReturnType<typeof studyDocuments>): Promise<void> {
   const { numbers, corporates, jobs } = documents;
   log(`indexing ${corporates.length} companies and ${jobs.length} postings (limit ${limit})`);
   for (let i = 0; i < Math.max(corporates.length, jobs.length); i += 5_000) {
@@ -120,12 +117,12 @@ async function indexStudy(
         .flatMap((doc) => [{ index: { _index: indexName(prefix, 'jobs'), _id: doc.id } }, doc]),
     ];
     if (body.length === 0) continue;
-    const { body: res } = await client.bulk({ body }, { requestTimeout: 120_000 });
+    const { body: res } = await client.bulk({ body }, { timeoutMs: 120_000 });
     if (res.errors) throw new Error('bulk failed');
   }
   log('rebuilding the companies');
   const rebuildStarted = performance.now();
-  const rebuilt = await rebuildCompanies(createBulkClient(client), prefix, numbers);
+  const rebuilt = await rebuildCompanies(client.writer(), prefix, numbers);
   log(
     `rebuilt ${rebuilt.rebuilt} in ${Math.round(performance.now() - rebuildStarted)} ms, ${rebuilt.failures.length} failures`,
   );
@@ -139,7 +136,7 @@ async function indexStudy(
 }
 
 /** What the searches run with: the study's client and prefix, quiet logs. */
-function studyServices(client: OpenSearchClient, url: string) {
+function studyServices(client: Engine, url: string) {
   const config = { ...defaultConfig(), indexPrefix: prefix, opensearchUrl: url };
   return {
     opensearch: client,
@@ -201,7 +198,7 @@ async function main() {
     url = node.url;
     stop = () => node.stop();
   }
-  const client = createOpenSearchClient(url);
+  const client = createEngine(url);
   const services = studyServices(client, url);
   try {
     await dropIndices(client, prefix);

@@ -12,7 +12,7 @@ import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
 import { loadConfigOrExit } from '../src/config.js';
-import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, indexName } from '../src/opensearch/indices.js';
 import { benchDataSet } from './data-set.js';
 
@@ -35,11 +35,11 @@ async function main() {
     { companies: options.companies, jobs: options.jobs, seed: 1, now: day },
     log,
   );
-  const client = createOpenSearchClient(config.opensearchUrl);
+  const client = createEngine(config.opensearchUrl);
   await bootstrapIndices(client, options.prefix);
   log(`ingesting into ${options.prefix}*`);
   await ingestFiles([path.join(dir, 'corporates.ndjson'), path.join(dir, 'jobs.ndjson')], {
-    client: createBulkClient(client),
+    client: client.writer(),
     indexPrefix: options.prefix,
     deadLetter: new FileDeadLetter(path.join(projectRoot, '.local', 'bench', 'offset-dead-letter.ndjson')),
     batchSize: 1000,

@@ -13,7 +13,7 @@ import { projectRoot } from '../ops/local/opensearch-node.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { type Config, loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { closePit } from '../src/search/paging/pit.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -100,7 +100,7 @@ async function closeStudyPits(services: ReturnType<typeof createServices>, redis
 async function main() {
   const config = loadConfigOrExit();
   if (!config.opensearchUrl) throw new Error('set OPENSEARCH_URL');
-  const client = createOpenSearchClient(config.opensearchUrl);
+  const client = createEngine(config.opensearchUrl);
   const mixOffsets: OffsetQuery[] = buildQueryMix([])
     .filter((query) => Number(query.body.offset) > 0)
     .map((query) => ({

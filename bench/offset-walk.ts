@@ -18,7 +18,7 @@
  *   await measureOffsets({ client, opensearchUrl, queries: [{ name, request, offset: 5000 }] })
  *   -> [{ name, offset, floorP50Ms: 1.0, fromSizeP50Ms: 32.2, walkedP50Ms: 1.6, ... }]
  */
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { onPit, type SearchRequest } from '../src/search/paging/pit-search.js';
 
 export interface OffsetQuery {
@@ -116,7 +116,7 @@ async function boundaryText(url: string, pitBody: Record<string, unknown>, offse
   return /"sort":(\[[^\]]*\])/.exec(text)?.[1];
 }
 
-async function pitOpenP50(client: OpenSearchClient, index: string, times: number): Promise<number> {
+async function pitOpenP50(client: Engine, index: string, times: number): Promise<number> {
   const took: number[] = [];
   for (let i = 0; i < times; i++) {
     const started = performance.now();
@@ -128,7 +128,7 @@ async function pitOpenP50(client: OpenSearchClient, index: string, times: number
 }
 
 async function measureOne(
-  client: OpenSearchClient,
+  client: Engine,
   url: string,
   query: OffsetQuery,
   rounds: number,
@@ -186,7 +186,7 @@ async function measureOne(
 }
 
 export async function measureOffsets(options: {
-  client: OpenSearchClient;
+  client: Engine;
   opensearchUrl: string;
   queries: OffsetQuery[];
   /** Rounds of the interleaved timing (20, as the mix's per-query figures). */

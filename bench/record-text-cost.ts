@@ -13,7 +13,7 @@
 import { scan } from '../ops/engine/scan.js';
 import type { SearchCatalogue } from '../src/catalogue/searches.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { compileSearch } from '../src/search/compile-search.js';
@@ -71,7 +71,7 @@ function timeUs(fn: () => string, calls: number): number {
 }
 
 export async function measureRecordText(
-  client: OpenSearchClient,
+  client: Engine,
   indexPrefix: string,
   mix: readonly MixQuery[],
 ): Promise<RecordTextRow[]> {
@@ -112,7 +112,7 @@ export interface CopyFetchRow {
  * doc values); both deleted afterwards.
  */
 export async function measureCopyFetch(
-  client: OpenSearchClient,
+  client: Engine,
   indexPrefix: string,
   mix: readonly MixQuery[],
 ): Promise<CopyFetchRow[]> {
@@ -147,10 +147,7 @@ export async function measureCopyFetch(
   }
 }
 
-async function medianTook(
-  client: OpenSearchClient,
-  request: ReturnType<typeof compileSearch>,
-): Promise<number> {
+async function medianTook(client: Engine, request: ReturnType<typeof compileSearch>): Promise<number> {
   const times: number[] = [];
   for (let run = 0; run < 18; run += 1) {
     const { body } = await client.search({ ...request, request_cache: false });
@@ -161,7 +158,7 @@ async function medianTook(
 
 /** `<prefix><name>` copied into `<target><name>`; `keyword`: its copies as text in a keyword. */
 async function copyIndex(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   targetPrefix: string,
   name: 'corporates' | 'jobs',
@@ -194,9 +191,9 @@ async function copyIndex(
         keyword && typeof copy === 'string' ? Buffer.from(copy, 'base64').toString('utf8') : copy;
       return [{ index: { _index: target, _id: hit.id } }, { ...hit.source, [compactRecordField]: written }];
     });
-    const { body: answer } = await client.bulk({ body }, { requestTimeout: 120_000 });
+    const { body: answer } = await client.bulk({ body }, { timeoutMs: 120_000 });
     if (answer.errors) throw new Error(`copying ${name}: a document was refused`);
   }
   await client.indices.refresh({ index: target });
-  await client.indices.forcemerge({ index: target, max_num_segments: 1 }, { requestTimeout: 600_000 });
+  await client.indices.forcemerge({ index: target, max_num_segments: 1 }, { timeoutMs: 600_000 });
 }

@@ -23,7 +23,7 @@ import { type LocalOpenSearch, projectRoot, startLocalOpenSearch } from '../ops/
 import { startLocalRedis } from '../ops/local/redis-server.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { loadConfigOrExit } from '../src/config.js';
-import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
@@ -128,7 +128,7 @@ function gitDescribe(): string {
   }
 }
 
-async function studyCopyFetch(client: OpenSearchClient, mix: ReturnType<typeof buildQueryMix>) {
+async function studyCopyFetch(client: Engine, mix: ReturnType<typeof buildQueryMix>) {
   log('record copies on the engine: binary base64 beside keyword text ...');
   const rows = await measureCopyFetch(client, pipelinePrefix, mix);
   for (const row of rows)
@@ -158,7 +158,7 @@ async function startEngines() {
     stops.push(node.stop);
     opensearchUrl = node.url;
   }
-  const client = createOpenSearchClient(opensearchUrl);
+  const client = createEngine(opensearchUrl);
   stops.unshift(() => client.close());
   const redis = await startLocalRedis({ logDir: path.join(projectRoot, '.local', 'bench', 'redis') });
   stops.unshift(redis.stop);
@@ -167,7 +167,7 @@ async function startEngines() {
 
 /** 1. ingestion, pipeline beside raw _bulk; null when --reuse-index finds the indices full. */
 async function ingest(
-  client: OpenSearchClient,
+  client: Engine,
   data: Awaited<ReturnType<typeof dataSet>>,
 ): Promise<IngestFigures | null> {
   const expected = options.companies;
@@ -182,7 +182,7 @@ async function ingest(
     return null;
   }
   return measureIngestion({
-    client: createBulkClient(client),
+    client: client.writer(),
     files: data.files,
     pipelinePrefix,
     rawPrefix,
@@ -332,7 +332,7 @@ async function measureQueries(mix: Mix, apiUrl: string, opensearchUrl: string, k
  * The offset queries: from/size (what the raw side sends) beside the walked page the API sends
  * past walkFrom, each beside its floor (bench/offset-walk.ts).
  */
-async function measureOffsetQueries(client: OpenSearchClient, opensearchUrl: string, mix: Mix) {
+async function measureOffsetQueries(client: Engine, opensearchUrl: string, mix: Mix) {
   const offsets = await measureOffsets({
     client,
     opensearchUrl,
@@ -350,7 +350,7 @@ async function measureOffsetQueries(client: OpenSearchClient, opensearchUrl: str
 
 /** The whole mix under load at 1, 8 and 32 connections, API beside raw, with CPU per search. */
 async function measureMix(
-  client: OpenSearchClient,
+  client: Engine,
   api: BenchProcess,
   opensearchUrl: string,
   apiRequests: LoadRequest[],
@@ -391,7 +391,7 @@ async function measureMix(
 }
 
 /** The part of the API's CPU per search that the records' text changed, both ways, in this run. */
-async function measureRecordTextCost(client: OpenSearchClient, mix: Mix) {
+async function measureRecordTextCost(client: Engine, mix: Mix) {
   const recordText = await measureRecordText(client, pipelinePrefix, mix);
   for (const row of recordText)
     log(
@@ -474,7 +474,7 @@ async function measureNames(
 }
 
 /** The machine, engine and code the figures were taken on. */
-async function machineOf(client: OpenSearchClient, node: LocalOpenSearch | undefined) {
+async function machineOf(client: Engine, node: LocalOpenSearch | undefined) {
   const info = (await client.info()).body as { version: { number: string } };
   const cpus = os.cpus();
   return {
@@ -574,7 +574,7 @@ async function main(): Promise<void> {
 }
 
 /** Primary store size of the searched indices, MiB (for the growth between data set sizes). */
-async function indexSizes(client: OpenSearchClient): Promise<Record<string, number>> {
+async function indexSizes(client: Engine): Promise<Record<string, number>> {
   const sizes: Record<string, number> = {};
   for (const name of ['corporates', 'jobs', 'job-details']) {
     const { body } = await client.indices.stats({ index: indexName(pipelinePrefix, name), metric: 'store' });

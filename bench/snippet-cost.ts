@@ -20,7 +20,7 @@ import { ingestFiles } from '../indexer/ingest.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { projectRoot } from '../ops/local/opensearch-node.js';
 import { jobSearch } from '../src/catalogue/searches.js';
-import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { openingField } from '../src/search/opening.js';
@@ -46,7 +46,7 @@ type Way = 'highlighter' | 'docValues' | 'floor';
 const ways: Way[] = ['highlighter', 'docValues', 'floor'];
 type Body = Record<string, unknown>;
 
-async function loadDataSet(client: OpenSearchClient): Promise<void> {
+async function loadDataSet(client: Engine): Promise<void> {
   const { files } = await benchDataSet(
     `snippets-c${options.companies}-j${options.jobs}`,
     { companies: options.companies, jobs: options.jobs, seed: 7, now: new Date() },
@@ -60,7 +60,7 @@ async function loadDataSet(client: OpenSearchClient): Promise<void> {
   log(`loading under ${options.prefix} through the pipeline`);
   await bootstrapIndices(client, options.prefix);
   await ingestFiles(files, {
-    client: createBulkClient(client),
+    client: client.writer(),
     indexPrefix: options.prefix,
     deadLetter: new FileDeadLetter(path.join(projectRoot, '.local', 'bench', 'snippets-dead-letter.ndjson')),
     batchSize: 1000,
@@ -89,7 +89,7 @@ function requestsOf(body: Body): { index: string; bodies: Record<Way, Body>; hig
 }
 
 /** The two answers' snippets, hit by hit; how many hits had no excerpt (answered by a second search). */
-async function compareAnswers(client: OpenSearchClient, index: string, bodies: Record<Way, Body>) {
+async function compareAnswers(client: Engine, index: string, bodies: Record<Way, Body>) {
   const withIds = (body: Body) => ({
     ...body,
     docvalue_fields: [...((body.docvalue_fields as unknown[]) ?? []), 'id'],
@@ -117,7 +117,7 @@ const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Rounds of the three requests in a rotating order: engine `took` and round-trip ms per way. */
-async function timeQuery(client: OpenSearchClient, index: string, bodies: Record<Way, Body>) {
+async function timeQuery(client: Engine, index: string, bodies: Record<Way, Body>) {
   const took: Record<Way, number[]> = { highlighter: [], docValues: [], floor: [] };
   const wall: Record<Way, number[]> = { highlighter: [], docValues: [], floor: [] };
   for (let round = 0; round < options.rounds + 5; round++) {
@@ -152,7 +152,7 @@ function table(rows: Awaited<ReturnType<typeof measure>>): string {
   return lines.join('\n');
 }
 
-async function measure(client: OpenSearchClient) {
+async function measure(client: Engine) {
   const rows = [];
   for (const query of buildQueryMix([]).filter((q) => q.path === '/rest/v1/jobs/search')) {
     const { index, bodies, highlighted } = requestsOf(query.body);
@@ -164,7 +164,7 @@ async function measure(client: OpenSearchClient) {
 }
 
 async function main(): Promise<void> {
-  const client = createOpenSearchClient(opensearchUrl as string);
+  const client = createEngine(opensearchUrl as string);
   try {
     await loadDataSet(client);
     const rows = await measure(client);

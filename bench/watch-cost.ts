@@ -17,7 +17,7 @@ import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
@@ -41,7 +41,7 @@ const redisUrl = process.env.REDIS_URL;
 if (!url || !redisUrl) throw new Error('OPENSEARCH_URL and REDIS_URL name the engine and the Redis to use');
 
 const prefix = 'bench-watch-';
-const client = createOpenSearchClient(url);
+const client = createEngine(url);
 const redis = new Redis(redisUrl);
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
 

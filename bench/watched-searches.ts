@@ -8,7 +8,7 @@
  */
 import { scan } from '../ops/engine/scan.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import type { SavedSearchKind } from '../src/saved-searches/store.js';
 import { queriesIndexes } from '../src/saved-searches/watch.js';
@@ -40,7 +40,7 @@ export const benchSearchId = (i: number): string => `ss_bench${i}`;
 
 /** Replaces the kind's percolator searches by `count` bench searches watching `watchFields`. */
 export async function registerWatched(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   count: number,
   watchFields: string[],
@@ -64,7 +64,7 @@ export async function registerWatched(
 }
 
 /** Every corporate number of the prefix's companies, in order. */
-export async function corporateNumbers(client: OpenSearchClient, prefix: string): Promise<string[]> {
+export async function corporateNumbers(client: Engine, prefix: string): Promise<string[]> {
   const numbers: string[] = [];
   for await (const hits of scan(client, {
     index: indexName(prefix, 'corporates'),

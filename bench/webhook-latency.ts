@@ -31,7 +31,7 @@ import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { JobSource } from '../indexer/source-types.js';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { defaultConfig } from '../src/config.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
@@ -55,7 +55,7 @@ const redisUrl = process.env.REDIS_URL;
 if (!url || !redisUrl) throw new Error('OPENSEARCH_URL and REDIS_URL name the engine and the Redis to use');
 
 const prefix = 'bench-hooks-';
-const client = createOpenSearchClient(url);
+const client = createEngine(url);
 const redis = new Redis(redisUrl);
 const connection = createQueueConnection(redisUrl);
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);

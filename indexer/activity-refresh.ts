@@ -12,18 +12,14 @@
  * given the count of no postings in place, by one update-by-query (`fillMissingActivity`).
  */
 import { scan } from '../ops/engine/scan.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { activityDueQuery, activityFields, japanDay, noActivity } from './hiring-activity.js';
 import { indexNames } from './index-names.js';
 import { rebuildCompanies } from './rebuild.js';
 
 /** The companies whose activity is to be counted again on `now`'s Japan day, by corporate number. */
-export async function companiesDueForActivity(
-  client: OpenSearchClient,
-  prefix: string,
-  now: Date,
-): Promise<string[]> {
+export async function companiesDueForActivity(client: Engine, prefix: string, now: Date): Promise<string[]> {
   const names = indexNames(prefix);
   const due: string[] = [];
   const pages = scan(client, {
@@ -42,11 +38,7 @@ export async function companiesDueForActivity(
  * `now`'s day; returns how many were given one. Its record changes (null -> the count), so its
  * `updatedAt` moves.
  */
-export async function fillMissingActivity(
-  client: OpenSearchClient,
-  prefix: string,
-  now: Date,
-): Promise<number> {
+export async function fillMissingActivity(client: Engine, prefix: string, now: Date): Promise<number> {
   const names = indexNames(prefix);
   const fields = activityFields(noActivity(japanDay(now)));
   const { body } = await withRetry(() =>
@@ -92,7 +84,7 @@ export interface ActivityRefresh {
 
 /** The nightly count, once: the due companies rebuilt here (CLI) or returned (`rebuild: false`, the worker). */
 export async function refreshActivity(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   options: { now?: Date; rebuild?: boolean } = {},
 ): Promise<ActivityRefresh> {

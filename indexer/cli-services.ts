@@ -6,11 +6,11 @@ import { ensureDevOpenSearch } from '../ops/local/opensearch-node.js';
 import { type IndexShape, loadConfigOrExit } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { describeStartFailure } from '../src/opensearch/access-failures.js';
-import { createBulkClient, createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { bootstrapIndices } from '../src/opensearch/indices.js';
 
 export interface CliServices {
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   indexPrefix: string;
   redisUrl: string | undefined;
   redisPrefix: string;
@@ -33,8 +33,8 @@ export async function openCliServices(): Promise<CliServices> {
     url = node.url;
     stopNode = node.stop;
   }
-  const opensearch = createOpenSearchClient(url, config.opensearchAccess);
-  const bulkClient = createBulkClient(opensearch);
+  const opensearch = createEngine(url, config.opensearchAccess);
+  const bulkClient = opensearch.writer();
   try {
     await bootstrapIndices(opensearch, config.indexPrefix, config.index, { addNewFields: true });
   } catch (error) {

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { metrics } from '../src/metrics.js';
 import { accessFailure } from '../src/opensearch/access-failures.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { isTransientError, type RetryOptions } from '../src/opensearch/retry.js';
 import { type DeadLetterEntry, RedisDeadLetter } from './dead-letter.js';
 import type { JobContext } from './jobs/context.js';
@@ -24,7 +24,7 @@ import { bullPrefix, createIndexerQueue, queueName, type RecordsJob } from './qu
 export { mastersKey };
 
 export interface IndexerWorkerOptions {
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   indexPrefix: string;
   /** a connection made by createQueueConnection (BullMQ needs maxRetriesPerRequest: null) */
   connection: Redis;

@@ -8,7 +8,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import { indexNames } from './index-names.js';
@@ -26,7 +26,7 @@ export interface IngestProgress {
 }
 
 export interface IngestOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   deadLetter: DeadLetterSink;
   batchSize?: number;

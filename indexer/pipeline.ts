@@ -8,8 +8,8 @@
  */
 
 import { writeBulkChunked } from '../ops/engine/bulk.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { deleteMatching, getSources } from '../src/opensearch/documents.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { type RetryOptions, withRetry } from '../src/opensearch/retry.js';
 import {
   type BatchPlan,
@@ -47,7 +47,7 @@ export interface TypeCounts {
 export type Report = Record<string, TypeCounts>;
 
 export interface PipelineOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   deadLetter: DeadLetterSink;
   /** Records per `_bulk` round (each job record is two writes: jobs and job-details). */
@@ -448,7 +448,7 @@ export class IngestPipeline {
  * and maps the engine's item failures back to the records, one outcome each.
  */
 export async function dispatchPlan(
-  client: OpenSearchClient,
+  client: Engine,
   count: number,
   plan: BatchPlan,
   retry?: RetryOptions,

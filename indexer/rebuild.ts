@@ -15,8 +15,8 @@
 import { type BulkFailure, type BulkOp, writeBulkChunked } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
 import { canonicalJson } from '../src/canonical-json.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import type { Membership } from '../src/saved-searches/membership.js';
@@ -39,7 +39,7 @@ import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './tr
 import { countWorkLocations } from './work-location.js';
 
 /** What the corporates index allows, else what its mapping file says. */
-async function liveNestedLimit(client: OpenSearchClient, index: string): Promise<number> {
+async function liveNestedLimit(client: Engine, index: string): Promise<number> {
   const setting = 'index.mapping.nested_objects.limit';
   const { body } = await withRetry(() =>
     client.indices.getSettings({ index, name: setting, flat_settings: true, include_defaults: true }),
@@ -175,7 +175,7 @@ function fanOutDoc(posting: PostingSource, embed: Doc, now: Date): Doc {
 }
 
 async function readPostings(
-  client: OpenSearchClient,
+  client: Engine,
   names: IndexNames,
   corporateNumbers: string[],
 ): Promise<Map<string, PostingSource[]>> {
@@ -204,7 +204,7 @@ const historyPage = 10_000;
  * seen and its close is not missed.
  */
 async function readHistories(
-  client: OpenSearchClient,
+  client: Engine,
   names: IndexNames,
   corporateNumbers: string[],
 ): Promise<Map<string, HistoryEntry[]>> {
@@ -269,7 +269,7 @@ export interface RebuildOptions {
 
 /** The membership for the companies' sightings and for their postings', each only when a search of its kind is watched. */
 async function watchesOf(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   options: RebuildOptions,
 ): Promise<{ watch?: Membership; watchJobs?: Membership }> {
@@ -283,7 +283,7 @@ async function watchesOf(
 
 /** Rebuilds the given companies, `rebuildChunkSize` at a time. */
 export async function rebuildCompanies(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   corporateNumbers: Iterable<string>,
   options: RebuildOptions = {},

@@ -14,8 +14,9 @@
  *   const after = new RecordRebuild({ client, indexPrefix, watch })
  *   await after.rebuild(['8010001000001', '9010401000011'], new Set(['8010001000001']))
  */
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+
 import { getSources } from '../src/opensearch/documents.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import type { Membership } from '../src/saved-searches/membership.js';
 import { watchedSearchCounts } from '../src/saved-searches/watch.js';
 import { compactRecordField } from '../src/search/records.js';
@@ -25,7 +26,7 @@ import { recordSightings } from './sightings.js';
 import type { Doc } from './transform.js';
 
 export interface RecordRebuildOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   /** the saved searches' membership: present, the companies written are reported to them */
   watch?: Membership;

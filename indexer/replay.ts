@@ -13,7 +13,7 @@
  *   companies it touched are rebuilt.
  */
 import { QueueEvents } from 'bullmq';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { type DeadLetterReason, MemoryDeadLetter } from './dead-letter.js';
 import { type DeadLetterStore, RedisDeadLetterStore, type StoredDeadLetter } from './dead-letter-store.js';
 import { IngestPipeline, type Report } from './pipeline.js';
@@ -45,7 +45,7 @@ export interface ReplayOutcome {
 }
 
 export interface DirectReplayOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   store: DeadLetterStore;
   now?: () => Date;

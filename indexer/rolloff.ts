@@ -8,7 +8,7 @@
 
 import { type BulkOp, writeBulk } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { openingField } from '../src/search/opening.js';
 import { indexNames } from './index-names.js';
@@ -30,7 +30,7 @@ export interface RollOffResult {
 }
 
 export async function rollOff(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   options: RollOffOptions = {},
 ): Promise<RollOffResult> {

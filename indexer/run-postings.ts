@@ -16,8 +16,7 @@
  *   const run = new RunPostings(expected, { excluded, maxHeld: 20_000, jobsIndex });
  *   const complete = run.settle(records, outcomes, plan); // [['7000012050002', [posting, ...]], ...]
  */
-import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { API, Engine } from '../src/opensearch/engine.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import type { BatchPlan, RecordOutcome } from './batch-plan.js';
 import { type PostingSource, postingSourceFields, type RebuildResult, rebuildCompanies } from './rebuild.js';
@@ -119,10 +118,7 @@ export class RunPostings {
 }
 
 /** Postings per company in `index` (a composite aggregation, no `_source` read). */
-export async function postingCountsByCompany(
-  client: OpenSearchClient,
-  index: string,
-): Promise<Map<string, number>> {
+export async function postingCountsByCompany(client: Engine, index: string): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   let after: Record<string, unknown> | undefined;
   for (;;) {
@@ -165,7 +161,7 @@ export class EarlyRebuilds {
   private failure: unknown;
 
   constructor(
-    private readonly client: OpenSearchClient,
+    private readonly client: Engine,
     private readonly prefix: string,
     private readonly options: { now?: () => Date; maxQueued: number },
   ) {}

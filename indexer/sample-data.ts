@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ensureSampleFiles, type SampleSize, sampleSize } from '../sample-data/index.js';
-import { createBulkClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { projectRoot } from '../src/project-root.js';
 import { japanDay } from '../src/text/japan-day.js';
 import { FileDeadLetter } from './dead-letter.js';
@@ -25,7 +25,7 @@ export interface SampleOptions {
 
 /** Loads the sample when the corporates index is empty; returns whether it loaded. */
 export async function loadSampleDataIfEmpty(
-  client: OpenSearchClient,
+  client: Engine,
   indexPrefix: string,
   logger: Logger,
   options: SampleOptions = {},
@@ -39,7 +39,7 @@ export async function loadSampleDataIfEmpty(
   const { files, generatedMs } = await ensureSampleFiles(dir, size);
   if (generatedMs !== null) logger.info({ dir, ms: generatedMs }, 'generated the sample data set');
   logger.info({ companies: size.companies, postings: size.jobs }, 'indices are empty: loading the sample');
-  const bulkClient = createBulkClient(client);
+  const bulkClient = client.writer();
   let lastTenth = -1;
   const result = await ingestFiles(files, {
     client: bulkClient,
@@ -70,7 +70,7 @@ export async function loadSampleDataIfEmpty(
 
 /** The sample's invoice registrations, written and loaded; how many were set. */
 async function loadSampleInvoices(
-  client: OpenSearchClient,
+  client: Engine,
   indexPrefix: string,
   corporatesFile: string,
   dir: string,

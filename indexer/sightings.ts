@@ -17,8 +17,8 @@
  */
 import type { BulkFailure, BulkOp } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
 import { getSources } from '../src/opensearch/documents.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { type Membership, type Sighting, watchedValues } from '../src/saved-searches/membership.js';
 import { percolate } from '../src/saved-searches/watch.js';
 import { compactRecordField, toCorporateRecord, toJobRecord } from '../src/search/records.js';
@@ -53,7 +53,7 @@ function sightingsOf(
 
 /** The companies as the rebuild wrote them: their company searches' changes recorded. */
 export async function recordSightings(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   watch: Membership,
   companies: Doc[],
@@ -82,7 +82,7 @@ export async function recordSightings(
  * its searches. A company whose postings are all as last percolated, none gone, is skipped.
  */
 export async function recordJobSightings(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   watch: Membership,
   corporateNumbers: readonly string[],

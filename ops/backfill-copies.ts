@@ -31,7 +31,7 @@ import { evidenceKeyFields, nameKeyFields, prepareDerivedReadings } from '../ind
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Doc } from '../indexer/transform.js';
 import { cardRecordFields, matchCardField, toMatchCard } from '../src/names/card.js';
-import type { OpenSearchClient } from '../src/opensearch/client.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { descriptionOpening, openingField } from '../src/search/opening.js';
 import {
@@ -96,7 +96,7 @@ interface BackfillOptions {
 
 /** What the three passes share: where they read and write, and the counts they add to. */
 interface BackfillPass {
-  client: OpenSearchClient;
+  client: Engine;
   prefix: string;
   names: ReturnType<typeof indexNames>;
   pageSize: number;
@@ -105,7 +105,7 @@ interface BackfillPass {
 }
 
 export async function backfillCopies(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   options: BackfillOptions = {},
 ): Promise<BackfillResult> {

@@ -26,7 +26,7 @@ import { sleep } from '../ops/local/child-process.js';
 import { generateDataSet } from '../sample-data/index.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createLimits } from '../src/limits/limits.js';
-import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { projectRoot } from '../src/project-root.js';
 import { createRedis } from '../src/redis.js';
 import { type Stack, type StackProcess, startStack } from './local-stack.js';
@@ -182,7 +182,7 @@ function printLoad(label: string, r: LoadResult): void {
 // ---------- data checks ----------
 
 /** Document count and a SHA-256 over the sorted ids of one alias (every id, read by scroll). */
-async function fingerprint(os: OpenSearchClient, alias: string): Promise<{ count: number; sha: string }> {
+async function fingerprint(os: Engine, alias: string): Promise<{ count: number; sha: string }> {
   await os.indices.refresh({ index: alias });
   const ids: string[] = [];
   let response = (
@@ -208,7 +208,7 @@ function shaOf(ids: string[]): string {
     .slice(0, 16);
 }
 
-async function allFingerprints(os: OpenSearchClient): Promise<string> {
+async function allFingerprints(os: Engine): Promise<string> {
   const parts: string[] = [];
   for (const name of ['corporates', 'jobs', 'job-details']) {
     const f = await fingerprint(os, `${indexPrefix}${name}`);
@@ -217,11 +217,7 @@ async function allFingerprints(os: OpenSearchClient): Promise<string> {
   return parts.join('; ');
 }
 
-async function primaryHolder(
-  os: OpenSearchClient,
-  stack: Stack,
-  index: string,
-): Promise<Stack['nodes'][number]> {
+async function primaryHolder(os: Engine, stack: Stack, index: string): Promise<Stack['nodes'][number]> {
   const shards = (await os.cat.shards({ index, format: 'json', h: 'prirep,id' } as never))
     .body as unknown as Array<{
     prirep: string;
@@ -238,15 +234,15 @@ async function primaryHolder(
   return holder;
 }
 
-async function clusterHealth(os: OpenSearchClient): Promise<string> {
+async function clusterHealth(os: Engine): Promise<string> {
   try {
-    return ((await os.cluster.health({}, { requestTimeout: 5000 })).body as { status: string }).status;
+    return ((await os.cluster.health({}, { timeoutMs: 5000 })).body as { status: string }).status;
   } catch {
     return 'unreachable';
   }
 }
 
-async function waitForGreen(os: OpenSearchClient, timeoutMs: number): Promise<number> {
+async function waitForGreen(os: Engine, timeoutMs: number): Promise<number> {
   const from = Date.now();
   while (Date.now() - from < timeoutMs) {
     if ((await clusterHealth(os)) === 'green') return Date.now() - from;
@@ -350,7 +346,7 @@ const oks = (r: LoadResult, user: string) =>
 /** The running stack, the clients on it, the users' keys and the data the cases share. */
 interface Fault {
   s: Stack;
-  os: OpenSearchClient;
+  os: Engine;
   control: Redis;
   limits: ReturnType<typeof createLimits>;
   keys: Map<string, string>;
@@ -370,7 +366,7 @@ interface Fault {
  */
 async function prepareFixture(
   s: Stack,
-  os: OpenSearchClient,
+  os: Engine,
   control: Redis,
   files: Awaited<ReturnType<typeof generateDataSet>>,
 ): Promise<Fault> {
@@ -773,7 +769,7 @@ async function main(): Promise<void> {
   const workDir = mkdtempSync(path.join(projectRoot, '.local', 'faults-'));
   let stack: Stack | undefined;
   let control: Redis | undefined;
-  let os: OpenSearchClient | undefined;
+  let os: Engine | undefined;
   try {
     say('generating 1,000 companies and 12,000 postings (2,000 before the faults, 10,000 for case c)');
     const files = await generateDataSet({
@@ -805,9 +801,7 @@ async function main(): Promise<void> {
       `stack up: OpenSearch ${s.opensearchUrl}, Redis ${s.redis.url}, APIs ${s.apis.map((a) => a.url).join(' ')}`,
     );
     // the checks read every id and refresh indices on a busy machine: more time than a search gets
-    os = createOpenSearchClient(s.opensearchUrl).child({
-      requestTimeout: 120_000,
-    } as never) as OpenSearchClient;
+    os = createEngine(s.opensearchUrl).writer();
     control = createQueueConnection(s.redis.url);
     // case d takes Redis away on purpose; the connection reconnects by itself
     control.on('error', () => {});

@@ -23,7 +23,7 @@ import { projectRoot, startLocalOpenSearch } from '../ops/local/opensearch-node.
 import { startLocalRedis } from '../ops/local/redis-server.js';
 import { generateDataSet } from '../sample-data/index.js';
 import { loadConfigOrExit } from '../src/config.js';
-import { createBulkClient, createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 
 const workDir = path.join(projectRoot, '.local', 'fuzz');
@@ -95,7 +95,7 @@ async function main(): Promise<number> {
   stops.unshift(redis.stop);
 
   // a small data set, so searches return records whose shapes the schema checks
-  const client = createBulkClient(createOpenSearchClient(opensearchUrl, config.opensearchAccess));
+  const client = createEngine(opensearchUrl, config.opensearchAccess).writer();
   stops.unshift(() => client.close());
   await dropIndices(client, prefix);
   await bootstrapIndices(client, prefix);

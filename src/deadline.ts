@@ -5,7 +5,7 @@
  *
  *   const deadline = new Deadline({ totalMs: 3000, redisMs: 1000 });
  *   await withinRedisBudget(deadline, 'credit reserve', () => redis.csCreditReserve(...));
- *   await opensearch.search(request, { requestTimeout: deadline.remainingMs(), maxRetries: 0 });
+ *   await engine.search(request, { deadline }); // src/opensearch/engine.ts
  *   deadline.signal.aborted; // true once the time is up (or the caller hung up)
  *
  * Redis gets a shorter budget of its own (`redisMs`) for all of a request's Redis work

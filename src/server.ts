@@ -21,14 +21,14 @@ import { createLogger, endLogs } from './logger.js';
 import { createInProcessMatchJobs } from './match-jobs/in-process.js';
 import { startMetricsListener } from './metrics.js';
 import { describeStartFailure } from './opensearch/access-failures.js';
-import type { OpenSearchClient } from './opensearch/client.js';
+import type { Engine } from './opensearch/engine.js';
 import { bootstrapIndices } from './opensearch/indices.js';
 import { compileRequestChecks } from './search/parse-request.js';
 import { createServices } from './services.js';
 
 export interface StartContext {
   config: Config;
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   logger: Logger;
 }
 

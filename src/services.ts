@@ -11,7 +11,7 @@ import { ledgerIndex, startLedgerFiling } from './limits/ledger-filing.js';
 import { createLimits, type Limits } from './limits/limits.js';
 import { startOrphanSweeper } from './limits/orphan-sweeper.js';
 import { createMatchJobs, type InProcessDeps, type MatchJobs } from './match-jobs/service.js';
-import { createOpenSearchClient, type OpenSearchClient } from './opensearch/client.js';
+import { createEngine, type Engine } from './opensearch/engine.js';
 import { createRedis } from './redis.js';
 import {
   type BoundaryStore,
@@ -39,7 +39,7 @@ export interface PagingServices {
 export interface Services {
   config: Config;
   logger: Logger;
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   /** Absent in single-process mode (no REDIS_URL). */
   redis: Redis | undefined;
   /** Rate limiter, credit ledger, Idempotency-Key records (src/limits): Redis, else single-process. */
@@ -60,7 +60,7 @@ export function createServices(
     matchJobs?: (deps: InProcessDeps) => MatchJobs;
   } = {},
 ): Services {
-  const opensearch = createOpenSearchClient(config.opensearchUrl, config.opensearchAccess);
+  const opensearch = createEngine(config.opensearchUrl, config.opensearchAccess);
   const redis = config.redisUrl ? createRedis(config.redisUrl) : undefined;
   redis?.on('error', (error) => logger.warn({ err: { message: error.message } }, 'redis connection error'));
   const limits = createLimits({

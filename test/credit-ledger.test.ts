@@ -25,7 +25,7 @@ import { createLimits, type Limits } from '../src/limits/limits.js';
 import { LocalCreditLedger } from '../src/limits/local-credit-ledger.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { metrics } from '../src/metrics.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
@@ -41,7 +41,7 @@ let app: TestApp;
 let broken: TestApp;
 let index: string;
 const deadEngine = await startDeadEndpoint();
-const closedOpenSearch = createOpenSearchClient(deadEngine.url);
+const closedOpenSearch = createEngine(deadEngine.url);
 
 beforeAll(async () => {
   services = await setUpServices('ledger');

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { createCreditLedger } from '../src/limits/open-credit-ledger.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import type { Services } from '../src/services.js';
 import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
@@ -31,7 +31,7 @@ let appB: TestApp;
 /** Same limits and Redis, but its OpenSearch is a closed port: every search fails (503). */
 let broken: TestApp;
 const deadEngine = await startDeadEndpoint();
-const closedOpenSearch = createOpenSearchClient(deadEngine.url);
+const closedOpenSearch = createEngine(deadEngine.url);
 
 beforeAll(async () => {
   services = await setUpServices('credits');

@@ -5,7 +5,6 @@
  * indexer leaves to the highlighter, after the roll-off, for postings written before the field
  * (an upgraded deployment), and after `npm run backfill` gives them the field.
  */
-import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
 import { indexNames } from '../indexer/index-names.js';
@@ -13,6 +12,7 @@ import { rollOff } from '../indexer/rolloff.js';
 import type { SourceRecord } from '../indexer/source-types.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
 import { jobSearch } from '../src/catalogue/searches.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { descriptionOpening, openingField } from '../src/search/opening.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { compileWithOverflow, searchJobs } from '../src/search/run-search.js';
@@ -34,8 +34,8 @@ const texts = ['短い本文です。', long, `  前後に空白  \n`, undefined
 /** Every engine search the API sends, as sent. */
 const sent: Record<string, unknown>[] = [];
 
-/** The client, recording each search's request on its way (the thin transport is not used). */
-function recording(client: Client): Client {
+/** The engine, recording each search's request on its way. */
+function recording(client: Engine): Engine {
   return new Proxy(client, {
     get(target, property) {
       if (property === 'search')

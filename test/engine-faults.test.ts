@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../src/limits/limits.js';
 import { createLogger } from '../src/logger.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import type { Services } from '../src/services.js';
 import { indexFixture, job } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
@@ -33,7 +33,7 @@ let services: Services;
 let limits: Limits;
 let history: LedgerHistory;
 let proxy: FaultProxy;
-let proxied: ReturnType<typeof createOpenSearchClient>;
+let proxied: ReturnType<typeof createEngine>;
 let app: TestApp;
 const logLines: string[] = [];
 
@@ -108,7 +108,7 @@ beforeAll(async () => {
     jobs: [1, 2].map((n) => job({ id: `J-F${n}`, corporateNumber: seededCorporateNumber })),
   });
   proxy = await startFaultProxy(services.config.opensearchUrl as string);
-  proxied = createOpenSearchClient(proxy.url);
+  proxied = createEngine(proxy.url);
   app = await startLimitsTestApp({
     limits,
     opensearch: proxied,

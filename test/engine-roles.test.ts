@@ -20,7 +20,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { aliasTarget } from '../ops/engine/reindex.js';
 import { generateDataSet } from '../sample-data/index.js';
-import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine, type Engine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
@@ -39,9 +40,10 @@ const outside = 'outside-data';
 const redis = new Redis(inject('redisUrl'));
 const children: ChildProcess[] = [];
 let node: SecuredNode;
-let admin: OpenSearchClient;
-let api: OpenSearchClient;
-let indexer: OpenSearchClient;
+let admin: Client;
+let api: Engine;
+let indexer: Engine;
+let rawClients: { api: Client; indexer: Client };
 let dir: string;
 /** The indexer's ingest of the test's records, run before the tests (each -t filter finds the data). */
 let ingested: Run;
@@ -136,13 +138,17 @@ beforeAll(async () => {
     nodes: [node.url],
     ssl: { ca: readFileSync(node.caFile, 'utf8'), cert: node.adminCert.cert, key: node.adminCert.key },
   });
-  const client = (user: keyof typeof users) =>
-    createOpenSearchClient(node.url, {
-      auth: { username: user, password: users[user] },
-      caFile: node.caFile,
-    });
-  api = client('corpsearch_api');
-  indexer = client('corpsearch_indexer');
+  const access = (user: keyof typeof users) => ({
+    auth: { username: user, password: users[user] },
+    caFile: node.caFile,
+  });
+  api = createEngine(node.url, access('corpsearch_api'));
+  indexer = createEngine(node.url, access('corpsearch_indexer'));
+  // the security API is no call of the engine port: asked through a client of the same user
+  rawClients = {
+    api: createOpenSearchClient(node.url, access('corpsearch_api')),
+    indexer: createOpenSearchClient(node.url, access('corpsearch_indexer')),
+  };
   // an index of someone else's on the same cluster
   await admin.index({ index: outside, id: '1', body: { secret: 'not for the project' }, refresh: true });
   const files = await generateDataSet({
@@ -163,7 +169,9 @@ afterAll(async () => {
   const keys = await redis.keys(`${redisPrefix}*`);
   if (keys.length > 0) await redis.del(...keys);
   redis.disconnect();
-  await Promise.all([admin, api, indexer].map((client) => client?.close()));
+  await Promise.all(
+    [admin, api, indexer, rawClients?.api, rawClients?.indexer].map((client) => client?.close()),
+  );
   await node?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 120_000);
@@ -280,7 +288,10 @@ describe('the engine roles of deploy/opensearch-security/, on the real security 
         createOutside: () => client.indices.create({ index: 'not-the-project' }),
         securityIndex: () => client.search({ index: '.opendistro_security' }),
         securityUsers: () =>
-          client.transport.request({ method: 'GET', path: '/_plugins/_security/api/internalusers' }),
+          rawClients[user as keyof typeof rawClients].transport.request({
+            method: 'GET',
+            path: '/_plugins/_security/api/internalusers',
+          }),
         clusterSettings: () =>
           client.cluster.putSettings({ body: { persistent: { 'action.destructive_requires_name': false } } }),
       });

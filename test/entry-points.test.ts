@@ -11,13 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
 import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
 
 const root = path.resolve(import.meta.dirname, '..');
-const opensearch = createOpenSearchClient(inject('opensearchUrl'));
+const opensearch = createEngine(inject('opensearchUrl'));
 const redis = new Redis(inject('redisUrl'));
 const prefixes: string[] = [];
 const children: ChildProcess[] = [];

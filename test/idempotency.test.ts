@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import type { Services } from '../src/services.js';
 import { startDeadEndpoint } from './support/dead-endpoint.js';
 import { setUpServices } from './support/env.js';
@@ -21,7 +21,7 @@ let app: Express;
 /** Same Redis, keys and ledger; its OpenSearch is a closed port. */
 let brokenApp: Express;
 const deadEngine = await startDeadEndpoint();
-const closedOpenSearch = createOpenSearchClient(deadEngine.url);
+const closedOpenSearch = createEngine(deadEngine.url);
 const users = new Map<string, string>();
 
 async function keyFor(userId: string, credits: number): Promise<string> {

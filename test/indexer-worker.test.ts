@@ -24,7 +24,7 @@ import {
   scheduleRebuilds,
   scheduleRollOff,
 } from '../indexer/queue.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import type { Services } from '../src/services.js';
 import { corporate, job, numbers } from './fixtures/indexer/records.js';
 import { setUpServices } from './support/env.js';
@@ -165,7 +165,7 @@ describe('the indexer worker', () => {
 
   it('dead-letters the records of a job it gave up on (engine unreachable), with the reason', async () => {
     // a real client at a loopback port nothing listens on: every request is refused
-    const unreachable = createOpenSearchClient('http://127.0.0.1:9');
+    const unreachable = createEngine('http://127.0.0.1:9');
     const down = ownWorker('down', { opensearch: unreachable, retry: { retries: 1, minTimeout: 10 } });
     try {
       const record = corporate({ corporateNumber: numbers.delta });

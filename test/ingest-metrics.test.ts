@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MemoryDeadLetter } from '../indexer/dead-letter.js';
 import { ingestFiles } from '../indexer/ingest.js';
 import { metrics } from '../src/metrics.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await services.close();
-  const opensearch = createOpenSearchClient(inject('opensearchUrl'));
+  const opensearch = createEngine(inject('opensearchUrl'));
   await dropIndices(opensearch, cliPrefix);
   await opensearch.close();
   rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createApp } from '../src/http/app.js';
 import { warmUpValidation } from '../src/http/validation.js';
 import { createLimits } from '../src/limits/limits.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { compileRequestChecks } from '../src/search/parse-request.js';
 import type { Services } from '../src/services.js';
 import { indexFixture } from './fixtures/search/docs.js';
@@ -31,7 +31,7 @@ import {
 let services: Services;
 const servers: Server[] = [];
 const deadEngine = await startDeadEndpoint();
-const closedOpenSearch = createOpenSearchClient(deadEngine.url);
+const closedOpenSearch = createEngine(deadEngine.url);
 
 async function listen(app: ReturnType<typeof createApp>): Promise<string> {
   const server = app.listen(0, '127.0.0.1');

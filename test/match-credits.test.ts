@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createLimits, type Limits } from '../src/limits/limits.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import type { Services } from '../src/services.js';
 import { indexCompanies, numberOf } from './fixtures/match/companies.js';
 import { startDeadEndpoint } from './support/dead-endpoint.js';
@@ -25,7 +25,7 @@ let broken: TestApp;
 let narrow: TestApp;
 let narrowLimits: Limits;
 const deadEngine = await startDeadEndpoint();
-const closedOpenSearch = createOpenSearchClient(deadEngine.url);
+const closedOpenSearch = createEngine(deadEngine.url);
 
 /** Two certain matches (the only companies of their names), two not (two of that name; generic). */
 const fourRecords = [

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../ops/local/child-process.js';
 import { createLogger } from '../src/logger.js';
 import { startMetricsListener } from '../src/metrics.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { type Run, runToEnd } from './support/child-runs.js';
@@ -24,7 +24,7 @@ const logger = createLogger('silent');
 afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  const opensearch = createOpenSearchClient(inject('opensearchUrl'));
+  const opensearch = createEngine(inject('opensearchUrl'));
   await dropIndices(opensearch, prefix);
   await opensearch.close();
   const redis = new Redis(inject('redisUrl'));

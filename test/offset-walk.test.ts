@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { corporateSort, jobSort, type SortCatalogue } from '../src/catalogue/sort-fields.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { closePit } from '../src/search/paging/pit.js';
 import { searchCorporates, searchJobs } from '../src/search/run-search.js';
 import type { Services } from '../src/services.js';
@@ -177,7 +177,7 @@ describe('facets on a walked page', () => {
 describe('a point in time the engine will not open', () => {
   it('within the result window the page is served by from/size; past it the search fails', async () => {
     const proxy = await startFaultProxy(inject('opensearchUrl'), { only: /point_in_time/ });
-    const opensearch = createOpenSearchClient(proxy.url);
+    const opensearch = createEngine(proxy.url);
     const through = { ...services, opensearch };
     try {
       const body = { sort: { field: 'salaryMin', order: 'desc' } };

@@ -6,12 +6,12 @@
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scan } from '../ops/engine/scan.js';
-import { createBulkClient, type OpenSearchClient } from '../src/opensearch/client.js';
 import { deleteMatching, getSources } from '../src/opensearch/documents.js';
+import type { Engine } from '../src/opensearch/engine.js';
 import { isTransientError, isTransientStatus } from '../src/opensearch/retry.js';
 import { testOpenSearch, uniquePrefix } from './support/env.js';
 
-let client: OpenSearchClient;
+let client: Engine;
 const index = `${uniquePrefix('scan')}docs`;
 const ids = Array.from({ length: 25 }, (_, i) => `d${String(i).padStart(2, '0')}`);
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
     index,
     body: { mappings: { properties: { id: { type: 'keyword' }, group: { type: 'keyword' } } } },
   });
-  await createBulkClient(client).bulk({
+  await client.writer().bulk({
     refresh: true,
     body: ids.flatMap((id, i) => [
       { index: { _index: index, _id: id } },
@@ -81,7 +81,7 @@ describe('scan', () => {
     const { body } = await client.count({ index, body: { query: { term: { group: 'even' } } } });
     expect(body.count).toBe(0);
     // put them back: the other tests read the whole index, in whatever order they run
-    await createBulkClient(client).bulk({
+    await client.writer().bulk({
       refresh: true,
       body: ids.flatMap((id, i) =>
         i % 2 === 0 ? [{ index: { _index: index, _id: id } }, { id, group: 'even' }] : [],

@@ -88,8 +88,8 @@ describe('GET /livez and GET /readyz', () => {
 
   it('readyz is 503 naming "opensearch" (and so "indices") when the engine does not answer', async () => {
     processState.markValidatorsCompiled();
-    const { createOpenSearchClient } = await import('../src/opensearch/client.js');
-    const opensearch = createOpenSearchClient('http://127.0.0.1:1');
+    const { createEngine } = await import('../src/opensearch/engine.js');
+    const opensearch = createEngine('http://127.0.0.1:1');
     const res = await request(createApp({ ...services, opensearch }))
       .get('/readyz')
       .set(asOperator)

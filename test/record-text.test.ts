@@ -371,7 +371,7 @@ describe('copies of the earlier layout (picked fields, written before the text c
     ];
     const { body } = await services.opensearch.bulk(
       { refresh: true, body: operations },
-      { requestTimeout: 60_000 },
+      { timeoutMs: 60_000 },
     );
     expect(body.errors).toBe(false);
   });

@@ -590,7 +590,7 @@ describe('the mapping additions', () => {
             } as never,
           },
           // a busy shared engine can take longer than the client's default to create an index
-          { requestTimeout: 120_000, maxRetries: 0 },
+          { timeoutMs: 120_000, maxRetries: 0 },
         );
       }
       const mapped = async (index: string) => {

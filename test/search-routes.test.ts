@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
 import { createApp } from '../src/http/app.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import type { Services } from '../src/services.js';
 import { corporate, daysAgo, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';
@@ -224,7 +224,7 @@ describe('GET /rest/v1/jobs/:jobId/detail', () => {
 
 describe('when OpenSearch is unreachable', () => {
   it('answers 503 with Retry-After and no engine text', async () => {
-    const down = { ...services, opensearch: createOpenSearchClient('http://127.0.0.1:1') };
+    const down = { ...services, opensearch: createEngine('http://127.0.0.1:1') };
     const downApp = createApp(down);
     const key = await newKey();
     for (const call of [

@@ -8,14 +8,16 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Client } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateSearch } from '../src/catalogue/searches.js';
 import { Deadline, DeadlineExceeded } from '../src/deadline.js';
 import { createLogger } from '../src/logger.js';
-import { createOpenSearchClient, type OpenSearchClient } from '../src/opensearch/client.js';
+import { createOpenSearchClient, searchRequestTimeoutMs } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { isTransientError } from '../src/opensearch/retry.js';
-import { type EngineCallOptions, searchTransportOf } from '../src/opensearch/search-transport.js';
+import { createSearchTransport, type EngineCallOptions } from '../src/opensearch/search-transport.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { toSearchError } from '../src/search/opensearch-errors.js';
 import { engineSearch, type SearchRequest } from '../src/search/paging/pit-search.js';
@@ -67,18 +69,33 @@ async function outcome(call: () => Promise<unknown>) {
   }
 }
 
-/** The two ways to send a search on `client`: the thin transport and the client itself. */
-function bothWays(client: OpenSearchClient) {
-  const thin = searchTransportOf(client);
+const rawClients: Client[] = [];
+afterAll(async () => {
+  await Promise.all(rawClients.map((client) => client.close()));
+});
+
+/** A client of the engine at `url` as the engine port makes one, and its thin transport. */
+function thinOf(url: string) {
+  const client = createOpenSearchClient(url);
+  rawClients.push(client);
+  return {
+    client,
+    thin: createSearchTransport(client, { requestTimeoutMs: searchRequestTimeoutMs, maxRetries: 1 }),
+  };
+}
+
+/** The two ways to send a search to the engine at `url`: the thin transport and the client itself. */
+function bothWays(url: string) {
+  const { client, thin } = thinOf(url);
   return {
     thin: (request: SearchRequest, options?: EngineCallOptions) => thin.search(request, options),
-    client: (request: SearchRequest, options?: EngineCallOptions) => client.search(request, options),
+    client: (request: SearchRequest, options: EngineCallOptions = {}) => client.search(request, options),
   };
 }
 
 describe('answers', () => {
   it('a search, a search whose body is already text and an msearch answer as through the client', async () => {
-    const { thin, client } = bothWays(services.opensearch);
+    const { thin, client } = bothWays(services.config.opensearchUrl as string);
     const request = companies();
     const expected = idsOf((await client(request)).body);
     expect(expected).toHaveLength(6);
@@ -91,7 +108,9 @@ describe('answers', () => {
       { index: request.index },
       { ...request.body, size: 2 },
     ];
-    const { body } = await searchTransportOf(services.opensearch).msearch({ body: lines as never });
+    const { body } = await thinOf(services.config.opensearchUrl as string).thin.msearch({
+      body: lines as never,
+    });
     const responses = (body as { responses: unknown[] }).responses;
     expect(responses.map(idsOf)).toEqual([expected, expected.slice(0, 2)]);
   });
@@ -110,7 +129,7 @@ describe('refusals of the engine', () => {
       { status: 404, transient: false, api: '500 internal_error' },
     ],
   ])('%s: the same error as the client raises, mapped the same', async (_label, request, expected) => {
-    const { thin, client } = bothWays(services.opensearch);
+    const { thin, client } = bothWays(services.config.opensearchUrl as string);
     const fromClient = await outcome(() => client(request() as never));
     expect(fromClient).toMatchObject({ name: 'ResponseError', ...expected });
     expect(await outcome(() => thin(request() as never))).toEqual(fromClient);
@@ -119,13 +138,10 @@ describe('refusals of the engine', () => {
 
 describe('faults between the API and the engine', () => {
   let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
-  let proxied: OpenSearchClient;
   beforeAll(async () => {
     proxy = await startFaultProxy(services.config.opensearchUrl as string);
-    proxied = createOpenSearchClient(proxy.url);
   });
   afterAll(async () => {
-    await proxied?.close();
     await proxy?.close();
   });
 
@@ -133,7 +149,7 @@ describe('faults between the API and the engine', () => {
   it.each(faults)(
     '%s: the same error and the same resends as the client, a 503 to the caller',
     async (fault) => {
-      const { thin, client } = bothWays(proxied);
+      const { thin, client } = bothWays(proxy.url);
       proxy.set(fault);
       const sent = async (call: () => Promise<unknown>) => {
         const before = proxy.faulted();
@@ -156,15 +172,15 @@ describe('faults between the API and the engine', () => {
 describe('nodes', () => {
   it('a node that refuses connections is marked dead and the search goes to the next one', async () => {
     const dead = await startDeadEndpoint();
-    const client = createOpenSearchClient(`${dead.url},${services.config.opensearchUrl}`);
+    const { client, thin } = thinOf(`${dead.url},${services.config.opensearchUrl}`);
     try {
-      const thin = searchTransportOf(client);
       for (let i = 0; i < 3; i++) expect(idsOf((await thin.search(companies())).body)).toHaveLength(6);
       const deadNode = client.connectionPool.connections.find(
         (c) => c.url.origin === new URL(dead.url).origin,
       );
       expect(deadNode?.status).toBe('dead');
     } finally {
+      rawClients.splice(rawClients.indexOf(client), 1);
       await client.close();
       await dead.close();
     }
@@ -193,7 +209,7 @@ describe('a search under a deadline', () => {
 
   async function searchSilently(deadline: Deadline, whileWaiting?: (engine: { received(): number }) => void) {
     const engine = await silentEngine();
-    const opensearch = createOpenSearchClient(engine.url);
+    const opensearch = createEngine(engine.url);
     try {
       const searching = engineSearch({ opensearch, logger, deadline }, companies());
       whileWaiting?.(engine);

@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateDataSet } from '../sample-data/index.js';
 import { accessFailure } from '../src/opensearch/access-failures.js';
-import { createOpenSearchClient } from '../src/opensearch/client.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { dropIndices, indexName } from '../src/opensearch/indices.js';
 import { type Run, runToEnd, servingUrl } from './support/child-runs.js';
 import { uniquePrefix } from './support/env.js';
@@ -30,7 +30,7 @@ const password = 'Pa55:w/rd@engine#-7f3c9d1e';
 const encoded = Buffer.from(`${username}:${password}`).toString('base64');
 const operatorToken = 'operator-token-for-the-secured-engine-test';
 const prefix = uniquePrefix('secured');
-const direct = createOpenSearchClient(inject('opensearchUrl'));
+const direct = createEngine(inject('opensearchUrl'));
 const redis = new Redis(inject('redisUrl'));
 const children: ChildProcess[] = [];
 let engine: SecuredEngine;
@@ -152,7 +152,7 @@ afterAll(async () => {
 
 describe('the client (src/opensearch/client.ts) against a TLS endpoint that demands basic auth', () => {
   it('with the CA file and the credentials: answers', async () => {
-    const client = createOpenSearchClient(engine.url, {
+    const client = createEngine(engine.url, {
       auth: { username, password },
       caFile: engine.caFile,
     });
@@ -170,7 +170,7 @@ describe('the client (src/opensearch/client.ts) against a TLS endpoint that dema
     const { loadConfig } = await import('../src/config.js');
     const config = loadConfig({ OPENSEARCH_URL: url.href, OPENSEARCH_CA_FILE: engine.caFile });
     expect(config.opensearchUrl).toBe(engine.url);
-    const client = createOpenSearchClient(config.opensearchUrl as string, config.opensearchAccess);
+    const client = createEngine(config.opensearchUrl as string, config.opensearchAccess);
     expect((await client.cluster.health()).statusCode).toBe(200);
     await client.close();
   });
@@ -179,7 +179,7 @@ describe('the client (src/opensearch/client.ts) against a TLS endpoint that dema
     const refusedBefore = engine.refused;
     const forwardedBefore = engine.forwarded;
     for (const caFile of [undefined, engine.otherCaFile]) {
-      const client = createOpenSearchClient(engine.url, { auth: { username, password }, caFile });
+      const client = createEngine(engine.url, { auth: { username, password }, caFile });
       const error = await client.cluster.health({}, { maxRetries: 0 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(errors.ConnectionError);
       expect(accessFailure(error)).toBe('certificate');
@@ -191,7 +191,7 @@ describe('the client (src/opensearch/client.ts) against a TLS endpoint that dema
   });
 
   it('a wrong password: 401, named as a credentials failure', async () => {
-    const client = createOpenSearchClient(engine.url, {
+    const client = createEngine(engine.url, {
       auth: { username, password: 'not-the-password' },
       caFile: engine.caFile,
     });
@@ -331,7 +331,7 @@ describe('the API and the indexer, run as an operator runs them, on the secured 
       engine.forbid(undefined);
     }
     const plain = new URL(inject('opensearchUrl').split(',')[0] as string);
-    const client = createOpenSearchClient(`https://${plain.host}`, { auth: { username, password } });
+    const client = createEngine(`https://${plain.host}`, { auth: { username, password } });
     const error = await client.cluster.health({}, { maxRetries: 0 }).catch((e: unknown) => e);
     expect(accessFailure(error)).toBe('tls');
     await client.close();

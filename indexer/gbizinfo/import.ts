@@ -19,7 +19,7 @@
  *   // { read: 120, companies: 80, set: 80, unchanged: 0, cleared: 0, noCompany: 3, rejected: 1, ... }
  */
 
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import type { Membership } from '../../src/saved-searches/membership.js';
 import { presenceField } from '../../src/search/gbizinfo-kinds.js';
@@ -53,7 +53,7 @@ export const sweepMinShare = 0.5;
 export const sweepMaxRejectedShare = 0.01;
 
 export interface RecordImportOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   deadLetter: DeadLetterSink;
   stateDir: string;

@@ -10,7 +10,6 @@
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import { canonicalJson } from '../../src/canonical-json.js';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import { presenceField, summaryKeys } from '../../src/search/gbizinfo-kinds.js';

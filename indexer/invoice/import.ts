@@ -9,7 +9,7 @@
  *   // { files: [...], total: { read: 120, set: 100, removed: 1, persons: 15, noCompany: 4, ... } }
  */
 
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import type { Membership } from '../../src/saved-searches/membership.js';
 import type { CsvRecord } from '../../src/text/csv.js';
 import {
@@ -57,7 +57,7 @@ export function emptyInvoiceSummary(): InvoiceSummary {
 }
 
 export interface InvoiceImportOptions extends CheckpointedOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   /** the saved searches' membership: the companies written are reported to them (../record-rebuild.ts) */
   watch?: Membership;

@@ -17,7 +17,6 @@
  * (mappings/corporates.json), so the rebuild writes the postings again whole.
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import type { DeadLetterSink } from '../dead-letter.js';
 import { indexNames } from '../index-names.js';

@@ -3,13 +3,13 @@
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import type { RetryOptions } from '../../src/opensearch/retry.js';
 import type { RedisDeadLetter } from '../dead-letter.js';
 import type { Masters } from '../masters.js';
 
 export interface JobContext {
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   indexPrefix: string;
   /** Commands of the handlers (sets, hashes); not the connection BullMQ blocks on. */
   connection: Redis;

@@ -6,7 +6,7 @@
  * committed record, and a file loaded to its end is not read again unless asked (`restart`):
  * the loop of ./checkpointed-import.ts. Rejected rows go to the dead-letter sink with every reason; the run never stops for them.
  */
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import type { CsvRecord } from '../../src/text/csv.js';
 import { loadMasters, type Masters } from '../masters.js';
 import {
@@ -66,7 +66,7 @@ export type Checkpoint = GenericCheckpoint<RegistrySummary>;
 export type RegistryProgress = ImportProgress;
 
 export interface RegistryImportOptions extends CheckpointedOptions {
-  client: OpenSearchClient;
+  client: Engine;
   indexPrefix: string;
   masters?: Masters;
 }

@@ -17,8 +17,8 @@
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import { toMatchCard } from '../../src/names/card.js';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
 import { getSources } from '../../src/opensearch/documents.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import { toCompactRecord } from '../../src/search/records.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
@@ -148,7 +148,7 @@ export class RegistryWriter {
 
   constructor(
     private readonly options: {
-      client: OpenSearchClient;
+      client: Engine;
       indexPrefix: string;
       deadLetter: DeadLetterSink;
       masters: Masters;

@@ -4,8 +4,7 @@
  * transient status (./retry.ts) are sent again; any other item error becomes a failure with its reason, and the rest of the
  * batch lands. A delete of a missing document counts as done (deletes are idempotent).
  */
-import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { API, Engine } from '../../src/opensearch/engine.js';
 import {
   isTransientStatus,
   isWriteBlocked,
@@ -104,7 +103,7 @@ const itemFields = 'errors,items.*.status,items.*.result,items.*.error';
 
 /** Sends `ops` in one `_bulk` request (plus re-sends of transiently rejected items). */
 export function writeBulk<Ref>(
-  client: OpenSearchClient,
+  client: Engine,
   ops: BulkOp<Ref>[],
   options: BulkOptions = {},
 ): Promise<BulkFailure<Ref>[]> {
@@ -112,7 +111,7 @@ export function writeBulk<Ref>(
 }
 
 async function writeSerialised<Ref>(
-  client: OpenSearchClient,
+  client: Engine,
   entries: Serialised<Ref>[],
   options: BulkOptions,
 ): Promise<BulkFailure<Ref>[]> {
@@ -177,7 +176,7 @@ async function writeSerialised<Ref>(
 export const bulkRequestLimits = { maxOps: 2000, maxBytes: 8 * 1024 * 1024 };
 
 export async function writeBulkChunked<Ref>(
-  client: OpenSearchClient,
+  client: Engine,
   ops: BulkOp<Ref>[],
   limits = bulkRequestLimits,
   options: BulkOptions = {},
@@ -207,7 +206,7 @@ export async function writeBulkChunked<Ref>(
  * whether any of them failed, so a caller can tell a request the engine only partly took.
  */
 export async function sendRawBulk(
-  client: OpenSearchClient,
+  client: Engine,
   ndjson: string,
 ): Promise<{ items: number; errors: boolean }> {
   // the typings want parsed lines; the client sends a string body as it is

@@ -18,9 +18,9 @@
  * The old indices stay, write-blocked, so open cursors keep reading their snapshot; the
  * operator drops them later (`dropRetiredIndices`).
  */
-import type { API } from '@opensearch-project/opensearch';
+
 import type { IndexShape } from '../../src/config.js';
-import { bulkRequestTimeoutMs, type OpenSearchClient } from '../../src/opensearch/client.js';
+import { type API, type Engine, writeRequestTimeoutMs } from '../../src/opensearch/engine.js';
 import { indexName, settingsFor, versionedIndices, versionedPattern } from '../../src/opensearch/indices.js';
 import { type IndexDefinition, indexDefinitions } from '../../src/opensearch/mappings.js';
 import { withRetry } from '../../src/opensearch/retry.js';
@@ -81,7 +81,7 @@ interface Move extends IndexMove {
 }
 
 /** The one index an alias points at; anything else is refused. */
-export async function aliasTarget(client: OpenSearchClient, alias: string): Promise<string | undefined> {
+export async function aliasTarget(client: Engine, alias: string): Promise<string | undefined> {
   const { body } = await client.indices.getAlias(
     { name: alias, index: versionedPattern(alias) },
     { ignore: [404] },
@@ -92,7 +92,7 @@ export async function aliasTarget(client: OpenSearchClient, alias: string): Prom
   return indices[0];
 }
 
-async function writeBlocked(client: OpenSearchClient, index: string): Promise<boolean> {
+async function writeBlocked(client: Engine, index: string): Promise<boolean> {
   const { body } = await client.indices.getSettings({
     index,
     name: 'index.blocks.write',
@@ -110,7 +110,7 @@ function stamp(now: Date): string {
  * Lowest global checkpoint over the primaries: every operation up to it is indexed on every
  * in-sync copy, so a primary that fails over later cannot hand out a number at or below it.
  */
-async function globalCheckpoint(client: OpenSearchClient, index: string): Promise<number> {
+async function globalCheckpoint(client: Engine, index: string): Promise<number> {
   const { body } = await withRetry(() => client.indices.stats({ index, level: 'shards' }));
   const shards = (body.indices?.[index] as { shards?: Record<string, unknown[]> } | undefined)?.shards ?? {};
   let lowest = Number.POSITIVE_INFINITY;
@@ -135,14 +135,14 @@ interface CopyCounts {
  * timeout), a catch-up (a few writes' worth) as one request.
  */
 async function runCopy(
-  client: OpenSearchClient,
+  client: Engine,
   body: API.Reindex_Request['body'],
   options: { requestsPerSecond?: number; slices?: number | 'auto'; asTask?: boolean } = {},
 ): Promise<CopyCounts> {
   const throttle = options.requestsPerSecond ? { requests_per_second: options.requestsPerSecond } : {};
   if (!options.asTask) {
     const { body: answer } = await withRetry(() =>
-      client.reindex({ body, refresh: false, ...throttle }, { requestTimeout: bulkRequestTimeoutMs }),
+      client.reindex({ body, refresh: false, ...throttle }, { timeoutMs: writeRequestTimeoutMs }),
     );
     const done = answer as { created?: number; updated?: number; failures?: unknown[] };
     if ((done.failures?.length ?? 0) > 0) throw new Error('a catch-up copy failed');
@@ -177,11 +177,7 @@ function compareIds(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
-async function* idsOf(
-  client: OpenSearchClient,
-  index: string,
-  field: string,
-): AsyncGenerator<ScanHit<unknown>> {
+async function* idsOf(client: Engine, index: string, field: string): AsyncGenerator<ScanHit<unknown>> {
   for await (const page of scan(client, {
     index,
     query: { match_all: {} },
@@ -198,7 +194,7 @@ async function* idsOf(
  * Each delete carries the version the copy wrote, so a tombstone remains (`gc_deletes`) and
  * a later copy of an older state of that id is refused; a newer one (re-created) still lands.
  */
-async function deleteGone(client: OpenSearchClient, move: Move): Promise<number> {
+async function deleteGone(client: Engine, move: Move): Promise<number> {
   const field = idField[move.name] ?? 'id';
   const source = idsOf(client, move.from, field);
   let current = await source.next();
@@ -219,7 +215,7 @@ async function deleteGone(client: OpenSearchClient, move: Move): Promise<number>
 
 /** Copies what was written to `from` since the move's checkpoint, then removes what was deleted. */
 async function catchUp(
-  client: OpenSearchClient,
+  client: Engine,
   move: Move,
   copyOptions: { requestsPerSecond?: number; slices?: number | 'auto'; asTask?: boolean } = {},
   frozen = false,
@@ -253,7 +249,7 @@ async function catchUp(
 }
 
 /** One catch-up of every move, side by side (the last one runs while writes wait). */
-async function catchUpAll(client: OpenSearchClient, moves: Move[], frozen = false) {
+async function catchUpAll(client: Engine, moves: Move[], frozen = false) {
   return Promise.all(
     moves.map(async (move) => {
       const counts = await catchUp(client, move, {}, frozen);
@@ -264,12 +260,12 @@ async function catchUpAll(client: OpenSearchClient, moves: Move[], frozen = fals
   );
 }
 
-async function countOf(client: OpenSearchClient, index: string): Promise<number> {
+async function countOf(client: Engine, index: string): Promise<number> {
   const { body } = await withRetry(() => client.count({ index }));
   return body.count;
 }
 
-async function setWriteBlock(client: OpenSearchClient, indices: string[], on: boolean): Promise<void> {
+async function setWriteBlock(client: Engine, indices: string[], on: boolean): Promise<void> {
   if (on) {
     // the add-block API returns once no write is in flight on any shard of these indices
     await withRetry(() => client.indices.addBlock({ index: indices.join(','), block: 'write' }));
@@ -282,7 +278,7 @@ async function setWriteBlock(client: OpenSearchClient, indices: string[], on: bo
 
 /** Builds new indices from mappings/, copies and catches up, then moves all three aliases at once. */
 export async function reindexAll(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   options: ReindexOptions = {},
 ): Promise<ReindexResult> {
@@ -326,7 +322,7 @@ interface RunState {
 
 /** One move per index definition: its alias, the index it points at, the new index's name. */
 async function planMoves(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   suffix: string | undefined,
   now: () => Date,
@@ -364,7 +360,7 @@ async function planMoves(
 
 /** The new indices, refresh off while the copy runs; each noted in `run.created` once made. */
 async function createTargets(
-  client: OpenSearchClient,
+  client: Engine,
   moves: Move[],
   shape: IndexShape,
   run: RunState,
@@ -380,7 +376,7 @@ async function createTargets(
           mappings: move.def.mappings as NonNullable<API.Indices_Create_Request['body']>['mappings'],
         },
       },
-      { requestTimeout: bulkRequestTimeoutMs },
+      { timeoutMs: writeRequestTimeoutMs },
     );
     run.created.push(move.to);
     say(`created ${move.to} (mappings/${move.name}.json version ${move.def.version})`);
@@ -389,7 +385,7 @@ async function createTargets(
 
 /** Pass 0: everything in each old index, copied as a task (throttled when asked). */
 async function firstCopies(
-  client: OpenSearchClient,
+  client: Engine,
   moves: Move[],
   requestsPerSecond: number | undefined,
   say: (message: string) => void,
@@ -404,7 +400,7 @@ async function firstCopies(
 
 /** Catch-up passes while writes go on, until one changes little; the number of passes run. */
 async function catchUpUntilSettled(
-  client: OpenSearchClient,
+  client: Engine,
   moves: Move[],
   options: Pick<ReindexOptions, 'maxPasses' | 'settleBelow'>,
   say: (message: string) => void,
@@ -422,7 +418,7 @@ async function catchUpUntilSettled(
 }
 
 /** The new indices take their configured refresh and are allocated before writes stop. */
-async function readyTargets(client: OpenSearchClient, moves: Move[], shape: IndexShape): Promise<void> {
+async function readyTargets(client: Engine, moves: Move[], shape: IndexShape): Promise<void> {
   await Promise.all(
     moves.map(async (move) => {
       await withRetry(() =>
@@ -440,7 +436,7 @@ async function readyTargets(client: OpenSearchClient, moves: Move[], shape: Inde
 
 /** The write block on the old indices, then the last catch-up under it. */
 async function blockWritesAndCatchUp(
-  client: OpenSearchClient,
+  client: Engine,
   moves: Move[],
   blockedAt: number,
   say: (message: string) => void,
@@ -461,7 +457,7 @@ async function blockWritesAndCatchUp(
 }
 
 /** Under the write block each new index must hold as many documents as the old one. */
-async function checkCounts(client: OpenSearchClient, moves: Move[]): Promise<void> {
+async function checkCounts(client: Engine, moves: Move[]): Promise<void> {
   await Promise.all(
     moves.map(async (move) => {
       const [was, is] = [await countOf(client, move.from), await countOf(client, move.to)];
@@ -473,7 +469,7 @@ async function checkCounts(client: OpenSearchClient, moves: Move[]): Promise<voi
 }
 
 /** Every alias moved in one `_aliases` call. */
-async function swapAliases(client: OpenSearchClient, moves: Move[]): Promise<void> {
+async function swapAliases(client: Engine, moves: Move[]): Promise<void> {
   const actions = moves.flatMap((move) => [
     { remove: { index: move.from, alias: move.alias, must_exist: true } },
     { add: { index: move.to, alias: move.alias } },
@@ -488,7 +484,7 @@ async function swapAliases(client: OpenSearchClient, moves: Move[]): Promise<voi
 }
 
 /** Nothing moved: writes go on into the old indices, the half-built ones go. */
-async function undoUnswapped(client: OpenSearchClient, moves: Move[], run: RunState): Promise<void> {
+async function undoUnswapped(client: Engine, moves: Move[], run: RunState): Promise<void> {
   if (run.blockedAt !== undefined)
     await setWriteBlock(
       client,
@@ -502,7 +498,7 @@ async function undoUnswapped(client: OpenSearchClient, moves: Move[], run: RunSt
 }
 
 /** The new indices the moves' aliases point at now. */
-async function movedTo(client: OpenSearchClient, moves: Move[]): Promise<Set<string>> {
+async function movedTo(client: Engine, moves: Move[]): Promise<Set<string>> {
   const targets = new Set<string>();
   for (const move of moves) {
     const { body } = await client.indices.getAlias(
@@ -514,7 +510,7 @@ async function movedTo(client: OpenSearchClient, moves: Move[]): Promise<Set<str
   return targets;
 }
 
-async function movedAll(client: OpenSearchClient, moves: Move[]): Promise<boolean> {
+async function movedAll(client: Engine, moves: Move[]): Promise<boolean> {
   const targets = await movedTo(client, moves).catch(() => new Set<string>());
   return moves.every((move) => targets.has(move.to));
 }
@@ -532,7 +528,7 @@ export interface AliasStatus {
   retired: string[];
 }
 
-export async function reindexStatus(client: OpenSearchClient, prefix: string): Promise<AliasStatus[]> {
+export async function reindexStatus(client: Engine, prefix: string): Promise<AliasStatus[]> {
   const statuses: AliasStatus[] = [];
   for (const def of indexDefinitions()) {
     const alias = indexName(prefix, def.name);
@@ -554,7 +550,7 @@ export async function reindexStatus(client: OpenSearchClient, prefix: string): P
  * Deletes the versioned indices no alias points at. Open cursors and deep pages on them end
  * (their point in time goes with the index): run it once they have expired (10 minutes).
  */
-export async function dropRetiredIndices(client: OpenSearchClient, prefix: string): Promise<string[]> {
+export async function dropRetiredIndices(client: Engine, prefix: string): Promise<string[]> {
   const dropped: string[] = [];
   for (const status of await reindexStatus(client, prefix)) {
     for (const index of status.retired) {
@@ -566,7 +562,7 @@ export async function dropRetiredIndices(client: OpenSearchClient, prefix: strin
 }
 
 /** Lifts the write block a reindex stopped half-way left on the indices the aliases point at. */
-export async function releaseWriteBlocks(client: OpenSearchClient, prefix: string): Promise<string[]> {
+export async function releaseWriteBlocks(client: Engine, prefix: string): Promise<string[]> {
   const blocked = (await reindexStatus(client, prefix))
     .filter((status) => status.writeBlocked && status.index)
     .map((status) => status.index as string);

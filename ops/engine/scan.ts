@@ -7,8 +7,7 @@
  *   for await (const page of scan(client, { index: 'jobs', query, sort: [{ id: 'asc' }] }))
  *     for (const hit of page) ...
  */
-import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { API, Engine } from '../../src/opensearch/engine.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 
 export interface ScanOptions {
@@ -40,7 +39,7 @@ export interface ScanHit<T> {
 type SearchBody = NonNullable<API.Search_Request['body']>;
 
 export async function* scan<T = Record<string, unknown>>(
-  client: OpenSearchClient,
+  client: Engine,
   options: ScanOptions,
 ): AsyncGenerator<ScanHit<T>[]> {
   const pageSize = options.pageSize ?? 1000;

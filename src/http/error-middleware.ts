@@ -4,11 +4,11 @@
  * names the error's class and message, never its stack; for an OpenSearch client error only
  * its class and status code, never the engine's text.
  */
-import { errors as opensearchErrors } from '@opensearch-project/opensearch';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { DeadlineExceeded } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
+import { engineErrorSummary } from '../opensearch/failures.js';
 import { locals } from './locals.js';
 import { toApiError } from './validation.js';
 
@@ -46,9 +46,8 @@ export function errorMiddleware(logger: Logger) {
 }
 
 function describeForLog(error: unknown): Record<string, unknown> {
-  if (error instanceof opensearchErrors.OpenSearchClientError) {
-    return { name: error.name, statusCode: (error as { meta?: { statusCode?: number } }).meta?.statusCode };
-  }
+  const engine = engineErrorSummary(error);
+  if (engine) return engine;
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: typeof error };
 }

@@ -11,7 +11,7 @@
  *   await rebuildBalances(ctx) // a Redis that lost its data: every balance from the ledger
  */
 import type { Logger } from 'pino';
-import type { OpenSearchClient } from '../opensearch/client.js';
+import type { Engine } from '../opensearch/engine.js';
 import type { CreditLedger } from './credit-ledger.js';
 import type { LedgerEntry } from './ledger-entry.js';
 import { fileLedgerTail, ledgerSums } from './ledger-filing.js';
@@ -19,7 +19,7 @@ import { tokyoToday } from './usage.js';
 
 export interface LedgerContext {
   ledger: CreditLedger;
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   index: string;
   logger?: Logger;
 }

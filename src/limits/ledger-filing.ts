@@ -16,7 +16,7 @@
  */
 import type { Logger } from 'pino';
 import { metrics } from '../metrics.js';
-import type { OpenSearchClient } from '../opensearch/client.js';
+import type { Engine } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
 import type { CreditLedger } from './credit-ledger.js';
 import type { LedgerEntry } from './ledger-entry.js';
@@ -37,7 +37,7 @@ export class LedgerFilingFailed extends Error {}
  */
 export async function fileLedgerTail(
   ledger: CreditLedger,
-  opensearch: OpenSearchClient,
+  opensearch: Engine,
   index: string,
   logger?: Logger,
 ): Promise<number> {
@@ -75,7 +75,7 @@ export interface LedgerFiling {
 /** Files the tail every `intervalMs` until stopped; a failed round is logged and tried again. */
 export function startLedgerFiling(options: {
   ledger: CreditLedger;
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   index: string;
   intervalMs: number;
   logger?: Logger;
@@ -127,7 +127,7 @@ export function startLedgerFiling(options: {
  * Every user's filed entries summed (a composite aggregation, page by page), after a refresh
  * so the latest filing counts: user id -> credits.
  */
-export async function ledgerSums(opensearch: OpenSearchClient, index: string): Promise<Map<string, number>> {
+export async function ledgerSums(opensearch: Engine, index: string): Promise<Map<string, number>> {
   await opensearch.indices.refresh({ index });
   const sums = new Map<string, number>();
   let after: Record<string, string> | undefined;

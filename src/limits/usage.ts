@@ -8,8 +8,8 @@
  *   //   days: [{ date: '2026-11-01', creditsSpent: 0, requests: 0, creditsGranted: 0, operations: [] }, ...] }
  *   await entriesOf(ctx, 'user-1', { from, to, limit: 100 }) // { entries: [...], nextCursor: '…' | null }
  */
-import type { API } from '@opensearch-project/opensearch';
-import type { OpenSearchClient } from '../opensearch/client.js';
+import type { Deadline } from '../deadline.js';
+import type { API, Engine } from '../opensearch/engine.js';
 import type { LedgerEntry, LedgerEntryKind } from './ledger-entry.js';
 
 type SearchBody = NonNullable<API.Search_Request['body']>;
@@ -51,10 +51,10 @@ export interface Usage extends UsageRange {
 }
 
 interface UsageContext {
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   index: string;
-  /** The engine call's own options (a deadline's timeout: src/opensearch/deadline.ts). */
-  callOptions?: { requestTimeout?: number; maxRetries?: number };
+  /** The request's deadline, given to the engine call (src/opensearch/engine.ts). */
+  deadline?: Deadline;
 }
 
 /** Today in Japan, `YYYY-MM-DD`. */
@@ -161,7 +161,7 @@ export async function usageOf(ctx: UsageContext, userId: string, range: UsageRan
         },
       } as SearchBody,
     },
-    ctx.callOptions,
+    { deadline: ctx.deadline },
   );
   // the engine answers every aggregation asked, and a day's key in the format asked
   type Day = Bucket & { key_as_string: string; credits: { value: number } };
@@ -239,7 +239,7 @@ export async function entriesOf(
         track_total_hits: false,
       } as SearchBody,
     },
-    ctx.callOptions,
+    { deadline: ctx.deadline },
   );
   const hits = body.hits.hits as Array<{ _source: LedgerEntry; sort: [number, string] }>;
   const page = hits.slice(0, options.limit);

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CreditLedger } from '../limits/credit-ledger.js';
-import type { OpenSearchClient } from '../opensearch/client.js';
+import type { Engine } from '../opensearch/engine.js';
 import { connectRedis } from '../redis.js';
 import { MatchJobStore } from './job-store.js';
 import { type MatchJobMessage, matchJobQueue } from './queue.js';
@@ -27,7 +27,7 @@ export interface MatchJobs {
 /** What a worker in the API's process shares with it (./in-process.ts). */
 export interface InProcessDeps {
   config: Config;
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   logger: Logger;
   ledger: CreditLedger;
   price: number;

@@ -18,11 +18,11 @@
  *    the 2-3 character grams of the keys (mappings/analysis.json key_grams), scored by the
  *    engine: a shortened, lengthened or mistyped name still shares most of its grams.
  */
-import type { API } from '@opensearch-project/opensearch';
+
 import type { Deadline } from '../deadline.js';
 import { DeadlineExceeded } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
-import { withinDeadline } from '../opensearch/deadline.js';
+import type { API } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
 import type { Services } from '../services.js';
@@ -332,16 +332,14 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
   const timeouts = engineTimeouts(ctx.deadline);
   let responses: MsearchResponse[];
   try {
-    const { body } = await withinDeadline(ctx.deadline, 'match', (options) =>
-      ctx.opensearch.msearch(
-        {
-          body: searches as API.Msearch_Request['body'],
-          ...(timeouts.cancel_after_time_interval
-            ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
-            : {}),
-        },
-        options,
-      ),
+    const { body } = await ctx.opensearch.msearch(
+      {
+        body: searches as API.Msearch_Request['body'],
+        ...(timeouts.cancel_after_time_interval
+          ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
+          : {}),
+      },
+      { deadline: ctx.deadline },
     );
     responses = (body as { responses: MsearchResponse[] }).responses;
   } catch (error) {

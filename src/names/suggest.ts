@@ -13,8 +13,9 @@
  *        {constant_score: {filter: {prefix: {formerNameKeys: k}}, boost: 0.5}},
  *      ]}}, must_not: {term: {closed: true}}}}, sort: [_score desc, nameKeyLength asc, name asc, corporateNumber asc]
  */
-import type { API } from '@opensearch-project/opensearch';
+
 import type { Deadline } from '../deadline.js';
+import type { API } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
 import { engineSearch, hitsOf } from '../search/paging/pit-search.js';
 import type { Services } from '../services.js';

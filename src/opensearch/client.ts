@@ -1,18 +1,18 @@
 /**
- * The OpenSearch clients, built here and nowhere else.
+ * The OpenSearch client, built here and nowhere else: the engine port (./engine.ts) is made
+ * over it, and the rest of the project holds the port.
  *
- *   const client = createOpenSearchClient(config.opensearchUrl, config.opensearchAccess); // searches: 10 s
- *   const writer = createBulkClient(client);                     // same connections, 120 s
+ *   const client = createOpenSearchClient(config.opensearchUrl, config.opensearchAccess);
+ *   const engine = engineOver(client); // 10 s a call; engine.writer(): 120 s
  */
 import { readFileSync } from 'node:fs';
 import { Client } from '@opensearch-project/opensearch';
 import type { OpenSearchAccess } from '../config.js';
-import { useThinSearchTransport } from './search-transport.js';
 
 /** What one search may take before the API answers 503 (docs/decisions/0005-detail-text-groups-snippets-guards.md). */
 export const searchRequestTimeoutMs = 10_000;
-/** What one `_bulk` of a large batch, a delete-by-query or a rebuild read may take. */
-export const bulkRequestTimeoutMs = 120_000;
+/** What one `_bulk` of a large batch, a delete-by-query or a rebuild read may take (Engine.writer()). */
+export const writeRequestTimeoutMs = 120_000;
 
 /**
  * `url`: one node, or several separated by commas (`http://10.0.0.1:9200,http://10.0.0.2:9200`):
@@ -46,19 +46,5 @@ export function createOpenSearchClient(url: string, access: Partial<OpenSearchAc
     // JSON.parse as well (docs/decisions/0064-api-cost-json-parse-and-serializer.md)
     disablePrototypePoisoningProtection: true,
   });
-  // the search path's `_search` and `_msearch` skip the client's per-request machinery and
-  // keep its nodes, agent, credentials and errors (./search-transport.ts)
-  useThinSearchTransport(client, { requestTimeoutMs: searchRequestTimeoutMs, maxRetries: 1 });
   return client;
 }
-
-/**
- * The client the indexer writes with: the same connection pool, a longer request timeout.
- * Closing the parent closes it too.
- */
-export function createBulkClient(client: Client): Client {
-  // the typings of child() accept only a subset of ClientOptions; requestTimeout is honoured
-  return client.child({ requestTimeout: bulkRequestTimeoutMs } as never) as Client;
-}
-
-export type { Client as OpenSearchClient };

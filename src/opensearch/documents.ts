@@ -5,7 +5,7 @@
  *   const docs = await getSources<Company>(client, 'corporates', ['7000012050002'], { excludes: ['postings'] });
  *   // [{ id: '7000012050002', source: { name: '国税庁', ... } }]   (source undefined: not found)
  */
-import type { OpenSearchClient } from './client.js';
+import type { Engine } from './engine.js';
 import { type RetryOptions, withRetry } from './retry.js';
 
 export interface FoundDocument<T> {
@@ -18,7 +18,7 @@ export interface FoundDocument<T> {
 
 /** `_mget` of `ids` in one index, in the order asked. */
 export async function getSources<T = Record<string, unknown>>(
-  client: OpenSearchClient,
+  client: Engine,
   index: string,
   ids: string[],
   fields: { includes?: string[]; excludes?: string[] } = {},
@@ -55,7 +55,7 @@ export async function getSources<T = Record<string, unknown>>(
 
 /** Deletes every document of `index` matching `query`, refreshing after; conflicts are skipped. */
 export async function deleteMatching(
-  client: OpenSearchClient,
+  client: Engine,
   index: string,
   query: Record<string, unknown>,
   retry: RetryOptions = {},

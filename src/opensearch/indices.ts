@@ -12,7 +12,8 @@
  */
 import type { API } from '@opensearch-project/opensearch';
 import { type IndexShape, indexSettingsFrom } from '../config.js';
-import { bulkRequestTimeoutMs, type OpenSearchClient } from './client.js';
+import { writeRequestTimeoutMs } from './client.js';
+import type { Engine } from './engine.js';
 import { type IndexDefinition, indexDefinitions } from './mappings.js';
 
 type IndicesCreateBody = API.Indices_Create_Request['body'];
@@ -30,7 +31,7 @@ export function indexName(prefix: string, name: string): string {
  * shards, replicas, refresh of the indices it creates; the entry points pass `config.index`.
  */
 export async function bootstrapIndices(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   shape: IndexShape = defaultShape,
   /**
@@ -63,7 +64,7 @@ export async function bootstrapIndices(
         },
         // a busy cluster can take longer than a search's timeout to create an index, and a
         // timed-out create that the client resends finds the index already there
-        { requestTimeout: bulkRequestTimeoutMs },
+        { timeoutMs: writeRequestTimeoutMs },
       );
     } catch (error) {
       // another process (a second API or worker starting at the same moment) created it first;
@@ -82,7 +83,7 @@ export async function bootstrapIndices(
  * new fields inside an object field the index has (the jobs' `corporate` copy gaining a
  * company field). A changed field is left alone: that is a new mapping version and a reindex.
  */
-async function addNewFields(client: OpenSearchClient, alias: string, def: IndexDefinition): Promise<void> {
+async function addNewFields(client: Engine, alias: string, def: IndexDefinition): Promise<void> {
   const { body } = await client.indices.getMapping({ index: alias });
   for (const [index, live] of Object.entries(
     body as Record<string, { mappings?: { properties?: Record<string, MappingNode> } }>,
@@ -153,7 +154,7 @@ export function versionedPattern(alias: string): string {
  * The versioned indices of one alias, whether the alias points at them or not (a reindex
  * leaves the old one behind): `t-jobs-v1`, `t-jobs-v1-20261122t140501z`, ...
  */
-export async function versionedIndices(client: OpenSearchClient, alias: string): Promise<string[]> {
+export async function versionedIndices(client: Engine, alias: string): Promise<string[]> {
   const { body } = await client.indices.get(
     { index: versionedPattern(alias), expand_wildcards: 'all' },
     { ignore: [404] },
@@ -165,7 +166,7 @@ export async function versionedIndices(client: OpenSearchClient, alias: string):
 }
 
 /** Deletes the indices under a prefix, every version (tests). */
-export async function dropIndices(client: OpenSearchClient, prefix: string): Promise<void> {
+export async function dropIndices(client: Engine, prefix: string): Promise<void> {
   for (const def of indexDefinitions()) {
     for (const index of await versionedIndices(client, indexName(prefix, def.name)))
       await client.indices.delete({ index, ignore_unavailable: true });

@@ -10,7 +10,7 @@
  * request metadata, header and query-string copies), measured by `npm run bench:engine-call`
  * (docs/bench.md, "The engine call").
  *
- *   const transport = searchTransportOf(client); // the thin one for a client made by createOpenSearchClient
+ *   const transport = createSearchTransport(client, { requestTimeoutMs: 10_000, maxRetries: 1 }); // ./engine.ts does this
  *   const { body } = await transport.search({ index, body }, { requestTimeout: 2000, maxRetries: 0, signal });
  */
 import http from 'node:http';
@@ -59,33 +59,6 @@ interface Answer {
 }
 
 type Connection = NonNullable<ReturnType<Client['connectionPool']['getConnection']>>;
-
-const thinTransports = new WeakMap<Client, SearchTransport>();
-
-/** The search path of `client` goes through the thin transport (createOpenSearchClient does this). */
-export function useThinSearchTransport(client: Client, defaults: TransportDefaults): void {
-  thinTransports.set(client, createSearchTransport(client, defaults));
-}
-
-/**
- * The transport for `client`'s searches: the thin one when the client was made with it, else
- * the client itself (a client made elsewhere, or a wrapper a test puts around one).
- */
-export function searchTransportOf(client: Client): SearchTransport {
-  return (
-    thinTransports.get(client) ?? {
-      search: (request, options = {}) => client.search(request, clientOptions(options)),
-      msearch: (request, options = {}) => client.msearch(request, clientOptions(options)),
-    }
-  );
-}
-
-function clientOptions({ requestTimeout, maxRetries }: EngineCallOptions) {
-  return {
-    ...(requestTimeout === undefined ? {} : { requestTimeout }),
-    ...(maxRetries === undefined ? {} : { maxRetries }),
-  };
-}
 
 export function createSearchTransport(client: Client, defaults: TransportDefaults): SearchTransport {
   const send = (call: EngineCall, options: EngineCallOptions = {}) =>

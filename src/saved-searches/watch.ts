@@ -18,7 +18,7 @@
  *   // -> [[{ savedSearchId: 'ss_…', watchFields: ['employeeCount'] }]]  (per document)
  *   await percolate(client, prefix, [jobDoc], { kind: 'jobs' })
  */
-import type { OpenSearchClient } from '../opensearch/client.js';
+import type { Engine } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
 import { withRetry } from '../opensearch/retry.js';
 import type { SavedSearchKind } from './store.js';
@@ -38,7 +38,7 @@ export interface PercolatorMatch {
 
 /** Keeps a watched search's compiled query for the percolator (replacing one of the same id). */
 export async function registerQuery(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   entry: { savedSearchId: string; userId: string; watchFields: readonly string[]; query: unknown },
   kind: SavedSearchKind = 'corporates',
@@ -54,7 +54,7 @@ export async function registerQuery(
 }
 
 export async function unregisterQuery(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   savedSearchId: string,
   kind: SavedSearchKind = 'corporates',
@@ -69,7 +69,7 @@ export async function unregisterQuery(
 
 /** How many searches of a kind are watched: with none, the rebuild asks the percolator nothing. */
 export async function watchedSearchCount(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   kind: SavedSearchKind = 'corporates',
 ): Promise<number> {
@@ -84,7 +84,7 @@ export async function watchedSearchCount(
  * search that fails is thrown, never read as none: that would skip the percolation silently.
  */
 export async function watchedSearchCounts(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
 ): Promise<Record<SavedSearchKind, number>> {
   const kinds = Object.keys(queriesIndexes) as SavedSearchKind[];
@@ -111,7 +111,7 @@ const matchesPerPage = 10_000;
 
 /** The watched searches each document matches, in the documents' order; every one, page by page. */
 export async function percolate(
-  client: OpenSearchClient,
+  client: Engine,
   prefix: string,
   documents: readonly Doc[],
   { kind = 'corporates', pageSize = matchesPerPage }: { kind?: SavedSearchKind; pageSize?: number } = {},

@@ -4,9 +4,10 @@
  * `none`/`noneContains` the records to exclude (src/search/compile-query.ts puts those under
  * `must_not` and wraps posting conditions in `nested`).
  */
-import type { Types } from '@opensearch-project/opensearch';
+
 import type { Kind } from '../catalogue/types.js';
 import { nameKey, readingKey, romajiKey } from '../names/keys.js';
+import type { Types } from '../opensearch/engine.js';
 import type { Condition } from './plan.js';
 
 export type Query = Types.Common_QueryDsl.QueryContainer;

@@ -8,8 +8,9 @@
  *        body: { query: { match_all: {} }, from: 50, size: 25, track_total_hits: false,
  *                sort: [{ name: { order: 'asc', missing: '_last' } }, { corporateNumber: { order: 'asc' } }] } }
  */
-import type { API, Types } from '@opensearch-project/opensearch';
+
 import type { SearchCatalogue } from '../catalogue/searches.js';
+import type { API, Types } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
 import { compileQuery, leftOutField, type PostingOverflow } from './compile-query.js';
 import { compileSort } from './compile-sort.js';

@@ -6,8 +6,9 @@
  *   -> [ { 'aggregates.jobSalaryMinMax': { order: 'desc', missing: '_last' } },
  *        { corporateNumber: { order: 'asc' } } ]
  */
-import type { Types } from '@opensearch-project/opensearch';
+
 import type { SortCatalogue } from '../catalogue/sort-fields.js';
+import type { Types } from '../opensearch/engine.js';
 import type { SearchPlan } from './plan.js';
 
 export type Sort = Types.Common.SortCombinations[];

@@ -3,7 +3,6 @@
 import { type Deadline, DeadlineExceeded } from '../deadline.js';
 import { errors } from '../errors/catalogue.js';
 import { metrics } from '../metrics.js';
-import { withinDeadline } from '../opensearch/deadline.js';
 import { indexName } from '../opensearch/indices.js';
 import type { Services } from '../services.js';
 import { toSearchError } from './opensearch-errors.js';
@@ -17,11 +16,9 @@ export async function getJobDetail(
   let found: { found?: boolean; _source?: Record<string, unknown> };
   const timer = metrics.engineDuration.startTimer({ operation: 'job_detail' });
   try {
-    const response = await withinDeadline(deadline, 'job detail', (options) =>
-      services.opensearch.get(
-        { index: indexName(services.config.indexPrefix, 'job-details'), id: jobId },
-        { ignore: [404], ...options },
-      ),
+    const response = await services.opensearch.get(
+      { index: indexName(services.config.indexPrefix, 'job-details'), id: jobId },
+      { ignore: [404], deadline },
     );
     found = response.body as typeof found;
     timer({ outcome: 'ok' });

@@ -1,6 +1,6 @@
 /**
- * OpenSearch failures -> the error catalogue. A query the engine will never run
- * (src/opensearch/retry.ts `queryRejection`, told by its error types) is a 400 without
+ * OpenSearch failures, as src/opensearch/failures.ts reads them -> the error catalogue. A
+ * query the engine will never run (told by its error types) is a 400 without
  * Retry-After: past the clause limit `query_too_complex`, otherwise `query_rejected`. What
  * retry.ts calls transient (timeouts, rejections, an unreachable or overloaded cluster), an
  * answer that is not JSON and partial results are 503 with Retry-After, and so is an engine that turns this process away
@@ -8,45 +8,35 @@
  * anything else the engine refuses is our fault, a 500. Only the status and the error types
  * are logged, never the engine's text (it may quote the request, the index or the node).
  */
-import { errors as clientErrors } from '@opensearch-project/opensearch';
 import type { Logger } from 'pino';
 import { defaultMaxClauseCount } from '../config.js';
 import type { Deadline } from '../deadline.js';
 import { ApiError, errors } from '../errors/catalogue.js';
-import { accessFailure } from '../opensearch/access-failures.js';
-import { isTransientError, queryRejection } from '../opensearch/retry.js';
+import { engineFailure } from '../opensearch/failures.js';
 
 /** `clauseLimit`: the engine's clause limit as configured (OPENSEARCH_MAX_CLAUSE_COUNT), for the 400's message. */
 export function toSearchError(error: unknown, logger: Logger, clauseLimit = defaultMaxClauseCount): ApiError {
   if (error instanceof ApiError) return error;
-  const status = error instanceof clientErrors.ResponseError ? error.meta.statusCode : undefined;
-  const type =
-    error instanceof clientErrors.ResponseError
-      ? (error.meta.body as { error?: { type?: string } } | undefined)?.error?.type
-      : error instanceof Error
-        ? error.name
-        : typeof error;
-  const access = accessFailure(error);
-  if (access) {
-    // the engine turned this process away (credentials, rights, certificate): no fault of the
-    // caller, and the search can succeed once an operator fixes it, so 503 as for an outage
-    logger.error({ opensearch: { status, access } }, 'search engine refused this process');
-    return errors.searchUnavailable();
+  const { kind, status, type, access } = engineFailure(error);
+  switch (kind) {
+    case 'access':
+      // the engine turned this process away (credentials, rights, certificate): no fault of the
+      // caller, and the search can succeed once an operator fixes it, so 503 as for an outage
+      logger.error({ opensearch: { status, access } }, 'search engine refused this process');
+      return errors.searchUnavailable();
+    case 'tooComplex':
+    case 'invalid':
+      // the caller's request as compiled; validation should have refused what it can foresee
+      logger.warn({ opensearch: { status, type, rejection: kind } }, 'search engine rejected the query');
+      return kind === 'tooComplex' ? errors.queryTooComplex(clauseLimit) : errors.queryRejected();
+    case 'transient':
+      // an outage, an overload, an answer cut short: a retry can succeed (test/engine-faults.test.ts)
+      logger.warn({ opensearch: { status, type } }, 'search engine unavailable');
+      return errors.searchUnavailable();
+    default:
+      logger.error({ opensearch: { status, type } }, 'search engine refused the query');
+      return errors.internal();
   }
-  const rejection = queryRejection(error);
-  if (rejection) {
-    // the caller's request as compiled; validation should have refused what it can foresee
-    logger.warn({ opensearch: { status, type, rejection } }, 'search engine rejected the query');
-    return rejection === 'tooComplex' ? errors.queryTooComplex(clauseLimit) : errors.queryRejected();
-  }
-  if (isTransientError(error) || error instanceof clientErrors.DeserializationError) {
-    // an answer that is not JSON (cut short, or garbled on the way) is no fault of the caller's
-    // and a retry can succeed: 503 as for an outage (test/engine-faults.test.ts)
-    logger.warn({ opensearch: { status, type } }, 'search engine unavailable');
-    return errors.searchUnavailable();
-  }
-  logger.error({ opensearch: { status, type } }, 'search engine refused the query');
-  return errors.internal();
 }
 
 /** A 200 that still is not a full answer: timed out or some shards failed. */

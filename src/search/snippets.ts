@@ -12,7 +12,7 @@
  *   -> highlight.fields.description.highlight_query = { bool: { should: [{ match_phrase: { description: 'Java' } }] } }
  *   hit.highlight.description = ['…経験者歓迎 <mark>Java</mark> &lt;b&gt;…'] -> descriptionSnippets
  */
-import type { Types } from '@opensearch-project/opensearch';
+import type { Types } from '../opensearch/engine.js';
 import type { Query } from './compile-kinds.js';
 import { openingField } from './opening.js';
 import type { SearchPlan } from './plan.js';

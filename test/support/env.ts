@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { type Config, defaultConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { createOpenSearchClient } from '../../src/opensearch/client.js';
+import { createEngine } from '../../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../../src/opensearch/indices.js';
 import { createRedis } from '../../src/redis.js';
 import { createServices, type Services } from '../../src/services.js';
@@ -17,7 +17,7 @@ export function uniquePrefix(label: string): string {
 }
 
 export function testOpenSearch() {
-  return createOpenSearchClient(inject('opensearchUrl'));
+  return createEngine(inject('opensearchUrl'));
 }
 
 export function testConfig(

@@ -21,7 +21,7 @@ import { createApp } from '../../src/http/app.js';
 import { warmUpValidation } from '../../src/http/validation.js';
 import type { Limits } from '../../src/limits/limits.js';
 import { createLogger } from '../../src/logger.js';
-import type { OpenSearchClient } from '../../src/opensearch/client.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import { compileRequestChecks } from '../../src/search/parse-request.js';
 import { createPaging, type Services } from '../../src/services.js';
 import { corporate, indexFixture, job, posting } from '../fixtures/search/docs.js';
@@ -76,7 +76,7 @@ export async function userHeaders(user: string): Promise<Record<string, string>>
 
 export async function startLimitsTestApp(opts: {
   limits: Limits;
-  opensearch: OpenSearchClient;
+  opensearch: Engine;
   indexPrefix: string;
   /** false for an app whose OpenSearch is unreachable on purpose (it only answers 503). */
   seed?: boolean;
@@ -138,7 +138,7 @@ export async function startLimitsTestApp(opts: {
  * prefix (`<prefix>*`: corporates, jobs, job-details, deleted-corporates), so "a refused request
  * made no engine query" is checked for the job operations as much as for the company ones.
  */
-export async function queryTotal(opensearch: OpenSearchClient, indexPrefix: string): Promise<number> {
+export async function queryTotal(opensearch: Engine, indexPrefix: string): Promise<number> {
   const { body } = await opensearch.indices.stats({ index: `${indexPrefix}*`, metric: ['search', 'get'] });
   const all = body._all?.primaries;
   return Number(all?.search?.query_total ?? Number.NaN) + Number(all?.get?.total ?? Number.NaN);

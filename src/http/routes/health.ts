@@ -120,7 +120,7 @@ async function engineStatus(
   try {
     const { body } = await services.opensearch.cluster.health(
       { index: aliases, timeout: '0s', filter_path: ['cluster_name', 'status', 'timed_out'] },
-      { requestTimeout: 2000, maxRetries: 0, ignore: [408] },
+      { timeoutMs: 2000, maxRetries: 0, ignore: [408] },
     );
     const cluster = body.cluster_name;
     if (body.timed_out) return { opensearch: { status: 'indices-missing', cluster }, indices: false };

@@ -12,7 +12,6 @@ import { errors } from '../../errors/catalogue.js';
 import type { LedgerEntryKind } from '../../limits/ledger-entry.js';
 import { ledgerIndex } from '../../limits/ledger-filing.js';
 import { BadLedgerCursor, entriesOf, type UsageRange, usageOf, usageRange } from '../../limits/usage.js';
-import { withinDeadline } from '../../opensearch/deadline.js';
 import { toSearchError } from '../../search/opensearch-errors.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
@@ -34,8 +33,10 @@ export function usageHandler(services: Services): RequestHandler {
     const index = ledgerIndex(services.config.indexPrefix);
     let usage: Awaited<ReturnType<typeof usageOf>>;
     try {
-      usage = await withinDeadline(deadlineOf(res), 'usage', (callOptions) =>
-        usageOf({ opensearch: services.opensearch, index, callOptions }, userId, range),
+      usage = await usageOf(
+        { opensearch: services.opensearch, index, deadline: deadlineOf(res) },
+        userId,
+        range,
       );
     } catch (error) {
       throw toSearchError(error, services.logger);
@@ -58,12 +59,14 @@ export function ledgerEntriesHandler(services: Services): RequestHandler {
     const kind = req.query.kind as LedgerEntryKind | undefined;
     let page: Awaited<ReturnType<typeof entriesOf>>;
     try {
-      page = await withinDeadline(deadlineOf(res), 'usage entries', (callOptions) =>
-        entriesOf(
-          { opensearch: services.opensearch, index: ledgerIndex(services.config.indexPrefix), callOptions },
-          userId,
-          { ...range, limit, ...(cursor === undefined ? {} : { cursor }), ...(kind ? { kind } : {}) },
-        ),
+      page = await entriesOf(
+        {
+          opensearch: services.opensearch,
+          index: ledgerIndex(services.config.indexPrefix),
+          deadline: deadlineOf(res),
+        },
+        userId,
+        { ...range, limit, ...(cursor === undefined ? {} : { cursor }), ...(kind ? { kind } : {}) },
       );
     } catch (error) {
       if (error instanceof BadLedgerCursor)

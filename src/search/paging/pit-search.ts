@@ -6,16 +6,14 @@
  *   -> { body: { query, sort, size: 25, pit: { id: 'pit-1', keep_alive: '600s' }, search_after: [1714…, 'job-9'], ... } }
  */
 import { createHash } from 'node:crypto';
-import type { API } from '@opensearch-project/opensearch';
 import stableStringify from 'safe-stable-stringify';
 import { type Deadline, DeadlineExceeded } from '../../deadline.js';
-import { withinDeadline } from '../../opensearch/deadline.js';
-import { searchTransportOf } from '../../opensearch/search-transport.js';
+import type { API } from '../../opensearch/engine.js';
+import { isContextGone } from '../../opensearch/failures.js';
 import type { Services } from '../../services.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../opensearch-errors.js';
 import { type HitFields, sourceFetchFor } from '../records.js';
 import type { SortValues } from './boundary-store.js';
-import { isPitGone } from './pit.js';
 
 export type SearchRequest = API.Search_Request;
 export type SearchBody = API.Search_ResponseBody;
@@ -121,15 +119,10 @@ export async function engineSearch(
   const timed = withExactLongs({ ...request, ...engineTimeouts(deadline) });
   let body: SearchBody;
   try {
-    const transport = searchTransportOf(services.opensearch);
-    body = (
-      await withinDeadline(deadline, 'search', (options) =>
-        transport.search(timed, { ...options, signal: deadline?.signal }),
-      )
-    ).body;
+    body = (await services.opensearch.search(timed, { deadline })).body;
   } catch (error) {
     if (error instanceof DeadlineExceeded) throw error;
-    if (request.body && 'pit' in request.body && isPitGone(error)) throw new PitGone();
+    if (request.body && 'pit' in request.body && isContextGone(error)) throw new PitGone();
     throw toSearchError(error, services.logger, services.config?.maxClauseCount);
   }
   assertComplete(body);
@@ -157,15 +150,12 @@ export async function engineMsearch(
   ]);
   let responses: Array<SearchBody & { error?: unknown }>;
   try {
-    const transport = searchTransportOf(services.opensearch);
-    const { body } = await withinDeadline(services.deadline, 'search', (options) =>
-      transport.msearch(
-        {
-          body: lines as API.Msearch_Request['body'],
-          ...(cancel_after_time_interval ? { cancel_after_time_interval } : {}),
-        },
-        { ...options, signal: services.deadline?.signal },
-      ),
+    const { body } = await services.opensearch.msearch(
+      {
+        body: lines as API.Msearch_Request['body'],
+        ...(cancel_after_time_interval ? { cancel_after_time_interval } : {}),
+      },
+      { deadline: services.deadline },
     );
     responses = (body as { responses: Array<SearchBody & { error?: unknown }> }).responses;
   } catch (error) {
