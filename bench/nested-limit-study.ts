@@ -1,6 +1,6 @@
 /**
  * What the jobs-first step for companies past the nested posting limit costs
- * (docs/decisions/0029-nested-limit-jobs-first-step.md). On its own node (or OPENSEARCH_URL):
+ * (docs/decisions/nested-postings.md). On its own node (or OPENSEARCH_URL):
  * the production limit (50,000), one company with limit + 10 postings, `--companies` others
  * with 5 postings each, all rebuilt by the indexer's rebuild. Each company search runs
  * `--runs` times three ways, one after another:

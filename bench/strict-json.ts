@@ -3,7 +3,7 @@
  * typical search body of about 1 kB, beside what the body's parse already costs (UTF-8 decode
  * + JSON.parse, as body-parser does it). Also a 100 kB body (the largest allowed) and a body
  * with escapes and non-ASCII keys. In one process, rounds interleaved, median of the rounds.
- * docs/decisions/0046-strict-json-bodies.md has the figures.
+ * docs/decisions/http-server-and-bodies.md has the figures.
  *
  *   npx tsx bench/strict-json.ts [iterations per round, default 20000]
  */

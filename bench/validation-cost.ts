@@ -1,6 +1,6 @@
 /**
  * What validating one search body costs, by validator
- * (docs/decisions/0031-one-validation-per-search-body.md). In one process, on loopback, no OpenSearch, the same POST through:
+ * (docs/decisions/errors-and-validation.md). In one process, on loopback, no OpenSearch, the same POST through:
  *   - parser: express.json, then the search parser (ajv on the catalogue's schemas + the plan);
  *   - now: the app's validator (search bodies only checked to be objects) + the parser;
  *   - before: express-openapi-validator on the full search body schema + the parser again;
