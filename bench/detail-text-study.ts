@@ -1,5 +1,5 @@
 /**
- * The question of docs/decisions/0021-detail-text-nested-not-jobs-first.md: company search by detail text, two ways, on the same data.
+ * The question of docs/decisions/nested-postings.md: company search by detail text, two ways, on the same data.
  *  - nested: the project's way. The corporates document's nested postings carry the text of
  *    the last month; one query (what src/search compiles for `jobDescriptionPartialMatchOr`).
  *  - jobs-first: the text (and the other conditions on the same posting) is resolved on the

@@ -1,6 +1,6 @@
 /**
  * What building a search answer from the record copies costs the API, the way it was built
- * before and the way it is now (docs/decisions/0117-the-record-copy-is-the-record-s.md): for each
+ * before and the way it is now (docs/decisions/record-copies.md): for each
  * query of the mix, the engine's own answer (fetched once, from the bench indices) turned into
  * the API's response text both ways, timed in this process (CPU time):
  *

@@ -1,4 +1,4 @@
-/** The benchmark report: ratios against the performance targets (docs/decisions/0033-performance-targets.md), and the markdown table. */
+/** The benchmark report: ratios against the performance targets (docs/decisions/performance-targets.md), and the markdown table. */
 
 import type { DeepWalk } from './deep-walk.js';
 import type { StudyRow } from './detail-text-study.js';
@@ -144,7 +144,7 @@ function headMarkdown(report: BenchReport): string[] {
     '',
     ...report.setup.map((line) => `- ${line}`),
     '',
-    '## Ratios (targets: docs/decisions/0033-performance-targets.md)',
+    '## Ratios (targets: docs/decisions/performance-targets.md)',
     '',
     '| measure | value | target | met |',
     '|---|---|---|---|',
@@ -238,7 +238,7 @@ function ingestionMarkdown(report: BenchReport): string[] {
 function studiesMarkdown(report: BenchReport): string[] {
   const lines = [
     '',
-    '## Company search by detail text (docs/decisions/0021-detail-text-nested-not-jobs-first.md), engine time per search, connections 1',
+    '## Company search by detail text (docs/decisions/nested-postings.md), engine time per search, connections 1',
     '',
     '| case | companies | nested p50 / p95 ms | jobs-first p50 / p95 ms |',
     '|---|---|---|---|',

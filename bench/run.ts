@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: one run of every measurement behind the performance targets (docs/decisions/0033-performance-targets.md) on one data set.
+ * `npm run bench`: one run of every measurement behind the performance targets (docs/decisions/performance-targets.md) on one data set.
  *
  *   npm run bench                              # 20,000 companies / 200,000 postings
  *   npm run bench -- --companies 2000 --jobs 20000 --seconds 5

@@ -10,7 +10,7 @@ import type { WorkLocationSource } from './source-types.js';
 /**
  * The kinds whose address counts as one of the company's work places: `onsite`, and `unknown`
  * (the source did not say, but gave a city and a street: leaving it out would undercount a
- * company whose source never states the kind), docs/decisions/0018-work-location-count.md.
+ * company whose source never states the kind), docs/decisions/source-records.md.
  */
 export const countedWorkLocationKinds: ReadonlySet<WorkLocationSource['kind']> = new Set([
   'onsite',

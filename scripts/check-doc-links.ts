@@ -10,7 +10,7 @@
  * scheme (https:, mailto:) and site paths (`/docs/errors`) are not files of the repository and
  * are left alone; links inside code blocks and code spans are not links.
  *
- * Code cites documents too (`docs/decisions/0031-one-validation-per-search-body.md` in a comment):
+ * Code cites documents too (`docs/decisions/errors-and-validation.md` in a comment):
  * every `docs/...md` path named in the code folders must name a file that exists.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

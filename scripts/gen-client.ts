@@ -5,7 +5,7 @@
  *
  * Every array in a request schema is written `readonly T[]`, so a caller may pass a list it
  * declared `as const` (or any ReadonlyArray) as a filter's values; response arrays stay
- * mutable `T[]` (docs/decisions/0097-client-package.md).
+ * mutable `T[]` (docs/decisions/client-and-command-lines.md).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

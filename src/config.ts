@@ -31,8 +31,8 @@ export { ConfigError, type OpenSearchAccess };
 export type SettingValues = ValuesOf<AnyDeclaredSetting>;
 
 /**
- * Values no variable sets: fixed by the design of the limits (docs/decisions/0006-rate-limit-window.md and 0007-credit-ledger.md, "Rate limits
- * and credits").
+ * Values no variable sets: fixed by the design of the limits (docs/decisions/rate-limit.md and
+ * docs/decisions/credits-and-admission.md).
  */
 const fixedValues = {
   limits: {
@@ -122,7 +122,7 @@ function derivedValues(e: SettingValues) {
 export type Config = Expand<
   PlacedBy<AnyDeclaredSetting> & typeof fixedValues & ReturnType<typeof derivedValues> & TestOnlyValues
 >;
-/** Rate-limit and credit settings (docs/decisions/0006-rate-limit-window.md and 0007-credit-ledger.md, "Rate limits and credits"). */
+/** Rate-limit and credit settings (docs/decisions/rate-limit.md and docs/decisions/credits-and-admission.md). */
 export type LimitsConfig = Config['limits'];
 /**
  * Shards, replicas and refresh interval of the indices bootstrap creates (existing indices

@@ -1,6 +1,6 @@
 /**
  * Authentication with the key store's Redis gone (this file's own redis-server, stopped on
- * purpose): a key verified shortly before still opens the masters (docs/decisions/0012-api-keys.md: masters keep
+ * purpose): a key verified shortly before still opens the masters (docs/decisions/api-keys.md: masters keep
  * working), a key not seen before gets 503 with Retry-After (never let through unchecked),
  * a missing key is still a 401.
  */

@@ -1,6 +1,6 @@
 /**
  * Keeps the filter catalogue in step with the contract and the mappings: every flat field the
- * contract (4.2, 4.3, 4.4) and docs/decisions/0004-filter-names-and-values.md name is declared, nothing else is, names never clash,
+ * contract (4.2, 4.3, 4.4) and docs/decisions/filters.md name is declared, nothing else is, names never clash,
  * and every index field the catalogue queries exists in mappings/*.json.
  */
 import { readFileSync } from 'node:fs';

@@ -149,7 +149,7 @@ function shapeOf(schema: Schema | undefined): string {
 
 const listOps: ReadonlySet<Op> = new Set(['any', 'none', 'anyContains', 'allContains', 'noneContains']);
 
-/** What each kind of filter takes (docs/decisions/0004-filter-names-and-values.md), one value's shape. */
+/** What each kind of filter takes (docs/decisions/filters.md), one value's shape. */
 const kindShape: Record<Kind, (def: FilterDef) => string> = {
   ids: () => 'integer',
   exact: (def) => (def.item.enum ? (enumNamed([...def.item.enum]) ?? 'unnamed enum') : 'string'),

@@ -12,7 +12,7 @@
  * compatibility spellings: full-width, half-width kana, ㈱), indexed by the project's ingest
  * pipeline. The oracle never asks the product: it reads the generator's NDJSON files itself,
  * groups the postings by corporateNumber, and checks each condition in plain TypeScript with
- * the documented semantics (docs/decisions/0004-filter-names-and-values.md, 0005-detail-text-groups-snippets-guards.md):
+ * the documented semantics (docs/decisions/filters.md):
  * - positive posting conditions hold for ONE posting together; each `…Not` on postings
  *   excludes a company when ANY of its postings matches it;
  * - detail text is seen only when collected since `now-1M/d` in Japan time (the engine's own
@@ -515,7 +515,7 @@ function toBody(conds: Cond[], nestedMask: boolean[]): Record_ {
 
 /**
  * Distinct (field, op) pairs (two values for one name would be one condition in the body),
- * and bounds in order: a lower bound past the upper one is a 400 by design (docs/decisions/0004-filter-names-and-values.md).
+ * and bounds in order: a lower bound past the upper one is a 400 by design (docs/decisions/filters.md).
  */
 function distinct(conds: Cond[]): Cond[] {
   const seen = new Map<string, Cond>();

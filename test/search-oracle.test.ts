@@ -20,7 +20,7 @@
  * - ranges and dates inclusive; a record without the value is outside; dates are whole days in
  *   Japan time;
  * - presence `false` = no value; license flags `false` = not true (false or unknown), a posting
- *   stating no license takes its company's (docs/decisions/0015-source-records-and-transform.md);
+ *   stating no license takes its company's (docs/decisions/source-records.md);
  * - company search: positive posting conditions hold for ONE posting together; a posting
  *   `…Not` excludes a company having ANY posting that matches it;
  * - detail text only while collected within the last month: the data puts every text either

@@ -1,5 +1,5 @@
 /**
- * The rules of docs/decisions/0004-filter-names-and-values.md and 0005-detail-text-groups-snippets-guards.md, on the real engine: the same-posting rule and `…Not` on postings,
+ * The rules of docs/decisions/filters.md, on the real engine: the same-posting rule and `…Not` on postings,
  * substring matching on Japanese text, the one-month window of the detail text, filter groups,
  * snippets, and the request checks the compiler makes itself.
  */

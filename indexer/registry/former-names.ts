@@ -7,7 +7,7 @@
  *   stored {name: '株式会社旧名商店'}, rows [history '株式会社旧名商店', applied '株式会社新名' (changeDate 2026-11-01)]
  *   -> [{name: '株式会社旧名商店', until: '2026-11-01'}]
  *
- * Rules (docs/decisions/0104-former-names.md):
+ * Rules (docs/decisions/registry-fields.md):
  * - A name replaced by a later row of the company (in file order) stopped on that row's
  *   `changeDate`; a history row (latest=0) with no later row in the batch stopped by its own
  *   `updateDate` (the day the registry published its successor).

@@ -168,7 +168,7 @@ export function toRegistryChange(row: RegistryRow): RegistryChange {
   const process = row.process as ProcessCode;
   if (process === '99')
     return { action: 'delete', corporateNumber, outcome: 'deleted', updateDate: row.updateDate };
-  // the company asked not to be shown in search results: it is not written (docs/decisions/0087-registry-which-rows-apply.md)
+  // the company asked not to be shown in search results: it is not written (docs/decisions/registry-import.md)
   if (row.hihyoji === '1') return { action: 'skip', corporateNumber, why: 'hidden' };
   // every row carries the company's whole current state, so each one sets every owned field;
   // closed: the row's own process, else a close date that a reopening did not clear

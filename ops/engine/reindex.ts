@@ -2,7 +2,7 @@
  * Zero-downtime reindex (`npm run reindex`): new versioned indices built from mappings/, the
  * data copied into them while searches and writes go on through the aliases, then all three
  * aliases moved in one `_aliases` call. The design and its limits are in
- * docs/decisions/0052-reindex-new-indices-copied-with-versions.md and the three records after it;
+ * docs/decisions/reindex.md;
  * in short, per alias:
  *
  *   1. create `<alias>-v<version>` (or `-v<version>-<suffix>` when that name is taken), refresh off;

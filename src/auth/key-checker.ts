@@ -9,7 +9,7 @@
  *   the next request.
  * - Either way, when the store cannot be reached (Redis away) a key verified in the last
  *   `fallbackMs` still opens the routes that need no Redis (the masters;
- *   docs/decisions/0012-api-keys.md); everything else gets 503.
+ *   docs/decisions/api-keys.md); everything else gets 503.
  */
 import { type Deadline, withinRedisBudget } from '../deadline.js';
 import type { KeyChanges } from './key-changes.js';

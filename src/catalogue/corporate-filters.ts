@@ -1,5 +1,5 @@
 /**
- * The filters of company search (docs/api.md, "Filters"; docs/decisions/0004-filter-names-and-values.md), declared once.
+ * The filters of company search (docs/api.md, "Filters"; docs/decisions/filters.md), declared once.
  * `companyAttributeFilters` are reused by job search on the job's `corporate` object.
  */
 import { presenceField } from '../search/gbizinfo-kinds.js';

@@ -1,5 +1,5 @@
 /**
- * The filters of job search (docs/api.md, "Filters"; docs/decisions/0004-filter-names-and-values.md), declared once. Company
+ * The filters of job search (docs/api.md, "Filters"; docs/decisions/filters.md), declared once. Company
  * conditions reuse the company-search declarations on the job's denormalised `corporate` object.
  */
 import { companyAttributeFilters as c } from './corporate-filters.js';

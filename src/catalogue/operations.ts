@@ -1,6 +1,6 @@
 /**
  * The API's operations under /rest/v1, one row each, with what each costs: the single place
- * that says which requests are rate limited and charged (docs/decisions/0071-path-spellings.md).
+ * that says which requests are rate limited and charged (docs/decisions/http-contract.md).
  *
  *   POST /corporates/search      -> 'search'  (rate limited, charged per request)
  *   POST /jobs/count             -> 'count'   (rate limited, free)

@@ -12,7 +12,7 @@ export const paging = {
    * Pages at this offset or deeper are read from a point in time (src/search/paging) even
    * within the result window: a page after a remembered place is one search_after page,
    * where from/size collects every result before it again. Chosen from a sweep of offsets
-   * (bench/offset-study.ts; the decision record "Deep offsets at their floor").
+   * (docs/decisions/deep-offsets.md, "The threshold").
    */
   walkFrom: 1_000,
   /** A deep page may walk at most this many results past the nearest remembered boundary. */

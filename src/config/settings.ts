@@ -127,7 +127,7 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
 
 const engine = section(
   'Engine',
-  'The OpenSearch cluster ([A secured engine](operations.md#a-secured-engine)). Credentials and a CA file need `OPENSEARCH_URL` with `https://` nodes.',
+  'The OpenSearch cluster ([A secured engine](operations/production.md#a-secured-engine)). Credentials and a CA file need `OPENSEARCH_URL` with `https://` nodes.',
   [
     optional({
       name: 'OPENSEARCH_URL',
@@ -185,7 +185,7 @@ const engine = section(
 
 const indexShape = section(
   'Index shape',
-  'Shards, replicas and refresh of the indices a start creates; existing indices keep theirs ([Index shape](operations.md#index-shape)).',
+  'Shards, replicas and refresh of the indices a start creates; existing indices keep theirs ([Index shape](operations/upgrades.md#index-shape)).',
   [
     setting({
       name: 'INDEX_SHARDS',
@@ -292,7 +292,7 @@ const redis = section(
 
 const limits = section(
   'Rate limits and credits',
-  'Prices and limits of the paid operations ([Rate limits and credits](operations.md#rate-limits-and-credits)).',
+  'Prices and limits of the paid operations ([Rate limits and credits](operations/keys-and-credits.md#rate-limits-and-credits)).',
   [
     setting({
       name: 'RATE_LIMIT_PER_SECOND',
@@ -397,7 +397,7 @@ const limits = section(
 
 const cursors = section(
   'Cursor keys',
-  'The keys that encrypt cursor tokens (AES-256-GCM); set the same ones on every API process for cursors to survive restarts and move between processes. Rotation: [Rotating the cursor keys](operations.md#rotating-the-cursor-keys). Give `CURSOR_KEYS` or `CURSOR_SECRET`, not both.',
+  'The keys that encrypt cursor tokens (AES-256-GCM); set the same ones on every API process for cursors to survive restarts and move between processes. Rotation: [Rotating the cursor keys](operations/production.md#rotating-the-cursor-keys). Give `CURSOR_KEYS` or `CURSOR_SECRET`, not both.',
   [
     optional({
       name: 'CURSOR_KEYS',
@@ -420,7 +420,7 @@ const cursors = section(
 
 const metrics = section(
   'Metrics',
-  'Prometheus `GET /metrics` on a listener of its own, never the public port ([Metrics](operations.md#metrics-prometheus-prom-client)).',
+  'Prometheus `GET /metrics` on a listener of its own, never the public port ([Metrics](operations/monitoring.md#metrics-prometheus-prom-client)).',
   [
     setting({
       name: 'METRICS_HOST',
@@ -441,7 +441,7 @@ const metrics = section(
 
 const matchJobs = section(
   'Match jobs',
-  'Lists matched by the worker (`POST /corporates/match-jobs`; [Match jobs](operations.md#match-jobs)).',
+  'Lists matched by the worker (`POST /corporates/match-jobs`; [Match jobs](operations/data.md#match-jobs)).',
   [
     computed({
       name: 'MATCH_JOBS_DIR',

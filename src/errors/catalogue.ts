@@ -123,7 +123,7 @@ export interface ErrorBody {
 /**
  * Where the served error documentation lives (src/http/routes/docs.ts renders docs/api.md's
  * "Errors" table there, one anchor per code). A relative reference: it resolves against the
- * URL the caller used, whatever host or proxy that was (docs/decisions/0108-error-body-request-id-and-doc-url.md).
+ * URL the caller used, whatever host or proxy that was (docs/decisions/errors-and-validation.md).
  */
 export const errorDocsPath = '/docs/errors';
 

@@ -15,7 +15,7 @@
  * that fails; keys are compared as byte ranges, and made into strings only when one has an
  * escape, an object has many keys, or a problem needs a name. It never throws, whatever the
  * bytes; on bytes that are not JSON its findings mean nothing, which is why it runs after the
- * parse. Cost: docs/decisions/0046-strict-json-bodies.md (bench/strict-json.ts).
+ * parse. Cost: docs/decisions/http-server-and-bodies.md.
  */
 import { isUtf8 } from 'node:buffer';
 

@@ -92,7 +92,7 @@ const parsedBodies = new Set(
 /**
  * The description as the validator gets it: a copy (the validator annotates the document it
  * is given) in which the search, count and export bodies are only required to be JSON
- * objects. Their full check is the parsers', run once (docs/decisions/0031-one-validation-per-search-body.md); everything else (paths, methods, parameters, content types, other bodies) stays here.
+ * objects. Their full check is the parsers', run once (docs/decisions/errors-and-validation.md); everything else (paths, methods, parameters, content types, other bodies) stays here.
  */
 function validatorDocument(): OpenAPIV3.DocumentV3 {
   const document = structuredClone(openApiDocument());
@@ -159,7 +159,7 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
     if (name.toLowerCase() !== 'utf-8') throw errors.unsupportedCharset(name);
   }
   // gzip or nothing: body-parser would also try deflate, br and (on newer Node) zstd, and
-  // answer a body that is not what its coding says with a 500 (docs/decisions/0045-content-encoding.md)
+  // answer a body that is not what its coding says with a 500 (docs/decisions/http-server-and-bodies.md)
   const encoding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding !== '' && !(acceptedContentEncodings as readonly string[]).includes(encoding))
     throw errors.unsupportedContentEncoding(req.headers['content-encoding'] ?? '');

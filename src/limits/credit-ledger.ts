@@ -1,5 +1,5 @@
 /**
- * The credit ledger: one balance per user (docs/decisions/0007-credit-ledger.md). A search reserves its cost before
+ * The credit ledger: one balance per user (docs/decisions/credits-and-admission.md). A search reserves its cost before
  * OpenSearch is called, then commits on success or is refunded exactly once.
  *
  *   const r = await ledger.reserve('user-1', 1, requestId); // { ok: true, balance: 41 }

@@ -1,5 +1,5 @@
 /**
- * Per-user request rate (docs/decisions/0006-rate-limit-window.md: 5 per second per user on the searches and the detail
+ * Per-user request rate (docs/decisions/rate-limit.md: 5 per second per user on the searches and the detail
  * endpoint). A fixed window that starts with the user's first request: 20 requests within one
  * second of it -> exactly `points` pass.
  *

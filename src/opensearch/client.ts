@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@opensearch-project/opensearch';
 import type { OpenSearchAccess } from '../config.js';
 
-/** What one search may take before the API answers 503 (docs/decisions/0005-detail-text-groups-snippets-guards.md). */
+/** What one search may take before the API answers 503 (docs/decisions/filters.md). */
 export const searchRequestTimeoutMs = 10_000;
 /** What one `_bulk` of a large batch, a delete-by-query or a rebuild read may take (Engine.writer()). */
 export const writeRequestTimeoutMs = 120_000;
@@ -43,7 +43,7 @@ export function createOpenSearchClient(url: string, access: Partial<OpenSearchAc
     // keys. JSON.parse never sets a prototype (such a key becomes an own property), the answers
     // come from our own cluster, and nothing here merges them into other objects: the records
     // are built from named fields (src/search/records.ts) and the compact copy is decoded by
-    // JSON.parse as well (docs/decisions/0064-api-cost-json-parse-and-serializer.md)
+    // JSON.parse as well (docs/decisions/api-cpu-cost.md)
     disablePrototypePoisoningProtection: true,
   });
   return client;

@@ -13,7 +13,7 @@
  * A write block (`index.blocks.write`, `FORBIDDEN/8/index write (api)`) is its own case: a
  * reindex sets it on the old indices for its last catch-up and lifts it for the writer by
  * moving the alias, so a blocked write is retried for up to `writeBlockWaitMs` and then lands
- * in the new index (docs/decisions/0054-reindex-write-block-and-swap.md).
+ * in the new index (docs/decisions/reindex.md).
  */
 import { errors } from '@opensearch-project/opensearch';
 import pRetry from 'p-retry';

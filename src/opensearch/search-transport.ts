@@ -7,8 +7,8 @@
  * cases, so the deadline (src/opensearch/deadline.ts), the transient rule (retry.ts), the
  * access failures (access-failures.ts) and the API's mapping (src/search/opensearch-errors.ts)
  * read them as before. What it leaves out is the client's per-request machinery (events,
- * request metadata, header and query-string copies), measured by `npm run bench:engine-call`
- * (docs/bench.md, "The engine call").
+ * request metadata, header and query-string copies), measured as docs/bench.md, "The engine
+ * call", says (docs/decisions/api-cpu-cost.md).
  *
  *   const transport = createSearchTransport(client, { requestTimeoutMs: 10_000, maxRetries: 1 }); // ./engine.ts does this
  *   const { body } = await transport.search({ index, body }, { requestTimeout: 2000, maxRetries: 0, signal });

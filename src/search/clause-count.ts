@@ -5,7 +5,7 @@
  *
  * Lucene counts every leaf query of the rewritten query (IndexSearcher's clause check) and
  * refuses a single bool of that many clauses. What one compiled query becomes, measured on
- * OpenSearch 3.3.2 (docs/decisions/0074-query-too-complex.md):
+ * OpenSearch 3.3.2 (docs/decisions/errors-and-validation.md):
  *   match_phrase, exists, term, terms on a keyword field   1
  *   terms on a number field, range                          2 (an index-or-doc-values pair: both visited)
  *   nested                                                  its query + 1 (the engine's nested-documents filter)

@@ -14,7 +14,7 @@ export type Query = Types.Common_QueryDsl.QueryContainer;
 
 /** Day boundaries of date conditions, and of the one-month window, are Japan's. */
 export const timeZone = 'Asia/Tokyo';
-/** Detail text is searchable for one calendar month back from today (docs/decisions/0005-detail-text-groups-snippets-guards.md). */
+/** Detail text is searchable for one calendar month back from today (docs/decisions/filters.md). */
 export const detailTextWindow = 'now-1M/d';
 
 type KindCompiler = (condition: Condition) => Query;

@@ -1,7 +1,7 @@
 /**
  * A search plan -> one bool query. Company conditions and job conditions go to `filter`
  * (or `must_not` for the excluding ops). Posting conditions follow the same-posting rule
- * (docs/decisions/0005-detail-text-groups-snippets-guards.md): all positive ones go into ONE nested query, so one posting must satisfy them
+ * (docs/decisions/filters.md): all positive ones go into ONE nested query, so one posting must satisfy them
  * together; each excluding one is its own `must_not` nested query, so a company with ANY
  * posting matching it is excluded.
  *

@@ -1,6 +1,6 @@
 /**
  * A search plan -> the complete OpenSearch search request: query, sort, paging, totals,
- * highlighting, and the guards of docs/decisions/0005-detail-text-groups-snippets-guards.md (no partial results, a timeout shorter than the
+ * highlighting, and the guards of docs/decisions/filters.md (no partial results, a timeout shorter than the
  * client's own request timeout of 10 s).
  *
  *   plan { conditions: [], limit: 25, offset: 50, includeTotalResults: false, sort: name asc }

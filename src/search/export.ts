@@ -122,7 +122,7 @@ function encoder(plan: ExportPlan): {
   // it (OWASP "CSV Injection"); numbers, negative ones included, stay numbers.
   // quote_record_delimiter: a cell holding a bare CR or LF is quoted (with record_delimiter
   // set, csv-stringify would otherwise write it bare and cut the row in two).
-  // docs/decisions/0044-csv-formula-cells.md
+  // docs/decisions/export.md
   const csv = (values: unknown[]) =>
     stringify([values], { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true });
   return {

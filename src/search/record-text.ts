@@ -1,6 +1,6 @@
 /**
  * The record copy as JSON text, and response records cut from it without parsing it
- * (docs/decisions/0117-the-record-copy-is-the-record-s.md; the copy's layout:
+ * (docs/decisions/record-copies.md; the copy's layout:
  * docs/index-documents.md). The copy is the record's JSON text as `JSON.stringify` writes it
  * (stored base64 in a binary field, ./records.ts), with the fields a search reads elsewhere
  * left out (`live`: doc values, the highlighter) and one member more at its end naming its

@@ -37,7 +37,7 @@ function topLevelFields(index: string, without: string[]): string[] {
  * record's JSON text (./record-text.ts), base64 in binary doc values, which a search reads with
  * `docvalue_fields` and `stored_fields: _none_`, so the engine never decompresses `_source` (a
  * company's nested postings, a posting's text) to answer, and the API splices the text into
- * its answer without parsing it (docs/decisions/0065-compact-record-copy.md; docs/decisions/0117-the-record-copy-is-the-record-s.md). Written with the record
+ * its answer without parsing it (docs/decisions/record-copies.md). Written with the record
  * (indexer/batch-plan.ts), or for a document written before the field by `npm run backfill`
  * (ops/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
  * values: a company's `workLocationCount` and `updatedAt` (the copy's `updatedAt` gives the
@@ -237,7 +237,7 @@ export function toCompactJobRecord(job: Doc): string {
 /**
  * The binary field takes and gives base64. Kept binary rather than a keyword holding the text:
  * keyword doc values of texts this long cost the engine several times more per hit to fetch
- * (docs/decisions/0117-the-record-copy-is-the-record-s.md); decoding base64 here is cheap.
+ * (docs/decisions/record-copies.md); decoding base64 here is cheap.
  */
 function toBase64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64');

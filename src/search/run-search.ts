@@ -240,7 +240,7 @@ export async function runPlan(
 /**
  * The same answer as `runPlan`, as the JSON text `JSON.stringify` would make of it, built from
  * parts: each record spliced from its copy's text (./records.ts), never parsed and written
- * again (docs/decisions/0117-the-record-copy-is-the-record-s.md).
+ * again (docs/decisions/record-copies.md).
  */
 export async function runPlanText(
   services: SearchServices,

@@ -62,7 +62,7 @@ export function daysWithin(value: unknown, from?: string, to?: string): boolean 
 
 export const oneOf = (value: unknown, values: readonly unknown[]): boolean => values.includes(value);
 
-/** A posting states a license, or (stating none) its company holds it (docs/decisions/0015-source-records-and-transform.md). */
+/** A posting states a license, or (stating none) its company holds it (docs/decisions/source-records.md). */
 export function postingLicense(posting: Raw, company: Raw, flag: string): boolean | null {
   const own = posting[flag];
   if (typeof own === 'boolean') return own;

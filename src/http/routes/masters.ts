@@ -9,7 +9,7 @@
  * is a row of the route table (src/http/route-table.ts) with this one handler, which finds the
  * list by path. The body (serialised once, src/masters/masters.ts) is written as it is,
  * without res.send's per-request checks
- * (docs/decisions/0063-api-cost-masters-and-request-log.md).
+ * (docs/decisions/api-cpu-cost.md).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { type LoadedMaster, loadMasters } from '../../masters/masters.js';

@@ -11,7 +11,7 @@
  * Keys rotate with a grace period (CURSOR_KEYS, src/config.ts): the first key encrypts, every
  * configured key decrypts, chosen by the id byte, which is also authenticated (GCM's
  * additional data). A cursor lives 10 minutes, so an old key can be dropped 10 minutes after
- * a new one went first (docs/operations.md, "Rotating the cursor keys").
+ * a new one went first (docs/operations/production.md, "Rotating the cursor keys").
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { errors } from '../../errors/catalogue.js';
