@@ -125,7 +125,7 @@ describe('charging', () => {
       expect(res.headers.get('x-credits-remaining')).toBe('0');
       expect(await res.json()).toEqual({
         message: expect.stringMatching(
-          /^Not enough API credits: this search costs 3, the balance is 0\. Nothing was searched or charged\. .*npm run keys -- credits <user> --grant <n>/,
+          /^Not enough API credits: this search costs 3, the balance is 0\. Nothing was searched or charged\. Credits do not renew by themselves: the API's operator grants them to your user; ask them for more \(docUrl\)\.$/,
         ),
         code: 'insufficient_credits',
         requestId: res.headers.get('x-request-id'),

@@ -307,19 +307,20 @@ describe('did you mean, across the two search kinds', () => {
 });
 
 describe('a 402 says how credits are granted', () => {
-  it('names the keys CLI grant, and its docUrl row says it too', async () => {
+  it('says the operator grants them, names no operator command, and its docUrl row says the same', async () => {
     const broke = 'teach-broke';
     const queries = await engineQueries();
     const answer = await post('/corporates/search', { limit: 1 }, broke);
     expect(answer.status).toBe(402);
     expect(answer.body.code).toBe('insufficient_credits');
-    expect(answer.body.message).toContain('npm run keys -- credits <user> --grant <n>');
     expect(answer.body.message).toContain("the API's operator grants them");
+    expect(answer.body.message).not.toMatch(/npm run|--grant/);
     expect(answer.body.docUrl).toBe('/docs/errors#insufficient_credits');
     expect(answer.body.requestId).toBe(answer.headers.get('x-request-id'));
     expect(await engineQueries()).toBe(queries);
     const page = await (await fetch(`${app.url}/docs/errors`)).text();
     const row = page.split('\n').find((line) => line.startsWith('<tr id="insufficient_credits">'));
-    expect(row).toContain('npm run keys -- credits &lt;user&gt; --grant &lt;n&gt;');
+    expect(row).toContain("the API's operator grants them to a user");
+    expect(row).not.toMatch(/npm run|--grant/);
   });
 });

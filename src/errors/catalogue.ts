@@ -41,7 +41,7 @@ export const errorCatalogue = {
   insufficient_credits: {
     status: 402,
     meaning:
-      "The balance is below the cost of this search; nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them per user (npm run keys -- credits <user> --grant <n>).",
+      "The balance is below the cost of this search; nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them per user.",
   },
   not_found: { status: 404, meaning: 'The requested record (a job posting) does not exist.' },
   route_not_found: { status: 404, meaning: 'There is no endpoint at this path.' },
@@ -70,11 +70,11 @@ export const errorCatalogue = {
   },
   saved_search_limit: {
     status: 409,
-    meaning: 'The user keeps as many saved searches as allowed (SAVED_SEARCHES_PER_USER); delete one first.',
+    meaning: 'The user keeps as many saved searches as this API allows; delete one first.',
   },
   webhook_limit: {
     status: 409,
-    meaning: 'The user keeps as many webhooks as allowed (WEBHOOKS_PER_USER); delete one first.',
+    meaning: 'The user keeps as many webhooks as this API allows; delete one first.',
   },
   too_many_exports: {
     status: 429,
@@ -144,6 +144,11 @@ export class ApiError extends Error {
     this.status = errorCatalogue[code].status;
   }
 
+  /** The same error with its field errors moved (a body checked as a part of another: `search.limit`). */
+  withFields(fieldErrors: FieldError[]): ApiError {
+    return new ApiError(this.code, this.message, fieldErrors, this.headers);
+  }
+
   /** The response body; `requestId` is the response's X-Request-Id (src/http/request-id.ts). */
   toBody(requestId?: string): ErrorBody {
     return {
@@ -169,143 +174,190 @@ function formatSeconds(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)}-second`;
 }
 
+/**
+ * One situation the API answers with an error: its code (which fixes the status), the message
+ * as a template of the situation's parameters, and what else the answer carries.
+ */
+interface Situation<P> {
+  code: ErrorCode;
+  message: string | ((params: P) => string);
+  errors?: (params: P) => FieldError[] | undefined;
+  headers?: (params: P) => Record<string, string>;
+}
+
+/**
+ * The factory of a situation: takes its parameters (one value, or an object of named ones) and
+ * gives the error. Every error of the API is made by one (test/error-codes.test.ts checks them).
+ */
+type Parameters<P> = undefined extends P ? [params?: P] : [params: P];
+
+function situation<P = undefined>(spec: Situation<P>): (...params: Parameters<P>) => ApiError {
+  const { code, message, errors: fieldErrors, headers } = spec;
+  return (...[params]: Parameters<P>) =>
+    new ApiError(
+      code,
+      typeof message === 'string' ? message : message(params as P),
+      fieldErrors?.(params as P),
+      headers?.(params as P) ?? {},
+    );
+}
+
 /** How a user gets more credits (docs/api.md, "Limits and credits"): said in every 402. */
 const creditsGranted =
-  " Nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them to your user (npm run keys -- credits <user> --grant <n>); ask them for more (docUrl).";
+  " Nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them to your user; ask them for more (docUrl).";
+
+interface Shortfall {
+  /** The user's balance. */
+  balance: number;
+  /** What the request costs or reserves. */
+  cost: number;
+}
+
+const unavailableFor = (seconds = 1) => retryAfter(seconds);
 
 /** One factory per situation; several situations may share a code. */
 export const errors = {
-  validation: (fieldErrors: FieldError[]) =>
-    new ApiError(
-      'invalid_request',
-      'The request is invalid; correct the fields listed in errors.',
-      fieldErrors,
-    ),
-  malformedJson: (fieldErrors: FieldError[] = [{ field: 'body', reason: 'must be valid JSON' }]) =>
-    new ApiError('malformed_json', 'The request body is not valid JSON.', fieldErrors),
+  validation: situation<FieldError[]>({
+    code: 'invalid_request',
+    message: 'The request is invalid; correct the fields listed in errors.',
+    errors: (fieldErrors) => fieldErrors,
+  }),
+  malformedJson: situation<FieldError[] | undefined>({
+    code: 'malformed_json',
+    message: 'The request body is not valid JSON.',
+    errors: (fieldErrors) => fieldErrors ?? [{ field: 'body', reason: 'must be valid JSON' }],
+  }),
   /** Content-Encoding: gzip on a body that does not gunzip (garbage, plain JSON, cut short). */
-  malformedCompressedBody: () =>
-    new ApiError(
-      'malformed_compressed_body',
+  malformedCompressedBody: situation({
+    code: 'malformed_compressed_body',
+    message:
       'The request body could not be decompressed: Content-Encoding says gzip, but the body is not a complete gzip stream. Send a complete gzip stream, or send the JSON uncompressed without Content-Encoding.',
-      [{ field: 'body', reason: 'must be a complete gzip stream, as Content-Encoding: gzip says' }],
-    ),
-  missingApiKey: () =>
-    new ApiError(
-      'api_key_missing',
-      'Send your API key in the X-API-Key header.',
-      undefined,
-      apiKeyChallenge(),
-    ),
-  unknownApiKey: () =>
-    new ApiError('api_key_invalid', 'The API key is not valid.', undefined, apiKeyChallenge()),
-  expiredApiKey: () =>
-    new ApiError(
-      'api_key_expired',
-      'The API key has expired; ask for a new one.',
-      undefined,
-      apiKeyChallenge(),
-    ),
-  revokedApiKey: () =>
-    new ApiError(
-      'api_key_revoked',
-      'The API key has been revoked; ask for a new one.',
-      undefined,
-      apiKeyChallenge(),
-    ),
-  insufficientCredits: (balance: number, cost: number, match = false) =>
-    new ApiError(
-      'insufficient_credits',
-      `${
-        match
-          ? `Not enough API credits: this match reserves ${cost} (every record a certain match, at most maxCredits), the balance is ${balance}; send maxCredits up to your balance, or fewer records.`
-          : `Not enough API credits: this search costs ${cost}, the balance is ${balance}.`
-      }${creditsGranted}`,
-    ),
+    errors: () => [
+      { field: 'body', reason: 'must be a complete gzip stream, as Content-Encoding: gzip says' },
+    ],
+  }),
+  missingApiKey: situation({
+    code: 'api_key_missing',
+    message: 'Send your API key in the X-API-Key header.',
+    headers: apiKeyChallenge,
+  }),
+  unknownApiKey: situation({
+    code: 'api_key_invalid',
+    message: 'The API key is not valid.',
+    headers: apiKeyChallenge,
+  }),
+  expiredApiKey: situation({
+    code: 'api_key_expired',
+    message: 'The API key has expired; ask for a new one.',
+    headers: apiKeyChallenge,
+  }),
+  revokedApiKey: situation({
+    code: 'api_key_revoked',
+    message: 'The API key has been revoked; ask for a new one.',
+    headers: apiKeyChallenge,
+  }),
+  /** A search, count or export that costs more than the balance. */
+  insufficientCredits: situation<Shortfall>({
+    code: 'insufficient_credits',
+    message: ({ balance, cost }) =>
+      `Not enough API credits: this search costs ${cost}, the balance is ${balance}.${creditsGranted}`,
+  }),
+  /** A match (POST /corporates/match): it reserves one credit per record that could be a certain match. */
+  insufficientMatchCredits: situation<Shortfall>({
+    code: 'insufficient_credits',
+    message: ({ balance, cost }) =>
+      `Not enough API credits: this match reserves ${cost} (every record a certain match, at most maxCredits), the balance is ${balance}; send maxCredits up to your balance, or fewer records.${creditsGranted}`,
+  }),
   /** A reconciliation batch (POST /reconcile): it reserves one match per query. */
-  insufficientReconcileCredits: (balance: number, cost: number) =>
-    new ApiError(
-      'insufficient_credits',
+  insufficientReconcileCredits: situation<Shortfall>({
+    code: 'insufficient_credits',
+    message: ({ balance, cost }) =>
       `Not enough API credits: this reconciliation batch reserves ${cost} (every query a certain match; only the certain matches are charged), the balance is ${balance}; send smaller batches (OpenRefine: fewer rows at a time), or get more credits.${creditsGranted}`,
-    ),
-  notFound: (what: string) => new ApiError('not_found', `${what} was not found.`),
-  routeNotFound: (method: string, path: string, didYouMean?: string) =>
-    new ApiError(
-      'route_not_found',
+  }),
+  /** `what`: the record asked for, as a sentence starts (`The job posting`). */
+  notFound: situation<string>({ code: 'not_found', message: (what) => `${what} was not found.` }),
+  routeNotFound: situation<{ method: string; path: string; didYouMean?: string | undefined }>({
+    code: 'route_not_found',
+    message: ({ method, path, didYouMean }) =>
       didYouMean
         ? `There is no endpoint ${method} ${path}; paths are spelled exactly (letter case, slashes): did you mean ${method} ${didYouMean}?`
         : `There is no endpoint ${method} ${path}; see /docs for the API reference.`,
-    ),
-  methodNotAllowed: (method: string, path: string) =>
-    new ApiError('method_not_allowed', `${path} does not accept ${method}; see /docs for the API reference.`),
-  payloadTooLarge: (limit: string) =>
-    new ApiError('payload_too_large', `The request body is larger than ${limit}.`),
-  unsupportedMediaType: () =>
-    new ApiError('unsupported_media_type', 'Send the request body as application/json.'),
-  unsupportedFormMediaType: () =>
-    new ApiError(
-      'unsupported_media_type',
+  }),
+  methodNotAllowed: situation<{ method: string; path: string }>({
+    code: 'method_not_allowed',
+    message: ({ method, path }) => `${path} does not accept ${method}; see /docs for the API reference.`,
+  }),
+  /** `limit`: what the body may hold, as said to the caller (`100 kB`, `1,000,000 rows`). */
+  payloadTooLarge: situation<string>({
+    code: 'payload_too_large',
+    message: (limit) => `The request body is larger than ${limit}.`,
+  }),
+  unsupportedMediaType: situation({
+    code: 'unsupported_media_type',
+    message: 'Send the request body as application/json.',
+  }),
+  unsupportedFormMediaType: situation({
+    code: 'unsupported_media_type',
+    message:
       'Send the reconciliation batch as application/x-www-form-urlencoded: queries=<the query batch as JSON>.',
-    ),
-  unsupportedCharset: (charset: string) =>
-    new ApiError('unsupported_charset', 'Send the request body as application/json in UTF-8.', [
+  }),
+  /** `charset`: the one the Content-Type named. */
+  unsupportedCharset: situation<string>({
+    code: 'unsupported_charset',
+    message: 'Send the request body as application/json in UTF-8.',
+    errors: (charset) => [
       {
         field: 'Content-Type',
         reason: `charset must be utf-8 (or left out), not ${JSON.stringify(charset.slice(0, 40))}`,
       },
-    ]),
-  unsupportedContentEncoding: (encoding: string) =>
-    new ApiError(
-      'unsupported_content_encoding',
-      `The request body's Content-Encoding is not accepted: send the JSON uncompressed (no Content-Encoding, or identity) or gzip-compressed (Content-Encoding: gzip).`,
-      [
-        {
-          field: 'Content-Encoding',
-          reason: `must be gzip or identity (or left out), not ${JSON.stringify(String(encoding).slice(0, 40))}`,
-        },
-      ],
-    ),
-  idempotencyConflict: () =>
-    new ApiError(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request body.',
-      [{ field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' }],
-    ),
-  idempotencyInProgress: () =>
-    new ApiError(
-      'idempotency_in_progress',
-      'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
-      undefined,
-      retryAfter(1),
-    ),
-  keyStoreUnavailable: (retryAfterSeconds = 1) =>
-    new ApiError(
-      'key_store_unavailable',
-      'API keys cannot be checked right now; retry shortly.',
-      undefined,
-      retryAfter(retryAfterSeconds),
-    ),
-  rateLimited: (retryAfterSeconds: number, perSecond = 5, windowSeconds = 1) =>
-    new ApiError(
-      'rate_limited',
+    ],
+  }),
+  /** `encoding`: the Content-Encoding sent. */
+  unsupportedContentEncoding: situation<string>({
+    code: 'unsupported_content_encoding',
+    message:
+      "The request body's Content-Encoding is not accepted: send the JSON uncompressed (no Content-Encoding, or identity) or gzip-compressed (Content-Encoding: gzip).",
+    errors: (encoding) => [
+      {
+        field: 'Content-Encoding',
+        reason: `must be gzip or identity (or left out), not ${JSON.stringify(String(encoding).slice(0, 40))}`,
+      },
+    ],
+  }),
+  idempotencyConflict: situation({
+    code: 'idempotency_key_reused',
+    message: 'This Idempotency-Key was already used with a different request body.',
+    errors: () => [{ field: 'Idempotency-Key', reason: 'reuse a key only for a retry of the same request' }],
+  }),
+  idempotencyInProgress: situation({
+    code: 'idempotency_in_progress',
+    message: 'A request with this Idempotency-Key is still in progress; retry shortly to get its response.',
+    headers: () => retryAfter(1),
+  }),
+  keyStoreUnavailable: situation<number | undefined>({
+    code: 'key_store_unavailable',
+    message: 'API keys cannot be checked right now; retry shortly.',
+    headers: unavailableFor,
+  }),
+  rateLimited: situation<{ retryAfterSeconds: number; perSecond: number; windowSeconds: number }>({
+    code: 'rate_limited',
+    message: ({ perSecond, windowSeconds }) =>
       `Rate limit exceeded: at most ${perSecond} requests per ${windowSeconds === 1 ? 'second' : `${windowSeconds} seconds`} per user.`,
-      undefined,
-      retryAfter(retryAfterSeconds),
-    ),
-  tooManyExports: (max: number, retryAfterSeconds = 5) =>
-    new ApiError(
-      'too_many_exports',
-      `At most ${max} exports per user run at the same time; retry when one has finished.`,
-      undefined,
-      retryAfter(retryAfterSeconds),
-    ),
+    headers: ({ retryAfterSeconds }) => retryAfter(retryAfterSeconds),
+  }),
+  /** `max`: exports one user may run at once. */
+  tooManyExports: situation<number>({
+    code: 'too_many_exports',
+    message: (max) => `At most ${max} exports per user run at the same time; retry when one has finished.`,
+    headers: () => retryAfter(5),
+  }),
   /**
    * A search past the engine's clause limit: `clauses` and `field` when validation counted
    * them (src/search/clause-count.ts), neither when the engine itself refused it.
    */
-  queryTooComplex: (limit: number, clauses?: number, field?: FieldError) =>
-    new ApiError(
-      'query_too_complex',
+  queryTooComplex: situation<{ limit: number; clauses?: number; field?: FieldError }>({
+    code: 'query_too_complex',
+    message: ({ limit, clauses, field }) =>
       `${
         clauses !== undefined
           ? `The search needs ${clauses.toLocaleString('en-US')} query clauses`
@@ -313,54 +365,54 @@ export const errors = {
       }; the search engine runs at most ${limit.toLocaleString('en-US')} per query. Send fewer values or filterGroups${
         field ? ' (errors names the field that needs most)' : ''
       }, or split it into several searches; sending it again unchanged will not help. No credits were charged.`,
-      field ? [field] : undefined,
-    ),
-  queryRejected: () =>
-    new ApiError(
-      'query_rejected',
+    errors: ({ field }) => (field ? [field] : undefined),
+  }),
+  queryRejected: situation({
+    code: 'query_rejected',
+    message:
       'The search engine refuses this query as invalid; sending it again unchanged will not help. No credits were charged; quote the X-Request-Id when reporting it.',
-    ),
-  internal: () => new ApiError('internal_error', 'Internal server error.'),
-  searchUnavailable: (retryAfterSeconds = 1) =>
-    new ApiError(
-      'search_unavailable',
-      'The search engine is unavailable; retry shortly. No credits were charged.',
-      undefined,
-      retryAfter(retryAfterSeconds),
-    ),
-  deadlineExceeded: (deadlineMs: number, retryAfterSeconds = 1) =>
-    new ApiError(
-      'deadline_exceeded',
+  }),
+  internal: situation({ code: 'internal_error', message: 'Internal server error.' }),
+  searchUnavailable: situation({
+    code: 'search_unavailable',
+    message: 'The search engine is unavailable; retry shortly. No credits were charged.',
+    headers: () => retryAfter(1),
+  }),
+  /** `deadlineMs`: the request's whole deadline. */
+  deadlineExceeded: situation<number>({
+    code: 'deadline_exceeded',
+    message: (deadlineMs) =>
       `The request did not complete within its ${formatSeconds(deadlineMs)} deadline; retry shortly. No credits were charged.`,
-      undefined,
-      retryAfter(retryAfterSeconds),
-    ),
-  /** Single-process mode (no REDIS_URL): no queue and no worker for a match job. */
-  savedSearchLimit: (cap: number) =>
-    new ApiError(
-      'saved_search_limit',
+    headers: () => retryAfter(1),
+  }),
+  /** `cap`: the saved searches one user may keep. */
+  savedSearchLimit: situation<number>({
+    code: 'saved_search_limit',
+    message: (cap) =>
       `You keep ${cap} saved searches, the most allowed; delete one (DELETE /saved-searches/{id}) before saving another.`,
-    ),
-  webhookLimit: (cap: number) =>
-    new ApiError(
-      'webhook_limit',
+  }),
+  /** `cap`: the webhooks one user may keep. */
+  webhookLimit: situation<number>({
+    code: 'webhook_limit',
+    message: (cap) =>
       `You keep ${cap} webhooks, the most allowed; delete one (DELETE /webhooks/{id}) before adding another.`,
-    ),
-  savedSearchesUnavailable: () =>
-    new ApiError(
-      'limits_unavailable',
+  }),
+  /** Single-process mode (no shared store): no saved searches. */
+  savedSearchesUnavailable: situation({
+    code: 'limits_unavailable',
+    message:
       'Saved searches are not available on this API (it runs without its shared store). Nothing was charged.',
-    ),
-  matchJobsUnavailable: () =>
-    new ApiError(
-      'limits_unavailable',
+  }),
+  /** Single-process mode (no shared store): no queue and no worker for a match job. */
+  matchJobsUnavailable: situation({
+    code: 'limits_unavailable',
+    message:
       'Match jobs are not available on this API (it runs without its shared store); send lists of up to 1,000 records to POST /corporates/match. Nothing was charged.',
-    ),
-  limitsUnavailable: (retryAfterSeconds = 1) =>
-    new ApiError(
-      'limits_unavailable',
-      'Rate limiting and credits are temporarily unavailable; retry shortly. No credits were charged.',
-      undefined,
-      retryAfter(retryAfterSeconds),
-    ),
+  }),
+  /** `retryAfterSeconds`: when the store may answer again (default 1). */
+  limitsUnavailable: situation<number | undefined>({
+    code: 'limits_unavailable',
+    message: 'Rate limiting and credits are temporarily unavailable; retry shortly. No credits were charged.',
+    headers: unavailableFor,
+  }),
 } as const;

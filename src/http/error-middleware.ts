@@ -14,7 +14,7 @@ import { toApiError } from './validation.js';
 
 export function notFound() {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    next(errors.routeNotFound(req.method, req.originalUrl.split('?')[0] ?? req.path));
+    next(errors.routeNotFound({ method: req.method, path: req.originalUrl.split('?')[0] ?? req.path }));
   };
 }
 

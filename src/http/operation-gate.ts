@@ -45,6 +45,6 @@ export function operationGate() {
       return;
     }
     const path = req.originalUrl.split('?')[0] ?? req.path;
-    next(errors.routeNotFound(req.method, path, suggestSpelling(req.method, path)));
+    next(errors.routeNotFound({ method: req.method, path, didYouMean: suggestSpelling(req.method, path) }));
   };
 }

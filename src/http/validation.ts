@@ -259,9 +259,9 @@ export function toApiError(error: unknown, req: Request): ApiError | undefined {
       return errors.validation(uniqueFieldErrors(error.errors ?? [], bodySchemaOf(req)));
     }
     case 404:
-      return errors.routeNotFound(req.method, requestPath);
+      return errors.routeNotFound({ method: req.method, path: requestPath });
     case 405:
-      return errors.methodNotAllowed(req.method, requestPath);
+      return errors.methodNotAllowed({ method: req.method, path: requestPath });
     case 415:
       return errors.unsupportedMediaType();
     default:

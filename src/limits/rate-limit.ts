@@ -54,11 +54,11 @@ export function judgeRate(decision: RateDecision, limits: Limits): RateVerdict {
     'X-RateLimit-Reset': String(decision.resetEpochSeconds),
   };
   if (decision.allowed) return { headers };
-  const refusal = errors.rateLimited(
-    decision.retryAfterSeconds,
-    decision.limit,
-    limits.config.rateWindowSeconds,
-  );
+  const refusal = errors.rateLimited({
+    retryAfterSeconds: decision.retryAfterSeconds,
+    perSecond: decision.limit,
+    windowSeconds: limits.config.rateWindowSeconds,
+  });
   Object.assign(refusal.headers, headers); // kept even by an error writer that resets headers
   return { headers, refusal };
 }

@@ -87,5 +87,5 @@ export function assertWithinClauseLimit(
 ): void {
   const clauses = searchClauses(plan);
   if (clauses <= limit) return;
-  throw errors.queryTooComplex(limit, clauses, largestContributor(plan, clauses, limit));
+  throw errors.queryTooComplex({ limit, clauses, field: largestContributor(plan, clauses, limit) });
 }

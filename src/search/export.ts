@@ -377,7 +377,7 @@ async function reserveFullCost(run: ExportRun, cost: number): Promise<number | u
     return undefined;
   }
   if (!reservation.ok) {
-    const short = errors.insufficientCredits(reservation.balance, cost);
+    const short = errors.insufficientCredits({ balance: reservation.balance, cost });
     short.headers['X-Credits-Remaining'] = String(reservation.balance);
     throw short;
   }

@@ -28,7 +28,7 @@ export function toSearchError(error: unknown, logger: Logger, clauseLimit = defa
     case 'invalid':
       // the caller's request as compiled; validation should have refused what it can foresee
       logger.warn({ opensearch: { status, type, rejection: kind } }, 'search engine rejected the query');
-      return kind === 'tooComplex' ? errors.queryTooComplex(clauseLimit) : errors.queryRejected();
+      return kind === 'tooComplex' ? errors.queryTooComplex({ limit: clauseLimit }) : errors.queryRejected();
     case 'transient':
       // an outage, an overload, an answer cut short: a retry can succeed (test/engine-faults.test.ts)
       logger.warn({ opensearch: { status, type } }, 'search engine unavailable');

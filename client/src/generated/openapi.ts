@@ -953,13 +953,13 @@ export interface components {
              *     | `api_key_invalid` | 401 | The key is not one this API issued. |
              *     | `api_key_expired` | 401 | The key is past its expiry date. |
              *     | `api_key_revoked` | 401 | The key was revoked. |
-             *     | `insufficient_credits` | 402 | The balance is below the cost of this search; nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them per user (`npm run keys -- credits <user> --grant <n>`). |
+             *     | `insufficient_credits` | 402 | The balance is below the cost of this search; nothing was searched or charged. Credits do not renew by themselves: the API's operator grants them per user. |
              *     | `not_found` | 404 | No such job posting. |
              *     | `route_not_found` | 404 | No endpoint at this path. |
              *     | `method_not_allowed` | 405 | The path does not accept this method. |
              *     | `idempotency_in_progress` | 409 | A request with this `Idempotency-Key` is still running. |
-             *     | `saved_search_limit` | 409 | The user keeps as many saved searches as allowed (`SAVED_SEARCHES_PER_USER`, 100); delete one first. |
-             *     | `webhook_limit` | 409 | The user keeps as many webhooks as allowed (`WEBHOOKS_PER_USER`, 20); delete one first. |
+             *     | `saved_search_limit` | 409 | The user keeps as many saved searches as this API allows (100 by default); delete one first. |
+             *     | `webhook_limit` | 409 | The user keeps as many webhooks as this API allows (20 by default); delete one first. |
              *     | `payload_too_large` | 413 | The body is larger than 100 kB. |
              *     | `unsupported_media_type` | 415 | The body is not sent as `application/json`. |
              *     | `unsupported_charset` | 415 | The `Content-Type` names a charset other than UTF-8; `errors` names `Content-Type`. |

@@ -144,9 +144,12 @@ function answerAdmission(
   }
   const { requestId, cost } = request;
   if (!reserved.ok) {
+    const shortfall = { balance: reserved.balance, cost };
     const short = locals(res).reconcile
-      ? errors.insufficientReconcileCredits(reserved.balance, cost)
-      : errors.insufficientCredits(reserved.balance, cost, limitOf(res) === 'match');
+      ? errors.insufficientReconcileCredits(shortfall)
+      : limitOf(res) === 'match'
+        ? errors.insufficientMatchCredits(shortfall)
+        : errors.insufficientCredits(shortfall);
     short.headers['X-Credits-Remaining'] = String(reserved.balance);
     return next(short);
   }

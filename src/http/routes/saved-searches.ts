@@ -53,12 +53,7 @@ function checkBody(
   } catch (error) {
     if (!(error instanceof ApiError) || !error.errors) throw error;
     const under = (field: string) => (field === 'body' ? 'body' : `body.${field}`);
-    throw new ApiError(
-      error.code,
-      error.message,
-      error.errors.map((problem) => ({ ...problem, field: under(problem.field) })),
-      error.headers,
-    );
+    throw error.withFields(error.errors.map((problem) => ({ ...problem, field: under(problem.field) })));
   }
 }
 
