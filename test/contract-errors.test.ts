@@ -90,7 +90,9 @@ describe('error middleware', () => {
   });
 
   it('a catalogue error keeps its status, body and headers', async () => {
-    const res = await request(appThrowing(errors.rateLimited({ retryAfterSeconds: 3, perSecond: 5, windowSeconds: 1 }), []))
+    const res = await request(
+      appThrowing(errors.rateLimited({ retryAfterSeconds: 3, perSecond: 5, windowSeconds: 1 }), []),
+    )
       .get('/boom')
       .expect(429);
     expect(res.body).toEqual({
