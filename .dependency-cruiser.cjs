@@ -112,7 +112,7 @@ module.exports = {
         pathNot: [
           '^mcp/',
           '^client/src/',
-          '^src/catalogue/(console-catalogue|searches|corporate-filters|job-filters|define|enums|labels|operations|sort-fields|types)\\.ts$',
+          '^src/catalogue/(public-catalogue|searches|corporate-filters|job-filters|define|enums|labels|operations|sort-fields|types)\\.ts$',
           '^src/masters/',
           '^src/(config|project-root)\\.ts$',
           '^ops/cli\\.ts$',

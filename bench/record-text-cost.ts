@@ -11,6 +11,7 @@
  * the alternative, the text in a keyword field (`measureCopyFetch`).
  */
 import { scan } from '../ops/engine/scan.js';
+import { compactRecordField } from '../src/catalogue/record-fields.js';
 import type { SearchCatalogue } from '../src/catalogue/searches.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import type { Engine } from '../src/opensearch/engine.js';
@@ -21,7 +22,6 @@ import type { EngineHit } from '../src/search/paging/pit-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import type { SearchPlan } from '../src/search/plan.js';
 import {
-  compactRecordField,
   corporateRecordOf,
   corporateRecordTexts,
   jobRecordOf,

@@ -15,13 +15,13 @@
 import { type BulkFailure, type BulkOp, writeBulkChunked } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
 import { canonicalJson } from '../src/canonical-json.js';
+import { compactRecordField } from '../src/catalogue/record-fields.js';
 import { getSources } from '../src/opensearch/documents.js';
 import type { Engine } from '../src/opensearch/engine.js';
 import { mappingFields, nestedObjectsLimit } from '../src/opensearch/mappings.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import type { Membership } from '../src/saved-searches/membership.js';
 import { watchedSearchCounts } from '../src/saved-searches/watch.js';
-import { compactRecordField } from '../src/search/records.js';
 import {
   activityFields,
   countActivity,

@@ -15,11 +15,11 @@
  *   await after.rebuild(['8010001000001', '9010401000011'], new Set(['8010001000001']))
  */
 
+import { compactRecordField } from '../src/catalogue/record-fields.js';
 import { getSources } from '../src/opensearch/documents.js';
 import type { Engine } from '../src/opensearch/engine.js';
 import type { Membership } from '../src/saved-searches/membership.js';
 import { watchedSearchCounts } from '../src/saved-searches/watch.js';
-import { compactRecordField } from '../src/search/records.js';
 import { indexNames } from './index-names.js';
 import { rebuildChunkSize, rebuildCompanies, throwOnFailures } from './rebuild.js';
 import { recordSightings } from './sightings.js';

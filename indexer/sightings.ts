@@ -17,11 +17,12 @@
  */
 import type { BulkFailure, BulkOp } from '../ops/engine/bulk.js';
 import { scan } from '../ops/engine/scan.js';
+import { compactRecordField } from '../src/catalogue/record-fields.js';
 import { getSources } from '../src/opensearch/documents.js';
 import type { Engine } from '../src/opensearch/engine.js';
 import { type Membership, type Sighting, watchedValues } from '../src/saved-searches/membership.js';
 import { percolate } from '../src/saved-searches/watch.js';
-import { compactRecordField, toCorporateRecord, toJobRecord } from '../src/search/records.js';
+import { toCorporateRecord, toJobRecord } from '../src/search/records.js';
 import { japanDay } from './hiring-activity.js';
 import { indexNames } from './index-names.js';
 import type { Doc } from './transform.js';

@@ -9,8 +9,9 @@
  * Values of an enumeration carry their Japanese labels; a small master without sub-categories
  * is written out, a larger one is named with the tool that lists it.
  */
-import type { ConsoleFilter, ConsoleMaster, ConsoleSearch } from '../src/catalogue/console-catalogue.js';
+
 import { filterLabel, valueLabels } from '../src/catalogue/labels.js';
+import type { PublicFilter, PublicMaster, PublicSearch } from '../src/catalogue/public-catalogue.js';
 import { readMasterFile } from '../src/masters/masters.js';
 import { contractSchema, type JsonSchema } from './contract.js';
 
@@ -20,7 +21,7 @@ export const mastersToolName = 'list_master';
 /** A master with at most this many entries and no sub-categories is written into the description. */
 const inlineMasterMax = 50;
 
-function masterText(master: ConsoleMaster): string {
+function masterText(master: PublicMaster): string {
   const { items } = readMasterFile(master.name);
   const what = master.valueField === 'code' ? 'Codes' : 'Ids';
   const small = items.length <= inlineMasterMax && items.every((item) => item.subCategories === undefined);
@@ -33,7 +34,7 @@ function masterText(master: ConsoleMaster): string {
   return `${what}: ${where} of the ${master.name} master (tool ${mastersToolName}, name "${master.name}").`;
 }
 
-function enumText(filter: ConsoleFilter): string | undefined {
+function enumText(filter: PublicFilter): string | undefined {
   const values = filter.conditions.flatMap((condition) => condition.item.enum ?? []);
   if (values.length === 0) return undefined;
   const unique = [...new Set(values.map(String))];
@@ -41,7 +42,7 @@ function enumText(filter: ConsoleFilter): string | undefined {
 }
 
 /** `都道府県（本社） prefectureId: <catalogue description> <values or master>` */
-export function filterDescription(search: ConsoleSearch['name'], filter: ConsoleFilter): string {
+export function filterDescription(search: PublicSearch['name'], filter: PublicFilter): string {
   const label = filterLabel(search, filter.key);
   return [
     `${label ? `${label} ` : ''}${filter.key}: ${filter.description}`,
@@ -86,7 +87,7 @@ const conditionsHelp =
   'Conditions by filter, all of which must hold. List conditions: any (the value is one of these), none (it is none of these), anyContains / allContains / noneContains (the text contains one / all / none of these strings); bounds: min / max (numbers), from / to (YYYY-MM-DD, inclusive); a yes/no filter takes true or false. Lists hold 1 to 1,000 values.';
 
 /** The `filters` parameter of a search tool. */
-export function filtersSchema(search: ConsoleSearch, contractName: string): JsonSchema {
+export function filtersSchema(search: PublicSearch, contractName: string): JsonSchema {
   const contract = contractSchema(contractName);
   const properties = contract.properties as Record<string, JsonSchema>;
   const described = search.filters.map((filter) => {

@@ -6,7 +6,7 @@
  * own 400, naming the field.
  */
 import type { CorpsearchClient, ResponseMeta } from '../client/src/index.js';
-import { type ConsoleSearch, consoleCatalogue } from '../src/catalogue/console-catalogue.js';
+import { type PublicSearch, publicCatalogue } from '../src/catalogue/public-catalogue.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../src/catalogue/searches.js';
 import { contractProperties, type JsonSchema } from './contract.js';
 import { costOf } from './costs.js';
@@ -15,7 +15,7 @@ import type { Body } from './results.js';
 import type { ToolSpec } from './tool-spec.js';
 
 interface Side {
-  console: ConsoleSearch;
+  console: PublicSearch;
   catalogue: SearchCatalogue;
   /** Tool name suffix and the word for its records. */
   noun: 'companies' | 'jobs';
@@ -29,7 +29,7 @@ interface Side {
 type Request = Parameters<CorpsearchClient['searchCorporates']>[0] &
   Parameters<CorpsearchClient['searchJobs']>[0];
 
-const [corporatesConsole, jobsConsole] = consoleCatalogue() as [ConsoleSearch, ConsoleSearch];
+const [corporatesConsole, jobsConsole] = publicCatalogue() as [PublicSearch, PublicSearch];
 
 const sides: Side[] = [
   {

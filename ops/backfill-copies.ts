@@ -30,17 +30,12 @@ import { indexNames } from '../indexer/index-names.js';
 import { evidenceKeyFields, nameKeyFields, prepareDerivedReadings } from '../indexer/name-keys.js';
 import { rebuildCompanies } from '../indexer/rebuild.js';
 import type { Doc } from '../indexer/transform.js';
+import { compactRecordField, recordFieldNames } from '../src/catalogue/record-fields.js';
 import { cardRecordFields, matchCardField, toMatchCard } from '../src/names/card.js';
 import type { Engine } from '../src/opensearch/engine.js';
 import { withRetry } from '../src/opensearch/retry.js';
 import { descriptionOpening, openingField } from '../src/search/opening.js';
-import {
-  compactRecordField,
-  isCurrentCopy,
-  recordFieldNames,
-  toCompactJobRecord,
-  toCompactRecord,
-} from '../src/search/records.js';
+import { isCurrentCopy, toCompactJobRecord, toCompactRecord } from '../src/search/records.js';
 import { type BulkOp, writeBulk } from './engine/bulk.js';
 import { scan } from './engine/scan.js';
 

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { consoleCatalogue } from '../src/catalogue/console-catalogue.js';
 import { fieldLabel, filterLabel, type SearchName, valueLabels } from '../src/catalogue/labels.js';
+import { publicCatalogue } from '../src/catalogue/public-catalogue.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { projectRoot } from '../src/project-root.js';
 
@@ -36,7 +36,7 @@ function unlabelled(names: string[], label: (name: string) => string | undefined
   return names.filter((name) => !label(name)?.trim());
 }
 
-const searches = consoleCatalogue();
+const searches = publicCatalogue();
 const contract: Array<{ search: SearchName; filters: string; request: string; records: string[] }> = [
   {
     search: 'corporates',

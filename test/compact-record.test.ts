@@ -6,6 +6,7 @@
  * a rebuild (and its fan-out of a company's new name to its postings), after the roll-off of
  * the detail text, after a reindex, and for documents without a copy (written before the field).
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corporateCheckDigit } from '../indexer/corporate-number.js';
 import { indexNames } from '../indexer/index-names.js';
@@ -13,19 +14,17 @@ import { rollOff } from '../indexer/rolloff.js';
 import type { SourceRecord } from '../indexer/source-types.js';
 import { backfillCopies } from '../ops/backfill-copies.js';
 import { reindexAll } from '../ops/engine/reindex.js';
+import {
+  compactRecordField,
+  internalCorporateFields,
+  internalJobFields,
+} from '../src/catalogue/record-fields.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { toMatchCard } from '../src/names/card.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { indexDefinitions } from '../src/opensearch/mappings.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
-import {
-  compactRecordField,
-  internalCorporateFields,
-  internalJobFields,
-  selectFields,
-  toCorporateRecord,
-  toJobRecord,
-} from '../src/search/records.js';
+import { selectFields, toCorporateRecord, toJobRecord } from '../src/search/records.js';
 import { compileWithOverflow, runPlanText, searchCorporates, searchJobs } from '../src/search/run-search.js';
 import { compileSnippetHighlight } from '../src/search/snippets.js';
 import type { Services } from '../src/services.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
-import { consoleCatalogue } from '../src/catalogue/console-catalogue.js';
+import { publicCatalogue } from '../src/catalogue/public-catalogue.js';
 import { createApp } from '../src/http/app.js';
 import { projectRoot } from '../src/project-root.js';
 import type { Services } from '../src/services.js';
@@ -100,7 +100,7 @@ describe('query console in headless Chromium', () => {
   it('groups the filters as company, postings and detail text, and finds them by name', async () => {
     const { page, problems } = await openConsole();
     const legends = await page.locator('#filter-groups legend').allTextContents();
-    const corporates = consoleCatalogue()[0];
+    const corporates = publicCatalogue()[0];
     const count = (group: string) => corporates?.filters.filter((filter) => filter.group === group).length;
     expect(legends).toEqual([
       `会社 (${count('company')})`,
@@ -132,7 +132,7 @@ describe('query console in headless Chromium', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('corpsearch.apiKey'))).toBe(apiKey);
     expect(await page.inputValue('#api-key')).toBe('');
 
-    const corporateFacets = consoleCatalogue()[0]?.facets.map((facet) => facet.key);
+    const corporateFacets = publicCatalogue()[0]?.facets.map((facet) => facet.key);
     await page.fill('#filter-search', 'prefecture');
     await page.click('#filter-groups button[data-filter="prefectureId"]');
     await page.selectOption('select[name="value-prefectureId"]', { label: '東京都 (13)' });

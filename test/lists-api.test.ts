@@ -6,12 +6,12 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import { compactRecordField } from '../src/catalogue/record-fields.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createApp } from '../src/http/app.js';
 import { openCreditLedger } from '../src/limits/open-credit-ledger.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
-import { compactRecordField } from '../src/search/records.js';
 import type { Services } from '../src/services.js';
 import { corporate, type Doc, indexFixture, job, posting } from './fixtures/search/docs.js';
 import { setUpServices } from './support/env.js';

@@ -19,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
-import { consoleCatalogue } from '../src/catalogue/console-catalogue.js';
+import { publicCatalogue } from '../src/catalogue/public-catalogue.js';
 import { createApp } from '../src/http/app.js';
 import { fileLedgerTail, ledgerIndex } from '../src/limits/ledger-filing.js';
 import { createLimits } from '../src/limits/limits.js';
@@ -219,7 +219,7 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
     ]);
     for (const tool of tools) expect(tool.description, tool.name).toMatch(/Costs [A-Z_]+ per|Free/);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    const [corporates, jobs] = consoleCatalogue();
+    const [corporates, jobs] = publicCatalogue();
     const filtersOf = (name: string) => {
       const filters = byName.get(name)?.inputSchema.properties?.filters as
         | { properties: Record<string, { description: string }> }

@@ -12,6 +12,11 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCopies } from '../ops/backfill-copies.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
+import {
+  internalCorporateFields,
+  internalJobFields,
+  recordFieldNames,
+} from '../src/catalogue/record-fields.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { corporateSort, jobSort } from '../src/catalogue/sort-fields.js';
 import { createApp } from '../src/http/app.js';
@@ -21,12 +26,9 @@ import { defineLayout, writeCopy } from '../src/search/record-text.js';
 import {
   corporateRecordOf,
   corporateRecordTexts,
-  internalCorporateFields,
-  internalJobFields,
   isCurrentCopy,
   jobRecordOf,
   jobRecordTexts,
-  recordFieldNames,
   selectFields,
   toCompactJobRecord,
   toCompactRecord,

@@ -6,12 +6,12 @@
  * `Hyoshojoho`), one row per certification or award; workplace figures (職場情報,
  * `Shokubajoho`), one row per company. `kindFormats` holds, per kind, its columns, the check of
  * one row (every reason it is wrong), and how the rows of one company sum into the summary the
- * index keeps (src/search/gbizinfo-kinds.ts gives the summaries' keys).
+ * index keeps (src/catalogue/gbizinfo-kinds.ts gives the summaries' keys).
  *
  *   kindFormats.subsidies.check(['8010001000001', '株式会社A', '東京都…', '2024-03-29', 'ものづくり補助金', '12,500,000', '中小企業', '経済産業省'])
  *   // { ok: true, corporateNumber: '8010001000001', row: { on: '2024-03-29', amountYen: 12500000, bodyId: 11, title: 'ものづくり補助金' } }
  */
-import type { GbizinfoKind } from '../../src/search/gbizinfo-kinds.js';
+import type { GbizinfoKind } from '../../src/catalogue/gbizinfo-kinds.js';
 import { listedIdOf } from './listed.js';
 import {
   columnCountReasons,
@@ -23,7 +23,7 @@ import {
 } from './rows.js';
 import { workplaceFormat } from './workplace.js';
 
-export { gbizinfoKinds as recordKinds } from '../../src/search/gbizinfo-kinds.js';
+export { gbizinfoKinds as recordKinds } from '../../src/catalogue/gbizinfo-kinds.js';
 export { dayOf, type KindFormat, type Summary, yenOf } from './rows.js';
 export type RecordKind = GbizinfoKind;
 

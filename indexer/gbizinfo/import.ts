@@ -19,10 +19,10 @@
  *   // { read: 120, companies: 80, set: 80, unchanged: 0, cleared: 0, noCompany: 3, rejected: 1, ... }
  */
 
+import { presenceField } from '../../src/catalogue/gbizinfo-kinds.js';
 import type { Engine } from '../../src/opensearch/engine.js';
 import { withRetry } from '../../src/opensearch/retry.js';
 import type { Membership } from '../../src/saved-searches/membership.js';
-import { presenceField } from '../../src/search/gbizinfo-kinds.js';
 import { type CsvRecord, detectEncoding, type RegistryEncoding, readCsvStream } from '../../src/text/csv.js';
 import type { DeadLetterEntry, DeadLetterSink } from '../dead-letter.js';
 import { readCheckpoint, rowReasons, rowReject, writeCheckpoint } from '../registry/checkpointed-import.js';

@@ -2,13 +2,13 @@
  * gBizINFO's workplace figures (職場情報, `Shokubajoho`): one row per company, the figures the
  * Ministry of Health, Labour and Welfare's databases publish (average age, tenure, overtime,
  * the share of women among workers, managers and officers, childcare leave). The service keeps
- * seven figures (src/search/gbizinfo-kinds.ts `workplaceFigures`), each to one decimal and null
+ * seven figures (src/catalogue/gbizinfo-kinds.ts `workplaceFigures`), each to one decimal and null
  * when the row does not give it (never 0 for "not given"); the shares of women managers and
  * officers and of men taking childcare leave are computed from the counts the row gives.
  *
  *   workplaceFormat.check(row) // { ok: true, corporateNumber, row: { averageAge: 41.3, ..., femaleManagerPercent: 12.5 } }
  */
-import { type WorkplaceFigure, workplaceFigures } from '../../src/search/gbizinfo-kinds.js';
+import { type WorkplaceFigure, workplaceFigures } from '../../src/catalogue/gbizinfo-kinds.js';
 import { columnCountReasons, type KindFormat, numberReasons, type Summary } from './rows.js';
 
 const columns = [

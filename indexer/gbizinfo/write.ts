@@ -10,9 +10,9 @@
  */
 import { type BulkOp, writeBulkChunked } from '../../ops/engine/bulk.js';
 import { canonicalJson } from '../../src/canonical-json.js';
+import { presenceField, summaryKeys } from '../../src/catalogue/gbizinfo-kinds.js';
 import { getSources } from '../../src/opensearch/documents.js';
 import { withRetry } from '../../src/opensearch/retry.js';
-import { presenceField, summaryKeys } from '../../src/search/gbizinfo-kinds.js';
 import { indexNames } from '../index-names.js';
 import { RecordRebuild, type RecordRebuildOptions } from '../record-rebuild.js';
 import type { RecordKind, Summary } from './format.js';

@@ -2,9 +2,10 @@
  * The filters of company search (docs/api.md, "Filters"; docs/decisions/filters.md), declared once.
  * `companyAttributeFilters` are reused by job search on the job's `corporate` object.
  */
-import { presenceField } from '../search/gbizinfo-kinds.js';
+
 import { define, items, masters } from './define.js';
 import { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';
+import { presenceField } from './gbizinfo-kinds.js';
 import type { FilterDef, SchemaObject } from './types.js';
 
 const company = 'company' as const;

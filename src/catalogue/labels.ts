@@ -4,7 +4,7 @@
  * takes that filter's label), each record field, and each enumeration value; for readers who
  * think in the words of Japanese business data (法人格, 売上高, 掲載媒体) rather than the API's
  * names. The MCP server's tool descriptions (mcp/) and the query console (the catalogue of
- * console-catalogue.ts, served as /console/catalogue.json) show them beside the API names.
+ * public-catalogue.ts, served as /console/catalogue.json) show them beside the API names.
  *
  * Per search, because a name can mean something else in the other search: on job search
  * `prefectureId` is the linked company's prefecture (企業の都道府県（本社）), and a posting's

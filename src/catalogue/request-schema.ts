@@ -6,8 +6,6 @@
  * `$ref: '#/components/schemas/<Name>'`.
  */
 
-import { facetNames } from '../search/facets.js';
-import { recordFieldNames } from '../search/records.js';
 import { sortOrders } from './enums.js';
 import { paging } from './paging.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
@@ -173,7 +171,7 @@ function searchSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
         facets: {
           type: 'array',
           description: `Exact counts per value under the current filters, with the master's name, in \`facets\` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count.${search.index === 'corporates' ? ' Posting facets (job…) count companies that have a matching posting, not postings.' : ''}`,
-          items: { type: 'string', enum: facetNames(search) },
+          items: { type: 'string', enum: [...search.facets] },
           minItems: 1,
           uniqueItems: true,
         },
@@ -181,7 +179,7 @@ function searchSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
           type: 'array',
           description:
             'Only these fields in each record (and only these are read from the index); default: every field.',
-          items: { type: 'string', enum: [...recordFieldNames[search.index]] },
+          items: { type: 'string', enum: [...search.recordFields] },
           minItems: 1,
           uniqueItems: true,
         },

@@ -1,14 +1,29 @@
-/** The two searches, each its filter catalogue, sort catalogue, index and component names. */
+/**
+ * The two searches as data: each its index, filter catalogue, sort catalogue, record fields,
+ * facets and component names. What differs between company and job search is read from here.
+ */
 import { corporateFilters } from './corporate-filters.js';
 import { jobFilters } from './job-filters.js';
+import { recordFieldNames } from './record-fields.js';
 import { corporateSort, jobSort, type SortCatalogue } from './sort-fields.js';
 import type { FilterDef } from './types.js';
+
+/** A search's facets: every nested key of a filter whose values are a master's, first filter first. */
+function facetKeysOf(filters: readonly FilterDef[]): readonly string[] {
+  const keys = new Set<string>();
+  for (const def of filters) if (def.master) for (const name of def.nested) keys.add(name);
+  return [...keys];
+}
 
 export interface SearchCatalogue {
   /** Index alias (without prefix), see mappings/. */
   index: 'corporates' | 'jobs';
   filters: readonly FilterDef[];
   sort: SortCatalogue;
+  /** The fields of its records, as `fields: [...]` may name them (./record-fields.ts). */
+  recordFields: readonly string[];
+  /** The facets `facets: [...]` may ask for (each counts the values of its filter's master). */
+  facets: readonly string[];
   /** OpenAPI component names of the request parts. */
   schemaNames: { request: string; export: string; filters: string; sort: string };
 }
@@ -17,6 +32,8 @@ export const corporateSearch: SearchCatalogue = {
   index: 'corporates',
   filters: corporateFilters,
   sort: corporateSort,
+  recordFields: recordFieldNames.corporates,
+  facets: facetKeysOf(corporateFilters),
   schemaNames: {
     request: 'CorporateSearchRequest',
     export: 'CorporateExportRequest',
@@ -29,6 +46,8 @@ export const jobSearch: SearchCatalogue = {
   index: 'jobs',
   filters: jobFilters,
   sort: jobSort,
+  recordFields: recordFieldNames.jobs,
+  facets: facetKeysOf(jobFilters),
   schemaNames: {
     request: 'JobSearchRequest',
     export: 'JobExportRequest',

@@ -49,7 +49,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { corporateRecordOf, jobRecordOf, recordFieldNames, selectFields } from './records.js';
+import { corporateRecordOf, jobRecordOf, selectFields } from './records.js';
 import { compileWithOverflow } from './run-search.js';
 
 type Format = (typeof exportFormats)[number];
@@ -93,7 +93,7 @@ export function parseExportRequest(search: SearchCatalogue, body: unknown): Expo
     format: format as Format,
     encoding: encoding as Encoding,
     ...(maxCredits !== undefined ? { maxCredits: maxCredits as number } : {}),
-    fields: plan.fields ?? recordFieldNames[search.index],
+    fields: plan.fields ?? search.recordFields,
     plan,
   };
 }

@@ -62,10 +62,6 @@ export function facetCatalogue(search: SearchCatalogue): Map<string, FacetDef> {
   return facets;
 }
 
-export function facetNames(search: SearchCatalogue): string[] {
-  return [...facetCatalogue(search).keys()];
-}
-
 /**
  * The postings a posting facet counts: those meeting the request's positive posting conditions.
  * `compile`: a condition's query on the nested postings, or (src/search/posting-overflow.ts)

@@ -20,7 +20,7 @@
  *   descriptionOpening('a'.repeat(170))           // undefined: the boundary is inside a word
  */
 
-export const openingField = 'descriptionOpening';
+export { openingField } from '../catalogue/record-fields.js';
 /** The highlighter's `no_match_size` (./snippets.ts). */
 export const openingSize = 160;
 

@@ -8,10 +8,22 @@
  *   -> { corporateNumber: '1010001000001', name: '株式会社A', furigana: null, ..., markets: [],
  *        paidMedias: [], workLocationCount: 0, summary: null }
  */
+
+import {
+  type GbizinfoKind,
+  gbizinfoKinds,
+  listedItemKeys,
+  summaryKeys,
+} from '../catalogue/gbizinfo-kinds.js';
+import {
+  compactRecordField,
+  internalCorporateFields,
+  internalJobFields,
+  openingField,
+  recordFieldNames,
+} from '../catalogue/record-fields.js';
 import { mappingFields } from '../opensearch/mappings.js';
 import { japanDay } from '../text/japan-day.js';
-import { type GbizinfoKind, gbizinfoKinds, listedItemKeys, summaryKeys } from './gbizinfo-kinds.js';
-import { openingField } from './opening.js';
 import {
   type CopyHit,
   type CopyLayout,
@@ -28,86 +40,15 @@ export type { HitFields } from './record-text.js';
 
 type Doc = Record<string, unknown>;
 
-function topLevelFields(index: string, without: string[]): string[] {
-  return mappingFields(index).filter((field) => !without.includes(field));
-}
-
-/**
- * The field holding a compact copy of the response record, in corporates and in jobs: the
- * record's JSON text (./record-text.ts), base64 in binary doc values, which a search reads with
- * `docvalue_fields` and `stored_fields: _none_`, so the engine never decompresses `_source` (a
- * company's nested postings, a posting's text) to answer, and the API splices the text into
- * its answer without parsing it (docs/decisions/record-copies.md). Written with the record
- * (indexer/batch-plan.ts), or for a document written before the field by `npm run backfill`
- * (ops/backfill-copies.ts); what the rebuild changes afterwards is read from its own doc
- * values: a company's `workLocationCount` and `updatedAt` (the copy's `updatedAt` gives the
- * text when it is still the same instant), a posting's `corporateName` and `updatedAt` (moved
- * by the fan-out of a company rename, indexer/rebuild.ts). A copy of an earlier
- * layout (the picked fields' JSON, written before the copies were the record's text, or before
- * a record field was added) is still read, by parsing it.
- *
- *   toCompactRecord({ corporateNumber: '1010001000001', name: '株式会社A', ..., updatedAt: '2026-11-21T03:00:00.000Z' })
- *   // base64 of '{"corporateNumber":"1010001000001","name":"株式会社A",...,"_layout":"3f2a9c01d4e7"}'
- */
-export const compactRecordField = 'compactRecord';
-
-/** Corporates fields that are not part of the response records (docs/index-documents.md). */
-export const internalCorporateFields = [
-  'postings',
-  'aggregates',
-  'sourceVersion',
-  compactRecordField,
-  // what matching reads of a company, in one doc value (src/names/card.ts)
-  'matchCard',
-  // the name keys of match and suggest (indexer/name-keys.ts)
-  'nameKey',
-  'spokenKey',
-  'readingKey',
-  'romajiKey',
-  'readingSource',
-  'nameKeyLength',
-  // the evidence keys of match (indexer/name-keys.ts evidenceKeyFields)
-  'phoneKey',
-  'websiteHost',
-  // the registry's own fields (indexer/registry/); the record has what customers use of them
-  // (closed, closedOn, closeReason, successorCorporateNumber, top-level fields)
-  'registry',
-  // the registry's former names and their name keys, for match and suggest
-  'formerNames',
-  'formerNameKeys',
-  // the record's hiringActivity as its JSON text, for the spliced records
-  'hiringActivityRecord',
-  // the invoice registration's stored JSON (the record's `invoice` is built from it) and the
-  // register's date of the last row applied (indexer/invoice/write.ts)
-  'invoiceRecord',
-  'invoiceUpdatedOn',
-  // gBizINFO's summaries as JSON text (the record's `subsidies`, `workplace`, …; indexer/gbizinfo/)
-  ...gbizinfoKinds.map((kind) => `${kind}Record`),
-];
-const corporateFields = topLevelFields('corporates', internalCorporateFields);
-/** Jobs fields that are not part of the response records (docs/index-documents.md). */
-export const internalJobFields = [
-  'description',
-  'descriptionCollectedAt',
-  // the snippets' opening excerpt (./opening.ts)
-  openingField,
-  'corporate',
-  compactRecordField,
-];
-const jobFields = topLevelFields('jobs', internalJobFields);
 /**
  * Both indices' internal fields: a fetch of `_source` in place of the copy does not know which
  * index it searches, and no field is internal in one and a record field in the other.
  */
 const internalFields = [...new Set([...internalCorporateFields, ...internalJobFields])];
+/** A posting document's record fields (its snippets are made, not stored). */
+const jobFields = recordFieldNames.jobs.filter((field) => field !== 'descriptionSnippets');
 const listFields = new Set(['markets', 'paidMedias']);
 const workLocationFields = ['kind', 'prefectureId', 'cityName', 'address'] as const;
-
-/** The fields of the response records, as `fields: [...]` may name them. */
-export const recordFieldNames = {
-  corporates: corporateFields,
-  jobs: [...jobFields, 'descriptionSnippets'],
-} as const;
 
 /** Keeps only the requested fields, in the record's own order. */
 export function selectFields(record: Doc, fields: readonly string[] | undefined): Doc {
@@ -206,7 +147,7 @@ function invoiceOfFields(fields: HitFields | undefined): unknown {
 }
 
 export function toCorporateRecord(doc: Doc): Doc {
-  const record = pick(doc, corporateFields);
+  const record = pick(doc, recordFieldNames.corporates);
   for (const field of listFields) {
     const list = doc[field];
     const keys = listObjectKeys[field] ?? [];
@@ -270,7 +211,7 @@ const invoiceRecordField = 'invoiceRecord';
  * their text is the same and they are still spliced.
  */
 const corporateCopyLayout: CopyLayout = defineLayout(
-  corporateFields,
+  recordFieldNames.corporates,
   {
     workLocationCount: (hit) => {
       const count = hit.fields?.workLocationCount?.[0];

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import express, { Router } from 'express';
-import { consoleCatalogue } from '../../catalogue/console-catalogue.js';
+import { publicCatalogue } from '../../catalogue/public-catalogue.js';
 import { projectRoot } from '../../project-root.js';
 
 export const consoleDir = path.join(projectRoot, 'console');
@@ -27,7 +27,7 @@ export interface ConsolePrices {
 
 export function consoleRouter(prices: ConsolePrices): Router {
   const router = Router();
-  const catalogue = JSON.stringify(consoleCatalogue());
+  const catalogue = JSON.stringify(publicCatalogue());
   const priceList = JSON.stringify(prices);
   router.use('/console', (_req, res, next) => {
     res.setHeader('Content-Security-Policy', consoleCsp);

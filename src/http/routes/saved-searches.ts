@@ -15,6 +15,7 @@
  * changes, rate limited as a count.
  */
 import type { Request, RequestHandler, Response } from 'express';
+import { recordFieldNames } from '../../catalogue/record-fields.js';
 import { corporateSearch, jobSearch } from '../../catalogue/searches.js';
 import { ApiError, errors, type FieldError } from '../../errors/catalogue.js';
 import { cursorPattern, type Membership } from '../../saved-searches/membership.js';
@@ -28,7 +29,6 @@ import { type SavedSearchKind, SavedSearchStore } from '../../saved-searches/sto
 import { assertWithinClauseLimit } from '../../search/clause-count.js';
 import { parseSearchRequest } from '../../search/parse-request.js';
 import type { SearchPlan } from '../../search/plan.js';
-import { recordFieldNames } from '../../search/records.js';
 import type { Services } from '../../services.js';
 import { stillAnswering } from '../deadline.js';
 import { currentUser } from '../locals.js';

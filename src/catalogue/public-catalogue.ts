@@ -7,31 +7,29 @@
  *     master: { name: 'prefectures', level: 'top' },
  *     conditions: [{ op: 'any', kind: 'ids', item: {...} }, { op: 'none', ... }] }
  */
-import { facetNames } from '../search/facets.js';
-import { recordFieldNames } from '../search/records.js';
 import { fieldLabel, filterLabel, type SearchName } from './labels.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from './searches.js';
 import type { FilterDef, Kind, MasterRef, Op, SchemaObject } from './types.js';
 
-export type ConsoleGroup = 'company' | 'postings' | 'detailText';
+export type FilterGroupName = 'company' | 'postings' | 'detailText';
 
 /** The master a console filter takes its values from (the filter's own, src/catalogue/define.ts `masters`). */
-export type ConsoleMaster = MasterRef;
+export type PublicMaster = MasterRef;
 
-export interface ConsoleFilter {
+export interface PublicFilter {
   key: string;
   /** Japanese label (src/catalogue/labels.ts `filterLabel`), the key itself when it has none. */
   label: string;
-  group: ConsoleGroup;
+  group: FilterGroupName;
   description: string;
-  master?: ConsoleMaster;
+  master?: PublicMaster;
   conditions: Array<{ op: Op; kind: Kind; item: SchemaObject }>;
 }
 
-export interface ConsoleSearch {
+export interface PublicSearch {
   name: SearchName;
   path: string;
-  filters: ConsoleFilter[];
+  filters: PublicFilter[];
   sortFields: string[];
   defaultSort: { field: string; order: 'asc' | 'desc' };
   /** Record field -> Japanese label (src/catalogue/labels.ts `fieldLabel`), every field of the record. */
@@ -45,14 +43,14 @@ export interface ConsoleSearch {
   postingFilters?: Record<string, string>;
 }
 
-function groupOf(def: FilterDef): ConsoleGroup {
+function groupOf(def: FilterDef): FilterGroupName {
   if (def.kind === 'detailText') return 'detailText';
   if (def.scope === 'company' || def.scope === 'jobCorporate') return 'company';
   return 'postings';
 }
 
-function filtersOf(name: SearchName, search: SearchCatalogue): ConsoleFilter[] {
-  const byKey = new Map<string, ConsoleFilter>();
+function filtersOf(name: SearchName, search: SearchCatalogue): PublicFilter[] {
+  const byKey = new Map<string, PublicFilter>();
   for (const def of search.filters) {
     const key = def.nested[0];
     if (!key) continue;
@@ -93,7 +91,7 @@ function fieldLabelsOf(search: SearchName, fields: readonly string[]): Record<st
   return Object.fromEntries(fields.map((field) => [field, fieldLabel(search, field) ?? field]));
 }
 
-export function consoleCatalogue(): ConsoleSearch[] {
+export function publicCatalogue(): PublicSearch[] {
   return [
     { name: 'corporates', path: '/rest/v1/corporates/search', search: corporateSearch },
     { name: 'jobs', path: '/rest/v1/jobs/search', search: jobSearch },
@@ -107,8 +105,8 @@ export function consoleCatalogue(): ConsoleSearch[] {
       filters,
       sortFields: [...Object.keys(search.sort.fields), ...Object.keys(search.sort.aliases)],
       defaultSort: search.sort.default,
-      fieldLabels: fieldLabelsOf(searchName, recordFieldNames[search.index]),
-      facets: facetNames(search)
+      fieldLabels: fieldLabelsOf(searchName, search.recordFields),
+      facets: search.facets
         .filter((key) => filterKeys.has(key))
         .map((key) => ({ key, label: filterLabel(searchName, key) ?? key })),
       ...(name === 'corporates' ? { postingFilters: postingFiltersOf(corporateSearch, jobSearch) } : {}),
