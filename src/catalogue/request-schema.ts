@@ -129,7 +129,7 @@ function exportSchema(searchSchema: SchemaObject): SchemaObject {
   };
 }
 
-function requestSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
+export function requestSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
   const schemas = searchSchemas(search);
   const searchSchema = schemas[search.schemaNames.request] as SchemaObject;
   return { ...schemas, [search.schemaNames.export]: exportSchema(searchSchema) };
@@ -170,7 +170,7 @@ function searchSchemas(search: SearchCatalogue): Record<string, SchemaObject> {
         },
         facets: {
           type: 'array',
-          description: `Exact counts per value under the current filters, with the master's name, in \`facets\` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count.${search.index === 'corporates' ? ' Posting facets (job…) count companies that have a matching posting, not postings.' : ''}`,
+          description: `Exact counts per value under the current filters, with the master's name, in \`facets\` of the response (part of the search's credit). A facet is named like the filter on its field, so a value sent back as that filter gives a total equal to its count.${search.nestedPostings ? ' Posting facets (job…) count companies that have a matching posting, not postings.' : ''}`,
           items: { type: 'string', enum: [...search.facets] },
           minItems: 1,
           uniqueItems: true,

@@ -15,9 +15,22 @@ function facetKeysOf(filters: readonly FilterDef[]): readonly string[] {
   return [...keys];
 }
 
+export type SearchIndex = 'corporates' | 'jobs';
+
 export interface SearchCatalogue {
   /** Index alias (without prefix), see mappings/. */
-  index: 'corporates' | 'jobs';
+  index: SearchIndex;
+  /** How a message names it. */
+  label: 'company search' | 'job search';
+  /** The other search, whose names a request may use here by mistake (src/search/request-hints.ts). */
+  twin: SearchIndex;
+  /**
+   * Its documents hold their postings nested (company search): posting conditions, posting
+   * facets and the nested-limit overflow (src/search/posting-overflow.ts) apply.
+   */
+  nestedPostings: boolean;
+  /** Its records carry `descriptionSnippets` from the posting's detail text (job search). */
+  snippets: boolean;
   filters: readonly FilterDef[];
   sort: SortCatalogue;
   /** The fields of its records, as `fields: [...]` may name them (./record-fields.ts). */
@@ -30,6 +43,10 @@ export interface SearchCatalogue {
 
 export const corporateSearch: SearchCatalogue = {
   index: 'corporates',
+  label: 'company search',
+  twin: 'jobs',
+  nestedPostings: true,
+  snippets: false,
   filters: corporateFilters,
   sort: corporateSort,
   recordFields: recordFieldNames.corporates,
@@ -44,6 +61,10 @@ export const corporateSearch: SearchCatalogue = {
 
 export const jobSearch: SearchCatalogue = {
   index: 'jobs',
+  label: 'job search',
+  twin: 'corporates',
+  nestedPostings: false,
+  snippets: true,
   filters: jobFilters,
   sort: jobSort,
   recordFields: recordFieldNames.jobs,
@@ -54,4 +75,10 @@ export const jobSearch: SearchCatalogue = {
     filters: 'JobFilters',
     sort: 'SortJob',
   },
+};
+
+/** The searches by their index. */
+export const searches: Readonly<Record<SearchIndex, SearchCatalogue>> = {
+  corporates: corporateSearch,
+  jobs: jobSearch,
 };

@@ -35,7 +35,7 @@ function fetchOf(
   includes: string[] | undefined,
   opening: boolean,
 ): Record<string, unknown> {
-  if (search.index === 'corporates') return compactFetch;
+  if (!search.snippets) return compactFetch;
   const withOpening = (fields: readonly unknown[]) => (opening ? [...fields, openingField] : [...fields]);
   if (includes?.length === 0) {
     const docvalues = withOpening([]);
@@ -55,7 +55,7 @@ function fetchOf(
  * (a positive detail-text condition: the matches marked), or the opening's doc values.
  */
 function snippetSource(search: SearchCatalogue, plan: SearchPlan): 'none' | 'highlighter' | 'opening' {
-  if (search.index !== 'jobs') return 'none';
+  if (!search.snippets) return 'none';
   if (plan.fields && !plan.fields.includes('descriptionSnippets')) return 'none';
   return highlightsDetailText(plan) ? 'highlighter' : 'opening';
 }

@@ -49,7 +49,7 @@ import {
 } from './paging/pit-search.js';
 import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
-import { corporateRecordOf, jobRecordOf, selectFields } from './records.js';
+import { recordReaders, selectFields } from './records.js';
 import { compileWithOverflow } from './run-search.js';
 
 type Format = (typeof exportFormats)[number];
@@ -423,7 +423,7 @@ async function writePage(
   hits: EngineHit[],
   row: (record: Record<string, unknown>) => Buffer,
 ): Promise<boolean> {
-  const toRecord = run.search.index === 'corporates' ? corporateRecordOf : jobRecordOf;
+  const toRecord = recordReaders[run.search.index].record;
   const { stream } = run.out;
   for (const hit of hits) {
     const record = selectFields(toRecord(hit), run.plan.fields);

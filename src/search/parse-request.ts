@@ -13,7 +13,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { paging } from '../catalogue/paging.js';
-import { corporateSearchRequestSchemas, jobSearchRequestSchemas } from '../catalogue/request-schema.js';
+import { requestSchemas } from '../catalogue/request-schema.js';
 import type { SearchCatalogue } from '../catalogue/searches.js';
 import type { FilterDef, Op } from '../catalogue/types.js';
 import { errors, type FieldError } from '../errors/catalogue.js';
@@ -55,8 +55,7 @@ function validatorFor(search: SearchCatalogue): ValidateFunction {
   const name = search.schemaNames.request;
   let validate = validators.get(name);
   if (!validate) {
-    const schemas =
-      search.index === 'corporates' ? corporateSearchRequestSchemas() : jobSearchRequestSchemas();
+    const schemas = requestSchemas(search);
     ajv.addSchema({ $id: name, components: { schemas } });
     validate = ajv.compile({ $ref: `${name}#/components/schemas/${name}` });
     validators.set(name, validate);

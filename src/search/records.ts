@@ -22,6 +22,7 @@ import {
   openingField,
   recordFieldNames,
 } from '../catalogue/record-fields.js';
+import type { SearchIndex } from '../catalogue/searches.js';
 import { mappingFields } from '../opensearch/mappings.js';
 import { japanDay } from '../text/japan-day.js';
 import {
@@ -259,7 +260,7 @@ const jobCopyLayout: CopyLayout = defineLayout(
 
 /** True when `copy` (base64, as stored) is of the layout searches splice (not an earlier one). */
 export function isCurrentCopy(index: 'jobs' | 'corporates', copy: string): boolean {
-  return isLayoutCopy(index === 'jobs' ? jobCopyLayout : corporateCopyLayout, copyText(copy));
+  return isLayoutCopy(recordReaders[index].layout, copyText(copy));
 }
 
 /**
@@ -425,3 +426,18 @@ export function toJobDetail(id: string, doc: Doc): Doc {
     descriptionCollectedAt: doc.descriptionCollectedAt ?? null,
   };
 }
+
+/** What differs between the two searches' records, by index: read one, its text, its copy's layout. */
+export const recordReaders: Readonly<
+  Record<
+    SearchIndex,
+    {
+      record: (hit: EngineHitLike & { _source?: Doc; fields?: HitFields }) => Doc;
+      texts: (fields: readonly string[] | undefined) => (hit: EngineHitLike) => string;
+      layout: CopyLayout;
+    }
+  >
+> = {
+  corporates: { record: corporateRecordOf, texts: corporateRecordTexts, layout: corporateCopyLayout },
+  jobs: { record: jobRecordOf, texts: jobRecordTexts, layout: jobCopyLayout },
+};

@@ -16,7 +16,7 @@
  * prefixes company conditions with `corporate`, company search prefixes posting conditions
  * with `job`; so a name is tried with such a prefix added or removed.
  */
-import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
+import { type SearchCatalogue, searches } from '../catalogue/searches.js';
 import type { FilterDef } from '../catalogue/types.js';
 import { unknownFieldReason } from '../errors/suggest.js';
 
@@ -25,10 +25,9 @@ export type NameLevel = 'flat' | 'nested';
 
 const twinPrefixes = ['corporate', 'job'] as const;
 
-const kindName = (search: SearchCatalogue) =>
-  search.index === 'corporates' ? 'company search' : 'job search';
+const kindName = (search: SearchCatalogue) => search.label;
 
-const otherKind = (search: SearchCatalogue) => (search.index === 'corporates' ? jobSearch : corporateSearch);
+const otherKind = (search: SearchCatalogue) => searches[search.twin];
 
 const upperFirst = (text: string) => `${text[0]?.toUpperCase() ?? ''}${text.slice(1)}`;
 const lowerFirst = (text: string) => `${text[0]?.toLowerCase() ?? ''}${text.slice(1)}`;

@@ -37,14 +37,7 @@ import {
   readAnswers,
   resolvePostingOverflow,
 } from './posting-overflow.js';
-import {
-  corporateRecordOf,
-  corporateRecordTexts,
-  jobRecordOf,
-  jobRecordTexts,
-  selectFields,
-  sourceFetchFor,
-} from './records.js';
+import { recordReaders, sourceFetchFor } from './records.js';
 
 export interface SearchResponse {
   totalResults: number | null;
@@ -72,11 +65,6 @@ interface Fetched {
   hits: EngineHit[];
   nextCursor?: string | null;
 }
-
-const toRecords = new Map<SearchCatalogue, (hit: EngineHit) => Record<string, unknown>>([
-  [corporateSearch, (hit) => corporateRecordOf(hit)],
-  [jobSearch, (hit) => jobRecordOf(hit)],
-]);
 
 async function fetchPage(
   services: SearchServices,
@@ -130,7 +118,7 @@ async function searchOnce(
   const context = { ...services, deadline };
   const prefix = services.config.indexPrefix;
   const check =
-    search.index === 'corporates' && !hasPostingFacet(plan)
+    search.nestedPostings && !hasPostingFacet(plan)
       ? await overflowCheck(services, plan, deadline)
       : undefined;
   if (!check)
@@ -165,8 +153,7 @@ export async function compileWithOverflow(
   plan: SearchPlan,
   deadline: Deadline | undefined,
 ) {
-  const overflow =
-    search.index === 'corporates' ? await resolvePostingOverflow(services, plan, deadline) : undefined;
+  const overflow = search.nestedPostings ? await resolvePostingOverflow(services, plan, deadline) : undefined;
   return compileSearch(search, plan, services.config.indexPrefix, overflow);
 }
 
@@ -187,7 +174,7 @@ async function answerPlan(
   try {
     const page = await fetchPage(services, search, plan, options.userId ?? '', options.deadline);
     let additions: FacetAdditions | undefined;
-    if (search.index === 'corporates' && plan.facets.length > 0) {
+    if (search.nestedPostings && plan.facets.length > 0) {
       const aggregations = page.body.aggregations as Record<string, unknown> | undefined;
       additions = await overflowFacetCounts(
         services,
@@ -221,26 +208,10 @@ function responseTail(search: SearchCatalogue, plan: SearchPlan, { page, additio
   };
 }
 
-export async function runPlan(
-  services: SearchServices,
-  search: SearchCatalogue,
-  plan: SearchPlan,
-  options: SearchOptions = {},
-): Promise<SearchResponse> {
-  const toRecord = toRecords.get(search);
-  if (!toRecord) throw new Error(`no record mapping for the ${search.index} search`);
-  const answer = await answerPlan(services, search, plan, options);
-  return {
-    totalResults: plan.includeTotalResults ? totalOf(answer.page.body) : null,
-    results: answer.page.hits.map((hit) => selectFields(toRecord(hit), plan.fields)),
-    ...responseTail(search, plan, answer),
-  };
-}
-
 /**
- * The same answer as `runPlan`, as the JSON text `JSON.stringify` would make of it, built from
- * parts: each record spliced from its copy's text (./records.ts), never parsed and written
- * again (docs/decisions/record-copies.md).
+ * The answer of a search as its JSON text, the one way every search answer is made: built from
+ * parts, each record spliced from its copy's text (./records.ts), never parsed and written
+ * again (docs/decisions/record-copies.md); the same bytes `JSON.stringify` makes of the answer.
  */
 export async function runPlanText(
   services: SearchServices,
@@ -248,14 +219,23 @@ export async function runPlanText(
   plan: SearchPlan,
   options: SearchOptions = {},
 ): Promise<string> {
-  const toText =
-    search.index === 'corporates' ? corporateRecordTexts(plan.fields) : jobRecordTexts(plan.fields);
+  const toText = recordReaders[search.index].texts(plan.fields);
   const answer = await answerPlan(services, search, plan, options);
   const total = plan.includeTotalResults ? totalOf(answer.page.body) : null;
   const tail = JSON.stringify(responseTail(search, plan, answer));
   const records = answer.page.hits.map(toText).join(',');
   // the tail object's members follow `results`; `{}` adds none
   return `{"totalResults":${JSON.stringify(total)},"results":[${records}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`;
+}
+
+/** The answer as a value: the text of `runPlanText`, parsed (tools, tests, an answer kept for an Idempotency-Key). */
+export async function runPlan(
+  services: SearchServices,
+  search: SearchCatalogue,
+  plan: SearchPlan,
+  options: SearchOptions = {},
+): Promise<SearchResponse> {
+  return JSON.parse(await runPlanText(services, search, plan, options)) as SearchResponse;
 }
 
 export async function searchCorporates(services: SearchServices, body: unknown, options: SearchOptions = {}) {

@@ -5,7 +5,7 @@
  */
 import type { Request, RequestHandler, Response } from 'express';
 import { type ExportTarget, runExport } from '../../search/export.js';
-import { countFor, runPlan, runPlanText } from '../../search/run-search.js';
+import { countFor, runPlanText } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
 import { chargeTagOf, currentUser, exportRequestOf, searchPlanOf } from '../locals.js';
@@ -14,16 +14,13 @@ export function searchHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
     const { search, plan } = searchPlanOf(res);
     const options = { userId: currentUser(res).id, deadline: deadlineOf(res) };
-    // an Idempotency-Key's answer is kept as a value, through res.json (src/http/limits/credits.ts)
-    if (req.get('Idempotency-Key') !== undefined) {
-      const found = await runPlan(services, search, plan, options);
-      if (stillAnswering(res)) res.json(found);
-      return;
-    }
     // the records spliced from their stored text (src/search/records.ts), the same bytes as res.json
     const text = await runPlanText(services, search, plan, options);
     // the deadline may have answered for it meanwhile
-    if (stillAnswering(res)) res.type('application/json').send(text);
+    if (!stillAnswering(res)) return;
+    // an Idempotency-Key's answer is kept as a value, through res.json (src/http/limits/credits.ts)
+    if (req.get('Idempotency-Key') !== undefined) res.json(JSON.parse(text));
+    else res.type('application/json').send(text);
   };
 }
 
