@@ -1,17 +1,29 @@
 /**
- * Runs a search: compile a plan, ask OpenSearch, map the hits. `runPlan` takes a plan parsed
- * earlier (the HTTP path parses before credits are reserved: src/http/search-plan.ts);
- * `searchCorporates` / `searchJobs` parse the body first.
- * `{ totalResults, results }`; totalResults is the exact count, or null when not asked for.
- * Pages near the top use from/size; pages from offset `walkFrom` (src/catalogue/paging.ts) or
- * past the result window, and cursor pages, read a point in time (src/search/paging/pages.ts);
- * a cursor search adds `nextCursor`.
+ * A search, stage by stage, each a function of the previous stage's value:
+ *
+ *   parse    body -> SearchPlan                       ./parse-request.ts (the HTTP path parses
+ *                                                     before credits are reserved: src/http/search-plan.ts)
+ *   resolve  SearchPlan -> Resolved                   what the plan must reckon with before it
+ *                                                     is compiled: companies past the nested
+ *                                                     posting limit (./posting-overflow.ts)
+ *   compile  Resolved -> Compiled                     the engine request, compiled once
+ *   execute  Compiled -> Executed                     the page (from/size, or a point in time for
+ *                                                     deep and cursor pages: ./paging/pages.ts)
+ *                                                     and the facet counts of marked companies
+ *   shape    Executed -> the answer's JSON text       records spliced from their copies
+ *
+ * A company page within the result window with posting conditions while some company is past
+ * the nested limit is resolved with a check only (`Resolved.check`): the page is asked beside
+ * the marked companies' answers in one round trip, and compiled a second time only when those
+ * answers show the nested copy out of date (the jobs-first search). What differs between
+ * company and job search is data (src/catalogue/searches.ts, ./records.ts `recordReaders`).
  */
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import type { Deadline } from '../deadline.js';
 import { exportCost } from '../limits/export-cost.js';
 import { metrics } from '../metrics.js';
 import type { Services } from '../services.js';
+import type { PostingOverflow } from './compile-query.js';
 import { compileSearch } from './compile-search.js';
 import { type FacetAdditions, type FacetBucket, overflowInResults, readFacets } from './facets.js';
 import { cursorPage, deepPage } from './paging/pages.js';
@@ -32,6 +44,7 @@ import {
   hasPostingFacet,
   jobsAnswersRequest,
   nestedAnswersRequest,
+  type OverflowCheck,
   overflowCheck,
   overflowFacetCounts,
   readAnswers,
@@ -60,119 +73,171 @@ export interface SearchOptions {
   deadline?: Deadline;
 }
 
-interface Fetched {
-  body: SearchBody;
-  hits: EngineHit[];
-  nextCursor?: string | null;
+/** Stage 2: the plan and what it must reckon with before it is compiled. */
+export interface Resolved {
+  search: SearchCatalogue;
+  plan: SearchPlan;
+  /** The jobs index's answers for companies past the nested limit, decided before compiling. */
+  overflow?: PostingOverflow;
+  /** Companies past the limit to check in the page's own round trip (a page within the window). */
+  check?: OverflowCheck;
 }
 
-async function fetchPage(
-  services: SearchServices,
-  search: SearchCatalogue,
-  plan: SearchPlan,
-  userId: string,
-  deadline: Deadline | undefined,
-): Promise<Fetched> {
-  const context = { ...services, deadline };
-  const { resultWindow, walkFrom } = services.paging;
-  // a page from walkFrom on (or past the result window) is read from the list's point in time
-  if (plan.cursor === undefined && plan.offset < walkFrom && plan.offset + plan.limit <= resultWindow) {
-    const body = await searchOnce(services, search, plan, (request) => request, deadline);
-    return { body, hits: hitsOf(body) };
-  }
-  const request = await compileWithOverflow(services, search, plan, deadline);
-  if (plan.cursor !== undefined)
-    return cursorPage(context, request, {
-      cursor: plan.cursor,
-      user: userId,
-      // the search as asked: a cursor stays valid when a company past the nested limit gains
-      // or loses a matching posting between pages (that company is then in or out, live)
-      key: listKey(compileSearch(search, plan, services.config.indexPrefix)),
-      limit: plan.limit,
-      counted: plan.includeTotalResults,
-    });
-  return deepPage(context, request, {
-    key: `${userId}:${listKey(request)}`,
-    offset: plan.offset,
-    limit: plan.limit,
-  });
+/** Stage 3: the engine request, compiled once. */
+export interface Compiled {
+  resolved: Resolved;
+  request: SearchRequest;
+}
+
+/** Stage 4: the page fetched, and the facet counts of companies past the nested limit. */
+export interface Executed {
+  compiled: Compiled;
+  body: SearchBody;
+  hits: EngineHit[];
+  /** Cursor searches only: the next page's cursor, null after the last page. */
+  nextCursor?: string | null;
+  additions?: FacetAdditions | undefined;
 }
 
 /**
- * One search within the result window (`shape` turns the compiled search into the request
- * sent: a page, or a count). A company search with posting conditions while some company is
- * past the nested limit asks, in one round trip, the plain nested search beside the marked
- * companies' answers from the jobs index and from their own nested postings: when the two
- * answers agree for every posting query the plain search is exact and is the answer; else
- * (a marked company decided by a posting its nested copy no longer holds) the jobs-first
- * search follows. Searches with a posting facet keep the two-step path (their facets count
- * the marked companies from the jobs index).
+ * Resolve. `withinWindow`: the page is read by from/size (a count too), where the marked
+ * companies are checked in the page's own round trip; deep pages, cursors and exports get the
+ * jobs index's answers first. Searches with a posting facet always do (their facets count the
+ * marked companies from the jobs index).
  */
-async function searchOnce(
+export async function resolveSearch(
   services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
-  shape: (request: SearchRequest) => SearchRequest,
   deadline: Deadline | undefined,
-): Promise<SearchBody> {
-  const context = { ...services, deadline };
-  const prefix = services.config.indexPrefix;
-  const check =
-    search.nestedPostings && !hasPostingFacet(plan)
-      ? await overflowCheck(services, plan, deadline)
-      : undefined;
-  if (!check)
-    return engineSearch(context, shape(await compileWithOverflow(services, search, plan, deadline)));
-  const plain = shape(compileSearch(search, plan, prefix));
-  const answers = await engineMsearch(context, [
-    plain,
-    jobsAnswersRequest(prefix, check),
-    nestedAnswersRequest(prefix, check),
-  ]);
-  if (!answers)
-    return engineSearch(context, shape(await compileWithOverflow(services, search, plan, deadline)));
-  const [body, fromJobs, fromNested] = answers as [SearchBody, SearchBody, SearchBody];
-  const overflow = readAnswers(check, fromJobs);
-  const agree = answersAgree(overflow, readAnswers(check, fromNested));
-  metrics.postingOverflowSearches.inc({ outcome: agree ? 'one_trip' : 'jobs_first' });
-  if (!agree) return engineSearch(context, shape(compileSearch(search, plan, prefix, overflow)));
-  // a hit without its compact copy is read again from `_source` (engineSearch does so)
-  return sourceFetchFor(plain.body as Record<string, unknown>, hitsOf(body))
-    ? engineSearch(context, plain)
-    : body;
+  withinWindow: boolean,
+): Promise<Resolved> {
+  if (!search.nestedPostings) return { search, plan };
+  if (withinWindow && !hasPostingFacet(plan)) {
+    const check = await overflowCheck(services, plan, deadline);
+    return check ? { search, plan, check } : { search, plan };
+  }
+  const overflow = await resolvePostingOverflow(services, plan, deadline);
+  return overflow ? { search, plan, overflow } : { search, plan };
+}
+
+/** Compile: the one engine request of the resolved search. */
+export function compileResolved(resolved: Resolved, indexPrefix: string): Compiled {
+  const { search, plan, overflow } = resolved;
+  return { resolved, request: compileSearch(search, plan, indexPrefix, overflow) };
 }
 
 /**
  * The search request, with jobs-first answers for companies past the nested posting limit
- * when company search has posting conditions (src/search/posting-overflow.ts). Search, count,
- * deep pages, cursors and exports all compile through here.
+ * when company search has posting conditions (./posting-overflow.ts): what an export reads.
  */
 export async function compileWithOverflow(
   services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
   deadline: Deadline | undefined,
-) {
-  const overflow = search.nestedPostings ? await resolvePostingOverflow(services, plan, deadline) : undefined;
-  return compileSearch(search, plan, services.config.indexPrefix, overflow);
+): Promise<SearchRequest> {
+  const resolved = await resolveSearch(services, search, plan, deadline, false);
+  return compileResolved(resolved, services.config.indexPrefix).request;
 }
 
-/** What a search fetched: the page, and the facet counts of companies past the nested limit. */
-interface Answer {
-  page: Fetched;
-  additions: FacetAdditions | undefined;
+/** Whether a page is read by from/size (else from a point in time). */
+function withinWindow(services: SearchServices, plan: SearchPlan): boolean {
+  const { resultWindow, walkFrom } = services.paging;
+  return plan.cursor === undefined && plan.offset < walkFrom && plan.offset + plan.limit <= resultWindow;
 }
 
-async function answerPlan(
+/**
+ * Execute a page within the result window (`shape` turns the request into the one sent: the
+ * page, or a count). With a check, the page goes beside the marked companies' answers from the
+ * jobs index and from their own nested postings; when the two agree for every posting query the
+ * page is exact; else (a marked company decided by a posting its nested copy no longer holds)
+ * the search is compiled again with the jobs index's answers and sent again.
+ */
+async function executeInWindow(
+  services: SearchServices,
+  compiled: Compiled,
+  shape: (request: SearchRequest) => SearchRequest,
+  deadline: Deadline | undefined,
+): Promise<SearchBody> {
+  const context = { ...services, deadline };
+  const { search, plan, check } = compiled.resolved;
+  const sent = shape(compiled.request);
+  if (!check) return engineSearch(context, sent);
+  const prefix = services.config.indexPrefix;
+  const answers = await engineMsearch(context, [
+    sent,
+    jobsAnswersRequest(prefix, check),
+    nestedAnswersRequest(prefix, check),
+  ]);
+  // the engine refused a part: the answers one search at a time (whose refusal maps as a search's)
+  const recompiled = async (overflow: PostingOverflow | undefined) =>
+    engineSearch(context, shape(compileSearch(search, plan, prefix, overflow)));
+  if (!answers) return recompiled(await resolvePostingOverflow(services, plan, deadline));
+  const [body, fromJobs, fromNested] = answers as [SearchBody, SearchBody, SearchBody];
+  const overflow = readAnswers(check, fromJobs);
+  const agree = answersAgree(overflow, readAnswers(check, fromNested));
+  metrics.postingOverflowSearches.inc({ outcome: agree ? 'one_trip' : 'jobs_first' });
+  if (!agree) return recompiled(overflow);
+  // a hit without its compact copy is read again from `_source` (engineSearch does so)
+  return sourceFetchFor(sent.body as Record<string, unknown>, hitsOf(body))
+    ? engineSearch(context, sent)
+    : body;
+}
+
+/** Execute: the page, by from/size, from a point in time, or by a cursor. */
+async function executePage(
+  services: SearchServices,
+  compiled: Compiled,
+  userId: string,
+  deadline: Deadline | undefined,
+): Promise<Omit<Executed, 'additions'>> {
+  const { search, plan, overflow } = compiled.resolved;
+  const context = { ...services, deadline };
+  const { request } = compiled;
+  if (withinWindow(services, plan)) {
+    const body = await executeInWindow(services, compiled, (sent) => sent, deadline);
+    return { compiled, body, hits: hitsOf(body) };
+  }
+  if (plan.cursor !== undefined) {
+    // the search as asked: a cursor stays valid when a company past the nested limit gains or
+    // loses a matching posting between pages (that company is then in or out, live)
+    const asked = overflow ? compileSearch(search, plan, services.config.indexPrefix) : request;
+    const page = await cursorPage(context, request, {
+      cursor: plan.cursor,
+      user: userId,
+      key: listKey(asked),
+      limit: plan.limit,
+      counted: plan.includeTotalResults,
+    });
+    return { compiled, ...page };
+  }
+  const page = await deepPage(context, request, {
+    key: `${userId}:${listKey(request)}`,
+    offset: plan.offset,
+    limit: plan.limit,
+  });
+  return { compiled, ...page };
+}
+
+/** Resolve, compile and execute a plan (a deep or cursor page's engine time is the whole of its steps). */
+async function executePlan(
   services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
   options: SearchOptions,
-): Promise<Answer> {
-  // a deep or cursor page's engine time is the whole of its steps
+): Promise<Executed> {
   const timer = metrics.engineDuration.startTimer({ operation: `${search.index}_search` });
   try {
-    const page = await fetchPage(services, search, plan, options.userId ?? '', options.deadline);
+    const resolved = await resolveSearch(
+      services,
+      search,
+      plan,
+      options.deadline,
+      withinWindow(services, plan),
+    );
+    const compiled = compileResolved(resolved, services.config.indexPrefix);
+    const page = await executePage(services, compiled, options.userId ?? '', options.deadline);
     let additions: FacetAdditions | undefined;
     if (search.nestedPostings && plan.facets.length > 0) {
       const aggregations = page.body.aggregations as Record<string, unknown> | undefined;
@@ -184,7 +249,7 @@ async function answerPlan(
       );
     }
     timer({ outcome: 'ok' });
-    return { page, additions };
+    return { ...page, additions };
   } catch (error) {
     timer({ outcome: 'error' });
     throw error;
@@ -192,20 +257,32 @@ async function answerPlan(
 }
 
 /** The members of the response after `results`, in the response's order. */
-function responseTail(search: SearchCatalogue, plan: SearchPlan, { page, additions }: Answer) {
+function responseTail(executed: Executed) {
+  const { search, plan } = executed.compiled.resolved;
   return {
-    ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+    ...(executed.nextCursor !== undefined ? { nextCursor: executed.nextCursor } : {}),
     ...(plan.facets.length > 0
       ? {
           facets: readFacets(
             search,
             plan.facets,
-            page.body.aggregations as Record<string, unknown>,
-            additions,
+            executed.body.aggregations as Record<string, unknown>,
+            executed.additions,
           ),
         }
       : {}),
   };
+}
+
+/** Shape: the answer's JSON text, the records spliced from their copies' text. */
+export function shapeAnswer(executed: Executed): string {
+  const { search, plan } = executed.compiled.resolved;
+  const toText = recordReaders[search.index].texts(plan.fields);
+  const total = plan.includeTotalResults ? totalOf(executed.body) : null;
+  const tail = JSON.stringify(responseTail(executed));
+  const records = executed.hits.map(toText).join(',');
+  // the tail object's members follow `results`; `{}` adds none
+  return `{"totalResults":${JSON.stringify(total)},"results":[${records}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`;
 }
 
 /**
@@ -219,13 +296,7 @@ export async function runPlanText(
   plan: SearchPlan,
   options: SearchOptions = {},
 ): Promise<string> {
-  const toText = recordReaders[search.index].texts(plan.fields);
-  const answer = await answerPlan(services, search, plan, options);
-  const total = plan.includeTotalResults ? totalOf(answer.page.body) : null;
-  const tail = JSON.stringify(responseTail(search, plan, answer));
-  const records = answer.page.hits.map(toText).join(',');
-  // the tail object's members follow `results`; `{}` adds none
-  return `{"totalResults":${JSON.stringify(total)},"results":[${records}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`;
+  return shapeAnswer(await executePlan(services, search, plan, options));
 }
 
 /** The answer as a value: the text of `runPlanText`, parsed (tools, tests, an answer kept for an Idempotency-Key). */
@@ -266,7 +337,9 @@ export async function countPlan(
     const { query } = request.body as { query: unknown };
     return { ...request, body: { query, size: 0, track_total_hits: true } as SearchRequest['body'] };
   };
-  return totalOf(await searchOnce(services, search, plan, countOnly, deadline));
+  const resolved = await resolveSearch(services, search, plan, deadline, true);
+  const compiled = compileResolved(resolved, services.config.indexPrefix);
+  return totalOf(await executeInWindow(services, compiled, countOnly, deadline));
 }
 
 export async function countFor(

@@ -63,6 +63,7 @@ export const unitTestFiles = [
   'test/run-postings.test.ts',
   'test/sample-files.test.ts',
   'test/search-errors.test.ts',
+  'test/search-stages.test.ts',
   'test/strict-json.test.ts',
   'test/text-fold-table.test.ts',
   'test/text-units.test.ts',
