@@ -16,7 +16,7 @@
  *   npx tsx bench/fit-judge.ts --dump .local/names-fit-7.json [--dump .local/names-fit-11.json ...] [--write]
  *
  * The dump is the fit set's records with the endpoint's results ([{entry, result}], as
- * test/names-evaluation.test.ts writes it with NAMES_EVAL_DUMP and NAMES_EVAL_SEED set, 10
+ * test/names/names-evaluation.test.ts writes it with NAMES_EVAL_DUMP and NAMES_EVAL_SEED set, 10
  * candidates per record). Use a seed other than the evaluation's: the evaluation then measures
  * the fitted judge on records it was not fitted to. Without --write the fit is printed.
  */

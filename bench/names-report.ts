@@ -1,11 +1,11 @@
 /**
  * The matching evaluation's outcomes and calibration over one or more dumps of the evaluation
- * (test/names-evaluation.test.ts with NAMES_EVAL_DUMP, each with its NAMES_EVAL_SEED), as
+ * (test/names/names-evaluation.test.ts with NAMES_EVAL_DUMP, each with its NAMES_EVAL_SEED), as
  * markdown, and the reliability diagram as SVG: the figures docs/names.md publishes for seeds
  * the judge was not fitted to.
  *
  *   for seed in 3 5 19; do NAMES_EVAL_SEED=$seed NAMES_EVAL_DUMP=.local/names-dump-$seed.json \
- *     npx vitest run test/names-evaluation.test.ts; done
+ *     npx vitest run test/names/names-evaluation.test.ts; done
  *   npx tsx bench/names-report.ts --dump .local/names-dump-3.json --dump .local/names-dump-5.json \
  *     --dump .local/names-dump-19.json [--svg docs/names-calibration.svg]
  */

@@ -156,7 +156,7 @@ const codeFolders = [
 function codeFilesOf(base: string, dir: string): string[] {
   if (!existsSync(path.join(base, dir))) return [];
   return readdirSync(path.join(base, dir), { withFileTypes: true }).flatMap((entry) => {
-    // a hidden file is a test's passing copy (test/client-types.test.ts writes one and removes
+    // a hidden file is a test's passing copy (test/client/client-types.test.ts writes one and removes
     // it while other files run), not the repository's code
     if (entry.name.startsWith('.')) return [];
     const relative = path.join(dir, entry.name);

@@ -61,7 +61,7 @@ function runSchemathesis(url: string, key: string): Promise<number> {
     // the match jobs: the upload's body is a file (CSV or JSONL), which schemathesis cannot
     // write ("no supported serializers for application/jsonl"), and the other operations answer
     // 404 to every made-up job id (its run warned so), while their coverage phase once stopped on
-    // an error inside schemathesis itself; test/match-jobs.test.ts sends real files, bad ones
+    // an error inside schemathesis itself; test/match-jobs/match-jobs.test.ts sends real files, bad ones
     // included, and calls every job operation with real and unknown ids
     '--exclude-path-regex',
     '^/corporates/match-jobs',

@@ -1,7 +1,7 @@
 /**
  * `npm run gen:client`: writes the typed client's types (client/src/generated/openapi.ts)
- * from openapi.yaml with openapi-typescript. test/client-types.test.ts fails when the committed
- * file differs from a fresh run, the same way test/openapi-drift.test.ts guards openapi.yaml.
+ * from openapi.yaml with openapi-typescript. test/client/client-types.test.ts fails when the committed
+ * file differs from a fresh run, the same way test/http/openapi-drift.test.ts guards openapi.yaml.
  *
  * Every array in a request schema is written `readonly T[]`, so a caller may pass a list it
  * declared `as const` (or any ReadonlyArray) as a filter's values; response arrays stay

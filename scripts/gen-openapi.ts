@@ -4,7 +4,7 @@
  *   - the filter catalogue's request schemas (src/catalogue/request-schema.ts),
  *   - the enumerations (src/catalogue/enums.ts),
  *   - the index mappings (mappings/*.json) for the Corporate, Job and JobDetail properties.
- * test/openapi-drift.test.ts fails when the committed openapi.yaml differs from a fresh run,
+ * test/http/openapi-drift.test.ts fails when the committed openapi.yaml differs from a fresh run,
  * so none of these can change without the document changing with it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

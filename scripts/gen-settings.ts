@@ -1,6 +1,6 @@
 /**
  * `npm run gen:settings`: writes docs/settings.md (the settings reference) and `.env.example`
- * from the settings table, src/config/settings.ts. test/settings.test.ts fails when a committed
+ * from the settings table, src/config/settings.ts. test/config/settings.test.ts fails when a committed
  * one differs from a fresh run, so no setting can change without its documentation.
  */
 import { writeFileSync } from 'node:fs';

@@ -16,7 +16,7 @@
  * sides, since queries go through the same analyzer.
  *
  * Unicode data: Node's ICU (`process.versions.unicode`, recorded in the table's comment). The
- * engine-side test (test/text-fold.test.ts) checks the engine against Node's data for every code
+ * engine-side test (test/text/text-fold.test.ts) checks the engine against Node's data for every code
  * point; rerun this after a Node upgrade brings a new Unicode version:
  *
  *   npx tsx scripts/gen-text-fold.ts

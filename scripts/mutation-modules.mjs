@@ -38,7 +38,11 @@ export const mutationModules = {
       'src/search/compile-search.ts',
       'src/search/compile-sort.ts',
     ],
-    tests: ['test/compile-kinds.test.ts', 'test/compile-search.test.ts', 'test/compile-units.test.ts'],
+    tests: [
+      'test/search/compile-kinds.test.ts',
+      'test/search/compile-search.test.ts',
+      'test/search/compile-units.test.ts',
+    ],
   },
   // text folding, readings, name keys, corporate numbers
   text: {
@@ -50,12 +54,12 @@ export const mutationModules = {
       'src/text/address.ts',
     ],
     tests: [
-      'test/name-key.test.ts',
-      'test/reading.test.ts',
-      'test/text-fold.test.ts',
+      'test/names/name-key.test.ts',
+      'test/names/reading.test.ts',
+      'test/text/text-fold.test.ts',
       // the fold against the table from Python's Unicode data: pure, under a second
-      'test/text-fold-table.test.ts',
-      'test/text-units.test.ts',
+      'test/text/text-fold-table.test.ts',
+      'test/text/text-units.test.ts',
     ],
     // beyond the tests' own time (x2): their 50-odd tests run in 4 s together; a mutant
     // looping for ever (i-- in a character loop) otherwise costs 20 s each
@@ -63,8 +67,8 @@ export const mutationModules = {
   },
   // the judge of POST /corporates/match and what it reads: the name tables (typed rows), a
   // record's evidence, the features, rivals and confidence of a company. Unit-tier tests only
-  // (`servers: false`): test/match.test.ts, test/match-judge.test.ts and
-  // test/names-evaluation.test.ts reach the rest of matching (the lookups, `decide`, the
+  // (`servers: false`): test/names/match.test.ts, test/names/match-judge.test.ts and
+  // test/names/names-evaluation.test.ts reach the rest of matching (the lookups, `decide`, the
   // candidates' `matchedOn`) through the engine, indexing companies again for each mutant run,
   // and are left out; so are lookup.ts's searches and suggest.ts, which only the engine answers.
   // Of match.ts the budget (`applyBudget`), of lookup.ts the keys a record is looked up by.
@@ -79,22 +83,22 @@ export const mutationModules = {
       span('src/names/lookup.ts', 'export const keyId'),
       fn('src/names/lookup.ts', 'export function foundUnder('),
     ],
-    // test/reading.test.ts: a record's derived reading (evidence.ts withDerivedReading)
+    // test/names/reading.test.ts: a record's derived reading (evidence.ts withDerivedReading)
     tests: [
-      'test/judge-units.test.ts',
-      'test/match-units.test.ts',
-      'test/name-tables.test.ts',
-      'test/reading.test.ts',
+      'test/names/judge-units.test.ts',
+      'test/names/match-units.test.ts',
+      'test/names/name-tables.test.ts',
+      'test/names/reading.test.ts',
     ],
     // no OpenSearch or Redis: the tests are the unit tier's (scripts/mutation.ts)
     servers: false,
     // pure functions: tests of milliseconds, as in `text`
     timeoutMS: 5_000,
   },
-  // credits and rate limits. test/rate-limit.test.ts and test/redis-stall-rate.test.ts (the
+  // credits and rate limits. test/limits/rate-limit.test.ts and test/limits/redis-stall-rate.test.ts (the
   // limiter through the app, and under a frozen redis-server of their own) are left out: with
   // them a run was estimated at hours on a loaded 2-core machine. Of the charges (charges.ts),
-  // what test/limits-units.test.ts calls directly: a request's price (`costOf`), the refund
+  // what test/limits/limits-units.test.ts calls directly: a request's price (`costOf`), the refund
   // before an error answer (`refundBeforeAnswer`) and the one a failed request retries while
   // Redis is away (`refundWithRetry` and its loop, `settleWithRetry`); of rate-limit.ts the
   // store failure's 503 (`unavailable`).
@@ -116,26 +120,26 @@ export const mutationModules = {
       fn('src/limits/rate-limit.ts', 'export function unavailable('),
     ],
     tests: [
-      'test/credits-ledger.test.ts',
-      'test/limits-units.test.ts',
-      'test/admission.test.ts',
-      'test/idempotency-store.test.ts',
+      'test/limits/credits-ledger.test.ts',
+      'test/limits/limits-units.test.ts',
+      'test/limits/admission.test.ts',
+      'test/limits/idempotency-store.test.ts',
     ],
   },
-  // cursor tokens (AES-256-GCM). test/cursors.test.ts (the same through the app on the engine)
+  // cursor tokens (AES-256-GCM). test/search/cursors.test.ts (the same through the app on the engine)
   // is left out here: its setup indexes companies again for every mutant run, about a minute
   // each on a loaded 2-core machine (hours for the module), for the checks the unit file makes.
   cursor: {
     mutate: ['src/search/paging/cursor.ts'],
-    tests: ['test/cursor-token.test.ts'],
+    tests: ['test/search/cursor-token.test.ts'],
   },
   // export pricing: what an export costs (the count's figure, the maxCredits check, the
   // reservation) and what it is charged when whole, cut by the caller or the engine, or refused
   // (settled at the records sent, refunded whole). Only those parts of src/search/export.ts
   // (not the CSV/JSONL encoding, the file name, the body's other fields): `span` turns them
   // into line ranges when the module is read, so an edit above them does not shift them.
-  // test/export.test.ts (the same through the app on a socket, 16 MB of postings indexed
-  // per run) is left out: test/export-pricing.test.ts asserts exact charges in seconds.
+  // test/search/export.test.ts (the same through the app on a socket, 16 MB of postings indexed
+  // per run) is left out: test/limits/export-pricing.test.ts asserts exact charges in seconds.
   export: {
     mutate: [
       'src/limits/export-cost.ts',
@@ -156,6 +160,6 @@ export const mutationModules = {
       fn('src/search/export.ts', 'async function settle('),
       span('src/search/run-search.ts', 'return { totalResults, exportCredits'),
     ],
-    tests: ['test/export-pricing.test.ts'],
+    tests: ['test/limits/export-pricing.test.ts'],
   },
 };

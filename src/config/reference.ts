@@ -1,7 +1,7 @@
 /**
  * The two texts generated from the settings table (src/config/settings.ts): the reference in
  * docs/settings.md and `.env.example`. `npm run gen:settings` writes them;
- * test/settings.test.ts fails, naming that command, when a committed one differs.
+ * test/config/settings.test.ts fails, naming that command, when a committed one differs.
  */
 import type { Setting } from './schema.js';
 import { sections } from './settings.js';

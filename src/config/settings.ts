@@ -4,7 +4,7 @@
  * default, whether it is secret, and its documentation. Everything else is derived from this
  * table: the `Config` type and `loadConfig` (src/config.ts), `--print-config`'s masking, the
  * reference in docs/settings.md and `.env.example` (`npm run gen:settings` writes both;
- * test/settings.test.ts fails when they differ from this table).
+ * test/config/settings.test.ts fails when they differ from this table).
  *
  * The table's order is the reference's order, and the order a refusal names bad variables in.
  */

@@ -9,7 +9,7 @@
  *
  * Nothing from OpenSearch, no stack trace and no API key ever goes into `message` or `reason`.
  * Every code is documented in openapi/openapi.base.yaml (`Error.code`) and docs/api.md; a test
- * (test/error-codes.test.ts) fails when one is missing there.
+ * (test/errors/error-codes.test.ts) fails when one is missing there.
  */
 
 /** code -> HTTP status and what the code means (the documentation's wording). */
@@ -187,7 +187,7 @@ interface Situation<P> {
 
 /**
  * The factory of a situation: takes its parameters (one value, or an object of named ones) and
- * gives the error. Every error of the API is made by one (test/error-codes.test.ts checks them).
+ * gives the error. Every error of the API is made by one (test/errors/error-codes.test.ts checks them).
  */
 type Parameters<P> = undefined extends P ? [params?: P] : [params: P];
 

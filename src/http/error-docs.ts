@@ -1,7 +1,7 @@
 /**
  * The served error documentation, `GET /docs/errors`: docs/api.md's "Errors" section as one
  * HTML page, one anchor per code, so every error body's `docUrl` (`/docs/errors#<code>`)
- * lands on the row that explains it. docs/api.md stays the one text (test/error-codes.test.ts
+ * lands on the row that explains it. docs/api.md stays the one text (test/errors/error-codes.test.ts
  * keeps its table and the catalogue in step); this file only renders it, once at start.
  *
  *   | `insufficient_credits` | 402 | The balance ... | Ask the operator ... |

@@ -328,7 +328,7 @@ type KeyKind = 'name' | 'spoken' | 'reading' | 'romaji';
  * The key, taken again until it no longer changes (at most 4 times): dropping the separators at
  * the end can bring a legal form to an end of the key, where the next pass drops it
  * ('協同協同組合 協同組合…' -> '協同協同組合' -> '協同'). A key is a fixed point, so a key
- * stored at ingest and one taken from it again at match time agree (test/name-key.test.ts).
+ * stored at ingest and one taken from it again at match time agree (test/names/name-key.test.ts).
  */
 function keyOf(name: string, t: Tables, kind: KeyKind, found?: string[]): string {
   let key = onePass(name, t, kind, found);

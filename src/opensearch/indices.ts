@@ -144,7 +144,7 @@ function errorType(error: unknown): string | undefined {
  * The indices an alias may point at (`<alias>-v*`): alias look-ups name them rather than every
  * index. With the security plugin, `HEAD /_alias/<alias>` asks about all indices, and a user
  * whose role covers only `<prefix>*` (deploy/opensearch-security/roles.yml) gets a 403 for it,
- * so neither the API nor the indexer could start (test/engine-roles.test.ts).
+ * so neither the API nor the indexer could start (test/opensearch/engine-roles.test.ts).
  */
 export function versionedPattern(alias: string): string {
   return `${alias}-v*`;

@@ -22,7 +22,7 @@ function names(): Map<string, number> {
   if (byName) return byName;
   const map = new Map<string, number>();
   // every item has an id, a name, its reading and its romaji (data/masters/prefectures.json,
-  // each found by them in test/reconcile-queries.test.ts)
+  // each found by them in test/reconcile/reconcile-queries.test.ts)
   for (const item of loadMasters().lists.prefectures) {
     const { name } = item;
     const kana = item.nameKana as string;

@@ -322,7 +322,7 @@ async function admitExport(run: ExportRun): Promise<AdmittedExport | undefined> 
   run.stopHeartbeat = startHeartbeat(services, run.userId, run.exportId);
   // the first page is read inside the request's deadline, before the status is sent: an
   // engine failing here is a clean 503 with the reservation refunded whole, not a 200 cut
-  // after its header row (test/engine-faults.test.ts)
+  // after its header row (test/opensearch/engine-faults.test.ts)
   const firstPage = hitsOf(
     await engineSearch({ ...services, deadline }, onPit(plan.request, run.pit, undefined, run.pageSize)),
   );

@@ -12,7 +12,7 @@
  * digits, a character of a class the iterator's rules do not name plainly: combining marks,
  * most surrogates, the prolonged sound mark 'ー', ...), the excerpt is not written: such a
  * document keeps the highlighter's answer (the search asks the engine again for that page,
- * ./records.ts `openingFetchFor`). test/description-opening.test.ts compares both answers on
+ * ./records.ts `openingFetchFor`). test/search/description-opening.test.ts compares both answers on
  * the engine for texts of every class named here.
  *
  *   descriptionOpening(null)                      // ''  (no text: no snippet)
@@ -26,7 +26,7 @@ export const openingSize = 160;
 
 /**
  * How the word iterator treats a character, as far as a boundary next to it is certain (Java's
- * word rules as the engine's JVM applies them; test/description-opening.test.ts checks them on
+ * word rules as the engine's JVM applies them; test/search/description-opening.test.ts checks them on
  * the engine): runs of kanji are words; so are runs of hiragana and of katakana, where the
  * prolonged sound mark 'ー' and the middle dot '・' (`kana`) join either run and the first
  * hiragana or katakana decides which; runs of Latin letters, digits and half-width kana

@@ -30,7 +30,7 @@ export function toSearchError(error: unknown, logger: Logger, clauseLimit = defa
       logger.warn({ opensearch: { status, type, rejection: kind } }, 'search engine rejected the query');
       return kind === 'tooComplex' ? errors.queryTooComplex({ limit: clauseLimit }) : errors.queryRejected();
     case 'transient':
-      // an outage, an overload, an answer cut short: a retry can succeed (test/engine-faults.test.ts)
+      // an outage, an overload, an answer cut short: a retry can succeed (test/opensearch/engine-faults.test.ts)
       logger.warn({ opensearch: { status, type } }, 'search engine unavailable');
       return errors.searchUnavailable();
     default:

@@ -36,7 +36,7 @@ export function testConfig(
     loadSampleData: false,
     logLevel: 'silent',
     // generous: the suite shares two cores with other suites and JVMs, where a cold first
-    // request can take seconds; the deadline tests (test/deadline-*.test.ts) set their own
+    // request can take seconds; the deadline tests (test/http/deadline-*.test.ts) set their own
     requestDeadlineMs: 20_000,
     redisBudgetMs: 5_000,
     index: { shards: 1, replicas: undefined, refreshInterval: '1s' },

@@ -1,7 +1,7 @@
 /**
  * One seed for every fast-check property of a run (./fc-seed.ts: FC_SEED, else fresh per run),
  * printed by the global setup and again in a failure, with the command that replays it:
- *   FC_SEED=<seed> FC_PATH=<path> npx vitest run test/property-search.test.ts
+ *   FC_SEED=<seed> FC_PATH=<path> npx vitest run test/search/property-search.test.ts
  * FC_PATH (the counterexample's path in the failure) replays that one shrunk case first.
  */
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 /**
- * For the limits tests (test/rate-limit*, credits*, redis-outage*): the REAL app (createApp:
+ * For the limits tests (test/limits/: rate-limit*, credits*, redis-outage*): the REAL app (createApp:
  * auth, masters, rate limit, validation, credits, search and detail routes, error middleware)
  * with the limits under test in their slot, searching the REAL OpenSearch under the file's
  * index prefix, whose indices it seeds with one company and its posting (`seededCompany`,

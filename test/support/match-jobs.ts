@@ -1,5 +1,5 @@
 /**
- * For the match-job tests (test/match-jobs*.test.ts): the real app on services with Redis (so
+ * For the match-job tests (test/match-jobs/*.test.ts): the real app on services with Redis (so
  * the jobs' store and queue exist), its files in a folder of the test, API keys in a key file
  * of the test process, and the rows of a list whose outcome is known from the match fixture
  * (test/fixtures/match/companies.ts).

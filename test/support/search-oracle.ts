@@ -1,5 +1,5 @@
 /**
- * The plain evaluation behind test/search-oracle.test.ts: the generator's records as the
+ * The plain evaluation behind test/search/search-oracle.test.ts: the generator's records as the
  * contract describes them (docs/api.md "Records", "Filters", "Sorting and paging"), the small
  * predicates the cases are written with, the sort, facet counts and a CSV reader. Nothing here
  * imports the product's compiler, catalogue or text code: the rules are written out from the

@@ -1,6 +1,6 @@
 /**
  * A real OpenSearch node with the real security plugin, for tests of the engine users' rights
- * (test/engine-roles.test.ts). One node on loopback, its data under `.local/`, removed at stop.
+ * (test/opensearch/engine-roles.test.ts). One node on loopback, its data under `.local/`, removed at stop.
  *
  * The engine is the local runner (ops/local/opensearch-node.ts) at 3.4.0 with the plugin
  * `org.opensearch.plugin:opensearch-security:3.4.0.0`, both resolved by Maven through

@@ -1,7 +1,7 @@
 /**
  * The tests' own text fold, from Unicode's data as Node ships it (String.prototype.normalize,
  * toUpperCase/toLowerCase and the Default_Ignorable_Code_Point property), never from the
- * product's table or src/text. The engine's fold test (test/text-fold.test.ts) checks the
+ * product's table or src/text. The engine's fold test (test/text/text-fold.test.ts) checks the
  * engine against it code point by code point; the property test uses it as its oracle.
  *   'ＡＢＣ' -> 'abc', 'ｶﾞ' -> 'ガ', '㈱' -> '(株)', 'Ⅲ' -> 'iii', 'a\u200bb' -> 'ab'
  */

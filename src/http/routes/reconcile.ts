@@ -107,7 +107,7 @@ export function manifestHandler(): RequestHandler {
 
 export function reconcileHandler(services: Services): RequestHandler {
   return async (_req: Request, res: Response) => {
-    // set by the chain's reconcile plan step, which comes first (test/route-table.test.ts)
+    // set by the chain's reconcile plan step, which comes first (test/http/route-table.test.ts)
     const batch = locals(res).reconcile as ReconcileBatch;
     const results = await runMatch({ ...services, deadline: deadlineOf(res) }, batch.match);
     // as a match: the certain matches past the reservation are withheld, the rest charged

@@ -1,0 +1,350 @@
+/**
+ * The console's "match a list" view (/console/#match) in a real headless Chromium (as
+ * test/console/console.test.ts), against the real app and engine: the fixture companies of
+ * test/fixtures/match/companies.ts are indexed through the real indexer. A user pastes a list
+ * or uploads a Shift_JIS file, the page maps the columns, shows the cost, sends the records in
+ * chunks of 1,000, shows each row's answer, lets the user pick a candidate, and downloads CSV.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import iconv from 'iconv-lite';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
+import { createApp } from '../../src/http/app.js';
+import { projectRoot } from '../../src/project-root.js';
+import type { Services } from '../../src/services.js';
+import { indexCompanies, numberOf } from '../fixtures/match/companies.js';
+import { setUpServices } from '../support/env.js';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let services: Services;
+let server: Server;
+let baseUrl = '';
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(chromiumPath))
+    throw new Error(`no Chromium at ${chromiumPath}: run scripts/setup.sh (apt-get install chromium)`);
+  services = await setUpServices('console-match');
+  await indexCompanies(services.opensearch, services.config.indexPrefix);
+  server = createApp(services).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+  server?.closeAllConnections();
+  if (server) await new Promise((resolve) => server.close(resolve));
+  await services?.close();
+});
+
+/** A key of its own user (own balance and rate limit) with `credits`. */
+async function keyWith(userId: string, credits: number): Promise<string> {
+  const { key } = await createApiKey(keyStoreFor(services.redis, services.config.redisPrefix), { userId });
+  await services.limits.ledger.grant(userId, credits);
+  return key;
+}
+
+/** The match view with the key set as the key section sets it; fails on any script error or CSP violation. */
+async function openMatch(key: string): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  await page.goto(`${baseUrl}/console/#match`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#api-key', key);
+  await page.click('#use-key');
+  await page.waitForFunction(() => document.querySelector('#key-status')?.textContent?.includes('loaded'));
+  return { page, problems };
+}
+
+type Row = { status: string | null; cells: string[]; candidates: string[] };
+
+async function tableRows(page: Page): Promise<Row[]> {
+  return page.locator('#match-results tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      status: tr.getAttribute('data-status'),
+      cells: [...tr.querySelectorAll(':scope > td')].slice(0, 8).map((td) => td.textContent ?? ''),
+      candidates: [...tr.querySelectorAll('.candidate[data-corporate-number]')].map((label) =>
+        [...label.querySelectorAll('span')].map((span) => span.textContent).join(' | '),
+      ),
+    })),
+  );
+}
+
+async function runMatch(page: Page): Promise<void> {
+  await page.click('#match-run');
+  await page.waitForSelector('#match-summary[data-done="true"]');
+}
+
+// a certain match; a name two prefectures share; a name nobody has; the shared name made
+// certain by its prefecture column. The memo column holds quoting and a formula.
+const pasted = [
+  '会社名,都道府県,担当者,メモ',
+  'マルカ物流株式会社,,田中,"横浜, 中区の""物流""会社"',
+  '株式会社サクラ精機,,佐藤,"=HYPERLINK(""http://example.com"")"',
+  '存在しない商会,,鈴木,',
+  'サクラ精機,大阪府,高橋,"2行の',
+  'メモ"',
+].join('\n');
+
+describe('match a list in the console, in headless Chromium', () => {
+  it('pastes four rows, shows match / unsure / none with reasons, picks a candidate, downloads CSV', async () => {
+    const key = await keyWith('match-paste', 100);
+    const { page, problems } = await openMatch(key);
+    expect(await page.isVisible('#match-view')).toBe(true);
+    expect(await page.isVisible('#search-view')).toBe(false);
+
+    await page.fill('#match-paste', pasted);
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="4"]');
+    // the columns chosen from the header names
+    expect(await page.inputValue('#match-col-name')).toBe('0');
+    expect(await page.inputValue('#match-col-prefecture')).toBe('1');
+    expect(await page.inputValue('#match-col-phoneNumber')).toBe('-1');
+    // the cost before sending: 4 rows x this server's price (1), less with a cap
+    expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('4');
+    expect(await page.textContent('#match-cost')).toContain('最大 4 クレジット');
+    await page.fill('#match-max-credits', '3');
+    expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('3');
+    await page.fill('#match-max-credits', '');
+
+    await runMatch(page);
+    const rows = await tableRows(page);
+    expect(rows.map((row) => row.status)).toEqual(['match', 'unsure', 'none', 'match']);
+    expect(rows.map((row) => row.cells.slice(0, 3))).toEqual([
+      ['1', 'マルカ物流株式会社', '一致'],
+      ['2', '株式会社サクラ精機', '要確認'],
+      ['3', '存在しない商会', '該当なし'],
+      ['4', 'サクラ精機', '一致'],
+    ]);
+    // the match: name, corporate number, prefecture, city, reason
+    expect(rows[0]?.cells.slice(3)).toEqual([
+      'マルカ物流株式会社',
+      numberOf(5),
+      '神奈川県',
+      '横浜市中区',
+      '名称',
+    ]);
+    expect(rows[3]?.cells.slice(3)).toEqual([
+      '株式会社サクラ精機',
+      numberOf(2),
+      '大阪府',
+      '大阪市北区',
+      '名称・都道府県',
+    ]);
+    // the unsure row offers both companies with their scores and reasons
+    expect(rows[1]?.candidates).toHaveLength(2);
+    // each with the same confidence below a match's (two namesakes: rivals)
+    const offered = (rows[1]?.candidates ?? []).sort();
+    expect(offered.map((text) => text.replace(/スコア 0\.\d\d/, 'スコア *'))).toEqual([
+      `株式会社サクラ精機 | スコア * | 大阪府 大阪市北区 | ${numberOf(2)} | 名称`,
+      `株式会社サクラ精機 | スコア * | 東京都 港区 | ${numberOf(1)} | 名称`,
+    ]);
+    const scores = offered.map((text) => Number(/スコア (0\.\d\d)/.exec(text)?.[1]));
+    expect(scores[0]).toBe(scores[1]);
+    expect(scores[0]).toBeLessThan(0.9);
+    // charged for the two certain matches only
+    expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('2');
+    expect(await page.textContent('#match-summary')).toContain('残り 98');
+
+    // pick the Tokyo company on the unsure row
+    await page.check(`tr[data-row="1"] .candidate[data-corporate-number="${numberOf(1)}"] input`);
+    const picked = (await tableRows(page))[1];
+    expect(picked?.status).toBe('picked');
+    expect(picked?.cells.slice(2, 6)).toEqual(['選択済み', '株式会社サクラ精機', numberOf(1), '東京都']);
+
+    mkdirSync(path.join(projectRoot, '.local'), { recursive: true });
+    await page.screenshot({ path: path.join(projectRoot, '.local', 'console-match.png'), fullPage: true });
+    // the unsure rows alone: the picked one stays listed
+    await page.selectOption('#match-show', 'unsure');
+    expect((await tableRows(page)).map((row) => row.cells[0])).toEqual(['2']);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#match-download')]);
+    expect(download.suggestedFilename()).toBe('list-matched.csv');
+    const csv = readFileSync((await download.path()) ?? '', 'utf8');
+    expect(csv).toBe(
+      [
+        '\ufeff会社名,都道府県,担当者,メモ,corporateNumber,matchedName,status,reason',
+        `マルカ物流株式会社,,田中,"横浜, 中区の""物流""会社",${numberOf(5)},マルカ物流株式会社,match,名称`,
+        `株式会社サクラ精機,,佐藤,"'=HYPERLINK(""http://example.com"")",${numberOf(1)},株式会社サクラ精機,picked,名称`,
+        '存在しない商会,,鈴木,,,,none,',
+        `サクラ精機,大阪府,高橋,"2行の\nメモ",${numberOf(2)},株式会社サクラ精機,match,名称・都道府県`,
+        '',
+      ].join('\r\n'),
+    );
+    // the key: in this tab's session storage, never in the address
+    expect(page.url()).not.toContain(key);
+    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('reads an uploaded Shift_JIS file, maps its columns and matches on address and phone', async () => {
+    const key = await keyWith('match-sjis', 100);
+    const { page, problems } = await openMatch(key);
+    const text = [
+      '社名,住所,電話',
+      'アオイ工業株式会社,東京都練馬区豊玉北1-1,03-3333-4444',
+      'ﾏﾙｶ物流(株),神奈川県横浜市中区,',
+    ].join('\r\n');
+    const bytes = iconv.encode(text, 'shift_jis');
+    expect(() => new TextDecoder('utf-8', { fatal: true }).decode(bytes)).toThrow(); // really not UTF-8
+    await page.setInputFiles('#match-file', { name: 'crm.csv', mimeType: 'text/csv', buffer: bytes });
+    await page.waitForSelector('#match-loaded[data-rows="2"]');
+    expect(await page.getAttribute('#match-loaded', 'data-encoding')).toBe('shift_jis');
+    expect(await page.textContent('#match-loaded')).toContain('列 社名 / 住所 / 電話');
+    expect(await page.inputValue('#match-col-name')).toBe('0');
+    expect(await page.inputValue('#match-col-address')).toBe('1');
+    expect(await page.inputValue('#match-col-phoneNumber')).toBe('2');
+
+    await runMatch(page);
+    const rows = await tableRows(page);
+    expect(rows.map((row) => row.cells.slice(1, 5))).toEqual([
+      ['アオイ工業株式会社', '一致', 'アオイ工業株式会社', numberOf(4)],
+      ['ﾏﾙｶ物流(株)', '一致', 'マルカ物流株式会社', numberOf(5)],
+    ]);
+    expect(rows[0]?.cells[7]).toBe('名称・都道府県・住所・電話');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('reads a UTF-8 file with a BOM, and decodes it again when the encoding is chosen by hand', async () => {
+    const key = await keyWith('match-bom', 100);
+    const { page, problems } = await openMatch(key);
+    const bytes = Buffer.from('\ufeff会社名\r\nマルカ物流株式会社\r\n', 'utf8');
+    await page.setInputFiles('#match-file', { name: 'list.csv', mimeType: 'text/csv', buffer: bytes });
+    await page.waitForSelector('#match-loaded[data-encoding="utf-8"]');
+    // the BOM is not part of the first header
+    expect(await page.locator('#match-col-name option:checked').textContent()).toBe('会社名');
+    await page.selectOption('#match-encoding', 'shift_jis');
+    await page.waitForSelector('#match-loaded[data-encoding="shift_jis"]');
+    expect(await page.textContent('#match-loaded')).not.toContain('会社名');
+    await page.selectOption('#match-encoding', 'auto');
+    await page.waitForSelector('#match-loaded[data-encoding="utf-8"]');
+    await runMatch(page);
+    expect((await tableRows(page)).map((row) => row.cells.slice(1, 4))).toEqual([
+      ['マルカ物流株式会社', '一致', 'マルカ物流株式会社'],
+    ]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#match-download')]);
+    expect(download.suggestedFilename()).toBe('list-matched.csv');
+    const csv = readFileSync((await download.path()) ?? '', 'utf8');
+    expect(csv.startsWith('\ufeff会社名,corporateNumber,')).toBe(true);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('sends 1,001 rows as two requests of 1,000 and 1, in order, the cap lowered by what the first spent', async () => {
+    const key = await keyWith('match-chunks', 2_000);
+    const { page, problems } = await openMatch(key);
+    const sent: Array<{ records: number; maxCredits?: number }> = [];
+    page.on('request', (request) => {
+      if (!request.url().endsWith('/rest/v1/corporates/match')) return;
+      const body = JSON.parse(request.postData() ?? '{}') as { records: unknown[]; maxCredits?: number };
+      sent.push({ records: body.records.length, maxCredits: body.maxCredits });
+    });
+    // a certain match first and last: the cap of 1 pays for the first only
+    const names = Array.from({ length: 999 }, (_, i) => `照合テスト${i}`);
+    await page.fill('#match-paste', ['name', 'マルカ物流', ...names, 'マルカ物流'].join('\n'));
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="1001"]');
+    expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('1001');
+    await page.fill('#match-max-credits', '1');
+    await runMatch(page);
+    expect(sent).toEqual([
+      { records: 1000, maxCredits: 1 },
+      { records: 1, maxCredits: 0 },
+    ]);
+    expect(await page.getAttribute('#match-progress', 'value')).toBe('1001');
+    expect(await page.getAttribute('#match-progress', 'max')).toBe('1001');
+    expect(await page.textContent('#match-progress-text')).toBe('完了: 1,001 行を照合しました');
+    const rows = await tableRows(page);
+    expect(rows).toHaveLength(1001);
+    expect(rows[0]?.cells.slice(0, 5)).toEqual([
+      '1',
+      'マルカ物流',
+      '一致',
+      'マルカ物流株式会社',
+      numberOf(5),
+    ]);
+    expect(rows[999]?.cells.slice(0, 3)).toEqual(['1000', '照合テスト998', '該当なし']);
+    expect(rows[1000]?.cells.slice(0, 3)).toEqual(['1001', 'マルカ物流', '上限超過']);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('stops at maxCredits (the certain matches past it are withheld) and skips rows without a name', async () => {
+    const key = await keyWith('match-capped', 100);
+    const { page, problems } = await openMatch(key);
+    await page.fill(
+      '#match-paste',
+      ['社名\t都道府県', 'マルカ物流\t', '\t東京都', 'サクラ精機\t27'].join('\n'),
+    );
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="3"]');
+    expect(await page.textContent('#match-cost')).toContain(
+      '送る行: 2 (社名が空か長すぎる 1 行は送りません)',
+    );
+    await page.fill('#match-max-credits', '1');
+    expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('1');
+    await runMatch(page);
+    const rows = await tableRows(page);
+    expect(rows.map((row) => [row.status, row.cells[2], row.cells[4]])).toEqual([
+      ['match', '一致', numberOf(5)],
+      ['skipped', '対象外', ''],
+      ['withheld', '上限超過', ''],
+    ]);
+    expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('1');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a refusal (402: the worst case is more than the balance) and matches nothing', async () => {
+    const key = await keyWith('match-poor', 1);
+    const { page, problems } = await openMatch(key);
+    await page.fill('#match-paste', ['会社名', 'マルカ物流', 'サクラ精機'].join('\n'));
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="2"]');
+    await runMatch(page);
+    expect(await page.textContent('#match-summary')).toMatch(/^402: /);
+    expect(await page.textContent('#match-progress-text')).toBe('0 / 2 行で止まりました');
+    expect((await tableRows(page)).map((row) => row.cells[2])).toEqual(['未照合', '未照合']);
+    // the browser reports the failed fetch as a console error; nothing else may appear
+    expect(problems.filter((problem) => !problem.includes('status of 402'))).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows the cost at this server's price (/console/prices.json, MATCH_CREDIT_COST), here free", async () => {
+    expect(await (await fetch(`${baseUrl}/console/prices.json`)).json()).toEqual({ matchCreditCost: 1 });
+    const limits = { ...services.limits, config: { ...services.limits.config, matchCost: 0 } };
+    const freeServer = createApp({ ...services, limits }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => freeServer.once('listening', resolve));
+    try {
+      const key = await keyWith('match-free', 0);
+      const page = await browser.newPage();
+      await page.goto(`http://127.0.0.1:${(freeServer.address() as AddressInfo).port}/console/#match`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.evaluate((value) => sessionStorage.setItem('corpsearch.apiKey', value), key);
+      await page.fill('#match-paste', ['会社名', 'マルカ物流', 'サクラ精機'].join('\n'));
+      await page.click('#match-load-paste');
+      await page.waitForSelector('#match-loaded[data-rows="2"]');
+      expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('0');
+      expect(await page.textContent('#match-cost')).toContain('照合は無料です');
+      await runMatch(page);
+      expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('0');
+      await page.context().close();
+    } finally {
+      freeServer.closeAllConnections();
+      await new Promise((resolve) => freeServer.close(resolve));
+    }
+  });
+});
