@@ -74,7 +74,7 @@ const corporateFields = topLevelFields('corporates', internalCorporateFields);
 export const internalJobFields = [
   'description',
   'descriptionCollectedAt',
-  // the snippets' opening excerpt (./opening.ts)
+  // the snippets' opening excerpt (src/search/opening.ts)
   openingField,
   'corporate',
   compactRecordField,

@@ -189,11 +189,11 @@ interface Situation<P> {
  * The factory of a situation: takes its parameters (one value, or an object of named ones) and
  * gives the error. Every error of the API is made by one (test/errors/error-codes.test.ts checks them).
  */
-type Parameters<P> = undefined extends P ? [params?: P] : [params: P];
+type SituationArgs<P> = undefined extends P ? [params?: P] : [params: P];
 
-function situation<P = undefined>(spec: Situation<P>): (...params: Parameters<P>) => ApiError {
+function situation<P = undefined>(spec: Situation<P>): (...params: SituationArgs<P>) => ApiError {
   const { code, message, errors: fieldErrors, headers } = spec;
-  return (...[params]: Parameters<P>) =>
+  return (...[params]: SituationArgs<P>) =>
     new ApiError(
       code,
       typeof message === 'string' ? message : message(params as P),

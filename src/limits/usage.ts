@@ -161,7 +161,7 @@ export async function usageOf(ctx: UsageContext, userId: string, range: UsageRan
         },
       } as SearchBody,
     },
-    { deadline: ctx.deadline },
+    { deadline: ctx.deadline, operation: 'usage' },
   );
   // the engine answers every aggregation asked, and a day's key in the format asked
   type Day = Bucket & { key_as_string: string; credits: { value: number } };
@@ -239,7 +239,7 @@ export async function entriesOf(
         track_total_hits: false,
       } as SearchBody,
     },
-    { deadline: ctx.deadline },
+    { deadline: ctx.deadline, operation: 'usage entries' },
   );
   const hits = body.hits.hits as Array<{ _source: LedgerEntry; sort: [number, string] }>;
   const page = hits.slice(0, options.limit);

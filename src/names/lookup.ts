@@ -339,7 +339,7 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
           ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
           : {}),
       },
-      { deadline: ctx.deadline },
+      { deadline: ctx.deadline, operation: 'match' },
     );
     responses = (body as { responses: MsearchResponse[] }).responses;
   } catch (error) {

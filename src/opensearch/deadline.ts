@@ -1,6 +1,6 @@
 /**
- * OpenSearch calls made on behalf of a request that runs under a deadline (src/deadline.ts):
- * the search and the job detail of the API (src/search/run-search.ts, src/search/job-detail.ts).
+ * An engine call made on behalf of a request that runs under a deadline (src/deadline.ts): the
+ * engine port (./engine.ts) runs every call given a `deadline` through `withinDeadline`.
  */
 import { errors as clientErrors } from '@opensearch-project/opensearch';
 import { type Deadline, DeadlineExceeded } from '../deadline.js';
@@ -17,7 +17,7 @@ import { type Deadline, DeadlineExceeded } from '../deadline.js';
  * racing the request's own timeout surfaced as an uncaught exception. The search path's own
  * requests, ./search-transport.ts, also end when the deadline's signal aborts.)
  *
- *   const { body } = await withinDeadline(deadline, 'search', (options) => client.search(request, options));
+ *   withinDeadline(deadline, 'job detail', (options) => client.get(request, options)); // ./engine.ts
  */
 export async function withinDeadline<T>(
   deadline: Deadline | undefined,

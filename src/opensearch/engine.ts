@@ -8,11 +8,12 @@
  *   await engine.writer().bulk({ body: lines });                                 // 120 s a call
  *
  * Every call takes the same options (`EngineCall`): a request's `deadline` (the call gets the
- * time left, ends when the deadline's signal aborts, and a failure to connect is retried once
- * within it: ./deadline.ts), else a `timeoutMs`; `ignore` returns the listed statuses as
- * answers instead of failures (a get's 404). `_search` and `_msearch` go through the thin
- * transport (./search-transport.ts), the rest through the client's own. Failures are the
- * client's errors, read by the one mapping in ./failures.ts.
+ * time left as its timeout, and a failure to connect is retried once within it: ./deadline.ts),
+ * else a `timeoutMs`; `ignore` returns the listed statuses as answers instead of failures (a
+ * get's 404). `_search` and `_msearch` go through the thin transport (./search-transport.ts),
+ * which also ends them when the deadline's signal aborts (the caller hung up), and take no
+ * `ignore`; the rest go through the client's own. Failures are the client's errors, read by the
+ * one mapping in ./failures.ts.
  *
  * An engine is a plain object of functions, so a test can wrap it in a Proxy and count or
  * delay any call.
@@ -37,7 +38,12 @@ export interface EngineCall {
   maxRetries?: number;
   /** Answer statuses returned as answers, not thrown (a get's 404, a create's 409). */
   ignore?: number[];
+  /** What the call is for, as a missed deadline names it (`job detail`); default: the engine call's name. */
+  operation?: string;
 }
+
+/** A search's options: its failures are always thrown (the thin transport has no `ignore`). */
+export type SearchCall = Omit<EngineCall, 'ignore'>;
 
 /** What a call answers: the engine's body and its status. */
 export interface EngineAnswer<Body> {
@@ -46,11 +52,12 @@ export interface EngineAnswer<Body> {
 }
 
 type Call<Request, Body> = (request: Request, call?: EngineCall) => Promise<EngineAnswer<Body>>;
+type SearchCallOf<Request, Body> = (request: Request, call?: SearchCall) => Promise<EngineAnswer<Body>>;
 type OptionalCall<Request, Body> = (request?: Request, call?: EngineCall) => Promise<EngineAnswer<Body>>;
 
 export interface Engine {
-  search: Call<API.Search_Request, API.Search_ResponseBody>;
-  msearch: Call<API.Msearch_Request, API.Msearch_ResponseBody>;
+  search: SearchCallOf<API.Search_Request, API.Search_ResponseBody>;
+  msearch: SearchCallOf<API.Msearch_Request, API.Msearch_ResponseBody>;
   count: OptionalCall<API.Count_Request, API.Count_ResponseBody>;
   get: Call<API.Get_Request, API.Get_ResponseBody>;
   exists: Call<API.Exists_Request, API.Exists_ResponseBody>;
@@ -135,7 +142,7 @@ export function engineOver(client: Client, timeoutMs = searchRequestTimeoutMs): 
     return (request: unknown, call: EngineCall = {}) => {
       const options = optionsOf(call);
       if (!call.deadline) return send(request ?? {}, options);
-      return withinDeadline(call.deadline, operation, (timed) =>
+      return withinDeadline(call.deadline, call.operation ?? operation, (timed) =>
         send(request ?? {}, { ...options, ...(timed as Partial<ClientOptions>) }),
       );
     };
@@ -152,7 +159,9 @@ export function engineOver(client: Client, timeoutMs = searchRequestTimeoutMs): 
     };
     if (!call.deadline) return send(options);
     const { signal } = call.deadline;
-    return withinDeadline(call.deadline, operation, (timed) => send({ ...options, ...timed, signal }));
+    return withinDeadline(call.deadline, call.operation ?? operation, (timed) =>
+      send({ ...options, ...timed, signal }),
+    );
   };
   const c = client;
   return {

@@ -17,7 +17,7 @@ import { errors } from '@opensearch-project/opensearch';
 import { type AccessFailure, accessFailure } from './access-failures.js';
 import { isTransientError, queryRejection } from './retry.js';
 
-export type EngineFailureKind = 'access' | 'tooComplex' | 'invalid' | 'transient' | 'other';
+type EngineFailureKind = 'access' | 'tooComplex' | 'invalid' | 'transient' | 'other';
 
 export interface EngineFailure {
   kind: EngineFailureKind;
@@ -31,7 +31,7 @@ export interface EngineFailure {
 
 /** What `error`, thrown by an engine call, was. */
 export function engineFailure(error: unknown): EngineFailure {
-  const status = engineStatus(error);
+  const status = statusOf(error);
   const type =
     error instanceof errors.ResponseError
       ? ((error.meta.body as { error?: { type?: string } } | undefined)?.error?.type ?? error.name)
@@ -49,7 +49,7 @@ export function engineFailure(error: unknown): EngineFailure {
 }
 
 /** The engine's status for a failure it answered; undefined when it did not answer. */
-export function engineStatus(error: unknown): number | undefined {
+function statusOf(error: unknown): number | undefined {
   return error instanceof errors.ResponseError ? (error.meta.statusCode ?? undefined) : undefined;
 }
 

@@ -18,7 +18,7 @@ export async function getJobDetail(
   try {
     const response = await services.opensearch.get(
       { index: indexName(services.config.indexPrefix, 'job-details'), id: jobId },
-      { ignore: [404], deadline },
+      { ignore: [404], deadline, operation: 'job detail' },
     );
     found = response.body as typeof found;
     timer({ outcome: 'ok' });

@@ -18,7 +18,7 @@
  * plain nested search and the same aggregations asked of the marked companies' own nested
  * postings (`nestedAnswersRequest`): when both name the same companies for every posting
  * query, the plain search is exact and is the answer, in one round trip
- * (src/search/run-search.ts `searchOnce`); otherwise the jobs-first search follows.
+ * (src/search/run-search.ts `executeInWindow`); otherwise the jobs-first search follows.
  *
  * The compiled company query then takes, for the marked companies only, these answers instead
  * of the nested query (./compile-query.ts). A posting query on the jobs index is the nested one

@@ -123,7 +123,7 @@ export function invoiceRecordOf(stored: unknown, today: string): Doc | null {
 }
 
 /**
- * A gBizINFO summary (indexer/gbizinfo/, ./gbizinfo-kinds.ts: `<kind>` in the record,
+ * A gBizINFO summary (indexer/gbizinfo/, src/catalogue/gbizinfo-kinds.ts: `<kind>` in the record,
  * `<kind>Record` its doc value) in the record's key order, a certification's or award's
  * entries too.
  */

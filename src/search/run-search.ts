@@ -15,7 +15,8 @@
  * A company page within the result window with posting conditions while some company is past
  * the nested limit is resolved with a check only (`Resolved.check`): the page is asked beside
  * the marked companies' answers in one round trip, and compiled a second time only when those
- * answers show the nested copy out of date (the jobs-first search). What differs between
+ * answers show the nested copy out of date (the jobs-first search), or when the engine refused
+ * a part of the round trip (the answers are then asked alone first). What differs between
  * company and job search is data (src/catalogue/searches.ts, ./records.ts `recordReaders`).
  */
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
@@ -68,7 +69,7 @@ export interface SearchOptions {
   userId?: string;
   /**
    * The request's (src/deadline.ts): every engine call and paging-store call of the search
-   * gets the time left; without one (tools, tests) the client's own timeouts apply.
+   * gets the time left; without one (tools, tests) the engine's own (10 s a call) apply.
    */
   deadline?: Deadline;
 }

@@ -119,7 +119,8 @@ async function expectSame(
     const expected = await recordsFromSource(search, body);
     expect(expected.length).toBeGreaterThan(0);
     expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
-    // the HTTP answer, spliced from the copies' text: the same bytes
+    // the HTTP answer, spliced from the copies' text, is canonical JSON (runPlan parses it; the
+    // records were compared with the ones from _source above)
     expect(await runPlanText(services, search, parseSearchRequest(search, body))).toBe(
       JSON.stringify(answer),
     );

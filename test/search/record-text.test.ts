@@ -252,7 +252,11 @@ async function recordsFromSource(search: Catalogue, body: Record<string, unknown
   });
 }
 
-/** The spliced answer is `JSON.stringify` of the object answer, whose records are the oracle's. */
+/**
+ * The spliced answer is canonical JSON (`runPlan` parses it, so writing that again gives the
+ * same bytes), and its records are the oracle's, built from `_source` (the check that can fail
+ * on a wrong splice).
+ */
 async function expectSameAnswer(search: Catalogue, body: Record<string, unknown>): Promise<void> {
   const plan = parseSearchRequest(search, body);
   const text = await runPlanText(services, search, plan, { userId: 'u' });
