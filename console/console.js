@@ -5,7 +5,7 @@
 // searches. Plain browser JavaScript, no build step; loaded as files so a strict CSP can
 // forbid inline script. The API key lives in sessionStorage only (gone when the tab closes)
 // and is never part of a URL or a saved search. The "match a list" view (#match) is match.js,
-// the usage view (#usage) usage.js.
+// the usage view (#usage) usage.js, the webhooks view (#webhooks) webhooks.js.
 
 import { $, el } from './dom.js';
 import { startExport } from './export.js';
@@ -21,6 +21,7 @@ import {
   toSavedSearch,
 } from './search-state.js';
 import { startUsage } from './usage.js';
+import { startWebhooks } from './webhooks.js';
 
 const keyStorage = 'corpsearch.apiKey';
 const groupTitles = { company: '会社', postings: '求人', detailText: '求人の本文' };
@@ -667,19 +668,24 @@ async function useKey() {
       : 'key set, but the master lists did not load (is the key valid?)';
   if (state.pendingRun && apiKey()) await runPage(0);
   if (location.hash.startsWith('#usage')) await usagePanel.show();
+  if (location.hash.startsWith('#webhooks')) await webhooksPanel.show();
 }
 
-/** #match shows the list matcher, #usage the usage, anything else the search builder. */
+/** #match shows the list matcher, #usage the usage, #webhooks the webhooks, anything else the search builder. */
 function showView() {
   const match = location.hash.startsWith('#match');
   const usage = location.hash.startsWith('#usage');
-  $('search-view').hidden = match || usage;
+  const webhooks = location.hash.startsWith('#webhooks');
+  $('search-view').hidden = match || usage || webhooks;
   $('match-view').hidden = !match;
   $('usage-view').hidden = !usage;
-  $('tab-search').classList.toggle('active', !match && !usage);
+  $('webhooks-view').hidden = !webhooks;
+  $('tab-search').classList.toggle('active', !match && !usage && !webhooks);
   $('tab-match').classList.toggle('active', match);
   $('tab-usage').classList.toggle('active', usage);
+  $('tab-webhooks').classList.toggle('active', webhooks);
   if (usage && apiKey()) void usagePanel.show();
+  if (webhooks && apiKey()) void webhooksPanel.show();
 }
 
 /** A search URL opened (or pasted into this tab): restore it and run it once there is a key. */
@@ -720,6 +726,7 @@ function wireSearchControls() {
 
 async function start() {
   usagePanel = startUsage({ el, apiKey });
+  webhooksPanel = startWebhooks({ el, apiKey });
   showView();
   await startMatch({ el, apiKey });
   state.catalogue = await (await fetch('/console/catalogue.json')).json();
@@ -739,5 +746,7 @@ async function start() {
 let exportPanel = { reset() {} };
 /** Set at start: the #usage view. */
 let usagePanel = { show: async () => {} };
+/** Set at start: the #webhooks view. */
+let webhooksPanel = { show: async () => {} };
 
 void start();
