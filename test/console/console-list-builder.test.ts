@@ -5,16 +5,13 @@
  * downloaded, cursor paging there and back, contact columns, the posting that made a company
  * match, saved searches, a URL that reproduces the search, and chips that wrap.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { fieldLabel, filterLabel } from '../../src/catalogue/labels.js';
 import { defaultConfig } from '../../src/config.js';
-import { createApp } from '../../src/http/app.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
 import {
@@ -25,12 +22,11 @@ import {
   nextCorporateNumber,
   posting,
 } from '../fixtures/search/docs.js';
+import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let services: Services;
-let server: Server;
+let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 let apiKey = '';
@@ -78,8 +74,6 @@ const osaka = Array.from({ length: 5 }, (_, i) => company(100 + i, 27, false));
 const everyone = [...tokyo, ...osaka];
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath))
-    throw new Error(`no Chromium at ${chromiumPath}: run scripts/setup.sh (apt-get install chromium)`);
   // a list builder sends a few requests per click: more than the default 5 per second
   services = await setUpServices('console-list', {
     limits: { ...defaultConfig().limits, ratePerSecond: 100 },
@@ -93,15 +87,11 @@ beforeAll(async () => {
     userId,
   }));
   await services.limits.ledger.grant(userId, 1000);
-  server = createApp(services).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  rig = await startConsoleRig(services);
+  ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await rig?.close();
   await services?.close();
 });
 
@@ -116,13 +106,9 @@ interface Opened {
 
 async function open(context: BrowserContext, url = `${baseUrl}/console/`): Promise<Opened> {
   const page = await context.newPage();
-  const problems: string[] = [];
+  const problems = problemsOf(page);
   const sent: Opened['sent'] = [];
   const answers: Opened['answers'] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
   page.on('request', (request) => {
     if (request.method() === 'POST')
       sent.push({ path: new URL(request.url()).pathname, body: JSON.parse(request.postData() ?? '{}') });

@@ -5,41 +5,33 @@
  * or uploads a Shift_JIS file, the page maps the columns, shows the cost, sends the records in
  * chunks of 1,000, shows each row's answer, lets the user pick a candidate, and downloads CSV.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { createApp } from '../../src/http/app.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
 import { indexCompanies, numberOf } from '../fixtures/match/companies.js';
+import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let services: Services;
-let server: Server;
+let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath))
-    throw new Error(`no Chromium at ${chromiumPath}: run scripts/setup.sh (apt-get install chromium)`);
   services = await setUpServices('console-match');
   await indexCompanies(services.opensearch, services.config.indexPrefix);
-  server = createApp(services).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  rig = await startConsoleRig(services);
+  ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await rig?.close();
   await services?.close();
 });
 
@@ -54,11 +46,7 @@ async function keyWith(userId: string, credits: number): Promise<string> {
 async function openMatch(key: string): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
+  const problems = problemsOf(page);
   await page.goto(`${baseUrl}/console/#match`);
   await page.waitForSelector('body[data-ready="true"]');
   await page.fill('#api-key', key);

@@ -4,41 +4,31 @@
  * searches, filed into the ledger, are drawn as one bar per day (today's the credits spent),
  * summed per operation, and listed entry by entry, page by page.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
-import { createApp } from '../../src/http/app.js';
 import { fileLedgerTail, ledgerIndex } from '../../src/limits/ledger-filing.js';
 import { tokyoToday } from '../../src/limits/usage.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
 import { postJson } from '../support/bounded-http.js';
+import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let services: Services;
-let server: Server;
+let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath))
-    throw new Error(`no Chromium at ${chromiumPath}: run scripts/setup.sh (apt-get install chromium)`);
   services = await setUpServices('console-usage');
-  server = createApp(services).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  rig = await startConsoleRig(services);
+  ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await rig?.close();
   await services?.close();
 });
 
@@ -64,11 +54,7 @@ describe('the usage view in headless Chromium', () => {
 
     const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
+    const problems = problemsOf(page);
     await page.goto(`${baseUrl}/console/#usage`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.isVisible('#usage-view')).toBe(true);

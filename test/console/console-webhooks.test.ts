@@ -1,47 +1,29 @@
-/**
- * The console's webhooks view (/console/#webhooks) in a real headless Chromium (as
- * test/console/console.test.ts), against the real app and Redis: the key's user's webhooks with
- * their state (one stopped by its receiver, with the reason), the delivery log of the one
- * picked, and a stopped webhook made active again from the page. Another user's webhooks are
- * not shown.
- */
-import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { defaultConfig } from '../../src/config.js';
-import { createApp } from '../../src/http/app.js';
 import type { Services } from '../../src/services.js';
 import { WebhookStore } from '../../src/webhooks/store.js';
 import { postJson } from '../support/bounded-http.js';
+import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let services: Services;
-let server: Server;
+let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath))
-    throw new Error(`no Chromium at ${chromiumPath}: run scripts/setup.sh (apt-get install chromium)`);
   services = await setUpServices('console-webhooks', {
     // the page's and the test's calls in one second are more than a user's default 5
     limits: { ...defaultConfig().limits, ratePerSecond: 10_000 },
     webhooks: { ...defaultConfig().webhooks, allowLoopback: true },
   });
-  server = createApp(services).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  rig = await startConsoleRig(services);
+  ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await rig?.close();
   await services?.close();
 });
 
@@ -99,11 +81,7 @@ describe('the webhooks view in headless Chromium', () => {
 
     const context = await browser.newContext({ viewport: { width: 1300, height: 1000 } });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-    });
+    const problems = problemsOf(page);
     await page.goto(`${baseUrl}/console/#webhooks`);
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.isVisible('#webhooks-view')).toBe(true);

@@ -5,25 +5,21 @@
  * prefecture and a medium from the master pick lists, runs the search, and the table must show
  * exactly what the API itself answers to the body the page displays.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { publicCatalogue } from '../../src/catalogue/public-catalogue.js';
-import { createApp } from '../../src/http/app.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
 import { corporate, indexFixture, posting } from '../fixtures/search/docs.js';
+import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
 
 /** Debian's package; CHROMIUM_PATH for another install (macOS: the Chrome app's binary). */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let services: Services;
-let server: Server;
+let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 let apiKey = '';
@@ -45,8 +41,6 @@ const tokyoOther = corporate({ name: '東京その他', prefectureId: 13, postin
 const osakaDoda = corporate({ name: '大阪ドーダ', prefectureId: 27, postings: [posting({ mediaId: 3 })] });
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath))
-    throw new Error(`no Chromium at ${chromiumPath}: run scripts/setup.sh (apt-get install chromium)`);
   services = await setUpServices('console');
   await indexFixture(services.opensearch, services.config.indexPrefix, {
     corporates: [...tokyoDoda, tokyoOther, osakaDoda],
@@ -56,16 +50,11 @@ beforeAll(async () => {
     userId,
   }));
   await services.limits.ledger.grant(userId, 100);
-  server = createApp(services).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // as root (CI containers) Chromium needs --no-sandbox
-  browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox'] });
+  rig = await startConsoleRig(services);
+  ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
-  await browser?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((resolve) => server.close(resolve));
+  await rig?.close();
   await services?.close();
 });
 
@@ -73,11 +62,7 @@ afterAll(async () => {
 async function openConsole(): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
+  const problems = problemsOf(page);
   await page.goto(`${baseUrl}/console`);
   await page.waitForSelector('body[data-ready="true"]');
   return { page, problems };
