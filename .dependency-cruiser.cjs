@@ -95,6 +95,19 @@ module.exports = {
       to: { path: '^src/opensearch/(client|search-transport)\\.ts$' },
     },
     {
+      name: 'search-stages-in-order',
+      comment:
+        'The search pipeline (src/search/run-search.ts): parsing a body, compiling a plan and shaping records are pure stages; only resolve and execute (run-search, posting-overflow, export, paging/) call the engine. A pure stage imports neither the engine port (its request and answer types excepted) nor the stages that run engine calls.',
+      severity: 'error',
+      from: {
+        path: '^src/search/(parse-request|request-hints|master-values|plan|clause-count|compile-[a-z]+|facets|records|record-text|snippets|opening|detail-window)\\.ts$',
+      },
+      to: {
+        path: '^src/opensearch/engine\\.ts$|^src/search/(run-search|posting-overflow|export|job-detail)\\.ts$|^src/search/paging/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'express-stays-at-the-edge',
       comment:
         'Only the HTTP layer knows Express: everything else under src/ takes and returns plain values and streams (type-only imports included).',

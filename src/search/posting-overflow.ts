@@ -250,6 +250,27 @@ export async function resolvePostingOverflow(
 }
 
 /**
+ * What a company search must reckon with about the companies past the nested limit, asked once
+ * by the pipeline's resolve stage (src/search/run-search.ts `resolveSearch`): nothing (no
+ * posting condition or facet, or no company past the limit); a check to make in the page's own
+ * round trip (`withinWindow`: a page by from/size or a count, without a posting facet); else the
+ * jobs index's answers.
+ */
+export async function overflowToReckon(
+  services: SearchServices,
+  plan: Pick<SearchPlan, 'conditions' | 'groups' | 'facets'>,
+  deadline: Deadline | undefined,
+  withinWindow: boolean,
+): Promise<{ check?: OverflowCheck; overflow?: PostingOverflow }> {
+  if (withinWindow && !hasPostingFacet(plan)) {
+    const check = await overflowCheck(services, plan, deadline);
+    return check ? { check } : {};
+  }
+  const overflow = await resolvePostingOverflow(services, plan, deadline);
+  return overflow ? { overflow } : {};
+}
+
+/**
  * Posting facets of company search for the companies past the nested limit among the results
  * (`companies`, from the search's own aggregation): per facet value, how many of them have a
  * posting with that value meeting the request's positive posting conditions, counted on the

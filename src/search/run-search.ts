@@ -42,12 +42,11 @@ import { parseSearchRequest } from './parse-request.js';
 import type { SearchPlan } from './plan.js';
 import {
   answersAgree,
-  hasPostingFacet,
   jobsAnswersRequest,
   nestedAnswersRequest,
   type OverflowCheck,
-  overflowCheck,
   overflowFacetCounts,
+  overflowToReckon,
   readAnswers,
   resolvePostingOverflow,
 } from './posting-overflow.js';
@@ -114,12 +113,7 @@ export async function resolveSearch(
   withinWindow: boolean,
 ): Promise<Resolved> {
   if (!search.nestedPostings) return { search, plan };
-  if (withinWindow && !hasPostingFacet(plan)) {
-    const check = await overflowCheck(services, plan, deadline);
-    return check ? { search, plan, check } : { search, plan };
-  }
-  const overflow = await resolvePostingOverflow(services, plan, deadline);
-  return overflow ? { search, plan, overflow } : { search, plan };
+  return { search, plan, ...(await overflowToReckon(services, plan, deadline, withinWindow)) };
 }
 
 /** Compile: the one engine request of the resolved search. */
