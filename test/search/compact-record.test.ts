@@ -14,28 +14,23 @@ import { rollOff } from '../../indexer/rolloff.js';
 import type { SourceRecord } from '../../indexer/source-types.js';
 import { backfillCopies } from '../../ops/backfill-copies.js';
 import { reindexAll } from '../../ops/engine/reindex.js';
-import {
-  compactRecordField,
-  internalCorporateFields,
-  internalJobFields,
-} from '../../src/catalogue/record-fields.js';
+import { compactRecordField } from '../../src/catalogue/record-fields.js';
 import { corporateSearch, jobSearch } from '../../src/catalogue/searches.js';
 import { toMatchCard } from '../../src/names/card.js';
 import { bootstrapIndices, dropIndices } from '../../src/opensearch/indices.js';
 import { indexDefinitions } from '../../src/opensearch/mappings.js';
 import { parseSearchRequest } from '../../src/search/parse-request.js';
-import { selectFields, toCorporateRecord, toJobRecord } from '../../src/search/records.js';
 import {
   compileWithOverflow,
   runPlanText,
   searchCorporates,
   searchJobs,
 } from '../../src/search/run-search.js';
-import { compileSnippetHighlight } from '../../src/search/snippets.js';
 import type { Services } from '../../src/services.js';
 import { corporate, job } from '../fixtures/indexer/records.js';
 import { setUpServices, uniquePrefix } from '../support/env.js';
 import { steppingClock, writeRecords } from '../support/pipeline-write.js';
+import { recordsFromSource } from '../support/source-records.js';
 
 let services: Services;
 let names: ReturnType<typeof indexNames>;
@@ -78,29 +73,6 @@ async function expectSameAsSource(copies: number): Promise<void> {
 
 type Catalogue = typeof corporateSearch | typeof jobSearch;
 
-/** The same search's records built from `_source`, as every search did before the copies. */
-async function recordsFromSource(search: Catalogue, body: Record<string, unknown>) {
-  const plan = parseSearchRequest(search, body);
-  const request = await compileWithOverflow(services, search, plan, undefined);
-  const { stored_fields: _s, docvalue_fields: _d, ...rest } = request.body as Record<string, unknown>;
-  const excludes = search === jobSearch ? internalJobFields : internalCorporateFields;
-  // the snippets from the highlighter, as every job search asked before the opening excerpt
-  const wantsSnippets = search === jobSearch && (!plan.fields || plan.fields.includes('descriptionSnippets'));
-  const highlight = wantsSnippets ? { highlight: compileSnippetHighlight(plan) } : {};
-  const { body: answer } = await services.opensearch.search({
-    ...request,
-    body: { ...rest, _source: { excludes }, ...highlight } as never,
-  });
-  return answer.hits.hits.map((hit) => {
-    const doc = (hit._source ?? {}) as Record<string, unknown>;
-    const record =
-      search === jobSearch
-        ? toJobRecord(doc, hit.highlight as Record<string, string[]> | undefined)
-        : toCorporateRecord(doc);
-    return selectFields(record, plan.fields);
-  });
-}
-
 async function hitsWithCopy(search: Catalogue, body: Record<string, unknown>): Promise<number> {
   const plan = parseSearchRequest(search, body);
   const request = await compileWithOverflow(services, search, plan, undefined);
@@ -116,7 +88,7 @@ async function expectSame(
   const run = search === jobSearch ? searchJobs : searchCorporates;
   for (const body of bodies) {
     const answer = await run(services, body);
-    const expected = await recordsFromSource(search, body);
+    const expected = await recordsFromSource(services, search, body);
     expect(expected.length).toBeGreaterThan(0);
     expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
     // the HTTP answer, spliced from the copies' text, is canonical JSON (runPlan parses it; the
@@ -206,7 +178,7 @@ describe('compact records, written and read in order', { shuffle: false }, () =>
       await expectSameAsSource(companies.length - 3);
       const cursorPage = await searchCorporates(services, { cursor: '*', limit: 4 }, { userId: 'u' });
       expect(JSON.stringify(cursorPage.results)).toBe(
-        JSON.stringify(await recordsFromSource(corporateSearch, { limit: 4 })),
+        JSON.stringify(await recordsFromSource(services, corporateSearch, { limit: 4 })),
       );
       // the next record write brings the copy back
       await write([record(5, { name: '株式会社戻り' })]);
@@ -309,7 +281,7 @@ describe('compact records, written and read in order', { shuffle: false }, () =>
         record(11, { name: '株式会社バックフィル' }),
         job({ corporateNumber: companies[11], description: 'ルート営業の担当者を募集します。' }),
       ]);
-      const before = await recordsFromSource(corporateSearch, textSearch);
+      const before = await recordsFromSource(services, corporateSearch, textSearch);
       expect(before.map((row) => row.corporateNumber)).toContain(companies[11]);
       for (const [index, query] of [
         [names.jobs, { match_all: {} }],

@@ -12,11 +12,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCopies } from '../../ops/backfill-copies.js';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
-import {
-  internalCorporateFields,
-  internalJobFields,
-  recordFieldNames,
-} from '../../src/catalogue/record-fields.js';
+import { recordFieldNames } from '../../src/catalogue/record-fields.js';
 import { corporateSearch, jobSearch } from '../../src/catalogue/searches.js';
 import { corporateSort, jobSort } from '../../src/catalogue/sort-fields.js';
 import { createApp } from '../../src/http/app.js';
@@ -35,12 +31,12 @@ import {
   toCorporateRecord,
   toJobRecord,
 } from '../../src/search/records.js';
-import { compileWithOverflow, runPlan, runPlanText } from '../../src/search/run-search.js';
-import { compileSnippetHighlight } from '../../src/search/snippets.js';
+import { runPlan, runPlanText } from '../../src/search/run-search.js';
 import type { Services } from '../../src/services.js';
 import { corporate, type Doc, indexFixture, job } from '../fixtures/search/docs.js';
 import { setUpServices } from '../support/env.js';
 import { propertyParams } from '../support/fast-check.js';
+import { recordsFromSource } from '../support/source-records.js';
 
 /** Texts a splice could get wrong: escapes, a key-like text, emoji, the line separators. */
 const awkward = [
@@ -229,29 +225,6 @@ function dataSet(): { corporates: Doc[]; jobs: Doc[] } {
 
 type Catalogue = typeof corporateSearch | typeof jobSearch;
 
-/** The oracle: each hit's record from `_source`, as the search did before any copy. */
-async function recordsFromSource(search: Catalogue, body: Record<string, unknown>) {
-  const plan = parseSearchRequest(search, body);
-  const request = await compileWithOverflow(services, search, plan, undefined);
-  const { stored_fields: _s, docvalue_fields: _d, ...rest } = request.body as Record<string, unknown>;
-  const excludes = search === jobSearch ? internalJobFields : internalCorporateFields;
-  // the snippets from the highlighter, as every job search asked before the opening excerpt
-  const wantsSnippets = search === jobSearch && (!plan.fields || plan.fields.includes('descriptionSnippets'));
-  const highlight = wantsSnippets ? { highlight: compileSnippetHighlight(plan) } : {};
-  const { body: answer } = await services.opensearch.search({
-    ...request,
-    body: { ...rest, _source: { excludes }, ...highlight } as never,
-  });
-  return answer.hits.hits.map((hit) => {
-    const doc = (hit._source ?? {}) as Record<string, unknown>;
-    const record =
-      search === jobSearch
-        ? toJobRecord(doc, hit.highlight as Record<string, string[]> | undefined)
-        : toCorporateRecord(doc);
-    return selectFields(record, plan.fields);
-  });
-}
-
 /**
  * The spliced answer is canonical JSON (`runPlan` parses it, so writing that again gives the
  * same bytes), and its records are the oracle's, built from `_source` (the check that can fail
@@ -266,7 +239,9 @@ async function expectSameAnswer(search: Catalogue, body: Record<string, unknown>
   // (the data sets hold more than one page of every cursor search here)
   if (body.cursor !== undefined) expect(typeof cursor.nextCursor).toBe('string');
   expect(text).toBe(JSON.stringify({ ...answer, ...cursor }));
-  expect(JSON.stringify(answer.results)).toBe(JSON.stringify(await recordsFromSource(search, body)));
+  expect(JSON.stringify(answer.results)).toBe(
+    JSON.stringify(await recordsFromSource(services, search, body)),
+  );
 }
 
 const selections = {
