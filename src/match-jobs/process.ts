@@ -57,7 +57,9 @@ export interface ResultLine {
   m?: CandidateSummary;
   /** Candidates found (the match among them). */
   n?: number;
-  /** The first candidate. */
+  /** The candidates, best first (lines written since the console reads jobs; older lines have `f`). */
+  c?: CandidateSummary[];
+  /** The first candidate (older lines only: `c` replaced it). */
   f?: CandidateSummary;
   /** Why the row was refused. */
   e?: string;
@@ -68,23 +70,34 @@ export interface CandidateSummary {
   name: string;
   score: number;
   confidence?: number;
+  /** Where and why (lines written since the console reads jobs). */
+  prefectureId?: number | null;
+  cityName?: string | null;
+  matchedOn?: string[];
 }
 
 function summary(candidate: Candidate): CandidateSummary {
-  const { corporateNumber, name, score } = candidate;
+  const { corporateNumber, name, score, prefectureId, cityName, matchedOn } = candidate;
   // candidates carry a confidence where the matcher gives one
   const confidence = 'confidence' in candidate ? candidate.confidence : undefined;
-  return { corporateNumber, name, score, ...(typeof confidence === 'number' ? { confidence } : {}) };
+  return {
+    corporateNumber,
+    name,
+    score,
+    ...(typeof confidence === 'number' ? { confidence } : {}),
+    prefectureId,
+    cityName,
+    matchedOn,
+  };
 }
 
 function resultLine(row: number, result: MatchResult): ResultLine {
-  const first = result.candidates[0];
   return {
     r: row,
     s: result.match ? 'matched' : 'unmatched',
     ...(result.match ? { m: summary(result.match) } : {}),
     n: result.candidates.length,
-    ...(first ? { f: summary(first) } : {}),
+    c: result.candidates.map(summary),
   };
 }
 

@@ -8,7 +8,9 @@
  *          matchConfidence,candidateCount,firstCandidateCorporateNumber,firstCandidateName,
  *          firstCandidateScore,rejectReason
  *   JSONL: {"row":1,"input":{...},"status":"matched","match":{...},"candidateCount":1,
- *           "firstCandidate":{...}}
+ *           "firstCandidate":{...},"candidates":[{...}]}
+ *          each company object with corporateNumber, name, score, confidence, prefectureId,
+ *          cityName, matchedOn (a line stored before candidates were kept: the first only)
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -91,6 +93,11 @@ function cell(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/** The first candidate: of the candidates where the line holds them, else its `f` (older lines). */
+function firstOf(result: ResultLine | undefined): CandidateSummary | undefined {
+  return result?.c ? result.c[0] : result?.f;
+}
+
 function candidateObject(candidate: CandidateSummary | undefined) {
   return candidate ?? null;
 }
@@ -106,7 +113,7 @@ export async function* formatResults(
   for await (const { row, input, status, result } of resultRows(root, job)) {
     if (format === 'csv') {
       const m = result?.m;
-      const f = result?.f;
+      const f = firstOf(result);
       batch += `${[
         ...input,
         row,
@@ -131,7 +138,8 @@ export async function* formatResults(
         status,
         match: candidateObject(result?.m),
         ...(result?.n !== undefined ? { candidateCount: result.n } : {}),
-        ...(result?.n !== undefined ? { firstCandidate: candidateObject(result.f) } : {}),
+        ...(result?.n !== undefined ? { firstCandidate: candidateObject(firstOf(result)) } : {}),
+        ...(result?.c !== undefined ? { candidates: result.c } : {}),
         ...(result?.e !== undefined ? { reason: result.e } : {}),
       })}\n`;
     }

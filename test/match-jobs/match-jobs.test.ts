@@ -27,6 +27,7 @@ import {
   listRow,
   maruka,
   matchedIn,
+  sakuraTokyo,
   startJobsApp,
   waitForJob,
 } from '../support/match-jobs.js';
@@ -184,6 +185,20 @@ describe('a Shift_JIS CSV and a JSONL list', () => {
         status: 'matched',
         match: { corporateNumber: maruka, name: 'マルカ物流株式会社' },
       });
+      // an unsure row keeps every candidate, each with where it is and why (the console picks among them)
+      const unsure = lines[2] as { candidateCount: number; firstCandidate: unknown; candidates: unknown[] };
+      expect(unsure.candidateCount).toBe(2);
+      expect(unsure.candidates).toHaveLength(2);
+      expect(unsure.firstCandidate).toEqual(unsure.candidates[0]);
+      expect(unsure.candidates.map((c) => (c as { corporateNumber: string }).corporateNumber)).toContain(
+        sakuraTokyo,
+      );
+      for (const candidate of unsure.candidates)
+        expect(candidate).toMatchObject({
+          name: expect.stringContaining('サクラ精機'),
+          prefectureId: expect.any(Number),
+          matchedOn: expect.arrayContaining(['name']),
+        });
     }
   });
 

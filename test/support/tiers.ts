@@ -47,6 +47,7 @@ export const unitTestFiles = [
   'test/indexer/run-postings.test.ts',
   'test/limits/ledger-entry.test.ts',
   'test/limits/limits-config.test.ts',
+  'test/match-jobs/results-lines.test.ts',
   'test/names/judge-units.test.ts',
   'test/names/match-units.test.ts',
   'test/names/name-key.test.ts',

@@ -317,7 +317,8 @@ export interface paths {
          *     `matchStatus` (matched, unmatched, rejected, unanswered), `matchCorporateNumber`,
          *     `matchName`, `matchScore`, `matchConfidence`, `candidateCount`,
          *     `firstCandidateCorporateNumber`, `firstCandidateName`, `firstCandidateScore`,
-         *     `rejectReason` (CSV); JSONL has the same as one object per line. While the job runs,
+         *     `rejectReason` (CSV); JSONL has the same as one object per line, with `candidates`
+         *     (every candidate of the row, each with its prefecture, city and reasons). While the job runs,
          *     the rows answered so far; once it stopped or was cancelled, the rest as `unanswered`.
          *     The format: `format`, else `Accept` (text/csv, application/jsonl), else the upload's.
          */
