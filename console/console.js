@@ -669,6 +669,7 @@ async function useKey() {
   if (state.pendingRun && apiKey()) await runPage(0);
   if (location.hash.startsWith('#usage')) await usagePanel.show();
   if (location.hash.startsWith('#webhooks')) await webhooksPanel.show();
+  if (location.hash.startsWith('#match')) await matchPanel.show();
 }
 
 /** #match shows the list matcher, #usage the usage, #webhooks the webhooks, anything else the search builder. */
@@ -686,6 +687,7 @@ function showView() {
   $('tab-webhooks').classList.toggle('active', webhooks);
   if (usage && apiKey()) void usagePanel.show();
   if (webhooks && apiKey()) void webhooksPanel.show();
+  if (match && apiKey()) void matchPanel.show();
 }
 
 /** A search URL opened (or pasted into this tab): restore it and run it once there is a key. */
@@ -728,7 +730,7 @@ async function start() {
   usagePanel = startUsage({ el, apiKey });
   webhooksPanel = startWebhooks({ el, apiKey });
   showView();
-  await startMatch({ el, apiKey });
+  matchPanel = await startMatch({ el, apiKey });
   state.catalogue = await (await fetch('/console/catalogue.json')).json();
   switchSearch('corporates');
   renderConditions();
@@ -748,5 +750,7 @@ let exportPanel = { reset() {} };
 let usagePanel = { show: async () => {} };
 /** Set at start: the #webhooks view. */
 let webhooksPanel = { show: async () => {} };
+/** Set at start: the #match view's list of match jobs. */
+let matchPanel = { show: async () => {} };
 
 void start();

@@ -1,11 +1,29 @@
 // "Match a list" (the console's #match view): a pasted or uploaded list of company names goes
-// to POST /rest/v1/corporates/match in chunks of 1,000 records, each row shows the company it
+// to POST /rest/v1/corporates/match in one request of up to 1,000 records (a longer list, or
+// when chosen, as one match job: ./match-jobs.js; requests of 1,000 when chosen), each row
+// shows the company it
 // names or the candidates to pick from, and the list comes back as CSV with the corporate
 // numbers added. The file is read in the browser; only the mapped columns are sent.
 
 import { decodeBytes, guessDelimiter, parseCsv, toCsv } from './csv.js';
+import {
+  createJob,
+  followJob,
+  isRunning,
+  jobRows,
+  jobStatusText,
+  outcomeOfJobRow,
+  showJobRow,
+  showJobs,
+  startMatchJobs,
+} from './match-jobs.js';
 
 const chunkSize = 1000; // the API's most records per request (docs/api.md)
+/**
+ * Past this many records (more than one request) the list goes as one match job: the worker's,
+ * it goes on when the tab closes (the same default as `npm run match --job-above`).
+ */
+const jobAbove = chunkSize;
 const shownRows = 2000; // the table's most rows; the download has them all
 // the API's longest values (openapi.yaml MatchRecord); a longer optional value is left out
 const maxLength = { name: 200, address: 300, phoneNumber: 50, websiteUrl: 500 };
@@ -53,6 +71,8 @@ const state = {
   outcomes: [],
   prefectures: null,
   prices: null,
+  /** The match job this page sent last: { id, toSend } (its rows map back onto the list). */
+  job: null,
 };
 
 let el;
@@ -171,17 +191,22 @@ function renderCost() {
   const price = state.prices?.matchCreditCost;
   const cap = maxCredits();
   const skippedNote = skipped > 0 ? ` (社名が空か長すぎる ${skipped} 行は送りません)` : '';
+  const asJob = sendsAsJob(count);
+  cost.dataset.mode = asJob ? 'job' : 'requests';
+  const how = asJob
+    ? ' 照合ジョブとしてサーバーで照合します (画面を閉じても続き、結果は「照合ジョブ」から取り出せます)。'
+    : ` ${chunkSize.toLocaleString('ja')} 行ずつ送ります。`;
   if (price === undefined) {
-    cost.textContent = `送る行: ${count.toLocaleString('ja')}${skippedNote}。料金を読み込めませんでした。`;
+    cost.textContent = `送る行: ${count.toLocaleString('ja')}${skippedNote}。料金を読み込めませんでした。${how}`;
     return;
   }
   const worst = cap === undefined ? count * price : Math.min(count * price, cap);
   cost.dataset.worst = String(worst);
   cost.textContent =
-    price === 0
+    (price === 0
       ? `送る行: ${count.toLocaleString('ja')}${skippedNote}。このサーバーでは照合は無料です。`
       : `送る行: ${count.toLocaleString('ja')}${skippedNote}。費用は最大 ${worst.toLocaleString('ja')} クレジット ` +
-        `(一致が確定した行だけ 1 行 ${price} クレジット、要確認・該当なしの行は無料)。`;
+        `(一致が確定した行だけ 1 行 ${price} クレジット、要確認・該当なしの行は無料)。`) + how;
 }
 
 // ---- sending ------------------------------------------------------------------------------
@@ -192,6 +217,12 @@ async function loadPrefectures() {
   if (response.ok) state.prefectures = await response.json();
 }
 
+/** Requests of `chunkSize` (every candidate shown at once), or one job past `jobAbove` records. */
+function sendsAsJob(count) {
+  const mode = $('match-mode').value;
+  return mode === 'job' || (mode === 'auto' && count > jobAbove);
+}
+
 async function run() {
   $('match-errors').replaceChildren();
   if (!apiKey()) {
@@ -200,14 +231,13 @@ async function run() {
   }
   await loadPrefectures();
   const toSend = recordsToSend();
-  const candidates = Math.min(10, Math.max(1, Number($('match-candidates').value) || 3));
-  let budget = maxCredits();
-  let charged = 0;
-  let remaining = null;
+  const options = {
+    candidates: Math.min(10, Math.max(1, Number($('match-candidates').value) || 3)),
+    maxCredits: maxCredits(),
+  };
   state.outcomes = state.rows.map(() => ({ status: 'skipped', result: null, pick: null }));
   // a row stays 'unsent' when a request before its own fails
   for (const entry of toSend) state.outcomes[entry.index] = { status: 'unsent', result: null, pick: null };
-  let failed = false;
   const progress = $('match-progress');
   progress.hidden = false;
   progress.max = Math.max(1, toSend.length);
@@ -215,46 +245,100 @@ async function run() {
   $('match-run').disabled = true;
   $('match-output').hidden = false;
   delete $('match-summary').dataset.done;
+  let sent;
   try {
-    for (let start = 0; start < toSend.length; start += chunkSize) {
-      const chunk = toSend.slice(start, start + chunkSize);
-      $('match-progress-text').textContent =
-        `照合中: ${start.toLocaleString('ja')} / ${toSend.length.toLocaleString('ja')} 行`;
-      const body = { records: chunk.map((entry) => entry.record), candidates };
-      if (budget !== undefined) body.maxCredits = budget;
-      const response = await fetch('/rest/v1/corporates/match', {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'X-API-Key': apiKey(),
-          'Idempotency-Key': crypto.randomUUID(),
-        },
-        body: JSON.stringify(body),
-      });
-      const data = await response.json().catch(() => ({ message: '応答が JSON ではありませんでした。' }));
-      if (!response.ok) {
-        showError(response, data, chunk);
-        failed = true;
-        break;
-      }
-      chunk.forEach((entry, i) => {
-        state.outcomes[entry.index] = outcomeOf(data.results[i]);
-      });
-      charged += data.creditsCharged;
-      if (budget !== undefined) budget = Math.max(0, budget - data.creditsCharged);
-      remaining = response.headers.get('x-credits-remaining') ?? remaining;
-      progress.value = start + chunk.length;
-    }
+    sent = sendsAsJob(toSend.length) ? await runJob(toSend, options) : await runRequests(toSend, options);
   } finally {
     $('match-run').disabled = false;
   }
-  const done = Number(progress.value);
+  finish(toSend, sent);
+}
+
+/** Sends the records in requests of `chunkSize`; answers { failed, charged, remaining }. */
+async function runRequests(toSend, options) {
+  let budget = options.maxCredits;
+  let charged = 0;
+  let remaining = null;
+  for (let start = 0; start < toSend.length; start += chunkSize) {
+    const chunk = toSend.slice(start, start + chunkSize);
+    $('match-progress-text').textContent =
+      `照合中: ${start.toLocaleString('ja')} / ${toSend.length.toLocaleString('ja')} 行`;
+    const body = { records: chunk.map((entry) => entry.record), candidates: options.candidates };
+    if (budget !== undefined) body.maxCredits = budget;
+    const response = await fetch('/rest/v1/corporates/match', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-API-Key': apiKey(),
+        'Idempotency-Key': crypto.randomUUID(),
+      },
+      body: JSON.stringify(body),
+    });
+    const data = await response.json().catch(() => ({ message: '応答が JSON ではありませんでした。' }));
+    if (!response.ok) {
+      showError(response, data, chunk);
+      return { failed: true, charged, remaining };
+    }
+    chunk.forEach((entry, i) => {
+      state.outcomes[entry.index] = outcomeOf(data.results[i]);
+    });
+    charged += data.creditsCharged;
+    if (budget !== undefined) budget = Math.max(0, budget - data.creditsCharged);
+    remaining = response.headers.get('x-credits-remaining') ?? remaining;
+    $('match-progress').value = start + chunk.length;
+  }
+  return { failed: false, charged, remaining };
+}
+
+/** Uploads the records as one job, follows it and reads its rows back onto the list. */
+async function runJob(toSend, options) {
+  $('match-progress-text').textContent = `ジョブとして送っています: ${toSend.length.toLocaleString('ja')} 行`;
+  const created = await createJob(
+    toSend.map((entry) => entry.record),
+    options,
+  );
+  if (!created.job) {
+    showError(created.response, created.data, toSend);
+    return { failed: true, charged: 0, remaining: null };
+  }
+  state.job = { id: created.job.id, toSend };
+  showJobRow(created.job);
+  return followAndRead(created.job.id, toSend);
+}
+
+async function followAndRead(id, toSend) {
+  const short = id.slice(0, 8);
+  const job = await followJob(id, (seen) => {
+    $('match-progress').value = seen.rows.done;
+    $('match-progress-text').textContent =
+      `ジョブ ${short} ${jobStatusText(seen)}: ${seen.rows.done.toLocaleString('ja')} / ` +
+      `${seen.rows.total.toLocaleString('ja')} 行 (一致 ${seen.rows.matched.toLocaleString('ja')})` +
+      '。画面を閉じても照合は続き、下の「照合ジョブ」から結果を取り出せます。';
+  });
+  const rows = job && !isRunning(job) ? await jobRows(id) : null;
+  if (!rows) {
+    $('match-summary').textContent =
+      `ジョブ ${short} の結果をまだ読めません。下の「照合ジョブ」から状態を確かめてください。`;
+    return { failed: true, charged: job?.creditsCharged ?? 0, remaining: null };
+  }
+  for (const line of rows) {
+    const entry = toSend[line.row - 1];
+    // a row answered before (a resumed job) keeps its outcome and the user's pick
+    const open = ['unsent', 'withheld'].includes(state.outcomes[entry?.index]?.status);
+    if (entry && open) state.outcomes[entry.index] = outcomeOfJobRow(line, job);
+  }
+  const stopped = job.status === 'completed' ? '' : `ジョブ ${short} は${jobStatusText(job)}で終わりました。`;
+  return { failed: false, charged: job.creditsCharged, remaining: null, stopped };
+}
+
+function finish(toSend, sent) {
+  const done = Number($('match-progress').value);
   $('match-progress-text').textContent =
     done === toSend.length
       ? `完了: ${done.toLocaleString('ja')} 行を照合しました`
       : `${done.toLocaleString('ja')} / ${toSend.length.toLocaleString('ja')} 行で止まりました`;
   renderResults();
-  if (failed) {
+  if (sent.failed) {
     $('match-summary').dataset.done = 'true'; // the summary keeps the error
     return;
   }
@@ -264,9 +348,22 @@ async function run() {
     .filter((status) => counts[status])
     .map((status) => `${statusLabels[status]} ${counts[status]}`);
   $('match-summary').textContent =
-    `${parts.join(' · ')} · 使ったクレジット ${charged}${remaining === null ? '' : ` · 残り ${remaining}`}`;
+    `${sent.stopped ?? ''}${parts.join(' · ')} · 使ったクレジット ${sent.charged}` +
+    `${sent.remaining === null ? '' : ` · 残り ${sent.remaining}`}`;
   $('match-summary').dataset.done = 'true';
-  $('match-summary').dataset.charged = String(charged);
+  $('match-summary').dataset.charged = String(sent.charged);
+}
+
+/** A job of this page resumed from the list: follow it again and read its rows once it ends. */
+async function resumed(id) {
+  if (state.job?.id !== id) return;
+  $('match-run').disabled = true;
+  delete $('match-summary').dataset.done;
+  try {
+    finish(state.job.toSend, await followAndRead(id, state.job.toSend));
+  } finally {
+    $('match-run').disabled = false;
+  }
 }
 
 /** The API's places (records[3].name) as rows of the list (行 5: name). */
@@ -354,7 +451,7 @@ function rowElement(outcome, index) {
       : outcome.status === 'unsent'
         ? 'エラーで止まったため照合していません'
         : outcome.status === 'skipped'
-          ? '社名が空か長すぎるため送っていません'
+          ? (outcome.note ?? '社名が空か長すぎるため送っていません')
           : '';
   return el(
     'tr',
@@ -426,6 +523,8 @@ function download() {
 /** `helpers`: the console's `el` (element builder) and `apiKey` (the tab's key). */
 export async function startMatch(helpers) {
   ({ el, apiKey } = helpers);
+  startMatchJobs({ el, apiKey, resumed: (id) => void resumed(id) });
+  $('match-mode').addEventListener('change', renderCost);
   $('match-load-paste').addEventListener('click', () => {
     state.fileBytes = null;
     state.fileName = '';
@@ -446,4 +545,5 @@ export async function startMatch(helpers) {
   $('match-download').addEventListener('click', download);
   const response = await fetch('/console/prices.json');
   if (response.ok) state.prices = await response.json();
+  return { show: showJobs };
 }

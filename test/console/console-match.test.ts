@@ -3,18 +3,27 @@
  * test/console/console.test.ts), against the real app and engine: the fixture companies of
  * test/fixtures/match/companies.ts are indexed through the real indexer. A user pastes a list
  * or uploads a Shift_JIS file, the page maps the columns, shows the cost, sends the records in
- * chunks of 1,000, shows each row's answer, lets the user pick a candidate, and downloads CSV.
+ * one request (or chunks of 1,000 when chosen), shows each row's answer, lets the user pick a
+ * candidate, and downloads CSV. A longer list (or when chosen) goes as a match job, run by a
+ * worker in this process on the test Redis: followed, read back, listed, resumed.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
+import { Redis } from 'ioredis';
+import pino from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
+import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
+import { MatchJobStore } from '../../src/match-jobs/job-store.js';
+import { createMatchJobWorker, type MatchJobWorker } from '../../src/match-jobs/worker.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
+import { parseCsv } from '../../src/text/csv.js';
 import { indexCompanies, numberOf } from '../fixtures/match/companies.js';
 import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
@@ -24,14 +33,37 @@ let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 
+let connection: Redis;
+let worker: MatchJobWorker;
+
 beforeAll(async () => {
-  services = await setUpServices('console-match');
+  // match jobs on the test Redis (their store and queue), files in a folder of this file, and
+  // a worker in this process, as `npm run worker` would run it
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'console-match-jobs-'));
+  services = await setUpServices('console-match', {
+    matchJobs: { ...defaultConfig().matchJobs, dir, stallSeconds: 2 },
+  });
   await indexCompanies(services.opensearch, services.config.indexPrefix);
+  connection = new Redis(services.config.redisUrl as string, { maxRetriesPerRequest: null });
+  worker = createMatchJobWorker({
+    connection,
+    redisPrefix: services.config.redisPrefix,
+    services,
+    ledger: services.limits.ledger,
+    price: services.limits.config.matchCost,
+    store: new MatchJobStore(services.redis as Redis, services.config.redisPrefix),
+    root: dir,
+    logger: pino({ level: 'silent' }),
+    stallSeconds: 2,
+    retentionHours: 1,
+  });
   rig = await startConsoleRig(services);
   ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
   await rig?.close();
+  await worker?.close();
+  connection?.disconnect();
   await services?.close();
 });
 
@@ -231,7 +263,7 @@ describe('match a list in the console, in headless Chromium', () => {
     await page.context().close();
   });
 
-  it('sends 1,001 rows as two requests of 1,000 and 1, in order, the cap lowered by what the first spent', async () => {
+  it('sends 1,001 rows, when chosen, as two requests of 1,000 and 1, in order, the cap lowered by what the first spent', async () => {
     const key = await keyWith('match-chunks', 2_000);
     const { page, problems } = await openMatch(key);
     const sent: Array<{ records: number; maxCredits?: number }> = [];
@@ -245,6 +277,7 @@ describe('match a list in the console, in headless Chromium', () => {
     await page.fill('#match-paste', ['name', 'マルカ物流', ...names, 'マルカ物流'].join('\n'));
     await page.click('#match-load-paste');
     await page.waitForSelector('#match-loaded[data-rows="1001"]');
+    await page.selectOption('#match-mode', 'requests');
     expect(await page.getAttribute('#match-cost', 'data-worst')).toBe('1001');
     await page.fill('#match-max-credits', '1');
     await runMatch(page);
@@ -334,5 +367,144 @@ describe('match a list in the console, in headless Chromium', () => {
       freeServer.closeAllConnections();
       await new Promise((resolve) => freeServer.close(resolve));
     }
+  });
+});
+
+describe('a list as a match job, in headless Chromium', () => {
+  it('goes as a job past 1,000 records (one request) by itself, or when chosen; as requests otherwise', async () => {
+    const key = await keyWith('match-mode', 0);
+    const { page, problems } = await openMatch(key);
+    // set as a paste sets it (typing a long list through keyboard events is slow)
+    const paste = (rows: number) =>
+      page.$eval(
+        '#match-paste',
+        (area, text) => {
+          (area as HTMLTextAreaElement).value = text;
+        },
+        ['name', ...Array.from({ length: rows }, (_, i) => `照合テスト${i}`)].join('\n'),
+      );
+    await paste(1_000);
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="1000"]');
+    expect(await page.getAttribute('#match-cost', 'data-mode')).toBe('requests');
+    await paste(1_001);
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="1001"]');
+    expect(await page.getAttribute('#match-cost', 'data-mode')).toBe('job');
+    expect(await page.textContent('#match-cost')).toContain('照合ジョブとしてサーバーで照合します');
+    await page.selectOption('#match-mode', 'requests');
+    expect(await page.getAttribute('#match-cost', 'data-mode')).toBe('requests');
+    await paste(3);
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="3"]');
+    await page.selectOption('#match-mode', 'job');
+    expect(await page.getAttribute('#match-cost', 'data-mode')).toBe('job');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('uploads JSONL, follows the job, reads its rows back with candidates to pick, resumes after a top-up', async () => {
+    const user = 'match-job';
+    const key = await keyWith(user, 1);
+    const { page, problems } = await openMatch(key);
+    const uploads: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/rest/v1/corporates/match-jobs?'))
+        uploads.push(request.postData() ?? '');
+      // no record goes to the request endpoint in this mode
+      if (request.url().endsWith('/rest/v1/corporates/match')) uploads.push('a match request');
+    });
+    // a certain match, a name two prefectures share, a name nobody has, a second certain
+    // match the balance of 1 cannot pay (the job stops before it), and a row without a name
+    await page.fill(
+      '#match-paste',
+      ['社名,都道府県', 'マルカ物流', 'サクラ精機,', '存在しない商会,', 'サクラ精機,大阪府', ',東京都'].join(
+        '\n',
+      ),
+    );
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="5"]');
+    await page.selectOption('#match-mode', 'job');
+    await runMatch(page);
+    expect(uploads).toHaveLength(1);
+    expect(
+      uploads[0]
+        ?.trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual([
+      { name: 'マルカ物流' },
+      { name: 'サクラ精機' },
+      { name: '存在しない商会' },
+      { name: 'サクラ精機', prefectureId: 27 },
+    ]);
+    let rows = await tableRows(page);
+    expect(rows.map((row) => [row.status, row.cells[2]])).toEqual([
+      ['match', '一致'],
+      ['unsure', '要確認'],
+      ['none', '該当なし'],
+      ['unsent', '未照合'],
+      ['skipped', '対象外'],
+    ]);
+    // the match with where it is and why, as the request path shows it
+    expect(rows[0]?.cells.slice(3)).toEqual([
+      'マルカ物流株式会社',
+      numberOf(5),
+      '神奈川県',
+      '横浜市中区',
+      '名称',
+    ]);
+    // the unsure row: both companies to pick from, with prefecture, city and reasons
+    expect(
+      (rows[1]?.candidates ?? []).sort().map((text) => text.replace(/スコア 0\.\d\d/, 'スコア *')),
+    ).toEqual([
+      `株式会社サクラ精機 | スコア * | 大阪府 大阪市北区 | ${numberOf(2)} | 名称`,
+      `株式会社サクラ精機 | スコア * | 東京都 港区 | ${numberOf(1)} | 名称`,
+    ]);
+    expect(await page.textContent('#match-summary')).toContain('停止 (クレジット不足)');
+    expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('1');
+    await page.check(`tr[data-row="1"] .candidate[data-corporate-number="${numberOf(1)}"] input`);
+    expect((await tableRows(page))[1]?.status).toBe('picked');
+
+    // the jobs list: this job, stopped, with its results and a resume
+    const job = page.locator('#match-jobs tbody tr').first();
+    await job.waitFor();
+    expect(await job.getAttribute('data-status')).toBe('stopped');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      job.locator('.job-results').click(),
+    ]);
+    // the server's file: the fields sent, then the match columns
+    const [header, ...lines] = parseCsv(readFileSync((await download.path()) ?? '', 'utf8')).map(
+      (record) => record.fields,
+    );
+    const columns = ['name', 'prefectureId', 'rowNumber', 'matchStatus', 'matchCorporateNumber'];
+    const at = columns.map((column) => (header ?? []).indexOf(column));
+    expect(lines.map((line) => at.map((i) => line[i]))).toEqual([
+      ['マルカ物流', '', '1', 'matched', numberOf(5)],
+      ['サクラ精機', '', '2', 'unmatched', ''],
+      ['存在しない商会', '', '3', 'unmatched', ''],
+      ['サクラ精機', '27', '4', 'unanswered', ''],
+    ]);
+
+    // a top-up, then 再開する: the page follows the job again and the last row is matched
+    await services.limits.ledger.grant(user, 10);
+    await job.locator('.job-resume').click();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#match-results tr[data-row="3"]')?.getAttribute('data-status') === 'match',
+    );
+    await page.waitForSelector('#match-summary[data-done="true"]');
+    rows = await tableRows(page);
+    expect(rows[3]?.cells.slice(2, 6)).toEqual(['一致', '株式会社サクラ精機', numberOf(2), '大阪府']);
+    expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('2');
+    // the rows answered before keep what the user did with them
+    expect(rows[1]?.status).toBe('picked');
+    await page.waitForFunction(
+      () => document.querySelector('#match-jobs tbody tr')?.getAttribute('data-status') === 'completed',
+    );
+    expect(uploads).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await page.context().close();
   });
 });
