@@ -12,6 +12,9 @@
  *        {constant_score: {filter: {term:   {formerNameKeys: k}}, boost: 0.6}},
  *        {constant_score: {filter: {prefix: {formerNameKeys: k}}, boost: 0.5}},
  *      ]}}, must_not: {term: {closed: true}}}}, sort: [_score desc, nameKeyLength asc, name asc, corporateNumber asc]
+ *
+ * When nothing starts with it (a typo), a second search: keys one edit away from its start, then
+ * keys sharing most of its grams (`nearSuggestions`).
  */
 
 import type { Deadline } from '../deadline.js';
@@ -88,14 +91,43 @@ export async function suggestCorporates(
   return nearSuggestions(services, index, keys, limit);
 }
 
-/** Typed keys shorter than this are not looked up by grams (a typo leaves them too few). */
+/** Typed keys shorter than this are not looked up by grams or by one edit (too many are near). */
 const minimumNearKey = 4;
+/** A typed key longer than this is compared with one edit by its first this many characters. */
+const oneEditKeyLength = 12;
+/** A one-edit prefix outranks the grams' scores (tens to hundreds; they add to it, ranking its hits). */
+const oneEditBoost = 10_000;
+
+/** A character as a literal of the engine's regular expressions (every non-letter escaped). */
+function literal(char: string): string {
+  return /[\p{L}\p{N}]/u.test(char) ? char : `\\${char}`;
+}
 
 /**
- * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so the companies
- * whose keys hold most of its 2-3 character grams (`gramQuery` of src/names/lookup.ts, as
- * match's similarity search), best first as the engine scores them. A second engine call, only when
- * the first found nothing.
+ * The prefixes one edit away from `key`, as regular expressions over whole keys: one character
+ * typed wrong (サクヨ精 for サクラ精), one typed too many (サククラ), one left out (サラ精 for
+ * サクラ精). The typed key itself is not among them: an exact prefix is the first search's.
+ */
+export function oneEditPrefixes(key: string): string[] {
+  const chars = [...key].slice(0, oneEditKeyLength).map(literal);
+  const patterns = new Set<string>();
+  for (let i = 0; i < chars.length; i++) {
+    const before = chars.slice(0, i).join('');
+    const after = chars.slice(i + 1).join('');
+    patterns.add(`${before}.${after}.*`);
+    patterns.add(`${before}${after}.*`);
+    patterns.add(`${before}.${chars.slice(i).join('')}.*`);
+  }
+  return [...patterns];
+}
+
+/**
+ * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so first the
+ * companies a key of which starts one edit away from it (a character wrong, one too many, one
+ * left out: `oneEditPrefixes`), shorter names first; after them the companies whose keys hold
+ * most of its 2-3 character grams (`gramQuery` of src/names/lookup.ts, as match's similarity
+ * search), best first as the engine scores them. One engine call, a second of the request, only
+ * when the first found nothing.
  */
 async function nearSuggestions(
   services: Parameters<typeof suggestCorporates>[0],
@@ -103,15 +135,21 @@ async function nearSuggestions(
   keys: ReturnType<typeof queryKeys>,
   limit: number,
 ): Promise<Suggestion[]> {
-  const byField: Array<[string, string | undefined]> = [
-    ['nameKey.grams', keys.name],
-    ['readingKey.grams', keys.reading],
-    ['romajiKey.grams', keys.romaji],
+  const byField = (
+    [
+      ['nameKey', keys.name],
+      ['readingKey', keys.reading],
+      ['romajiKey', keys.romaji],
+    ] as Array<[string, string | undefined]>
+  ).filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumNearKey);
+  if (byField.length === 0) return [];
+  const oneEdit = byField.flatMap(([field, key]) =>
+    oneEditPrefixes(key).map((pattern) => ({ regexp: { [field]: { value: pattern } } })),
+  );
+  const should = [
+    { constant_score: { filter: { bool: { should: oneEdit } }, boost: oneEditBoost } },
+    ...byField.map(([field, key]) => gramQuery(`${field}.grams`, key)),
   ];
-  const should = byField
-    .filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumNearKey)
-    .map(([field, key]) => gramQuery(field, key));
-  if (should.length === 0) return [];
   const body = await engineSearch(
     services,
     suggestBody(index, { should, minimum_should_match: 1 }, [], limit),

@@ -131,6 +131,16 @@ describe('suggestions', () => {
     expect((await numbersFor('マルカ物留サ')).slice(0, 2).sort()).toEqual([n.maruka, n.marukaService].sort());
     // a Latin name with a letter wrong
     expect((await numbersFor('novq system'))[0]).toBe(n.nova);
+    // a prefix one edit away: a character wrong, one too many, one left out (here a gram or two
+    // shared would find them too; in a large register one shared gram ranks them nowhere)
+    for (const typed of ['サクヨ精', 'サククラ精', 'サラ精機', 'アオエ工'])
+      expect((await numbersFor(typed)).sort(), typed).toEqual(
+        typed.startsWith('ア') ? [n.aoiShibuya, n.aoiNerima].sort() : [n.sakuraTokyo, n.sakuraOsaka].sort(),
+      );
+    // one wrong in a long prefix, and in a Latin one: the company whose key starts one edit away
+    // first, before names only alike (by grams alone the shorter マルカ物流 came first)
+    expect((await numbersFor('マルカ物留サービ'))[0]).toBe(n.marukaService);
+    expect((await numbersFor('nova sysyems'))[0]).toBe(n.nova);
     // nothing like it: nothing (too short to be looked up by grams, or no grams shared)
     expect(await numbersFor('ゾゾ')).toEqual([]);
     expect(await numbersFor('ヴェルトハイム')).toEqual([]);

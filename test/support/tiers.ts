@@ -53,6 +53,7 @@ export const unitTestFiles = [
   'test/names/name-key.test.ts',
   'test/names/name-tables.test.ts',
   'test/names/reading.test.ts',
+  'test/names/suggest-units.test.ts',
   'test/ops/compose-production.test.ts',
   'test/ops/local-child-process.test.ts',
   'test/reconcile/reconcile-queries.test.ts',
