@@ -23,6 +23,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
 import { spawnManaged } from '../ops/local/child-process.js';
+import { nameKey } from '../src/names/keys.js';
 import { projectRoot } from '../src/project-root.js';
 import { benchDataSet } from './data-set.js';
 import { readCompanies, runNameEval, sendMatches } from './name-eval.js';
@@ -141,6 +142,7 @@ async function measureSuggest(apiUrl: string, key: string, companies: SampleComp
     const times: number[] = [];
     let found = 0;
     let named = 0;
+    let keyed = 0;
     for (const { q, number, name } of queries) {
       const started = performance.now();
       const response = await fetch(
@@ -157,13 +159,17 @@ async function measureSuggest(apiUrl: string, key: string, companies: SampleComp
       if (number && body.suggestions?.some((entry) => entry.corporateNumber === number)) found++;
       // the name found: the company, or one of its namesakes (in a large register a name has many)
       if (name && body.suggestions?.some((entry) => entry.name === name)) named++;
+      // the name without its legal form: a namesake of another form (合同会社X for X株式会社)
+      if (name && body.suggestions?.some((entry) => nameKey(entry.name) === nameKey(name))) keyed++;
     }
     figures[kind] = {
       requests: queries.length,
       p50Ms: percentile(times, 50),
       p95Ms: percentile(times, 95),
       p99Ms: percentile(times, 99),
-      ...(kind === 'mistyped5' ? { companyAmongTen: found, nameAmongTen: named } : {}),
+      ...(kind === 'mistyped5'
+        ? { companyAmongTen: found, nameAmongTen: named, nameKeyAmongTen: keyed }
+        : {}),
     };
   }
   return figures;

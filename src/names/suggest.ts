@@ -150,10 +150,11 @@ async function nearSuggestions(
     { constant_score: { filter: { bool: { should: oneEdit } }, boost: oneEditBoost } },
     ...byField.map(([field, key]) => gramQuery(`${field}.grams`, key)),
   ];
-  const body = await engineSearch(
-    services,
-    suggestBody(index, { should, minimum_should_match: 1 }, [], limit),
-  );
+  const search = suggestBody(index, { should, minimum_should_match: 1 }, [], limit);
+  // one company per name: a typo is unsure which name was meant, so the list spreads over the
+  // names like it (its namesakes are found by typing the name itself)
+  (search.body as Record<string, unknown>).collapse = { field: 'name' };
+  const body = await engineSearch(services, search);
   // never a former name: these are companies like the text, not ones it starts
   return suggestionsOf(hitsOf(body), {});
 }

@@ -132,11 +132,13 @@ describe('suggestions', () => {
     // a Latin name with a letter wrong
     expect((await numbersFor('novq system'))[0]).toBe(n.nova);
     // a prefix one edit away: a character wrong, one too many, one left out (here a gram or two
-    // shared would find them too; in a large register one shared gram ranks them nowhere)
+    // shared would find them too; in a large register one shared gram ranks them nowhere); one
+    // company per name (the two 株式会社サクラ精機 and the two アオイ工業株式会社 are namesakes:
+    // the first by corporate number stands for each)
     for (const typed of ['サクヨ精', 'サククラ精', 'サラ精機', 'アオエ工'])
-      expect((await numbersFor(typed)).sort(), typed).toEqual(
-        typed.startsWith('ア') ? [n.aoiShibuya, n.aoiNerima].sort() : [n.sakuraTokyo, n.sakuraOsaka].sort(),
-      );
+      expect(await numbersFor(typed), typed).toEqual([
+        (typed.startsWith('ア') ? [n.aoiShibuya, n.aoiNerima] : [n.sakuraTokyo, n.sakuraOsaka]).sort()[0],
+      ]);
     // one wrong in a long prefix, and in a Latin one: the company whose key starts one edit away
     // first, before names only alike (by grams alone the shorter マルカ物流 came first)
     expect((await numbersFor('マルカ物留サービ'))[0]).toBe(n.marukaService);
