@@ -215,6 +215,8 @@ function formsOf(company: Company): string[] {
   return forms;
 }
 
+const equalKey = (a: string | undefined, b: string | undefined) => Boolean(a) && a === b;
+
 /** The features of a company for a record, rivals not yet counted. */
 export function featuresOf(company: Company, evidence: Evidence): Features {
   const { keys } = evidence;
@@ -234,15 +236,21 @@ export function featuresOf(company: Company, evidence: Evidence): Features {
     romaji: named && keys.romaji !== undefined && company.keys.romaji === keys.romaji,
     formerName: named && company.keys.former.includes(keys.name),
     spokenKeyKnown: named && keys.spoken !== '' && Boolean(company.keys.spoken),
-    similarity: named
-      ? Math.max(
-          keySimilarity(keys.name, company.keys.name),
-          keySimilarity(keys.spoken, company.keys.spoken),
-          keySimilarity(keys.reading, company.keys.reading),
-          keySimilarity(keys.romaji, company.keys.romaji),
-          ...company.keys.former.map((former) => keySimilarity(keys.name, former)),
-        )
-      : 0,
+    // an equal key is as similar as keys get (a namesake: no distances to compute)
+    similarity: !named
+      ? 0
+      : equalKey(keys.name, company.keys.name) ||
+          equalKey(keys.spoken, company.keys.spoken) ||
+          equalKey(keys.reading, company.keys.reading) ||
+          equalKey(keys.romaji, company.keys.romaji)
+        ? 1
+        : Math.max(
+            keySimilarity(keys.name, company.keys.name),
+            keySimilarity(keys.spoken, company.keys.spoken),
+            keySimilarity(keys.reading, company.keys.reading),
+            keySimilarity(keys.romaji, company.keys.romaji),
+            ...company.keys.former.map((former) => keySimilarity(keys.name, former)),
+          ),
     closed: company.closed,
     rivals: 0,
     outranked: false,

@@ -169,13 +169,22 @@ const refetchSize = 5_000;
  * before it, or whose card a writer removed) is read again field by field, in one msearch. In
  * the hits' order; undefined for a company gone meanwhile.
  */
-async function companiesOfHits(ctx: Ctx, hits: Hit[]): Promise<Array<Company | undefined>> {
+async function companiesOfHits(
+  ctx: Ctx,
+  hits: Hit[],
+  decoded: Map<string, Company> = new Map(),
+): Promise<Array<Company | undefined>> {
   const companies: Array<Company | undefined> = hits.map(({ fields = {} }) => {
     const card = first(fields, matchCardField);
+    if (typeof card !== 'string') return undefined;
+    // a company several keys of the request found (its name, reading and romaji) is read once
+    const number = first(fields, 'corporateNumber');
+    const known = typeof number === 'string' ? decoded.get(number) : undefined;
+    if (known) return known;
     const former = (fields.formerNameKeys ?? []).filter((key): key is string => typeof key === 'string');
-    return typeof card === 'string'
-      ? companyOfCard(card, former, first(fields, 'registry.closed') === true)
-      : undefined;
+    const company = companyOfCard(card, former, first(fields, 'registry.closed') === true);
+    if (company && typeof number === 'string') decoded.set(number, company);
+    return company;
   });
   const numberOf = (hit: Hit) => String(first(hit.fields ?? {}, 'corporateNumber') ?? '');
   const without = hits.flatMap((hit, at) => (companies[at] ? [] : [numberOf(hit)]));
@@ -248,6 +257,7 @@ async function lookUpGroups(
 ): Promise<Found> {
   const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
   const asked = new Set(scopes.keys());
+  const decoded = new Map<string, Company>();
   type Entry = { id: string; field: string; value: string; prefectures: number[] | undefined };
   // keys asked in the same prefectures share a search
   const byScope = new Map<string, Entry[]>();
@@ -302,7 +312,8 @@ async function lookUpGroups(
         }
         hits.push(...returned);
       });
-      for (const company of await companiesOfHits(ctx, hits)) if (company) file(found, company, asked);
+      for (const company of await companiesOfHits(ctx, hits, decoded))
+        if (company) file(found, company, asked);
     };
     await read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
     if (overflowing.length > 0) {

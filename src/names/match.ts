@@ -142,6 +142,37 @@ function candidateOf(
  */
 const byName = new Intl.Collator();
 
+/**
+ * The positions of the first `count` companies in candidate order: higher confidence (unrounded)
+ * first, then name, then corporate number, as one collator orders them. A selection, not a sort:
+ * each company is compared with the last one kept, so a name with hundreds of namesakes costs
+ * about one comparison each.
+ */
+function firstInOrder(
+  judged: ReadonlyArray<{ company: Company }>,
+  confidences: readonly number[],
+  count: number,
+): number[] {
+  const before = (a: number, b: number) => {
+    const x = judged[a]?.company as Company;
+    const y = judged[b]?.company as Company;
+    return (
+      (confidences[b] as number) - (confidences[a] as number) ||
+      byName.compare(x.name, y.name) ||
+      byName.compare(x.corporateNumber, y.corporateNumber)
+    );
+  };
+  const kept: number[] = [];
+  for (let at = 0; at < judged.length; at++) {
+    if (kept.length === count && before(at, kept[count - 1] as number) >= 0) continue;
+    let place = kept.length === count ? count - 1 : kept.length;
+    while (place > 0 && before(at, kept[place - 1] as number) < 0) place--;
+    kept.splice(place, 0, at);
+    if (kept.length > count) kept.pop();
+  }
+  return kept;
+}
+
 /** The companies the key lookups found for one record. */
 function companiesFound(evidence: Evidence, found: Found): Company[] {
   const companies = new Map<string, Company>();
@@ -163,18 +194,17 @@ function decide(
   minConfidence: number,
 ): { result: MatchResult; namesakes: number } {
   const judged = companies.map((company) => ({ company, features: featuresOf(company, evidence) }));
-  countRivals(judged.map((item) => item.features));
-  const confidences = confidencesOf(judged.map((item) => item.features));
-  const sorted = judged
-    .map(({ company, features }, i) => candidateOf(company, features, confidences[i] as number))
-    .sort(
-      (a, b) =>
-        b.exact - a.exact ||
-        byName.compare(a.name, b.name) ||
-        byName.compare(a.corporateNumber, b.corporateNumber),
-    );
-  const [first] = sorted;
-  const ranked = sorted.map(({ exact: _, eligible: __, ...candidate }) => candidate);
+  const features = judged.map((item) => item.features);
+  countRivals(features);
+  const confidences = confidencesOf(features);
+  // the first `limit` (and the one after the best, for the margin) in candidate order; only
+  // they become candidates (a common name has hundreds of namesakes, most never shown)
+  const top = firstInOrder(judged, confidences, Math.max(limit, 2));
+  const ranked = top.map((at) => {
+    const { company, features: own } = judged[at] as (typeof judged)[number];
+    return candidateOf(company, own, confidences[at] as number);
+  });
+  const [first] = ranked;
   const [best, next] = ranked;
   const sure =
     !incomplete &&
@@ -182,8 +212,9 @@ function decide(
     first?.eligible === true &&
     best.confidence >= minConfidence &&
     (next === undefined || best.confidence - next.confidence >= matchMargin);
+  const candidates = ranked.slice(0, limit).map(({ exact: _, eligible: __, ...candidate }) => candidate);
   return {
-    result: { match: sure ? best : null, candidates: ranked.slice(0, limit), overMaxCredits: false },
+    result: { match: sure ? (candidates[0] ?? null) : null, candidates, overMaxCredits: false },
     namesakes: judged.filter((item) => isStandingNamesake(item.features)).length,
   };
 }
