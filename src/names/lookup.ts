@@ -338,6 +338,14 @@ type MsearchResponse = {
   hits?: { total?: number | { value: number }; hits?: Hit[] };
 };
 
+const matchAnswerParts = [
+  'responses.error',
+  'responses.timed_out',
+  'responses._shards.failed',
+  'responses.hits.total',
+  'responses.hits.hits.fields',
+];
+
 /** An msearch within the request's deadline; a part the engine refused is a 503, as a search's. */
 async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<MsearchResponse[]> {
   const timeouts = engineTimeouts(ctx.deadline);
@@ -346,6 +354,9 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
     const { body } = await ctx.opensearch.msearch(
       {
         body: searches as API.Msearch_Request['body'],
+        // what matching reads of an answer: the hits' fields, their total, and whether it is
+        // whole (each hit's index, id and score left out: a request of 1,000 reads 100,000s)
+        filter_path: matchAnswerParts,
         ...(timeouts.cancel_after_time_interval
           ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
           : {}),
