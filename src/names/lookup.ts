@@ -27,7 +27,14 @@ import { indexName } from '../opensearch/indices.js';
 import { assertComplete, engineTimeouts, toSearchError } from '../search/opensearch-errors.js';
 import type { Services } from '../services.js';
 import { phoneDigits, websiteHost } from '../text/address.js';
-import { type Company, cardKeyFields, cardRecordFields, companyOfCard, matchCardField } from './card.js';
+import {
+  type Company,
+  cardKeyFields,
+  cardRecordFields,
+  companyKeys,
+  companyOfCard,
+  matchCardField,
+} from './card.js';
 import type { Evidence } from './evidence.js';
 
 export type { Company } from './card.js';
@@ -90,7 +97,6 @@ function companyOf(fields: HitFields): Company {
   const phone = text('phoneNumber');
   const website = text('websiteUrl');
   const prefectureId = first(fields, 'prefectureId');
-  const key = (field: string, name: string) => (text(field) ? { [name]: text(field) } : {});
   return {
     corporateNumber: String(first(fields, 'corporateNumber')),
     name: String(first(fields, 'name') ?? ''),
@@ -99,13 +105,13 @@ function companyOf(fields: HitFields): Company {
     cityName: text('cityName') ?? null,
     phone: phone ? phoneDigits(phone) : undefined,
     host: website ? websiteHost(website) : undefined,
-    keys: {
-      ...key('nameKey', 'name'),
-      ...key('spokenKey', 'spoken'),
-      ...key('readingKey', 'reading'),
-      ...key('romajiKey', 'romaji'),
-      former: (fields.formerNameKeys ?? []).filter((former): former is string => typeof former === 'string'),
-    },
+    keys: companyKeys(
+      (fields.formerNameKeys ?? []).filter((former): former is string => typeof former === 'string'),
+      text('nameKey'),
+      text('spokenKey'),
+      text('readingKey'),
+      text('romajiKey'),
+    ),
     closed: first(fields, 'registry.closed') === true,
   };
 }
