@@ -22,6 +22,8 @@ let el;
 let apiKey;
 /** Called with a job id when the user resumes one from the list (the page follows it again). */
 let onResumed = () => {};
+/** The page's cap (使うクレジットの上限), for a job the cap stopped. */
+let pageCap = () => undefined;
 const $ = (id) => document.getElementById(id);
 const japanTime = (iso) => new Date(iso).toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,9 +64,10 @@ export async function followJob(id, progress) {
     await sleep(wait);
     const response = await fetch(`${base}/${id}`, { headers: { 'X-API-Key': apiKey() } }).catch(() => null);
     wait = pollMs;
-    if (response?.ok) {
+    const seen = response?.ok ? await response.json().catch(() => undefined) : undefined;
+    if (seen) {
       failures = 0;
-      job = await response.json();
+      job = seen;
       progress(job);
       showJobRow(job);
       if (!isRunning(job)) return job;
@@ -76,15 +79,23 @@ export async function followJob(id, progress) {
   }
 }
 
-/** The job's rows as the API answers them: [{ row, status, match, candidates, ... }]. */
+/** The job's rows as the API answers them ([{ row, status, match, candidates, ... }]), or why not. */
 export async function jobRows(id) {
-  const response = await fetch(`${base}/${id}/results?format=jsonl`, { headers: { 'X-API-Key': apiKey() } });
-  if (!response.ok) return null;
-  const text = await response.text();
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line));
+  try {
+    const response = await fetch(`${base}/${id}/results?format=jsonl`, {
+      headers: { 'X-API-Key': apiKey() },
+    });
+    if (response.status === 404)
+      return 'ジョブが見つかりません (保存期間を過ぎたか、ほかのキーのジョブです)。';
+    if (!response.ok) return `結果を読めませんでした (${response.status})。`;
+    const text = await response.text();
+    return text
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line));
+  } catch {
+    return '結果を読めませんでした (接続か応答の形)。';
+  }
 }
 
 /**
@@ -98,7 +109,12 @@ export function outcomeOfJobRow(line, job) {
   if (line.status === 'unmatched')
     return { status: candidates.length > 0 ? 'unsure' : 'none', result, pick: null };
   if (line.status === 'rejected') return { status: 'skipped', result: null, pick: null, note: line.reason };
-  return { status: job?.stopReason === 'maxCredits' ? 'withheld' : 'unsent', result: null, pick: null };
+  if (job?.stopReason === 'maxCredits') return { status: 'withheld', result: null, pick: null };
+  const note =
+    job?.status === 'cancelled'
+      ? 'ジョブを中止したため照合していません'
+      : 'ジョブが止まったため照合していません (再開できます)';
+  return { status: 'unsent', result: null, pick: null, note };
 }
 
 // ---- the list of jobs ---------------------------------------------------------------------
@@ -126,19 +142,33 @@ async function downloadResults(job) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-async function act(job, method, suffix, done) {
+async function act(job, method, suffix, done, button) {
+  button.disabled = true;
+  let path = `${base}/${job.id}${suffix}`;
+  if (job.stopReason === 'maxCredits' && suffix === '/resume') {
+    // the cap stopped it: it goes on only under a higher one, the page's
+    const cap = pageCap();
+    if (cap === undefined || cap <= job.creditsCharged) {
+      $('match-jobs-status').textContent =
+        `上限 (使うクレジットの上限) を ${job.creditsCharged.toLocaleString('ja')} より大きくしてから再開してください。`;
+      button.disabled = false;
+      return;
+    }
+    path += `?maxCredits=${cap}`;
+  }
   try {
-    showJobRow(await call(`${base}/${job.id}${suffix}`, method));
+    showJobRow(await call(path, method));
     $('match-jobs-status').textContent = done;
     if (suffix === '/resume') onResumed(job.id);
   } catch (error) {
     $('match-jobs-status').textContent = `できませんでした: ${error.message}`;
+    button.disabled = false;
   }
 }
 
 function button(text, className, onClick) {
   const node = el('button', { type: 'button', class: className, text });
-  node.addEventListener('click', () => void onClick());
+  node.addEventListener('click', () => void onClick(node));
   return node;
 }
 
@@ -151,12 +181,12 @@ function jobRow(job) {
   if (isRunning(job))
     actions.append(
       ' ',
-      button('中止する', 'job-cancel', () => act(job, 'DELETE', '', '中止しました。')),
+      button('中止する', 'job-cancel', (node) => act(job, 'DELETE', '', '中止しました。', node)),
     );
   if (job.status === 'stopped' || job.status === 'failed')
     actions.append(
       ' ',
-      button('再開する', 'job-resume', () => act(job, 'POST', '/resume', '再開しました。')),
+      button('再開する', 'job-resume', (node) => act(job, 'POST', '/resume', '再開しました。', node)),
     );
   return el(
     'tr',
@@ -199,5 +229,6 @@ export async function showJobs() {
 export function startMatchJobs(helpers) {
   ({ el, apiKey } = helpers);
   onResumed = helpers.resumed;
+  pageCap = helpers.maxCredits;
   $('match-jobs-refresh').addEventListener('click', () => void showJobs());
 }

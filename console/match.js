@@ -71,9 +71,19 @@ const state = {
   outcomes: [],
   prefectures: null,
   prices: null,
-  /** The match job this page sent last: { id, toSend } (its rows map back onto the list). */
+  /** The match job this page sent last: { id, toSend, list } (its rows map back onto that list). */
   job: null,
+  /** Which list and mapping the outcomes belong to: a new list or mapping makes it another. */
+  list: 0,
+  /** A run or a job's follow-up is in progress: the run button stays off, nothing else starts. */
+  busy: false,
 };
+
+/** The list or its mapping changed: what is in flight no longer writes into it. */
+function newList() {
+  state.list += 1;
+  state.job = null;
+}
 
 let el;
 let apiKey;
@@ -112,6 +122,7 @@ function load(text, source) {
   state.rows = table.slice(1).map((row) => Array.from({ length: width }, (_, i) => row[i] ?? ''));
   state.outcomes = [];
   state.columns = {};
+  newList();
   for (const field of fields) state.columns[field.key] = state.headers.findIndex((h) => field.guess.test(h));
   $('match-loaded').textContent =
     state.rows.length === 0
@@ -144,6 +155,7 @@ function renderColumns() {
     select.value = String(state.columns[field.key]);
     select.addEventListener('change', () => {
       state.columns[field.key] = Number(select.value);
+      newList();
       renderCost();
     });
     grid.append(el('label', { for: select.id, text: field.label }), select);
@@ -185,7 +197,7 @@ function renderCost() {
     $('match-run').disabled = true;
     return;
   }
-  $('match-run').disabled = false;
+  $('match-run').disabled = state.busy;
   const count = recordsToSend().length;
   const skipped = state.rows.length - count;
   const price = state.prices?.matchCreditCost;
@@ -224,6 +236,7 @@ function sendsAsJob(count) {
 }
 
 async function run() {
+  if (state.busy) return;
   $('match-errors').replaceChildren();
   if (!apiKey()) {
     $('match-progress-text').textContent = '先に API キーを入力してください。';
@@ -242,16 +255,30 @@ async function run() {
   progress.hidden = false;
   progress.max = Math.max(1, toSend.length);
   progress.value = 0;
-  $('match-run').disabled = true;
   $('match-output').hidden = false;
   delete $('match-summary').dataset.done;
-  let sent;
+  newList();
+  const list = state.list;
+  const sent = await whileBusy(() =>
+    sendsAsJob(toSend.length) ? runJob(toSend, options, list) : runRequests(toSend, options),
+  );
+  if (sent && state.list === list) finish(toSend, sent);
+}
+
+/** Runs `work` with the run button off and nothing else started meanwhile; undefined when busy. */
+async function whileBusy(work) {
+  if (state.busy) return undefined;
+  state.busy = true;
+  $('match-run').disabled = true;
   try {
-    sent = sendsAsJob(toSend.length) ? await runJob(toSend, options) : await runRequests(toSend, options);
+    return await work();
+  } catch (error) {
+    $('match-summary').textContent = `止まりました: ${error.message}`;
+    return { failed: true, charged: 0, remaining: null };
   } finally {
+    state.busy = false;
     $('match-run').disabled = false;
   }
-  finish(toSend, sent);
 }
 
 /** Sends the records in requests of `chunkSize`; answers { failed, charged, remaining }. */
@@ -291,7 +318,7 @@ async function runRequests(toSend, options) {
 }
 
 /** Uploads the records as one job, follows it and reads its rows back onto the list. */
-async function runJob(toSend, options) {
+async function runJob(toSend, options, list) {
   $('match-progress-text').textContent = `ジョブとして送っています: ${toSend.length.toLocaleString('ja')} 行`;
   const created = await createJob(
     toSend.map((entry) => entry.record),
@@ -301,12 +328,15 @@ async function runJob(toSend, options) {
     showError(created.response, created.data, toSend);
     return { failed: true, charged: 0, remaining: null };
   }
-  state.job = { id: created.job.id, toSend };
+  state.job = { id: created.job.id, toSend, list };
   showJobRow(created.job);
-  return followAndRead(created.job.id, toSend);
+  return followAndRead(created.job.id, toSend, list);
 }
 
-async function followAndRead(id, toSend) {
+/** Most rows a job's answer is read back onto the page; past it the jobs list's results CSV. */
+const readBackRows = 100_000;
+
+async function followAndRead(id, toSend, list) {
   const short = id.slice(0, 8);
   const job = await followJob(id, (seen) => {
     $('match-progress').value = seen.rows.done;
@@ -315,12 +345,20 @@ async function followAndRead(id, toSend) {
       `${seen.rows.total.toLocaleString('ja')} 行 (一致 ${seen.rows.matched.toLocaleString('ja')})` +
       '。画面を閉じても照合は続き、下の「照合ジョブ」から結果を取り出せます。';
   });
-  const rows = job && !isRunning(job) ? await jobRows(id) : null;
-  if (!rows) {
-    $('match-summary').textContent =
-      `ジョブ ${short} の結果をまだ読めません。下の「照合ジョブ」から状態を確かめてください。`;
+  // another list was loaded meanwhile: this job's rows are not its rows
+  if (state.list !== list) return undefined;
+  const failed = (text) => {
+    $('match-summary').textContent = `ジョブ ${short}: ${text}`;
     return { failed: true, charged: job?.creditsCharged ?? 0, remaining: null };
-  }
+  };
+  if (!job) return failed('状態を読めません。下の「照合ジョブ」から確かめてください。');
+  if (isRunning(job)) return failed('まだ照合中です。下の「照合ジョブ」から結果を取り出せます。');
+  if (job.rows.total > readBackRows)
+    return failed(
+      `${job.rows.total.toLocaleString('ja')} 行はこの画面に読み戻しません。下の「照合ジョブ」の結果 CSV をお使いください。`,
+    );
+  const rows = await jobRows(id);
+  if (typeof rows === 'string') return failed(rows);
   for (const line of rows) {
     const entry = toSend[line.row - 1];
     // a row answered before (a resumed job) keeps its outcome and the user's pick
@@ -356,14 +394,11 @@ function finish(toSend, sent) {
 
 /** A job of this page resumed from the list: follow it again and read its rows once it ends. */
 async function resumed(id) {
-  if (state.job?.id !== id) return;
-  $('match-run').disabled = true;
+  const job = state.job;
+  if (job?.id !== id || job.list !== state.list || state.busy) return;
   delete $('match-summary').dataset.done;
-  try {
-    finish(state.job.toSend, await followAndRead(id, state.job.toSend));
-  } finally {
-    $('match-run').disabled = false;
-  }
+  const sent = await whileBusy(() => followAndRead(id, job.toSend, job.list));
+  if (sent && state.list === job.list) finish(job.toSend, sent);
 }
 
 /** The API's places (records[3].name) as rows of the list (行 5: name). */
@@ -449,7 +484,7 @@ function rowElement(outcome, index) {
     outcome.status === 'withheld'
       ? '上限に達したため保留: もう一度送ってください'
       : outcome.status === 'unsent'
-        ? 'エラーで止まったため照合していません'
+        ? (outcome.note ?? 'エラーで止まったため照合していません')
         : outcome.status === 'skipped'
           ? (outcome.note ?? '社名が空か長すぎるため送っていません')
           : '';
@@ -523,7 +558,7 @@ function download() {
 /** `helpers`: the console's `el` (element builder) and `apiKey` (the tab's key). */
 export async function startMatch(helpers) {
   ({ el, apiKey } = helpers);
-  startMatchJobs({ el, apiKey, resumed: (id) => void resumed(id) });
+  startMatchJobs({ el, apiKey, resumed: (id) => void resumed(id), maxCredits });
   $('match-mode').addEventListener('change', renderCost);
   $('match-load-paste').addEventListener('click', () => {
     state.fileBytes = null;

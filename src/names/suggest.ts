@@ -106,7 +106,8 @@ function literal(char: string): string {
 /**
  * The prefixes one edit away from `key`, as regular expressions over whole keys: one character
  * typed wrong (サクヨ精 for サクラ精), one typed too many (サククラ), one left out (サラ精 for
- * サクラ精). The typed key itself is not among them: an exact prefix is the first search's.
+ * サクラ精). They match the typed key's own start too (a substitution at its end); the first
+ * search, for an exact prefix, found nothing when they are asked.
  */
 export function oneEditPrefixes(key: string): string[] {
   const chars = [...key].slice(0, oneEditKeyLength).map(literal);
@@ -124,7 +125,7 @@ export function oneEditPrefixes(key: string): string[] {
 /**
  * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so first the
  * companies a key of which starts one edit away from it (a character wrong, one too many, one
- * left out: `oneEditPrefixes`), shorter names first; after them the companies whose keys hold
+ * left out: `oneEditPrefixes`), most alike by grams first; after them the companies whose keys hold
  * most of its 2-3 character grams (`gramQuery` of src/names/lookup.ts, as match's similarity
  * search), best first as the engine scores them. One engine call, a second of the request, only
  * when the first found nothing.

@@ -462,6 +462,8 @@ describe('a list as a match job, in headless Chromium', () => {
       `株式会社サクラ精機 | スコア * | 東京都 港区 | ${numberOf(1)} | 名称`,
     ]);
     expect(await page.textContent('#match-summary')).toContain('停止 (クレジット不足)');
+    // the row the job left: why, and that it can go on
+    expect(rows[3]?.cells[3]).toBe('ジョブが止まったため照合していません (再開できます)');
     expect(await page.getAttribute('#match-summary', 'data-charged')).toBe('1');
     await page.check(`tr[data-row="1"] .candidate[data-corporate-number="${numberOf(1)}"] input`);
     expect((await tableRows(page))[1]?.status).toBe('picked');
@@ -504,6 +506,73 @@ describe('a list as a match job, in headless Chromium', () => {
       () => document.querySelector('#match-jobs tbody tr')?.getAttribute('data-status') === 'completed',
     );
     expect(uploads).toHaveLength(1);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("resumes a job the cap stopped under the page's higher cap; a job of another list leaves the new list alone", async () => {
+    const user = 'match-job-cap';
+    const key = await keyWith(user, 100);
+    const { page, problems } = await openMatch(key);
+    const rowsOf = (names: string[]) => ['社名', ...names].join('\n');
+    await page.fill('#match-paste', rowsOf(['マルカ物流', '存在しない商会', 'マルカ物流株式会社']));
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="3"]');
+    await page.selectOption('#match-mode', 'job');
+    await page.fill('#match-max-credits', '1');
+    await runMatch(page);
+    expect((await tableRows(page)).map((row) => row.status)).toEqual(['match', 'none', 'withheld']);
+    const job = page.locator('#match-jobs tbody tr').first();
+    expect(await job.getAttribute('data-status')).toBe('stopped');
+    // the cap still at 1: the page says what to do and sends nothing
+    const resumes: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/resume')) resumes.push(request.url().replace(/^.*\/resume/, ''));
+    });
+    await job.locator('.job-resume').click();
+    expect(await page.textContent('#match-jobs-status')).toContain('1 より大きくしてから再開');
+    expect(resumes).toEqual([]);
+    await page.fill('#match-max-credits', '5');
+    await job.locator('.job-resume').click();
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#match-results tr[data-row="2"]')?.getAttribute('data-status') === 'match',
+    );
+    expect(resumes).toEqual(['?maxCredits=5']);
+
+    // a job stopped on one list, resumed after another list was loaded and matched (in requests,
+    // its last rows withheld by the cap): the new list's rows stay as they are, the job's rows
+    // being the old list's
+    await page.fill('#match-max-credits', '1');
+    await runMatch(page);
+    const stopped = page.locator('#match-jobs tbody tr[data-status="stopped"]').first();
+    const id = await stopped.getAttribute('data-id');
+    await page.fill('#match-paste', rowsOf(['マルカ物流', 'マルカ物流株式会社', 'ﾏﾙｶ物流']));
+    await page.click('#match-load-paste');
+    await page.waitForSelector('#match-loaded[data-rows="3"]');
+    await page.selectOption('#match-mode', 'requests');
+    await runMatch(page);
+    const before = (await tableRows(page)).map((row) => row.status);
+    expect(before).toEqual(['match', 'withheld', 'withheld']);
+    await page.fill('#match-max-credits', '5');
+    await page.locator(`#match-jobs tbody tr[data-id="${id}"] .job-resume`).click();
+    // the job ends (the list read again until it says so) and the page showed nothing of it
+    await expect
+      .poll(
+        async () => {
+          await page.click('#match-jobs-refresh');
+          await page.waitForTimeout(300);
+          return page.getAttribute(`#match-jobs tbody tr[data-id="${id}"]`, 'data-status');
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('completed');
+    // time for a follower the page should not have started to have read the rows
+    await page.waitForTimeout(2_500);
+    // the table drawn again from what the page holds (the download's rows too)
+    await page.selectOption('#match-show', 'none');
+    await page.selectOption('#match-show', 'all');
+    expect((await tableRows(page)).map((row) => row.status)).toEqual(before);
     expect(problems).toEqual([]);
     await page.context().close();
   });
