@@ -222,8 +222,9 @@ async function companiesOfHits(
 
 /**
  * The companies under every key of the request (lookUpGroups): a key whose records each name
- * one prefecture is looked up in those prefectures only, whatever the request's size, so a
- * record's candidates do not depend on the records beside it.
+ * one prefecture is looked up in those prefectures only, whatever the request's size; each
+ * record then takes its own prefecture's (match.ts companiesFound), so its candidates do not
+ * depend on the records beside it (but for a key that overflows only when asked more widely).
  */
 export async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): Promise<Found> {
   const byField = new Map<LookupField, Set<string>>();
@@ -329,11 +330,18 @@ async function lookUpGroups(
   };
   const scoped = [...byScope.values()];
   await lookUp(scoped.flatMap(inGroups));
-  // a key none of whose companies is in its records' prefectures: everywhere, so that the only
-  // company of a name is a candidate even where the record's prefecture contradicts it
+  // a key with no company in one of its records' prefectures: everywhere, so that the only
+  // company of a name is a candidate even where the record's prefecture contradicts it (and a
+  // record of that prefecture gets what it would get alone: match.ts companiesFound)
+  const lacking = (id: string, prefectures: number[]) => {
+    const companies = found.byKey.get(id) ?? [];
+    return prefectures.some(
+      (prefecture) => !companies.some((company) => company.prefectureId === prefecture),
+    );
+  };
   const nowhere = scoped
     .flat()
-    .filter(({ id, prefectures }) => prefectures && !found.byKey.has(id) && !found.incompleteKeys.has(id))
+    .filter(({ id, prefectures }) => prefectures && !found.incompleteKeys.has(id) && lacking(id, prefectures))
     .map((entry) => ({ ...entry, prefectures: undefined }));
   if (nowhere.length > 0) await lookUp(inGroups(nowhere));
   return found;

@@ -173,11 +173,21 @@ function firstInOrder(
   return kept;
 }
 
-/** The companies the key lookups found for one record. */
+/**
+ * The companies the key lookups found for one record, as it would have them alone: a record
+ * naming one prefecture gets, under each of its keys, the companies in that prefecture, or all
+ * of them when none is there (the lookups asked a key in every prefecture its records name, or
+ * everywhere when one of them names none: src/names/lookup.ts lookUpKeys).
+ */
 function companiesFound(evidence: Evidence, found: Found): Company[] {
+  const only = evidence.prefectures.length === 1 ? evidence.prefectures[0] : undefined;
   const companies = new Map<string, Company>();
-  for (const [field, value] of lookupValues(evidence))
-    for (const company of foundUnder(found, field, value)) companies.set(company.corporateNumber, company);
+  for (const [field, value] of lookupValues(evidence)) {
+    const all = foundUnder(found, field, value);
+    const inPrefecture = only === undefined ? all : all.filter((company) => company.prefectureId === only);
+    for (const company of inPrefecture.length > 0 ? inPrefecture : all)
+      companies.set(company.corporateNumber, company);
+  }
   return [...companies.values()];
 }
 

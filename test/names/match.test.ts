@@ -351,4 +351,23 @@ describe('a lookup that returns fewer companies than share the keys', () => {
       [numbers.sakuraTokyo, numbers.sakuraOsaka].sort(),
     );
   });
+
+  it("a record's answer is the one it gets alone, whatever the records beside it", async () => {
+    const tokyo = { name: 'サクラ精機', prefectureId: 13 };
+    // a prefecture where no サクラ精機 is: alone, every company of the name (contradicted)
+    const kanagawa = { name: 'サクラ精機', prefectureId: 14 };
+    const alone = async (record: object) => (await runMatch(services, { records: [record] }))[0];
+    const [tokyoAlone, kanagawaAlone] = [await alone(tokyo), await alone(kanagawa)];
+    expect(tokyoAlone?.candidates.map((c) => c.corporateNumber)).toEqual([numbers.sakuraTokyo]);
+    expect(kanagawaAlone?.candidates.map((c) => c.corporateNumber).sort()).toEqual(
+      [numbers.sakuraTokyo, numbers.sakuraOsaka].sort(),
+    );
+    // beside a record of the name without a prefecture (the key asked everywhere), and beside
+    // one of another prefecture (the key asked in both), each answer is the same as alone
+    for (const beside of [[{ name: 'サクラ精機' }], [tokyo], [{ name: 'サクラ精機' }, tokyo]]) {
+      const [first, ...rest] = await runMatch(services, { records: [tokyo, kanagawa, ...beside] });
+      expect(first, JSON.stringify(beside)).toEqual(tokyoAlone);
+      expect(rest[0], JSON.stringify(beside)).toEqual(kanagawaAlone);
+    }
+  });
 });
