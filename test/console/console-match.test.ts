@@ -12,28 +12,25 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { Redis } from 'ioredis';
-import pino from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
-import { MatchJobStore } from '../../src/match-jobs/job-store.js';
-import { createMatchJobWorker, type MatchJobWorker } from '../../src/match-jobs/worker.js';
+import type { MatchJobWorker } from '../../src/match-jobs/worker.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
 import { parseCsv } from '../../src/text/csv.js';
 import { indexCompanies, numberOf } from '../fixtures/match/companies.js';
 import { type ConsoleRig, problemsOf, startConsoleRig } from '../support/console-rig.js';
 import { setUpServices } from '../support/env.js';
+import { startTestWorker } from '../support/match-jobs.js';
 
 let services: Services;
 let rig: ConsoleRig;
 let baseUrl = '';
 let browser: Browser;
 
-let connection: Redis;
 let worker: MatchJobWorker;
 
 beforeAll(async () => {
@@ -44,26 +41,13 @@ beforeAll(async () => {
     matchJobs: { ...defaultConfig().matchJobs, dir, stallSeconds: 2 },
   });
   await indexCompanies(services.opensearch, services.config.indexPrefix);
-  connection = new Redis(services.config.redisUrl as string, { maxRetriesPerRequest: null });
-  worker = createMatchJobWorker({
-    connection,
-    redisPrefix: services.config.redisPrefix,
-    services,
-    ledger: services.limits.ledger,
-    price: services.limits.config.matchCost,
-    store: new MatchJobStore(services.redis as Redis, services.config.redisPrefix),
-    root: dir,
-    logger: pino({ level: 'silent' }),
-    stallSeconds: 2,
-    retentionHours: 1,
-  });
+  worker = startTestWorker(services, dir);
   rig = await startConsoleRig(services);
   ({ baseUrl, browser } = rig);
 });
 afterAll(async () => {
   await rig?.close();
   await worker?.close();
-  connection?.disconnect();
   await services?.close();
 });
 

@@ -14,20 +14,18 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import pino from 'pino';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { findOperation } from '../../src/catalogue/operations.js';
 import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
-import { MatchJobStore } from '../../src/match-jobs/job-store.js';
-import { createMatchJobWorker, type MatchJobWorker } from '../../src/match-jobs/worker.js';
+import type { MatchJobWorker } from '../../src/match-jobs/worker.js';
 import { projectRoot } from '../../src/project-root.js';
 import type { Services } from '../../src/services.js';
 import { corporate, indexFixture, job } from '../fixtures/search/docs.js';
 import { setUpServices } from '../support/env.js';
+import { startTestWorker } from '../support/match-jobs.js';
 
 const readme = readFileSync(path.join(projectRoot, 'README.md'), 'utf8');
 const guide = readFileSync(path.join(projectRoot, 'docs', 'guide.md'), 'utf8');
@@ -47,7 +45,6 @@ const suggestExamples = [...consumerDocs.matchAll(/^suggest '(.+)'$/gm)].map((ma
 let services: Services;
 let app: ReturnType<typeof createApp>;
 let jobsDir = '';
-let jobsConnection: Redis | undefined;
 let jobsWorker: MatchJobWorker | undefined;
 let key = '';
 
@@ -57,19 +54,7 @@ beforeAll(async () => {
     matchJobs: { ...defaultConfig().matchJobs, dir: jobsDir },
   });
   // the README's match job runs on a worker, as npm start runs one
-  jobsConnection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  jobsWorker = createMatchJobWorker({
-    connection: jobsConnection,
-    redisPrefix: services.config.redisPrefix,
-    services,
-    ledger: services.limits.ledger,
-    price: services.limits.config.matchCost,
-    store: new MatchJobStore(services.redis as Redis, services.config.redisPrefix),
-    root: jobsDir,
-    logger: pino({ level: 'silent' }),
-    stallSeconds: 2,
-    retentionHours: 1,
-  });
+  jobsWorker = startTestWorker(services, jobsDir);
   // a company with one posting and its detail text, for the examples that read them
   const company = corporate({ name: '株式会社マルカ物流', prefectureId: 14 });
   const posting = job({
@@ -91,7 +76,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await jobsWorker?.close();
-  jobsConnection?.disconnect();
   if (jobsDir) rmSync(jobsDir, { recursive: true, force: true });
   server?.closeAllConnections();
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));

@@ -10,12 +10,12 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import iconv from 'iconv-lite';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MatchJobStore } from '../../src/match-jobs/job-store.js';
 import { matchColumns } from '../../src/match-jobs/results.js';
-import { createMatchJobWorker, type MatchJobWorker, sweepEnded } from '../../src/match-jobs/worker.js';
+import { type MatchJobWorker, sweepEnded } from '../../src/match-jobs/worker.js';
 import { projectRoot } from '../../src/project-root.js';
 import { parseCsv } from '../../src/text/csv.js';
 import { runToEnd } from '../support/child-runs.js';
@@ -29,35 +29,21 @@ import {
   matchedIn,
   sakuraTokyo,
   startJobsApp,
+  startTestWorker,
   waitForJob,
 } from '../support/match-jobs.js';
 
 let app: JobsApp;
-let connection: Redis;
 let worker: MatchJobWorker;
 
 beforeAll(async () => {
   app = await startJobsApp('match-jobs');
   const { services } = app;
-  connection = new Redis(services.config.redisUrl as string, { maxRetriesPerRequest: null });
-  worker = createMatchJobWorker({
-    connection,
-    redisPrefix: services.config.redisPrefix,
-    services,
-    ledger: services.limits.ledger,
-    price: services.limits.config.matchCost,
-    store: new MatchJobStore(services.redis as Redis, services.config.redisPrefix),
-    root: app.dir,
-    logger: pino({ level: 'silent' }),
-    stallSeconds: 2,
-    retentionHours: 1,
-    chunkRecords: 100,
-  });
+  worker = startTestWorker(services, app.dir, { chunkRecords: 100 });
   for (const user of ['alice', 'bob', 'idem']) await services.limits.ledger.grant(user, 100_000);
 });
 afterAll(async () => {
   await worker?.close();
-  connection?.disconnect();
   await app?.close();
 });
 

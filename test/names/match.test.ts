@@ -356,7 +356,7 @@ describe('a lookup that returns fewer companies than share the keys', () => {
     const tokyo = { name: 'サクラ精機', prefectureId: 13 };
     // a prefecture where no サクラ精機 is: alone, every company of the name (contradicted)
     const kanagawa = { name: 'サクラ精機', prefectureId: 14 };
-    const alone = async (record: object) => (await runMatch(services, { records: [record] }))[0];
+    const alone = async (record: typeof tokyo) => (await runMatch(services, { records: [record] }))[0];
     const [tokyoAlone, kanagawaAlone] = [await alone(tokyo), await alone(kanagawa)];
     expect(tokyoAlone?.candidates.map((c) => c.corporateNumber)).toEqual([numbers.sakuraTokyo]);
     expect(kanagawaAlone?.candidates.map((c) => c.corporateNumber).sort()).toEqual(

@@ -9,6 +9,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
+import pino from 'pino';
 import { inject } from 'vitest';
 import { FileKeyStore } from '../../src/auth/file-key-store.js';
 import { createApiKey } from '../../src/auth/key-admin.js';
@@ -16,6 +18,12 @@ import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { warmUpValidation } from '../../src/http/validation.js';
 import { createInProcessMatchJobs } from '../../src/match-jobs/in-process.js';
+import { MatchJobStore } from '../../src/match-jobs/job-store.js';
+import {
+  createMatchJobWorker,
+  type MatchJobWorker,
+  type MatchJobWorkerOptions,
+} from '../../src/match-jobs/worker.js';
 import type { Services } from '../../src/services.js';
 import { companies, indexCompanies } from '../fixtures/match/companies.js';
 import { setUpServices } from './env.js';
@@ -167,4 +175,36 @@ export async function createJob(
     signal: AbortSignal.timeout(30_000),
   });
   return { status: res.status, body: (await res.json()) as never, headers: res.headers };
+}
+
+/**
+ * A match-job worker in the test's process, as `npm run worker` runs one, on the test Redis
+ * under the services' prefix, its files in `root`; `close()` stops it and its connection.
+ */
+export function startTestWorker(
+  services: Services,
+  root: string,
+  overrides: Partial<MatchJobWorkerOptions> = {},
+): MatchJobWorker {
+  const connection = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+  const worker = createMatchJobWorker({
+    connection,
+    redisPrefix: services.config.redisPrefix,
+    services,
+    ledger: services.limits.ledger,
+    price: services.limits.config.matchCost,
+    store: new MatchJobStore(services.redis as Redis, services.config.redisPrefix),
+    root,
+    logger: pino({ level: 'silent' }),
+    stallSeconds: 2,
+    retentionHours: 1,
+    ...overrides,
+  });
+  return {
+    worker: worker.worker,
+    async close() {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
 }
