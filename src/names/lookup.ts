@@ -15,7 +15,8 @@
  *      {bool: {must: {bool: {should: [{match: {'nameKey.grams': {query: key, minimum_should_match: '35%'}}},
  *                                     {match: {'spokenKey.grams': ...}}, reading, romaji]}},
  *              should: [{term: {prefectureId: given}}]}}, size: a few
- *    the 2-3 character grams of the keys (mappings/analysis.json key_grams), scored by the
+ *    the 2-3 character grams of the keys (mappings/analysis.json key_grams; a key of 9
+ *    characters or more by its 3-character grams only: gramQuery), scored by the
  *    engine: a shortened, lengthened or mistyped name still shares most of its grams.
  */
 
@@ -396,8 +397,8 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
 const sharedGrams = '35%';
 
 /**
- * Characters of a key its grams are taken from: 20 give 37 grams, a record's four keys 148
- * clauses, well under the engine's limit of 1,024 (a record's name may be 500 characters). Each
+ * Characters of a key its grams are taken from: 20 give 18 (3-character grams: gramQuery), a
+ * record's four keys 72 clauses, well under the engine's limit of 1,024 (a record's name may be 500 characters). Each
  * gram costs the engine its postings, so the search's cost follows the head's length: at
  * 1,000,000 companies the similar-name searches of two requests of 1,000 took 15.3 s of engine
  * time from heads of 32 characters, 12.3 s from 24, 8.4 s from 16 (docs/names.md, "At
@@ -406,10 +407,36 @@ const sharedGrams = '35%';
  */
 export const gramKeyLength = 20;
 
-/** The engine query for the names sharing most of `key`'s 2-3 character grams in a `.grams` field. */
+/**
+ * A key of this many characters or more is looked up by its 3-character grams alone: one typo
+ * spoils at most three of them and a swap of two characters four, so 35 % of them are still
+ * shared from 9 characters on; a shorter key keeps its 2-character grams too (with 3-character
+ * grams alone a 5-character key with two characters swapped shares none).
+ */
+const trigramsFrom = 9;
+
+/**
+ * The engine query for the names sharing most of `key`'s grams in a `.grams` field, which
+ * indexes 2- and 3-character grams: a key of `trigramsFrom` characters or more asks its
+ * 3-character grams only, as terms; a shorter one both sizes, through the field's analyzer. A
+ * 2-character gram of kana or Latin letters is held by a large share of the register, and its
+ * postings were most of the search's cost: at 1,000,000 companies the evaluation's 284
+ * similar-name searches took 7.0-7.3 s of engine time with both sizes for every key, 2.1 s so;
+ * and the names found were as good or better (seeds 1 and 2: 12 more records had their
+ * company among the candidates, 1 fewer; no match changed; docs/names.md).
+ */
 export function gramQuery(field: string, key: string): object {
-  const head = [...key].slice(0, gramKeyLength).join('');
-  return { match: { [field]: { query: head, minimum_should_match: sharedGrams } } };
+  const head = [...key].slice(0, gramKeyLength);
+  if (head.length < trigramsFrom)
+    return { match: { [field]: { query: head.join(''), minimum_should_match: sharedGrams } } };
+  const grams = new Set<string>();
+  for (let at = 0; at + 3 <= head.length; at++) grams.add(head.slice(at, at + 3).join(''));
+  return {
+    bool: {
+      should: [...grams].map((gram) => ({ term: { [field]: gram } })),
+      minimum_should_match: sharedGrams,
+    },
+  };
 }
 /** Keys shorter than this have no grams to compare (the grams are 2-3 characters). */
 const minimumGramKey = 2;

@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { companyOfCard, toMatchCard } from '../../src/names/card.js';
 import { corporateNumberOf, evidenceOf, isUnmatchableKey } from '../../src/names/evidence.js';
 import { nameKey } from '../../src/names/keys.js';
-import { type Company, type Found, foundUnder, keyId, lookupValues } from '../../src/names/lookup.js';
+import {
+  type Company,
+  type Found,
+  foundUnder,
+  gramKeyLength,
+  gramQuery,
+  keyId,
+  lookupValues,
+} from '../../src/names/lookup.js';
 import { applyBudget, type Candidate, type MatchResult } from '../../src/names/match.js';
 
 // 国税庁's corporate number
@@ -165,6 +173,35 @@ describe('the keys a record is looked up by', () => {
     expect(foundUnder(found, 'nameKey', 'まるか物流')).toEqual([]);
     expect(foundUnder(found, 'nameKey', undefined)).toEqual([]);
     expect(foundUnder(found, 'nameKey', '')).toEqual([]);
+  });
+});
+
+describe('the similar-name query of a key (gramQuery)', () => {
+  const termsOf = (query: object) =>
+    (query as { bool: { should: Array<{ term: Record<string, string> }> } }).bool.should.map(
+      ({ term }) => term['nameKey.grams'],
+    );
+
+  it('a key of 9 characters or more: its 3-character grams, each once, 35 % of them needed', () => {
+    const query = gramQuery('nameKey.grams', 'まるかまるかまるか');
+    expect(termsOf(query)).toEqual(['まるか', 'るかま', 'かまる']);
+    expect((query as { bool: { minimum_should_match: string } }).bool.minimum_should_match).toBe('35%');
+    // characters outside the BMP count as one
+    expect(termsOf(gramQuery('nameKey.grams', '𠮷野家𠮷野家𠮷野家'))).toEqual(['𠮷野家', '野家𠮷', '家𠮷野']);
+  });
+
+  it('a shorter key: its 2- and 3-character grams, through the field analyzer', () => {
+    expect(gramQuery('nameKey.grams', 'まるか物流')).toEqual({
+      match: { 'nameKey.grams': { query: 'まるか物流', minimum_should_match: '35%' } },
+    });
+    expect(gramQuery('romajiKey.grams', 'marukabu')).toHaveProperty('match');
+  });
+
+  it('only the head of a long key: its first gramKeyLength characters', () => {
+    const key = 'あいうえおかきくけこさしすせそたちつてとなにぬねの';
+    const terms = termsOf(gramQuery('nameKey.grams', key));
+    expect(terms).toHaveLength(gramKeyLength - 2);
+    expect(terms.at(-1)).toBe([...key].slice(gramKeyLength - 3, gramKeyLength).join(''));
   });
 });
 
