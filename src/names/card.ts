@@ -53,6 +53,22 @@ export interface Company {
 
 type Doc = Record<string, unknown>;
 
+/** A card's values in their places (toMatchCard). */
+type CardValues = [
+  typeof layout,
+  string,
+  string,
+  string | null,
+  number | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+];
+
 const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 /** The card of a company document (its record fields and name keys); base64, as binary fields take it. */
@@ -108,30 +124,17 @@ export function companyOfCard(card: string, former: string[], closed: boolean): 
     return undefined;
   }
   if (!Array.isArray(values) || values[0] !== layout || values.length !== 12) return undefined;
-  const [, corporateNumber, name, furigana, prefectureId, cityName, phone, host, ...keys] = values as [
-    string,
-    string,
-    string,
-    string | null,
-    number | null,
-    string | null,
-    string | null,
-    string | null,
-    string | null,
-    string | null,
-    string | null,
-    string | null,
-  ];
-  const [nameKey, spokenKey, readingKey, romajiKey] = keys;
+  // read by position (a destructuring rest would copy the keys into an array per company)
+  const read = values as CardValues;
   return {
-    corporateNumber,
-    name,
-    furigana,
-    prefectureId,
-    cityName,
-    phone: phone ?? undefined,
-    host: host ?? undefined,
-    keys: companyKeys(former, nameKey, spokenKey, readingKey, romajiKey),
+    corporateNumber: read[1],
+    name: read[2],
+    furigana: read[3],
+    prefectureId: read[4],
+    cityName: read[5],
+    phone: read[6] ?? undefined,
+    host: read[7] ?? undefined,
+    keys: companyKeys(former, read[8], read[9], read[10], read[11]),
     closed,
   };
 }

@@ -90,6 +90,15 @@ function first(fields: HitFields, field: string): unknown {
   return fields[field]?.[0];
 }
 
+/** Never changed: the former keys of the many companies without any share it. */
+const noFormerKeys: string[] = [];
+
+/** The former name keys of a hit (most companies have none). */
+function formerKeysOf(fields: HitFields): string[] {
+  const former = fields.formerNameKeys;
+  return former ? former.filter((key): key is string => typeof key === 'string') : noFormerKeys;
+}
+
 function companyOf(fields: HitFields): Company {
   const text = (field: string) => {
     const value = first(fields, field);
@@ -107,7 +116,7 @@ function companyOf(fields: HitFields): Company {
     phone: phone ? phoneDigits(phone) : undefined,
     host: website ? websiteHost(website) : undefined,
     keys: companyKeys(
-      (fields.formerNameKeys ?? []).filter((former): former is string => typeof former === 'string'),
+      formerKeysOf(fields),
       text('nameKey'),
       text('spokenKey'),
       text('readingKey'),
@@ -197,8 +206,7 @@ async function companiesOfHits(
     const number = first(fields, 'corporateNumber');
     const known = typeof number === 'string' ? decoded.get(number) : undefined;
     if (known) return known;
-    const former = (fields.formerNameKeys ?? []).filter((key): key is string => typeof key === 'string');
-    const company = companyOfCard(card, former, first(fields, 'registry.closed') === true);
+    const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
     if (company && typeof number === 'string') decoded.set(number, company);
     return company;
   });
