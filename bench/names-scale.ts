@@ -10,9 +10,11 @@
  *   node   start the node (data under .local/names-scale/opensearch), wait for SIGTERM
  *   load   generate the data set (bench/data-set.ts) and ingest it (a child process: wall time)
  *   api    redis-server, the API and the worker on free ports, then
+ *          - a first request (up to 1,000 records of the next seed's evaluation), timed apart: the
+ *            API's first loads the reading dictionary and runs code not yet compiled;
  *          - the evaluation (bench/name-eval.ts's labelled records, per class, with calibration)
  *            over all the companies, in requests of 1,000: its records/s is the throughput;
- *          - the same records two requests at a time;
+ *          - those records and the rest of the next seed's, two requests at a time;
  *          - suggest p50/p95 for prefixes of 1-3 characters and for mistyped prefixes (found or not);
  *          - a match job of --job-rows rows (CSV), its progress sampled while it runs, the results
  *            downloaded and counted.
@@ -175,11 +177,11 @@ async function measureSuggest(apiUrl: string, key: string, companies: SampleComp
   return figures;
 }
 
-/** The same records two requests at a time: records/s. */
 /**
  * Records per second with two flows of requests of 1,000 at once: the requests dealt to the two
- * flows in turn, so that both send to the end (halves cut at a batch boundary left one flow
- * sending alone for its last requests).
+ * flows in turn, so that both send nearly to the end (halves cut at a batch boundary left one
+ * flow sending alone for its last requests; an odd number of requests still leaves the last one
+ * alone).
  */
 async function twoAtATime(
   apiUrl: string,

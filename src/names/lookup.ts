@@ -434,10 +434,13 @@ const sharedGrams = '35%';
 export const gramKeyLength = 20;
 
 /**
- * A key of this many characters or more is looked up by its 3-character grams alone: one typo
- * spoils at most three of them and a swap of two characters four, so 35 % of them are still
- * shared from 9 characters on; a shorter key keeps its 2-character grams too (with 3-character
- * grams alone a 5-character key with two characters swapped shares none).
+ * A key of this many characters or more is looked up by its 3-character grams alone: one wrong
+ * character of the key spoils at most three of them and two swapped characters four, so 35 % of
+ * them are still shared from 9 characters on; a shorter key keeps its 2-character grams too
+ * (with 3-character grams alone a 5-character key with two characters swapped shares none).
+ * The count is of the key's characters: a typo in a kanji name can change several characters of
+ * its reading or romaji key, and such a record is found through its name key (a company needs
+ * to match one of the record's gram queries, not all).
  */
 const trigramsFrom = 9;
 

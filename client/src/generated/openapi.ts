@@ -367,7 +367,8 @@ export interface paths {
          *     found only by a former name (renamed in the corporate-number register) come after
          *     those found by their current names, with `formerName` set. When no key starts with
          *     `q` (a mistyped prefix, 4 characters of key or more), the companies whose keys hold
-         *     most of its 2-3 character grams, most alike first. Closed companies are left
+         *     most of its 2-3 character grams (3-character ones only for 9 characters or more),
+         *     most alike first. Closed companies are left
          *     out, as searches leave them out by default.
          *
          *     Free (no credits), with a rate limit of its own (20 requests per second per user by
