@@ -97,14 +97,23 @@ describe('an attacker reading a cursor', () => {
     // every reading an attacker would try: the token itself, base64url and base64 of it and
     // of each dot-separated part, as UTF-8 and as Latin-1, and the PIT id decoded the same way
     const decodings = [token];
+    const hexDecodings: string[] = [];
     for (const part of [token, ...token.split('.')]) {
       for (const alphabet of ['base64url', 'base64'] as const) {
         const bytes = Buffer.from(part, alphabet);
-        decodings.push(bytes.toString('utf8'), bytes.toString('latin1'), bytes.toString('hex'));
+        decodings.push(bytes.toString('utf8'), bytes.toString('latin1'));
+        hexDecodings.push(bytes.toString('hex'));
       }
     }
     const text = decodings.join('\n');
-    for (const secret of secrets) expect(text, secret).not.toContain(secret);
+    const hexText = hexDecodings.join('\n');
+    for (const secret of secrets) {
+      expect(text, secret).not.toContain(secret);
+      // the hex of hundreds of random bytes holds any short run of digits now and then (a sort
+      // value such as 1001 was found there by chance): it is read for the long, hex-like
+      // secrets only (the index UUID, node ids, PIT id runs, corporate numbers)
+      if (secret.length >= 12) expect(hexText, secret).not.toContain(secret.toLowerCase());
+    }
     // the PIT id itself, decoded, names the index: it is what the encryption hides
     expect(Buffer.from(state.p, 'base64').toString('latin1')).toContain(concrete);
   });
