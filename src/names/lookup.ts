@@ -424,11 +424,11 @@ const sharedGrams = '35%';
 
 /**
  * Characters of a key its grams are taken from: 20 give 18 (3-character grams: gramQuery), a
- * record's four keys 72 clauses, well under the engine's limit of 1,024 (a record's name may be 500 characters). Each
- * gram costs the engine its postings, so the search's cost follows the head's length: at
- * 1,000,000 companies the similar-name searches of two requests of 1,000 took 15.3 s of engine
- * time from heads of 32 characters, 12.3 s from 24, 8.4 s from 16 (docs/names.md, "At
- * 1,000,000 companies"). Heads of 20 and 24 answered the evaluation's records of three seeds
+ * record's four keys 72 clauses, well under the engine's limit of 1,024 (a record's name may be
+ * 500 characters). Each gram costs the engine its postings, so the search's cost follows the
+ * head's length: at 1,000,000 companies the similar-name searches of two requests of 1,000 took
+ * 15.3 s of engine time from heads of 32 characters, 12.3 s from 24, 8.4 s from 16 (both gram
+ * sizes then; docs/names.md, "At 1,000,000 companies"). Heads of 20 and 24 answered the evaluation's records of three seeds
  * exactly as 32 did; 16 lost one typo's company from the candidates.
  */
 export const gramKeyLength = 20;

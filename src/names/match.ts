@@ -9,7 +9,8 @@
  *      corporate number, bring companies in on their own)
  *   -> judge each company: its features and their confidence (./judge.ts)
  *   -> records with no match yet: lookUpSimilar, companies with similar names (2-3 character
- *      grams of the keys, 3-character only for a key of 9 or more: lookup.ts gramQuery), judged the same way
+ *      grams of the keys, 3-character only for a key of 9 or more: lookup.ts gramQuery),
+ *      judged the same way
  *   -> the match: the best candidate when its confidence reaches minConfidence and leads the
  *      next by matchMargin, and no key of the record overflowed the lookup
  */

@@ -125,9 +125,9 @@ export function oneEditPrefixes(key: string): string[] {
 /**
  * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so first the
  * companies a key of which starts one edit away from it (a character wrong, one too many, one
- * left out: `oneEditPrefixes`), most alike by grams first; after them the companies whose keys hold
- * most of its 2-3 character grams (3-character only from 9 characters: `gramQuery` of src/names/lookup.ts, as match's similarity
- * search), best first as the engine scores them. One engine call, a second of the request, only
+ * left out: `oneEditPrefixes`), most alike by grams first; after them the companies whose keys
+ * hold most of its 2-3 character grams (3-character only from 9 characters: `gramQuery` of
+ * src/names/lookup.ts, as match's similarity search), best first as the engine scores them. One engine call, a second of the request, only
  * when the first found nothing.
  */
 async function nearSuggestions(
