@@ -5,20 +5,25 @@
  * 1. the weights: a choice among the record's candidates and "none of them" (conditional
  *    logit): candidate i has odds e^z_i, "none" odds 1, and the fit maximises the probability
  *    of the right choice (the labelled company, or none when it is not among the candidates),
- *    by Newton's method, with a prior that holds each weight near its hand-set value
- *    (`handSet`); the rules (`rules`: another prefecture, another kind of body, another
- *    corporate number, a closed company) keep their hand-set weights;
+ *    by Newton's method (a step halved until the fit improves), with a prior that holds each
+ *    weight near its hand-set value (`handSet`); the rules (`rules`: another prefecture,
+ *    another kind of body, another corporate number, a closed company) keep their hand-set
+ *    weights;
  * 2. the calibration: a candidate's share of the record's odds against whether it was right,
  *    made monotone by pooling adjacent violators (isotonic regression), in steps of at least
  *    `minimumStep` candidates, each step's confidence its share right (with half a right and
  *    half a wrong added, so a step of all right is not 1).
  *
- *   npx tsx bench/fit-judge.ts --dump .local/names-fit-7.json [--dump .local/names-fit-11.json ...] [--write]
+ *   npx tsx bench/fit-judge.ts --dump .local/names-scale/fit-7.json [--dump ...] [--write [--out file]] [--register <words>]
  *
- * The dump is the fit set's records with the endpoint's results ([{entry, result}], as
- * test/names/names-evaluation.test.ts writes it with NAMES_EVAL_DUMP and NAMES_EVAL_SEED set, 10
- * candidates per record). Use a seed other than the evaluation's: the evaluation then measures
- * the fitted judge on records it was not fitted to. Without --write the fit is printed.
+ * A dump is a fit set's records with the endpoint's results ([{entry, result}], 10 candidates
+ * per record), as `bench/names-scale.ts fit-dump` writes them over the register of 1,000,000
+ * companies (for the judge shipped, data/names/judge-weights.json) and
+ * test/names/names-evaluation.test.ts with NAMES_EVAL_SEED and NAMES_EVAL_DUMP set over the
+ * start-up sample (test/fixtures/match/judge-weights-sample.json): a calibration holds for a
+ * register like the one it was fitted on. Use seeds other than the evaluation's: the evaluation
+ * then measures the fitted judge on records it was not fitted to. Without --write the fit is
+ * printed; --write writes it to --out (data/names/judge-weights.json unless given).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,7 +55,9 @@ export const handSet: Weights = {
   intercept: -6,
   nameKey: 4,
   spokenKey: 3.5,
-  formerName: 3.2,
+  // no fit set holds a former name (the generator makes none), so the fit leaves this weight
+  // where it is: under an equal name key's and an equal spoken key's, as its strength is
+  formerName: 2.3,
   similarity: 5,
   legalFormAgrees: 0.5,
   legalFormDisagrees: -10,
@@ -65,6 +72,7 @@ export const handSet: Weights = {
   closed: -8,
   corporateNumberDisagrees: -12,
   rivals: -3,
+  nearRivals: -3,
   outranked: -3,
 };
 
@@ -157,6 +165,30 @@ function solve(a: Square, b: readonly number[]): number[] {
   return rhs.map((value, i) => value / m.get(i, i));
 }
 
+/** The summed log loss of the right choices under `w`. */
+function summedLoss(choices: readonly Choice[], w: Weights): number {
+  let loss = 0;
+  for (const choice of choices) {
+    const p = sharesOf(w, choice);
+    const right = choice.right >= 0 ? (p[choice.right] ?? 0) : 1 - p.reduce((sum, value) => sum + value, 0);
+    loss -= Math.log(Math.min(1 - 1e-9, Math.max(1e-9, right)));
+  }
+  return loss;
+}
+
+/** The log loss per record. */
+function logLoss(choices: readonly Choice[], w: Weights): number {
+  return summedLoss(choices, w) / Math.max(1, choices.length);
+}
+
+/** What the fit minimises: the summed log loss and the prior's pull towards `start`. */
+function objective(choices: readonly Choice[], w: Weights, start: Weights): number {
+  const count = Math.max(1, choices.length);
+  let pull = 0;
+  for (const name of weightNames) pull += (prior * count * (w[name] - start[name]) ** 2) / 2;
+  return summedLoss(choices, w) + pull;
+}
+
 /** The weights that make the right choices most likely, near the prior; and the log loss per record. */
 export function fitWeights(
   choices: readonly Choice[],
@@ -198,18 +230,24 @@ export function fitWeights(
       }
     });
     const step = solve(hessian, gradient);
-    weightNames.forEach((name, i) => {
-      w[name] -= step[i] ?? 0;
-    });
+    // a damped step: halved until the objective falls (a full Newton step can overshoot where
+    // a feature nearly separates right from wrong, and the weights then run away)
+    const before = objective(choices, w, start);
+    let scale = 1;
+    for (let halving = 0; halving < 30; halving++, scale /= 2) {
+      const tried = { ...w };
+      weightNames.forEach((name, i) => {
+        tried[name] -= scale * (step[i] ?? 0);
+      });
+      if (objective(choices, tried, start) <= before) {
+        Object.assign(w, tried);
+        break;
+      }
+    }
   }
-  let loss = 0;
-  for (const choice of choices) {
-    const p = sharesOf(w, choice);
-    const right = choice.right >= 0 ? (p[choice.right] ?? 0) : 1 - p.reduce((sum, value) => sum + value, 0);
-    loss -= Math.log(Math.min(1 - 1e-9, Math.max(1e-9, right)));
-  }
+  const loss = logLoss(choices, w);
   const rounded = Object.fromEntries(weightNames.map((name) => [name, Math.round(w[name] * 1000) / 1000]));
-  return { weights: rounded as unknown as Weights, logLoss: loss / count };
+  return { weights: rounded as unknown as Weights, logLoss: loss };
 }
 
 /**
@@ -246,15 +284,23 @@ export function fitCalibration(choices: readonly Choice[], weights: Weights): Ca
       right: before.right + last.right,
       count: before.count + last.count,
     });
-  return steps.map((step, i) => [
-    i === 0 ? 0 : Math.round(step.from * 1e6) / 1e6,
-    Math.round(((step.right + 0.5) / (step.count + 1)) * 1000) / 1000,
-  ]);
+  // the half right and half wrong added can put a small step under the one before: it keeps that
+  // one's confidence, so that the steps still rise
+  let highest = 0;
+  return steps.map((step, i) => {
+    highest = Math.max(highest, Math.round(((step.right + 0.5) / (step.count + 1)) * 1000) / 1000);
+    return [i === 0 ? 0 : Math.round(step.from * 1e6) / 1e6, highest];
+  });
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { dump: { type: 'string', multiple: true }, write: { type: 'boolean' } },
+    options: {
+      dump: { type: 'string', multiple: true },
+      write: { type: 'boolean' },
+      out: { type: 'string', default: path.join(projectRoot, 'data', 'names', 'judge-weights.json') },
+      register: { type: 'string', default: 'the register of 1,000,000 companies of bench/names-scale.ts' },
+    },
   });
   if (!values.dump?.length) throw new Error('--dump <file> is required (one or more)');
   const dumped = values.dump.flatMap((file) => JSON.parse(readFileSync(file, 'utf8')) as Dumped[]);
@@ -268,12 +314,12 @@ async function main(): Promise<void> {
   );
   console.log(JSON.stringify({ weights, calibration }, null, 2));
   if (!values.write) return;
-  const file = path.join(projectRoot, 'data', 'names', 'judge-weights.json');
+  const file = values.out;
   const source =
     `The match judge (src/names/judge.ts): a company's odds are e^z, z the intercept plus the weight of each feature ` +
     `present (similarity times its value, rivals times log(1 + rivals)); its confidence is its share of the record's ` +
     `odds ("none of them" counting 1) read through the calibration steps [share from, confidence]. Fitted by ` +
-    `bench/fit-judge.ts on ${choices.length} labelled records (${values.dump.map((file) => path.basename(file)).join(', ')}), a seed apart from the ` +
+    `bench/fit-judge.ts on ${choices.length} labelled records of ${values.register} (${values.dump.map((file) => path.basename(file)).join(', ')}), seeds apart from the ` +
     `evaluation's: the weights by a choice model near the hand-set rules, the steps by isotonic regression of ` +
     `right answers on the shares. Refit after changing the features, the keys or the lookup (docs/names.md).`;
   // laid out as the formatter (biome) keeps it: a step per line

@@ -18,14 +18,21 @@
  *          - suggest p50/p95 for prefixes of 1-3 characters and for mistyped prefixes (found or not);
  *          - a match job of --job-rows rows (CSV), its progress sampled while it runs, the results
  *            downloaded and counted.
+ *   fit-dump  the match answers (10 candidates) to the evaluation records of --fit-seeds, each
+ *          seed's to .local/names-scale/fit-<seed>.json, for bench/fit-judge.ts (the judge
+ *          shipped is fitted on seeds 7, 11, 13 and 17; the evaluation above uses seed 1)
  * Figures go to .local/names-scale/figures-<step>.json. Every process started is stopped by its pid.
  */
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command } from 'commander';
+import pino from 'pino';
 import { spawnManaged } from '../ops/local/child-process.js';
+import { defaultConfig } from '../src/config.js';
 import { nameKey } from '../src/names/keys.js';
+import { runMatch } from '../src/names/match.js';
+import { createEngine } from '../src/opensearch/engine.js';
 import { projectRoot } from '../src/project-root.js';
 import { benchDataSet } from './data-set.js';
 import { readCompanies, runNameEval, sendMatches } from './name-eval.js';
@@ -53,6 +60,8 @@ interface Options {
   jobRows: number;
   /** `suggest-job`: only those two, beside the figures of an earlier run */
   only?: string;
+  /** `fit-dump`: the evaluation seeds whose answers are written */
+  fitSeeds: string;
 }
 
 async function dataSet(options: Options) {
@@ -378,6 +387,32 @@ async function apiStep(engineUrl: string, options: Options): Promise<void> {
   }
 }
 
+/**
+ * The fit set at this size: each seed's evaluation records with the answers of runMatch (the
+ * endpoint's own code, in this process) over the node, 10 candidates each, as
+ * test/names/names-evaluation.test.ts writes the start-up sample's.
+ */
+async function fitDumpStep(engineUrl: string, options: Options): Promise<void> {
+  const set = await dataSet(options);
+  const companies = await readCompanies(set.files[0] as string);
+  const ctx = {
+    opensearch: createEngine(engineUrl),
+    logger: pino({ level: 'silent' }),
+    config: { ...defaultConfig(), indexPrefix: '' },
+  };
+  for (const seed of options.fitSeeds.split(',').map(Number)) {
+    const labelled = makeEvaluationRecords(companies, { seed, perClass: options.perClass });
+    const results: unknown[] = [];
+    for (let at = 0; at < labelled.length; at += 1000) {
+      const records = labelled.slice(at, at + 1000).map((entry) => entry.record);
+      results.push(...(await runMatch(ctx, { records, candidates: 10 })));
+    }
+    const file = path.join(workDir, `fit-${seed}.json`);
+    await writeFile(file, JSON.stringify(labelled.map((entry, i) => ({ entry, result: results[i] }))));
+    console.log(`wrote ${path.relative(projectRoot, file)} (${labelled.length} records)`);
+  }
+}
+
 function nodeUrl(): string {
   if (process.env.OPENSEARCH_URL) return process.env.OPENSEARCH_URL;
   const record = path.join(workDir, 'node.json');
@@ -387,7 +422,7 @@ function nodeUrl(): string {
 
 async function main(): Promise<void> {
   const program = new Command('names-scale')
-    .argument('<step>', 'node | load | api | all')
+    .argument('<step>', 'node | load | api | all | fit-dump')
     .option('--companies <n>', 'companies in the data set', Number, 1_000_000)
     .option('--seed <n>', 'generator and evaluation seed', Number, 1)
     .option('--port <n>', "the node's HTTP port", Number, 9250)
@@ -395,12 +430,14 @@ async function main(): Promise<void> {
     .option('--per-class <n>', 'evaluation records per class of spelling', Number, 100)
     .option('--job-rows <n>', 'rows of the match job (0: none)', Number, 1_000_000)
     .option('--only <part>', 'suggest-job: only suggest and the job, added to the last figures')
+    .option('--fit-seeds <list>', 'fit-dump: evaluation seeds, comma-separated', '7,11,13,17')
     .parse();
   const step = program.args[0] as string;
   const options = program.opts<Options>();
   if (step === 'node') return holdBenchNode(workDir, 'names-scale', options);
   if (step === 'load') return loadStep(nodeUrl(), options);
   if (step === 'api') return apiStep(nodeUrl(), options);
+  if (step === 'fit-dump') return fitDumpStep(nodeUrl(), options);
   if (step === 'all') {
     const node = await startBenchNode(workDir, 'names-scale', options, true);
     try {

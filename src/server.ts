@@ -20,6 +20,7 @@ import { warmUpValidation } from './http/validation.js';
 import { createLogger, endLogs } from './logger.js';
 import { createInProcessMatchJobs } from './match-jobs/in-process.js';
 import { startMetricsListener } from './metrics.js';
+import { judgeTableOf } from './names/judge.js';
 import { describeStartFailure } from './opensearch/access-failures.js';
 import type { Engine } from './opensearch/engine.js';
 import { bootstrapIndices } from './opensearch/indices.js';
@@ -149,6 +150,8 @@ export function startServer(options: StartOptions = {}): void {
     // the process long enough for other requests' Redis commands to time out
     await warmUpValidation();
     compileRequestChecks([corporateSearch, jobSearch]);
+    // a judge table that does not read fails the start, not the first match request
+    judgeTableOf(config.matchJudgeFile);
     processState.markValidatorsCompiled();
     const metricsServer = await startMetricsListener(config.metricsHost, config.metricsPort, 9464, logger);
     if (metricsServer) cleanups.push(metricsServer.close);

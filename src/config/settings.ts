@@ -102,6 +102,14 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
       '20000, or 1 s less than `CREDIT_RESERVATION_TIMEOUT_SECONDS` when that is shorter (never under `REQUEST_DEADLINE_MS`)',
     doc: 'The most a match request (`POST /corporates/match`, `POST /reconcile`) may take, in place of `REQUEST_DEADLINE_MS`: 1,000 records look up thousands of keys (3-13 s at 1,000,000 companies on two cores); then 503 as for a search.',
   }),
+  computed({
+    name: 'MATCH_JUDGE_FILE',
+    key: 'matchJudgeFile',
+    kind: text,
+    unset: '`<project>/data/names/judge-weights.json`',
+    fallback: () => path.join(projectRoot, 'data', 'names', 'judge-weights.json'),
+    doc: "The match judge's weights and calibration (`bench/fit-judge.ts` writes one). The file shipped is fitted on a register of 1,000,000 companies; a calibration holds for a register like the one it was fitted on, and a register of another make is given its own, fitted on labelled records of it (docs/names.md).",
+  }),
   setting({
     name: 'HTTP_HEADERS_TIMEOUT_MS',
     key: 'http.headersTimeoutMs',

@@ -47,7 +47,11 @@ export interface Features {
   website?: boolean;
   corporateNumber?: boolean;
   closed: boolean;
-  /** Other companies the name agrees with as well, none contradicted, none with less support. */
+  /**
+   * Other companies the name agrees with as well, none contradicted, none with less support: of
+   * an equal key, those whose key of the same kind is equal too; of a near name, the other near
+   * names at least as similar (its namesakes among them).
+   */
   rivals: number;
   /** Another company, not contradicted, agrees with the name more strongly (an equal key of a stronger kind). */
   outranked: boolean;
@@ -74,8 +78,10 @@ export interface Weights {
   websiteDisagrees: number;
   closed: number;
   corporateNumberDisagrees: number;
-  /** per log(1 + rivals) */
+  /** per log(1 + rivals), of a company whose key is equal */
   rivals: number;
+  /** per log(1 + rivals), of a near name */
+  nearRivals: number;
   outranked: number;
 }
 
@@ -112,11 +118,18 @@ export const weightNames: WeightName[] = [
   'closed',
   'corporateNumberDisagrees',
   'rivals',
+  'nearRivals',
   'outranked',
 ];
 
-/** Reads and checks data/names/judge-weights.json: every weight a finite number, none unknown. */
-export function readWeights(file = path.join(projectRoot, 'data', 'names', 'judge-weights.json')): Weights {
+/**
+ * The judge table shipped (MATCH_JUDGE_FILE unset): fitted on labelled records of the bench's
+ * register of 1,000,000 companies (docs/names.md, "The judge fitted at 1,000,000").
+ */
+export const defaultJudgeFile = path.join(projectRoot, 'data', 'names', 'judge-weights.json');
+
+/** Reads and checks a judge table's weights: every weight a finite number, none unknown. */
+export function readWeights(file = defaultJudgeFile): Weights {
   const parsed = JSON.parse(readFileSync(file, 'utf8')) as WeightsFile;
   const weights = parsed.weights as unknown as Record<string, unknown>;
   for (const name of weightNames)
@@ -128,9 +141,7 @@ export function readWeights(file = path.join(projectRoot, 'data', 'names', 'judg
 }
 
 /** Reads and checks the calibration of the same file: steps from 0, both columns rising, within 0-1. */
-export function readCalibration(
-  file = path.join(projectRoot, 'data', 'names', 'judge-weights.json'),
-): Calibration {
+export function readCalibration(file = defaultJudgeFile): Calibration {
   const steps = (JSON.parse(readFileSync(file, 'utf8')) as WeightsFile).calibration;
   const bad = (why: string) => new Error(`${path.basename(file)}: calibration ${why}`);
   if (!Array.isArray(steps) || steps.length === 0) throw bad('has no steps');
@@ -147,12 +158,27 @@ export function readCalibration(
   return steps;
 }
 
-let loaded: { weights: Weights; calibration: Calibration } | undefined;
-const judgeTable = () => {
-  loaded ??= { weights: readWeights(), calibration: readCalibration() };
-  return loaded;
-};
-const weights = (): Weights => judgeTable().weights;
+/** A judge table: the weights and the calibration of one file. */
+export interface JudgeTable {
+  weights: Weights;
+  calibration: Calibration;
+}
+
+const tables = new Map<string, JudgeTable>();
+/**
+ * The judge table of a file, read and checked once per process. A calibration holds for the
+ * register it was fitted on: the share of near names and namesakes that are right depends on
+ * how crowded the register's names are (docs/names.md).
+ */
+export function judgeTableOf(file: string = defaultJudgeFile): JudgeTable {
+  let table = tables.get(file);
+  if (!table) {
+    table = { weights: readWeights(file), calibration: readCalibration(file) };
+    tables.set(file, table);
+  }
+  return table;
+}
+const weights = (): Weights => judgeTableOf().weights;
 
 /** The similarity of two keys: 1 - edit distance / the longer length (0 when either is empty). */
 export function keySimilarity(a: string | undefined, b: string | undefined): number {
@@ -327,9 +353,11 @@ export function isStandingNamesake(features: Features): boolean {
 
 /**
  * Counts each company's rivals: the other companies whose name agrees at the same strength (an
- * equal key of as strong a kind), none contradicted by the record, with as much support or more.
- * Two namesakes in the record's prefecture are each other's rivals; the one the city singles
- * out has none. A company is outranked when another, not contradicted, agrees more strongly (a
+ * equal key of as strong a kind; for a near name, a near name at least as similar), none
+ * contradicted by the record, with as much support or more. Two namesakes in the record's
+ * prefecture are each other's rivals; the one the city singles out has none. Three namesakes of
+ * a name one character from the record's are each other's rivals too: in a large register such
+ * a spelling is most often another company's name, and none of the three is right. A company is outranked when another, not contradicted, agrees more strongly (a
  * similar name below an equal one); a former holder of a name below today's holder even when the
  * record contradicts today's holder.
  */
@@ -352,6 +380,23 @@ export function countRivals(all: Features[]): void {
     bySupport[backing] = (bySupport[backing] ?? 0) + 1;
     tally.set(own, bySupport);
   });
+  // the similarities of the uncontradicted near names at each level of support, highest first
+  const nearBySupport: number[][] = [];
+  all.forEach((features, at) => {
+    if (strengths[at] !== strength.similar || contradicted(features)) return;
+    const level = supports[at] as number;
+    const similarities = nearBySupport[level] ?? [];
+    similarities.push(features.similarity);
+    nearBySupport[level] = similarities;
+  });
+  for (const similarities of nearBySupport) similarities?.sort((a, b) => b - a);
+  /** The other uncontradicted near names at least as similar, with as much support or more. */
+  const nearRivals = (features: Features, backing: number): number => {
+    let rivals = 0;
+    for (let level = backing; level < nearBySupport.length; level++)
+      rivals += atLeast(nearBySupport[level] ?? [], features.similarity);
+    return rivals - (contradicted(features) ? 0 : 1);
+  };
   all.forEach((features, at) => {
     const agreement = agreementOf(features);
     const own = strengths[at] as number;
@@ -367,6 +412,7 @@ export function countRivals(all: Features[]): void {
     features.outranked = stronger.some(
       (most, strength) => strength > own && most !== undefined && (!byKey || most >= backing),
     );
+    if (agreement === 'similar') features.rivals = nearRivals(features, backing);
     if (!byKey) return;
     const bySupport = tally.get(own) ?? [];
     let rivals = 0;
@@ -374,6 +420,17 @@ export function countRivals(all: Features[]): void {
     // the company itself is among those counted when nothing contradicts it
     features.rivals = rivals - (contradicted(features) ? 0 : 1);
   });
+}
+
+/** How many of `descending` are `value` or more (a binary search). */
+function atLeast(descending: readonly number[], value: number): number {
+  let [low, high] = [0, descending.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((descending[middle] as number) >= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 const zeroVector = Object.fromEntries(weightNames.map((name) => [name, 0])) as Record<WeightName, number>;
@@ -400,7 +457,7 @@ export function featureVector(features: Features): Record<WeightName, number> {
   if (features.phone !== undefined) x[features.phone ? 'phone' : 'phoneDisagrees'] = 1;
   if (features.website !== undefined) x[features.website ? 'website' : 'websiteDisagrees'] = 1;
   if (features.closed) x.closed = 1;
-  x.rivals = Math.log1p(features.rivals);
+  x[agreement === 'similar' ? 'nearRivals' : 'rivals'] = Math.log1p(features.rivals);
   if (features.outranked) x.outranked = 1;
   // a valid corporate number the company does not have: the record names another company
   if (features.corporateNumber === false) x.corporateNumberDisagrees = 1;
@@ -423,7 +480,7 @@ export function oddsOfVector(x: Record<WeightName, number>, w: Weights): number 
 export const topConfidence = 0.99;
 
 /** The confidence the calibration gives a share of the odds. */
-export function calibrate(share: number, calibration: Calibration = judgeTable().calibration): number {
+export function calibrate(share: number, calibration: Calibration = judgeTableOf().calibration): number {
   let confidence = calibration[0]?.[1] ?? 0;
   for (const [from, value] of calibration) if (share >= from) confidence = value;
   return Math.min(topConfidence, confidence);
@@ -437,7 +494,7 @@ export function calibrate(share: number, calibration: Calibration = judgeTable()
 export function confidencesOf(
   all: readonly Features[],
   w: Weights = weights(),
-  calibration: Calibration = judgeTable().calibration,
+  calibration: Calibration = judgeTableOf().calibration,
 ): number[] {
   const odds = all.map((features) => oddsOf(features, w));
   const total = 1 + odds.reduce((sum, value) => sum + value, 0);

@@ -26,6 +26,8 @@ import {
   featureList,
   featuresOf,
   isStandingNamesake,
+  type JudgeTable,
+  judgeTableOf,
   matchMargin,
   mayMatch,
 } from './judge.js';
@@ -198,6 +200,7 @@ function companiesFound(evidence: Evidence, found: Found): Company[] {
  * the answer.
  */
 function decide(
+  table: JudgeTable,
   evidence: Evidence,
   companies: Company[],
   incomplete: boolean,
@@ -207,7 +210,7 @@ function decide(
   const judged = companies.map((company) => ({ company, features: featuresOf(company, evidence) }));
   const features = judged.map((item) => item.features);
   countRivals(features);
-  const confidences = confidencesOf(features);
+  const confidences = confidencesOf(features, table.weights, table.calibration);
   // the first `limit` (and the one after the best, for the margin) in candidate order; only
   // they become candidates (a common name has hundreds of namesakes, most never shown)
   const top = firstInOrder(judged, confidences, Math.max(limit, 2));
@@ -241,6 +244,7 @@ export async function runMatch(
   options: { lookupSize?: number; readingAnalyser?: () => Promise<ReadingAnalyser> } = {},
 ): Promise<MatchResult[]> {
   const limit = request.candidates ?? defaultCandidates;
+  const table = judgeTableOf(ctx.config.matchJudgeFile);
   const minConfidence = request.minConfidence ?? defaultMinConfidence;
   let evidence = request.records.map(evidenceOf);
   // names written partly in their reading: the analyser's reading too (loaded on first need);
@@ -261,7 +265,7 @@ export async function runMatch(
     lookupValues(item).some(([field, value]) => found.incompleteKeys.has(keyId(field, value))),
   );
   const decided = evidence.map((item, at) =>
-    decide(item, byRecord[at] as Company[], incomplete[at] as boolean, limit, minConfidence),
+    decide(table, item, byRecord[at] as Company[], incomplete[at] as boolean, limit, minConfidence),
   );
   const results = decided.map((item) => item.result);
   // the records left without a match: companies with similar names too, unless namesakes the
@@ -281,6 +285,7 @@ export async function runMatch(
       ...more.filter((company) => !known.has(company.corporateNumber)),
     ];
     results[at] = decide(
+      table,
       evidence[at] as Evidence,
       companies,
       incomplete[at] as boolean,

@@ -23,6 +23,7 @@ import {
   featureList,
   featuresFromList,
   featuresOf,
+  featureVector,
   keySimilarity,
   legalFormAgreement,
   mayMatch,
@@ -608,6 +609,32 @@ describe('rivals and the outranked', () => {
     expect(judged({ ...nameKey, city: false }, nameKey).map((r) => r.rivals)).toEqual([1, 1]);
   });
 
+  it("a near name's rivals: the other near names as near or nearer, not contradicted, with as much support", () => {
+    const near = (similarity: number, more: Partial<Features> = {}): Features => ({
+      ...nameKey,
+      nameKey: false,
+      spokenKey: false,
+      similarity,
+      ...more,
+    });
+    // three namesakes of one near name: each the others' rival
+    expect(judged(near(0.83), near(0.83), near(0.83)).map((r) => r.rivals)).toEqual([2, 2, 2]);
+    // a less similar name has the nearer ones as rivals; they do not count it
+    expect(judged(near(0.83), near(0.83), near(0.6)).map((r) => r.rivals)).toEqual([1, 1, 2]);
+    // contradicted near names are no rivals; a contradicted one still has the others as rivals
+    expect(judged(near(0.83), near(0.8, { prefecture: false })).map((r) => r.rivals)).toEqual([0, 1]);
+    // support singles one out, as among namesakes
+    expect(judged(near(0.83, { city: true }), near(0.83)).map((r) => r.rivals)).toEqual([0, 1]);
+    // an equal key is no near name's rival: it outranks it
+    expect(judged(nameKey, near(0.83), near(0.83))).toEqual([
+      { rivals: 0, outranked: false },
+      { rivals: 1, outranked: true },
+      { rivals: 1, outranked: true },
+    ]);
+    // below the near-name similarity the name is not near: no rivals counted
+    expect(judged(near(0.3), near(0.3)).map((r) => r.rivals)).toEqual([0, 0]);
+  });
+
   it('a namesake the record contradicts (another prefecture, another kind of body) is no rival', () => {
     for (const contradiction of [{ prefecture: false }, { legalForm: false }])
       expect(judged(nameKey, { ...nameKey, ...contradiction })).toEqual([
@@ -616,17 +643,13 @@ describe('rivals and the outranked', () => {
       ]);
   });
 
-  it('a weaker agreement is outranked, not a rival; a similar name has no rivals', () => {
+  it('a weaker agreement is outranked, not a rival', () => {
     const spoken = { ...nameKey, nameKey: false };
     const similar = { ...nameKey, nameKey: false, spokenKey: false, similarity: 0.8 };
     expect(judged(nameKey, spoken, similar)).toEqual([
       { rivals: 0, outranked: false },
       { rivals: 0, outranked: true },
       { rivals: 0, outranked: true },
-    ]);
-    expect(judged(similar, similar)).toEqual([
-      { rivals: 0, outranked: false },
-      { rivals: 0, outranked: false },
     ]);
     // equal reading and romaji keys are as strong as an equal spoken key; a former name weaker
     const reading = { ...spoken, spokenKey: false, reading: true };
@@ -665,12 +688,13 @@ describe('rivals and the outranked', () => {
             (on === 'formerName' || !against(o)) &&
             (!byKey || backing(o) >= backing(f)),
         );
-        const rivals =
-          on === undefined || on === 'similar'
-            ? 0
-            : list.filter(
-                (o) => o !== f && strength(o) === strength(f) && !against(o) && backing(o) >= backing(f),
-              ).length;
+        const rival = (o: Features) =>
+          o !== f &&
+          strength(o) === strength(f) &&
+          !against(o) &&
+          backing(o) >= backing(f) &&
+          (on !== 'similar' || o.similarity >= f.similarity);
+        const rivals = on === undefined ? 0 : list.filter(rival).length;
         return { rivals, outranked };
       });
     const maybe = fc.option(fc.boolean(), { nil: undefined });
@@ -681,15 +705,24 @@ describe('rivals and the outranked', () => {
       romaji: fc.boolean(),
       formerName: fc.boolean(),
       spokenKeyKnown: fc.boolean(),
-      similarity: fc.constantFrom(0, 0.39, 0.4, 0.8),
+      similarity: fc.constantFrom(0, 0.39, 0.4, 0.8, 0.9),
       legalForm: maybe,
       prefecture: maybe,
       city: maybe,
       phone: maybe,
       website: maybe,
     });
+    // near names (no key equal) drawn as often as the rest: a random company seldom is one
+    const nearName = company.map((f) => ({
+      ...f,
+      nameKey: false,
+      spokenKey: false,
+      reading: false,
+      romaji: false,
+      formerName: false,
+    }));
     fc.assert(
-      fc.property(fc.array(company, { maxLength: 12 }), (drawn) => {
+      fc.property(fc.array(fc.oneof(company, nearName), { maxLength: 12 }), (drawn) => {
         const list = drawn.map((f) => ({ ...base, ...f, rivals: 0, outranked: false }) as Features);
         expect(judged(...list)).toEqual(pairwise(list));
       }),
@@ -914,5 +947,24 @@ describe('bench/fit-judge.ts', () => {
     const calibration = fitCalibration(choices, weights);
     expect(calibration[0]?.[0]).toBe(0);
     expect(calibration.at(-1)?.[1]).toBeGreaterThan(0.95);
+  });
+
+  it('writes calibration steps that rise, even where the half right added would put a large step under a small one', () => {
+    // 150 candidates at a low share, none right (0.5 / 151 = 0.0033 once smoothed), then 1,000
+    // at a higher share, one right (rate 0.001 > 0, so isotonic keeps the two apart, but
+    // smoothed 1.5 / 1,001 = 0.0015)
+    const alone = (similarity: number, right: boolean) => ({
+      xs: [featureVector({ ...base, nameKey: false, spokenKey: false, similarity })],
+      right: right ? 0 : -1,
+    });
+    const choices = [
+      ...Array.from({ length: 150 }, () => alone(0.1, false)),
+      ...Array.from({ length: 1000 }, (_, i) => alone(0.2, i === 0)),
+    ];
+    const calibration = fitCalibration(choices, handSet);
+    expect(calibration.length).toBeGreaterThanOrEqual(2);
+    calibration.forEach((step, i) => {
+      if (i > 0) expect(step[1]).toBeGreaterThanOrEqual(calibration[i - 1]?.[1] as number);
+    });
   });
 });

@@ -84,6 +84,8 @@ export async function startLimitsTestApp(opts: {
   logger?: Logger;
   /** The request deadline (default 20 s, see below); the engine-fault tests shorten it. */
   requestDeadlineMs?: number;
+  /** The match judge's table (MATCH_JUDGE_FILE; default the one shipped). */
+  matchJudgeFile?: string;
 }): Promise<TestApp> {
   if (opts.seed !== false && !seeded.has(opts.indexPrefix)) {
     await indexFixture(opts.opensearch, opts.indexPrefix, {
@@ -110,6 +112,7 @@ export async function startLimitsTestApp(opts: {
       matchDeadlineMs: opts.requestDeadlineMs ?? 20_000,
       redisBudgetMs: 5_000,
       limits: opts.limits.config,
+      ...(opts.matchJudgeFile ? { matchJudgeFile: opts.matchJudgeFile } : {}),
     },
     logger: opts.logger ?? createLogger('silent'),
     opensearch: opts.opensearch,

@@ -1189,8 +1189,9 @@ export interface components {
              *     record's legal form is the company's: true, or another kind of body: false),
              *     `prefecture`, `city`, `phone`, `website`, `corporateNumber` (agrees or not),
              *     `closed` (closed in the register), `rivals` (other companies the name fits as
-             *     well), `outranked` (another company's name fits it better). A feature the record
-             *     says nothing about is left out.
+             *     well: an equal key, or for a near name another as near or nearer), `outranked`
+             *     (another company's name fits it better). A feature the record says nothing about
+             *     is left out.
              */
             features: {
                 /** @enum {string} */
