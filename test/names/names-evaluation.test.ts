@@ -180,7 +180,16 @@ beforeAll(async () => {
     });
     for (const seed of calibrationSeeds) {
       const more = makeEvaluationRecords(all, { seed, perClass: 30 });
-      heldOut.push({ labelled: more, results: await answersTo(more, sampleApp) });
+      const answers = await answersTo(more, sampleApp);
+      heldOut.push({ labelled: more, results: answers });
+      // NAMES_EVAL_HELD_OUT_DUMP=<prefix>: these answers to <prefix>-<seed>.json, for
+      // bench/names-report.ts (the calibration table and plot of docs/names.md)
+      const prefix = process.env.NAMES_EVAL_HELD_OUT_DUMP;
+      if (prefix)
+        writeFileSync(
+          `${prefix}-${seed}.json`,
+          JSON.stringify(more.map((entry, i) => ({ entry, result: answers[i] }))),
+        );
     }
   }
   // NAMES_EVAL_DUMP: the records with the endpoint's results, for bench/fit-judge.ts
