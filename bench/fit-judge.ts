@@ -79,7 +79,7 @@ export const handSet: Weights = {
 /**
  * The rules, held at their hand-set weights rather than fitted: evidence that rules a company
  * out (another prefecture, another kind of body, another corporate number) or a company closed
- * in the register. A fit set shows them seldom beside a company alone, where they decide most.
+ * in the register, which a fit set shows seldom beside a company alone, where they decide most.
  */
 export const rules: readonly WeightName[] = [
   'prefectureDisagrees',
@@ -287,10 +287,16 @@ export function fitCalibration(choices: readonly Choice[], weights: Weights): Ca
   // the half right and half wrong added can put a small step under the one before: it keeps that
   // one's confidence, so that the steps still rise
   let highest = 0;
-  return steps.map((step, i) => {
+  const written: Calibration = [];
+  steps.forEach((step, i) => {
     highest = Math.max(highest, Math.round(((step.right + 0.5) / (step.count + 1)) * 1000) / 1000);
-    return [i === 0 ? 0 : Math.round(step.from * 1e6) / 1e6, highest];
+    const from = i === 0 ? 0 : Math.round(step.from * 1e6) / 1e6;
+    // two steps whose starts round alike are one: the later confidence, which is the higher
+    const last = written.at(-1);
+    if (last && last[0] === from) last[1] = highest;
+    else written.push([from, highest]);
   });
+  return written;
 }
 
 async function main(): Promise<void> {

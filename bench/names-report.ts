@@ -1,13 +1,18 @@
 /**
- * The matching evaluation's outcomes and calibration over one or more dumps of the evaluation
- * (test/names/names-evaluation.test.ts with NAMES_EVAL_DUMP, each with its NAMES_EVAL_SEED), as
- * markdown, and the reliability diagram as SVG: the figures docs/names.md publishes for seeds
- * the judge was not fitted to.
+ * The matching evaluation's outcomes and calibration over one or more dumps of the evaluation's
+ * answers ([{entry, result}]), as markdown, and the reliability diagram as SVG: the figures
+ * docs/names.md publishes for seeds the judge table was not fitted to. The start-up sample's,
+ * judged with its own table (test/names/names-evaluation.test.ts writes seeds 3, 5 and 19):
  *
- *   for seed in 3 5 19; do NAMES_EVAL_SEED=$seed NAMES_EVAL_DUMP=.local/names-dump-$seed.json \
- *     npx vitest run test/names/names-evaluation.test.ts; done
- *   npx tsx bench/names-report.ts --dump .local/names-dump-3.json --dump .local/names-dump-5.json \
- *     --dump .local/names-dump-19.json [--svg docs/names-calibration.svg]
+ *   NAMES_EVAL_HELD_OUT_DUMP=.local/names-held npx vitest run test/names/names-evaluation.test.ts
+ *   npx tsx bench/names-report.ts --dump .local/names-held-3.json --dump .local/names-held-5.json \
+ *     --dump .local/names-held-19.json [--svg docs/names-calibration.svg]
+ *
+ * At 1,000,000 companies, with the table shipped and the default 3 candidates, as the bench's
+ * evaluation asks (docs/names-calibration-1m.svg):
+ *
+ *   npx tsx bench/names-scale.ts fit-dump --fit-seeds 1 --candidates 3
+ *   npx tsx bench/names-report.ts --dump .local/names-scale/fit-1.json --svg docs/names-calibration-1m.svg
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

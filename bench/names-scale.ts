@@ -18,7 +18,7 @@
  *          - suggest p50/p95 for prefixes of 1-3 characters and for mistyped prefixes (found or not);
  *          - a match job of --job-rows rows (CSV), its progress sampled while it runs, the results
  *            downloaded and counted.
- *   fit-dump  the match answers (10 candidates) to the evaluation records of --fit-seeds, each
+ *   fit-dump  the match answers (--candidates, 10) to the evaluation records of --fit-seeds, each
  *          seed's to .local/names-scale/fit-<seed>.json, for bench/fit-judge.ts (the judge
  *          shipped is fitted on seeds 7, 11, 13 and 17; the evaluation above uses seed 1)
  * Figures go to .local/names-scale/figures-<step>.json. Every process started is stopped by its pid.
@@ -29,7 +29,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
 import { spawnManaged } from '../ops/local/child-process.js';
-import { defaultConfig } from '../src/config.js';
+import { loadConfig } from '../src/config.js';
 import { nameKey } from '../src/names/keys.js';
 import { runMatch } from '../src/names/match.js';
 import { createEngine } from '../src/opensearch/engine.js';
@@ -62,6 +62,8 @@ interface Options {
   only?: string;
   /** `fit-dump`: the evaluation seeds whose answers are written */
   fitSeeds: string;
+  /** `fit-dump`: candidates asked per record (10 for a fit set) */
+  candidates: number;
 }
 
 async function dataSet(options: Options) {
@@ -398,14 +400,15 @@ async function fitDumpStep(engineUrl: string, options: Options): Promise<void> {
   const ctx = {
     opensearch: createEngine(engineUrl),
     logger: pino({ level: 'silent' }),
-    config: { ...defaultConfig(), indexPrefix: '' },
+    // MATCH_JUDGE_FILE from the environment: a table is fitted again on dumps made with it
+    config: { ...loadConfig(process.env), indexPrefix: '' },
   };
   for (const seed of options.fitSeeds.split(',').map(Number)) {
     const labelled = makeEvaluationRecords(companies, { seed, perClass: options.perClass });
     const results: unknown[] = [];
     for (let at = 0; at < labelled.length; at += 1000) {
       const records = labelled.slice(at, at + 1000).map((entry) => entry.record);
-      results.push(...(await runMatch(ctx, { records, candidates: 10 })));
+      results.push(...(await runMatch(ctx, { records, candidates: options.candidates })));
     }
     const file = path.join(workDir, `fit-${seed}.json`);
     await writeFile(file, JSON.stringify(labelled.map((entry, i) => ({ entry, result: results[i] }))));
@@ -431,6 +434,7 @@ async function main(): Promise<void> {
     .option('--job-rows <n>', 'rows of the match job (0: none)', Number, 1_000_000)
     .option('--only <part>', 'suggest-job: only suggest and the job, added to the last figures')
     .option('--fit-seeds <list>', 'fit-dump: evaluation seeds, comma-separated', '7,11,13,17')
+    .option('--candidates <n>', 'fit-dump: candidates per record', Number, 10)
     .parse();
   const step = program.args[0] as string;
   const options = program.opts<Options>();

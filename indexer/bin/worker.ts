@@ -11,6 +11,7 @@ import { createLogger, endLogs } from '../../src/logger.js';
 import { MatchJobStore } from '../../src/match-jobs/job-store.js';
 import { createMatchJobWorker } from '../../src/match-jobs/worker.js';
 import { ledgerTailGauge, queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
+import { judgeTableOf } from '../../src/names/judge.js';
 import { createRedis } from '../../src/redis.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
 import { openCliServices } from '../cli-services.js';
@@ -25,6 +26,8 @@ cliProgram(
 
 runCli('worker', async () => {
   const config = loadConfigOrExit();
+  // a judge table that does not read fails the start, not the first match job
+  judgeTableOf(config.matchJudgeFile);
   if (!config.redisUrl)
     throw new Error('the indexer queue lives in Redis: set REDIS_URL (e.g. redis://127.0.0.1:6379)');
   const logger = createLogger(config.logLevel);

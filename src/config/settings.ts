@@ -108,7 +108,7 @@ const server = section('Server', 'The HTTP listener of the API and what it tells
     kind: text,
     unset: '`<project>/data/names/judge-weights.json`',
     fallback: () => path.join(projectRoot, 'data', 'names', 'judge-weights.json'),
-    doc: "The match judge's weights and calibration (`bench/fit-judge.ts` writes one). The file shipped is fitted on a register of 1,000,000 companies; a calibration holds for a register like the one it was fitted on, and a register of another make is given its own, fitted on labelled records of it (docs/names.md).",
+    doc: "The match judge's weights and calibration (`bench/fit-judge.ts` writes one). The file shipped is fitted on a register of 1,000,000 companies; a calibration holds for a register like the one it was fitted on, and a register of another make is given its own, fitted on labelled records of it (docs/names.md). A relative path is read from the working directory.",
   }),
   setting({
     name: 'HTTP_HEADERS_TIMEOUT_MS',

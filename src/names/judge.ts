@@ -6,7 +6,8 @@
  *   company エービーシー・テクノロジーズ株式会社 (東京都), the only one with that spoken key
  *   -> features [{id: 'spokenKey', value: true}, {id: 'similarity', value: 0.53},
  *                {id: 'legalForm', ...absent: the record names none}, {id: 'prefecture', value: true}, ...]
- *   -> confidence 0.93; the match when it reaches minConfidence and leads the next by the margin
+ *   -> confidence 0.74 (0.99 with the record's legal form agreeing: 株式会社ABCテクノロジーズ); the
+ *      match when it reaches minConfidence and leads the next by the margin
  *
  * The confidence is the share of right answers among candidates like this one: the weights
  * (data/names/judge-weights.json) give each company of the record odds e^z; a company's share
@@ -357,9 +358,10 @@ export function isStandingNamesake(features: Features): boolean {
  * contradicted by the record, with as much support or more. Two namesakes in the record's
  * prefecture are each other's rivals; the one the city singles out has none. Three namesakes of
  * a name one character from the record's are each other's rivals too: in a large register such
- * a spelling is most often another company's name, and none of the three is right. A company is outranked when another, not contradicted, agrees more strongly (a
- * similar name below an equal one); a former holder of a name below today's holder even when the
- * record contradicts today's holder.
+ * a spelling is seldom any of the three (docs/names.md, "The judge fitted at 1,000,000"). A
+ * company is outranked when another, not contradicted, agrees more strongly (a similar name
+ * below an equal one); a former holder of a name below today's holder even when the record
+ * contradicts today's holder.
  */
 export function countRivals(all: Features[]): void {
   // one pass to tally, one to read: a common name has a thousand namesakes in a large register,
@@ -510,8 +512,13 @@ export function confidenceOf(features: Features, w?: Weights, calibration?: Cali
 
 /**
  * Whether a candidate may be a match at all: its name agrees by a key (not only by similarity),
- * or a phone, a website or a corporate number agrees. A similar name with nothing but the
- * prefecture and the legal form is a candidate, never a match, however few others there are;
+ * or a corporate number agrees, or a phone or a website agrees with a name at least near
+ * (`nearSimilarity`). A similar name with nothing but the prefecture and the legal form is a
+ * candidate, never a match, however few others there are; so is a name that resembles the
+ * company's by chance only, whatever phone or website agrees (a group's companies share a
+ * number, and a number passes to another holder; the evaluation's generator never does either,
+ * so the fitted weights rate a phone highly: 0.94 for a phone and a prefecture beside a name
+ * sharing nothing with the company's);
  * so is a company closed in the register, or one another company fits more strongly
  * (`outranked`: the former holder of a name that is another's today, even when the record's
  * prefecture rules today's holder out), unless its corporate number is the record's (a list
@@ -521,11 +528,8 @@ export function mayMatch(features: Features): boolean {
   if (features.corporateNumber === true) return true;
   if (features.closed || features.outranked) return false;
   const agreement = agreementOf(features);
-  return (
-    (agreement !== undefined && agreement !== 'similar') ||
-    features.phone === true ||
-    features.website === true
-  );
+  if (agreement === undefined) return false;
+  return agreement !== 'similar' || features.phone === true || features.website === true;
 }
 
 /**

@@ -203,7 +203,7 @@ describe("the choice among a record's companies", () => {
     );
   });
 
-  it('a match needs a key or a phone, website or corporate number: a similar name alone never', () => {
+  it('a match needs a key, a corporate number, or a phone or website beside a near name: a similar name alone never', () => {
     const near = {
       ...base,
       nameKey: false,
@@ -221,6 +221,13 @@ describe("the choice among a record's companies", () => {
       expect(mayMatch({ ...near, [key]: true }), key).toBe(true);
     // no likeness of name at all (found by its city): no match either
     expect(mayMatch({ ...near, similarity: 0.1, city: true })).toBe(false);
+    // a chance resemblance (under 0.4) with a phone or a website that agrees: a candidate only
+    // (a group's companies share a number; a number passes to another holder)
+    for (const evidence of [{ phone: true }, { website: true }])
+      for (const similarity of [0, 0.39])
+        expect(mayMatch({ ...near, similarity, ...evidence }), `${similarity}`).toBe(false);
+    expect(mayMatch({ ...near, similarity: 0.4, phone: true })).toBe(true);
+    expect(mayMatch({ ...near, similarity: 0, corporateNumber: true })).toBe(true);
     // a former name that is another company's name today: never the match, even where the
     // record's prefecture rules that company out; its corporate number still decides
     const former = { ...near, formerName: true, outranked: true };
@@ -930,8 +937,11 @@ describe('bench/fit-judge.ts', () => {
     });
     const dumped = Array.from({ length: 200 }, (_, i) =>
       record(`r${i}`, [
-        [`r${i}`, { ...base, phone: true }],
-        [`w${i}`, { ...base, nameKey: false, spokenKey: false, similarity: 0.5, phone: false }],
+        [`r${i}`, { ...base, website: true, phone: true }],
+        [
+          `w${i}`,
+          { ...base, nameKey: false, spokenKey: false, similarity: 0.5, website: false, phone: false },
+        ],
       ]),
     );
     const choices = choicesOf(dumped);
@@ -939,8 +949,8 @@ describe('bench/fit-judge.ts', () => {
     expect(choices.every((choice) => choice.right === 0 && choice.xs.length === 2)).toBe(true);
     const { weights, logLoss } = fitWeights(choices);
     expect(logLoss).toBeLessThan(0.1);
-    // the phone separates them here: the fit strengthens it beyond its hand-set weight
-    expect(weights.phone).toBeGreaterThan(handSet.phone);
+    // the website separates them here: the fit strengthens it beyond its hand-set weight
+    expect(weights.website).toBeGreaterThan(handSet.website);
     // a rule the set never shows keeps its hand-set weight (no closed company here)
     expect(weights.closed).toBe(handSet.closed);
     // the calibration rises, from 0, and says the right ones are right
@@ -966,5 +976,29 @@ describe('bench/fit-judge.ts', () => {
     calibration.forEach((step, i) => {
       if (i > 0) expect(step[1]).toBeGreaterThanOrEqual(calibration[i - 1]?.[1] as number);
     });
+  });
+
+  it('writes steps whose starts differ once rounded: two that round alike are one', () => {
+    const alone = (similarity: number, right: boolean) => ({
+      xs: [featureVector({ ...base, nameKey: false, spokenKey: false, similarity })],
+      right: right ? 0 : -1,
+    });
+    // after a first step, two at shares a hair apart, the second all right: isotonic keeps
+    // them apart, their starts round to the same sixth decimal
+    const choices = [
+      ...Array.from({ length: 150 }, () => alone(0.05, false)),
+      ...Array.from({ length: 150 }, (_, i) => alone(0.1, i < 50)),
+      ...Array.from({ length: 150 }, () => alone(0.1000001, true)),
+    ];
+    const calibration = fitCalibration(choices, handSet);
+    const starts = calibration.map((step) => step[0]);
+    expect(new Set(starts).size).toBe(starts.length);
+    expect(calibration.at(-1)?.[1]).toBeGreaterThan(0.9);
+    // and the file reads back
+    const folder = mkdtempSync(path.join(tmpdir(), 'judge-steps-'));
+    const file = path.join(folder, 'table.json');
+    writeFileSync(file, JSON.stringify({ source: 'test', weights: handSet, calibration }));
+    expect(readCalibration(file)).toEqual(calibration);
+    rmSync(folder, { recursive: true });
   });
 });

@@ -230,6 +230,17 @@ describe('similar names are candidates, never a match on the name alone', () => 
     // lowest confidence of a match
     expect(result.candidates[0]?.confidence).toBeLessThan(defaultMinConfidence);
   });
+
+  it('a phone and the prefecture beside a name that shares nothing with the company: a candidate, not a match', async () => {
+    // the weights rate an agreeing phone highly (the evaluation never shares one between
+    // companies): the confidence may pass 0.9, the match is still withheld (mayMatch)
+    const result = await one({ name: 'まったく別の名前', phoneNumber: '052-111-2222', prefectureId: 23 });
+    expect(result.match).toBeNull();
+    expect(result.candidates[0]?.corporateNumber).toBe(numbers.mitsuwa);
+    expect(result.candidates[0]?.matchedOn).toEqual(['prefecture', 'phone']);
+    // the weights alone would have made it the match: the rule withholds it
+    expect(result.candidates[0]?.confidence).toBeGreaterThanOrEqual(defaultMinConfidence);
+  });
 });
 
 describe('the legal form is evidence', () => {

@@ -169,35 +169,38 @@ beforeAll(async () => {
   // NAMES_EVAL_SEED: another seed writes a fit set for bench/fit-judge.ts (its floors are seed 3's)
   labelled = makeEvaluationRecords(all, { seed: Number(process.env.NAMES_EVAL_SEED ?? 3), perClass: 30 });
   results = await answersTo(labelled);
+  sampleApp = await startLimitsTestApp({
+    limits,
+    opensearch: services.opensearch,
+    indexPrefix: prefix,
+    seed: false,
+    matchJudgeFile: sampleJudgeFile,
+  });
   // the calibration is checked over seeds the sample's table was not fitted to, with that table
   if (process.env.NAMES_EVAL_SEED === undefined) {
-    sampleApp = await startLimitsTestApp({
-      limits,
-      opensearch: services.opensearch,
-      indexPrefix: prefix,
-      seed: false,
-      matchJudgeFile: sampleJudgeFile,
-    });
     for (const seed of calibrationSeeds) {
       const more = makeEvaluationRecords(all, { seed, perClass: 30 });
       const answers = await answersTo(more, sampleApp);
       heldOut.push({ labelled: more, results: answers });
       // NAMES_EVAL_HELD_OUT_DUMP=<prefix>: these answers to <prefix>-<seed>.json, for
       // bench/names-report.ts (the calibration table and plot of docs/names.md)
-      const prefix = process.env.NAMES_EVAL_HELD_OUT_DUMP;
-      if (prefix)
+      const dumpPrefix = process.env.NAMES_EVAL_HELD_OUT_DUMP;
+      if (dumpPrefix)
         writeFileSync(
-          `${prefix}-${seed}.json`,
+          `${dumpPrefix}-${seed}.json`,
           JSON.stringify(more.map((entry, i) => ({ entry, result: answers[i] }))),
         );
     }
   }
-  // NAMES_EVAL_DUMP: the records with the endpoint's results, for bench/fit-judge.ts
-  if (process.env.NAMES_EVAL_DUMP)
+  // NAMES_EVAL_DUMP: the records with the results of the endpoint judging with the sample's
+  // table, for bench/fit-judge.ts to fit that table again (the candidates depend on the table)
+  if (process.env.NAMES_EVAL_DUMP) {
+    const answers = await answersTo(labelled, sampleApp);
     writeFileSync(
       process.env.NAMES_EVAL_DUMP,
-      JSON.stringify(labelled.map((entry, i) => ({ entry, result: results[i] }))),
+      JSON.stringify(labelled.map((entry, i) => ({ entry, result: answers[i] }))),
     );
+  }
 }, 240_000);
 
 /** The match endpoint's answers to labelled records, in order, `perRequest` records a request. */
