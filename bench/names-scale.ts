@@ -391,7 +391,7 @@ async function apiStep(engineUrl: string, options: Options): Promise<void> {
 
 /**
  * The fit set at this size: each seed's evaluation records with the answers of runMatch (the
- * endpoint's own code, in this process) over the node, 10 candidates each, as
+ * endpoint's own code, in this process) over the node, `--candidates` each (10 unless given), as
  * test/names/names-evaluation.test.ts writes the start-up sample's.
  */
 async function fitDumpStep(engineUrl: string, options: Options): Promise<void> {

@@ -215,9 +215,11 @@ export interface paths {
          *       学校法人 for a 株式会社) too.
          *     - When several companies share the name, the city (`address`), the phone digits or the
          *       website host may single one out; otherwise none of them is matched. The phone or
-         *       website alone brings a company in as a candidate.
+         *       website alone brings a company in as a candidate; it makes the match only beside a
+         *       name of similarity 0.4 or more.
          *     - A name whose key is empty (株式会社 alone) or a generic word (日本, 商事, 不動産, …)
-         *       matches nothing by name.
+         *       matches nothing by name, nor by its phone or website; its corporate number still
+         *       matches.
          *
          *     Results are in input order, one per record. `match` has the shape of a candidate
          *     (fetch the full record with `corporateNumberOr` of the company search).
