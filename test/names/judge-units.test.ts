@@ -959,14 +959,16 @@ describe('bench/fit-judge.ts', () => {
     expect(calibration.at(-1)?.[1]).toBeGreaterThan(0.95);
   });
 
+  /** A record of one near-name candidate of `similarity`, right or not (a calibration's input). */
+  const alone = (similarity: number, right: boolean) => ({
+    xs: [featureVector({ ...base, nameKey: false, spokenKey: false, similarity })],
+    right: right ? 0 : -1,
+  });
+
   it('writes calibration steps that rise, even where the half right added would put a large step under a small one', () => {
     // 150 candidates at a low share, none right (0.5 / 151 = 0.0033 once smoothed), then 1,000
     // at a higher share, one right (rate 0.001 > 0, so isotonic keeps the two apart, but
     // smoothed 1.5 / 1,001 = 0.0015)
-    const alone = (similarity: number, right: boolean) => ({
-      xs: [featureVector({ ...base, nameKey: false, spokenKey: false, similarity })],
-      right: right ? 0 : -1,
-    });
     const choices = [
       ...Array.from({ length: 150 }, () => alone(0.1, false)),
       ...Array.from({ length: 1000 }, (_, i) => alone(0.2, i === 0)),
@@ -979,10 +981,6 @@ describe('bench/fit-judge.ts', () => {
   });
 
   it('writes steps whose starts differ once rounded: two that round alike are one', () => {
-    const alone = (similarity: number, right: boolean) => ({
-      xs: [featureVector({ ...base, nameKey: false, spokenKey: false, similarity })],
-      right: right ? 0 : -1,
-    });
     // after a first step, two at shares a hair apart, the second all right: isotonic keeps
     // them apart, their starts round to the same sixth decimal
     const choices = [
