@@ -178,64 +178,80 @@ export function foundUnder(found: Found, field: LookupField, value: string | und
   return value ? (found.byKey.get(keyId(field, value)) ?? []) : [];
 }
 
-/** What a lookup reads of each hit: its match card (./card.ts), and what the register writes apart. */
+/**
+ * What a lookup reads of each hit: its match card (./card.ts), and what the register writes
+ * apart. Not the corporate number: it is in the card, and a keyword doc value costs the engine
+ * a term lookup per hit (at 1,000,000 companies a third of the key lookups' time).
+ */
 const docValues = {
   _source: false,
   stored_fields: ['_none_'],
-  // the corporate number names a company without a card (a hit has no `_id` without stored fields)
-  docvalue_fields: [matchCardField, 'formerNameKeys', 'registry.closed', 'corporateNumber'],
+  docvalue_fields: [matchCardField, 'formerNameKeys', 'registry.closed'],
 };
 
-/** Companies read field by field per search (a search returns 10,000 at most). */
-const refetchSize = 5_000;
+/** One search of an msearch: its header and its body. */
+type Search = [{ index: string }, { query: object; docvalue_fields?: string[] } & Record<string, unknown>];
 
 /**
- * The companies of a lookup's hits, from their match cards; a company without a card (written
- * before it, or whose card a writer removed) is read again field by field, in one msearch. In
- * the hits' order; undefined for a company gone meanwhile.
+ * The companies of each search's hits, from their match cards, in the hits' order (undefined
+ * for a company gone meanwhile). A hit without a card (a company written before it, or whose
+ * card a writer removed) names no company by itself: the searches that had one are asked
+ * again, in one msearch, for the companies without a card only, field by field; the same
+ * query and order, so their hits are those hits, in their order. A search with a card of
+ * another layout (one this code cannot read) is asked again whole, field by field.
+ *
+ *   [{query: Q, size: 5, ...}] -> hits [card, no card, card]
+ *   -> again: {query: {bool: {must: [Q], must_not: [{exists: {field: 'matchCard'}}]}}, size: 5,
+ *              docvalue_fields: [the card's fields one by one]} -> its first hit is the second
  */
 async function companiesOfHits(
   ctx: Ctx,
-  hits: Hit[],
+  searches: Search[],
+  hits: Hit[][],
   decoded: Map<string, Company> = new Map(),
-): Promise<Array<Company | undefined>> {
-  const companies: Array<Company | undefined> = hits.map(({ fields = {} }) => {
-    const card = first(fields, matchCardField);
-    if (typeof card !== 'string') return undefined;
-    // a company several keys of the request found (its name, reading and romaji) is read once
-    const number = first(fields, 'corporateNumber');
-    const known = typeof number === 'string' ? decoded.get(number) : undefined;
-    if (known) return known;
-    const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
-    if (company && typeof number === 'string') decoded.set(number, company);
-    return company;
-  });
-  const numberOf = (hit: Hit) => String(first(hit.fields ?? {}, 'corporateNumber') ?? '');
-  const without = hits.flatMap((hit, at) => (companies[at] ? [] : [numberOf(hit)]));
-  if (without.length === 0) return companies;
-  const index = indexName(ctx.config.indexPrefix, 'corporates');
-  const searches: unknown[] = [];
-  for (let at = 0; at < without.length; at += refetchSize) {
-    const numbers = without.slice(at, at + refetchSize);
-    searches.push(
-      { index },
-      {
-        query: { terms: { corporateNumber: numbers } },
-        size: numbers.length,
-        track_total_hits: false,
-        _source: false,
-        stored_fields: ['_none_'],
-        docvalue_fields: [...fetchedFields],
-      },
-    );
-  }
-  const responses = await msearchAll(ctx, searches, 'companies without a match card');
-  const read = new Map(
-    responses.flatMap((response) =>
-      (response.hits?.hits ?? []).map((hit) => [numberOf(hit), companyOf(hit.fields ?? {})] as const),
-    ),
+): Promise<Array<Array<Company | undefined>>> {
+  // per search: 'whole' (a card it cannot read), 'missing' (a hit without a card), or ok
+  const again = new Map<number, 'whole' | 'missing'>();
+  const companies = hits.map((list, at) =>
+    list.map(({ fields = {} }) => {
+      const card = first(fields, matchCardField);
+      if (typeof card !== 'string') {
+        if (!again.has(at)) again.set(at, 'missing');
+        return undefined;
+      }
+      // a company several keys of the request found (its name, reading and romaji) is read once
+      const known = decoded.get(card);
+      if (known) return known;
+      const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
+      if (company) decoded.set(card, company);
+      else again.set(at, 'whole');
+      return company;
+    }),
   );
-  return hits.map((hit, at) => companies[at] ?? read.get(numberOf(hit)));
+  if (again.size === 0) return companies;
+  const asked = [...again];
+  const responses = await msearchAll(
+    ctx,
+    asked.flatMap(([at, how]) => {
+      const [header, body] = searches[at] as Search;
+      const query =
+        how === 'whole'
+          ? body.query
+          : { bool: { must: [body.query], must_not: [{ exists: { field: matchCardField } }] } };
+      return [header, { ...body, query, docvalue_fields: [...fetchedFields] }];
+    }),
+    'companies without a match card',
+  );
+  asked.forEach(([at, how], position) => {
+    const read = (responses[position]?.hits?.hits ?? []).map((hit) => companyOf(hit.fields ?? {}));
+    if (how === 'whole') companies[at] = read;
+    else {
+      const own = companies[at] as Array<Company | undefined>;
+      let next = 0;
+      for (let i = 0; i < own.length; i++) if (own[i] === undefined) own[i] = read[next++];
+    }
+  });
+  return companies;
 }
 
 /**
@@ -306,7 +322,7 @@ async function lookUpGroups(
   };
   const index = indexName(ctx.config.indexPrefix, 'corporates');
   const timeouts = engineTimeouts(ctx.deadline);
-  const searchOf = (group: Entry[]) => {
+  const searchOf = (group: Entry[]): Search => {
     const byField = new Map<string, string[]>();
     for (const { field, value } of group) {
       const values = byField.get(field);
@@ -333,8 +349,11 @@ async function lookUpGroups(
   // the groups in one msearch; a group that overflows, key by key in another
   const lookUp = async (groups: Entry[][]) => {
     const overflowing: Entry[][] = [];
-    const read = async (responses: MsearchResponse[], groupsAsked: Entry[][]) => {
-      const hits: Hit[] = [];
+    const read = async (groupsAsked: Entry[][]) => {
+      const searches = groupsAsked.map(searchOf);
+      const responses = await msearchAll(ctx, searches.flat(), 'key lookups');
+      const whole: Search[] = [];
+      const hits: Hit[][] = [];
       responses.forEach((response, position) => {
         const group = groupsAsked[position] as Entry[];
         const returned = response.hits?.hits ?? [];
@@ -344,16 +363,14 @@ async function lookUpGroups(
           else for (const { id } of group) found.incompleteKeys.add(id);
           return;
         }
-        hits.push(...returned);
+        whole.push(searches[position] as Search);
+        hits.push(returned);
       });
-      for (const company of await companiesOfHits(ctx, hits, decoded))
-        if (company) file(found, company, asked);
+      for (const companies of await companiesOfHits(ctx, whole, hits, decoded))
+        for (const company of companies) if (company) file(found, company, asked);
     };
-    await read(await msearchAll(ctx, groups.flatMap(searchOf), 'key lookups'), groups);
-    if (overflowing.length > 0) {
-      const singles = overflowing.splice(0);
-      await read(await msearchAll(ctx, singles.flatMap(searchOf), 'key lookups'), singles);
-    }
+    await read(groups);
+    if (overflowing.length > 0) await read(overflowing.splice(0));
   };
   const scoped = [...byScope.values()];
   await lookUp(scoped.flatMap(inGroups));
@@ -385,6 +402,8 @@ const matchAnswerParts = [
   'responses._shards.failed',
   'responses.hits.total',
   'responses.hits.hits.fields',
+  // kept for a hit with no field to show (a company without a card): its place in the hits
+  'responses.hits.hits._score',
 ];
 
 /** An msearch within the request's deadline; a part the engine refused is a 503, as a search's. */
@@ -396,7 +415,7 @@ async function msearchAll(ctx: Ctx, searches: unknown[], part: string): Promise<
       {
         body: searches as API.Msearch_Request['body'],
         // what matching reads of an answer: the hits' fields, their total, and whether it is
-        // whole (each hit's index, id and score left out: a request of 1,000 reads 100,000s)
+        // whole (each hit's index and id left out: a request of 1,000 reads 100,000s)
         filter_path: matchAnswerParts,
         ...(timeouts.cancel_after_time_interval
           ? { cancel_after_time_interval: timeouts.cancel_after_time_interval }
@@ -504,7 +523,7 @@ export async function lookUpSimilar(
   if (asked.length === 0) return similar;
   const index = indexName(ctx.config.indexPrefix, 'corporates');
   const timeouts = engineTimeouts(ctx.deadline);
-  const searches = asked.flatMap(({ position, should }) => {
+  const searches = asked.map(({ position, should }): Search => {
     const prefectures = (evidence[position] as Evidence).prefectures;
     return [
       { index },
@@ -524,19 +543,17 @@ export async function lookUpSimilar(
       },
     ];
   });
-  const responses = await msearchAll(ctx, searches, 'similar names');
+  const responses = await msearchAll(ctx, searches.flat(), 'similar names');
   const companies = await companiesOfHits(
     ctx,
-    responses.flatMap((response) => response.hits?.hits ?? []),
+    searches,
+    responses.map((response) => response.hits?.hits ?? []),
   );
-  let at = 0;
-  responses.forEach((response, position) => {
-    const count = response.hits?.hits?.length ?? 0;
+  asked.forEach(({ position }, at) => {
     similar.set(
-      (asked[position] as { position: number }).position,
-      companies.slice(at, at + count).filter((company): company is Company => company !== undefined),
+      position,
+      (companies[at] ?? []).filter((company): company is Company => company !== undefined),
     );
-    at += count;
   });
   return similar;
 }

@@ -269,6 +269,48 @@ describe('the request', () => {
     expect(await carded()).toBe(Object.keys(companies).length);
   });
 
+  // a search's hits mix companies with and without a readable card: the ones without are
+  // asked again (only they, or the whole search for a card of another layout), and each
+  // answer keeps its companies in their places
+  it.each([
+    ['without a card', "ctx._source.remove('matchCard')"],
+    [
+      'with a card of another layout',
+      `ctx._source.matchCard = '${Buffer.from('["c0"]').toString('base64')}'`,
+    ],
+  ])('every other company %s: the same answers as with all cards', async (_, script) => {
+    const index = indexName(services.config.indexPrefix, 'corporates');
+    const records = [
+      ...spellings.map(({ written }) => ({ name: written })),
+      { name: 'マルカ物流', phone: '046-123-4567' },
+      { name: 'アオイ工業', prefectureId: 13 },
+      { name: 'マルカ物' },
+      { name: 'アオイ工' },
+    ];
+    const withCards = await runMatch(services, { records, candidates: 5 });
+    const every = Object.values(companies)
+      .map((company) => company.corporateNumber)
+      .sort();
+    const damaged = every.filter((_, at) => at % 2 === 0);
+    await services.opensearch.updateByQuery({
+      index,
+      refresh: true,
+      body: { query: { terms: { corporateNumber: damaged } }, script: { source: script, lang: 'painless' } },
+    });
+    try {
+      expect(await runMatch(services, { records, candidates: 5 })).toEqual(withCards);
+      const shown = new Set(withCards.flatMap((result) => result.candidates.map((c) => c.corporateNumber)));
+      // the damage reached companies the answers show, and left others as they were
+      expect(damaged.filter((number) => shown.has(number)).length).toBeGreaterThan(2);
+      expect(
+        every.filter((number) => shown.has(number) && !damaged.includes(number)).length,
+      ).toBeGreaterThanOrEqual(2);
+    } finally {
+      await backfillCopies(services.opensearch, services.config.indexPrefix);
+      await services.opensearch.indices.refresh({ index });
+    }
+  });
+
   it('a body over 1 MB is a 413 that says so', async () => {
     const records = Array.from({ length: 1000 }, () => ({
       name: 'あ'.repeat(200),
