@@ -18,7 +18,8 @@
  *          - suggest p50/p95 for prefixes of 1-3 characters and for mistyped prefixes (found or not);
  *          - a match job of --job-rows rows (CSV), its progress sampled while it runs, the results
  *            downloaded and counted.
- *   fit-dump  the match answers (--candidates, 10) to the evaluation records of --fit-seeds, each
+ *   fit-dump  the match answers to the evaluation records of --fit-seeds, listing every company
+ *          judged for a record (--candidates n: the first n, as a request asking n gets them), each
  *          seed's to .local/names-scale/fit-<seed>.json, for bench/fit-judge.ts (the judge
  *          shipped is fitted on seeds 7, 11, 13 and 17; the evaluation above uses seed 1)
  * Figures go to .local/names-scale/figures-<step>.json. Every process started is stopped by its pid.
@@ -62,8 +63,11 @@ interface Options {
   only?: string;
   /** `fit-dump`: the evaluation seeds whose answers are written */
   fitSeeds: string;
-  /** `fit-dump`: candidates asked per record (10 for a fit set) */
-  candidates: number;
+  /**
+   * `fit-dump`: candidates asked per record, or 'all': every company judged for it, the request
+   * otherwise the API's default (a fit set: a record's confidences are shares of them all)
+   */
+  candidates: string;
 }
 
 async function dataSet(options: Options) {
@@ -391,8 +395,9 @@ async function apiStep(engineUrl: string, options: Options): Promise<void> {
 
 /**
  * The fit set at this size: each seed's evaluation records with the answers of runMatch (the
- * endpoint's own code, in this process) over the node, `--candidates` each (10 unless given), as
- * test/names/names-evaluation.test.ts writes the start-up sample's.
+ * endpoint's own code, in this process) over the node: every company judged for a record (the
+ * odds a record's confidences share), or the first `--candidates` n (the calibration plot of
+ * what an answer shows).
  */
 async function fitDumpStep(engineUrl: string, options: Options): Promise<void> {
   const set = await dataSet(options);
@@ -408,7 +413,11 @@ async function fitDumpStep(engineUrl: string, options: Options): Promise<void> {
     const results: unknown[] = [];
     for (let at = 0; at < labelled.length; at += 1000) {
       const records = labelled.slice(at, at + 1000).map((entry) => entry.record);
-      results.push(...(await runMatch(ctx, { records, candidates: options.candidates })));
+      results.push(
+        ...(options.candidates === 'all'
+          ? await runMatch(ctx, { records }, { listEveryJudged: true })
+          : await runMatch(ctx, { records, candidates: Number(options.candidates) })),
+      );
     }
     const file = path.join(workDir, `fit-${seed}.json`);
     await writeFile(file, JSON.stringify(labelled.map((entry, i) => ({ entry, result: results[i] }))));
@@ -434,7 +443,7 @@ async function main(): Promise<void> {
     .option('--job-rows <n>', 'rows of the match job (0: none)', Number, 1_000_000)
     .option('--only <part>', 'suggest-job: only suggest and the job, added to the last figures')
     .option('--fit-seeds <list>', 'fit-dump: evaluation seeds, comma-separated', '7,11,13,17')
-    .option('--candidates <n>', 'fit-dump: candidates per record', Number, 10)
+    .option('--candidates <n|all>', 'fit-dump: candidates per record, or every company judged', 'all')
     .parse();
   const step = program.args[0] as string;
   const options = program.opts<Options>();

@@ -196,24 +196,24 @@ function companiesFound(evidence: Evidence, found: Found): Company[] {
 
 /**
  * One record's answer from the companies it may name, and how many of them stand as namesakes
- * (isStandingNamesake): `limit` of them fill the candidates, and no similar name could change
- * the answer.
+ * (isStandingNamesake): `listed` of them fill the candidates (the request's count; every one
+ * judged for a fit's dump), and no similar name could change the answer.
  */
 function decide(
   table: JudgeTable,
   evidence: Evidence,
   companies: Company[],
   incomplete: boolean,
-  limit: number,
+  listed: number,
   minConfidence: number,
 ): { result: MatchResult; namesakes: number } {
   const judged = companies.map((company) => ({ company, features: featuresOf(company, evidence) }));
   const features = judged.map((item) => item.features);
   countRivals(features);
   const confidences = confidencesOf(features, table.weights, table.calibration);
-  // the first `limit` (and the one after the best, for the margin) in candidate order; only
+  // the first `listed` (and the one after the best, for the margin) in candidate order; only
   // they become candidates (a common name has hundreds of namesakes, most never shown)
-  const top = firstInOrder(judged, confidences, Math.max(limit, 2));
+  const top = firstInOrder(judged, confidences, Math.max(listed, 2));
   const ranked = top.map((at) => {
     const { company, features: own } = judged[at] as (typeof judged)[number];
     return candidateOf(company, own, confidences[at] as number);
@@ -226,7 +226,7 @@ function decide(
     first?.eligible === true &&
     best.confidence >= minConfidence &&
     (next === undefined || best.confidence - next.confidence >= matchMargin);
-  const candidates = ranked.slice(0, limit).map(({ exact: _, eligible: __, ...candidate }) => candidate);
+  const candidates = ranked.slice(0, listed).map(({ exact: _, eligible: __, ...candidate }) => candidate);
   return {
     result: { match: sure ? (candidates[0] ?? null) : null, candidates, overMaxCredits: false },
     namesakes: judged.filter((item) => isStandingNamesake(item.features)).length,
@@ -236,14 +236,21 @@ function decide(
 /**
  * The results of a validated match body, one per record in input order. `options.lookupSize`:
  * tests make the one lookup overflow with it; `options.readingAnalyser`: tests make the
- * dictionary fail to load with it.
+ * dictionary fail to load with it; `options.listEveryJudged`: each result lists every company
+ * judged for its record, in candidate order, the answer otherwise as `candidates` gives it (the
+ * fit's dumps: a record's confidences are shares of the odds of all of them, bench/fit-judge.ts).
  */
 export async function runMatch(
   ctx: Ctx,
   request: MatchRequest,
-  options: { lookupSize?: number; readingAnalyser?: () => Promise<ReadingAnalyser> } = {},
+  options: {
+    lookupSize?: number;
+    readingAnalyser?: () => Promise<ReadingAnalyser>;
+    listEveryJudged?: boolean;
+  } = {},
 ): Promise<MatchResult[]> {
   const limit = request.candidates ?? defaultCandidates;
+  const listed = options.listEveryJudged ? Number.POSITIVE_INFINITY : limit;
   const table = judgeTableOf(ctx.config.matchJudgeFile);
   const minConfidence = request.minConfidence ?? defaultMinConfidence;
   let evidence = request.records.map(evidenceOf);
@@ -265,7 +272,7 @@ export async function runMatch(
     lookupValues(item).some(([field, value]) => found.incompleteKeys.has(keyId(field, value))),
   );
   const decided = evidence.map((item, at) =>
-    decide(table, item, byRecord[at] as Company[], incomplete[at] as boolean, limit, minConfidence),
+    decide(table, item, byRecord[at] as Company[], incomplete[at] as boolean, listed, minConfidence),
   );
   const results = decided.map((item) => item.result);
   // the records left without a match: companies with similar names too, unless namesakes the
@@ -289,7 +296,7 @@ export async function runMatch(
       evidence[at] as Evidence,
       companies,
       incomplete[at] as boolean,
-      limit,
+      listed,
       minConfidence,
     ).result;
   }
