@@ -16,11 +16,12 @@
  *
  *   npx tsx bench/fit-judge.ts --dump .local/names-scale/fit-7.json [--dump ...] [--write [--out file]] [--register <words>]
  *
- * A dump is a fit set's records with the endpoint's results ([{entry, result}], 10 candidates
- * per record), as `bench/names-scale.ts fit-dump` writes them over the register of 1,000,000
- * companies (for the judge shipped, data/names/judge-weights.json) and
- * test/names/names-evaluation.test.ts with NAMES_EVAL_SEED and NAMES_EVAL_DUMP set over the
- * start-up sample (test/fixtures/match/judge-weights-sample.json): a calibration holds for a
+ * A dump is a fit set's records with the endpoint's results ([{entry, result}]), as
+ * `bench/names-scale.ts fit-dump` writes them over the register of 1,000,000 companies (every
+ * company judged for a record: the odds its confidences share; for the judge shipped,
+ * data/names/judge-weights.json) and test/names/names-evaluation.test.ts with NAMES_EVAL_SEED
+ * and NAMES_EVAL_DUMP set over the start-up sample (10 candidates per record;
+ * test/fixtures/match/judge-weights-sample.json): a calibration holds for a
  * register like the one it was fitted on. Use seeds other than the evaluation's: the evaluation
  * then measures the fitted judge on records it was not fitted to. Without --write the fit is
  * printed; --write writes it to --out (data/names/judge-weights.json unless given).

@@ -282,7 +282,9 @@ export function featuresOf(company: Company, evidence: Evidence): Features {
     rivals: 0,
     outranked: false,
   };
-  const agrees = legalFormAgreement(evidence.legalForms, formsOf(company));
+  // the company's forms are read only for a record that gives one (none: nothing to agree with)
+  const agrees =
+    evidence.legalForms.length > 0 ? legalFormAgreement(evidence.legalForms, formsOf(company)) : undefined;
   if (agrees !== undefined) features.legalForm = agrees;
   if (evidence.prefectures.length > 0)
     features.prefecture =
@@ -484,7 +486,11 @@ export const topConfidence = 0.99;
 /** The confidence the calibration gives a share of the odds. */
 export function calibrate(share: number, calibration: Calibration = judgeTableOf().calibration): number {
   let confidence = calibration[0]?.[1] ?? 0;
-  for (const [from, value] of calibration) if (share >= from) confidence = value;
+  // the steps rise (readCalibration): the last one the share reaches is its step
+  for (const [from, value] of calibration) {
+    if (share < from) break;
+    confidence = value;
+  }
   return Math.min(topConfidence, confidence);
 }
 
