@@ -125,6 +125,9 @@ export function startServer(options: StartOptions = {}): void {
   const cleanups: Array<() => Promise<void>> = [];
 
   async function start(): Promise<void> {
+    // a judge table that does not read is a bad setting: it fails the start before anything is
+    // started, not the first match request
+    judgeTableOf(config.matchJudgeFile);
     await assertPortFree(config.host, config.port);
     let opensearchUrl = config.opensearchUrl;
     if (!opensearchUrl) {
@@ -150,8 +153,6 @@ export function startServer(options: StartOptions = {}): void {
     // the process long enough for other requests' Redis commands to time out
     await warmUpValidation();
     compileRequestChecks([corporateSearch, jobSearch]);
-    // a judge table that does not read fails the start, not the first match request
-    judgeTableOf(config.matchJudgeFile);
     processState.markValidatorsCompiled();
     const metricsServer = await startMetricsListener(config.metricsHost, config.metricsPort, 9464, logger);
     if (metricsServer) cleanups.push(metricsServer.close);

@@ -5,7 +5,7 @@
  * Each gets a happy path and a bad input; `--help` is covered where the CLIs are defined.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -179,6 +179,29 @@ describe('npm start (src/main.ts)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/PORT must be a whole number.*"eighty"/);
     expect(result.stderr, 'one line, no stack trace').not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses a judge table that does not read (MATCH_JUDGE_FILE), naming the file and the fault', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'judge-')), 'judge-table.json');
+    writeFileSync(file, JSON.stringify({ weights: { intercept: 'high' }, calibration: [[0, 0]] }));
+    const p = prefix('judge');
+    const result = await run('src/main.ts', [], {
+      PORT: '0',
+      OPENSEARCH_URL: inject('opensearchUrl'),
+      INDEX_PREFIX: p,
+      MATCH_JUDGE_FILE: file,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('corpsearch-api: judge-table.json: weight intercept is not a number\n');
+    const created = await opensearch.indices.exists({ index: indexName(p, 'corporates') });
+    expect(created.body, 'refused before anything started: no index created').toBe(false);
+    const worker = await run('indexer/bin/worker.ts', [], {
+      OPENSEARCH_URL: inject('opensearchUrl'),
+      REDIS_URL: 'redis://127.0.0.1:1',
+      MATCH_JUDGE_FILE: file,
+    });
+    expect(worker.code).toBe(1);
+    expect(worker.stderr).toContain('judge-table.json: weight intercept is not a number');
   });
 
   it('starts no engine of its own: without OPENSEARCH_URL, one line naming it, exit 1', async () => {
