@@ -447,6 +447,8 @@ async function main(): Promise<void> {
     .parse();
   const step = program.args[0] as string;
   const options = program.opts<Options>();
+  if (options.candidates !== 'all' && !/^[1-9]\d*$/.test(options.candidates))
+    throw new Error(`--candidates: 'all' or a whole number of 1 or more, not "${options.candidates}"`);
   if (step === 'node') return holdBenchNode(workDir, 'names-scale', options);
   if (step === 'load') return loadStep(nodeUrl(), options);
   if (step === 'api') return apiStep(nodeUrl(), options);

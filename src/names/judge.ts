@@ -488,7 +488,7 @@ export function calibrate(share: number, calibration: Calibration = judgeTableOf
   let confidence = calibration[0]?.[1] ?? 0;
   // the steps rise (readCalibration): the last one the share reaches is its step
   for (const [from, value] of calibration) {
-    if (share < from) break;
+    if (!(share >= from)) break;
     confidence = value;
   }
   return Math.min(topConfidence, confidence);

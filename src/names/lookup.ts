@@ -192,17 +192,50 @@ const docValues = {
 /** One search of an msearch: its header and its body. */
 type Search = [{ index: string }, { query: object; docvalue_fields?: string[] } & Record<string, unknown>];
 
+/** Companies read field by field per search (a search returns 10,000 at most). */
+const refetchSize = 5_000;
+
+/** Companies by corporate number, each read field by field (they have no card to read). */
+async function companiesByNumber(ctx: Ctx, numbers: string[]): Promise<Map<string, Company>> {
+  if (numbers.length === 0) return new Map();
+  const index = indexName(ctx.config.indexPrefix, 'corporates');
+  const searches: unknown[] = [];
+  for (let at = 0; at < numbers.length; at += refetchSize) {
+    const some = numbers.slice(at, at + refetchSize);
+    searches.push(
+      { index },
+      {
+        query: { terms: { corporateNumber: some } },
+        size: some.length,
+        track_total_hits: false,
+        _source: false,
+        stored_fields: ['_none_'],
+        docvalue_fields: [...fetchedFields],
+      },
+    );
+  }
+  const responses = await msearchAll(ctx, searches, 'companies without a match card');
+  return new Map(
+    responses.flatMap((response) =>
+      (response.hits?.hits ?? []).map((hit) => [numberOf(hit), companyOf(hit.fields ?? {})] as const),
+    ),
+  );
+}
+
+const numberOf = (hit: Hit) => String(first(hit.fields ?? {}, 'corporateNumber') ?? '');
+
 /**
  * The companies of each search's hits, from their match cards, in the hits' order (undefined
- * for a company gone meanwhile). A hit without a card (a company written before it, or whose
- * card a writer removed) names no company by itself: the searches that had one are asked
- * again, in one msearch, for the companies without a card only, field by field; the same
- * query and order, so their hits are those hits, in their order. A search with a card of
- * another layout (one this code cannot read) is asked again whole, field by field.
+ * for a company gone meanwhile). The hits carry no corporate number (the card holds it). A
+ * search with a hit whose card is missing (a company written before it, or whose card a writer
+ * removed) or of another layout is asked again whole, with each company's corporate number
+ * this time, and its answer replaces the first (one consistent answer, whatever was written
+ * between the two); the companies without a readable card in it are then read by number, field
+ * by field:
  *
  *   [{query: Q, size: 5, ...}] -> hits [card, no card, card]
- *   -> again: {query: {bool: {must: [Q], must_not: [{exists: {field: 'matchCard'}}]}}, size: 5,
- *              docvalue_fields: [the card's fields one by one]} -> its first hit is the second
+ *   -> again: {query: Q, size: 5, docvalue_fields: [card, ..., 'corporateNumber']}
+ *   -> {terms: {corporateNumber: [the one without]}}, its fields one by one
  */
 async function companiesOfHits(
   ctx: Ctx,
@@ -210,46 +243,48 @@ async function companiesOfHits(
   hits: Hit[][],
   decoded: Map<string, Company> = new Map(),
 ): Promise<Array<Array<Company | undefined>>> {
-  // per search: 'whole' (a card it cannot read), 'missing' (a hit without a card), or ok
-  const again = new Map<number, 'whole' | 'missing'>();
-  const companies = hits.map((list, at) =>
-    list.map(({ fields = {} }) => {
-      const card = first(fields, matchCardField);
-      if (typeof card !== 'string') {
-        if (!again.has(at)) again.set(at, 'missing');
-        return undefined;
-      }
-      // a company several keys of the request found (its name, reading and romaji) is read once
-      const known = decoded.get(card);
-      if (known) return known;
-      const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
-      if (company) decoded.set(card, company);
-      else again.set(at, 'whole');
-      return company;
-    }),
-  );
-  if (again.size === 0) return companies;
-  const asked = [...again];
+  const fromCard = (fields: HitFields): Company | undefined => {
+    const card = first(fields, matchCardField);
+    if (typeof card !== 'string') return undefined;
+    // a company several keys of the request found (its name, reading and romaji) is read once
+    const known = decoded.get(card);
+    if (known) return known;
+    const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
+    if (company) decoded.set(card, company);
+    return company;
+  };
+  const again: number[] = [];
+  const companies = hits.map((list, at) => {
+    const read = list.map(({ fields = {} }) => fromCard(fields));
+    if (read.includes(undefined)) again.push(at);
+    return read;
+  });
+  if (again.length === 0) return companies;
+  const timeouts = engineTimeouts(ctx.deadline);
   const responses = await msearchAll(
     ctx,
-    asked.flatMap(([at, how]) => {
+    again.flatMap((at) => {
       const [header, body] = searches[at] as Search;
-      const query =
-        how === 'whole'
-          ? body.query
-          : { bool: { must: [body.query], must_not: [{ exists: { field: matchCardField } }] } };
-      return [header, { ...body, query, docvalue_fields: [...fetchedFields] }];
+      return [
+        header,
+        {
+          ...body,
+          docvalue_fields: [...docValues.docvalue_fields, 'corporateNumber'],
+          ...(timeouts.timeout ? { timeout: timeouts.timeout } : {}),
+        },
+      ];
     }),
     'companies without a match card',
   );
-  asked.forEach(([at, how], position) => {
-    const read = (responses[position]?.hits?.hits ?? []).map((hit) => companyOf(hit.fields ?? {}));
-    if (how === 'whole') companies[at] = read;
-    else {
-      const own = companies[at] as Array<Company | undefined>;
-      let next = 0;
-      for (let i = 0; i < own.length; i++) if (own[i] === undefined) own[i] = read[next++];
-    }
+  const answers = responses.map((response) => response.hits?.hits ?? []);
+  const byNumber = await companiesByNumber(
+    ctx,
+    answers.flat().flatMap((hit) => (fromCard(hit.fields ?? {}) ? [] : [numberOf(hit)])),
+  );
+  again.forEach((at, position) => {
+    companies[at] = (answers[position] ?? []).map(
+      (hit) => fromCard(hit.fields ?? {}) ?? byNumber.get(numberOf(hit)),
+    );
   });
   return companies;
 }
@@ -402,7 +437,7 @@ const matchAnswerParts = [
   'responses._shards.failed',
   'responses.hits.total',
   'responses.hits.hits.fields',
-  // kept for a hit with no field to show (a company without a card): its place in the hits
+  // so that a hit with no field to show (a company without a card) stays in the answer, counted
   'responses.hits.hits._score',
 ];
 

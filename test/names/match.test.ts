@@ -269,9 +269,9 @@ describe('the request', () => {
     expect(await carded()).toBe(Object.keys(companies).length);
   });
 
-  // a search's hits mix companies with and without a readable card: the ones without are
-  // asked again (only they, or the whole search for a card of another layout), and each
-  // answer keeps its companies in their places
+  // a search's hits mix companies with and without a readable card: the search is asked again
+  // with the corporate numbers, the ones without a card read by number, and each answer keeps
+  // its companies in their places
   it.each([
     ['without a card', "ctx._source.remove('matchCard')"],
     [

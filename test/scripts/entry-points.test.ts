@@ -182,7 +182,7 @@ describe('npm start (src/main.ts)', () => {
   });
 
   it('refuses a judge table that does not read (MATCH_JUDGE_FILE), naming the file and the fault', async () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'judge-')), 'judge-table.json');
+    const file = path.join(dir, 'judge-table.json');
     writeFileSync(file, JSON.stringify({ weights: { intercept: 'high' }, calibration: [[0, 0]] }));
     const p = prefix('judge');
     const result = await run('src/main.ts', [], {
