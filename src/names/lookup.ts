@@ -387,7 +387,7 @@ async function lookUpGroups(
     const read = async (groupsAsked: Entry[][]) => {
       const searches = groupsAsked.map(searchOf);
       const responses = await msearchAll(ctx, searches.flat(), 'key lookups');
-      const whole: Search[] = [];
+      const complete: Search[] = [];
       const hits: Hit[][] = [];
       responses.forEach((response, position) => {
         const group = groupsAsked[position] as Entry[];
@@ -398,10 +398,10 @@ async function lookUpGroups(
           else for (const { id } of group) found.incompleteKeys.add(id);
           return;
         }
-        whole.push(searches[position] as Search);
+        complete.push(searches[position] as Search);
         hits.push(returned);
       });
-      for (const companies of await companiesOfHits(ctx, whole, hits, decoded))
+      for (const companies of await companiesOfHits(ctx, complete, hits, decoded))
         for (const company of companies) if (company) file(found, company, asked);
     };
     await read(groups);
