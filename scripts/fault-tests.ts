@@ -55,6 +55,8 @@ interface Outcome {
   status: number | 'error';
   retryAfter: boolean;
   sentAt: number;
+  /** When the answer (or the error) came. */
+  answeredAt: number;
   error?: string;
   /** What is wrong with the answer's body, when something is (see `bodyProblem`). */
   bodyProblem?: string;
@@ -148,12 +150,21 @@ async function runLoad(
             status: res.status,
             retryAfter: res.headers.has('retry-after'),
             sentAt,
+            answeredAt: Date.now(),
             ...(problem ? { bodyProblem: problem } : {}),
           });
         } catch (error) {
           const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
           if (cause === 'ECONNREFUSED') onRefused?.(api);
-          outcomes.push({ user, api: api.name, status: 'error', retryAfter: false, sentAt, error: cause });
+          outcomes.push({
+            user,
+            api: api.name,
+            status: 'error',
+            retryAfter: false,
+            sentAt,
+            answeredAt: Date.now(),
+            error: cause,
+          });
         }
         const wait = sentAt + userSpacingMs - Date.now();
         if (wait > 0) await sleep(wait);
@@ -641,7 +652,17 @@ async function caseKillRedisPrimary(f: Fault): Promise<void> {
     .sort((x, y) => x.sentAt - y.sentAt)[0];
   const back = firstOkAfter ? firstOkAfter.sentAt - killedAt : Number.POSITIVE_INFINITY;
   const unavailable = result.outcomes.filter((o) => o.status === 503);
-  const outside = unavailable.filter((o) => o.sentAt < killedAt || o.sentAt > killedAt + back + 1000);
+  // each API process finds the new primary on its own: its failover ends at its own first
+  // answer after the kill; a search in flight at the kill (sent before, answered after) is in it
+  const backOf = (api: string) => {
+    const first = result.outcomes
+      .filter((o) => o.api === api && o.status === 200 && o.sentAt >= killedAt)
+      .sort((x, y) => x.sentAt - y.sentAt)[0];
+    return first ? first.sentAt - killedAt : Number.POSITIVE_INFINITY;
+  };
+  const outside = unavailable.filter(
+    (o) => o.answeredAt < killedAt || o.sentAt > killedAt + backOf(o.api) + 1000,
+  );
   // charges are replicated asynchronously: those committed on the old primary in the moment
   // before the kill that its replica had not yet received are lost (free searches), never doubled
   const lastSecond = result.outcomes.filter(
@@ -650,7 +671,7 @@ async function caseKillRedisPrimary(f: Fault): Promise<void> {
   const credits = creditDiffs(before, after, (user) => oks(result, user));
   printLoad('load', result);
   console.log(
-    `  answered again ${(back / 1000).toFixed(1)} s after the kill (stated bound ${failoverBoundMs / 1000} s); ${unavailable.length} x 503, ${outside.length} of them outside the failover`,
+    `  answered again ${(back / 1000).toFixed(1)} s after the kill (stated bound ${failoverBoundMs / 1000} s); ${unavailable.length} x 503, ${outside.length} of them outside the failover${outside.length > 0 ? ` (${outside.map((o) => `${o.api} sent ${o.sentAt - killedAt} ms, answered ${o.answeredAt - killedAt} ms after the kill`).join('; ')})` : ''}`,
   );
   console.log(
     `  grants: ${grants.acked} acknowledged of ${grants.tried} tried; the balance grew by ${granterAfter - granterBefore}`,
