@@ -620,6 +620,28 @@ async function burst(f: Fault, user: string): Promise<{ ok: number; limited: num
   return { ok: statuses.filter((s) => s === 200).length, limited: statuses.filter((s) => s === 429).length };
 }
 
+/**
+ * Case f's failover, per API process: each finds the new primary on its own, so its failover
+ * ends at its own first 200 sent after the kill (`backOf`, ms; infinite if none), and a 503
+ * belongs to it when answered after the kill and sent at most 1 s after that first 200 (a
+ * search in flight at the kill, sent before and answered after, is in it). `back`: the
+ * stack's first 200 after the kill.
+ */
+function failoverWindows(result: LoadResult, killedAt: number) {
+  const backOf = (api?: string) => {
+    const first = result.outcomes
+      .filter((o) => (api === undefined || o.api === api) && o.status === 200 && o.sentAt >= killedAt)
+      .sort((x, y) => x.sentAt - y.sentAt)[0];
+    return first ? first.sentAt - killedAt : Number.POSITIVE_INFINITY;
+  };
+  const unavailable = result.outcomes.filter((o) => o.status === 503);
+  const outside = unavailable.filter(
+    (o) => o.answeredAt < killedAt || o.sentAt > killedAt + backOf(o.api) + 1000,
+  );
+  const processes = [...new Set(result.outcomes.map((o) => o.api))];
+  return { back: backOf(), backOf, processes, unavailable, outside };
+}
+
 /** f. kill -9 the Redis primary under load: the Sentinels promote the replica. */
 async function caseKillRedisPrimary(f: Fault): Promise<void> {
   const { limits, keys, targets, s } = f;
@@ -647,22 +669,7 @@ async function caseKillRedisPrimary(f: Fault): Promise<void> {
   await victim.restart();
   const after = await settledBalances(limits, 45_000);
   const granterAfter = await limits.ledger.balance(granterUser);
-  const firstOkAfter = result.outcomes
-    .filter((o) => o.status === 200 && o.sentAt >= killedAt)
-    .sort((x, y) => x.sentAt - y.sentAt)[0];
-  const back = firstOkAfter ? firstOkAfter.sentAt - killedAt : Number.POSITIVE_INFINITY;
-  const unavailable = result.outcomes.filter((o) => o.status === 503);
-  // each API process finds the new primary on its own: its failover ends at its own first
-  // answer after the kill; a search in flight at the kill (sent before, answered after) is in it
-  const backOf = (api: string) => {
-    const first = result.outcomes
-      .filter((o) => o.api === api && o.status === 200 && o.sentAt >= killedAt)
-      .sort((x, y) => x.sentAt - y.sentAt)[0];
-    return first ? first.sentAt - killedAt : Number.POSITIVE_INFINITY;
-  };
-  const outside = unavailable.filter(
-    (o) => o.answeredAt < killedAt || o.sentAt > killedAt + backOf(o.api) + 1000,
-  );
+  const { back, backOf, processes, unavailable, outside } = failoverWindows(result, killedAt);
   // charges are replicated asynchronously: those committed on the old primary in the moment
   // before the kill that its replica had not yet received are lost (free searches), never doubled
   const lastSecond = result.outcomes.filter(
@@ -688,9 +695,8 @@ async function caseKillRedisPrimary(f: Fault): Promise<void> {
     'f: every response a 200 or a 503 with Retry-After',
   );
   check(back <= failoverBoundMs, `f: answered again within ${failoverBoundMs / 1000} s of the kill`);
-  // the window above is each process's own: so each must come back (one left on the old
-  // primary would otherwise have every 503 of its own inside its endless window)
-  const processes = [...new Set(result.outcomes.map((o) => o.api))];
+  // the window is each process's own: so each must come back (one left on the old primary
+  // would otherwise have every 503 of its own inside its endless window)
   check(
     processes.every((api) => backOf(api) <= failoverBoundMs),
     `f: each API process answered again within ${failoverBoundMs / 1000} s of the kill (${processes.map((api) => `${api} ${(backOf(api) / 1000).toFixed(1)} s`).join(', ')})`,
