@@ -7,7 +7,7 @@
  *   await listDeadLetters(queue, { webhookId: 'wh_…' })   // -> [{ messageId, webhookId, eventId, … }]
  *   await replayDeadLetters(queue, { webhookId: 'wh_…' })  // -> 3 (queued again)
  */
-import type { Queue } from 'bullmq';
+import { ErrorCode, type Queue } from 'bullmq';
 import type { WebhookMessage } from './queue.js';
 
 export interface DeadLetter {
@@ -57,9 +57,36 @@ export async function replayDeadLetters(
   const chosen = filter.messageIds
     ? letters.filter((letter) => filter.messageIds?.includes(letter.messageId))
     : letters;
-  for (const letter of chosen) {
-    const job = await queue.getJob(letter.messageId);
-    await job?.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-  }
-  return chosen.length;
+  return replayMessages(
+    queue,
+    chosen.map((letter) => letter.messageId),
+  );
 }
+
+/**
+ * Queues the named failed messages again; how many it moved. A message that is no longer a
+ * dead letter when its turn comes (replayed meanwhile by another worker's round or by the
+ * operator, or removed) is left as it is: two replays of one list move each message once.
+ */
+export async function replayMessages(
+  queue: Queue<WebhookMessage>,
+  messageIds: readonly string[],
+): Promise<number> {
+  let moved = 0;
+  for (const messageId of messageIds) {
+    const job = await queue.getJob(messageId);
+    if (!job) continue;
+    try {
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      moved += 1;
+    } catch (error) {
+      if (!movedMeanwhile(error)) throw error;
+    }
+  }
+  return moved;
+}
+
+const movedMeanwhile = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return code === ErrorCode.JobNotInState || code === ErrorCode.JobNotExist;
+};

@@ -19,7 +19,7 @@ import { createApiKey, keyStoreFor } from '../../src/auth/key-admin.js';
 import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import type { Services } from '../../src/services.js';
-import { listDeadLetters, replayDeadLetters } from '../../src/webhooks/dead-letters.js';
+import { listDeadLetters, replayDeadLetters, replayMessages } from '../../src/webhooks/dead-letters.js';
 import { webhookQueue } from '../../src/webhooks/queue.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
@@ -387,6 +387,8 @@ describe('deliveries', { shuffle: false }, () => {
       expect(receiver.received).toEqual([]);
       receiver.answer = 204;
       expect(await replayDeadLetters(queue, { webhookId: sub.webhook.id })).toBe(1);
+      // a second replay of the same list (another worker's round, the operator) moves nothing
+      expect(await replayMessages(queue, [letter?.messageId ?? ''])).toBe(0);
       await until(() => receiver.received.length === 1);
       expect(receiver.received[0]?.eventId).toBe(letter?.eventId);
       expect(await listDeadLetters(queue, { webhookId: sub.webhook.id })).toEqual([]);
