@@ -25,6 +25,7 @@ import { createLogger } from '../src/logger.js';
 import { bootstrapIndices, dropIndices, indexName } from '../src/opensearch/indices.js';
 import { createServices } from '../src/services.js';
 import { corporateCheckDigit } from '../src/text/corporate-number.js';
+import { deleteKeys } from './redis-keys.js';
 
 const companyCount = Number(process.argv[2] ?? 100_000);
 const requestCount = Number(process.argv[3] ?? 10);
@@ -190,10 +191,7 @@ async function main(): Promise<void> {
   } finally {
     server.close();
     await dropIndices(services.opensearch, prefix);
-    if (services.redis) {
-      const keys = await services.redis.keys(`${prefix}*`);
-      if (keys.length > 0) await services.redis.del(...keys);
-    }
+    if (services.redis) await deleteKeys(services.redis, `${prefix}*`);
     await services.close();
   }
 }

@@ -22,6 +22,7 @@ import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
 import { benchDataSet } from './data-set.js';
+import { deleteKeys } from './redis-keys.js';
 import { corporateNumbers, registerWatched } from './watched-searches.js';
 
 const options = cliProgram('bench:watch-cost', 'The company rebuild with and without watched saved searches')
@@ -53,8 +54,7 @@ const companies = () => corporateNumbers(client, prefix);
 
 /** The bench's sightings in Redis (a run stopped before its end leaves them). */
 async function dropWatchState(): Promise<void> {
-  const keys = await redis.keys(`${prefix}ss-*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await deleteKeys(redis, `${prefix}ss-*`);
 }
 
 async function timedRebuild(all: string[], membership?: Membership): Promise<number> {

@@ -39,6 +39,7 @@ import type { WebhookEvent } from '../src/webhooks/queue.js';
 import { WebhookStore } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { benchDataSet } from './data-set.js';
+import { deleteKeys } from './redis-keys.js';
 import { benchSearchId, corporateNumbers, registerWatched } from './watched-searches.js';
 
 const options = cliProgram('bench:webhook-latency', 'From a posting ingested to its webhook delivered')
@@ -125,8 +126,7 @@ async function firstPostings(file: string, count: number): Promise<JobSource[]> 
 }
 
 const stores = async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
+  await deleteKeys(redis, `${prefix}*`);
 };
 
 try {
