@@ -2,18 +2,18 @@
  * From a posting ingested to its webhook delivered: batches of new postings are queued as
  * `npm run ingest` with REDIS_URL queues them; the indexer worker writes them and rebuilds their
  * companies, recording where each stands in the watched saved searches (the percolator); the
- * webhook worker dispatches and delivers each change to a receiver on loopback. Every search
+ * webhook worker dispatches and delivers each change to a receiver on loopback, in a process of
+ * its own (bench/webhook-receiver.ts). Every search
  * watches `hiringActivity`, so a new posting changes its company in every search it is in. The
  * latency of an event is from its batch being queued to the receiver getting it. Beside it,
- * the same batches without any watched search (the worker's own pace, the floor). Writes
+ * the same batches without any watched search (the worker's own pace, the floor); each of the
+ * two starts once the engine has no merge running. Writes
  * bench-reports/webhook-latency-<time>.json.
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
  *     npx tsx bench/webhook-latency.ts --companies 2000 --jobs 20000 --searches 1000 --batches 5 --batch-postings 200
  */
 import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
@@ -35,10 +35,10 @@ import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
-import type { WebhookEvent } from '../src/webhooks/queue.js';
 import { WebhookStore } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { benchDataSet } from './data-set.js';
+import { type BenchProcess, benchScript, startNodeProcess } from './processes.js';
 import { deleteKeys } from './redis-keys.js';
 import { benchSearchId, corporateNumbers, registerWatched } from './watched-searches.js';
 
@@ -61,18 +61,6 @@ const redis = new Redis(redisUrl);
 const connection = createQueueConnection(redisUrl);
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
 const quiet = pino({ level: 'silent' });
-
-/** A receiver on loopback: when each event arrived. */
-const arrivals = new Map<string, { at: number; event: WebhookEvent }>();
-const receiver = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    const event = JSON.parse(Buffer.concat(chunks).toString()) as WebhookEvent;
-    if (!arrivals.has(event.id)) arrivals.set(event.id, { at: Date.now(), event });
-    res.writeHead(204).end();
-  });
-});
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -125,6 +113,21 @@ async function firstPostings(file: string, count: number): Promise<JobSource[]> 
   return postings;
 }
 
+let receiver: BenchProcess | undefined;
+
+/**
+ * Until the engine merges none of the bench's segments (twice in a row, half a second apart):
+ * the floor followed the load at once, and its time moved by half with the merges the load left
+ * running (9.5-15 s for the same batches); the watched batches wait the same way.
+ */
+async function mergesSettled(): Promise<void> {
+  for (let quiet = 0; quiet < 2; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const { body } = await client.indices.stats({ index: `${prefix}*`, metric: 'merge' });
+    quiet = (body._all?.total?.merges?.current ?? 0) === 0 ? quiet + 1 : 0;
+  }
+}
+
 const stores = async () => {
   await deleteKeys(redis, `${prefix}*`);
 };
@@ -142,8 +145,17 @@ try {
   log('ingesting ...');
   await ingestFiles(files, { client, indexPrefix: prefix, deadLetter: new MemoryDeadLetter() });
   const source = await firstPostings(files[1] as string, 20_000);
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  // the receiver in a process of its own (bench/webhook-receiver.ts): a customer's server is
+  // not on the worker's thread
+  mkdirSync(path.join(projectRoot, 'bench-reports'), { recursive: true });
+  receiver = await startNodeProcess({
+    script: benchScript('bench/webhook-receiver.ts'),
+    env: {},
+    logFile: path.join(projectRoot, 'bench-reports', 'webhook-receiver.log'),
+    readyPath: '/health',
+  });
+  const receiverUrl = `${receiver.url}/hook`;
+  const delivered = async () => Number(await (await fetch(`${receiver?.url}/count`)).text());
   const indexer = createIndexerWorker({
     opensearch: client,
     indexPrefix: prefix,
@@ -153,6 +165,7 @@ try {
   });
 
   // the floor: the same batches, nothing watched
+  await mergesSettled();
   log(`floor: ${options.batches} batches of ${options.batchPostings} postings, nothing watched`);
   const floorStarted = Date.now();
   await runBatches(source, 0);
@@ -179,6 +192,7 @@ try {
     config: { ...defaultConfig().webhooks, allowLoopback: true },
     logger: quiet,
   });
+  await mergesSettled();
   log(`watched: ${options.searches} searches with webhooks; the same batches`);
   const watchedStarted = Date.now();
   const queued = await runBatches(source, options.batches);
@@ -191,15 +205,19 @@ try {
       .length;
   }
   const deadline = Date.now() + 120_000;
-  while (arrivals.size < expected && Date.now() < deadline)
+  while ((await delivered()) < expected && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 100));
+  const arrivals = (await (await fetch(`${receiver.url}/arrivals`)).json()) as Array<{
+    at: number;
+    createdAt: string;
+  }>;
   await hooks.close();
   await indexer.close();
 
   const latencies: number[] = [];
   const afterFound: number[] = [];
-  for (const { at, event } of arrivals.values()) {
-    const found = Date.parse(event.createdAt);
+  for (const { at, createdAt } of arrivals) {
+    const found = Date.parse(createdAt);
     const batchQueued = [...queued].reverse().find((t) => t <= found) ?? queued[0] ?? found;
     latencies.push(at - batchQueued);
     afterFound.push(at - found);
@@ -213,7 +231,7 @@ try {
     batches: options.batches,
     batchPostings: options.batchPostings,
     eventsFound: expected,
-    eventsDelivered: arrivals.size,
+    eventsDelivered: arrivals.length,
     ingestedToDeliveredMs: {
       p50: percentile(latencies, 50),
       p95: percentile(latencies, 95),
@@ -233,7 +251,7 @@ try {
   writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
   log(`report: ${path.relative(projectRoot, file)}`);
 } finally {
-  receiver.close();
+  await receiver?.stop();
   await dropIndices(client, prefix);
   await stores();
   redis.disconnect();
