@@ -251,6 +251,59 @@ describe('sender', () => {
     }
   });
 
+  it("keeps a receiver's connection for its next deliveries", async () => {
+    const s = sender();
+    let connections = 0;
+    const count = () => {
+      connections += 1;
+    };
+    server.on('connection', count);
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect(await s.send(`${base}/ok`, '{}', {})).toMatchObject({ ok: true });
+        // the connection goes back to the pool once its answer is done (a tick later)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(connections).toBe(1);
+    } finally {
+      server.off('connection', count);
+      await s.close();
+    }
+  });
+
+  it('sends once more on a new connection when the receiver closed the kept one', async () => {
+    // the first request on a kept connection is dropped unanswered, as by a receiver that
+    // closed an idle connection just as the next delivery went out on it
+    const requests = new Map<unknown, number>();
+    let dropped = 0;
+    const dropping = createServer((req, res) => {
+      const n = (requests.get(req.socket) ?? 0) + 1;
+      requests.set(req.socket, n);
+      req.resume();
+      req.on('end', () => {
+        if (n === 2 && dropped === 0) {
+          dropped += 1;
+          req.socket.destroy();
+        } else res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(dropping.address() as AddressInfo).port}/`;
+    const s = sender();
+    try {
+      expect(await s.send(url, '{}', {})).toMatchObject({ ok: true, statusCode: 204 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await s.send(url, '{}', {})).toMatchObject({ ok: true, statusCode: 204, error: null });
+      // the dropped one and its second sending, on a connection of its own
+      expect(dropped).toBe(1);
+      expect([...requests.values()]).toEqual([2, 1]);
+    } finally {
+      await s.close();
+      dropping.closeAllConnections();
+      await new Promise((resolve) => dropping.close(resolve));
+    }
+  });
+
   it('a receiver that is not there: connection refused', async () => {
     const s = sender();
     const closed = createServer();
