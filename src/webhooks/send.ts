@@ -12,7 +12,7 @@
  * What it answers is the outcome in the project's own words: no error text of a library or
  * of the receiver goes into the delivery log.
  */
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { type AddressPolicy, checkUrl, guardedLookup } from './address.js';
 
 export interface SendOptions {
@@ -59,34 +59,42 @@ export class WebhookSender {
     if (refused) return done(null, 'refused address');
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      let status: number;
+      let response: Dispatcher.ResponseData;
       try {
-        status = await this.post(url, body, headers, signal);
+        response = await this.post(url, body, headers, signal);
       } catch (error) {
-        // a kept connection closed by the receiver meanwhile: once more, on a new one
+        // no answer at all on a kept connection the receiver closed meanwhile: once more, on a
+        // new one (an answer that breaks off in its body fails the attempt, as before: the
+        // receiver got the event, and the retry schedule sends it again)
         if (signal.aborted || reasonOf(error) !== 'connection reset') throw error;
-        status = await this.post(url, body, headers, signal);
+        response = await this.post(url, body, headers, signal);
       }
+      const status = response.statusCode;
+      await this.readAnswer(response);
       return done(status, status >= 200 && status < 300 ? null : `answered ${status}`);
     } catch (error) {
       return done(null, reasonOf(error));
     }
   }
 
-  /** One POST; its status code once at most `maxResponseBytes` of the answer are read. */
-  private async post(
+  /** One POST, to its status and headers. */
+  private post(
     url: string,
     body: string,
     headers: Record<string, string>,
     signal: AbortSignal,
-  ): Promise<number> {
-    const response = await request(url, {
+  ): Promise<Dispatcher.ResponseData> {
+    return request(url, {
       method: 'POST',
       body,
       headers: { 'content-type': 'application/json', 'user-agent': 'corpsearch-webhooks/1', ...headers },
       dispatcher: this.agent,
       signal,
     });
+  }
+
+  /** At most `maxResponseBytes` of the answer, read and dropped. */
+  private async readAnswer(response: Dispatcher.ResponseData): Promise<void> {
     let read = 0;
     for await (const chunk of response.body) {
       read += (chunk as Buffer).length;
@@ -95,7 +103,6 @@ export class WebhookSender {
         break;
       }
     }
-    return response.statusCode;
   }
 
   async close(): Promise<void> {
