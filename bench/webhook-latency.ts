@@ -121,7 +121,9 @@ let receiver: BenchProcess | undefined;
  * running (9.5-15 s for the same batches); the watched batches wait the same way.
  */
 async function mergesSettled(): Promise<void> {
+  const giveUpAt = Date.now() + 600_000;
   for (let quiet = 0; quiet < 2; ) {
+    if (Date.now() > giveUpAt) throw new Error('the engine still merges after 10 minutes');
     await new Promise((resolve) => setTimeout(resolve, 500));
     const { body } = await client.indices.stats({ index: `${prefix}*`, metric: 'merge' });
     quiet = (body._all?.total?.merges?.current ?? 0) === 0 ? quiet + 1 : 0;

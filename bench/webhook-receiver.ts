@@ -2,7 +2,7 @@
  * The webhook bench's receiver, in a process of its own (bench/webhook-latency.ts starts it):
  * a customer's server is not on the worker's thread, so its work must not be timed there. It
  * answers every delivery 204 and notes when each event id first arrived; GET /arrivals lists
- * them, GET /health answers once it listens. Loopback only (HOST, PORT from the bench).
+ * them, GET /count how many, GET /health answers once it listens. Loopback only (HOST, PORT from the bench).
  */
 import { createServer } from 'node:http';
 

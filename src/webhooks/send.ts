@@ -7,7 +7,7 @@
  * A receiver's connection is kept for its next delivery (keep-alive): opening one per delivery
  * was about a tenth of the worker's time at 10,000 watched searches (docs/bench.md). A kept
  * connection the receiver closed meanwhile fails before any answer; such a delivery is sent
- * once more, at once, on a new connection, within the same timeout (the receiver may then see
+ * once more, at once, on another connection, within the same timeout (the receiver may then see
  * the event twice, with one id, as at-least-once delivery allows).
  * What it answers is the outcome in the project's own words: no error text of a library or
  * of the receiver goes into the delivery log.
@@ -41,8 +41,9 @@ export class WebhookSender {
       connect: { lookup: guardedLookup(options.policy) as never, timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      // kept this long idle, or less when the receiver's Keep-Alive header says so
+      // kept this long idle at most (a receiver's Keep-Alive hint may shorten it, not lengthen it)
       keepAliveTimeout: keepAliveMs,
+      keepAliveMaxTimeout: keepAliveMs,
     });
   }
 
@@ -63,8 +64,8 @@ export class WebhookSender {
       try {
         response = await this.post(url, body, headers, signal);
       } catch (error) {
-        // no answer at all on a kept connection the receiver closed meanwhile: once more, on a
-        // new one (an answer that breaks off in its body fails the attempt, as before: the
+        // no answer at all on a kept connection the receiver closed meanwhile: once more, on
+        // another (an answer that breaks off in its body fails the attempt, as before: the
         // receiver got the event, and the retry schedule sends it again)
         if (signal.aborted || reasonOf(error) !== 'connection reset') throw error;
         response = await this.post(url, body, headers, signal);
@@ -120,7 +121,9 @@ function reasonOf(error: unknown): string {
   if (any.some((c) => c === 'TimeoutError' || c === 'AbortError' || c.includes('TIMEOUT'))) return 'timeout';
   if (any.includes('ECONNREFUSED')) return 'connection refused';
   if (any.includes('ENOTFOUND') || any.includes('EAI_AGAIN')) return 'name not found';
-  if (any.includes('ECONNRESET') || any.includes('UND_ERR_SOCKET')) return 'connection reset';
+  // EPIPE: the request written to a connection the receiver had just closed
+  if (any.includes('ECONNRESET') || any.includes('UND_ERR_SOCKET') || any.includes('EPIPE'))
+    return 'connection reset';
   if (any.some((c) => c.startsWith('ERR_TLS') || c.includes('CERT'))) return 'tls error';
   return 'network error';
 }

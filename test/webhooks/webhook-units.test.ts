@@ -172,6 +172,11 @@ describe('sender', () => {
       setTimeout(() => res.writeHead(200).end(), 2_000).unref();
     },
     '/redirect': (res) => res.writeHead(302, { location: '/ok' }).end(),
+    // an answer that breaks off in its body
+    '/cut': (res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('x', () => setTimeout(() => res.socket?.destroy(), 20));
+    },
     '/huge': (res) => {
       res.writeHead(200);
       const chunk = Buffer.alloc(64 * 1024, 97);
@@ -301,6 +306,17 @@ describe('sender', () => {
       await s.close();
       dropping.closeAllConnections();
       await new Promise((resolve) => dropping.close(resolve));
+    }
+  });
+
+  it('does not send again an answer that broke off in its body: the attempt fails', async () => {
+    const s = sender();
+    const before = seen.filter((entry) => entry.path === '/cut').length;
+    try {
+      expect(await s.send(`${base}/cut`, '{}', {})).toMatchObject({ ok: false, error: 'connection reset' });
+      expect(seen.filter((entry) => entry.path === '/cut').length - before).toBe(1);
+    } finally {
+      await s.close();
     }
   });
 
