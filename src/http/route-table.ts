@@ -6,6 +6,7 @@
  * /rest/v1 takes first (the operation gate, the deadline).
  *
  *   POST /corporates/search   auth -> rate limit -> validation -> search plan -> credits -> search
+ *                             (its engine call beside its admission: `admitBeside` below)
  *   POST /corporates/count    auth -> rate limit -> validation -> search plan -> count
  *   POST /corporates/export   auth -> rate limit -> validation -> export plan -> export (charges itself)
  *   GET  /jobs/{jobId}/detail auth -> rate limit -> validation -> credits -> detail
@@ -125,11 +126,17 @@ export type HandlerName =
 export interface Route {
   chain: readonly Step[];
   handler: HandlerName;
+  /**
+   * The handler may start its engine call while step 'credits' still waits on the store; it
+   * answers only once the request is admitted (src/http/limits/credits.ts `admissionOf`).
+   */
+  admitBeside?: true;
 }
 
 const search: Route = {
   chain: ['auth', 'rate limit', 'validation', 'search plan', 'credits'],
   handler: 'search',
+  admitBeside: true,
 };
 const count: Route = { chain: ['auth', 'rate limit', 'validation', 'search plan'], handler: 'count' };
 const exportAll: Route = { chain: ['auth', 'rate limit', 'validation', 'export plan'], handler: 'export' };
@@ -224,6 +231,7 @@ interface StepMiddleware {
   validation: RequestHandler[];
   countDeferredRate: ErrorRequestHandler;
   credits: RequestHandler;
+  creditsBeside: RequestHandler;
   refundOnError: ErrorRequestHandler;
 }
 
@@ -237,6 +245,7 @@ function middlewareOf(
   steps: StepMiddleware,
   operation: Operation | undefined,
   maxClauseCount: number,
+  admitBeside = false,
 ): Array<RequestHandler | ErrorRequestHandler> {
   if (step === 'auth') return [steps.auth];
   if (step === 'reconcile key') return [reconcileKey()];
@@ -244,7 +253,7 @@ function middlewareOf(
   if (step === 'reconcile plan') return [reconcilePlan()];
   if (step === 'rate limit') return [steps.rateLimit];
   if (step === 'validation') return steps.validation;
-  if (step === 'credits') return [steps.countDeferredRate, steps.credits];
+  if (step === 'credits') return [steps.countDeferredRate, admitBeside ? steps.creditsBeside : steps.credits];
   if (!operation) throw new Error(`step '${step}' needs an operation`);
   return step === 'search plan'
     ? [parseSearchPlan(searchOf(operation), maxClauseCount)]
@@ -301,6 +310,7 @@ export function mountRoutes(api: Router, services: Services, auth: RequestHandle
     validation: validateRequests(),
     countDeferredRate: countDeferredRateOnError(services.limits, services.logger),
     credits: creditsMiddleware(services.limits, services.logger),
+    creditsBeside: creditsMiddleware(services.limits, services.logger, { beside: true }),
     refundOnError: refundOnErrorMiddleware(services.limits, services.logger),
   };
   const handlers = handlersOf(services);
@@ -310,7 +320,11 @@ export function mountRoutes(api: Router, services: Services, auth: RequestHandle
     const route = routeTable[routeKey(operation)];
     if (!route) throw new Error(`no route for ${routeKey(operation)} in src/http/route-table.ts`);
     const chain = Router();
-    chain.use(...route.chain.flatMap((step) => middlewareOf(step, steps, operation, maxClauseCount)));
+    chain.use(
+      ...route.chain.flatMap((step) =>
+        middlewareOf(step, steps, operation, maxClauseCount, route.admitBeside),
+      ),
+    );
     chain.use(handlers[route.handler]);
     if (route.chain.includes('credits')) chain.use(steps.refundOnError);
     chains.set(routeKey(operation), chain);

@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { LimitKind } from '../../catalogue/operations.js';
 import { stillAnswering } from '../../deadline.js';
 import { errors } from '../../errors/catalogue.js';
+import { AdmissionHints } from '../../limits/admission-hints.js';
 import {
   admit,
   costOf,
@@ -41,7 +42,29 @@ import { describeFailure, LimitsStoreUnavailable } from '../../limits/store-unav
 import { chargeTagOf, limitOf, locals } from '../locals.js';
 import { applyRateDecision, countDeferredThen, takeDeferredCount } from './rate-limit.js';
 
-export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler {
+/**
+ * What the admission decided: go on to the handler, or not (`refusal` the error to answer;
+ * none when the request was answered already: a replay, or the deadline or a hang-up first).
+ */
+export type AdmissionVerdict = { pass: true } | { pass: false; refusal?: unknown };
+
+const passed: AdmissionVerdict = { pass: true };
+const answered: AdmissionVerdict = { pass: false };
+const refused = (refusal: unknown): AdmissionVerdict => ({ pass: false, refusal });
+
+/** The admissions running beside their handler's work (`beside` below), by response. */
+const besideVerdicts = new WeakMap<Response, Promise<AdmissionVerdict>>();
+
+/**
+ * `beside`: the handler need not wait for the admission to start its work. When the user's
+ * last admission in this process left room for this request (src/limits/admission-hints.ts),
+ * the store call is sent and the chain goes on at once: the handler starts its engine call,
+ * then awaits `admissionOf(res)` before it writes anything, and drops its engine answer when
+ * the verdict is not to pass (a search: src/http/routes/search.ts). Otherwise, and always
+ * without `beside`, the handler runs only once the request is admitted.
+ */
+export function creditsMiddleware(limits: Limits, log?: Logger, { beside = false } = {}): RequestHandler {
+  const hints = beside ? new AdmissionHints() : undefined;
   return async (req: Request, res: Response, next: NextFunction) => {
     const kind = limitOf(res);
     // counts and suggest are free; an export reserves and settles its own charge (src/search/export)
@@ -59,20 +82,60 @@ export function creditsMiddleware(limits: Limits, log?: Logger): RequestHandler 
     const request = admitRequest(req, res, limits, { kind, userId, idempotencyKey });
     // a free detail with nothing to count or claim asks the store nothing
     if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
-    let admission: Admission;
-    try {
-      admission = await admit(limits, request, locals(res).deadline, log);
-    } catch (error) {
-      if (!(error instanceof LimitsStoreUnavailable)) throw error;
-      log?.warn(
-        { err: describeFailure(error), requestId: locals(res).requestId, reservationId: request.requestId },
-        request.rate ? 'rate limiter unavailable' : 'credit ledger unavailable',
-      );
-      return next(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
-    }
-    if (!stillAnswering(res)) return undoAdmission(limits, request, admission, log);
-    return answerAdmission(res, next, { limits, request, admission, log });
+    const now = Date.now();
+    const verdict = judgeAdmission(res, { limits, request, log, hints });
+    if (!hints?.roomFor(userId, request.cost, request.rate !== undefined, now))
+      return passOn(await verdict, next);
+    besideVerdicts.set(res, verdict);
+    next();
   };
+}
+
+/**
+ * The admission of a request whose handler works beside it; a request admitted before its
+ * handler ran (or not charged) passes at once.
+ */
+export function admissionOf(res: Response): Promise<AdmissionVerdict> {
+  return besideVerdicts.get(res) ?? Promise.resolve(passed);
+}
+
+/** Hands a verdict to the chain: on to the next step, its refusal to the error steps, or nothing. */
+export function passOn(verdict: AdmissionVerdict, next: NextFunction): void {
+  if (verdict.pass) next();
+  else if (verdict.refusal !== undefined) next(verdict.refusal);
+}
+
+/** The one store call, then its answer applied to the response. Never rejects. */
+async function judgeAdmission(
+  res: Response,
+  {
+    limits,
+    request,
+    log,
+    hints,
+  }: { limits: Limits; request: AdmitRequest; log?: Logger; hints?: AdmissionHints },
+): Promise<AdmissionVerdict> {
+  let admission: Admission;
+  try {
+    admission = await admit(limits, request, locals(res).deadline, log);
+    hints?.learn(request.userId, admission);
+  } catch (error) {
+    if (!(error instanceof LimitsStoreUnavailable)) return refused(error);
+    log?.warn(
+      { err: describeFailure(error), requestId: locals(res).requestId, reservationId: request.requestId },
+      request.rate ? 'rate limiter unavailable' : 'credit ledger unavailable',
+    );
+    return refused(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
+  }
+  if (!stillAnswering(res)) {
+    undoAdmission(limits, request, admission, log);
+    return answered;
+  }
+  try {
+    return answerAdmission(res, { limits, request, admission, log });
+  } catch (error) {
+    return refused(error);
+  }
 }
 
 /** The store call's request: the count put off by the rate limit step, the claim, the cost. */
@@ -110,25 +173,24 @@ function admitRequest(
 /** Rate refusal, then the claim's answers, then the reservation's, in the order they ran. */
 function answerAdmission(
   res: Response,
-  next: NextFunction,
   {
     limits,
     request,
     admission,
     log,
   }: { limits: Limits; request: AdmitRequest; admission: Admission; log?: Logger },
-) {
+): AdmissionVerdict {
   if (admission.rate) {
     const refusal = applyRateDecision(res, admission.rate, limits);
-    if (refusal) return next(refusal);
+    if (refusal) return refused(refusal);
   }
   const claim = admission.claim;
-  if (claim?.kind === 'conflict') return next(errors.idempotencyConflict());
-  if (claim?.kind === 'in-progress') return next(errors.idempotencyInProgress());
+  if (claim?.kind === 'conflict') return refused(errors.idempotencyConflict());
+  if (claim?.kind === 'in-progress') return refused(errors.idempotencyInProgress());
   if (claim?.kind === 'replay') {
     res.set({ 'X-Credits-Remaining': String(admission.balance), 'Idempotent-Replayed': 'true' });
     res.status(claim.response.status).json(claim.response.body);
-    return;
+    return answered;
   }
   if (claim && request.claim)
     recordOutcome(
@@ -140,7 +202,7 @@ function answerAdmission(
   const reserved = admission.reserve;
   if (!reserved) {
     if (admission.balance !== undefined) res.set('X-Credits-Remaining', String(admission.balance));
-    return next();
+    return passed;
   }
   const { requestId, cost } = request;
   if (!reserved.ok) {
@@ -151,7 +213,7 @@ function answerAdmission(
         ? errors.insufficientMatchCredits(shortfall)
         : errors.insufficientCredits(shortfall);
     short.headers['X-Credits-Remaining'] = String(reserved.balance);
-    return next(short);
+    return refused(short);
   }
   const charge: Charge = { requestId, balanceAfterReserve: reserved.balance, cost };
   charges.set(res, charge);
@@ -164,7 +226,7 @@ function answerAdmission(
     this.setHeader('X-Credits-Remaining', String(settled));
   });
   settleCharge(res, limits, charge, log);
-  return next();
+  return passed;
 }
 
 interface Charge {

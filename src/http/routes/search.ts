@@ -3,19 +3,26 @@
  * chains: src/http/route-table.ts). The body was parsed by the chain's plan step
  * (../search-plan.ts) and is handed to the search as a value.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { type ExportTarget, runExport } from '../../search/export.js';
 import { countFor, runPlanText } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
+import { admissionOf, passOn } from '../limits/credits.js';
 import { chargeTagOf, currentUser, exportRequestOf, searchPlanOf } from '../locals.js';
 
 export function searchHandler(services: Services): RequestHandler {
-  return async (req: Request, res: Response) => {
+  return async (req: Request, res: Response, next: NextFunction) => {
     const { search, plan } = searchPlanOf(res);
     const options = { userId: currentUser(res).id, deadline: deadlineOf(res) };
-    // the records spliced from their stored text (src/search/records.ts), the same bytes as res.json
-    const text = await runPlanText(services, search, plan, options);
+    // the records spliced from their stored text (src/search/records.ts), the same bytes as
+    // res.json; asked for at once, beside the admission (the route's `admitBeside`)
+    const answer = runPlanText(services, search, plan, options);
+    // awaited once admitted; a refused request drops it (and whatever error it ends in)
+    answer.catch(() => {});
+    const verdict = await admissionOf(res);
+    if (!verdict.pass) return passOn(verdict, next);
+    const text = await answer;
     // the deadline may have answered for it meanwhile
     if (!stillAnswering(res)) return;
     // an Idempotency-Key's answer is kept as a value, through res.json (src/http/limits/credits.ts)

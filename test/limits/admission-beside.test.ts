@@ -1,0 +1,198 @@
+/**
+ * A search's admission beside its engine call (src/http/limits/credits.ts `beside`, the
+ * search route's `admitBeside`), on the real redis-server and the real OpenSearch: the engine
+ * is asked while the admission is still out, the answer waits for the admission, a refusal
+ * drops the engine's answer and charges nothing, and a user this process knows to be out of
+ * credits or over the rate limit is not searched at all (src/limits/admission-hints.ts).
+ * The admission is held back by a gate around the ledger's `admit`, so "still out" is a fact
+ * of the test, not a race.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AdmissionHints } from '../../src/limits/admission-hints.js';
+import { createLimits, type Limits } from '../../src/limits/limits.js';
+import type { Services } from '../../src/services.js';
+import { setUpServices } from '../support/env.js';
+import {
+  carriesSeededRecord,
+  queryTotal,
+  search,
+  startLimitsTestApp,
+  type TestApp,
+} from '../support/limits-test-app.js';
+
+let services: Services;
+let limits: Limits;
+let app: TestApp;
+let throttledLimits: Limits;
+let throttled: TestApp;
+/** While set, every admission waits for it to resolve before it reaches Redis. */
+let gate: Promise<void> | undefined;
+let openGate: () => void = () => {};
+let admissionsHeld = 0;
+
+function holdAdmissions(): void {
+  gate = new Promise((resolve) => {
+    openGate = () => {
+      gate = undefined;
+      resolve();
+    };
+  });
+}
+
+function gated(real: Limits): Limits {
+  const admit: Limits['ledger']['admit'] = async (request) => {
+    if (gate) {
+      admissionsHeld += 1;
+      await gate;
+    }
+    return real.ledger.admit(request);
+  };
+  // the ledger is a class: its other methods keep their own `this`
+  const ledger = new Proxy(real.ledger, {
+    get(target, name) {
+      if (name === 'admit') return admit;
+      const value = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { ...real, ledger };
+}
+
+beforeAll(async () => {
+  services = await setUpServices('admission-beside');
+  const base = { redis: services.redis, keyPrefix: services.config.redisPrefix };
+  limits = gated(createLimits({ ...base, config: { ratePerSecond: 1_000_000, searchCost: 3 } }));
+  // two searches per minute: the third is refused, whatever the clock's second
+  throttledLimits = gated(
+    createLimits({ ...base, config: { ratePerSecond: 2, rateWindowSeconds: 60, searchCost: 1 } }),
+  );
+  const deps = { opensearch: services.opensearch, indexPrefix: services.config.indexPrefix };
+  app = await startLimitsTestApp({ ...deps, limits });
+  throttled = await startLimitsTestApp({ ...deps, limits: throttledLimits });
+});
+afterAll(async () => {
+  openGate();
+  await Promise.all([app?.close(), throttled?.close()]);
+  await services?.close();
+});
+
+afterEach(() => openGate());
+
+const queries = () => queryTotal(services.opensearch, services.config.indexPrefix);
+
+/**
+ * One search sent while admissions are held: whether the engine was asked before its
+ * admission could answer, and the response once the admission is let through.
+ */
+async function searchHeld(url: string, user: string): Promise<{ asked: boolean; res: Response }> {
+  holdAdmissions();
+  const before = await queries();
+  const held = admissionsHeld;
+  let answered = false;
+  const pending = search(url, user).then((res) => {
+    answered = true;
+    return res;
+  });
+  await vi.waitFor(() => expect(admissionsHeld).toBe(held + 1));
+  // an engine call made beside goes out as the chain reaches the handler: give it the time
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const asked = (await queries()) > before;
+  // nothing is answered while the admission is out
+  expect(answered).toBe(false);
+  openGate();
+  return { asked, res: await pending };
+}
+
+describe('a search admitted beside its engine call', () => {
+  it('the engine is asked while the admission is out; the answer waits for it and is charged once', async () => {
+    await limits.ledger.grant('ample', 10);
+    // the first search of a user in this process waits for its admission (nothing known yet)
+    expect((await search(app.url, 'ample')).status).toBe(200);
+    const { asked, res } = await searchHeld(app.url, 'ample');
+    expect(asked).toBe(true);
+    expect(res.status).toBe(200);
+    expect(carriesSeededRecord(await res.text())).toBe(true);
+    expect(res.headers.get('x-credits-remaining')).toBe('4');
+    expect(await limits.ledger.balance('ample')).toBe(4);
+  });
+
+  it('credits spent elsewhere meanwhile: 402, the engine answer dropped, nothing charged', async () => {
+    await limits.ledger.grant('spender', 6);
+    expect((await search(app.url, 'spender')).status).toBe(200);
+    // another process spends the rest: this process still believes 3 are left
+    const elsewhere = randomUUID();
+    expect(await limits.ledger.reserve('spender', 3, elsewhere)).toEqual({ ok: true, balance: 0 });
+    await limits.ledger.commit(elsewhere);
+    const { asked, res: refused } = await searchHeld(app.url, 'spender');
+    // it ran beside: the engine was asked, and its answer goes nowhere
+    expect(asked).toBe(true);
+    expect(refused.status).toBe(402);
+    expect(refused.headers.get('x-credits-remaining')).toBe('0');
+    const text = await refused.text();
+    expect(JSON.parse(text)).toMatchObject({ code: 'insufficient_credits' });
+    expect(carriesSeededRecord(text)).toBe(false);
+    expect(await limits.ledger.balance('spender')).toBe(0);
+    // now known to be out of credits: the next search is refused before the engine is asked
+    const next = await searchHeld(app.url, 'spender');
+    expect(next.asked).toBe(false);
+    expect(next.res.status).toBe(402);
+  });
+
+  it('a replayed Idempotency-Key answers the stored response; the beside answer is dropped', async () => {
+    await limits.ledger.grant('retrier', 9);
+    const headers = { 'Idempotency-Key': randomUUID() };
+    const first = await search(app.url, 'retrier', { headers });
+    expect(first.status).toBe(200);
+    const firstBody = await first.json();
+    const replay = await search(app.url, 'retrier', { headers });
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(firstBody);
+    expect(replay.headers.get('x-credits-remaining')).toBe('6');
+    expect(await limits.ledger.balance('retrier')).toBe(6);
+  });
+
+  it('over the rate limit: a user known to have no budget left is refused before the engine is asked', async () => {
+    await throttledLimits.ledger.grant('eager', 10);
+    expect((await search(throttled.url, 'eager')).status).toBe(200);
+    // the last of the window's budget: still beside (one left when last seen)
+    expect((await search(throttled.url, 'eager')).status).toBe(200);
+    const { asked, res: refused } = await searchHeld(throttled.url, 'eager');
+    expect(refused.status).toBe(429);
+    expect(asked).toBe(false);
+    expect(await throttledLimits.ledger.balance('eager')).toBe(8);
+  });
+});
+
+describe('what this process remembers of an admission (AdmissionHints)', () => {
+  it('room needs a known balance covering the cost, and a rate budget left or its window over', () => {
+    const hints = new AdmissionHints();
+    expect(hints.roomFor('u', 1, false)).toBe(false);
+    hints.learn('u', { reserve: { ok: true, balance: 7 }, rate: rateLeft(0, 100) });
+    expect(hints.roomFor('u', 7, false, 0)).toBe(true);
+    expect(hints.roomFor('u', 8, false, 0)).toBe(false);
+    expect(hints.roomFor('u', 3, true, 99_999)).toBe(false);
+    expect(hints.roomFor('u', 3, true, 100_000)).toBe(true);
+    // a rate refusal says nothing of the balance: the one known stays
+    hints.learn('u', { rate: rateLeft(4, 200) });
+    expect(hints.roomFor('u', 7, true, 150_000)).toBe(true);
+    // a request never rate-counted before has no rate budget known
+    hints.learn('v', { balance: 5 });
+    expect(hints.roomFor('v', 5, false)).toBe(true);
+    expect(hints.roomFor('v', 5, true)).toBe(false);
+  });
+
+  it('forgets the user learnt of longest ago past its size', () => {
+    const hints = new AdmissionHints(2);
+    hints.learn('a', { balance: 1 });
+    hints.learn('b', { balance: 1 });
+    hints.learn('a', { balance: 1 });
+    hints.learn('c', { balance: 1 });
+    expect(['a', 'b', 'c'].map((user) => hints.roomFor(user, 1, false))).toEqual([true, false, true]);
+  });
+});
+
+function rateLeft(remaining: number, resetEpochSeconds: number) {
+  return { allowed: true, limit: 10, remaining, resetEpochSeconds, retryAfterSeconds: 1 };
+}
