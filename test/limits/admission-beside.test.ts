@@ -168,19 +168,24 @@ describe('a search admitted beside its engine call', () => {
 describe('what this process remembers of an admission (AdmissionHints)', () => {
   it('room needs a known balance covering the cost, and a rate budget left or its window over', () => {
     const hints = new AdmissionHints();
-    expect(hints.roomFor('u', 1, false)).toBe(false);
-    hints.learn('u', { reserve: { ok: true, balance: 7 }, rate: rateLeft(0, 100) });
-    expect(hints.roomFor('u', 7, false, 0)).toBe(true);
-    expect(hints.roomFor('u', 8, false, 0)).toBe(false);
-    expect(hints.roomFor('u', 3, true, 99_999)).toBe(false);
-    expect(hints.roomFor('u', 3, true, 100_000)).toBe(true);
-    // a rate refusal says nothing of the balance: the one known stays
+    expect(hints.takeRoom('u', 1, false)).toBe(false);
+    hints.learn('u', { reserve: { ok: true, balance: 7 }, rate: rateLeft(1, 100) });
+    expect(hints.takeRoom('u', 8, false, 0)).toBe(false);
+    // taken as given: 3 credits and the window's last count
+    expect(hints.takeRoom('u', 3, true, 99_000)).toBe(true);
+    expect(hints.takeRoom('u', 3, true, 99_500)).toBe(false);
+    // a new window: one request, until an admission tells its budget
+    expect(hints.takeRoom('u', 3, true, 100_000)).toBe(true);
+    expect(hints.takeRoom('u', 1, true, 100_001)).toBe(false);
+    // a rate answer alone says nothing of the balance: the one known (1) stays
     hints.learn('u', { rate: rateLeft(4, 200) });
-    expect(hints.roomFor('u', 7, true, 150_000)).toBe(true);
-    // a request never rate-counted before has no rate budget known
+    expect(hints.takeRoom('u', 2, true, 150_000)).toBe(false);
+    expect(hints.takeRoom('u', 1, true, 150_000)).toBe(true);
+    // a request not rate-counted before has no rate budget known
     hints.learn('v', { balance: 5 });
-    expect(hints.roomFor('v', 5, false)).toBe(true);
-    expect(hints.roomFor('v', 5, true)).toBe(false);
+    expect(hints.takeRoom('v', 5, true)).toBe(false);
+    expect(hints.takeRoom('v', 5, false)).toBe(true);
+    expect(hints.takeRoom('v', 1, false)).toBe(false);
   });
 
   it('forgets the user learnt of longest ago past its size', () => {
@@ -189,7 +194,7 @@ describe('what this process remembers of an admission (AdmissionHints)', () => {
     hints.learn('b', { balance: 1 });
     hints.learn('a', { balance: 1 });
     hints.learn('c', { balance: 1 });
-    expect(['a', 'b', 'c'].map((user) => hints.roomFor(user, 1, false))).toEqual([true, false, true]);
+    expect(['a', 'b', 'c'].map((user) => hints.takeRoom(user, 1, false))).toEqual([true, false, true]);
   });
 });
 

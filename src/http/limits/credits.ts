@@ -84,7 +84,7 @@ export function creditsMiddleware(limits: Limits, log?: Logger, { beside = false
     if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
     const now = Date.now();
     const verdict = judgeAdmission(res, { limits, request, log, hints });
-    if (!hints?.roomFor(userId, request.cost, request.rate !== undefined, now))
+    if (!hints?.takeRoom(userId, request.cost, request.rate !== undefined, now))
       return passOn(await verdict, next);
     besideVerdicts.set(res, verdict);
     next();
