@@ -15,7 +15,9 @@
  *   the engine; each round measures before, after and raw at 1 connection (p50) and at 32
  *   (throughput), before and after swapping places every round; the API process's CPU per
  *   search (/proc) and the engine's (node stats) are read around each API step;
- * - the figures are the medians of the rounds; any non-2xx answer fails the run.
+ * - the figures are the medians of the rounds; any non-2xx answer fails the run;
+ * - `--cpu-prof-dir <dir>`: the "after" process runs under `node --cpu-prof`, and the report
+ *   sums its profile by package and file (bench/cpu-profile.ts).
  * Output: the lines below and bench-reports/step-<time>.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -34,6 +36,7 @@ import { createRedis } from '../src/redis.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { engineCpuMs, processCpuMs } from './cpu.js';
+import { newestProfile, summariseProfile } from './cpu-profile.js';
 import { benchDataSet } from './data-set.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { type BenchProcess, startNodeProcess, stopAll } from './processes.js';
@@ -46,8 +49,16 @@ const options = cliProgram('bench:step', 'A step of the request path against the
   .option('--jobs <n>', 'postings in the data set', positiveWholeNumber, 20_000)
   .option('--seconds <n>', 'seconds per load measurement', positiveWholeNumber, 5)
   .option('--rounds <n>', 'rounds of before / after / raw', positiveWholeNumber, 4)
+  .option('--cpu-prof-dir <dir>', 'a V8 CPU profile of the "after" process, summed in the report')
   .parse()
-  .opts<{ base: string; companies: number; jobs: number; seconds: number; rounds: number }>();
+  .opts<{
+    base: string;
+    companies: number;
+    jobs: number;
+    seconds: number;
+    rounds: number;
+    cpuProfDir?: string;
+  }>();
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const opensearchUrl = process.env.OPENSEARCH_URL ?? '';
@@ -95,7 +106,11 @@ async function connectedRedis() {
   return redis;
 }
 
-async function startApi(name: string, root: string): Promise<{ api: BenchProcess; key: string }> {
+async function startApi(
+  name: string,
+  root: string,
+  nodeArgs: string[] = [],
+): Promise<{ api: BenchProcess; key: string }> {
   const prefix = `bench-step-${runId}-${name}:`;
   const redis = await connectedRedis();
   const key = (await createApiKey(keyStoreFor(redis, prefix), { userId: benchUser })).key;
@@ -118,6 +133,7 @@ async function startApi(name: string, root: string): Promise<{ api: BenchProcess
     },
     logFile: path.join(projectRoot, '.local', 'bench', `step-${name}.log`),
     readyPath: '/health',
+    nodeArgs,
   });
   stops.unshift(api.stop);
   stops.push(async () => {
@@ -206,7 +222,13 @@ const median = (values: number[]) =>
 async function main(): Promise<void> {
   const files = await dataSet();
   const before = await startApi('before', exportBase());
-  const after = await startApi('after', projectRoot);
+  const profileDir = options.cpuProfDir && path.resolve(options.cpuProfDir);
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const after = await startApi(
+    'after',
+    projectRoot,
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   const requests = requestsOf(files);
   const sides: Side[] = [
     { name: 'before', url: before.api.url, pid: before.api.pid, requests: requests.api(before.key) },
@@ -243,7 +265,11 @@ async function main(): Promise<void> {
       },
     ]),
   );
-  const report = { at: new Date().toISOString(), base: options.base, options, summary };
+  // the profile is written when the process exits
+  await after.api.stop();
+  const profileFile = profileDir ? newestProfile(profileDir) : undefined;
+  const profile = profileFile ? { file: profileFile, ...summariseProfile(profileFile) } : undefined;
+  const report = { at: new Date().toISOString(), base: options.base, options, summary, profile };
   mkdirSync(path.join(projectRoot, 'bench-reports'), { recursive: true });
   const file = path.join(projectRoot, 'bench-reports', `step-${report.at.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
@@ -251,6 +277,11 @@ async function main(): Promise<void> {
     log(
       `${name}: p50 at 1 connection ${s.p50Ms} ms, at 32 ${s.rps32} req/s; CPU ms per search, API ${s.apiCpuMsPerSearch.c1?.toFixed(2) ?? '-'} / ${s.apiCpuMsPerSearch.c32?.toFixed(2) ?? '-'}, engine ${s.engineCpuMsPerSearch.c1?.toFixed(2)} / ${s.engineCpuMsPerSearch.c32?.toFixed(2)} (1 / 32 connections)`,
     );
+  if (profile) {
+    log(`"after" process profile (${profile.busyMs} ms busy of ${profile.totalMs}): self time by place`);
+    for (const { where, ms, share } of profile.top)
+      log(`  ${(share * 100).toFixed(1)} %  ${ms} ms  ${where}`);
+  }
   log(`report: ${file}`);
 }
 
