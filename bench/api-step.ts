@@ -36,7 +36,7 @@ import { createRedis } from '../src/redis.js';
 import { compileSearch } from '../src/search/compile-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import { engineCpuMs, processCpuMs } from './cpu.js';
-import { newestProfile, summariseProfile } from './cpu-profile.js';
+import { largestProfile, summariseProfile } from './cpu-profile.js';
 import { benchDataSet } from './data-set.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { type BenchProcess, startNodeProcess, stopAll } from './processes.js';
@@ -223,7 +223,11 @@ async function main(): Promise<void> {
   const files = await dataSet();
   const before = await startApi('before', exportBase());
   const profileDir = options.cpuProfDir && path.resolve(options.cpuProfDir);
-  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  if (profileDir) {
+    // this run's profiles only
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+  }
   const after = await startApi(
     'after',
     projectRoot,
@@ -267,7 +271,7 @@ async function main(): Promise<void> {
   );
   // the profile is written when the process exits
   await after.api.stop();
-  const profileFile = profileDir ? newestProfile(profileDir) : undefined;
+  const profileFile = profileDir ? largestProfile(profileDir) : undefined;
   const profile = profileFile ? { file: profileFile, ...summariseProfile(profileFile) } : undefined;
   const report = { at: new Date().toISOString(), base: options.base, options, summary, profile };
   mkdirSync(path.join(projectRoot, 'bench-reports'), { recursive: true });

@@ -1,14 +1,15 @@
 /**
  * A V8 CPU profile (`node --cpu-prof`) summed by where the time was spent: self time per
  * package (node_modules/<name>), per project file (src/..., relative), per Node internal
- * (node:...), and V8's own entries ((garbage collector), (program), (idle)). The report of
+ * (node:...), per native function (`native writev`), and V8's own entries ((garbage
+ * collector), (program), (idle)). The report of
  * bench/api-step.ts carries it for the "after" process, so each step shows where the rest of
  * a search's CPU goes.
  *
  *   summariseProfile('/tmp/prof/CPU.2026....cpuprofile', 12)
  *   -> { totalMs: 9123, busyMs: 6020, top: [{ where: 'node:internal/...', ms: 900, share: 0.15 }, ...] }
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 interface ProfileNode {
@@ -32,7 +33,9 @@ export interface ProfileSummary {
 
 /** Where a frame's code lives, at the grain the summary sums by. */
 export function placeOf(url: string, functionName: string): string {
-  if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
+  // V8's entries by their own names; a native function by its name (writev, JSON.parse, ...)
+  if (url === '')
+    return functionName.startsWith('(') ? functionName : `native ${functionName || '(anonymous)'}`;
   const modules = url.lastIndexOf('/node_modules/');
   if (modules >= 0) {
     const rest = url.slice(modules + '/node_modules/'.length).split('/');
@@ -67,11 +70,13 @@ export function summariseProfile(file: string, topN = 15): ProfileSummary {
   return { totalMs: Math.round(totalUs / 1000), busyMs: Math.round(busyUs / 1000), top };
 }
 
-/** The newest `.cpuprofile` in `dir` (node names them by time and pid). */
-export function newestProfile(dir: string): string | undefined {
-  const names = readdirSync(dir)
+/**
+ * The largest `.cpuprofile` in `dir`: a process run with `--import tsx` writes one per thread
+ * (the loader's thread too), and the request path's is the one with the most samples.
+ */
+export function largestProfile(dir: string): string | undefined {
+  const files = readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
-    .sort();
-  const last = names.at(-1);
-  return last === undefined ? undefined : path.join(dir, last);
+    .map((name) => path.join(dir, name));
+  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0];
 }
