@@ -246,12 +246,31 @@ export class WebhookStore {
     return this.redis.smembers(this.savedSearchSet(savedSearchId));
   }
 
-  /** The secrets that sign now: the current one, and the previous one within its grace day. */
-  async signingSecrets(id: string, now = new Date()): Promise<string[]> {
-    const { current, previous, previousUntil } = await this.redis.hgetall(this.keys(id).secrets);
-    if (!current) return [];
-    const stillValid = previous && Number(previousUntil) > now.getTime();
-    return stillValid ? [current, previous] : [current];
+  /**
+   * What one delivery needs, in one round trip (the worker's, ./worker.ts): the webhook with
+   * its disabled state (as `load`) and the secrets that sign at `now`: the current one, and
+   * the previous one within its grace day.
+   * undefined when the webhook is gone.
+   */
+  async loadForDelivery(
+    id: string,
+    now = new Date(),
+  ): Promise<{ webhook: Webhook & { userId: string }; secrets: string[] } | undefined> {
+    if (!webhookIdPattern.test(id)) return undefined;
+    const keys = this.keys(id);
+    const [[, text], [, disabled], [, secrets]] = (await this.redis
+      .multi()
+      .get(keys.webhook)
+      .hgetall(keys.disabled)
+      .hgetall(keys.secrets)
+      .exec()) as [
+      [unknown, string | null],
+      [unknown, Record<string, string>],
+      [unknown, Record<string, string>],
+    ];
+    if (text === null) return undefined;
+    const webhook = { ...(JSON.parse(text) as StoredWebhook), ...disabledState(disabled) };
+    return { webhook, secrets: secretsAt(secrets, now) };
   }
 
   /** A new secret for the user's webhook (the previous one signs beside it for a day); undefined when not theirs. */
@@ -330,4 +349,12 @@ function publicView(stored: LoadedWebhook): Webhook {
 
 function disabledState(hash: Record<string, string>): Pick<Webhook, 'disabledAt' | 'disabledReason'> {
   return { disabledAt: hash.at ?? null, disabledReason: hash.reason ?? null };
+}
+
+/** The secrets of a secrets hash that sign at `now`: the current, and the previous within its grace. */
+function secretsAt(hash: Record<string, string>, now: Date): string[] {
+  const { current, previous, previousUntil } = hash;
+  if (!current) return [];
+  const stillValid = previous && Number(previousUntil) > now.getTime();
+  return stillValid ? [current, previous] : [current];
 }

@@ -72,13 +72,13 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     webhookQueueName,
     async (message) => {
       const { webhookId, event } = message.data;
-      const webhook = await store.load(webhookId);
-      if (!webhook) return 'dropped: the webhook was deleted';
+      const now = new Date();
+      const loaded = await store.loadForDelivery(webhookId, now);
+      if (!loaded) return 'dropped: the webhook was deleted';
+      const { webhook, secrets } = loaded;
       // queued before its receiver answered 410: kept as a dead letter, not sent
       if (webhook.disabledAt) throw new UnrecoverableError(disabledError);
-      const now = new Date();
       const body = JSON.stringify(event);
-      const secrets = await store.signingSecrets(webhookId, now);
       const attempt = message.attemptsMade + 1;
       const result = await sender.send(webhook.url, body, {
         [signatureHeaderName]: signatureHeader(body, secrets, now),

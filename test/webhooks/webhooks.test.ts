@@ -20,7 +20,7 @@ import { defaultConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import type { Services } from '../../src/services.js';
 import { listDeadLetters, replayDeadLetters, replayMessages } from '../../src/webhooks/dead-letters.js';
-import { webhookQueue } from '../../src/webhooks/queue.js';
+import { type WebhookEvent, webhookQueue } from '../../src/webhooks/queue.js';
 import { verifySignature } from '../../src/webhooks/signature.js';
 import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { corporate, job, numbers } from '../fixtures/indexer/records.js';
@@ -426,6 +426,18 @@ describe('deliveries', { shuffle: false }, () => {
       expect(receiver.received).toEqual([]);
       // not queued, nor refused by the worker: still the one dead letter
       expect(await listDeadLetters(queue, { webhookId: gone.webhook.id })).toHaveLength(1);
+      // a message queued before the 410 and taken after it is not sent: a dead letter
+      const late: WebhookEvent = {
+        id: 'evt_queued_before_the_410',
+        type: letter?.eventType as WebhookEvent['type'],
+        createdAt: new Date().toISOString(),
+        savedSearchId: gone.savedSearchId,
+        data: { corporateNumber: gamma, cursor: '0-1' },
+      };
+      await queue.add(late.type, { webhookId: gone.webhook.id, event: late }, { jobId: 'queued-before-410' });
+      await until(async () => (await listDeadLetters(queue, { webhookId: gone.webhook.id })).length === 2);
+      expect(receiver.received).toEqual([]);
+      await queue.remove('queued-before-410');
       const changes = await api(gone.user.key)
         .get(`/saved-searches/${gone.savedSearchId}/changes`)
         .expect(200);
