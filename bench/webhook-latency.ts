@@ -48,8 +48,16 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
   .option('--searches <n>', 'watched saved searches, each with a webhook', positiveWholeNumber, 1000)
   .option('--batches <n>', 'batches of new postings', positiveWholeNumber, 5)
   .option('--batch-postings <n>', 'new postings per batch', positiveWholeNumber, 200)
+  .option('--webhooks-apart', 'the webhook worker in a process of its own (bench/webhook-worker-process.ts)')
   .parse()
-  .opts<{ companies: number; jobs: number; searches: number; batches: number; batchPostings: number }>();
+  .opts<{
+    companies: number;
+    jobs: number;
+    searches: number;
+    batches: number;
+    batchPostings: number;
+    webhooksApart?: boolean;
+  }>();
 
 const url = process.env.OPENSEARCH_URL;
 const redisUrl = process.env.REDIS_URL;
@@ -187,13 +195,20 @@ try {
       },
       options.searches,
     );
-  const hooks = startWebhookWorker({
-    connection,
-    redis,
-    redisPrefix: prefix,
-    config: { ...defaultConfig().webhooks, allowLoopback: true },
-    logger: quiet,
-  });
+  const hooks = options.webhooksApart
+    ? await startNodeProcess({
+        script: benchScript('bench/webhook-worker-process.ts'),
+        env: { REDIS_URL: redisUrl, BENCH_PREFIX: prefix },
+        logFile: path.join(projectRoot, '.local', 'bench', 'webhook-worker.log'),
+        readyPath: '/health',
+      }).then((worker) => ({ close: worker.stop }))
+    : startWebhookWorker({
+        connection,
+        redis,
+        redisPrefix: prefix,
+        config: { ...defaultConfig().webhooks, allowLoopback: true },
+        logger: quiet,
+      });
   await mergesSettled();
   log(`watched: ${options.searches} searches with webhooks; the same batches`);
   const watchedStarted = Date.now();
