@@ -47,6 +47,12 @@ export const metrics = {
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
+  searchesBeside: new Counter({
+    name: 'corpsearch_searches_beside_admission_total',
+    help: 'Searches whose engine call started beside their admission: admitted (answered), or dropped (the admission refused or replayed: the engine answer went nowhere)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
   rejected: new Counter({
     name: 'corpsearch_requests_rejected_total',
     help: 'Requests refused before the search: rate_limited (429), insufficient_credits (402), unavailable (503)',

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdmissionHints } from '../../src/limits/admission-hints.js';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
+import { metrics } from '../../src/metrics.js';
 import type { Services } from '../../src/services.js';
 import { setUpServices } from '../support/env.js';
 import {
@@ -81,6 +82,12 @@ afterEach(() => openGate());
 
 const queries = () => queryTotal(services.opensearch, services.config.indexPrefix);
 
+/** corpsearch_searches_beside_admission_total{outcome} now. */
+async function besideCount(outcome: 'admitted' | 'dropped'): Promise<number> {
+  const { values } = await metrics.searchesBeside.get();
+  return values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
+}
+
 /**
  * One search sent while admissions are held: whether the engine was asked before its
  * admission could answer, and the response once the admission is let through.
@@ -109,9 +116,11 @@ describe('a search admitted beside its engine call', () => {
     await limits.ledger.grant('ample', 10);
     // the first search of a user in this process waits for its admission (nothing known yet)
     expect((await search(app.url, 'ample')).status).toBe(200);
+    const admitted = await besideCount('admitted');
     const { asked, res } = await searchHeld(app.url, 'ample');
     expect(asked).toBe(true);
     expect(res.status).toBe(200);
+    expect(await besideCount('admitted')).toBe(admitted + 1);
     expect(carriesSeededRecord(await res.text())).toBe(true);
     expect(res.headers.get('x-credits-remaining')).toBe('4');
     expect(await limits.ledger.balance('ample')).toBe(4);
@@ -124,10 +133,12 @@ describe('a search admitted beside its engine call', () => {
     const elsewhere = randomUUID();
     expect(await limits.ledger.reserve('spender', 3, elsewhere)).toEqual({ ok: true, balance: 0 });
     await limits.ledger.commit(elsewhere);
+    const dropped = await besideCount('dropped');
     const { asked, res: refused } = await searchHeld(app.url, 'spender');
     // it ran beside: the engine was asked, and its answer goes nowhere
     expect(asked).toBe(true);
     expect(refused.status).toBe(402);
+    expect(await besideCount('dropped')).toBe(dropped + 1);
     expect(refused.headers.get('x-credits-remaining')).toBe('0');
     const text = await refused.text();
     expect(JSON.parse(text)).toMatchObject({ code: 'insufficient_credits' });
@@ -137,6 +148,7 @@ describe('a search admitted beside its engine call', () => {
     const next = await searchHeld(app.url, 'spender');
     expect(next.asked).toBe(false);
     expect(next.res.status).toBe(402);
+    expect(await besideCount('dropped')).toBe(dropped + 1);
   });
 
   it('a replayed Idempotency-Key answers the stored response; the beside answer is dropped', async () => {

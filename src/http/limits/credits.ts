@@ -99,6 +99,11 @@ export function admissionOf(res: Response): Promise<AdmissionVerdict> {
   return besideVerdicts.get(res) ?? Promise.resolve(passed);
 }
 
+/** Whether this request's handler started its work beside its admission. */
+export function besideAdmission(res: Response): boolean {
+  return besideVerdicts.has(res);
+}
+
 /** Hands a verdict to the chain: on to the next step, its refusal to the error steps, or nothing. */
 export function passOn(verdict: AdmissionVerdict, next: NextFunction): void {
   if (verdict.pass) next();

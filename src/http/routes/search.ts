@@ -4,11 +4,12 @@
  * (../search-plan.ts) and is handed to the search as a value.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { metrics } from '../../metrics.js';
 import { type ExportTarget, runExport } from '../../search/export.js';
 import { countFor, runPlanText } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
-import { admissionOf, passOn } from '../limits/credits.js';
+import { admissionOf, besideAdmission, passOn } from '../limits/credits.js';
 import { chargeTagOf, currentUser, exportRequestOf, searchPlanOf } from '../locals.js';
 
 export function searchHandler(services: Services): RequestHandler {
@@ -21,6 +22,7 @@ export function searchHandler(services: Services): RequestHandler {
     // awaited once admitted; a refused request drops it (and whatever error it ends in)
     answer.catch(() => {});
     const verdict = await admissionOf(res);
+    if (besideAdmission(res)) metrics.searchesBeside.inc({ outcome: verdict.pass ? 'admitted' : 'dropped' });
     if (!verdict.pass) return passOn(verdict, next);
     const text = await answer;
     // the deadline may have answered for it meanwhile
