@@ -40,10 +40,11 @@ import {
 import { type Operation, operations } from '../catalogue/operations.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import { masterNames } from '../masters/masters.js';
+import { withinWindow } from '../search/run-search.js';
 import type { Services } from '../services.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from './limits/credits.js';
 import { countDeferredRateOnError, rateLimitMiddleware } from './limits/rate-limit.js';
-import { locals } from './locals.js';
+import { locals, searchPlanOf } from './locals.js';
 import { detailHandler } from './routes/detail.js';
 import { mastersRouter } from './routes/masters.js';
 import { matchHandler } from './routes/match.js';
@@ -127,8 +128,9 @@ export interface Route {
   chain: readonly Step[];
   handler: HandlerName;
   /**
-   * The handler may start its engine call while step 'credits' still waits on the store; it
-   * answers only once the request is admitted (src/http/limits/credits.ts `admissionOf`).
+   * The handler may start its engine call while step 'credits' still waits on the store (a
+   * page read by from/size, when the user's room is known); it answers only once the request
+   * is admitted (src/http/limits/credits.ts `admissionOf`).
    */
   admitBeside?: true;
 }
@@ -310,7 +312,10 @@ export function mountRoutes(api: Router, services: Services, auth: RequestHandle
     validation: validateRequests(),
     countDeferredRate: countDeferredRateOnError(services.limits, services.logger),
     credits: creditsMiddleware(services.limits, services.logger),
-    creditsBeside: creditsMiddleware(services.limits, services.logger, { beside: true }),
+    // a page that only reads (from/size): one of a point in time opens or closes it
+    creditsBeside: creditsMiddleware(services.limits, services.logger, {
+      beside: (res) => withinWindow(services, searchPlanOf(res).plan),
+    }),
     refundOnError: refundOnErrorMiddleware(services.limits, services.logger),
   };
   const handlers = handlersOf(services);

@@ -4,12 +4,12 @@
  * starts beside its admission only when its user's last admission left room for it
  * (src/http/limits/credits.ts, `beside`); otherwise the engine is asked only once the request
  * is admitted, as every charged request was before. Room is taken as it is given (the credits
- * and one count of the rate budget), so a burst runs beside only as far as the last answer's
- * room goes, and after a rate window ends only one request runs beside until its admission
- * tells the new window's budget. So a user known to be out of credits or over the rate limit
- * never costs the engine a search, and one over it costs the engine at most the rate budget of
- * one window per API process in dropped searches (room spent elsewhere: another process, a
- * grant taken back).
+ * and one count of the rate budget), an answer that may predate other admissions still out
+ * only lowers what is known, and after a rate window ends only one request runs beside until
+ * an admission tells the new window's budget. So a user known to be out of credits or over the
+ * rate limit never costs the engine a search, and one whose room was spent elsewhere (another
+ * API process, a detail or match of the same user, a grant taken back) costs the engine at most
+ * about one window's rate budget per API process in dropped searches, never a credit.
  *
  *   learn('u', { reserve: { ok: true, balance: 7 }, rate: { remaining: 1, resetEpochSeconds: 100 } })
  *   takeRoom('u', 3, true, 99_000)   -> true  (4 credits and no rate budget left, as far as known)
@@ -23,6 +23,8 @@ interface Hint {
   balance?: number;
   rateRemaining?: number;
   rateResetAtMs?: number;
+  /** Admissions of the user sent and not yet answered (beside or not). */
+  pending: number;
 }
 
 export class AdmissionHints {
@@ -51,20 +53,44 @@ export class AdmissionHints {
     return true;
   }
 
-  /** Remembers what an admission answered (a part it did not reach keeps what was known). */
-  learn(userId: string, admission: Admission): void {
-    const hint: Hint = { ...this.byUser.get(userId) };
+  /** An admission of `userId` is sent; `learn` is called with its answer (or without, on failure). */
+  begin(userId: string): void {
+    const hint = this.remember(userId);
+    hint.pending += 1;
+  }
+
+  /**
+   * Remembers what an admission answered (a part it did not reach keeps what was known).
+   * While other admissions of the user are still out, an answer may predate them: it only
+   * lowers what is known (the credits and counts left, a later window end), never gives back
+   * room they took; the last answer in is taken as it is.
+   */
+  learn(userId: string, admission?: Admission): void {
+    const hint = this.remember(userId);
+    hint.pending = Math.max(0, hint.pending - 1);
+    if (!admission) return;
+    const partial = hint.pending > 0;
+    const lower = (known: number | undefined, answered: number) =>
+      partial && known !== undefined ? Math.min(known, answered) : answered;
     const balance = admission.reserve?.balance ?? admission.balance;
-    if (balance !== undefined) hint.balance = balance;
+    if (balance !== undefined) hint.balance = lower(hint.balance, balance);
     if (admission.rate) {
-      hint.rateRemaining = admission.rate.remaining;
-      hint.rateResetAtMs = admission.rate.resetEpochSeconds * 1000;
+      const resetAtMs = admission.rate.resetEpochSeconds * 1000;
+      hint.rateRemaining = lower(hint.rateRemaining, admission.rate.remaining);
+      hint.rateResetAtMs =
+        partial && hint.rateResetAtMs !== undefined ? Math.max(hint.rateResetAtMs, resetAtMs) : resetAtMs;
     }
+  }
+
+  /** The user's hint, made the most recent (a new one when unknown); the oldest forgotten past the size. */
+  private remember(userId: string): Hint {
+    const hint = this.byUser.get(userId) ?? { pending: 0 };
     this.byUser.delete(userId);
     this.byUser.set(userId, hint);
     if (this.byUser.size > this.maxUsers) {
       const oldest = this.byUser.keys().next().value;
       if (oldest !== undefined) this.byUser.delete(oldest);
     }
+    return hint;
   }
 }

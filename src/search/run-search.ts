@@ -136,8 +136,12 @@ export async function compileWithOverflow(
   return compileResolved(resolved, services.config.indexPrefix).request;
 }
 
-/** Whether a page is read by from/size (else from a point in time). */
-function withinWindow(services: SearchServices, plan: SearchPlan): boolean {
+/**
+ * Whether a page is read by from/size (else from a point in time, which a page opens, walks
+ * or closes): such a page only reads, so it may be asked before its request is admitted
+ * (src/http/route-table.ts, the search route's `admitBeside`).
+ */
+export function withinWindow(services: SearchServices, plan: SearchPlan): boolean {
   const { resultWindow, walkFrom } = services.paging;
   return plan.cursor === undefined && plan.offset < walkFrom && plan.offset + plan.limit <= resultWindow;
 }

@@ -5,22 +5,17 @@
  * drops the engine's answer and charges nothing, and a user this process knows to be out of
  * credits or over the rate limit is not searched at all (src/limits/admission-hints.ts).
  * The admission is held back by a gate around the ledger's `admit`, so "still out" is a fact
- * of the test, not a race.
+ * of the test, not a race; the apps' engine counts the searches it is asked, as they are sent.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AdmissionHints } from '../../src/limits/admission-hints.js';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
 import { metrics } from '../../src/metrics.js';
+import type { Engine } from '../../src/opensearch/engine.js';
 import type { Services } from '../../src/services.js';
 import { setUpServices } from '../support/env.js';
-import {
-  carriesSeededRecord,
-  queryTotal,
-  search,
-  startLimitsTestApp,
-  type TestApp,
-} from '../support/limits-test-app.js';
+import { carriesSeededRecord, search, startLimitsTestApp, type TestApp } from '../support/limits-test-app.js';
 
 let services: Services;
 let limits: Limits;
@@ -31,6 +26,23 @@ let throttled: TestApp;
 let gate: Promise<void> | undefined;
 let openGate: () => void = () => {};
 let admissionsHeld = 0;
+/** `_search` and `_msearch` calls the apps sent to the engine. */
+let searchesSent = 0;
+
+/** The engine, counting the searches sent through it. */
+function counting(engine: Engine): Engine {
+  return new Proxy(engine, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (name !== 'search' && name !== 'msearch')
+        return typeof value === 'function' ? value.bind(target) : value;
+      return (...args: unknown[]) => {
+        searchesSent += 1;
+        return (value as (...call: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
 
 function holdAdmissions(): void {
   gate = new Promise((resolve) => {
@@ -68,7 +80,7 @@ beforeAll(async () => {
   throttledLimits = gated(
     createLimits({ ...base, config: { ratePerSecond: 2, rateWindowSeconds: 60, searchCost: 1 } }),
   );
-  const deps = { opensearch: services.opensearch, indexPrefix: services.config.indexPrefix };
+  const deps = { opensearch: counting(services.opensearch), indexPrefix: services.config.indexPrefix };
   app = await startLimitsTestApp({ ...deps, limits });
   throttled = await startLimitsTestApp({ ...deps, limits: throttledLimits });
 });
@@ -80,8 +92,6 @@ afterAll(async () => {
 
 afterEach(() => openGate());
 
-const queries = () => queryTotal(services.opensearch, services.config.indexPrefix);
-
 /** corpsearch_searches_beside_admission_total{outcome} now. */
 async function besideCount(outcome: 'admitted' | 'dropped'): Promise<number> {
   const { values } = await metrics.searchesBeside.get();
@@ -92,19 +102,24 @@ async function besideCount(outcome: 'admitted' | 'dropped'): Promise<number> {
  * One search sent while admissions are held: whether the engine was asked before its
  * admission could answer, and the response once the admission is let through.
  */
-async function searchHeld(url: string, user: string): Promise<{ asked: boolean; res: Response }> {
+async function searchHeld(
+  url: string,
+  user: string,
+  body?: unknown,
+): Promise<{ asked: boolean; res: Response }> {
   holdAdmissions();
-  const before = await queries();
+  const before = searchesSent;
   const held = admissionsHeld;
   let answered = false;
-  const pending = search(url, user).then((res) => {
+  const pending = search(url, user, { body }).then((res) => {
     answered = true;
     return res;
   });
   await vi.waitFor(() => expect(admissionsHeld).toBe(held + 1));
-  // an engine call made beside goes out as the chain reaches the handler: give it the time
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  const asked = (await queries()) > before;
+  // an engine call made beside is sent as the chain reaches the handler, a few event-loop
+  // turns after the admission went out: the time to be sent, not to be answered
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const asked = searchesSent > before;
   // nothing is answered while the admission is out
   expect(answered).toBe(false);
   openGate();
@@ -157,21 +172,41 @@ describe('a search admitted beside its engine call', () => {
     const first = await search(app.url, 'retrier', { headers });
     expect(first.status).toBe(200);
     const firstBody = await first.json();
+    const dropped = await besideCount('dropped');
     const replay = await search(app.url, 'retrier', { headers });
     expect(replay.status).toBe(200);
+    // it ran beside: its engine answer was dropped for the stored one
+    expect(await besideCount('dropped')).toBe(dropped + 1);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await replay.json()).toEqual(firstBody);
     expect(replay.headers.get('x-credits-remaining')).toBe('6');
     expect(await limits.ledger.balance('retrier')).toBe(6);
   });
 
+  it('a cursor page (it opens or closes a point in time) waits for its admission', async () => {
+    await limits.ledger.grant('walker', 9);
+    expect((await search(app.url, 'walker')).status).toBe(200);
+    const first = await searchHeld(app.url, 'walker', { limit: 1, cursor: '*' });
+    expect(first.asked).toBe(false);
+    expect(first.res.status).toBe(200);
+    // a plain page of the same user goes beside
+    const plain = await searchHeld(app.url, 'walker');
+    expect(plain.asked).toBe(true);
+    expect(plain.res.status).toBe(200);
+    expect(await limits.ledger.balance('walker')).toBe(0);
+  });
+
   it('over the rate limit: a user known to have no budget left is refused before the engine is asked', async () => {
     await throttledLimits.ledger.grant('eager', 10);
     expect((await search(throttled.url, 'eager')).status).toBe(200);
     // the last of the window's budget: still beside (one left when last seen)
+    const admitted = await besideCount('admitted');
     expect((await search(throttled.url, 'eager')).status).toBe(200);
+    expect(await besideCount('admitted')).toBe(admitted + 1);
     const { asked, res: refused } = await searchHeld(throttled.url, 'eager');
     expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(asked).toBe(false);
     expect(await throttledLimits.ledger.balance('eager')).toBe(8);
   });
@@ -198,6 +233,30 @@ describe('what this process remembers of an admission (AdmissionHints)', () => {
     expect(hints.takeRoom('v', 5, true)).toBe(false);
     expect(hints.takeRoom('v', 5, false)).toBe(true);
     expect(hints.takeRoom('v', 1, false)).toBe(false);
+  });
+
+  it('an answer that may predate admissions still out only lowers what is known', () => {
+    const hints = new AdmissionHints();
+    hints.begin('u');
+    hints.learn('u', { reserve: { ok: true, balance: 10 }, rate: rateLeft(4, 100) });
+    // two beside, both admissions out
+    for (const _ of [1, 2]) {
+      expect(hints.takeRoom('u', 1, true, 0)).toBe(true);
+      hints.begin('u');
+    }
+    // the first answer (sent before the second was counted) says 3 left: 2 are known
+    hints.learn('u', { reserve: { ok: true, balance: 9 }, rate: rateLeft(3, 100) });
+    expect(hints.takeRoom('u', 1, true, 0)).toBe(true);
+    expect(hints.takeRoom('u', 1, true, 0)).toBe(true);
+    expect(hints.takeRoom('u', 1, true, 0)).toBe(false);
+    // the last answer in is taken as it is
+    hints.learn('u', { reserve: { ok: true, balance: 8 }, rate: rateLeft(2, 100) });
+    expect(hints.takeRoom('u', 1, true, 0)).toBe(true);
+    // a failed admission only ends its count
+    hints.begin('u');
+    hints.learn('u');
+    expect(hints.takeRoom('u', 1, true, 0)).toBe(true);
+    expect(hints.takeRoom('u', 1, true, 0)).toBe(false);
   });
 
   it('forgets the user learnt of longest ago past its size', () => {

@@ -20,6 +20,7 @@ export const unitTestFiles = [
   'test/auth/key-checker.test.ts',
   'test/bench/bench-load.test.ts',
   'test/bench/capacity-model.test.ts',
+  'test/bench/cpu-profile.test.ts',
   'test/bench/name-eval.test.ts',
   'test/bench/name-evaluation-labels.test.ts',
   'test/bench/name-variants.test.ts',

@@ -60,10 +60,16 @@ const besideVerdicts = new WeakMap<Response, Promise<AdmissionVerdict>>();
  * last admission in this process left room for this request (src/limits/admission-hints.ts),
  * the store call is sent and the chain goes on at once: the handler starts its engine call,
  * then awaits `admissionOf(res)` before it writes anything, and drops its engine answer when
- * the verdict is not to pass (a search: src/http/routes/search.ts). Otherwise, and always
+ * the verdict is not to pass (a search: src/http/routes/search.ts). `beside` says which
+ * requests may: those whose handler's work before the verdict changes nothing (a search page
+ * read by from/size; never one that opens or closes a point in time). Otherwise, and always
  * without `beside`, the handler runs only once the request is admitted.
  */
-export function creditsMiddleware(limits: Limits, log?: Logger, { beside = false } = {}): RequestHandler {
+export function creditsMiddleware(
+  limits: Limits,
+  log?: Logger,
+  { beside }: { beside?: (res: Response) => boolean } = {},
+): RequestHandler {
   const hints = beside ? new AdmissionHints() : undefined;
   return async (req: Request, res: Response, next: NextFunction) => {
     const kind = limitOf(res);
@@ -83,9 +89,13 @@ export function creditsMiddleware(limits: Limits, log?: Logger, { beside = false
     // a free detail with nothing to count or claim asks the store nothing
     if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
     const now = Date.now();
+    const runsBeside =
+      hints !== undefined &&
+      beside?.(res) === true &&
+      hints.takeRoom(userId, request.cost, request.rate !== undefined, now);
+    hints?.begin(userId);
     const verdict = judgeAdmission(res, { limits, request, log, hints });
-    if (!hints?.takeRoom(userId, request.cost, request.rate !== undefined, now))
-      return passOn(await verdict, next);
+    if (!runsBeside) return passOn(await verdict, next);
     besideVerdicts.set(res, verdict);
     next();
   };
@@ -123,8 +133,8 @@ async function judgeAdmission(
   let admission: Admission;
   try {
     admission = await admit(limits, request, locals(res).deadline, log);
-    hints?.learn(request.userId, admission);
   } catch (error) {
+    hints?.learn(request.userId);
     if (!(error instanceof LimitsStoreUnavailable)) return refused(error);
     log?.warn(
       { err: describeFailure(error), requestId: locals(res).requestId, reservationId: request.requestId },
@@ -132,6 +142,7 @@ async function judgeAdmission(
     );
     return refused(errors.limitsUnavailable(limits.config.unavailableRetryAfterSeconds));
   }
+  hints?.learn(request.userId, admission);
   if (!stillAnswering(res)) {
     undoAdmission(limits, request, admission, log);
     return answered;
