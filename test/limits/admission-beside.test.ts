@@ -12,8 +12,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { AdmissionHints } from '../../src/limits/admission-hints.js';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
 import { metrics } from '../../src/metrics.js';
-import type { Engine } from '../../src/opensearch/engine.js';
+import { createEngine, type Engine } from '../../src/opensearch/engine.js';
 import type { Services } from '../../src/services.js';
+import { startDeadEndpoint } from '../support/dead-endpoint.js';
 import { setUpServices } from '../support/env.js';
 import { carriesSeededRecord, search, startLimitsTestApp, type TestApp } from '../support/limits-test-app.js';
 
@@ -22,6 +23,10 @@ let limits: Limits;
 let app: TestApp;
 let throttledLimits: Limits;
 let throttled: TestApp;
+/** The same limits, its engine a closed port: every search fails (503). */
+let broken: TestApp;
+const deadEngine = await startDeadEndpoint();
+const closedEngine = createEngine(deadEngine.url);
 /** While set, every admission waits for it to resolve before it reaches Redis. */
 let gate: Promise<void> | undefined;
 let openGate: () => void = () => {};
@@ -83,10 +88,18 @@ beforeAll(async () => {
   const deps = { opensearch: counting(services.opensearch), indexPrefix: services.config.indexPrefix };
   app = await startLimitsTestApp({ ...deps, limits });
   throttled = await startLimitsTestApp({ ...deps, limits: throttledLimits });
+  broken = await startLimitsTestApp({
+    limits,
+    opensearch: counting(closedEngine),
+    indexPrefix: services.config.indexPrefix,
+    seed: false,
+  });
 });
 afterAll(async () => {
   openGate();
-  await Promise.all([app?.close(), throttled?.close()]);
+  await Promise.all([app?.close(), throttled?.close(), broken?.close()]);
+  await closedEngine.close();
+  await deadEngine.close();
   await services?.close();
 });
 
@@ -181,6 +194,19 @@ describe('a search admitted beside its engine call', () => {
     expect(await replay.json()).toEqual(firstBody);
     expect(replay.headers.get('x-credits-remaining')).toBe('6');
     expect(await limits.ledger.balance('retrier')).toBe(6);
+  });
+
+  it('an engine failure beside the admission is answered after it, and refunded', async () => {
+    await limits.ledger.grant('unlucky', 6);
+    // the first, through the same app, waits for its admission: it fails and is refunded
+    expect((await search(broken.url, 'unlucky')).status).toBe(503);
+    // searchHeld sees nothing answered while the admission is out, the engine long failed
+    const { asked, res } = await searchHeld(broken.url, 'unlucky');
+    expect(asked).toBe(true);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('x-credits-remaining')).toBe('6');
+    expect((await res.json()).message).toMatch(/No credits were charged/);
+    expect(await limits.ledger.balance('unlucky')).toBe(6);
   });
 
   it('a cursor page (it opens or closes a point in time) waits for its admission', async () => {
