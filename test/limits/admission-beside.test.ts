@@ -209,6 +209,25 @@ describe('a search admitted beside its engine call', () => {
     expect(await limits.ledger.balance('unlucky')).toBe(6);
   });
 
+  it('with two requests in flight in the process, a third waits for its admission', async () => {
+    await limits.ledger.grant('busy', 30);
+    expect((await search(app.url, 'busy')).status).toBe(200);
+    // what one search beside sends the engine
+    const before = searchesSent;
+    expect((await searchHeld(app.url, 'busy')).asked).toBe(true);
+    const one = searchesSent - before;
+    holdAdmissions();
+    const sentBefore = searchesSent;
+    const held = admissionsHeld;
+    const pending = [1, 2, 3].map(() => search(app.url, 'busy'));
+    await vi.waitFor(() => expect(admissionsHeld).toBe(held + 3));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(searchesSent - sentBefore).toBe(2 * one);
+    openGate();
+    expect((await Promise.all(pending)).map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(await limits.ledger.balance('busy')).toBe(30 - 5 * 3);
+  });
+
   it('a cursor page (it opens or closes a point in time) waits for its admission', async () => {
     await limits.ledger.grant('walker', 9);
     expect((await search(app.url, 'walker')).status).toBe(200);

@@ -52,6 +52,14 @@ const passed: AdmissionVerdict = { pass: true };
 const answered: AdmissionVerdict = { pass: false };
 const refused = (refusal: unknown): AdmissionVerdict => ({ pass: false, refusal });
 
+/**
+ * At most this many requests of the step in flight, this one included, for it to run beside:
+ * the overlap takes a round trip off a request's latency when the process has idle time, and
+ * only adds engine searches at once when it has none (docs/bench.md, "A step of the request
+ * path": at 32 connections the overlap cost throughput).
+ */
+const besideUpTo = 2;
+
 /** The admissions running beside their handler's work (`beside` below), by response. */
 const besideVerdicts = new WeakMap<Response, Promise<AdmissionVerdict>>();
 
@@ -71,6 +79,8 @@ export function creditsMiddleware(
   { beside }: { beside?: (res: Response) => boolean } = {},
 ): RequestHandler {
   const hints = beside ? new AdmissionHints() : undefined;
+  /** Requests of this step in flight in this process (from their admission to their close). */
+  let inFlight = 0;
   return async (req: Request, res: Response, next: NextFunction) => {
     const kind = limitOf(res);
     // counts and suggest are free; an export reserves and settles its own charge (src/search/export)
@@ -89,8 +99,14 @@ export function creditsMiddleware(
     // a free detail with nothing to count or claim asks the store nothing
     if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
     const now = Date.now();
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+    });
+    // with others in flight the process has no idle time for the overlap to use (bench:step)
     const runsBeside =
       hints !== undefined &&
+      inFlight <= besideUpTo &&
       beside?.(res) === true &&
       hints.takeRoom(userId, request.cost, request.rate !== undefined, now);
     hints?.begin(userId);
