@@ -82,15 +82,27 @@ export class AdmissionHints {
     }
   }
 
-  /** The user's hint, made the most recent (a new one when unknown); the oldest forgotten past the size. */
+  /**
+   * The user's hint, made the most recent (a new one when unknown). Past the size the oldest
+   * with no admission out is forgotten (one with admissions out would come back without their
+   * count); among the 100 oldest, else the oldest.
+   */
   private remember(userId: string): Hint {
     const hint = this.byUser.get(userId) ?? { pending: 0 };
     this.byUser.delete(userId);
     this.byUser.set(userId, hint);
-    if (this.byUser.size > this.maxUsers) {
-      const oldest = this.byUser.keys().next().value;
-      if (oldest !== undefined) this.byUser.delete(oldest);
-    }
+    if (this.byUser.size > this.maxUsers) this.byUser.delete(this.forgettable());
     return hint;
+  }
+
+  private forgettable(): string {
+    let looked = 0;
+    let oldest: string | undefined;
+    for (const [user, hint] of this.byUser) {
+      oldest ??= user;
+      if (hint.pending === 0) return user;
+      if (++looked >= 100) break;
+    }
+    return oldest as string;
   }
 }
