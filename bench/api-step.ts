@@ -27,20 +27,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { createApiKey, keyStoreFor } from '../src/auth/key-admin.js';
-import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import { createLimits } from '../src/limits/limits.js';
 import { createEngine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { createRedis } from '../src/redis.js';
-import { compileSearch } from '../src/search/compile-search.js';
-import { parseSearchRequest } from '../src/search/parse-request.js';
 import { engineCpuMs, processCpuMs } from './cpu.js';
 import { largestProfile, summariseProfile } from './cpu-profile.js';
 import { benchDataSet } from './data-set.js';
 import { type LoadRequest, runLoad } from './load.js';
 import { type BenchProcess, startNodeProcess, stopAll } from './processes.js';
-import { buildQueryMix } from './query-mix.js';
+import { buildQueryMix, rawMixRequest } from './query-mix.js';
 import { deleteKeys } from './redis-keys.js';
 
 const options = cliProgram('bench:step', 'A step of the request path against the commit before it')
@@ -151,20 +148,7 @@ function requestsOf(files: string[]): { api: (key: string) => LoadRequest[]; raw
     .slice(0, 100)
     .map((m) => m[1] as string);
   const mix = buildQueryMix(numbers);
-  const raw = mix.map((query) => {
-    const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
-    const compiled = compileSearch(search, parseSearchRequest(search, query.body), indexPrefix);
-    const params = new URLSearchParams({
-      allow_partial_search_results: String(compiled.allow_partial_search_results),
-      timeout: String(compiled.timeout),
-      cancel_after_time_interval: String(compiled.cancel_after_time_interval),
-    });
-    return {
-      method: 'POST' as const,
-      path: `/${compiled.index as string}/_search?${params}`,
-      body: JSON.stringify(compiled.body),
-    };
-  });
+  const raw = mix.map((query) => rawMixRequest(query, indexPrefix).raw);
   const api = (key: string) =>
     mix.map((query) => ({
       method: 'POST' as const,

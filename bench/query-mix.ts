@@ -4,10 +4,35 @@
  * text, sorts, deep offsets). Values exist in every data set `npm run generate` makes.
  * The same bodies go to the API and, compiled by src/search, straight to OpenSearch.
  */
+import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
+import { compileSearch } from '../src/search/compile-search.js';
+import { parseSearchRequest } from '../src/search/parse-request.js';
+import type { LoadRequest } from './load.js';
+
 export interface MixQuery {
   name: string;
   path: '/rest/v1/corporates/search' | '/rest/v1/jobs/search';
   body: Record<string, unknown>;
+}
+
+/**
+ * A query of the mix as src/search compiles it under `indexPrefix`, and the same body POSTed
+ * straight to the engine with the search's parameters (the raw side of every comparison).
+ */
+export function rawMixRequest(query: MixQuery, indexPrefix: string) {
+  const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
+  const compiled = compileSearch(search, parseSearchRequest(search, query.body), indexPrefix);
+  const params = new URLSearchParams({
+    allow_partial_search_results: String(compiled.allow_partial_search_results),
+    timeout: String(compiled.timeout),
+    cancel_after_time_interval: String(compiled.cancel_after_time_interval),
+  });
+  const raw: LoadRequest = {
+    method: 'POST',
+    path: `/${compiled.index as string}/_search?${params}`,
+    body: JSON.stringify(compiled.body),
+  };
+  return { compiled, params, raw };
 }
 
 /** `corporateNumbers`: 100 numbers of the data set, for the id-list query. */

@@ -38,7 +38,7 @@ import type { NameEvalReport } from './name-scoring.js';
 import { calibrationSvg } from './names/outcomes.js';
 import { measureOffsets, offsetTable } from './offset-walk.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
-import { buildQueryMix } from './query-mix.js';
+import { buildQueryMix, rawMixRequest } from './query-mix.js';
 import { measureCopyFetch, measureRecordText } from './record-text-cost.js';
 import { createBenchKey } from './registry-bench-support.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
@@ -230,23 +230,12 @@ type Mix = ReturnType<typeof buildQueryMix>;
 
 /** One query of the mix as the API request, the compiled raw request and its size-0 floor. */
 function requestsOf(query: Mix[number], key: string) {
-  const search = query.path.includes('corporates') ? corporateSearch : jobSearch;
-  const compiled = compileSearch(search, parseSearchRequest(search, query.body), pipelinePrefix);
-  const params = new URLSearchParams({
-    allow_partial_search_results: String(compiled.allow_partial_search_results),
-    timeout: String(compiled.timeout),
-    cancel_after_time_interval: String(compiled.cancel_after_time_interval),
-  });
+  const { compiled, params, raw: rawRequest } = rawMixRequest(query, pipelinePrefix);
   const apiRequest: LoadRequest = {
     method: 'POST',
     path: query.path,
     headers: { 'x-api-key': key },
     body: JSON.stringify(query.body),
-  };
-  const rawRequest: LoadRequest = {
-    method: 'POST',
-    path: `/${compiled.index as string}/_search?${params}`,
-    body: JSON.stringify(compiled.body),
   };
   // the floor: the same query matching and counting, nothing fetched, sorted or highlighted
   const {
