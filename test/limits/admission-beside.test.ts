@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { AdmissionHints } from '../../src/limits/admission-hints.js';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
 import { metrics } from '../../src/metrics.js';
-import { createEngine, type Engine } from '../../src/opensearch/engine.js';
+import { createEngine, type Engine, type EngineCall } from '../../src/opensearch/engine.js';
 import type { Services } from '../../src/services.js';
 import { startDeadEndpoint } from '../support/dead-endpoint.js';
 import { setUpServices } from '../support/env.js';
@@ -33,6 +33,8 @@ let openGate: () => void = () => {};
 let admissionsHeld = 0;
 /** `_search` and `_msearch` calls the apps sent to the engine. */
 let searchesSent = 0;
+/** The signal the last of them was sent with (the request's deadline's). */
+let lastSignal: AbortSignal | undefined;
 
 /** The engine, counting the searches sent through it. */
 function counting(engine: Engine): Engine {
@@ -43,6 +45,7 @@ function counting(engine: Engine): Engine {
         return typeof value === 'function' ? value.bind(target) : value;
       return (...args: unknown[]) => {
         searchesSent += 1;
+        lastSignal = (args[1] as EngineCall | undefined)?.deadline?.signal;
         return (value as (...call: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -150,6 +153,8 @@ describe('a search admitted beside its engine call', () => {
     const { asked, res } = await searchHeld(app.url, 'ample');
     expect(asked).toBe(true);
     expect(res.status).toBe(200);
+    // answered: its engine calls were not stopped
+    expect(lastSignal?.aborted).toBe(false);
     expect(await besideCount('admitted')).toBe(admitted + 1);
     expect(carriesSeededRecord(await res.text())).toBe(true);
     expect(res.headers.get('x-credits-remaining')).toBe('4');
@@ -173,6 +178,8 @@ describe('a search admitted beside its engine call', () => {
     const text = await refused.text();
     expect(JSON.parse(text)).toMatchObject({ code: 'insufficient_credits' });
     expect(carriesSeededRecord(text)).toBe(false);
+    // the dropped search's engine calls are stopped once the refusal is out
+    await vi.waitFor(() => expect(lastSignal?.aborted).toBe(true));
     expect(await limits.ledger.balance('spender')).toBe(0);
     // now known to be out of credits: the next search is refused before the engine is asked
     const next = await searchHeld(app.url, 'spender');

@@ -23,7 +23,10 @@ export function searchHandler(services: Services): RequestHandler {
     answer.catch(() => {});
     const verdict = await admissionOf(res);
     if (besideAdmission(res)) metrics.searchesBeside.inc({ outcome: verdict.pass ? 'admitted' : 'dropped' });
-    if (!verdict.pass) return passOn(verdict, next);
+    if (!verdict.pass) {
+      stopOnceAnswered(res);
+      return passOn(verdict, next);
+    }
     const text = await answer;
     // the deadline may have answered for it meanwhile
     if (!stillAnswering(res)) return;
@@ -61,4 +64,16 @@ export function exportHandler(services: Services): RequestHandler {
       chargeTagOf(res),
     );
   };
+}
+
+/**
+ * A search whose admission refused it (or replayed a stored answer) may still be running on
+ * the engine: once its response is out, the request's deadline is cancelled, which ends its
+ * engine calls (their signal); the response being out, the deadline writes nothing more
+ * (src/http/deadline.ts).
+ */
+function stopOnceAnswered(res: Response): void {
+  const stop = () => deadlineOf(res)?.cancel('a search its admission refused');
+  if (res.writableFinished || res.destroyed) stop();
+  else res.once('close', stop);
 }
