@@ -496,7 +496,7 @@ export function calibrate(share: number, calibration: Calibration = judgeTableOf
 
 /**
  * The confidences (0-1) of the companies a record may name, in their order: each one's share of
- * the odds (the others' and 1 for "none of them"), calibrated; the answer rounds them to two
+ * the odds (the others' and 1 for "none of them"), calibrated; the answer cuts them to two
  * decimals.
  */
 export function confidencesOf(

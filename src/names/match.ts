@@ -123,7 +123,7 @@ function candidateOf(
   features: Features,
   exact: number,
 ): Candidate & { exact: number; eligible: boolean } {
-  const confidence = Math.round(exact * 100) / 100;
+  const confidence = twoDecimalsDown(exact);
   return {
     exact,
     eligible: mayMatch(features),
@@ -326,4 +326,15 @@ export function applyBudget(results: MatchResult[], price: number, maxCredits: n
     result.overMaxCredits = true;
   }
   return matched * price;
+}
+
+/**
+ * A confidence as answered: cut to two decimals, never rounded up. A calibrated value is the
+ * share of right answers of its step (docs/names.md, "Fitting"); rounding up could carry it
+ * past a band's edge (0.498, two namesakes each right half the time, would read 0.50) and
+ * overstate it. The epsilon keeps a value written with two decimals (0.29) from becoming the
+ * one below through binary floating point.
+ */
+export function twoDecimalsDown(value: number): number {
+  return Math.floor(value * 100 + 1e-9) / 100;
 }

@@ -35,6 +35,7 @@ import {
   weightNames,
 } from '../../src/names/judge.js';
 import type { Company } from '../../src/names/lookup.js';
+import { twoDecimalsDown } from '../../src/names/match.js';
 import { propertyParams } from '../support/fast-check.js';
 
 const base: Features = {
@@ -998,5 +999,27 @@ describe('bench/fit-judge.ts', () => {
     writeFileSync(file, JSON.stringify({ source: 'test', weights: handSet, calibration }));
     expect(readCalibration(file)).toEqual(calibration);
     rmSync(folder, { recursive: true });
+  });
+});
+
+describe('a confidence as answered', () => {
+  it('is cut to two decimals, never rounded up past what was fitted', () => {
+    // two namesakes, each right half the time: stays in the band 0.4-0.5
+    expect(twoDecimalsDown(0.498)).toBe(0.49);
+    expect(twoDecimalsDown(0.945)).toBe(0.94);
+    // values already of two decimals stay as they are (0.29 * 100 is 28.999...)
+    for (const value of [0, 0.29, 0.5, 0.7, 0.99, 1]) expect(twoDecimalsDown(value)).toBe(value);
+    // never above the value, never more than 0.01 below, never across a band of 0.1
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), (value) => {
+        const cut = twoDecimalsDown(value);
+        return (
+          cut <= value + 1e-9 &&
+          value - cut < 0.01 + 1e-9 &&
+          Math.floor(cut * 10 + 1e-9) === Math.floor(value * 10 + 1e-9)
+        );
+      }),
+      propertyParams(1000),
+    );
   });
 });
