@@ -99,10 +99,12 @@ export function creditsMiddleware(
     // a free detail with nothing to count or claim asks the store nothing
     if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
     const now = Date.now();
-    inFlight += 1;
-    res.once('close', () => {
-      inFlight -= 1;
-    });
+    if (hints) {
+      inFlight += 1;
+      res.once('close', () => {
+        inFlight -= 1;
+      });
+    }
     // with others in flight the process has no idle time for the overlap to use (bench:step)
     const runsBeside =
       hints !== undefined &&
