@@ -4,8 +4,8 @@
  * query of the mix, the engine's own answer (fetched once, from the bench indices) turned into
  * the API's response text both ways, timed in this process (CPU time):
  *
- *   before: base64 copy -> JSON.parse -> record object (pick) -> JSON.stringify
- *   after:  base64 copy -> the record's JSON text -> spliced into the response text
+ *   before: base64 copy -> JSON.parse -> record object (pick) -> JSON.stringify -> UTF-8
+ *   after:  base64 copy -> the record's bytes -> spliced into the response's bytes (byte text)
  *
  * The two texts are compared first: a difference stops the bench. And the engine's side of
  * the alternative, the text in a keyword field (`measureCopyFetch`).
@@ -21,6 +21,7 @@ import { compileSearch } from '../src/search/compile-search.js';
 import type { EngineHit } from '../src/search/paging/pit-search.js';
 import { parseSearchRequest } from '../src/search/parse-request.js';
 import type { SearchPlan } from '../src/search/plan.js';
+import { answerBytes, type ByteText } from '../src/search/record-text.js';
 import {
   corporateRecordOf,
   corporateRecordTexts,
@@ -33,33 +34,35 @@ import type { MixQuery } from './query-mix.js';
 export interface RecordTextRow {
   name: string;
   hits: number;
-  /** The response's length in UTF-16 units. */
-  responseChars: number;
+  /** The response's length in bytes (UTF-8). */
+  responseBytes: number;
   /** CPU microseconds per search, median of 5 rounds. */
   beforeUs: number;
   afterUs: number;
 }
 
-/** The answer's text the way the API wrote it before: records as objects, JSON.stringify. */
-function before(search: SearchCatalogue, plan: SearchPlan, hits: EngineHit[], total: number | null): string {
+/** The answer's bytes the way the API wrote them before: records as objects, JSON.stringify, UTF-8. */
+function before(search: SearchCatalogue, plan: SearchPlan, hits: EngineHit[], total: number | null): Buffer {
   const toRecord = search === corporateSearch ? corporateRecordOf : jobRecordOf;
-  return JSON.stringify({
+  const text = JSON.stringify({
     totalResults: total,
     results: hits.map((hit) => selectFields(toRecord(hit), plan.fields)),
   });
+  return Buffer.from(text, 'utf8');
 }
 
-/** The answer's text as runPlanText builds it (src/search/run-search.ts). */
-function after(search: SearchCatalogue, plan: SearchPlan, hits: EngineHit[], total: number | null): string {
+/** The answer's bytes as runPlanBytes builds them (src/search/run-search.ts `shapeAnswer`). */
+function after(search: SearchCatalogue, plan: SearchPlan, hits: EngineHit[], total: number | null): Buffer {
   const toText = search === corporateSearch ? corporateRecordTexts(plan.fields) : jobRecordTexts(plan.fields);
-  return `{"totalResults":${JSON.stringify(total)},"results":[${hits.map(toText).join(',')}]}`;
+  const text = `{"totalResults":${JSON.stringify(total)},"results":[${hits.map(toText).join(',')}]}`;
+  return answerBytes(text as ByteText);
 }
 
 /**
  * CPU microseconds per call (this process's user + system time, which other work on a shared
  * machine moves less than the wall clock): the median of 5 rounds of `calls` calls.
  */
-function timeUs(fn: () => string, calls: number): number {
+function timeUs(fn: () => Buffer, calls: number): number {
   const rounds: number[] = [];
   for (let round = 0; round < 5; round += 1) {
     const start = process.cpuUsage();
@@ -84,13 +87,13 @@ export async function measureRecordText(
     const { body } = await client.search(compiled);
     const hits = (body.hits?.hits ?? []) as EngineHit[];
     const total = plan.includeTotalResults ? 0 : null;
-    const text = after(search, plan, hits, total);
-    if (before(search, plan, hits, total) !== text)
+    const bytes = after(search, plan, hits, total);
+    if (!before(search, plan, hits, total).equals(bytes))
       throw new Error(`${query.name}: the spliced answer differs`);
     rows.push({
       name: query.name,
       hits: hits.length,
-      responseChars: text.length,
+      responseBytes: bytes.length,
       beforeUs: timeUs(() => before(search, plan, hits, total), 200),
       afterUs: timeUs(() => after(search, plan, hits, total), 200),
     });

@@ -288,11 +288,11 @@ function recordTextMarkdown(report: BenchReport): string[] {
     '',
     '## Records from the copies: decode + serialise per search, before / after (bench/record-text-cost.ts)',
     '',
-    '| query | hits | response chars | before µs | after µs | after / before | raw engine p50 ms, alone |',
+    '| query | hits | response bytes | before µs | after µs | after / before | raw engine p50 ms, alone |',
     '|---|---|---|---|---|---|---|',
     ...rows.map(
       (row) =>
-        `| ${row.name} | ${row.hits} | ${row.responseChars} | ${row.beforeUs.toFixed(0)} | ${row.afterUs.toFixed(0)} | ${(row.afterUs / row.beforeUs).toFixed(2)} | ${report.queries.find((query) => query.name === row.name)?.rawP50Ms ?? '-'} |`,
+        `| ${row.name} | ${row.hits} | ${row.responseBytes} | ${row.beforeUs.toFixed(0)} | ${row.afterUs.toFixed(0)} | ${(row.afterUs / row.beforeUs).toFixed(2)} | ${report.queries.find((query) => query.name === row.name)?.rawP50Ms ?? '-'} |`,
     ),
     `| mean of the mix | | | ${mean((row) => row.beforeUs).toFixed(0)} | ${mean((row) => row.afterUs).toFixed(0)} | ${(mean((row) => row.afterUs) / mean((row) => row.beforeUs)).toFixed(2)} | |`,
     '',

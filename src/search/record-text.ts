@@ -16,6 +16,40 @@
  */
 import { createHash } from 'node:crypto';
 
+/**
+ * Byte text: UTF-8 bytes held in a string one byte per character (what a Buffer's `latin1`
+ * decoding gives). A search answer is built in it (src/search/run-search.ts `shapeAnswer`):
+ * a copy becomes byte text by a copy of its bytes, not by decoding UTF-8, and the answer goes
+ * back to bytes the same way, where text would be decoded once and encoded again. JSON's
+ * structural characters and the keys a splice looks for are ASCII, the same in both, so the
+ * splice below works on either; the values it writes between runs are text and are turned into
+ * byte text (`asByteText`). Byte text never leaves the answer's building: `answerBytes` ends it.
+ */
+export type ByteText = string & { readonly __byteText: true };
+
+/** Any UTF-16 unit past ASCII (surrogates included). */
+const nonAscii = /[\u0080-\uffff]/;
+
+/** Text as byte text: ASCII is both; anything else by its UTF-8 bytes. */
+export function asByteText(text: string): ByteText {
+  return (nonAscii.test(text) ? Buffer.from(text, 'utf8').toString('latin1') : text) as ByteText;
+}
+
+/** Bytes as byte text. */
+export function byteTextOf(bytes: Buffer): ByteText {
+  return bytes.toString('latin1') as ByteText;
+}
+
+/** Byte text back as text (a checked field's stored value). */
+export function textOfBytes(text: ByteText): string {
+  return nonAscii.test(text) ? Buffer.from(text, 'latin1').toString('utf8') : text;
+}
+
+/** The bytes byte text holds. */
+export function answerBytes(text: ByteText): Buffer {
+  return Buffer.from(text, 'latin1');
+}
+
 type Doc = Record<string, unknown>;
 export type HitFields = Record<string, unknown[] | undefined>;
 export interface CopyHit {
@@ -153,15 +187,15 @@ export function spliceSteps(layout: CopyLayout, fields: readonly string[] | unde
 }
 
 /**
- * The record's JSON text from a copy of `layout`, or undefined when `copy` is not one (the
- * caller then builds the record as an object).
+ * The record's JSON text, as byte text, from a copy of `layout` held as byte text, or
+ * undefined when `copy` is not one (the caller then builds the record as an object).
  */
 export function spliceRecord(
   layout: CopyLayout,
   steps: SpliceSteps,
-  copy: string,
+  copy: ByteText,
   hit: CopyHit,
-): string | undefined {
+): ByteText | undefined {
   if (!isLayoutCopy(layout, copy)) return undefined;
   const end = copy.length - layout.suffix.length;
   let cursor = 0;
@@ -178,7 +212,7 @@ export function spliceRecord(
   const parts: string[] = [];
   for (const step of steps) {
     if (step.kind === 'live') {
-      parts.push(step.key + (layout.live[step.field] as (hit: CopyHit) => string)(hit));
+      parts.push(step.key + asByteText((layout.live[step.field] as (hit: CopyHit) => string)(hit)));
       continue;
     }
     const start = keyAt(step.kind === 'run' ? step.from : step.field);
@@ -186,9 +220,10 @@ export function spliceRecord(
     if (start < 0 || stop < start) return undefined;
     if (step.kind === 'run') parts.push(copy.slice(start, stop));
     else {
-      const stored = copy.slice(start + step.key.length, stop);
-      parts.push(step.key + (layout.checked[step.field] as CopyLayout['checked'][string])(stored, hit));
+      const stored = textOfBytes(copy.slice(start + step.key.length, stop) as ByteText);
+      const checked = (layout.checked[step.field] as CopyLayout['checked'][string])(stored, hit);
+      parts.push(step.key + asByteText(checked));
     }
   }
-  return `{${parts.join(',')}}`;
+  return `{${parts.join(',')}}` as ByteText;
 }

@@ -26,6 +26,9 @@ import type { SearchIndex } from '../catalogue/searches.js';
 import { mappingFields } from '../opensearch/mappings.js';
 import { japanDay } from '../text/japan-day.js';
 import {
+  asByteText,
+  type ByteText,
+  byteTextOf,
   type CopyHit,
   type CopyLayout,
   defineLayout,
@@ -197,8 +200,9 @@ function copyText(copy: string): string {
 function checkedUpdatedAt(stored: string, hit: CopyHit): string {
   const millis = hit.fields?.updatedAt?.[0];
   if (millis === undefined) return 'null';
-  const copied: unknown = stored.startsWith('"') ? JSON.parse(stored) : null;
-  return typeof copied === 'string' && Date.parse(copied) === Number(millis)
+  // an instant's JSON text has no escapes: its characters between the quotes are the string
+  const copied = stored.startsWith('"') && !stored.includes('\\') ? stored.slice(1, -1) : undefined;
+  return copied !== undefined && Date.parse(copied) === Number(millis)
     ? stored
     : JSON.stringify(new Date(Number(millis)).toISOString());
 }
@@ -219,7 +223,11 @@ const corporateCopyLayout: CopyLayout = defineLayout(
       return JSON.stringify(typeof count === 'number' ? count : 0);
     },
     hiringActivity: (hit) => activityText(hit.fields) ?? 'null',
-    invoice: (hit) => JSON.stringify(invoiceRecordOf(invoiceOfFields(hit.fields), japanDay(new Date()))),
+    invoice: (hit) => {
+      const stored = invoiceOfFields(hit.fields);
+      // "registered now" needs today only for a company with a registration
+      return stored === undefined ? 'null' : JSON.stringify(invoiceRecordOf(stored, japanDay(new Date())));
+    },
     ...Object.fromEntries(
       gbizinfoKinds.map((kind) => [
         kind,
@@ -264,16 +272,18 @@ export function isCurrentCopy(index: 'jobs' | 'corporates', copy: string): boole
 }
 
 /**
- * A search's hit -> its record's JSON text, the same text as `JSON.stringify` of
- * `selectFields(corporateRecordOf(hit), fields)`: spliced from the copy, else (no copy, or a
- * copy of an earlier layout) built as an object.
+ * A search's hit -> its record's JSON text as byte text (./record-text.ts), the bytes of
+ * `JSON.stringify` of `selectFields(corporateRecordOf(hit), fields)`: spliced from the copy's
+ * bytes, else (no copy, or a copy of an earlier layout) built as an object.
  */
-export function corporateRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
+export function corporateRecordTexts(
+  fields: readonly string[] | undefined,
+): (hit: EngineHitLike) => ByteText {
   return recordTexts(corporateCopyLayout, corporateRecordOf, fields);
 }
 
 /** The same for job hits (`jobRecordOf`). */
-export function jobRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => string {
+export function jobRecordTexts(fields: readonly string[] | undefined): (hit: EngineHitLike) => ByteText {
   return recordTexts(jobCopyLayout, jobRecordOf, fields);
 }
 
@@ -281,12 +291,15 @@ function recordTexts(
   layout: CopyLayout,
   recordOf: (hit: EngineHitLike) => Doc,
   fields: readonly string[] | undefined,
-): (hit: EngineHitLike) => string {
+): (hit: EngineHitLike) => ByteText {
   const steps = spliceSteps(layout, fields);
   return (hit) => {
     const copy = hit.fields?.[compactRecordField]?.[0];
-    const text = typeof copy === 'string' ? spliceRecord(layout, steps, copyText(copy), hit) : undefined;
-    return text ?? JSON.stringify(selectFields(recordOf(hit), fields));
+    const text =
+      typeof copy === 'string'
+        ? spliceRecord(layout, steps, byteTextOf(Buffer.from(copy, 'base64')), hit)
+        : undefined;
+    return text ?? asByteText(JSON.stringify(selectFields(recordOf(hit), fields)));
   };
 }
 
@@ -433,7 +446,8 @@ export const recordReaders: Readonly<
     SearchIndex,
     {
       record: (hit: EngineHitLike & { _source?: Doc; fields?: HitFields }) => Doc;
-      texts: (fields: readonly string[] | undefined) => (hit: EngineHitLike) => string;
+      /** The records' JSON text as byte text (./record-text.ts), the way a search answer is built. */
+      texts: (fields: readonly string[] | undefined) => (hit: EngineHitLike) => ByteText;
       layout: CopyLayout;
     }
   >

@@ -50,6 +50,7 @@ import {
   readAnswers,
   resolvePostingOverflow,
 } from './posting-overflow.js';
+import { answerBytes, asByteText, type ByteText } from './record-text.js';
 import { recordReaders, sourceFetchFor } from './records.js';
 
 export interface SearchResponse {
@@ -273,39 +274,44 @@ function responseTail(executed: Executed) {
   };
 }
 
-/** Shape: the answer's JSON text, the records spliced from their copies' text. */
-export function shapeAnswer(executed: Executed): string {
+/**
+ * Shape: the answer's JSON text in UTF-8, the records spliced from their copies' bytes. Built
+ * as byte text (./record-text.ts): the copies' bytes are never decoded nor the answer encoded.
+ */
+export function shapeAnswer(executed: Executed): Buffer {
   const { search, plan } = executed.compiled.resolved;
   const toText = recordReaders[search.index].texts(plan.fields);
   const total = plan.includeTotalResults ? totalOf(executed.body) : null;
-  const tail = JSON.stringify(responseTail(executed));
+  const tail = asByteText(JSON.stringify(responseTail(executed)));
   const records = executed.hits.map(toText).join(',');
   // the tail object's members follow `results`; `{}` adds none
-  return `{"totalResults":${JSON.stringify(total)},"results":[${records}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`;
+  const text = `{"totalResults":${JSON.stringify(total)},"results":[${records}]${tail === '{}' ? '' : `,${tail.slice(1, -1)}`}}`;
+  return answerBytes(text as ByteText);
 }
 
 /**
- * The answer of a search as its JSON text, the one way every search answer is made: built from
- * parts, each record spliced from its copy's text (./records.ts), never parsed and written
- * again (docs/decisions/record-copies.md); the same bytes `JSON.stringify` makes of the answer.
+ * The answer of a search as the UTF-8 bytes of its JSON text, the one way every search answer
+ * is made: built from parts, each record spliced from its copy (./records.ts), never parsed and
+ * written again (docs/decisions/record-copies.md); the same bytes `JSON.stringify` makes of the
+ * answer.
  */
-export async function runPlanText(
+export async function runPlanBytes(
   services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
   options: SearchOptions = {},
-): Promise<string> {
+): Promise<Buffer> {
   return shapeAnswer(await executePlan(services, search, plan, options));
 }
 
-/** The answer as a value: the text of `runPlanText`, parsed (tools, tests, an answer kept for an Idempotency-Key). */
+/** The answer as a value: the bytes of `runPlanBytes`, parsed (tools, tests, an answer kept for an Idempotency-Key). */
 export async function runPlan(
   services: SearchServices,
   search: SearchCatalogue,
   plan: SearchPlan,
   options: SearchOptions = {},
 ): Promise<SearchResponse> {
-  return JSON.parse(await runPlanText(services, search, plan, options)) as SearchResponse;
+  return JSON.parse((await runPlanBytes(services, search, plan, options)).toString('utf8')) as SearchResponse;
 }
 
 export async function searchCorporates(services: SearchServices, body: unknown, options: SearchOptions = {}) {

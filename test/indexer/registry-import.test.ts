@@ -45,7 +45,7 @@ import { runMatch } from '../../src/names/match.js';
 import { dropIndices, indexName } from '../../src/opensearch/indices.js';
 import { projectRoot } from '../../src/project-root.js';
 import { parseSearchRequest } from '../../src/search/parse-request.js';
-import { runPlanText, searchCorporates, searchJobs } from '../../src/search/run-search.js';
+import { runPlanBytes, searchCorporates, searchJobs } from '../../src/search/run-search.js';
 import type { Services } from '../../src/services.js';
 import { detectEncoding, parseCsv } from '../../src/text/csv.js';
 import { corporate, job } from '../fixtures/indexer/records.js';
@@ -411,12 +411,14 @@ describe('through the engine', () => {
     const byId = (rows: Doc[]) => [...rows].sort((a, b) => String(a.id).localeCompare(String(b.id)));
     // records as objects (exports, tools) and as the text spliced from the copies (the HTTP answer)
     expect(byId((await searchJobs(services, body)).results)).toEqual(expected);
-    const text = await runPlanText(services, jobSearch, parseSearchRequest(jobSearch, body));
+    const text = (await runPlanBytes(services, jobSearch, parseSearchRequest(jobSearch, body))).toString(
+      'utf8',
+    );
     expect(byId((JSON.parse(text) as { results: Doc[] }).results)).toEqual(expected);
     // and without the selection: the whole record, spliced, carries both
     const { fields: _selection, ...wholeBody } = body;
     const whole = JSON.parse(
-      await runPlanText(services, jobSearch, parseSearchRequest(jobSearch, wholeBody)),
+      (await runPlanBytes(services, jobSearch, parseSearchRequest(jobSearch, wholeBody))).toString('utf8'),
     ) as { results: Doc[] };
     expect(byId(whole.results).map((row) => [row.corporateName, row.updatedAt])).toEqual(
       expected.map((row) => [row.corporateName, row.updatedAt]),

@@ -22,7 +22,7 @@ import { indexDefinitions } from '../../src/opensearch/mappings.js';
 import { parseSearchRequest } from '../../src/search/parse-request.js';
 import {
   compileWithOverflow,
-  runPlanText,
+  runPlanBytes,
   searchCorporates,
   searchJobs,
 } from '../../src/search/run-search.js';
@@ -93,7 +93,7 @@ async function expectSame(
     expect(JSON.stringify(answer.results)).toBe(JSON.stringify(expected));
     // the HTTP answer, spliced from the copies' text, is canonical JSON (runPlan parses it; the
     // records were compared with the ones from _source above)
-    expect(await runPlanText(services, search, parseSearchRequest(search, body))).toBe(
+    expect((await runPlanBytes(services, search, parseSearchRequest(search, body))).toString('utf8')).toBe(
       JSON.stringify(answer),
     );
   }

@@ -18,7 +18,7 @@ import { corporateSort, jobSort } from '../../src/catalogue/sort-fields.js';
 import { createApp } from '../../src/http/app.js';
 import { indexName } from '../../src/opensearch/indices.js';
 import { parseSearchRequest } from '../../src/search/parse-request.js';
-import { defineLayout, writeCopy } from '../../src/search/record-text.js';
+import { answerBytes, type ByteText, defineLayout, writeCopy } from '../../src/search/record-text.js';
 import {
   corporateRecordOf,
   corporateRecordTexts,
@@ -31,7 +31,7 @@ import {
   toCorporateRecord,
   toJobRecord,
 } from '../../src/search/records.js';
-import { runPlan, runPlanText } from '../../src/search/run-search.js';
+import { runPlan, runPlanBytes } from '../../src/search/run-search.js';
 import type { Services } from '../../src/services.js';
 import { corporate, type Doc, indexFixture, job } from '../fixtures/search/docs.js';
 import { setUpServices } from '../support/env.js';
@@ -49,6 +49,9 @@ const awkward = [
   '',
 ];
 const awkwardAt = (i: number) => awkward[i % awkward.length] as string;
+
+/** A record's text from the byte text the splice writes (what the answer's bytes decode to). */
+const textOf = (bytes: ByteText) => answerBytes(bytes).toString('utf8');
 
 /** The earlier layout's copy: base64 JSON of the raw fields (what the indexer wrote before). */
 function earlierCopy(doc: Doc, leaveOut: string[]): string {
@@ -92,7 +95,7 @@ describe('a record spliced from its copy is the record parsed from it (no engine
             fields: { compactRecord: [earlierCopy(doc, ['workLocationCount'])], ...live },
           };
           const expected = JSON.stringify(selectFields(corporateRecordOf(before), chosen));
-          expect(corporateRecordTexts(chosen)(hit)).toBe(expected);
+          expect(textOf(corporateRecordTexts(chosen)(hit))).toBe(expected);
           expect(JSON.stringify(selectFields(corporateRecordOf(hit), chosen))).toBe(expected);
         },
       ),
@@ -128,7 +131,7 @@ describe('a record spliced from its copy is the record parsed from it (no engine
             highlight,
           };
           const expected = JSON.stringify(selectFields(jobRecordOf(before), chosen));
-          expect(jobRecordTexts(chosen)(hit)).toBe(expected);
+          expect(textOf(jobRecordTexts(chosen)(hit))).toBe(expected);
           // the doc value wins: the instant the fan-out wrote, the copy's own text while it is that instant
           if (millis !== null && (chosen === undefined || chosen.includes('updatedAt'))) {
             const answered = JSON.parse(expected).updatedAt as string;
@@ -161,7 +164,7 @@ describe('a record spliced from its copy is the record parsed from it (no engine
     const edited = written.replace(/,"englishName":null/, '').replace(/"_layout":"\w+"/, '"_layout":"0"');
     const stale = Buffer.from(edited, 'utf8').toString('base64');
     const hit = { fields: { compactRecord: [stale], workLocationCount: [2] } };
-    const text = corporateRecordTexts(undefined)(hit);
+    const text = textOf(corporateRecordTexts(undefined)(hit));
     expect(JSON.parse(text).englishName).toBeNull();
     expect(text).toBe(JSON.stringify(toCorporateRecord({ ...doc, workLocationCount: 2 })));
   });
@@ -232,7 +235,7 @@ type Catalogue = typeof corporateSearch | typeof jobSearch;
  */
 async function expectSameAnswer(search: Catalogue, body: Record<string, unknown>): Promise<void> {
   const plan = parseSearchRequest(search, body);
-  const text = await runPlanText(services, search, plan, { userId: 'u' });
+  const text = (await runPlanBytes(services, search, plan, { userId: 'u' })).toString('utf8');
   const answer = await runPlan(services, search, plan, { userId: 'u' });
   // a cursor is new on each call: the spliced answer's own is put in the expected text
   const cursor = 'nextCursor' in answer ? { nextCursor: JSON.parse(text).nextCursor } : {};

@@ -85,7 +85,7 @@ describe('shape', () => {
       hits: [posting('j2', '営業'), posting('j1', '経理')] as never,
       nextCursor: 'next-page',
     };
-    expect(shapeAnswer(executed)).toBe(
+    expect(shapeAnswer(executed).toString('utf8')).toBe(
       JSON.stringify({
         totalResults: 7,
         results: [
@@ -104,7 +104,7 @@ describe('shape', () => {
       body: { hits: { total: { value: 7, relation: 'eq' }, hits: [] } } as never,
       hits: [posting('j9', 'x')] as never,
     };
-    expect(shapeAnswer(executed)).toBe('{"totalResults":null,"results":[{"id":"j9"}]}');
+    expect(shapeAnswer(executed).toString('utf8')).toBe('{"totalResults":null,"results":[{"id":"j9"}]}');
   });
 
   it("writes a cursor search's last page with nextCursor null", () => {
@@ -115,7 +115,7 @@ describe('shape', () => {
       hits: [posting('j9', 'x')] as never,
       nextCursor: null,
     };
-    expect(JSON.parse(shapeAnswer(executed))).toEqual({
+    expect(JSON.parse(shapeAnswer(executed).toString('utf8'))).toEqual({
       totalResults: 1,
       results: [{ id: 'j9' }],
       nextCursor: null,

@@ -6,7 +6,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { metrics } from '../../metrics.js';
 import { type ExportTarget, runExport } from '../../search/export.js';
-import { countFor, runPlanText } from '../../search/run-search.js';
+import { countFor, runPlanBytes } from '../../search/run-search.js';
 import type { Services } from '../../services.js';
 import { deadlineOf, stillAnswering } from '../deadline.js';
 import { admissionOf, besideAdmission, passOn } from '../limits/credits.js';
@@ -16,9 +16,9 @@ export function searchHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     const { search, plan } = searchPlanOf(res);
     const options = { userId: currentUser(res).id, deadline: deadlineOf(res) };
-    // the records spliced from their stored text (src/search/records.ts), the same bytes as
+    // the records spliced from their stored bytes (src/search/records.ts), the same bytes as
     // res.json; asked for at once, beside the admission (the route's `admitBeside`)
-    const answer = runPlanText(services, search, plan, options);
+    const answer = runPlanBytes(services, search, plan, options);
     // awaited once admitted; a refused request drops it (and whatever error it ends in)
     answer.catch(() => {});
     const verdict = await admissionOf(res);
@@ -27,12 +27,12 @@ export function searchHandler(services: Services): RequestHandler {
       stopOnceAnswered(res);
       return passOn(verdict, next);
     }
-    const text = await answer;
+    const bytes = await answer;
     // the deadline may have answered for it meanwhile
     if (!stillAnswering(res)) return;
     // an Idempotency-Key's answer is kept as a value, through res.json (src/http/limits/credits.ts)
-    if (req.get('Idempotency-Key') !== undefined) res.json(JSON.parse(text));
-    else res.type('application/json').send(text);
+    if (req.get('Idempotency-Key') !== undefined) res.json(JSON.parse(bytes.toString('utf8')));
+    else res.type('application/json').send(bytes);
   };
 }
 
