@@ -99,6 +99,9 @@ export function defineLayout(
   since: readonly string[] = [],
 ): CopyLayout {
   const stored = fields.filter((field) => !(field in live));
+  // the keys are looked for in byte text as they are written (see ByteText)
+  const notAscii = fields.find((field) => nonAscii.test(field));
+  if (notAscii !== undefined) throw new Error(`record copy: field ${notAscii} is not ASCII`);
   assertUnambiguous(stored, nested);
   if (stored.includes(layoutKey)) throw new Error(`a record field is named ${layoutKey}`);
   for (const field of since)

@@ -145,6 +145,15 @@ describe('a record spliced from its copy is the record parsed from it (no engine
     );
   });
 
+  it('a layout refuses what the splice could not cut: a field not ASCII, a nested key found first, _layout', () => {
+    expect(() => defineLayout(['id', '名前'], {}, {}, {})).toThrow('field 名前 is not ASCII');
+    expect(() => defineLayout(['id', 'list', 'name'], {}, {}, { list: ['name'] })).toThrow(
+      'list.name would be taken for the top-level name',
+    );
+    expect(() => defineLayout(['id', '_layout'], {}, {}, {})).toThrow('a record field is named _layout');
+    expect(defineLayout(['id', 'name'], {}, {}, {}).stored).toEqual(['id', 'name']);
+  });
+
   it('a posting copy written before updatedAt was checked is of the current layout (no backfill)', () => {
     const before = defineLayout(
       recordFieldNames.jobs,
