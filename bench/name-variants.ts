@@ -373,7 +373,17 @@ export function bodyKind(name: string): string | undefined {
 export function formOf(name: string): string | undefined {
   const text = name.normalize('NFKC').replace(/會/g, '会').replace(branchPattern, '');
   const other = otherForms.find(([word]) => text.includes(word));
-  return other ? other[0] : splitForm(text)?.form.word;
+  return other ? other[0] : (splitForm(text)?.form.word ?? formRead(text));
+}
+
+/**
+ * The company form a name writes as its reading at either end (NFKC makes ｶﾌﾞｼｷｶﾞｲｼｬ the
+ * table's カブシキガイシャ, which splitForm does not list).
+ */
+function formRead(text: string): string | undefined {
+  return legalForms.find(
+    ({ reading }) => text.length > reading.length && (text.startsWith(reading) || text.endsWith(reading)),
+  )?.word;
 }
 
 /** The company legal form at either end of a name, as written (株式会社, ㈱, (株), ...). */

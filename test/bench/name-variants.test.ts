@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  formOf,
   kanaToRomaji,
   type LabelledRecord,
   makeVariants,
@@ -180,6 +181,20 @@ describe('labels', () => {
       const source = fixture.find((c) => c.corporateNumber === record.from) as SampleCompany;
       expect(referenceKey(record.record.name)).not.toBe(referenceKey(source.name));
     }
+  });
+
+  it('read a legal form written in kana of either width as that form (a namesake of another form is then no rival)', () => {
+    expect(
+      [
+        '富士物産ｺﾞｳﾄﾞｳｶﾞｲｼｬ',
+        'ｶﾌﾞｼｷｶﾞｲｼｬネクスト',
+        '桜カブシキガイシャ',
+        '桜(同)',
+        '㈱桜',
+        '桜',
+        'カブシキガイシャ',
+      ].map(formOf),
+    ).toEqual(['合同会社', '株式会社', '株式会社', '合同会社', '株式会社', undefined, undefined]);
   });
 
   it('are the same for a seed, and another seed draws other records', () => {
