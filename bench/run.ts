@@ -457,7 +457,10 @@ async function measureNames(
       log,
     });
   } catch (error) {
-    log(`name matching not measured: ${(error as Error).message}`);
+    // fetch's own message is "fetch failed": what failed is its cause (a reset, a refusal, ...)
+    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+    const why = cause ? ` (${[cause.code, cause.message].filter(Boolean).join(': ')})` : '';
+    log(`name matching not measured: ${(error as Error).message}${why}`);
     return null;
   }
 }
