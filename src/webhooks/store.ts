@@ -196,6 +196,41 @@ export class WebhookStore {
   }
 
   /**
+   * Many webhooks with their disabled state (as `load`) and their dispatch cursors, in one
+   * round trip (the dispatcher's, ./dispatcher.ts); undefined for one deleted.
+   */
+  async loadMany(
+    ids: readonly string[],
+  ): Promise<Array<{ webhook: Webhook & { userId: string }; cursor: string | null } | undefined>> {
+    const valid = ids.filter((id) => webhookIdPattern.test(id));
+    const read = this.redis.multi();
+    for (const id of valid) {
+      const keys = this.keys(id);
+      read.get(keys.webhook).hgetall(keys.disabled).get(keys.cursor);
+    }
+    const replies = valid.length === 0 ? [] : ((await read.exec()) ?? []);
+    const byId = new Map<string, { webhook: Webhook & { userId: string }; cursor: string | null }>();
+    valid.forEach((id, at) => {
+      const [[textError, text], [disabledError, disabled], [cursorError, cursor]] = replies.slice(
+        at * 3,
+        at * 3 + 3,
+      ) as [
+        [Error | null, string | null],
+        [Error | null, Record<string, string>],
+        [Error | null, string | null],
+      ];
+      const error = textError ?? disabledError ?? cursorError;
+      if (error) throw error;
+      if (text !== null)
+        byId.set(id, {
+          webhook: { ...(JSON.parse(text) as StoredWebhook), ...disabledState(disabled) },
+          cursor,
+        });
+    });
+    return ids.map((id) => byId.get(id));
+  }
+
+  /**
    * Disables a webhook whose receiver answered 410 Gone: nothing more is queued or sent for
    * it (its cursor stays where it was). The first reason stays. False when it is gone.
    */
@@ -244,6 +279,20 @@ export class WebhookStore {
   /** The ids of the webhooks on a saved search. */
   async onSavedSearch(savedSearchId: string): Promise<string[]> {
     return this.redis.smembers(this.savedSearchSet(savedSearchId));
+  }
+
+  /** The ids of the webhooks on any of the saved searches, each once, in one round trip. */
+  async onSavedSearches(savedSearchIds: readonly string[]): Promise<string[]> {
+    if (savedSearchIds.length === 0) return [];
+    const read = this.redis.pipeline();
+    for (const id of savedSearchIds) read.smembers(this.savedSearchSet(id));
+    const replies = (await read.exec()) ?? [];
+    const ids = new Set<string>();
+    for (const [error, members] of replies) {
+      if (error) throw error;
+      for (const id of members as string[]) ids.add(id);
+    }
+    return [...ids];
   }
 
   /**
