@@ -25,7 +25,16 @@ export class Deadline {
   /** When this request stops waiting on Redis (never after expiresAt). */
   readonly redisExpiresAt: number;
   readonly totalMs: number;
-  private readonly controller = new AbortController();
+  /**
+   * Made when something first asks for `signal` (an engine call, a match): most requests
+   * (a master list, a key refused) never do, and an AbortController with its event target
+   * was a sizeable share of such a request's cost (docs/bench.md, "Masters beside a bare
+   * Express route").
+   */
+  private controller: AbortController | undefined;
+  /** Why it ended early or late, once it has (the reason `signal` aborts with). */
+  private ended: DeadlineExceeded | undefined;
+  private onExpired: (() => void) | undefined;
   private readonly timer: NodeJS.Timeout;
 
   /** `now`: when the request arrived, if earlier than this call (its time in the queue counts). */
@@ -35,7 +44,13 @@ export class Deadline {
     this.expiresAt = this.startedAt + opts.totalMs;
     this.redisExpiresAt = this.startedAt + Math.min(opts.redisMs, opts.totalMs);
     this.timer = setTimeout(
-      () => this.controller.abort(new DeadlineExceeded('the request')),
+      () => {
+        if (this.ended) return;
+        this.ended = new DeadlineExceeded('the request');
+        // the 503 first, as it went when it listened on the signal before anything else did
+        this.onExpired?.();
+        this.controller?.abort(this.ended);
+      },
       Math.max(0, this.expiresAt - Date.now()),
     );
     this.timer.unref();
@@ -43,11 +58,29 @@ export class Deadline {
 
   /** Aborted when the deadline passes or the caller hangs up. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.ended) this.controller.abort(this.ended);
+    }
     return this.controller.signal;
   }
 
+  /**
+   * Called once when the time is up (not when the caller hangs up): the HTTP layer's 503
+   * (src/http/deadline.ts). One callback; a second replaces the first.
+   */
+  whenExpired(callback: () => void): void {
+    this.onExpired = callback;
+  }
+
+  private end(reason: DeadlineExceeded): void {
+    if (this.ended) return;
+    this.ended = reason;
+    this.controller?.abort(reason);
+  }
+
   get expired(): boolean {
-    return this.controller.signal.aborted || Date.now() >= this.expiresAt;
+    return this.ended !== undefined || Date.now() >= this.expiresAt;
   }
 
   remainingMs(now = Date.now()): number {
@@ -66,7 +99,7 @@ export class Deadline {
   /** The caller hung up: nothing more needs doing for it (`signal` aborts, the timer stops). */
   cancel(operation: string): void {
     clearTimeout(this.timer);
-    this.controller.abort(new DeadlineExceeded(operation));
+    this.end(new DeadlineExceeded(operation));
   }
 }
 

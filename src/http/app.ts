@@ -34,16 +34,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(requestLog(services.logger));
   app.use(securityHeaders());
   app.use(requestMetrics());
-  // 2. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
-  //    one; metrics: src/metrics.ts, on their own port)
-  //    (/health and /readyz read the state of one monitor per app, refreshed in the background
-  //    while a server made by createHttpServer serves the app: src/http/server.ts)
-  const monitor = healthMonitor(services);
-  app.locals.healthMonitor = monitor;
-  app.use(healthRouter(services, monitor));
-  app.use(docsRouter());
-  app.use(consoleRouter({ matchCreditCost: services.limits.config.matchCost }));
-  // 3. /rest/v1: first the two steps every request there takes, then the route table
+  // 2. /rest/v1: first the two steps every request there takes, then the route table
   //    (src/http/route-table.ts), which says what each operation runs after them
   const api = express.Router();
   //    a. the operation the path names, spelled exactly, or a 404 (every limit and price
@@ -69,6 +60,16 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   );
   mountRoutes(api, services, auth);
   app.use(apiBase, api);
+  // 3. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
+  //    one; metrics: src/metrics.ts, on their own port); after /rest/v1, whose requests are
+  //    nearly all the traffic and need not walk these routers first
+  //    (/health and /readyz read the state of one monitor per app, refreshed in the background
+  //    while a server made by createHttpServer serves the app: src/http/server.ts)
+  const monitor = healthMonitor(services);
+  app.locals.healthMonitor = monitor;
+  app.use(healthRouter(services, monitor));
+  app.use(docsRouter());
+  app.use(consoleRouter({ matchCreditCost: services.limits.config.matchCost }));
   // 4. unknown route -> 404, then the one error middleware
   app.use(notFound());
   app.use(errorMiddleware(services.logger));

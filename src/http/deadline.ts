@@ -35,22 +35,15 @@ export function requestDeadline(opts: {
       now: locals(res).receivedAt,
     });
     locals(res).deadline = deadline;
-    deadline.signal.addEventListener(
-      'abort',
-      () => {
-        if (res.headersSent || res.writableEnded || res.destroyed) return;
-        opts.logger?.warn(
-          { requestId: locals(res).requestId, deadlineMs: totalMs },
-          'request deadline passed',
-        );
-        const error = errors.deadlineExceeded(totalMs);
-        // res.end, not res.json: a patched res.json (Idempotency-Key bookkeeping) may wait
-        // on Redis, which may be the very thing that is stalled
-        res.status(error.status).set(error.headers).type('application/json');
-        res.end(JSON.stringify(error.toBody(locals(res).requestId)));
-      },
-      { once: true },
-    );
+    deadline.whenExpired(() => {
+      if (res.headersSent || res.writableEnded || res.destroyed) return;
+      opts.logger?.warn({ requestId: locals(res).requestId, deadlineMs: totalMs }, 'request deadline passed');
+      const error = errors.deadlineExceeded(totalMs);
+      // res.end, not res.json: a patched res.json (Idempotency-Key bookkeeping) may wait
+      // on Redis, which may be the very thing that is stalled
+      res.status(error.status).set(error.headers).type('application/json');
+      res.end(JSON.stringify(error.toBody(locals(res).requestId)));
+    });
     res.once('close', () => {
       // closed before the answer was out: the caller hung up; stop what still runs for it
       if (res.writableFinished) deadline.release();

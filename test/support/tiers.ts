@@ -30,6 +30,7 @@ export const unitTestFiles = [
   'test/client/client-types.test.ts',
   'test/config/config.test.ts',
   'test/config/redis-url.test.ts',
+  'test/deadline.test.ts',
   'test/docs/doc-links.test.ts',
   'test/docs/doc-snippets.test.ts',
   'test/errors/error-codes.test.ts',
