@@ -47,9 +47,13 @@ export class Deadline {
       () => {
         if (this.ended) return;
         this.ended = new DeadlineExceeded('the request');
-        // the 503 first, as it went when it listened on the signal before anything else did
-        this.onExpired?.();
-        this.controller?.abort(this.ended);
+        // the 503 first, as it went when it listened on the signal before anything else did;
+        // the engine calls stop whatever it does
+        try {
+          this.onExpired?.();
+        } finally {
+          this.controller?.abort(this.ended);
+        }
       },
       Math.max(0, this.expiresAt - Date.now()),
     );

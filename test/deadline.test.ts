@@ -40,6 +40,16 @@ describe('Deadline', () => {
     expect(order).toEqual(['callback', 'signal']);
   });
 
+  it('aborts its signal even when the callback throws', () => {
+    const deadline = new Deadline({ totalMs: 50, redisMs: 50 });
+    const signal = deadline.signal;
+    deadline.whenExpired(() => {
+      throw new Error('a response that could not be written');
+    });
+    expect(() => vi.advanceTimersByTime(50)).toThrow('a response that could not be written');
+    expect(signal.aborted).toBe(true);
+  });
+
   it('a cancelled one aborts its signal with the reason and never calls back', () => {
     const deadline = new Deadline({ totalMs: 1000, redisMs: 200 });
     const expired = vi.fn();

@@ -27,7 +27,8 @@ export async function withinDeadline<T>(
   if (!deadline) return call({});
   for (let attempt = 1; ; attempt++) {
     const remaining = deadline.remainingMs();
-    if (remaining <= 0 || deadline.signal.aborted) throw new DeadlineExceeded(operation);
+    // `expired`, not the signal: reading it would make the signal for a call that never uses it
+    if (remaining <= 0 || deadline.expired) throw new DeadlineExceeded(operation);
     try {
       return await call({ requestTimeout: remaining, maxRetries: 0 });
     } catch (error) {

@@ -18,8 +18,12 @@ import { replayDeadLetters } from './dead-letters.js';
 import { messageId, type WebhookEvent, type WebhookMessage } from './queue.js';
 import type { WebhookEventType, WebhookStore } from './store.js';
 
-/** Entries read from a change stream at a time, per webhook. */
-const defaultReadCount = 500;
+/**
+ * Entries read from a change stream at a time, per webhook: with `group`, at most 20,000
+ * entries (a few MB) and their messages in memory at once, however far behind the webhooks
+ * are (a dispatcher that was down); one far behind takes more reads.
+ */
+const defaultReadCount = 100;
 /** Webhooks read in one round trip. */
 const group = 200;
 /** Messages queued in one `addBulk`. */
@@ -33,7 +37,7 @@ export interface DispatcherOptions {
   prefix: string;
   intervalMs: number;
   logger: Logger;
-  /** entries read from a change stream at a time, per webhook (500; tests use fewer) */
+  /** entries read from a change stream at a time, per webhook (100; tests use fewer) */
   readCount?: number;
 }
 
@@ -94,8 +98,9 @@ type GroupCtx = Pick<DispatcherOptions, 'redis' | 'queue' | 'store' | 'prefix'> 
  * Queues the new changes of up to `group` webhooks in a few round trips whatever their
  * number: their state and cursors in one, their streams' next entries in one, the messages in
  * one `addBulk`, the cursors moved in one; again for those whose read was full. (One webhook
- * at a time took six round trips each, and a batch of postings in 10,000 watched searches
- * marks thousands of them: the worker's thread spent more on those writes than on indexing.)
+ * at a time took four or five round trips each, and a batch of postings in 10,000 watched
+ * searches marks thousands of them: the worker's thread spent more on those writes than on
+ * indexing.) Several webhooks on one search each read its stream (one read per webhook).
  */
 async function dispatchGroup(ctx: GroupCtx, webhookIds: readonly string[]): Promise<number> {
   const { redis, queue, store, prefix, readCount } = ctx;

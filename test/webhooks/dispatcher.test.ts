@@ -3,8 +3,8 @@
  * worker: the messages it queues for the changes after each webhook's cursor, in groups of
  * webhooks read a few round trips at a time. Each webhook's messages are exactly its changes of
  * the types it takes, however many reads of its stream that takes and however many groups its
- * webhooks span; a disabled webhook gets none and keeps its cursor; a dispatch again queues
- * nothing new.
+ * webhooks span; a disabled webhook gets none and keeps its cursor, and so does one whose record
+ * is gone; a dispatch again queues nothing new.
  */
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -97,6 +97,9 @@ describe('the dispatcher', { shuffle: false }, () => {
     const other = await hook('ss_b', ['company.changed']);
     const disabled = await hook('ss_b', ['company.changed']);
     await webhooks.disable(disabled, 'test', new Date());
+    // deleted between the sets being read and its state (only its record gone): skipped
+    const gone = await hook('ss_b', ['company.changed']);
+    await redis.del(`${prefix}webhook:${gone}`);
     const disabledCursor = await redis.get(webhooks.cursorKey(disabled));
     const onA = await changes('ss_a', [
       'entered',
@@ -123,6 +126,7 @@ describe('the dispatcher', { shuffle: false }, () => {
     expect(await redis.get(webhooks.cursorKey(enteredOnly))).toBe(onA.at(-1));
     expect(await redis.get(webhooks.cursorKey(other))).toBe(onB.at(-1));
     expect(await redis.get(webhooks.cursorKey(disabled))).toBe(disabledCursor);
+    expect(await redis.get(webhooks.cursorKey(gone))).toBe(disabledCursor);
     const changed = (await queue.getJob(messageId(other, onB[0] as string)))?.data;
     expect(changed?.event).toMatchObject({ type: 'company.changed', data: { fields: ['employeeCount'] } });
 
