@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { replayDeadLetters } from './dead-letters.js';
 import { messageId, type WebhookEvent, type WebhookMessage } from './queue.js';
-import type { WebhookEventType, WebhookStore } from './store.js';
+import { repliesOf, type WebhookEventType, type WebhookStore } from './store.js';
 
 /**
  * Entries read from a change stream at a time, per webhook: with `group`, at most 20,000
@@ -73,15 +73,6 @@ export function eventOf(savedSearchId: string, cursor: string, flat: string[]): 
       ...(fields ? { fields: JSON.parse(fields) as string[] } : {}),
     },
   };
-}
-
-/** The replies of a pipeline or MULTI, in order; the first failed command's error thrown. */
-function repliesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
-  if (!results) throw new Error('the Redis transaction was aborted');
-  return results.map(([error, reply]) => {
-    if (error) throw error;
-    return reply;
-  });
 }
 
 /** A webhook as a round reads it: where its cursor is, and what it takes. */

@@ -111,6 +111,15 @@ if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], 'at', ARG
 return 1
 `;
 
+/** The replies of a pipeline or MULTI, in order; the first failed command's error thrown. */
+export function repliesOf(results: Array<[Error | null, unknown]> | null): unknown[] {
+  if (!results) throw new Error('the Redis transaction was aborted');
+  return results.map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}
+
 export class WebhookStore {
   constructor(
     private readonly redis: Redis,
@@ -208,24 +217,18 @@ export class WebhookStore {
       const keys = this.keys(id);
       read.get(keys.webhook).hgetall(keys.disabled).get(keys.cursor);
     }
-    const replies = valid.length === 0 ? [] : ((await read.exec()) ?? []);
+    const replies = valid.length === 0 ? [] : repliesOf(await read.exec());
     const byId = new Map<string, { webhook: Webhook & { userId: string }; cursor: string | null }>();
     valid.forEach((id, at) => {
-      const [[textError, text], [disabledError, disabled], [cursorError, cursor]] = replies.slice(
-        at * 3,
-        at * 3 + 3,
-      ) as [
-        [Error | null, string | null],
-        [Error | null, Record<string, string>],
-        [Error | null, string | null],
-      ];
-      const error = textError ?? disabledError ?? cursorError;
-      if (error) throw error;
-      if (text !== null)
-        byId.set(id, {
-          webhook: { ...(JSON.parse(text) as StoredWebhook), ...disabledState(disabled) },
-          cursor,
-        });
+      const text = replies[at * 3] as string | null;
+      if (text === null) return;
+      byId.set(id, {
+        webhook: {
+          ...(JSON.parse(text) as StoredWebhook),
+          ...disabledState(replies[at * 3 + 1] as Record<string, string>),
+        },
+        cursor: replies[at * 3 + 2] as string | null,
+      });
     });
     return ids.map((id) => byId.get(id));
   }
@@ -286,13 +289,7 @@ export class WebhookStore {
     if (savedSearchIds.length === 0) return [];
     const read = this.redis.pipeline();
     for (const id of savedSearchIds) read.smembers(this.savedSearchSet(id));
-    const replies = (await read.exec()) ?? [];
-    const ids = new Set<string>();
-    for (const [error, members] of replies) {
-      if (error) throw error;
-      for (const id of members as string[]) ids.add(id);
-    }
-    return [...ids];
+    return [...new Set((repliesOf(await read.exec()) as string[][]).flat())];
   }
 
   /**

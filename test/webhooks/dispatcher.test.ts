@@ -135,6 +135,19 @@ describe('the dispatcher', { shuffle: false }, () => {
     expect(await queuedIds()).toEqual(expected);
   });
 
+  it('a failed read fails the round: nothing queued for it, its cursor where it was', async () => {
+    await queue.obliterate({ force: true });
+    const broken = await hook('ss_broken', ['company.entered']);
+    const cursor = await redis.get(webhooks.cursorKey(broken));
+    // a key of another type where its stream should be: XRANGE answers WRONGTYPE
+    await redis.set(`${prefix}ss-changes:ss_broken`, 'not a stream');
+    await redis.sadd(`${prefix}ss-dirty`, 'ss_broken');
+    await expect(dispatcher.dispatchMarked()).rejects.toThrow(/WRONGTYPE/);
+    expect(await queuedIds()).toEqual([]);
+    expect(await redis.get(webhooks.cursorKey(broken))).toBe(cursor);
+    await redis.del(`${prefix}ss-changes:ss_broken`);
+  });
+
   it('a round of marked searches queues theirs only, across groups of webhooks', async () => {
     await queue.obliterate({ force: true });
     // more webhooks on one search than one group reads (200)
