@@ -45,7 +45,7 @@ export class Deadline {
     this.redisExpiresAt = this.startedAt + Math.min(opts.redisMs, opts.totalMs);
     this.timer = setTimeout(
       () => {
-        if (this.ended) return;
+        // never after `cancel` or `release`: both clear this timer
         this.ended = new DeadlineExceeded('the request');
         // the 503 first, as it went when it listened on the signal before anything else did;
         // the engine calls stop whatever it does

@@ -62,6 +62,13 @@ describe('Deadline', () => {
     expect(expired).not.toHaveBeenCalled();
   });
 
+  it('expires without a callback, and a cancel after it keeps the first reason', () => {
+    const deadline = new Deadline({ totalMs: 50, redisMs: 50 });
+    vi.advanceTimersByTime(50);
+    deadline.cancel('a request whose caller hung up');
+    expect((deadline.signal.reason as DeadlineExceeded).operation).toBe('the request');
+  });
+
   it('a released one does nothing more', () => {
     const deadline = new Deadline({ totalMs: 1000, redisMs: 200 });
     const expired = vi.fn();
