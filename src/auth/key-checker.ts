@@ -75,6 +75,18 @@ export class KeyChecker {
     }
   }
 
+  /**
+   * The record of a key the memory may answer for now (verified within `cache.freshMs`, no
+   * announcement missed), without a store lookup; undefined for any other key, which then
+   * takes `check` or `checkPreferringMemory`. The masters' path before the router uses it
+   * (src/http/masters-fast-path.ts): the same answer `check` gives such a key, synchronously.
+   */
+  rememberedNow(presented: string | undefined, now = new Date()): ApiKeyRecord | undefined {
+    if (!presented || !this.cache?.changes.live || !looksLikeApiKey(presented)) return undefined;
+    const fresh = this.fresh(hashApiKey(presented), now);
+    return fresh?.ok ? fresh.record : undefined;
+  }
+
   /** `deadline`: the store lookup waits at most the request's Redis budget (src/deadline.ts). */
   async check(presented: string | undefined, now = new Date(), deadline?: Deadline): Promise<Authentication> {
     if (!presented) return { ok: false, reason: 'missing' };

@@ -6,10 +6,12 @@
 import express, { type Express } from 'express';
 import { keyStoreFor } from '../auth/key-admin.js';
 import type { KeyStore } from '../auth/key-store.js';
+import { loadMasters } from '../masters/masters.js';
 import type { Services } from '../services.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, keyChecker } from './authenticate.js';
 import { requestDeadline } from './deadline.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
+import { fastPathMiddleware, mastersFastPath } from './masters-fast-path.js';
 import { apiBase, operationGate } from './operation-gate.js';
 import { requestId } from './request-id.js';
 import { requestLog } from './request-log.js';
@@ -29,11 +31,33 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // the key checker, its memory shared by authentication and the masters' fast path
+  const checker = keyChecker(
+    options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix, services.config.keysFile),
+    // the memory is trusted only for the Redis store, whose revocations are announced
+    services.keyChanges && !options.keyStore
+      ? { changes: services.keyChanges, freshMs: services.config.apiKeyCacheSeconds * 1000 }
+      : undefined,
+  );
+  const log = requestLog(services.logger);
+  const security = securityHeaders();
+  const metrics = requestMetrics();
+  // 0. a master list for a key the memory holds: answered before Express by the same function
+  //    the HTTP server calls first (src/http/masters-fast-path.ts, src/http/server.ts)
+  const fastPath = mastersFastPath({
+    masters: loadMasters(),
+    checker,
+    log,
+    metrics,
+    securityHeaders: security,
+  });
+  app.locals.fastPath = fastPath;
+  app.use(fastPathMiddleware(fastPath));
   // 1. request id and structured request log (API key redacted); security headers
   app.use(requestId());
-  app.use(requestLog(services.logger));
-  app.use(securityHeaders());
-  app.use(requestMetrics());
+  app.use(log);
+  app.use(security);
+  app.use(metrics);
   // 2. /rest/v1: first the two steps every request there takes, then the route table
   //    (src/http/route-table.ts), which says what each operation runs after them
   const api = express.Router();
@@ -51,14 +75,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   );
   //    c. each operation's chain: auth (X-API-Key) -> rate limit -> validation -> plan ->
   //       credits -> handler, the steps each one takes being the table's
-  const auth = authenticate(
-    options.keyStore ?? keyStoreFor(services.redis, services.config.redisPrefix, services.config.keysFile),
-    // the memory is trusted only for the Redis store, whose revocations are announced
-    services.keyChanges && !options.keyStore
-      ? { changes: services.keyChanges, freshMs: services.config.apiKeyCacheSeconds * 1000 }
-      : undefined,
-  );
-  mountRoutes(api, services, auth);
+  mountRoutes(api, services, authenticate(checker));
   app.use(apiBase, api);
   // 3. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
   //    one; metrics: src/metrics.ts, on their own port); after /rest/v1, whose requests are

@@ -22,8 +22,12 @@ const failures = {
   unavailable: errors.keyStoreUnavailable,
 } as const;
 
-export function authenticate(store: KeyStore, cache?: { changes: KeyChanges; freshMs: number }) {
-  const checker = new KeyChecker(store, undefined, undefined, undefined, cache);
+/** The app's one checker: its memory serves both authenticate() and the masters' fast path. */
+export function keyChecker(store: KeyStore, cache?: { changes: KeyChanges; freshMs: number }): KeyChecker {
+  return new KeyChecker(store, undefined, undefined, undefined, cache);
+}
+
+export function authenticate(checker: KeyChecker) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const presented = req.get('x-api-key');
     // masters: a key verified within the last minute waits at most 50 ms for Redis, then

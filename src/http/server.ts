@@ -24,6 +24,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from '../config.js';
+import type { FastPath } from './masters-fast-path.js';
 import type { HealthMonitor } from './readiness.js';
 
 /** Requests one keep-alive connection serves before it is closed after a normal answer. */
@@ -42,7 +43,7 @@ export function createHttpServer(
       keepAliveTimeout: limits.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, headersTimeout),
     },
-    app,
+    withFastPath(app),
   );
   server.prependListener('request', closeAfter(requestsPerConnection));
   const monitor = app.locals.healthMonitor as HealthMonitor | undefined;
@@ -51,6 +52,18 @@ export function createHttpServer(
     server.on('close', () => monitor.stop());
   }
   return server;
+}
+
+/**
+ * The app behind its fast path (src/http/masters-fast-path.ts), when it has one: a request the
+ * fast path answers never enters Express.
+ */
+function withFastPath(app: Express): (req: IncomingMessage, res: ServerResponse) => void {
+  const fastPath = app.locals.fastPath as FastPath | undefined;
+  if (!fastPath) return app;
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!fastPath(req, res)) app(req, res);
+  };
 }
 
 /**
