@@ -86,12 +86,20 @@ describe('key memory with announced revocations', () => {
       expect(await api.checker.check(key)).toMatchObject({ ok: true });
       for (let i = 0; i < 20; i++) expect(await api.checker.check(key)).toMatchObject({ ok: true });
       expect(api.counted.lookups).toBe(1);
+      // the masters' path before the router takes the same memory, synchronously
+      expect(api.checker.rememberedNow(key)).toEqual(record);
+      expect(api.checker.rememberedNow(undefined)).toBeUndefined();
+      expect(api.checker.rememberedNow('not-a-key')).toBeUndefined();
     }
+    const { key: unseen } = await createApiKey(store, { userId: 'cache-user-unseen' });
+    expect(a.checker.rememberedNow(unseen)).toBeUndefined();
+    expect(new KeyChecker(store).rememberedNow(key)).toBeUndefined();
 
     const heard = Promise.all([announced(a.changes, record.keyId), announced(b.changes, record.keyId)]);
     expect(await store.revoke(record.keyId, new Date())).toBe(true);
     await heard;
     for (const api of [a, b]) {
+      expect(api.checker.rememberedNow(key)).toBeUndefined();
       expect(await api.checker.check(key)).toEqual({ ok: false, reason: 'revoked' });
       expect(api.counted.lookups).toBe(2);
     }
@@ -133,15 +141,19 @@ describe('key memory with announced revocations', () => {
     });
     for (const id of ids) if (id) await redis.call('CLIENT', 'KILL', 'ID', id);
     await dropped;
+    expect(api.checker.rememberedNow(key)).toBeUndefined();
     await api.checker.check(key);
     await api.checker.check(key);
     expect(api.counted.lookups).toBe(3);
 
     await until(() => api.changes.live, 'the subscriber is back');
     expect(api.changes.epoch).toBeGreaterThan(epochBefore);
+    // remembered while no announcement could be heard: not answered from memory
+    expect(api.checker.rememberedNow(key)).toBeUndefined();
     await api.checker.check(key); // remembered before the drop: read again
     await api.checker.check(key); // remembered in this epoch: from memory
     expect(api.counted.lookups).toBe(4);
+    expect(api.checker.rememberedNow(key)).toMatchObject({ userId: 'cache-user-3' });
   });
 });
 

@@ -38,6 +38,7 @@ export const unitTestFiles = [
   'test/http/contract-errors.test.ts',
   'test/http/deadline-per-operation.test.ts',
   'test/http/error-docs.test.ts',
+  'test/http/masters-fast-path-units.test.ts',
   'test/http/openapi-drift.test.ts',
   'test/http/request-log.test.ts',
   'test/http/route-matchers.test.ts',
