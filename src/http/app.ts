@@ -2,6 +2,8 @@
  * The Express app. The middleware order is this one list, top to bottom; under /rest/v1 it is
  * operation gate -> deadline -> the operation's chain from the route table
  * (src/http/route-table.ts): auth -> rate limit -> validation -> plan -> credits -> handler.
+ * Before all of it, a master list for a key the memory holds is answered by the masters' fast
+ * path (src/http/masters-fast-path.ts), which the HTTP server also calls before the app.
  */
 import express, { type Express } from 'express';
 import { keyStoreFor } from '../auth/key-admin.js';
