@@ -7,7 +7,9 @@
  * watches `hiringActivity`, so a new posting changes its company in every search it is in. The
  * latency of an event is from its batch being queued to the receiver getting it. Beside it,
  * the same batches without any watched search (the worker's own pace, the floor); each of the
- * two starts once the engine has no merge running. Writes
+ * two starts once the engine has no merge running. With `--watch-alone`, the same number of
+ * new batches once more with the webhook worker stopped (every search still watched): what the
+ * watch itself costs ingestion, apart from the deliveries' work on the same cores. Writes
  * bench-reports/webhook-latency-<time>.json.
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
@@ -49,6 +51,10 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
   .option('--batches <n>', 'batches of new postings', positiveWholeNumber, 5)
   .option('--batch-postings <n>', 'new postings per batch', positiveWholeNumber, 200)
   .option('--webhooks-apart', 'the webhook worker in a process of its own (bench/webhook-worker-process.ts)')
+  .option(
+    '--watch-alone',
+    'then the same number of new batches with the webhook worker stopped: the watch (percolation and membership) without deliveries beside it',
+  )
   .parse()
   .opts<{
     companies: number;
@@ -57,6 +63,7 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
     batches: number;
     batchPostings: number;
     webhooksApart?: boolean;
+    watchAlone?: boolean;
   }>();
 
 const url = process.env.OPENSEARCH_URL;
@@ -229,6 +236,15 @@ try {
     createdAt: string;
   }>;
   await hooks.close();
+  // the watch alone: new batches, every search still watched, no dispatcher or delivery running
+  let watchAloneMs: number | null = null;
+  if (options.watchAlone) {
+    await mergesSettled();
+    log(`watch alone: ${options.batches} more batches, the webhook worker stopped`);
+    const aloneStarted = Date.now();
+    await runBatches(source, 2 * options.batches);
+    watchAloneMs = Date.now() - aloneStarted;
+  }
   await indexer.close();
 
   const latencies: number[] = [];
@@ -259,7 +275,12 @@ try {
       p95: percentile(afterFound, 95),
       max: afterFound.at(-1) ?? null,
     },
-    batchesMs: { floor: floorMs, watched: watchedMs, ratio: floorMs / watchedMs },
+    batchesMs: {
+      floor: floorMs,
+      watched: watchedMs,
+      ratio: floorMs / watchedMs,
+      ...(watchAloneMs === null ? {} : { watchAlone: watchAloneMs, watchAloneRatio: floorMs / watchAloneMs }),
+    },
   };
   log(JSON.stringify(figures));
   const dir = path.join(projectRoot, 'bench-reports');
