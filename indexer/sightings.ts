@@ -39,16 +39,28 @@ export function writtenDocs(
 /** Postings read and percolated per request (the percolator's answer names each one's slot). */
 const postingsPerPercolation = 500;
 
-/** The sightings of documents matched by the percolator, with their watched values. */
+/**
+ * The sightings of documents matched by the percolator, with their watched values: computed
+ * once per set of watched fields, and that one object handed to every search watching them (a
+ * company is in hundreds of searches; the membership script sends and compares each distinct
+ * values object once: ../src/saved-searches/membership.ts).
+ */
 function sightingsOf(
   matches: ReadonlyArray<{ savedSearchId: string; watchFields: string[] }>,
   record: () => Doc,
 ): Sighting[] {
   let cached: Doc | undefined;
+  const byFields = new Map<string, Record<string, string>>();
   return matches.map(({ savedSearchId, watchFields }) => {
     if (watchFields.length === 0) return { savedSearchId };
-    cached ??= record();
-    return { savedSearchId, values: watchedValues(cached, watchFields) };
+    const key = watchFields.join('\n');
+    let values = byFields.get(key);
+    if (!values) {
+      cached ??= record();
+      values = watchedValues(cached, watchFields);
+      byFields.set(key, values);
+    }
+    return { savedSearchId, values };
   });
 }
 

@@ -59,6 +59,9 @@ export interface Sighting {
 const sharedLua = `
 local prefix, at, minid = ARGV[1], ARGV[3], ARGV[4]
 local written = 0
+local valueTexts = {}
+local decodedTexts = {}
+local differences = {}
 local function add(id, kind, who, fields)
   local args = {prefix .. 'ss-changes:' .. id, 'MINID', '~', minid, '*', 'type', kind}
   for _, value in ipairs(who) do table.insert(args, value) end
@@ -68,36 +71,49 @@ local function add(id, kind, who, fields)
   written = written + 1
   if redis.call('SCARD', prefix .. 'ss-webhooks:' .. id) > 0 then redis.call('SADD', prefix .. 'ss-dirty', id) end
 end
+local function decoded(text)
+  local values = decodedTexts[text]
+  if values == nil then values = cjson.decode(text); decodedTexts[text] = values end
+  return values
+end
+local function changedFields(old, k)
+  local key = k .. ' ' .. (old or '')
+  local found = differences[key]
+  if found ~= nil then return found end
+  local oldValues = {}
+  if old then oldValues = decoded(old) end
+  local changed = {}
+  for field, value in pairs(decoded(valueTexts[k])) do
+    if oldValues[field] ~= value then table.insert(changed, field) end
+  end
+  local result = ''
+  if #changed > 0 then table.sort(changed); result = cjson.encode(changed) end
+  differences[key] = result
+  return result
+end
 local function compare(inKey, member, who, now)
   local before = {}
   for _, id in ipairs(redis.call('SMEMBERS', inKey)) do before[id] = true end
   local seenNow = {}
   local count = 0
   for _, sighting in ipairs(now) do
-    local id = sighting.savedSearchId
+    local id = sighting[1]
+    local k = sighting[2]
     seenNow[id] = true
     count = count + 1
     local watchedKey = prefix .. 'ss-watched:' .. id
-    local values = sighting['values']
     local text = nil
-    if type(values) == 'table' then text = cjson.encode(values) end
+    if k > 0 then text = valueTexts[k] end
     if not before[id] then
       redis.call('SADD', inKey, id)
       redis.call('SADD', prefix .. 'ss-members:' .. id, member)
       if text then redis.call('HSET', watchedKey, member, text) end
       add(id, 'entered', who, nil)
     elseif text then
-      local old = redis.call('HGET', watchedKey, member)
-      local changed = {}
-      local oldValues = {}
-      if old then oldValues = cjson.decode(old) end
-      for field, value in pairs(values) do
-        if oldValues[field] ~= value then table.insert(changed, field) end
-      end
-      if #changed > 0 then
-        table.sort(changed)
+      local changed = changedFields(redis.call('HGET', watchedKey, member), k)
+      if changed ~= '' then
         redis.call('HSET', watchedKey, member, text)
-        add(id, 'changed', who, cjson.encode(changed))
+        add(id, 'changed', who, changed)
       end
     end
   end
@@ -120,29 +136,33 @@ end
 /**
  * A company. KEYS: none (the keys are named from ARGV[1], the prefix: one Redis, not a
  * cluster). ARGV: prefix, corporateNumber, at, oldest stream id to keep, the sightings as JSON
- * ([{savedSearchId, values?}]), then their digest (kept in `ss-digest`, so the next rebuild
- * that finds the same sightings skips the script). Returns the number of changes written.
+ * in their compact form (`compactSightings`: `{v, s}`), then their digest (kept in `ss-digest`,
+ * so the next rebuild that finds the same sightings skips the script). Returns the number of
+ * changes written.
  */
 const seenScript = `${sharedLua}
 local company = ARGV[2]
-local now = cjson.decode(ARGV[5])
-compare(prefix .. 'ss-in:' .. company, company, {'corporateNumber', company}, now)
-if #now > 0 then redis.call('HSET', prefix .. 'ss-digest', company, ARGV[6])
+local input = cjson.decode(ARGV[5])
+valueTexts = input.v
+compare(prefix .. 'ss-in:' .. company, company, {'corporateNumber', company}, input.s)
+if #input.s > 0 then redis.call('HSET', prefix .. 'ss-digest', company, ARGV[6])
 else redis.call('HDEL', prefix .. 'ss-digest', company) end
 return written
 `;
 
 /**
- * The postings of one company. ARGV as `seenScript`'s, the fifth `{present, jobs}`: every
- * posting id the company has now, and the postings percolated this time (changed since the
- * version last percolated, `ss-job-seen:<corporateNumber>`) with their version and sightings
- * ([{jobId, version, sightings: [{savedSearchId, values?}]}]). A posting the company had and
+ * The postings of one company. ARGV as `seenScript`'s, the fifth `{present, v, jobs}`: every
+ * posting id the company has now, the watched values' texts of all its sightings, and the
+ * postings percolated this time (changed since the version last percolated,
+ * `ss-job-seen:<corporateNumber>`) with their version and compact sightings
+ * ([{jobId, version, s: [[savedSearchId, k], ...]}]). A posting the company had and
  * no longer has is gone (deleted, or now another company's): it leaves every search it was in,
  * unless another company's rebuild has claimed it since (`ss-job-owner`), whose sighting stands.
  */
 const seenJobsScript = `${sharedLua}
 local company = ARGV[2]
 local input = cjson.decode(ARGV[5])
+valueTexts = input.v
 local companyJobs = prefix .. 'ss-company-jobs:' .. company
 local versions = prefix .. 'ss-job-seen:' .. company
 local owners = prefix .. 'ss-job-owner'
@@ -150,7 +170,7 @@ local present = {}
 for _, id in ipairs(input.present) do present[id] = true end
 for _, job in ipairs(input.jobs) do
   local id = job.jobId
-  local count = compare(prefix .. 'ss-in-job:' .. id, id, {'jobId', id, 'corporateNumber', company}, job.sightings)
+  local count = compare(prefix .. 'ss-in-job:' .. id, id, {'jobId', id, 'corporateNumber', company}, job.s)
   redis.call('HSET', versions, id, job.version)
   if count > 0 then
     redis.call('SADD', companyJobs, id)
@@ -193,15 +213,22 @@ export class Membership {
     now: Date,
   ): Promise<number> {
     if (companies.length === 0) return 0;
-    const digests = companies.map(({ sightings }) => digestOf(sightings));
+    const inputs = companies.map(({ sightings }) => {
+      const texts = new ValueTexts();
+      const compact = compactSightings(sightings, texts);
+      return JSON.stringify({ v: texts.texts, s: compact });
+    });
+    const digests = inputs.map(digestOf);
     const stored = await this.redis.hmget(
       `${this.prefix}ss-digest`,
       ...companies.map((company) => company.corporateNumber),
     );
     // no digest (never recorded, in no search since, or a starting member: ./start-watch.ts):
     // the script runs, since only it knows which searches the company is in
-    const changed = companies.flatMap(({ corporateNumber, sightings }, i) =>
-      stored[i] === digests[i] ? [] : [[corporateNumber, sightings, digests[i]] as [string, unknown, string]],
+    const changed = companies.flatMap(({ corporateNumber }, i) =>
+      stored[i] === digests[i]
+        ? []
+        : [[corporateNumber, inputs[i] as string, digests[i]] as [string, string, string]],
     );
     return this.run(seenScript, changed, now);
   }
@@ -235,30 +262,30 @@ export class Membership {
   ): Promise<number> {
     return this.run(
       seenJobsScript,
-      companies.map(({ corporateNumber, present, jobs }) => [corporateNumber, { present, jobs }]),
+      companies.map(({ corporateNumber, present, jobs }) => {
+        const texts = new ValueTexts();
+        const compact = jobs.map(({ jobId, version, sightings }) => ({
+          jobId,
+          version,
+          s: compactSightings(sightings, texts),
+        }));
+        return [corporateNumber, JSON.stringify({ present, v: texts.texts, jobs: compact })];
+      }),
       now,
     );
   }
 
   private async run(
     script: string,
-    companies: ReadonlyArray<readonly [string, unknown, string?]>,
+    /** corporate number, the script's input as JSON text, the digest (`seen` only) */
+    companies: ReadonlyArray<readonly [string, string, string?]>,
     now: Date,
   ): Promise<number> {
     if (companies.length === 0) return 0;
     const minid = String(now.getTime() - this.retentionDays * dayMs);
     const pipeline = this.redis.pipeline();
     for (const [corporateNumber, input, digest] of companies)
-      pipeline.eval(
-        script,
-        0,
-        this.prefix,
-        corporateNumber,
-        now.toISOString(),
-        minid,
-        JSON.stringify(input),
-        digest ?? '',
-      );
+      pipeline.eval(script, 0, this.prefix, corporateNumber, now.toISOString(), minid, input, digest ?? '');
     let written = 0;
     for (const [error, count] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
@@ -360,8 +387,47 @@ export class Membership {
 }
 
 /** A digest of a company's sightings (search ids in the percolator's order, watched values). */
-function digestOf(sightings: readonly Sighting[]): string {
-  return createHash('sha1').update(JSON.stringify(sightings)).digest('base64');
+/** The digest of a company's sightings: of their compact text, the same for the same sightings. */
+function digestOf(compactText: string): string {
+  return createHash('sha1').update(compactText).digest('base64');
+}
+
+/**
+ * The distinct watched values of one script call, each as the JSON text the scripts store
+ * (`ss-watched`), numbered from 1 in order of first use. A company is in hundreds of searches
+ * watching the same fields: its values are sent, stored as, and compared from one text, not one
+ * per search (the rebuild hands the same values object to every search watching the same fields:
+ * ../../indexer/sightings.ts).
+ */
+class ValueTexts {
+  readonly texts: string[] = [];
+  private readonly byObject = new Map<Record<string, string>, number>();
+  private readonly byText = new Map<string, number>();
+
+  /** The values' place in `texts` (from 1), 0 for a sighting without watched values. */
+  place(values: Record<string, string> | undefined): number {
+    if (!values) return 0;
+    let k = this.byObject.get(values);
+    if (k === undefined) {
+      const text = JSON.stringify(values);
+      k = this.byText.get(text);
+      if (k === undefined) {
+        this.texts.push(text);
+        k = this.texts.length;
+        this.byText.set(text, k);
+      }
+      this.byObject.set(values, k);
+    }
+    return k;
+  }
+}
+
+/**
+ * The sightings as the scripts read them: `[savedSearchId, k]`, k the values' place in the
+ * call's `v` (ValueTexts) or 0. Equal sightings in the same order give the same text.
+ */
+function compactSightings(sightings: readonly Sighting[], texts: ValueTexts): Array<[string, number]> {
+  return sightings.map(({ savedSearchId, values }) => [savedSearchId, texts.place(values)]);
 }
 
 /** Runs a pipeline; its first failure thrown. */

@@ -397,6 +397,59 @@ describe('a company seen as it was last seen', () => {
   });
 });
 
+describe('a company in many searches watching the same fields', () => {
+  it('each search compares its own last values; one text per distinct values is sent', async () => {
+    const { watch, scripts } = countedMembership();
+    const id = () => `ss_many${Math.random().toString(36).slice(2, 14)}`;
+    const [a, b, c, d, e] = [id(), id(), id(), id(), id()];
+    const company = '7000012050003';
+    const at = new Date('2026-11-29T04:30:00Z');
+    // a and b start with the company, b with another name than it has now
+    await watch.start(a, [{ corporateNumber: company, values: { employeeCount: '10', name: '"A"' } }]);
+    await watch.start(b, [{ corporateNumber: company, values: { employeeCount: '10', name: '"Old"' } }]);
+    const sightings = (employeeCount: number, shared = true) => {
+      // one object for every search watching both fields, as the rebuild hands them out
+      const one = { employeeCount: String(employeeCount), name: '"A"' };
+      const both = () => (shared ? one : { ...one });
+      return [
+        { savedSearchId: a, values: both() },
+        { savedSearchId: b, values: both() },
+        { savedSearchId: c, values: both() },
+        { savedSearchId: d, values: { employeeCount: String(employeeCount) } },
+        { savedSearchId: e },
+      ];
+    };
+    const types = async (search: string) =>
+      (await watch.changes(search, { limit: 10 })).changes.map((change) => [
+        change.type,
+        ...(change.fields ?? []),
+      ]);
+
+    expect(await watch.seen([{ corporateNumber: company, sightings: sightings(10) }], at)).toBe(4);
+    expect(await types(a)).toEqual([]);
+    expect(await types(b)).toEqual([['changed', 'name']]);
+    expect(await types(c)).toEqual([['entered']]);
+    expect(await types(d)).toEqual([['entered']]);
+    expect(await types(e)).toEqual([['entered']]);
+
+    // the same sightings in new objects, one per search: the same digest, no script
+    const before = scripts();
+    expect(await watch.seen([{ corporateNumber: company, sightings: sightings(10, false) }], at)).toBe(0);
+    expect(scripts()).toBe(before);
+
+    expect(await watch.seen([{ corporateNumber: company, sightings: sightings(11) }], at)).toBe(4);
+    expect(await types(a)).toEqual([['changed', 'employeeCount']]);
+    expect(await types(b)).toEqual([
+      ['changed', 'name'],
+      ['changed', 'employeeCount'],
+    ]);
+    expect(await types(c)).toEqual([['entered'], ['changed', 'employeeCount']]);
+    expect(await types(d)).toEqual([['entered'], ['changed', 'employeeCount']]);
+    expect(await types(e)).toEqual([['entered']]);
+    for (const search of [a, b, c, d, e]) await watch.forget(search);
+  });
+});
+
 describe('a starting member', () => {
   it('that leaves before any other change is reported left', async () => {
     const watch = new Membership(services.redis as never, services.config.redisPrefix);
