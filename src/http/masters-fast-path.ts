@@ -132,9 +132,19 @@ export function mastersFastPath(options: {
   };
 }
 
-/** The fast path as the app's first middleware. */
+/** A request the HTTP server already offered the fast path (the app's middleware skips it). */
+const offered = Symbol('mastersFastPathOffered');
+type Offered = IncomingMessage & { [offered]?: true };
+
+/** The HTTP server's call, before the app: true when answered. */
+export function offerFastPath(fastPath: FastPath, req: IncomingMessage, res: ServerResponse): boolean {
+  (req as Offered)[offered] = true;
+  return fastPath(req, res);
+}
+
+/** The fast path as the app's first middleware, for a request the server did not offer it. */
 export function fastPathMiddleware(fastPath: FastPath): RequestHandler {
   return (req, res, next) => {
-    if (!fastPath(req, res)) next();
+    if ((req as Offered)[offered] || !fastPath(req, res)) next();
   };
 }

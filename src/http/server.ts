@@ -24,7 +24,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from '../config.js';
-import type { FastPath } from './masters-fast-path.js';
+import { type FastPath, offerFastPath } from './masters-fast-path.js';
 import type { HealthMonitor } from './readiness.js';
 
 /** Requests one keep-alive connection serves before it is closed after a normal answer. */
@@ -62,7 +62,7 @@ function withFastPath(app: Express): (req: IncomingMessage, res: ServerResponse)
   const fastPath = app.locals.fastPath as FastPath | undefined;
   if (!fastPath) return app;
   return (req: IncomingMessage, res: ServerResponse) => {
-    if (!fastPath(req, res)) app(req, res);
+    if (!offerFastPath(fastPath, req, res)) app(req, res);
   };
 }
 

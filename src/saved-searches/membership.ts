@@ -386,7 +386,6 @@ export class Membership {
   }
 }
 
-/** A digest of a company's sightings (search ids in the percolator's order, watched values). */
 /** The digest of a company's sightings: of their compact text, the same for the same sightings. */
 function digestOf(compactText: string): string {
   return createHash('sha1').update(compactText).digest('base64');

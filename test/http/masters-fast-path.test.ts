@@ -200,6 +200,49 @@ describe('a key the memory holds: the answer the Express path gives', () => {
   });
 });
 
+describe('a connection recycled after its n-th answer', () => {
+  it('the fast path’s n-th answer carries Connection: close', async () => {
+    const app = createApp(services);
+    const fastPath = app.locals.fastPath as FastPath;
+    let fast = 0;
+    app.locals.fastPath = ((req, res) => {
+      const done = fastPath(req, res);
+      if (done) fast++;
+      return done;
+    }) satisfies FastPath;
+    const recycling = createHttpServer(app, services.config.http, 2);
+    recycling.listen(0, '127.0.0.1');
+    await new Promise((resolve) => recycling.once('listening', resolve));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const { key } = await newKey('u-fast-recycled');
+      const url = `http://127.0.0.1:${(recycling.address() as AddressInfo).port}/rest/v1/master/prefectures`;
+      const get = () =>
+        new Promise<http.IncomingMessage>((resolve, reject) => {
+          const req = http.get(url, { agent, headers: { 'X-API-Key': key } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res));
+          });
+          req.on('error', reject);
+        });
+      // the first through Express (the key is then in memory), the next two by the fast path
+      const first = await get();
+      const second = await get();
+      const third = await get();
+      expect([first.statusCode, second.statusCode, third.statusCode]).toEqual([200, 200, 200]);
+      expect(first.headers.connection).toBe('keep-alive');
+      expect(second.headers.connection).toBe('close');
+      expect(third.headers.connection).toBe('keep-alive');
+      expect(second.headers.etag).toBe(first.headers.etag);
+      expect(fast).toBe(2);
+    } finally {
+      agent.destroy();
+      recycling.closeAllConnections();
+      await new Promise((resolve) => recycling.close(resolve));
+    }
+  });
+});
+
 describe('everything else goes on to Express', () => {
   it('a revoked key: 401 as soon as the revocation is announced', async () => {
     const store = keyStoreFor(services.redis, services.config.redisPrefix);

@@ -448,6 +448,37 @@ describe('a company in many searches watching the same fields', () => {
     expect(await types(e)).toEqual([['entered']]);
     for (const search of [a, b, c, d, e]) await watch.forget(search);
   });
+
+  it('postings sharing new values, each with its own last values, report their own changes', async () => {
+    const watch = new Membership(services.redis as never, services.config.redisPrefix);
+    const search = `ss_jobs${Math.random().toString(36).slice(2, 14)}`;
+    const company = '7000012050004';
+    const [first, second] = ['JMANY0001', 'JMANY0002'];
+    await watch.startJobs(search, [
+      { jobId: first, corporateNumber: company, values: { salaryMax: '100' } },
+      { jobId: second, corporateNumber: company, values: { salaryMax: '200' } },
+    ]);
+    const values = { salaryMax: '200' };
+    const written = await watch.seenJobs(
+      [
+        {
+          corporateNumber: company,
+          present: [first, second],
+          jobs: [
+            { jobId: first, version: '1:1@2026-11-29', sightings: [{ savedSearchId: search, values }] },
+            { jobId: second, version: '1:1@2026-11-29', sightings: [{ savedSearchId: search, values }] },
+          ],
+        },
+      ],
+      new Date('2026-11-29T04:40:00Z'),
+    );
+    expect(written).toBe(1);
+    const { changes } = await watch.changes(search, { limit: 10 });
+    expect(changes.map(({ type, jobId, fields }) => [type, jobId, ...(fields ?? [])])).toEqual([
+      ['changed', first, 'salaryMax'],
+    ]);
+    await watch.forget(search, 'jobs');
+  });
 });
 
 describe('a starting member', () => {
