@@ -46,8 +46,9 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const metrics = requestMetrics();
   // 0. a master list for a key the memory holds: answered before Express by the same function
   //    the HTTP server calls first (src/http/masters-fast-path.ts, src/http/server.ts)
+  const masters = loadMasters();
   const fastPath = mastersFastPath({
-    masters: loadMasters(),
+    masters,
     checker,
     log,
     metrics,
@@ -77,7 +78,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   );
   //    c. each operation's chain: auth (X-API-Key) -> rate limit -> validation -> plan ->
   //       credits -> handler, the steps each one takes being the table's
-  mountRoutes(api, services, authenticate(checker));
+  mountRoutes(api, services, authenticate(checker), masters);
   app.use(apiBase, api);
   // 3. /health, /livez, /readyz, /docs, /openapi.yaml, /console: no key (the console asks for
   //    one; metrics: src/metrics.ts, on their own port); after /rest/v1, whose requests are

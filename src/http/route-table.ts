@@ -39,7 +39,7 @@ import {
 } from 'express';
 import { type Operation, operations } from '../catalogue/operations.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
-import { masterNames } from '../masters/masters.js';
+import { type LoadedMaster, masterNames } from '../masters/masters.js';
 import { withinWindow } from '../search/run-search.js';
 import type { Services } from '../services.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from './limits/credits.js';
@@ -262,7 +262,10 @@ function middlewareOf(
     : [parseExportPlan(searchOf(operation), maxClauseCount)];
 }
 
-function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
+function handlersOf(
+  services: Services,
+  masters: Map<string, LoadedMaster>,
+): Record<HandlerName, RequestHandler> {
   return {
     search: searchHandler(services),
     count: countHandler(services),
@@ -270,7 +273,7 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
     detail: detailHandler(services),
     match: matchHandler(services),
     suggest: suggestHandler(services),
-    master: mastersRouter(),
+    master: mastersRouter(masters),
     'reconcile manifest': manifestHandler(),
     reconcile: reconcileHandler(services),
     'reconcile suggest entity': suggestEntityHandler(services),
@@ -302,7 +305,13 @@ function handlersOf(services: Services): Record<HandlerName, RequestHandler> {
  * decode. A row without an operation, or an operation without a row, is a wiring fault: the
  * app does not start.
  */
-export function mountRoutes(api: Router, services: Services, auth: RequestHandler): void {
+export function mountRoutes(
+  api: Router,
+  services: Services,
+  auth: RequestHandler,
+  /** the master lists as loaded at start (src/masters/masters.ts), shared with the masters' fast path */
+  masters: Map<string, LoadedMaster>,
+): void {
   const keys = new Set(operations.map(routeKey));
   const stray = Object.keys(routeTable).filter((key) => !keys.has(key));
   if (stray.length > 0) throw new Error(`routes without an operation: ${stray.join(', ')}`);
@@ -318,7 +327,7 @@ export function mountRoutes(api: Router, services: Services, auth: RequestHandle
     }),
     refundOnError: refundOnErrorMiddleware(services.limits, services.logger),
   };
-  const handlers = handlersOf(services);
+  const handlers = handlersOf(services, masters);
   const { maxClauseCount } = services.config;
   const chains = new Map<string, Router>();
   for (const operation of operations) {
