@@ -28,6 +28,7 @@ import type { LoadedMaster } from '../masters/masters.js';
 import type { AppLocals } from './locals.js';
 import { apiBase } from './operation-gate.js';
 import { requestIdFor } from './request-id.js';
+import { masterHeaders } from './routes/masters.js';
 
 /** True when it answered the request; false when the request is Express's. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -79,19 +80,12 @@ export function mastersFastPath(options: {
   const byUrl = new Map<string, PreparedMaster>();
   for (const master of options.masters.values()) {
     const routeTemplate = `${apiBase}/master/${master.name}`;
-    const cache = ['Cache-Control', 'private, max-age=86400', 'Vary', 'X-API-Key', 'ETag', master.etag];
+    const { cache, body } = masterHeaders(master);
     byUrl.set(routeTemplate, {
       etag: master.etag,
       body: master.body,
       routeTemplate,
-      ok: [
-        ...security,
-        ...cache,
-        'Content-Type',
-        'application/json; charset=utf-8',
-        'Content-Length',
-        String(master.body.length),
-      ],
+      ok: [...security, ...cache, ...body],
       notModified: [...security, ...cache],
     });
   }

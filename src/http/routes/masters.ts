@@ -15,25 +15,43 @@ import type { NextFunction, Request, Response } from 'express';
 import { type LoadedMaster, loadMasters } from '../../masters/masters.js';
 import { locals } from '../locals.js';
 
+/**
+ * A list's headers, name then value: for every answer (`cache`) and for a 200's body (`body`).
+ * The masters' fast path (src/http/masters-fast-path.ts) writes the same ones.
+ */
+export function masterHeaders(master: LoadedMaster): { cache: string[]; body: string[] } {
+  return {
+    cache: ['Cache-Control', 'private, max-age=86400', 'Vary', 'X-API-Key', 'ETag', master.etag],
+    body: ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(master.body.length)],
+  };
+}
+
+function setHeaders(res: Response, headers: readonly string[]): void {
+  for (let i = 0; i < headers.length; i += 2) res.setHeader(headers[i] as string, headers[i + 1] as string);
+}
+
 export function mastersRouter(masters: Map<string, LoadedMaster> = loadMasters()) {
-  const byPath = new Map([...masters.values()].map((master) => [`/master/${master.name}`, master]));
+  const byPath = new Map(
+    [...masters.values()].map((master) => [
+      `/master/${master.name}`,
+      { master, headers: masterHeaders(master) },
+    ]),
+  );
   return (req: Request, res: Response, next: NextFunction): void => {
-    const master = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
-    if (!master) {
+    const found = req.method === 'GET' || req.method === 'HEAD' ? byPath.get(req.path) : undefined;
+    if (!found) {
       next();
       return;
     }
+    const { master, headers } = found;
     locals(res).routeTemplate = `/master/${master.name}`;
-    res.setHeader('Cache-Control', 'private, max-age=86400');
-    res.setHeader('Vary', 'X-API-Key');
-    res.setHeader('ETag', master.etag);
+    setHeaders(res, headers.cache);
     // req.fresh compares If-None-Match with the ETag just set (weak comparison, RFC 9110 §13.1.2)
     if (req.fresh) {
       res.status(304).end();
       return;
     }
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', master.body.length);
+    setHeaders(res, headers.body);
     // node leaves the body out of a HEAD response by itself
     res.end(master.body);
   };
