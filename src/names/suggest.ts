@@ -13,16 +13,14 @@
  *        {constant_score: {filter: {prefix: {formerNameKeys: k}}, boost: 0.5}},
  *      ]}}, must_not: {term: {closed: true}}}}, sort: [_score desc, nameKeyLength asc, name asc, corporateNumber asc]
  *
- * A text of 4 characters of key or more may be mistyped: beside it, in the same round trip, the
- * names like it (keys one edit away from its start, then keys sharing most of its grams:
- * `nearSearch`), given the last places of the list (`withNearNames`), or all of them when
- * nothing starts with it.
+ * When nothing starts with it (a typo), a second search: keys one edit away from its start, then
+ * keys sharing most of its grams (`nearSuggestions`).
  */
 
 import type { Deadline } from '../deadline.js';
 import type { API } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
-import { engineMsearch, engineSearch, hitsOf, type SearchBody } from '../search/paging/pit-search.js';
+import { engineSearch, hitsOf } from '../search/paging/pit-search.js';
 import type { Services } from '../services.js';
 import { nameKey, queryKeys } from './keys.js';
 import { gramQuery } from './lookup.js';
@@ -84,50 +82,13 @@ export async function suggestCorporates(
   // a text that folds to nothing (株式会社) names no prefix
   if (queries.length === 0) return [];
   const index = indexName(services.config.indexPrefix, 'corporates');
-  const prefixed = suggestBody(index, { must: { dis_max: { queries } } }, [{ name: 'asc' }], limit);
-  const near = nearSearch(index, keys, limit);
-  if (!near) return suggestionsOf(hitsOf(await engineSearch(services, prefixed)), keys);
-  // both in one round trip; an engine that refused a part is asked one search at a time
-  const [prefixAnswer, nearAnswer] =
-    (await engineMsearch(services, [prefixed, near])) ??
-    (await Promise.all([engineSearch(services, prefixed), engineSearch(services, near)]));
-  return withNearNames(
-    suggestionsOf(hitsOf(prefixAnswer as SearchBody), keys),
-    nearSuggestionsOf(hitsOf(nearAnswer as SearchBody)),
-    limit,
-    Math.floor(limit * nearShare),
+  const body = await engineSearch(
+    services,
+    suggestBody(index, { must: { dis_max: { queries } } }, [{ name: 'asc' }], limit),
   );
-}
-
-/**
- * The share of the suggestions kept for names like the typed text that do not start with it,
- * when it is long enough to be mistyped (`minimumNearKey`): a typo can make the start of other
- * names (サクヨ for サクラ, where サクヨ精機 exists), and the exact prefixes would then fill every
- * place. Three of ten by default (none under a limit of 4), after the exact ones; the near
- * ones fill the places the exact ones leave, and the exact ones those the near ones leave.
- */
-const nearShare = 0.3;
-
-/**
- * The exact prefixes, at most `limit - nearPlaces` of them when near names are there to follow
- * (all of them when fewer are), then the near names not among them (by company and by name),
- * best first, to `limit`:
- *   limit 10, 3 places: 10 exact, 5 near -> 7 exact, 3 near;  2 exact, 5 near -> 2 exact, 5 near;
- *   10 exact, 1 near -> 9 exact, 1 near;  nothing starts with it -> the near ones alone
- */
-export function withNearNames(
-  exact: Suggestion[],
-  near: Suggestion[],
-  limit: number,
-  nearPlaces: number,
-): Suggestion[] {
-  const names = new Set(exact.map((suggestion) => nameKey(suggestion.name)));
-  const numbers = new Set(exact.map((suggestion) => suggestion.corporateNumber));
-  const others = near.filter(
-    (suggestion) => !names.has(nameKey(suggestion.name)) && !numbers.has(suggestion.corporateNumber),
-  );
-  const first = exact.slice(0, Math.max(limit - Math.min(nearPlaces, others.length), 0));
-  return [...first, ...others.slice(0, limit - first.length)];
+  const found = suggestionsOf(hitsOf(body), keys);
+  if (found.length > 0) return found;
+  return nearSuggestions(services, index, keys, limit);
 }
 
 /** Typed keys shorter than this are not looked up by grams or by one edit (too many are near). */
@@ -162,15 +123,19 @@ export function oneEditPrefixes(key: string): string[] {
 }
 
 /**
- * The search for names like a typed text that may be mistyped (マルカ物留サ for マルカ物流サービス),
- * or undefined when its keys are too short (`minimumNearKey`): the companies a key of which
- * starts one edit away from it (a character wrong, one too many, one left out:
- * `oneEditPrefixes`), most alike by grams first; after them the companies whose keys hold most of
- * its 2-3 character grams (3-character only from 9 characters: `gramQuery` of
- * src/names/lookup.ts, as match's similarity search), best first as the engine scores them; one
- * company per name.
+ * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so first the
+ * companies a key of which starts one edit away from it (a character wrong, one too many, one
+ * left out: `oneEditPrefixes`), most alike by grams first; after them the companies whose keys
+ * hold most of its 2-3 character grams (3-character only from 9 characters: `gramQuery` of
+ * src/names/lookup.ts, as match's similarity search), best first as the engine scores them. One engine call, a second of the request, only
+ * when the first found nothing.
  */
-function nearSearch(index: string, keys: ReturnType<typeof queryKeys>, limit: number) {
+async function nearSuggestions(
+  services: Parameters<typeof suggestCorporates>[0],
+  index: string,
+  keys: ReturnType<typeof queryKeys>,
+  limit: number,
+): Promise<Suggestion[]> {
   const byField = (
     [
       ['nameKey', keys.name],
@@ -178,7 +143,7 @@ function nearSearch(index: string, keys: ReturnType<typeof queryKeys>, limit: nu
       ['romajiKey', keys.romaji],
     ] as Array<[string, string | undefined]>
   ).filter((entry): entry is [string, string] => (entry[1]?.length ?? 0) >= minimumNearKey);
-  if (byField.length === 0) return undefined;
+  if (byField.length === 0) return [];
   const oneEdit = byField.flatMap(([field, key]) =>
     oneEditPrefixes(key).map((pattern) => ({ regexp: { [field]: { value: pattern } } })),
   );
@@ -187,16 +152,12 @@ function nearSearch(index: string, keys: ReturnType<typeof queryKeys>, limit: nu
     ...byField.map(([field, key]) => gramQuery(`${field}.grams`, key)),
   ];
   const search = suggestBody(index, { should, minimum_should_match: 1 }, [], limit);
-  // one company per name key: a typo is unsure which name was meant, so the list spreads over
-  // the names like it, whatever their legal forms (株式会社X, X株式会社 and 合同会社X are one
-  // name key; its namesakes are found by typing the name itself)
-  (search.body as Record<string, unknown>).collapse = { field: 'nameKey' };
-  return search;
-}
-
-/** The near names' suggestions: never a former name (these are companies like the text, not ones it starts). */
-function nearSuggestionsOf(hits: ReturnType<typeof hitsOf>): Suggestion[] {
-  return suggestionsOf(hits, {});
+  // one company per name: a typo is unsure which name was meant, so the list spreads over the
+  // names like it (its namesakes are found by typing the name itself)
+  (search.body as Record<string, unknown>).collapse = { field: 'name' };
+  const body = await engineSearch(services, search);
+  // never a former name: these are companies like the text, not ones it starts
+  return suggestionsOf(hitsOf(body), {});
 }
 
 /**

@@ -1,11 +1,10 @@
 /**
  * The one-edit prefixes of a mistyped suggest text (src/names/suggest.ts), without servers:
- * which regular expressions a typed key becomes; and how the near names share the list with the
- * names the text starts (withNearNames). Their effect on real keys is tested through
+ * which regular expressions a typed key becomes. Their effect on real keys is tested through
  * the engine in test/names/suggest.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { oneEditPrefixes, type Suggestion, withNearNames } from '../../src/names/suggest.js';
+import { oneEditPrefixes } from '../../src/names/suggest.js';
 
 /** Whether a pattern (the engine's: the whole key must match) matches `key`, read as a JS RegExp. */
 function matches(patterns: string[], key: string): boolean {
@@ -43,42 +42,5 @@ describe('oneEditPrefixes', () => {
     const patterns = oneEditPrefixes('アイウエオカキクケコサシスセソ');
     expect(patterns.every((pattern) => !pattern.includes('ス'))).toBe(true);
     expect(matches(patterns, 'アイウエオカキクケコサシ')).toBe(true);
-  });
-});
-
-describe('withNearNames', () => {
-  const named = (name: string, serial: number): Suggestion => ({
-    corporateNumber: String(serial),
-    name,
-    furigana: null,
-    prefectureId: null,
-    cityName: null,
-    formerName: null,
-  });
-  const exact = Array.from({ length: 10 }, (_, i) => named(`マルカ物流${i}`, i));
-  const near = ['マルカ物産', 'マルヤ物流', 'マルカ運輸', 'マルカ倉庫', 'マルカ商事'].map((name, i) =>
-    named(name, 100 + i),
-  );
-  const numbers = (list: Suggestion[]) => list.map((suggestion) => Number(suggestion.corporateNumber));
-
-  it('keeps the last places for the near names, and gives the places they leave to the exact ones', () => {
-    expect(numbers(withNearNames(exact, near, 10, 3))).toEqual([0, 1, 2, 3, 4, 5, 6, 100, 101, 102]);
-    // few exact ones: the near ones fill the rest
-    expect(numbers(withNearNames(exact.slice(0, 2), near, 10, 3))).toEqual([0, 1, 100, 101, 102, 103, 104]);
-    // one near name: one place
-    expect(numbers(withNearNames(exact, near.slice(0, 1), 10, 3))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 100]);
-    // none: the exact ones alone; nothing starts with it: the near ones alone
-    expect(numbers(withNearNames(exact, [], 10, 3))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(numbers(withNearNames([], near, 10, 3))).toEqual([100, 101, 102, 103, 104]);
-  });
-
-  it('leaves out a near name the exact ones hold already: the same company, or the same name key', () => {
-    const again = [
-      named('マルカ物流0', 0),
-      // another legal form of an exact one's name: one name key
-      named('株式会社マルカ物流1', 200),
-      ...near,
-    ];
-    expect(numbers(withNearNames(exact, again, 10, 3))).toEqual([0, 1, 2, 3, 4, 5, 6, 100, 101, 102]);
   });
 });

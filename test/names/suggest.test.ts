@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
 import type { Services } from '../../src/services.js';
-import { companies, company, indexCompanies, indexSources, spellings } from '../fixtures/match/companies.js';
+import { companies, indexCompanies, spellings } from '../fixtures/match/companies.js';
 import { setUpServices } from '../support/env.js';
 import {
   queryTotal,
@@ -89,12 +89,9 @@ describe('suggestions', () => {
     expect(await numbersFor('マルカ')).toEqual([n.maruka, n.marukaService]);
   });
 
-  it('the exact key first, whatever its length; names like it after the names it starts', async () => {
+  it('the exact key first, whatever its length', async () => {
     expect(await numbersFor('株式会社マルカ物流')).toEqual([n.maruka, n.marukaService]);
-    // マルカ物流 does not start with it, but holds most of its grams: after, in a place of its own
-    expect(await numbersFor('マルカ物流サービス')).toEqual([n.marukaService, n.maruka]);
-    // too short to be mistyped (under 4 characters of key): what starts with it alone
-    expect(await numbersFor('サクラ')).toEqual([n.sakuraTokyo, n.sakuraOsaka].sort());
+    expect(await numbersFor('マルカ物流サービス')).toEqual([n.marukaService]);
   });
 
   it('typed in Latin, full-width or half-width, any case; with or without the legal form', async () => {
@@ -149,31 +146,6 @@ describe('suggestions', () => {
     // nothing like it: nothing (too short to be looked up by grams, or no grams shared)
     expect(await numbersFor('ゾゾ')).toEqual([]);
     expect(await numbersFor('ヴェルトハイム')).toEqual([]);
-  });
-
-  it('a mistyped prefix that starts another name: the names like it take the last places', async () => {
-    // サクヨ精 typed for サクラ精機, and a company of that very start registered: it comes first,
-    // and 株式会社サクラ精機 (one edit away; the first of its two namesakes) follows it
-    const sakuyo = company(9, { name: 'サクヨ精工株式会社', prefectureId: 13, cityName: '港区' });
-    await indexSources(services.opensearch, services.config.indexPrefix, [sakuyo]);
-    expect(await numbersFor('サクヨ精')).toEqual([
-      sakuyo.corporateNumber,
-      [n.sakuraTokyo, n.sakuraOsaka].sort()[0],
-    ]);
-    // three places of ten are kept for them, none of 3; they fill the places left either way
-    expect(await numbersFor('サクヨ精', 3)).toEqual([
-      sakuyo.corporateNumber,
-      [n.sakuraTokyo, n.sakuraOsaka].sort()[0],
-    ]);
-    expect(await numbersFor('サクヨ精', 1)).toEqual([sakuyo.corporateNumber]);
-    // one company per name key among the near names, whatever its legal form: 有限会社サクラ精機
-    // is the same name as 株式会社サクラ精機 to a typist, and the places go to other names
-    const yugen = company(10, { name: '有限会社サクラ精機', prefectureId: 14, cityName: '横浜市中区' });
-    await indexSources(services.opensearch, services.config.indexPrefix, [yugen]);
-    const [first, ...rest] = await numbersFor('サクヨ精');
-    expect(first).toBe(sakuyo.corporateNumber);
-    expect(rest).toHaveLength(1);
-    expect([n.sakuraTokyo, n.sakuraOsaka, yugen.corporateNumber]).toContain(rest[0]);
   });
 
   it('a reading typed in kana finds the companies whose reading it begins', async () => {
