@@ -496,19 +496,20 @@ export const gramKeyLength = 20;
  * its reading or romaji key, and such a record is found through its name key (a company needs
  * to match one of the record's gram queries, not all).
  */
-const trigramsFrom = 9;
+const matchTrigramsFrom = 9;
 
 /**
  * The engine query for the names sharing most of `key`'s grams in a `.grams` field, which
- * indexes 2- and 3-character grams: a key of `trigramsFrom` characters or more asks its
- * 3-character grams only, as terms; a shorter one both sizes, through the field's analyzer. A
+ * indexes 2- and 3-character grams: a key of `trigramsFrom` characters or more (match's 9 by
+ * default; suggest asks from fewer) asks its 3-character grams only, as terms; a shorter one
+ * both sizes, through the field's analyzer. A
  * 2-character gram of kana or Latin letters is held by a large share of the register, and its
  * postings were most of the search's cost: at 1,000,000 companies the evaluation's 284
  * similar-name searches took 7.0-7.3 s of engine time with both sizes for every key, 2.1 s so;
  * and the names found were as good or better (seeds 1 and 2: 12 more records had their
  * company among the candidates, 1 fewer; no match changed; docs/names.md).
  */
-export function gramQuery(field: string, key: string): object {
+export function gramQuery(field: string, key: string, trigramsFrom = matchTrigramsFrom): object {
   const head = [...key].slice(0, gramKeyLength);
   if (head.length < trigramsFrom)
     return { match: { [field]: { query: head.join(''), minimum_should_match: sharedGrams } } };

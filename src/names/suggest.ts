@@ -14,7 +14,7 @@
  *      ]}}, must_not: {term: {closed: true}}}}, sort: [_score desc, nameKeyLength asc, name asc, corporateNumber asc]
  *
  * When nothing starts with it (a typo), a second search: keys one edit away from its start, then
- * keys sharing most of its grams (`nearSuggestions`).
+ * keys sharing most of its grams, one company per name key (`nearSuggestions`).
  */
 
 import type { Deadline } from '../deadline.js';
@@ -95,6 +95,15 @@ export async function suggestCorporates(
 const minimumNearKey = 4;
 /** A typed key longer than this is compared with one edit by its first this many characters. */
 const oneEditKeyLength = 12;
+/**
+ * A typed key of this many characters or more is compared by its 3-character grams alone
+ * (match's similarity search keeps the 2-character ones up to 8: src/names/lookup.ts). A
+ * 2-character gram is held by a large share of the register, and a typo of one character is
+ * found by the one-edit prefixes before the grams: at 1,000,000 companies mistyped prefixes of 6
+ * to 8 characters answered in p95 12-13 ms instead of 15-23, their company's key found as often
+ * or more (docs/names.md).
+ */
+const suggestTrigramsFrom = 6;
 /** A one-edit prefix outranks the grams' scores (tens to hundreds; they add to it, ranking its hits). */
 const oneEditBoost = 10_000;
 
@@ -126,9 +135,10 @@ export function oneEditPrefixes(key: string): string[] {
  * A mistyped prefix (マルカ物留サ for マルカ物流サービス): no key starts with it, so first the
  * companies a key of which starts one edit away from it (a character wrong, one too many, one
  * left out: `oneEditPrefixes`), most alike by grams first; after them the companies whose keys
- * hold most of its 2-3 character grams (3-character only from 9 characters: `gramQuery` of
- * src/names/lookup.ts, as match's similarity search), best first as the engine scores them. One engine call, a second of the request, only
- * when the first found nothing.
+ * hold most of its 2-3 character grams (3-character only from 6 characters: `gramQuery` of
+ * src/names/lookup.ts, as match's similarity search), best first as the engine scores them;
+ * one company per name key. One engine call, a second of the request, only when the first
+ * found nothing.
  */
 async function nearSuggestions(
   services: Parameters<typeof suggestCorporates>[0],
@@ -136,6 +146,27 @@ async function nearSuggestions(
   keys: ReturnType<typeof queryKeys>,
   limit: number,
 ): Promise<Suggestion[]> {
+  const should = nearQueries(keys);
+  if (should.length === 0) return [];
+  const search = suggestBody(index, { should, minimum_should_match: 1 }, [], namesPerPlace * limit, [
+    'nameKey',
+  ]);
+  // one company per name key: a typo leaves open which name was meant, so the list spreads over
+  // the names like it, not over one name's legal forms (its namesakes are found by typing the
+  // name itself). The engine collapses by name, and the first company of each key is kept here:
+  // collapsing by the key itself was slower at 1,000,000 companies (docs/names.md)
+  (search.body as Record<string, unknown>).collapse = { field: 'name' };
+  const body = await engineSearch(services, search);
+  // never a former name: these are companies like the text, not ones it starts
+  return suggestionsOf(firstOfEachKey(hitsOf(body)), {}).slice(0, limit);
+}
+
+/**
+ * The near search's clauses for a typed text's keys of `minimumNearKey` characters or more
+ * (name, reading, romaji): its one-edit prefixes, boosted above the grams, then its grams.
+ * None when every key is shorter.
+ */
+export function nearQueries(keys: ReturnType<typeof queryKeys>): object[] {
   const byField = (
     [
       ['nameKey', keys.name],
@@ -147,24 +178,37 @@ async function nearSuggestions(
   const oneEdit = byField.flatMap(([field, key]) =>
     oneEditPrefixes(key).map((pattern) => ({ regexp: { [field]: { value: pattern } } })),
   );
-  const should = [
+  return [
     { constant_score: { filter: { bool: { should: oneEdit } }, boost: oneEditBoost } },
-    ...byField.map(([field, key]) => gramQuery(`${field}.grams`, key)),
+    ...byField.map(([field, key]) => gramQuery(`${field}.grams`, key, suggestTrigramsFrom)),
   ];
-  const search = suggestBody(index, { should, minimum_should_match: 1 }, [], limit);
-  // one company per name: a typo is unsure which name was meant, so the list spreads over the
-  // names like it (its namesakes are found by typing the name itself)
-  (search.body as Record<string, unknown>).collapse = { field: 'name' };
-  const body = await engineSearch(services, search);
-  // never a former name: these are companies like the text, not ones it starts
-  return suggestionsOf(hitsOf(body), {});
+}
+
+/**
+ * Names the near search reads per place of the list: a key is written in several legal forms
+ * (マルカ物流株式会社, 合同会社マルカ物流, ...), each a name of its own, and at 1,000,000
+ * companies three names a place left as many keys as places for 115 of 143 mistyped prefixes
+ * whose company's key was found (docs/names.md).
+ */
+const namesPerPlace = 3;
+
+/** The hits whose name key no hit before them has (each hit read with its `nameKey`). */
+export function firstOfEachKey<T extends { fields?: Record<string, unknown[] | undefined> }>(hits: T[]): T[] {
+  const seen = new Set<unknown>();
+  return hits.filter((hit) => {
+    const key = hit.fields?.nameKey?.[0];
+    if (key !== undefined && seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**
  * A suggest search: `bool` (closed companies left out) by score, then shorter keys, then
- * `tieBreak`, then corporate number; read from doc values only.
+ * `tieBreak`, then corporate number; read from doc values only (the suggestion's fields, and
+ * `read` beside them).
  */
-function suggestBody(index: string, bool: object, tieBreak: object[], limit: number) {
+function suggestBody(index: string, bool: object, tieBreak: object[], limit: number, read: string[] = []) {
   return {
     index,
     body: {
@@ -174,7 +218,7 @@ function suggestBody(index: string, bool: object, tieBreak: object[], limit: num
       track_total_hits: false,
       _source: false,
       stored_fields: ['_none_'],
-      docvalue_fields: [...fields],
+      docvalue_fields: [...fields, ...read],
     } as API.Search_Request['body'],
   };
 }

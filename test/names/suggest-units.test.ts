@@ -1,10 +1,11 @@
 /**
  * The one-edit prefixes of a mistyped suggest text (src/names/suggest.ts), without servers:
- * which regular expressions a typed key becomes. Their effect on real keys is tested through
+ * which regular expressions a typed key becomes, and which hits are kept, one per name key. Their effect on real keys is tested through
  * the engine in test/names/suggest.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { oneEditPrefixes } from '../../src/names/suggest.js';
+import { queryKeys } from '../../src/names/keys.js';
+import { firstOfEachKey, nearQueries, oneEditPrefixes } from '../../src/names/suggest.js';
 
 /** Whether a pattern (the engine's: the whole key must match) matches `key`, read as a JS RegExp. */
 function matches(patterns: string[], key: string): boolean {
@@ -42,5 +43,50 @@ describe('oneEditPrefixes', () => {
     const patterns = oneEditPrefixes('アイウエオカキクケコサシスセソ');
     expect(patterns.every((pattern) => !pattern.includes('ス'))).toBe(true);
     expect(matches(patterns, 'アイウエオカキクケコサシ')).toBe(true);
+  });
+});
+
+describe('firstOfEachKey', () => {
+  const hit = (id: string, key?: string) => ({
+    _id: id,
+    fields: key === undefined ? {} : { nameKey: [key] },
+  });
+
+  it('keeps the first hit of each name key, in order', () => {
+    const hits = [
+      hit('1', 'まるか物流'),
+      hit('2', 'まるか物流'),
+      hit('3', 'まるこ物流'),
+      hit('4', 'まるか物流'),
+    ];
+    expect(firstOfEachKey(hits).map((entry) => entry._id)).toEqual(['1', '3']);
+  });
+
+  it('a hit without a key has nothing to share: each is kept', () => {
+    expect(
+      firstOfEachKey([hit('1'), hit('2', 'a'), hit('3'), hit('4', 'a')]).map((entry) => entry._id),
+    ).toEqual(['1', '2', '3']);
+  });
+});
+
+describe('nearQueries', () => {
+  it('compares a typed key of 6 characters or more by its 3-character grams alone', () => {
+    // one-edit prefixes first, then one gram clause per key
+    const [oneEdit, grams] = nearQueries(queryKeys('マルカ物留サ'));
+    expect(JSON.stringify(oneEdit)).toContain('regexp');
+    expect(grams).toEqual({
+      bool: {
+        should: ['まるか', 'るか物', 'か物留', '物留さ'].map((gram) => ({ term: { 'nameKey.grams': gram } })),
+        minimum_should_match: '35%',
+      },
+    });
+    // 5 characters: 2- and 3-character grams, through the field's analyzer
+    expect(nearQueries(queryKeys('マルカ物留'))[1]).toEqual({
+      match: { 'nameKey.grams': { query: 'まるか物留', minimum_should_match: '35%' } },
+    });
+  });
+
+  it('asks nothing for keys under 4 characters', () => {
+    expect(nearQueries(queryKeys('マルカ'))).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
 import type { Services } from '../../src/services.js';
-import { companies, indexCompanies, spellings } from '../fixtures/match/companies.js';
+import { companies, company, indexCompanies, indexSources, spellings } from '../fixtures/match/companies.js';
 import { setUpServices } from '../support/env.js';
 import {
   queryTotal,
@@ -25,6 +25,13 @@ interface Suggestion {
   formerName: string | null;
 }
 
+/** One name key in two legal forms (two names), and another key one character from it. */
+const midori = [
+  company(23, { name: 'ミドリ化成株式会社', prefectureId: 13, cityName: '港区' }),
+  company(24, { name: '合同会社ミドリ化成', prefectureId: 27, cityName: '堺市' }),
+];
+const midoriKagaku = company(25, { name: 'ミドリ化学株式会社', prefectureId: 13, cityName: '港区' });
+
 let services: Services;
 let limits: Limits;
 let app: TestApp;
@@ -40,6 +47,7 @@ beforeAll(async () => {
     config: { ratePerSecond: 1_000_000, suggestRatePerSecond: 1_000_000, searchCost: 1 },
   });
   await indexCompanies(services.opensearch, services.config.indexPrefix);
+  await indexSources(services.opensearch, services.config.indexPrefix, [...midori, midoriKagaku]);
   const deps = {
     limits,
     opensearch: services.opensearch,
@@ -143,6 +151,12 @@ describe('suggestions', () => {
     // first, before names only alike (by grams alone the shorter マルカ物流 came first)
     expect((await numbersFor('マルカ物留サービ'))[0]).toBe(n.marukaService);
     expect((await numbersFor('nova sysyems'))[0]).toBe(n.nova);
+    // one company per name key, not one per name: ミドリ化成's two legal forms are one place,
+    // the first by corporate number, and ミドリ化学 has the next
+    expect(await numbersFor('ミドリ化戎')).toEqual([
+      midori.map((entry) => entry.corporateNumber).sort()[0],
+      midoriKagaku.corporateNumber,
+    ]);
     // nothing like it: nothing (too short to be looked up by grams, or no grams shared)
     expect(await numbersFor('ゾゾ')).toEqual([]);
     expect(await numbersFor('ヴェルトハイム')).toEqual([]);

@@ -368,10 +368,11 @@ export interface paths {
          *     do not count). Exact keys first, then shorter names, then name order; companies
          *     found only by a former name (renamed in the corporate-number register) come after
          *     those found by their current names, with `formerName` set. When no key starts with
-         *     `q` (a mistyped prefix, 4 characters of key or more), the companies whose keys hold
-         *     most of its 2-3 character grams (3-character ones only for 9 characters or more),
-         *     most alike first. Closed companies are left
-         *     out, as searches leave them out by default.
+         *     `q` (a mistyped prefix, 4 characters of key or more), first the companies a key of
+         *     which starts one edit away from `q` (a character wrong, one too many or one left
+         *     out), then those whose keys hold most of its 2-3 character grams (3-character ones
+         *     only for 6 characters or more), most alike first; one company per name key. Closed
+         *     companies are left out, as searches leave them out by default.
          *
          *     Free (no credits), with a rate limit of its own (20 requests per second per user by
          *     default, `SUGGEST_RATE_LIMIT_PER_SECOND`), apart from the searches': typing does not
