@@ -527,13 +527,20 @@ const minimumGramKey = 2;
 
 /**
  * The gram queries of a record's keys, for the similarity search; none for a key too short,
- * nor for a spoken key equal to the name key (a name of kanji and kana: the same grams).
+ * nor for a spoken key equal to the name key (a name of kanji and kana: the same grams), nor
+ * for a reading the analyser derived from a name written in kana and kanji (マルカ物流, トウヨウ
+ * 物産: src/names/evidence.ts `withDerivedReading`). Such a reading is a guess, still looked up
+ * as a key; its grams, a long run of kana compared with the register's readings, cost a
+ * quarter of all matching's engine time at 1,000,000 companies, and the name key's grams
+ * compare the name as written (the evaluation's outcomes over two seeds: one record more among
+ * the candidates, one fewer; docs/names.md).
  */
-function gramQueries(item: Evidence): object[] {
+export function gramQueries(item: Evidence): object[] {
   const keys: Array<[string, string | undefined]> = [
     ['nameKey.grams', item.keys.name],
     ['spokenKey.grams', item.keys.spoken === item.keys.name ? undefined : item.keys.spoken],
-    ['readingKey.grams', item.keys.reading],
+    // a reading typed as kana, not one derived from a name of kana and kanji (above)
+    ['readingKey.grams', item.readingDerived ? undefined : item.keys.reading],
     ['romajiKey.grams', item.keys.romaji],
   ];
   return keys

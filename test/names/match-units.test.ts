@@ -14,6 +14,7 @@ import {
   type Found,
   foundUnder,
   gramKeyLength,
+  gramQueries,
   gramQuery,
   keyId,
   lookupValues,
@@ -202,6 +203,31 @@ describe('the similar-name query of a key (gramQuery)', () => {
     const terms = termsOf(gramQuery('nameKey.grams', key));
     expect(terms).toHaveLength(gramKeyLength - 2);
     expect(terms.at(-1)).toBe([...key].slice(gramKeyLength - 3, gramKeyLength).join(''));
+  });
+});
+
+describe('the similar-name queries of a record (gramQueries)', () => {
+  // the field each query asks (a `match` on it, or a `bool` of `term`s on it)
+  const fields = (queries: object[]) =>
+    queries.map((query) => /"(\w+\.grams)"/.exec(JSON.stringify(query))?.[1]);
+
+  it('one per key: the name, the spoken name when it differs, a reading typed as kana, the romaji', () => {
+    // kana alone: name and reading (the same text, each field its own), and the spoken key
+    expect(fields(gramQueries(evidenceOf({ name: 'サクラセイキ株式会社' })))).toEqual([
+      'nameKey.grams',
+      'spokenKey.grams',
+      'readingKey.grams',
+    ]);
+    expect(fields(gramQueries(evidenceOf({ name: 'NOVA Systems' })))).toContain('romajiKey.grams');
+  });
+
+  it('no reading grams for a reading derived from a name of kana and kanji; the key is still looked up', () => {
+    const typed = evidenceOf({ name: 'トウヨウ物産' });
+    const derived = { ...typed, keys: { ...typed.keys, reading: 'とうようぶつさん' }, readingDerived: true };
+    expect(fields(gramQueries(derived))).toEqual(['nameKey.grams', 'spokenKey.grams']);
+    expect(lookupValues(derived)).toContainEqual(['readingKey', 'とうようぶつさん']);
+    // the same reading typed as kana keeps its grams
+    expect(fields(gramQueries({ ...derived, readingDerived: false }))).toContain('readingKey.grams');
   });
 });
 
