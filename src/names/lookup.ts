@@ -533,11 +533,14 @@ const minimumGramKey = 2;
  * as a key; its grams, a long run of kana compared with the register's readings, cost a
  * quarter of all matching's engine time at 1,000,000 companies, and the name key's grams
  * compare the name as written (the evaluation's outcomes over two seeds: one record more among
- * the candidates, one fewer; docs/names.md).
+ * the candidates, one fewer; docs/names.md). A name of kana alone asks its grams of the
+ * readings only.
  */
 export function gramQueries(item: Evidence): object[] {
   const keys: Array<[string, string | undefined]> = [
-    ['nameKey.grams', item.keys.name],
+    // a name of kana alone is its reading typed: its grams are asked of the readings, which a
+    // company named in kana has too (its name key's grams are the same text's)
+    ['nameKey.grams', item.keys.reading === item.keys.name ? undefined : item.keys.name],
     ['spokenKey.grams', item.keys.spoken === item.keys.name ? undefined : item.keys.spoken],
     // a reading typed as kana, not one derived from a name of kana and kanji (above)
     ['readingKey.grams', item.readingDerived ? undefined : item.keys.reading],

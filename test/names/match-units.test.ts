@@ -212,12 +212,14 @@ describe('the similar-name queries of a record (gramQueries)', () => {
     queries.map((query) => /"(\w+\.grams)"/.exec(JSON.stringify(query))?.[1]);
 
   it('one per key: the name, the spoken name when it differs, a reading typed as kana, the romaji', () => {
-    // kana alone: name and reading (the same text, each field its own), and the spoken key
+    // kana alone: the name is its reading, asked of the readings (a company named in kana has
+    // its name as its reading); the spoken key (long vowels folded) differs
     expect(fields(gramQueries(evidenceOf({ name: 'サクラセイキ株式会社' })))).toEqual([
-      'nameKey.grams',
       'spokenKey.grams',
       'readingKey.grams',
     ]);
+    // kana and kanji: the name as written
+    expect(fields(gramQueries(evidenceOf({ name: 'サクラ精機' })))).toEqual(['nameKey.grams']);
     expect(fields(gramQueries(evidenceOf({ name: 'NOVA Systems' })))).toContain('romajiKey.grams');
   });
 
