@@ -140,7 +140,7 @@ async function measureSuggest(apiUrl: string, key: string, companies: SampleComp
     prefix1: [],
     prefix2: [],
     prefix3: [],
-    // from 5 characters the names one edit inside the text are looked for beside the prefixes
+    // a correctly typed 5-character prefix: beside the mistyped one, which asks a second search
     prefix5: [],
     mistyped5: [],
   };

@@ -532,9 +532,10 @@ const minimumGramKey = 2;
  * 物産: src/names/evidence.ts `withDerivedReading`). Such a reading is a guess, still looked up
  * as a key; its grams, a long run of kana compared with the register's readings, cost a
  * quarter of all matching's engine time at 1,000,000 companies, and the name key's grams
- * compare the name as written (the evaluation's outcomes over two seeds: one record more among
- * the candidates, one fewer; docs/names.md). A name of kana alone asks its grams of the
- * readings only.
+ * compare the name as written (the evaluation's outcomes over two seeds: two records more
+ * among the candidates, two fewer; docs/names.md). A name of kana alone asks its grams of the
+ * readings only: every writer of a company derives its reading (indexer/name-keys.ts), and a
+ * name of kana reads as itself.
  */
 export function gramQueries(item: Evidence): object[] {
   const keys: Array<[string, string | undefined]> = [

@@ -86,6 +86,15 @@ describe('nearQueries', () => {
     });
   });
 
+  it('a kana text: its name and reading keys alike, each by its 3-character grams from 6', () => {
+    const grams = nearQueries(queryKeys('マルカブツリ')).slice(1);
+    expect(grams.map((query) => /"(\w+\.grams)"/.exec(JSON.stringify(query))?.[1])).toEqual([
+      'nameKey.grams',
+      'readingKey.grams',
+    ]);
+    for (const query of grams) expect(query).toHaveProperty('bool.should.length', 4);
+  });
+
   it('asks nothing for keys under 4 characters', () => {
     expect(nearQueries(queryKeys('マルカ'))).toEqual([]);
   });

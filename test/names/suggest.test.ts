@@ -25,10 +25,18 @@ interface Suggestion {
   formerName: string | null;
 }
 
-/** One name key in two legal forms (two names), and another key one character from it. */
+/**
+ * One name key written six ways (six names), and another key one character from it, whose
+ * corporate number sorts after all of theirs (so the near search's first names are all the first
+ * key's: numberOf gives each serial its check digit first).
+ */
 const midori = [
   company(23, { name: 'ミドリ化成株式会社', prefectureId: 13, cityName: '港区' }),
   company(24, { name: '合同会社ミドリ化成', prefectureId: 27, cityName: '堺市' }),
+  company(26, { name: '株式会社ミドリ化成', prefectureId: 13, cityName: '港区' }),
+  company(27, { name: 'ミドリ化成合同会社', prefectureId: 13, cityName: '港区' }),
+  company(28, { name: '有限会社ミドリ化成', prefectureId: 13, cityName: '港区' }),
+  company(29, { name: 'ミドリ化成有限会社', prefectureId: 13, cityName: '港区' }),
 ];
 const midoriKagaku = company(25, { name: 'ミドリ化学株式会社', prefectureId: 13, cityName: '港区' });
 
@@ -151,12 +159,16 @@ describe('suggestions', () => {
     // first, before names only alike (by grams alone the shorter マルカ物流 came first)
     expect((await numbersFor('マルカ物留サービ'))[0]).toBe(n.marukaService);
     expect((await numbersFor('nova sysyems'))[0]).toBe(n.nova);
-    // one company per name key, not one per name: ミドリ化成's two legal forms are one place,
+    // one company per name key, not one per name: ミドリ化成's six spellings are one place,
     // the first by corporate number, and ミドリ化学 has the next
-    expect(await numbersFor('ミドリ化戎')).toEqual([
-      midori.map((entry) => entry.corporateNumber).sort()[0],
-      midoriKagaku.corporateNumber,
-    ]);
+    const firstMidori = midori.map((entry) => entry.corporateNumber).sort()[0];
+    expect(await numbersFor('ミドリ化戎')).toEqual([firstMidori, midoriKagaku.corporateNumber]);
+    expect(await numbersFor('ミドリ化戎', 1)).toEqual([firstMidori]);
+    // three names are read a place: for two places the six of one key, so the list is shorter
+    // than asked (ミドリ化学's corporate number sorts after all six)
+    expect(midori.every((entry) => entry.corporateNumber < midoriKagaku.corporateNumber)).toBe(true);
+    expect(await numbersFor('ミドリ化戎', 2)).toEqual([firstMidori]);
+    expect(await numbersFor('ミドリ化戎', 3)).toEqual([firstMidori, midoriKagaku.corporateNumber]);
     // nothing like it: nothing (too short to be looked up by grams, or no grams shared)
     expect(await numbersFor('ゾゾ')).toEqual([]);
     expect(await numbersFor('ヴェルトハイム')).toEqual([]);

@@ -371,8 +371,9 @@ export interface paths {
          *     `q` (a mistyped prefix, 4 characters of key or more), first the companies a key of
          *     which starts one edit away from `q` (a character wrong, one too many or one left
          *     out), then those whose keys hold most of its 2-3 character grams (3-character ones
-         *     only for 6 characters or more), most alike first; one company per name key. Closed
-         *     companies are left out, as searches leave them out by default.
+         *     only for 6 characters or more), most alike first; one company per name key, so such
+         *     a list may be shorter than `limit`. Closed companies are left out, as searches leave
+         *     them out by default.
          *
          *     Free (no credits), with a rate limit of its own (20 requests per second per user by
          *     default, `SUGGEST_RATE_LIMIT_PER_SECOND`), apart from the searches': typing does not

@@ -135,12 +135,14 @@ export function suggestEntityHandler(services: Services): RequestHandler {
   return async (req: Request, res: Response) => {
     const prefix = String(req.query.prefix);
     const cursor = req.query.cursor === undefined ? 0 : Number(req.query.cursor);
+    // every page a slice of the one list of the furthest page: a list after a typo holds one
+    // company per name key among the names read for it, so a shorter one is not always its start
     const suggestions = await suggestCorporates(
       { ...services, deadline: deadlineOf(res) },
       prefix,
-      cursor + suggestPage,
+      maxSuggestCursor + suggestPage,
     );
-    if (stillAnswering(res)) res.json(entitySuggestions(suggestions.slice(cursor)));
+    if (stillAnswering(res)) res.json(entitySuggestions(suggestions.slice(cursor, cursor + suggestPage)));
   };
 }
 
