@@ -60,8 +60,10 @@ const suggestTool: ToolSpec = {
       ...(args.limit === undefined ? {} : { limit: args.limit as number }),
     });
     const names = body.suggestions.map((s) => `${s.name} (${s.corporateNumber})`);
+    // after a typo the names are like the text, not names it starts: say so
+    const alike = body.suggestions.some((s) => s.foundBy === 'nearName');
     return {
-      summary: `${names.length} suggestions${names.length ? `: ${names.join('; ')}` : ''}.`,
+      summary: `${names.length} ${alike ? 'names like it (none starts with it)' : 'suggestions'}${names.length ? `: ${names.join('; ')}` : ''}.`,
       body,
       meta,
     };

@@ -33,7 +33,15 @@ export interface Suggestion {
   cityName: string | null;
   /** The former name the typed text starts, when only a former name does; else null. */
   formerName: string | null;
+  /**
+   * How it was found: `prefix` (its name, reading or romaji starts with the typed text),
+   * `formerName` (only a former name does), `nearName` (nothing starts with the text: a name
+   * one edit away or sharing most of its grams, as match's similar names).
+   */
+  foundBy: SuggestionSource;
 }
+
+export type SuggestionSource = 'prefix' | 'formerName' | 'nearName';
 
 export const defaultSuggestLimit = 10;
 
@@ -160,7 +168,7 @@ async function nearSuggestions(
   (search.body as Record<string, unknown>).collapse = { field: 'name' };
   const body = await engineSearch(services, search);
   // never a former name: these are companies like the text, not ones it starts
-  return suggestionsOf(firstOfEachKey(hitsOf(body)), {}).slice(0, limit);
+  return suggestionsOf(firstOfEachKey(hitsOf(body)), {}, true).slice(0, limit);
 }
 
 /**
@@ -223,8 +231,11 @@ function suggestBody(index: string, bool: object, tieBreak: object[], limit: num
   };
 }
 
-/** The suggestions of the hits; a former name when only a former name starts with `keys.name`. */
-function suggestionsOf(hits: ReturnType<typeof hitsOf>, keys: { name?: string }): Suggestion[] {
+/**
+ * The suggestions of the hits; a former name when only a former name starts with `keys.name`;
+ * `near`: the near search's hits, none found by a prefix.
+ */
+function suggestionsOf(hits: ReturnType<typeof hitsOf>, keys: { name?: string }, near = false): Suggestion[] {
   return hits.map((hit) => {
     const { fields: values = {}, sort = [] } = hit as {
       fields?: Record<string, unknown[] | undefined>;
@@ -239,6 +250,7 @@ function suggestionsOf(hits: ReturnType<typeof hitsOf>, keys: { name?: string })
       prefectureId: (value('prefectureId') as number | null) ?? null,
       cityName: (value('cityName') as string | null) ?? null,
       formerName: former && keys.name ? formerNameOf(values['formerNames.name'], keys.name) : null,
+      foundBy: near ? 'nearName' : former ? 'formerName' : 'prefix',
     };
   });
 }

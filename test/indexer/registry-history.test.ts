@@ -318,9 +318,14 @@ describe('the register loaded file by file', { shuffle: false }, () => {
         corporateNumber: companies.renamed,
         name: '株式会社新名ホールディングス',
         formerName: '株式会社旧名商店',
+        foundBy: 'formerName',
       });
       const [current] = await suggestCorporates(services, '新名');
-      expect(current).toMatchObject({ corporateNumber: companies.renamed, formerName: null });
+      expect(current).toMatchObject({
+        corporateNumber: companies.renamed,
+        formerName: null,
+        foundBy: 'prefix',
+      });
       expect(await suggestCorporates(services, 'たたみ')).toEqual([]);
     });
 

@@ -324,6 +324,12 @@ describe.each(transports)('the MCP server over $name', ({ connect }) => {
       (await viaHttp(user.key, 'GET', `/corporates/suggest?q=${encodeURIComponent('マルカ')}&limit=5`)).body,
     );
     expect((suggest.content[0] as { text: string }).text).toContain(maruka.corporateNumber);
+    expect((suggest.content[0] as { text: string }).text).toMatch(/^\d+ suggestions: /);
+    // a mistyped text: the names like it, said to be so
+    const typo = await call(client, 'suggest_companies', { q: 'マルカ物留サ' });
+    expect((typo.content[0] as { text: string }).text).toMatch(
+      /^\d+ names like it \(none starts with it\): .*マルカ/,
+    );
 
     const detail = await call(client, 'get_job_detail', { jobId: posting.id });
     expect(detail.structuredContent).toEqual(

@@ -23,6 +23,7 @@ interface Suggestion {
   prefectureId: number | null;
   cityName: string | null;
   formerName: string | null;
+  foundBy: 'prefix' | 'formerName' | 'nearName';
 }
 
 /**
@@ -138,6 +139,7 @@ describe('suggestions', () => {
         cityName: '横浜市中区',
         // found by its current name
         formerName: null,
+        foundBy: 'prefix',
       },
     ]);
   });
@@ -162,6 +164,9 @@ describe('suggestions', () => {
     // one company per name key, not one per name: ミドリ化成's six spellings are one place,
     // the first by corporate number, and ミドリ化学 has the next
     const firstMidori = midori.map((entry) => entry.corporateNumber).sort()[0];
+    // said to be names like the text, not names it starts
+    const alike = await suggest({ q: 'ミドリ化戎' });
+    expect(alike.body.suggestions.map((entry) => entry.foundBy)).toEqual(['nearName', 'nearName']);
     expect(await numbersFor('ミドリ化戎')).toEqual([firstMidori, midoriKagaku.corporateNumber]);
     expect(await numbersFor('ミドリ化戎', 1)).toEqual([firstMidori]);
     // three names are read a place: for two places the six of one key, so the list is shorter

@@ -223,8 +223,8 @@ describe('the preview page and the manifest', () => {
     expect(html).not.toContain('class="kana"');
     expect(
       entitySuggestions([
-        { ...bare, formerName: null },
-        { ...candidate, formerName: '旧マルカ' },
+        { ...bare, formerName: null, foundBy: 'prefix' },
+        { ...candidate, formerName: '旧マルカ', foundBy: 'formerName' },
       ]).result,
     ).toEqual([
       {

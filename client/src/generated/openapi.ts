@@ -1289,6 +1289,14 @@ export interface components {
                  *     (the company was renamed; `name` is its current name); null otherwise.
                  */
                 formerName: string | null;
+                /**
+                 * @description How it was found: `prefix` (its name, reading or romaji starts with `q`),
+                 *     `formerName` (only a former name does), `nearName` (nothing starts with `q`:
+                 *     a name one edit away from it or sharing most of its grams, one company per
+                 *     name key; the terms of match's `matchedOn`).
+                 * @enum {string}
+                 */
+                foundBy: "prefix" | "formerName" | "nearName";
             }[];
         };
         CorporateMarket: {
