@@ -149,13 +149,14 @@ async function measureSuggest(apiUrl: string, key: string, companies: SampleComp
     kinds.prefix1?.push({ q: bare.slice(0, 1).join('') });
     kinds.prefix2?.push({ q: bare.slice(0, 2).join('') });
     kinds.prefix3?.push({ q: bare.slice(0, 3).join('') });
-    if (bare.length >= 6) kinds.prefix5?.push({ q: bare.slice(0, 5).join('') });
-    if (bare.length >= 6)
+    if (bare.length >= 6) {
+      kinds.prefix5?.push({ q: bare.slice(0, 5).join('') });
       kinds.mistyped5?.push({
         q: mistype(bare.slice(0, 5).join(''), 2),
         number: company.corporateNumber,
         name: company.name,
       });
+    }
   }
   const figures: Record<string, unknown> = {};
   for (const [kind, queries] of Object.entries(kinds)) {

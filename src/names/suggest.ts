@@ -107,9 +107,10 @@ const oneEditKeyLength = 12;
  * A typed key of this many characters or more is compared by its 3-character grams alone
  * (match's similarity search keeps the 2-character ones up to 8: src/names/lookup.ts). A
  * 2-character gram is held by a large share of the register, and a typo of one character is
- * found by the one-edit prefixes before the grams: at 1,000,000 companies mistyped prefixes of 6
- * to 8 characters answered in p95 12-13 ms instead of 15-23, their company's key found as often
- * or more (docs/names.md).
+ * found by the one-edit prefixes before the grams: at 1,000,000 companies prefixes of 6 to 8
+ * characters with one wrong answered in p95 12-13 ms instead of 15-23, their company's key found
+ * as often or more; two characters swapped in 6 found it less often (6 of 111, before 9), in 7
+ * and 8 more often (docs/names.md).
  */
 const suggestTrigramsFrom = 6;
 /** A one-edit prefix outranks the grams' scores (tens to hundreds; they add to it, ranking its hits). */
