@@ -8,7 +8,7 @@
  *   await replayDeadLetters(queue, { webhookId: 'wh_…' })  // -> 3 (queued again)
  */
 import { ErrorCode, type Queue } from 'bullmq';
-import type { WebhookMessage } from './queue.js';
+import { attemptsBeforeOf, deliveriesOf, type WebhookMessage } from './queue.js';
 
 export interface DeadLetter {
   messageId: string;
@@ -32,16 +32,21 @@ export async function listDeadLetters(
   for (let start = 0; ; start += page) {
     const jobs = await queue.getFailed(start, start + page - 1);
     for (const job of jobs) {
-      if (!job?.id || (filter.webhookId && job.data.webhookId !== filter.webhookId)) continue;
-      letters.push({
-        messageId: job.id,
-        webhookId: job.data.webhookId,
-        eventId: job.data.event.id,
-        eventType: job.data.event.type,
-        attempts: job.attemptsMade,
-        lastError: job.failedReason ?? '',
-        failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
-      });
+      if (!job?.id) continue;
+      // a group fails as a whole only when its own work failed (Redis away) at every attempt:
+      // each of its events is listed, under the one message a replay queues again
+      for (const { webhookId, event } of deliveriesOf(job.data)) {
+        if (filter.webhookId && webhookId !== filter.webhookId) continue;
+        letters.push({
+          messageId: job.id,
+          webhookId,
+          eventId: event.id,
+          eventType: event.type,
+          attempts: attemptsBeforeOf(job.data) + job.attemptsMade,
+          lastError: job.failedReason ?? '',
+          failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+        });
+      }
     }
     if (jobs.length < page) break;
   }
@@ -57,10 +62,7 @@ export async function replayDeadLetters(
   const chosen = filter.messageIds
     ? letters.filter((letter) => filter.messageIds?.includes(letter.messageId))
     : letters;
-  return replayMessages(
-    queue,
-    chosen.map((letter) => letter.messageId),
-  );
+  return replayMessages(queue, [...new Set(chosen.map((letter) => letter.messageId))]);
 }
 
 /**

@@ -2,10 +2,12 @@
  * From the saved searches' change streams to the webhook queue. The indexer's membership
  * script (src/saved-searches/membership.ts) marks a saved search that has webhooks and a new
  * change (`<prefix>ss-dirty`); the dispatcher takes the marked ones every
- * WEBHOOK_DISPATCH_INTERVAL_MS and, for each of their webhooks, queues one message per change
- * after the webhook's cursor (of the event types it takes), then moves the cursor. Every 60th
- * round it sweeps every webhook the same way, which catches a mark taken by a dispatcher that
- * died before queuing. A change queued twice has the same message id (./queue.ts): one delivery.
+ * WEBHOOK_DISPATCH_INTERVAL_MS and, for each of their webhooks, queues the changes after the
+ * webhook's cursor (of the event types it takes), in messages of up to 100 events of several
+ * webhooks (the worker sends them and retries each that failed alone, ./worker.ts), then moves
+ * the cursors. Every 60th round it sweeps every webhook the same way, which catches a mark taken
+ * by a dispatcher that died before queuing. The same changes queued twice have the same message
+ * id (./queue.ts): one delivery.
  *
  *   const dispatcher = startDispatcher({ redis, queue, store, prefix, intervalMs: 500, logger })
  *   await dispatcher.dispatchAll()   // what a round does, at once (tests)
@@ -15,7 +17,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { replayDeadLetters } from './dead-letters.js';
-import { messageId, type WebhookEvent, type WebhookMessage } from './queue.js';
+import { groupMessageId, type WebhookDelivery, type WebhookEvent, type WebhookMessage } from './queue.js';
 import { repliesOf, type WebhookEventType, type WebhookStore } from './store.js';
 
 /**
@@ -115,24 +117,20 @@ async function dispatchGroup(ctx: GroupCtx, webhookIds: readonly string[]): Prom
     for (const one of reading)
       reads.xrange(`${prefix}ss-changes:${one.savedSearchId}`, `(${one.cursor}`, '+', 'COUNT', readCount);
     const entries = repliesOf(await reads.exec()) as Array<Array<[string, string[]]>>;
-    const messages: Array<{ name: string; data: WebhookMessage; opts: { jobId: string } }> = [];
+    const deliveries: WebhookDelivery[] = [];
     const moved = reading.flatMap((one, at) => {
       const read = entries[at] ?? [];
       if (read.length === 0) return [];
       for (const [id, flat] of read) {
         const event = eventOf(one.savedSearchId, id, flat);
-        if (one.events.includes(event.type))
-          messages.push({
-            name: event.type,
-            data: { webhookId: one.webhookId, event },
-            opts: { jobId: messageId(one.webhookId, event.data.cursor) },
-          });
+        if (one.events.includes(event.type)) deliveries.push({ webhookId: one.webhookId, event });
       }
       return [{ ...one, cursor: read.at(-1)?.[0] as string, full: read.length === readCount }];
     });
+    const messages = inGroups(deliveries);
     for (let at = 0; at < messages.length; at += addBulkSize)
       await queue.addBulk(messages.slice(at, at + addBulkSize));
-    queued += messages.length;
+    queued += deliveries.length;
     if (moved.length === 0) return queued;
     // only after the messages are queued: a crash before this queues them again, same ids
     const cursors = redis.pipeline();
@@ -141,6 +139,26 @@ async function dispatchGroup(ctx: GroupCtx, webhookIds: readonly string[]): Prom
     reading = moved.filter((one) => one.full);
   }
   return queued;
+}
+
+/** Events per message: a group is sent a few at a time, each that failed retried alone. */
+const perMessage = 100;
+
+/** A round's deliveries as messages of up to `perMessage` (one alone keeps its own shape). */
+function inGroups(
+  deliveries: readonly WebhookDelivery[],
+): Array<{ name: string; data: WebhookMessage; opts: { jobId: string } }> {
+  const messages: Array<{ name: string; data: WebhookMessage; opts: { jobId: string } }> = [];
+  for (let at = 0; at < deliveries.length; at += perMessage) {
+    const part = deliveries.slice(at, at + perMessage);
+    const [only] = part;
+    messages.push({
+      name: part.length === 1 && only ? only.event.type : 'group',
+      data: part.length === 1 && only ? only : { deliveries: part },
+      opts: { jobId: groupMessageId(part) },
+    });
+  }
+  return messages;
 }
 
 /** `dispatchGroup` over the webhooks, `group` at a time. */

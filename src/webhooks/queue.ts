@@ -1,8 +1,13 @@
 /**
  * The webhook deliveries' BullMQ queue, `<REDIS_PREFIX>bull:webhooks:*` beside the indexer's
- * and the match jobs': one message per event and webhook, its id `<webhookId>.<change id>`, so
- * queuing the same change twice (two dispatchers, a dispatcher restarted before it moved its
- * cursor) delivers it once while the message is kept (a day after delivery).
+ * and the match jobs'. The dispatcher queues a round's changes in groups of up to 100 events
+ * (several webhooks', its id `group.<digest of the events' ids>`; one change alone,
+ * `<webhookId>.<change id>`), and an event of a group that was not delivered is retried as a
+ * message of its own, with the second id. Queuing the same changes twice (two dispatchers, a
+ * dispatcher restarted before it moved its cursor, reading the same changes) delivers them once
+ * while the message is kept (a day after delivery); a round that read more or other changes the
+ * second time makes other groups, and their events may reach a receiver twice, each with its
+ * one id.
  *
  * Retries follow the schedule of `retrySchedule`: the first after WEBHOOK_RETRY_FIRST_MS
  * (30 s), each next one twice as late up to WEBHOOK_RETRY_MAX_DELAY_MS (15 min), as many as fit
@@ -10,6 +15,7 @@
  * not met by every retry at once. A message that used them all stays in the queue's failed set:
  * the dead letters (`npm run webhooks -- dead-letters`, `replay`).
  */
+import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { WebhookEventType } from './store.js';
@@ -35,9 +41,32 @@ export interface WebhookEvent {
   };
 }
 
-export interface WebhookMessage {
+/** One event for one webhook. */
+export interface WebhookDelivery {
   webhookId: string;
   event: WebhookEvent;
+}
+
+/**
+ * A message: one event for one webhook (`attemptsBefore`: the attempts it made in a group before
+ * it was queued alone to be retried; the schedule and the attempts' numbers go on from them), or
+ * a group of events of one dispatcher round (`deliveries`: up to 100, several webhooks', each
+ * webhook's in the order of its stream).
+ */
+export type WebhookMessage =
+  | (WebhookDelivery & { attemptsBefore?: number })
+  | { deliveries: WebhookDelivery[] };
+
+/** The events of a message, each with its webhook, in order. */
+export function deliveriesOf(message: WebhookMessage): WebhookDelivery[] {
+  return 'deliveries' in message
+    ? message.deliveries
+    : [{ webhookId: message.webhookId, event: message.event }];
+}
+
+/** Attempts an event made before its message (in a group, before it was queued alone). */
+export function attemptsBeforeOf(message: WebhookMessage): number {
+  return 'deliveries' in message ? 0 : (message.attemptsBefore ?? 0);
 }
 
 export interface RetrySchedule {
@@ -63,12 +92,18 @@ export function attemptsFor(schedule: RetrySchedule): number {
   return attempts;
 }
 
-/** BullMQ's `backoffStrategy` for the schedule: ±10 % around `retryDelay`. */
+/**
+ * BullMQ's `backoffStrategy` for the schedule: ±10 % around `retryDelay`, counting the attempts
+ * a message's event made before it was queued alone (`attemptsBefore`).
+ */
 export function backoffStrategy(
   schedule: RetrySchedule,
   random = Math.random,
-): (attemptsMade: number) => number {
-  return (attemptsMade) => Math.round(retryDelay(schedule, attemptsMade) * (0.9 + 0.2 * random()));
+): (attemptsMade: number, type?: string, error?: Error, job?: { data?: unknown }) => number {
+  return (attemptsMade, _type, _error, job) => {
+    const before = job?.data ? attemptsBeforeOf(job.data as WebhookMessage) : 0;
+    return Math.round(retryDelay(schedule, before + attemptsMade) * (0.9 + 0.2 * random()));
+  };
 }
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -95,4 +130,16 @@ export function webhookQueue(
 /** The message id of a change for a webhook (BullMQ ids cannot hold ':'). */
 export function messageId(webhookId: string, cursor: string): string {
   return `${webhookId}.${cursor}`;
+}
+
+/**
+ * The message id of a group of deliveries: a digest of their message ids, so the same changes
+ * read again into the same group are the same message.
+ */
+export function groupMessageId(deliveries: readonly WebhookDelivery[]): string {
+  const [only] = deliveries;
+  if (deliveries.length === 1 && only) return messageId(only.webhookId, only.event.data.cursor);
+  const digest = createHash('sha256');
+  for (const { webhookId, event } of deliveries) digest.update(`${messageId(webhookId, event.data.cursor)},`);
+  return `group.${digest.digest('hex').slice(0, 40)}`;
 }

@@ -302,21 +302,34 @@ export class WebhookStore {
     id: string,
     now = new Date(),
   ): Promise<{ webhook: Webhook & { userId: string }; secrets: string[] } | undefined> {
-    if (!webhookIdPattern.test(id)) return undefined;
-    const keys = this.keys(id);
-    const [[, text], [, disabled], [, secrets]] = (await this.redis
-      .multi()
-      .get(keys.webhook)
-      .hgetall(keys.disabled)
-      .hgetall(keys.secrets)
-      .exec()) as [
-      [unknown, string | null],
-      [unknown, Record<string, string>],
-      [unknown, Record<string, string>],
-    ];
-    if (text === null) return undefined;
-    const webhook = { ...(JSON.parse(text) as StoredWebhook), ...disabledState(disabled) };
-    return { webhook, secrets: secretsAt(secrets, now) };
+    return (await this.loadManyForDelivery([id], now)).get(id);
+  }
+
+  /** `loadForDelivery` for many webhooks in one round trip; a deleted one is not in the map. */
+  async loadManyForDelivery(
+    ids: readonly string[],
+    now = new Date(),
+  ): Promise<Map<string, { webhook: Webhook & { userId: string }; secrets: string[] }>> {
+    const valid = [...new Set(ids)].filter((id) => webhookIdPattern.test(id));
+    const loaded = new Map<string, { webhook: Webhook & { userId: string }; secrets: string[] }>();
+    if (valid.length === 0) return loaded;
+    const read = this.redis.multi();
+    for (const id of valid) {
+      const keys = this.keys(id);
+      read.get(keys.webhook).hgetall(keys.disabled).hgetall(keys.secrets);
+    }
+    const replies = repliesOf(await read.exec());
+    valid.forEach((id, at) => {
+      const text = replies[at * 3] as string | null;
+      if (text === null) return;
+      const disabled = replies[at * 3 + 1] as Record<string, string>;
+      const secrets = replies[at * 3 + 2] as Record<string, string>;
+      loaded.set(id, {
+        webhook: { ...(JSON.parse(text) as StoredWebhook), ...disabledState(disabled) },
+        secrets: secretsAt(secrets, now),
+      });
+    });
+    return loaded;
   }
 
   /** A new secret for the user's webhook (the previous one signs beside it for a day); undefined when not theirs. */
@@ -350,6 +363,19 @@ export class WebhookStore {
       .lpush(key, JSON.stringify(entry))
       .ltrim(key, 0, logLength - 1)
       .exec();
+  }
+
+  /** Adds attempts to each webhook's delivery log, in their order, in one round trip. */
+  async logAttempts(byWebhook: ReadonlyMap<string, readonly DeliveryLogEntry[]>): Promise<void> {
+    const write = this.redis.multi();
+    let any = false;
+    for (const [id, entries] of byWebhook) {
+      if (entries.length === 0) continue;
+      const key = this.keys(id).log;
+      write.lpush(key, ...entries.map((entry) => JSON.stringify(entry))).ltrim(key, 0, logLength - 1);
+      any = true;
+    }
+    if (any) repliesOf(await write.exec());
   }
 
   /** The newest `limit` attempts of its delivery log, newest first. */

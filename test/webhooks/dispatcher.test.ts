@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createQueueConnection } from '../../indexer/queue.js';
 import { defaultConfig } from '../../src/config.js';
 import { type Dispatcher, startDispatcher } from '../../src/webhooks/dispatcher.js';
-import { messageId, type WebhookMessage, webhookQueue } from '../../src/webhooks/queue.js';
+import { deliveriesOf, messageId, type WebhookMessage, webhookQueue } from '../../src/webhooks/queue.js';
 import { type WebhookEventType, WebhookStore } from '../../src/webhooks/store.js';
 import { retryScheduleOf } from '../../src/webhooks/worker.js';
 import { testRedis, uniquePrefix } from '../support/env.js';
@@ -90,6 +90,22 @@ async function queuedIds(): Promise<string[]> {
   return (await queue.getWaiting(0, -1)).map((job) => job.id as string).sort();
 }
 
+/** The deliveries of the messages queued, each as its own message id would be, sorted. */
+async function queuedDeliveries(): Promise<string[]> {
+  return (await queue.getWaiting(0, -1))
+    .flatMap((job) =>
+      deliveriesOf(job.data).map(({ webhookId, event }) => messageId(webhookId, event.data.cursor)),
+    )
+    .sort();
+}
+
+/** Stream entry ids (`<ms>-<seq>`) in the stream's order. */
+const streamOrder = (a: string, b: string) => {
+  const [am, as] = a.split('-').map(Number) as [number, number];
+  const [bm, bs] = b.split('-').map(Number) as [number, number];
+  return am - bm || as - bs;
+};
+
 describe('the dispatcher', { shuffle: false }, () => {
   it('queues each webhook its changes of the types it takes, over several reads; a disabled one none', async () => {
     const all = await hook('ss_a', ['company.entered', 'company.left', 'company.changed']);
@@ -120,19 +136,38 @@ describe('the dispatcher', { shuffle: false }, () => {
       ...onB.filter((_, i) => kindsB[i] === 'changed').map((id) => messageId(other, id)),
     ].sort();
     expect(await dispatcher.dispatchAll()).toBe(expected.length);
-    expect(await queuedIds()).toEqual(expected);
+    expect(await queuedDeliveries()).toEqual(expected);
+    // a round's changes go out in groups; each webhook's in its stream's order
+    const messages = await queue.getWaiting(0, -1);
+    expect(messages.length).toBeLessThan(expected.length);
+    for (const message of messages)
+      for (const webhookId of [all, enteredOnly, other]) {
+        const cursors = deliveriesOf(message.data)
+          .filter((delivery) => delivery.webhookId === webhookId)
+          .map((delivery) => delivery.event.data.cursor);
+        expect(cursors).toEqual([...cursors].sort(streamOrder));
+      }
+    const ids = await queuedIds();
     // every cursor at its stream's last entry, the disabled one's where it was
     expect(await redis.get(webhooks.cursorKey(all))).toBe(onA.at(-1));
     expect(await redis.get(webhooks.cursorKey(enteredOnly))).toBe(onA.at(-1));
     expect(await redis.get(webhooks.cursorKey(other))).toBe(onB.at(-1));
     expect(await redis.get(webhooks.cursorKey(disabled))).toBe(disabledCursor);
     expect(await redis.get(webhooks.cursorKey(gone))).toBe(disabledCursor);
-    const changed = (await queue.getJob(messageId(other, onB[0] as string)))?.data;
+    const changed = messages
+      .flatMap((message) => deliveriesOf(message.data))
+      .find((delivery) => delivery.webhookId === other && delivery.event.data.cursor === onB[0]);
     expect(changed?.event).toMatchObject({ type: 'company.changed', data: { fields: ['employeeCount'] } });
 
     // again: nothing new
     expect(await dispatcher.dispatchAll()).toBe(0);
-    expect(await queuedIds()).toEqual(expected);
+    expect(await queuedDeliveries()).toEqual(expected);
+    // a dispatcher that died before moving the cursors reads the same changes again: the same
+    // messages, not queued twice
+    for (const webhookId of [all, enteredOnly, other]) await redis.set(webhooks.cursorKey(webhookId), '0-0');
+    expect(await dispatcher.dispatchAll()).toBe(expected.length);
+    expect(await queuedIds()).toEqual(ids);
+    expect(await queuedDeliveries()).toEqual(expected);
   });
 
   it('a failed read fails the round: nothing queued for it, its cursor where it was', async () => {
@@ -158,12 +193,17 @@ describe('the dispatcher', { shuffle: false }, () => {
     await redis.sadd(`${prefix}ss-dirty`, 'ss_c');
     expect(await dispatcher.dispatchMarked()).toBe(410);
     // exactly these: the unmarked search's change waits for a round that marks or sweeps it
-    expect(await queuedIds()).toEqual(many.flatMap((id) => onC.map((entry) => messageId(id, entry))).sort());
+    expect(await queuedDeliveries()).toEqual(
+      many.flatMap((id) => onC.map((entry) => messageId(id, entry))).sort(),
+    );
+    // at most 100 events a message
+    for (const message of await queue.getWaiting(0, -1))
+      expect(deliveriesOf(message.data).length).toBeLessThanOrEqual(100);
     for (const id of many) expect(await redis.get(webhooks.cursorKey(id))).toBe(onC.at(-1));
     expect(await redis.scard(`${prefix}ss-dirty`)).toBe(0);
     // the sweep queues it, for both webhooks on that search
     expect(await dispatcher.dispatchAll()).toBe(2);
-    expect(await queuedIds()).toHaveLength(412);
+    expect(await queuedDeliveries()).toHaveLength(412);
     expect(await redis.get(webhooks.cursorKey(many[0] as string))).toBe(onC.at(-1));
   });
 });

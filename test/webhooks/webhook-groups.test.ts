@@ -1,0 +1,142 @@
+/**
+ * A group of a dispatcher round (several webhooks' events in one message, src/webhooks/deliver.ts)
+ * on Redis with real receivers on loopback: each event is sent once in the group; one that failed
+ * goes on alone, on the retry schedule, numbered from its first attempt; a 410 Gone disables its
+ * webhook and leaves the event a dead letter after one attempt; a deleted webhook's event is
+ * dropped; each webhook's log holds its own attempts in order.
+ */
+import type { Redis } from 'ioredis';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createQueueConnection } from '../../indexer/queue.js';
+import { defaultConfig } from '../../src/config.js';
+import type { Services } from '../../src/services.js';
+import { listDeadLetters } from '../../src/webhooks/dead-letters.js';
+import { type WebhookEvent, type WebhookMessage, webhookQueue } from '../../src/webhooks/queue.js';
+import { WebhookStore } from '../../src/webhooks/store.js';
+import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
+import { setUpServices } from '../support/env.js';
+import { Receiver } from '../support/webhook-receiver.js';
+
+let services: Services;
+let connection: Redis;
+let worker: WebhookWorker;
+let store: WebhookStore;
+const fine = new Receiver();
+const failing = new Receiver();
+const gone = new Receiver();
+// the 26 hours compressed to 3 s, as in webhooks.test.ts
+const config = {
+  ...defaultConfig().webhooks,
+  allowLoopback: true,
+  timeoutMs: 400,
+  retryFirstMs: 50,
+  retryMaxDelayMs: 400,
+  retryForSeconds: 3,
+  stallSeconds: 1,
+  dispatchIntervalMs: 60_000,
+};
+
+async function until(done: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  services = await setUpServices('webhook-groups');
+  store = new WebhookStore(services.redis as Redis, services.config.redisPrefix);
+  for (const receiver of [fine, failing, gone]) await receiver.start();
+  failing.answer = 500;
+  gone.answer = 410;
+  connection = createQueueConnection(services.config.redisUrl as string);
+  worker = startWebhookWorker({
+    connection,
+    redis: services.redis as Redis,
+    redisPrefix: services.config.redisPrefix,
+    config,
+    logger: pino({ level: 'silent' }),
+  });
+});
+afterAll(async () => {
+  await worker?.close();
+  connection?.disconnect();
+  for (const receiver of [fine, failing, gone]) await receiver.stop();
+  await services?.close();
+});
+
+const hook = async (url: string) =>
+  (await store.create('u', { savedSearchId: 'ss_group', url, events: ['company.changed'] }, 100))
+    ?.id as string;
+
+const event = (cursor: string): WebhookEvent => ({
+  id: `evt_group_${cursor}`,
+  type: 'company.changed',
+  createdAt: '2026-12-02T00:00:00.000Z',
+  savedSearchId: 'ss_group',
+  data: { corporateNumber: '1234567890123', cursor, fields: ['employeeCount'] },
+});
+
+it('sends each event of a group once; a failed one goes on alone, a 410 disables, a deleted webhook drops', async () => {
+  const [toFine, toFailing, toGone, deleted] = [
+    await hook(fine.url),
+    await hook(failing.url),
+    await hook(gone.url),
+    await hook(fine.url),
+  ] as [string, string, string, string];
+  await store.delete('u', deleted);
+  const deliveries = [
+    { webhookId: toFine, event: event('1-0') },
+    { webhookId: toFailing, event: event('1-1') },
+    { webhookId: toFine, event: event('1-2') },
+    { webhookId: toGone, event: event('1-3') },
+    { webhookId: deleted, event: event('1-4') },
+    { webhookId: toFine, event: event('1-5') },
+  ];
+  const queue = webhookQueue(connection, services.config.redisPrefix, retryScheduleOf(config));
+  try {
+    const message = await queue.add('group', { deliveries } as WebhookMessage, { jobId: 'a-group' });
+    await until(async () => (await queue.getJobState(message.id as string)) === 'completed');
+    expect((await queue.getJob('a-group'))?.returnvalue).toBe('delivered 3 of 6');
+    // the fine receiver: its three, once each, at their first attempt
+    expect(fine.received.map((entry) => [entry.eventId, entry.attempt])).toEqual([
+      ['evt_group_1-0', 1],
+      ['evt_group_1-2', 1],
+      ['evt_group_1-5', 1],
+    ]);
+    const fineLog = await store.deliveries(toFine, 10);
+    expect(fineLog.map((entry) => [entry.eventId, entry.outcome]).reverse()).toEqual([
+      ['evt_group_1-0', 'delivered'],
+      ['evt_group_1-2', 'delivered'],
+      ['evt_group_1-5', 'delivered'],
+    ]);
+    // the failing one: logged as failed, then retried alone, numbered on
+    await until(async () => (await store.deliveries(toFailing, 10)).length >= 2);
+    failing.answer = 204;
+    await until(() => failing.received.length === 1);
+    expect(failing.received[0]).toMatchObject({ eventId: 'evt_group_1-1' });
+    expect(failing.received[0]?.attempt).toBeGreaterThan(2);
+    await until(async () => (await store.deliveries(toFailing, 1))[0]?.outcome === 'delivered');
+    const failingLog = (await store.deliveries(toFailing, 100)).reverse();
+    expect(failingLog[0]).toMatchObject({ attempt: 1, outcome: 'failed', statusCode: 500 });
+    expect(failingLog.map((entry) => entry.attempt)).toEqual(failingLog.map((_, at) => at + 1));
+    expect(failingLog.at(-1)).toMatchObject({ outcome: 'delivered', statusCode: 204 });
+    // the gone one: disabled at its first answer, its event a dead letter after one attempt
+    expect((await store.load(toGone))?.disabledReason).toBe('the receiver answered 410 Gone');
+    await until(async () => (await listDeadLetters(queue, { webhookId: toGone })).length === 1);
+    expect(await listDeadLetters(queue, { webhookId: toGone })).toMatchObject([
+      { eventId: 'evt_group_1-3', attempts: 1 },
+    ]);
+    expect(await store.deliveries(toGone, 10)).toMatchObject([
+      { eventId: 'evt_group_1-3', attempt: 1, outcome: 'gave up', statusCode: 410 },
+    ]);
+    expect(gone.arrivals).toBe(1);
+    // the deleted one: nothing sent, nothing kept
+    expect(await listDeadLetters(queue, { webhookId: deleted })).toEqual([]);
+    expect(fine.arrivals).toBe(3);
+  } finally {
+    await queue.close();
+  }
+});
