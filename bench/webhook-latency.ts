@@ -9,8 +9,9 @@
  * the same batches without any watched search (the worker's own pace, the floor); each of the
  * two starts once the engine has no merge running. With `--watch-alone`, the same number of
  * new batches once more with the webhook worker stopped (every search still watched): what the
- * watch itself costs ingestion, apart from the deliveries' work on the same cores. Writes
- * bench-reports/webhook-latency-<time>.json.
+ * watch itself costs ingestion, apart from the deliveries' work on the same cores. The CPU of
+ * each process (this one, Redis, the receiver, the engine) over each part is reported beside
+ * the times. Writes bench-reports/webhook-latency-<time>.json.
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
  *     npx tsx bench/webhook-latency.ts --companies 2000 --jobs 20000 --searches 1000 --batches 5 --batch-postings 200
@@ -39,6 +40,7 @@ import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
 import { WebhookStore } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
+import { engineCpuMs, processCpuMs } from './cpu.js';
 import { benchDataSet } from './data-set.js';
 import { type BenchProcess, benchScript, startNodeProcess } from './processes.js';
 import { deleteKeys } from './redis-keys.js';
@@ -145,6 +147,30 @@ async function mergesSettled(): Promise<void> {
   }
 }
 
+/** CPU time so far (ms) of this process (the indexer, the dispatcher and the deliveries), Redis, the receiver and the engine. */
+type CpuSnapshot = { bench: number; redis: number; receiver: number; engine: number };
+
+async function cpuNow(): Promise<CpuSnapshot> {
+  const usage = process.cpuUsage();
+  const info = await redis.info('cpu');
+  const seconds = (name: string) => Number(info.match(new RegExp(`${name}:([0-9.]+)`))?.[1] ?? 0);
+  return {
+    bench: (usage.user + usage.system) / 1000,
+    redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000,
+    receiver: receiver ? processCpuMs(receiver.pid) : 0,
+    engine: await engineCpuMs(client),
+  };
+}
+
+/** CPU spent between two snapshots, in seconds to a tenth. */
+const cpuSpent = (from: CpuSnapshot, to: CpuSnapshot) =>
+  Object.fromEntries(
+    (Object.keys(from) as Array<keyof CpuSnapshot>).map((key) => [
+      key,
+      Math.round((to[key] - from[key]) / 100) / 10,
+    ]),
+  );
+
 const stores = async () => {
   await deleteKeys(redis, `${prefix}*`);
 };
@@ -185,8 +211,10 @@ try {
   await mergesSettled();
   log(`floor: ${options.batches} batches of ${options.batchPostings} postings, nothing watched`);
   const floorStarted = Date.now();
+  const floorCpu = await cpuNow();
   await runBatches(source, 0);
   const floorMs = Date.now() - floorStarted;
+  const floorCpuEnd = await cpuNow();
 
   // watched: every search with a webhook; the first sighting records the members (no webhook yet)
   await registerWatched(client, prefix, options.searches, ['hiringActivity']);
@@ -219,8 +247,10 @@ try {
   await mergesSettled();
   log(`watched: ${options.searches} searches with webhooks; the same batches`);
   const watchedStarted = Date.now();
+  const watchedCpu = await cpuNow();
   const queued = await runBatches(source, options.batches);
   const watchedMs = Date.now() - watchedStarted;
+  const watchedCpuEnd = await cpuNow();
   // every change found is sent: wait until as many arrived as the streams hold after the cursors
   let expected = 0;
   for (let i = 0; i < options.searches; i++) {
@@ -231,6 +261,7 @@ try {
   const deadline = Date.now() + 120_000;
   while ((await delivered()) < expected && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 100));
+  const drainedCpu = await cpuNow();
   const arrivals = (await (await fetch(`${receiver.url}/arrivals`)).json()) as Array<{
     at: number;
     createdAt: string;
@@ -238,12 +269,15 @@ try {
   await hooks.close();
   // the watch alone: new batches, every search still watched, no dispatcher or delivery running
   let watchAloneMs: number | null = null;
+  let watchAloneCpu: Record<string, number> | null = null;
   if (options.watchAlone) {
     await mergesSettled();
     log(`watch alone: ${options.batches} more batches, the webhook worker stopped`);
     const aloneStarted = Date.now();
+    const aloneCpu = await cpuNow();
     await runBatches(source, 2 * options.batches);
     watchAloneMs = Date.now() - aloneStarted;
+    watchAloneCpu = cpuSpent(aloneCpu, await cpuNow());
   }
   await indexer.close();
 
@@ -280,6 +314,14 @@ try {
       watched: watchedMs,
       ratio: floorMs / watchedMs,
       ...(watchAloneMs === null ? {} : { watchAlone: watchAloneMs, watchAloneRatio: floorMs / watchAloneMs }),
+    },
+    // CPU seconds of each process over each part: the batches of each phase, and the deliveries
+    // still running after the watched batches ended (until every event arrived)
+    cpuSeconds: {
+      floor: cpuSpent(floorCpu, floorCpuEnd),
+      watched: cpuSpent(watchedCpu, watchedCpuEnd),
+      watchedDrain: cpuSpent(watchedCpuEnd, drainedCpu),
+      ...(watchAloneCpu ? { watchAlone: watchAloneCpu } : {}),
     },
   };
   log(JSON.stringify(figures));
