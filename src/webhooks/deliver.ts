@@ -110,16 +110,18 @@ export class Deliveries {
     number: number,
     last: boolean,
   ): Promise<{ entry: DeliveryLogEntry; ok: boolean; gone: boolean; error: string | null }> {
-    const now = new Date();
     const body = JSON.stringify(event);
-    const result = await this.slots.run(() =>
-      this.sender.send(url, body, {
+    // signed when a slot is free, so the timestamp is the sending's, however long it waited
+    let now = new Date();
+    const result = await this.slots.run(() => {
+      now = new Date();
+      return this.sender.send(url, body, {
         [signatureHeaderName]: signatureHeader(body, secrets, now),
         'corpsearch-event-id': event.id,
         'corpsearch-event-type': event.type,
         'corpsearch-delivery-attempt': String(number),
-      }),
-    );
+      });
+    });
     const gone = result.statusCode === 410;
     const entry: DeliveryLogEntry = {
       eventId: event.id,
