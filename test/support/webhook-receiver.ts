@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Config, defaultConfig } from '../../src/config.js';
 
 export interface Received {
   eventId: string;
@@ -70,4 +71,22 @@ export class Receiver {
   ids(): string[] {
     return this.received.map((entry) => entry.eventId);
   }
+}
+
+/**
+ * The webhook settings of the delivery tests: loopback allowed, and the 26 hours of retries
+ * compressed to 3 s (retries 50 ms apart, doubling to 400 ms; a 400 ms timeout).
+ */
+export function compressedWebhooks(overrides: Partial<Config['webhooks']> = {}): Config['webhooks'] {
+  return {
+    ...defaultConfig().webhooks,
+    allowLoopback: true,
+    timeoutMs: 400,
+    retryFirstMs: 50,
+    retryMaxDelayMs: 400,
+    retryForSeconds: 3,
+    stallSeconds: 1,
+    dispatchIntervalMs: 50,
+    ...overrides,
+  };
 }

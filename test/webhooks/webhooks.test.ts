@@ -26,7 +26,7 @@ import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../../s
 import { corporate, job, numbers } from '../fixtures/indexer/records.js';
 import { setUpServices } from '../support/env.js';
 import { changeAsTheWorker, steppingClock } from '../support/pipeline-write.js';
-import { Receiver } from '../support/webhook-receiver.js';
+import { compressedWebhooks, Receiver } from '../support/webhook-receiver.js';
 
 let services: Services;
 let app: ReturnType<typeof createApp>;
@@ -36,16 +36,7 @@ const receiver = new Receiver();
 const tick = steppingClock('2026-11-29T01:00:00.000Z');
 const { alpha, beta, gamma, delta } = numbers;
 // the 26 hours compressed to 3 s: retries 50 ms apart, doubling to 400 ms
-const webhooks = {
-  ...defaultConfig().webhooks,
-  allowLoopback: true,
-  timeoutMs: 400,
-  retryFirstMs: 50,
-  retryMaxDelayMs: 400,
-  retryForSeconds: 3,
-  stallSeconds: 1,
-  dispatchIntervalMs: 50,
-};
+const webhooks = compressedWebhooks();
 
 const change = (records: Parameters<typeof changeAsTheWorker>[1]) =>
   changeAsTheWorker(services, records, tick);
