@@ -79,6 +79,10 @@ export async function replayMessages(
     const job = await queue.getJob(messageId);
     if (!job) continue;
     try {
+      // an event queued alone after a group's attempt starts its schedule from its first again
+      const { data } = job;
+      if (!('deliveries' in data) && attemptsBeforeOf(data) > 0)
+        await job.updateData({ ...data, attemptsBefore: 0 } as never);
       await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
       moved += 1;
     } catch (error) {

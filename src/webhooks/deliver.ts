@@ -22,7 +22,7 @@ import { signatureHeader, signatureHeaderName } from './signature.js';
 import type { DeliveryLogEntry, WebhookStore } from './store.js';
 
 /** The failure of a message whose webhook a 410 Gone disabled. */
-export const disabledError = 'gone: the receiver answered 410, the webhook is disabled';
+const disabledError = 'gone: the receiver answered 410, the webhook is disabled';
 
 /**
  * Sends at most `limit` at a time across every message the worker holds (WEBHOOK_CONCURRENCY
@@ -88,9 +88,9 @@ export class Deliveries {
     const { webhook, secrets } = loaded;
     // queued before its receiver answered 410: kept as a dead letter, not sent
     if (webhook.disabledAt) throw new UnrecoverableError(disabledError);
-    const before = attemptsBeforeOf(message.data);
-    const number = before + message.attemptsMade + 1;
-    const last = number >= before + (message.opts.attempts ?? 1);
+    // numbered on from the attempts it made in a group; the schedule's last attempt ends it
+    const number = attemptsBeforeOf(message.data) + message.attemptsMade + 1;
+    const last = number >= this.attempts;
     const sent = await this.attempt(webhook.url, secrets, event, number, last);
     await this.store.logAttempt(webhookId, sent.entry);
     if (sent.gone) {
@@ -98,7 +98,10 @@ export class Deliveries {
       await this.store.disable(webhookId, 'the receiver answered 410 Gone', new Date(sent.entry.at));
       throw new UnrecoverableError(disabledError);
     }
-    if (!sent.ok) throw new Error(sent.error ?? 'not delivered');
+    if (!sent.ok) {
+      const reason = sent.error ?? 'not delivered';
+      throw last ? new UnrecoverableError(reason) : new Error(reason);
+    }
     return 'delivered';
   }
 
@@ -145,7 +148,6 @@ export class Deliveries {
         data: { webhookId, event, attemptsBefore },
         opts: {
           jobId: messageId(webhookId, event.data.cursor),
-          attempts: Math.max(1, this.attempts - attemptsBefore),
           ...(attemptsBefore > 0 ? { delay: this.retryDelayOf(attemptsBefore) } : {}),
         },
       })),
@@ -196,7 +198,11 @@ export class Deliveries {
         log[at] = sent.entry;
         if (sent.ok) delivered += 1;
         else if (sent.gone) {
-          gone.add(delivery.webhookId);
+          // at once, so that no other message sends to it meanwhile
+          if (!gone.has(delivery.webhookId)) {
+            gone.add(delivery.webhookId);
+            await this.store.disable(delivery.webhookId, 'the receiver answered 410 Gone', new Date());
+          }
           alone.push({ ...delivery, attemptsBefore: 0 });
         } else alone.push({ ...delivery, attemptsBefore: 1 });
       }
@@ -210,8 +216,6 @@ export class Deliveries {
         ]),
       ),
     );
-    for (const webhookId of gone)
-      await this.store.disable(webhookId, 'the receiver answered 410 Gone', new Date());
     await this.queueAlone(alone);
     return `delivered ${delivered} of ${deliveries.length}`;
   }

@@ -4,7 +4,7 @@
  * change (`<prefix>ss-dirty`); the dispatcher takes the marked ones every
  * WEBHOOK_DISPATCH_INTERVAL_MS and, for each of their webhooks, queues the changes after the
  * webhook's cursor (of the event types it takes), in messages of up to 100 events of several
- * webhooks (the worker sends them and retries each that failed alone, ./worker.ts), then moves
+ * webhooks (./deliver.ts sends them and retries each that failed alone), then moves
  * the cursors. Every 60th round it sweeps every webhook the same way, which catches a mark taken
  * by a dispatcher that died before queuing. The same changes queued twice have the same message
  * id (./queue.ts): one delivery.
@@ -44,14 +44,14 @@ export interface DispatcherOptions {
 }
 
 export interface Dispatcher {
-  /** Queues the new changes of the marked saved searches' webhooks; the messages queued. */
+  /** Queues the new changes of the marked saved searches' webhooks; the events queued. */
   dispatchMarked(): Promise<number>;
-  /** Queues the new changes of every webhook; the messages queued. */
+  /** Queues the new changes of every webhook; the events queued. */
   dispatchAll(): Promise<number>;
   /**
    * For each webhook enabled again since the last round: its dead letters queued again (the
    * changes refused while it was disabled, with their event ids), then its changes after its
-   * cursor; the messages queued.
+   * cursor; the dead letters and events queued.
    */
   resumeEnabled(): Promise<number>;
   stop(): Promise<void>;

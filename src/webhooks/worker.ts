@@ -1,17 +1,17 @@
 /**
  * The webhook deliveries, run by `npm run worker` (indexer/bin/worker.ts) beside the indexer's
- * and the match jobs' workers: the dispatcher (./dispatcher.ts) queues, this sends. A message
- * holds one webhook's events: one, or the changes of one read of its stream (up to 100). Each
- * event is signed with the webhook's secrets at the attempt's time (./signature.ts), sent
- * (./send.ts) and logged (the webhook's delivery log, its last 1,000 attempts); an event of a
- * group that was not delivered is queued alone, and a message of one event is retried on
- * anything but a 2xx on the schedule of ./queue.ts. Sending a read's changes as one message
- * costs the queue two script calls for the group instead of two per event (at 10,000 watched
- * searches, two thirds of Redis's work and a sixth of the worker's; docs/bench.md). A message
- * of a deleted webhook is dropped. A 410 Gone disables the webhook (./store.ts, `disable`):
- * that event and those queued after it are dead letters at once, and nothing more is queued.
- * A worker killed mid-attempt loses nothing: BullMQ's stalled-job check hands the message to
- * another worker after about WEBHOOK_STALL_SECONDS, which sends its events (same ids) again.
+ * and the match jobs' workers: the dispatcher (./dispatcher.ts) queues, ./deliver.ts sends. A
+ * message holds one event for one webhook, or a group of a dispatcher round's events of several
+ * webhooks (up to 100). Each event is signed with its webhook's secrets at the attempt's time
+ * (./signature.ts), sent (./send.ts) and logged (the webhook's delivery log, its last 1,000
+ * attempts); an event of a group that was not delivered is queued alone, and a message of one
+ * event is retried on anything but a 2xx on the schedule of ./queue.ts. A group costs the queue
+ * two script calls instead of two per event (three quarters of Redis's work per event before;
+ * docs/bench.md, "Webhook deliveries in groups"). A message of a deleted webhook is dropped. A
+ * 410 Gone disables the webhook (./store.ts, `disable`): that event and those queued after it
+ * are dead letters at once, and nothing more is queued. A worker killed mid-attempt loses
+ * nothing: BullMQ's stalled-job check hands the message to another worker after about
+ * WEBHOOK_STALL_SECONDS, which sends its events (same ids) again.
  *
  *   const webhooks = startWebhookWorker({ connection, redis, redisPrefix, config, logger })
  *   await webhooks.close()
@@ -20,7 +20,7 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { Deliveries, disabledError } from './deliver.js';
+import { Deliveries } from './deliver.js';
 import { type Dispatcher, startDispatcher } from './dispatcher.js';
 import {
   attemptsBeforeOf,
@@ -84,7 +84,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   });
   worker.on('failed', (message, error) => {
     if (!message) return;
-    const last = message.attemptsMade >= (message.opts.attempts ?? 1) || error.message === disabledError;
+    // the schedule's last attempt, and a 410, fail for good (UnrecoverableError)
+    const last = message.attemptsMade >= (message.opts.attempts ?? 1) || error.name === 'UnrecoverableError';
     if (last)
       logger.warn(
         {

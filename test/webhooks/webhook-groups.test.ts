@@ -1,17 +1,24 @@
 /**
  * A group of a dispatcher round (several webhooks' events in one message, src/webhooks/deliver.ts)
  * on Redis with real receivers on loopback: each event is sent once in the group; one that failed
- * goes on alone, on the retry schedule, numbered from its first attempt; a 410 Gone disables its
- * webhook and leaves the event a dead letter after one attempt; a deleted webhook's event is
- * dropped; each webhook's log holds its own attempts in order.
+ * goes on alone, on the retry schedule, numbered from its first attempt, and after the schedule's
+ * last attempt is a dead letter whose replay starts again from attempt 1; a 410 Gone disables its
+ * webhook and leaves the event a dead letter after one attempt, as does a webhook disabled
+ * before; a deleted webhook's event is dropped; each webhook's log holds its own attempts in
+ * order.
  */
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createQueueConnection } from '../../indexer/queue.js';
 import type { Services } from '../../src/services.js';
-import { listDeadLetters } from '../../src/webhooks/dead-letters.js';
-import { type WebhookEvent, type WebhookMessage, webhookQueue } from '../../src/webhooks/queue.js';
+import { listDeadLetters, replayDeadLetters } from '../../src/webhooks/dead-letters.js';
+import {
+  attemptsFor,
+  type WebhookEvent,
+  type WebhookMessage,
+  webhookQueue,
+} from '../../src/webhooks/queue.js';
 import { WebhookStore } from '../../src/webhooks/store.js';
 import { retryScheduleOf, startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { setUpServices } from '../support/env.js';
@@ -24,6 +31,7 @@ let store: WebhookStore;
 const fine = new Receiver();
 const failing = new Receiver();
 const gone = new Receiver();
+const down = new Receiver();
 // the 26 hours compressed to 3 s; the test queues its group itself (no dispatch round)
 const config = compressedWebhooks({ dispatchIntervalMs: 60_000 });
 
@@ -38,9 +46,10 @@ async function until(done: () => boolean | Promise<boolean>, ms = 15_000): Promi
 beforeAll(async () => {
   services = await setUpServices('webhook-groups');
   store = new WebhookStore(services.redis as Redis, services.config.redisPrefix);
-  for (const receiver of [fine, failing, gone]) await receiver.start();
+  for (const receiver of [fine, failing, gone, down]) await receiver.start();
   failing.answer = 500;
   gone.answer = 410;
+  down.answer = 503;
   connection = createQueueConnection(services.config.redisUrl as string);
   worker = startWebhookWorker({
     connection,
@@ -53,7 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   connection?.disconnect();
-  for (const receiver of [fine, failing, gone]) await receiver.stop();
+  for (const receiver of [fine, failing, gone, down]) await receiver.stop();
   await services?.close();
 });
 
@@ -70,13 +79,16 @@ const event = (cursor: string): WebhookEvent => ({
 });
 
 it('sends each event of a group once; a failed one goes on alone, a 410 disables, a deleted webhook drops', async () => {
-  const [toFine, toFailing, toGone, deleted] = [
+  const [toFine, toFailing, toGone, deleted, disabled, toDown] = [
     await hook(fine.url),
     await hook(failing.url),
     await hook(gone.url),
     await hook(fine.url),
-  ] as [string, string, string, string];
+    await hook(fine.url),
+    await hook(down.url),
+  ] as [string, string, string, string, string, string];
   await store.delete('u', deleted);
+  await store.disable(disabled, 'the receiver answered 410 Gone', new Date());
   const deliveries = [
     { webhookId: toFine, event: event('1-0') },
     { webhookId: toFailing, event: event('1-1') },
@@ -84,12 +96,14 @@ it('sends each event of a group once; a failed one goes on alone, a 410 disables
     { webhookId: toGone, event: event('1-3') },
     { webhookId: deleted, event: event('1-4') },
     { webhookId: toFine, event: event('1-5') },
+    { webhookId: disabled, event: event('1-6') },
+    { webhookId: toDown, event: event('1-7') },
   ];
   const queue = webhookQueue(connection, services.config.redisPrefix, retryScheduleOf(config));
   try {
     const message = await queue.add('group', { deliveries } as WebhookMessage, { jobId: 'a-group' });
     await until(async () => (await queue.getJobState(message.id as string)) === 'completed');
-    expect((await queue.getJob('a-group'))?.returnvalue).toBe('delivered 3 of 6');
+    expect((await queue.getJob('a-group'))?.returnvalue).toBe('delivered 3 of 8');
     // the fine receiver: its three, once each, at their first attempt
     expect(fine.received.map((entry) => [entry.eventId, entry.attempt])).toEqual([
       ['evt_group_1-0', 1],
@@ -123,9 +137,28 @@ it('sends each event of a group once; a failed one goes on alone, a 410 disables
       { eventId: 'evt_group_1-3', attempt: 1, outcome: 'gave up', statusCode: 410 },
     ]);
     expect(gone.arrivals).toBe(1);
-    // the deleted one: nothing sent, nothing kept
+    // the deleted one: nothing sent, nothing kept; the one disabled before: not sent, a dead letter
     expect(await listDeadLetters(queue, { webhookId: deleted })).toEqual([]);
+    await until(async () => (await listDeadLetters(queue, { webhookId: disabled })).length === 1);
+    expect(await listDeadLetters(queue, { webhookId: disabled })).toMatchObject([
+      { eventId: 'evt_group_1-6', attempts: 1 },
+    ]);
     expect(fine.arrivals).toBe(3);
+    // the one down throughout: every attempt of the schedule, the group's first among them,
+    // then a dead letter; replayed, it starts the schedule again from attempt 1
+    const attempts = attemptsFor(retryScheduleOf(config));
+    await until(async () => (await listDeadLetters(queue, { webhookId: toDown })).length === 1);
+    expect(await listDeadLetters(queue, { webhookId: toDown })).toMatchObject([
+      { eventId: 'evt_group_1-7', attempts, lastError: 'answered 503' },
+    ]);
+    expect(down.arrivals).toBe(attempts);
+    const downLog = (await store.deliveries(toDown, 1000)).reverse();
+    expect(downLog.map((entry) => entry.attempt)).toEqual(downLog.map((_, at) => at + 1));
+    expect(downLog.at(-1)).toMatchObject({ attempt: attempts, outcome: 'gave up' });
+    down.answer = 204;
+    expect(await replayDeadLetters(queue, { webhookId: toDown })).toBe(1);
+    await until(() => down.received.length === 1);
+    expect(down.received[0]).toMatchObject({ eventId: 'evt_group_1-7', attempt: 1 });
   } finally {
     await queue.close();
   }
