@@ -6,8 +6,9 @@
  * webhook's cursor (of the event types it takes), in messages of up to 100 events of several
  * webhooks (./deliver.ts sends them and retries each that failed alone), then moves
  * the cursors. Every 60th round it sweeps every webhook the same way, which catches a mark taken
- * by a dispatcher that died before queuing. The same changes queued twice have the same message
- * id (./queue.ts): one delivery.
+ * by a dispatcher that died before queuing. The same changes read again into the same group
+ * have the same message id (./queue.ts): one delivery; read into other groups, their events may
+ * be sent twice, each with its one id.
  *
  *   const dispatcher = startDispatcher({ redis, queue, store, prefix, intervalMs: 500, logger })
  *   await dispatcher.dispatchAll()   // what a round does, at once (tests)
@@ -132,7 +133,8 @@ async function dispatchGroup(ctx: GroupCtx, webhookIds: readonly string[]): Prom
       await queue.addBulk(messages.slice(at, at + addBulkSize));
     queued += deliveries.length;
     if (moved.length === 0) return queued;
-    // only after the messages are queued: a crash before this queues them again, same ids
+    // only after the messages are queued: a crash before this queues them again (the same
+    // groups, the same ids, when no other change came meanwhile)
     const cursors = redis.pipeline();
     for (const one of moved) cursors.set(store.cursorKey(one.webhookId), one.cursor, 'XX');
     repliesOf(await cursors.exec());
