@@ -19,6 +19,9 @@ export class Receiver {
   received: Received[] = [];
   /** requests that arrived, answered or not */
   arrivals = 0;
+  /** requests arrived and not yet answered, and the most there were at once */
+  inFlight = 0;
+  maxInFlight = 0;
   /** the status it answers; 'hang' answers after `hangMs` */
   answer: number | 'hang' = 204;
   hangMs = 0;
@@ -31,9 +34,12 @@ export class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         this.arrivals += 1;
+        this.inFlight += 1;
+        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
         const body = Buffer.concat(chunks).toString();
         const answer = this.answer;
         const reply = (status: number) => {
+          this.inFlight -= 1;
           // a sender that gave up (timeout) did not get this answer: not received
           if (res.destroyed || !res.socket || res.socket.destroyed) return;
           if (status >= 200 && status < 300)

@@ -5,7 +5,8 @@
  * last attempt is a dead letter whose replay starts again from attempt 1; a 410 Gone disables its
  * webhook and leaves the event a dead letter after one attempt, as does a webhook disabled
  * before; a deleted webhook's event is dropped; each webhook's log holds its own attempts in
- * order.
+ * order; a webhook's events picked after its 410 are not sent; WEBHOOK_CONCURRENCY caps what is
+ * in flight.
  */
 import type { Redis } from 'ioredis';
 import pino from 'pino';
@@ -32,8 +33,11 @@ const fine = new Receiver();
 const failing = new Receiver();
 const gone = new Receiver();
 const down = new Receiver();
-// the 26 hours compressed to 3 s; the test queues its group itself (no dispatch round)
-const config = compressedWebhooks({ dispatchIntervalMs: 60_000 });
+const slow = new Receiver();
+const goneLater = new Receiver();
+// the 26 hours compressed to 3 s; the test queues its group itself (no dispatch round); two
+// deliveries in flight at most (WEBHOOK_CONCURRENCY), whatever the group's lanes
+const config = compressedWebhooks({ dispatchIntervalMs: 60_000, concurrency: 2 });
 
 async function until(done: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
@@ -46,10 +50,13 @@ async function until(done: () => boolean | Promise<boolean>, ms = 15_000): Promi
 beforeAll(async () => {
   services = await setUpServices('webhook-groups');
   store = new WebhookStore(services.redis as Redis, services.config.redisPrefix);
-  for (const receiver of [fine, failing, gone, down]) await receiver.start();
+  for (const receiver of [fine, failing, gone, down, slow, goneLater]) await receiver.start();
   failing.answer = 500;
   gone.answer = 410;
   down.answer = 503;
+  slow.answer = 'hang';
+  slow.hangMs = 100;
+  goneLater.answer = 410;
   connection = createQueueConnection(services.config.redisUrl as string);
   worker = startWebhookWorker({
     connection,
@@ -62,7 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.close();
   connection?.disconnect();
-  for (const receiver of [fine, failing, gone, down]) await receiver.stop();
+  for (const receiver of [fine, failing, gone, down, slow, goneLater]) await receiver.stop();
   await services?.close();
 });
 
@@ -159,6 +166,42 @@ it('sends each event of a group once; a failed one goes on alone, a 410 disables
     expect(await replayDeadLetters(queue, { webhookId: toDown })).toBe(1);
     await until(() => down.received.length === 1);
     expect(down.received[0]).toMatchObject({ eventId: 'evt_group_1-7', attempt: 1 });
+  } finally {
+    await queue.close();
+  }
+});
+
+it('keeps at most WEBHOOK_CONCURRENCY deliveries in flight, and sends nothing more to a webhook after its 410', async () => {
+  const [toSlow, toGoneLater, toFine] = [
+    await hook(slow.url),
+    await hook(goneLater.url),
+    await hook(fine.url),
+  ];
+  fine.received = [];
+  // more events than a group's lanes (32): the last is picked after the first 410 came back
+  const deliveries = [
+    { webhookId: toGoneLater, event: event('2-0') },
+    ...Array.from({ length: 6 }, (_, i) => ({ webhookId: toSlow, event: event(`2-${i + 1}`) })),
+    ...Array.from({ length: 30 }, (_, i) => ({ webhookId: toFine, event: event(`2-${i + 7}`) })),
+    { webhookId: toGoneLater, event: event('2-37') },
+  ];
+  const queue = webhookQueue(connection, services.config.redisPrefix, retryScheduleOf(config));
+  try {
+    const message = await queue.add('group', { deliveries } as WebhookMessage, { jobId: 'b-group' });
+    await until(async () => (await queue.getJobState(message.id as string)) === 'completed');
+    expect((await queue.getJob('b-group'))?.returnvalue).toBe('delivered 36 of 38');
+    expect(slow.received).toHaveLength(6);
+    expect(slow.maxInFlight).toBe(2);
+    expect(fine.received).toHaveLength(30);
+    // the 410 answered the first: the second never sent, both dead letters after one attempt
+    expect(goneLater.arrivals).toBe(1);
+    await until(async () => (await listDeadLetters(queue, { webhookId: toGoneLater })).length === 2);
+    expect(
+      (await listDeadLetters(queue, { webhookId: toGoneLater })).map((letter) => letter.eventId).sort(),
+    ).toEqual(['evt_group_2-0', 'evt_group_2-37']);
+    expect(await store.deliveries(toGoneLater, 10)).toMatchObject([
+      { eventId: 'evt_group_2-0', attempt: 1, outcome: 'gave up', statusCode: 410 },
+    ]);
   } finally {
     await queue.close();
   }
