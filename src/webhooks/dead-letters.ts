@@ -7,8 +7,8 @@
  *   await listDeadLetters(queue, { webhookId: 'wh_…' })   // -> [{ messageId, webhookId, eventId, … }]
  *   await replayDeadLetters(queue, { webhookId: 'wh_…' })  // -> 3 (queued again)
  */
-import { ErrorCode, type Queue } from 'bullmq';
-import { attemptsBeforeOf, deliveriesOf, type WebhookMessage } from './queue.js';
+import { ErrorCode, type Job, type Queue } from 'bullmq';
+import { attemptsBeforeOf, deliveriesOf, messageId, type WebhookMessage } from './queue.js';
 
 export interface DeadLetter {
   messageId: string;
@@ -53,7 +53,12 @@ export async function listDeadLetters(
   return letters.sort((a, b) => (a.failedAt ?? '').localeCompare(b.failedAt ?? ''));
 }
 
-/** Queues the dead letters again (all, one webhook's, or the named messages); how many. */
+/**
+ * Queues the dead letters again (all, one webhook's, or the named messages); how many messages
+ * were queued. One webhook's letters in a group that failed whole are taken out of it: queued
+ * alone, each its own message (`<webhookId>.<change cursor>`), and the group stays a dead letter
+ * with the other webhooks' events, so a replay for one webhook sends nothing to another.
+ */
 export async function replayDeadLetters(
   queue: Queue<WebhookMessage>,
   filter: { webhookId?: string; messageIds?: readonly string[] } = {},
@@ -62,7 +67,52 @@ export async function replayDeadLetters(
   const chosen = filter.messageIds
     ? letters.filter((letter) => filter.messageIds?.includes(letter.messageId))
     : letters;
-  return replayMessages(queue, [...new Set(chosen.map((letter) => letter.messageId))]);
+  const whole: string[] = [];
+  let moved = 0;
+  for (const id of new Set(chosen.map((letter) => letter.messageId))) {
+    if (filter.webhookId) {
+      const job = await queue.getJob(id);
+      if (job && 'deliveries' in job.data) {
+        moved += await takeOutOfGroup(queue, job, filter.webhookId);
+        continue;
+      }
+    }
+    whole.push(id);
+  }
+  return moved + (await replayMessages(queue, whole));
+}
+
+/**
+ * One webhook's events of a failed group queued alone, each starting its schedule anew; the
+ * group keeps the rest (the whole group replayed when it holds that webhook's alone). The events
+ * are queued before the group forgets them: a failure between the two sends them twice at most,
+ * with their ids, never loses one.
+ */
+async function takeOutOfGroup(
+  queue: Queue<WebhookMessage>,
+  group: Job<WebhookMessage>,
+  webhookId: string,
+): Promise<number> {
+  const deliveries = deliveriesOf(group.data);
+  const rest = deliveries.filter((delivery) => delivery.webhookId !== webhookId);
+  if (rest.length === 0) return replayMessages(queue, [group.id as string]);
+  let queued = 0;
+  for (const { event } of deliveries.filter((delivery) => delivery.webhookId === webhookId)) {
+    const id = messageId(webhookId, event.data.cursor);
+    // a message of that id kept from before (sent, or a dead letter) would swallow the new one
+    const kept = await queue.getJob(id);
+    const state = kept ? await kept.getState() : undefined;
+    if (kept && state !== 'completed' && state !== 'failed') continue;
+    await kept?.remove();
+    await queue.add(event.type, { webhookId, event, attemptsBefore: 0 }, { jobId: id });
+    queued += 1;
+  }
+  try {
+    await group.updateData({ deliveries: rest });
+  } catch (error) {
+    if (!movedMeanwhile(error)) throw error;
+  }
+  return queued;
 }
 
 /**

@@ -8,6 +8,7 @@
  * order; a webhook's events picked after its 410 are not sent; WEBHOOK_CONCURRENCY caps what is
  * in flight.
  */
+import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -206,3 +207,60 @@ it('keeps at most WEBHOOK_CONCURRENCY deliveries in flight, and sends nothing mo
     await queue.close();
   }
 });
+
+it("replays one webhook's events out of a group that failed whole, and leaves the group the others'", async () => {
+  // a queue no delivery worker reads: a worker of the test's own fails the group at once, as
+  // the delivery worker's does when Redis is away at every attempt
+  const prefix = `${services.config.redisPrefix}split-`;
+  const queue = webhookQueue(connection, prefix, retryScheduleOf(config));
+  const failer = new Worker(
+    'webhooks',
+    async (job) => {
+      if (job.name === 'earlier') return 'delivered';
+      throw new Error('Redis away');
+    },
+    { connection, prefix: `${prefix}bull` },
+  );
+  try {
+    const deliveries = [
+      { webhookId: 'wh_a', event: event('3-0') },
+      { webhookId: 'wh_b', event: event('3-1') },
+      { webhookId: 'wh_a', event: event('3-2') },
+    ];
+    // an earlier message of the same id, sent and kept: it must not swallow the replayed one
+    await queue.add('earlier', deliveries[0] as WebhookMessage, { jobId: 'wh_a.3-0' });
+    await until(async () => (await queue.getJobState('wh_a.3-0')) === 'completed');
+    await queue.add('group', { deliveries } as WebhookMessage, { jobId: 'c-group', attempts: 1 });
+    await until(async () => (await queue.getJobState('c-group')) === 'failed');
+    await failer.close();
+    expect((await listDeadLetters(queue)).map((letter) => letter.eventId)).toEqual([
+      'evt_group_3-0',
+      'evt_group_3-1',
+      'evt_group_3-2',
+    ]);
+    // wh_a's two alone, waiting, from their first attempt; the group keeps wh_b's, failed
+    expect(await replayDeadLetters(queue, { webhookId: 'wh_a' })).toBe(2);
+    for (const id of ['wh_a.3-0', 'wh_a.3-2']) {
+      expect(await queue.getJobState(id)).toBe('waiting');
+      expect((await queue.getJob(id))?.data).toMatchObject({ webhookId: 'wh_a', attemptsBefore: 0 });
+    }
+    expect(await queue.getJobState('c-group')).toBe('failed');
+    expect((await listDeadLetters(queue)).map((letter) => [letter.webhookId, letter.eventId])).toEqual([
+      ['wh_b', 'evt_group_3-1'],
+    ]);
+    expect(await replayDeadLetters(queue, { webhookId: 'wh_a' })).toBe(0);
+    // wh_b's, its only webhook left: the group itself goes again
+    expect(await replayDeadLetters(queue, { webhookId: 'wh_b' })).toBe(1);
+    expect(await queue.getJobState('c-group')).toBe('waiting');
+    expect(deliveriesOfJob(await queue.getJob('c-group'))).toEqual([
+      { webhookId: 'wh_b', event: event('3-1') },
+    ]);
+  } finally {
+    await failer.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+  }
+});
+
+const deliveriesOfJob = (job: { data: WebhookMessage } | undefined) =>
+  job && 'deliveries' in job.data ? job.data.deliveries : undefined;
