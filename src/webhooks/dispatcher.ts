@@ -147,10 +147,10 @@ async function dispatchGroup(ctx: GroupCtx, webhookIds: readonly string[]): Prom
 const perMessage = 100;
 
 /** A round's deliveries as messages of up to `perMessage` (one alone keeps its own shape). */
-function inGroups(
-  deliveries: readonly WebhookDelivery[],
-): Array<{ name: string; data: WebhookMessage; opts: { jobId: string } }> {
-  const messages: Array<{ name: string; data: WebhookMessage; opts: { jobId: string } }> = [];
+type QueuedMessage = { name: string; data: WebhookMessage; opts: { jobId: string } };
+
+function inGroups(deliveries: readonly WebhookDelivery[]): QueuedMessage[] {
+  const messages: QueuedMessage[] = [];
   for (let at = 0; at < deliveries.length; at += perMessage) {
     const part = deliveries.slice(at, at + perMessage);
     const [only] = part;

@@ -357,12 +357,7 @@ export class WebhookStore {
 
   /** Adds an attempt to the webhook's delivery log (its newest `logLength` kept). */
   async logAttempt(id: string, entry: DeliveryLogEntry): Promise<void> {
-    const key = this.keys(id).log;
-    await this.redis
-      .multi()
-      .lpush(key, JSON.stringify(entry))
-      .ltrim(key, 0, logLength - 1)
-      .exec();
+    await this.logAttempts(new Map([[id, [entry]]]));
   }
 
   /** Adds attempts to each webhook's delivery log, in their order, in one round trip. */
