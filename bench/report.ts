@@ -261,9 +261,42 @@ function studiesMarkdown(report: BenchReport): string[] {
   return lines;
 }
 
-export function toMarkdown(report: BenchReport): string {
+/**
+ * The ratios beside those of an earlier report (its markdown, as docs/bench-<size>.md keeps it):
+ * a published run is read beside the one it replaces. Ratios of either run alone are listed with
+ * a dash for the other.
+ */
+export function besidePreviousMarkdown(report: BenchReport, previous: string): string[] {
+  const commit = previous.match(/code at ([^.\s]+)/)?.[1] ?? 'unknown';
+  const started = previous.match(/^# Benchmark, (\S+)/m)?.[1] ?? 'unknown';
+  const before = new Map<string, string>();
+  const table = previous.split('## Ratios')[1]?.split('\n## ')[0] ?? '';
+  for (const line of table.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    // | measure | value | target | met |
+    if (cells.length === 6 && cells[1] && cells[1] !== 'measure' && !cells[1].startsWith('---'))
+      before.set(cells[1], cells[2] ?? '');
+  }
+  if (before.size === 0) return [];
+  const now = new Map(report.ratios.map((ratio) => [ratio.what, ratio]));
+  const measures = [...new Set([...now.keys(), ...before.keys()])];
+  return [
+    '',
+    `## Beside the previous published run (${started}, code at ${commit})`,
+    '',
+    '| measure | previous | this run | target | met now |',
+    '|---|---|---|---|---|',
+    ...measures.map((what) => {
+      const ratio = now.get(what);
+      return `| ${what} | ${before.get(what) ?? '-'} | ${ratio?.value ?? '-'} | ${ratio?.target ?? '-'} | ${ratio ? (ratio.met ? 'yes' : 'no') : '-'} |`;
+    }),
+  ];
+}
+
+export function toMarkdown(report: BenchReport, previous?: string): string {
   const lines = [
     ...headMarkdown(report),
+    ...(previous ? besidePreviousMarkdown(report, previous) : []),
     ...queriesMarkdown(report),
     ...recordTextMarkdown(report),
     ...mastersMarkdown(report),

@@ -15,7 +15,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
@@ -497,7 +497,12 @@ function writeReport(report: BenchReport): void {
   const outDir = path.join(projectRoot, 'bench-reports');
   mkdirSync(outDir, { recursive: true });
   const stamp = report.startedAt.replace(/[:.]/g, '-');
-  const markdown = toMarkdown(report);
+  // a run to publish is read beside the published run it replaces
+  const published = path.join(projectRoot, 'docs', publishedName(options.jobs));
+  const markdown = toMarkdown(
+    report,
+    options.publish && existsSync(published) ? readFileSync(published, 'utf8') : undefined,
+  );
   for (const name of [stamp, 'latest']) {
     writeFileSync(path.join(outDir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(path.join(outDir, `${name}.md`), markdown);
@@ -511,7 +516,7 @@ function writeReport(report: BenchReport): void {
         ),
       );
   }
-  if (options.publish) writeFileSync(path.join(projectRoot, 'docs', publishedName(options.jobs)), markdown);
+  if (options.publish) writeFileSync(published, markdown);
   process.stdout.write(`\n${markdown}\nreport: bench-reports/${stamp}.json\n`);
 }
 
