@@ -33,7 +33,7 @@ import {
   toHistoryDocument,
 } from './hiring-activity.js';
 import { type IndexNames, indexNames } from './index-names.js';
-import { recordJobSightings, recordSightings, writtenDocs } from './sightings.js';
+import { percolateCompanies, recordJobSightings, recordPercolated, writtenDocs } from './sightings.js';
 import type { WorkLocationSource } from './source-types.js';
 import { corporateEmbedFields, type Doc, isRecent, toCorporateEmbed } from './transform.js';
 import { countWorkLocations } from './work-location.js';
@@ -358,6 +358,14 @@ export async function rebuildCompanies(
         });
       }
     }
+    // the companies as they will be, percolated while they are written (the percolator is
+    // given the documents, not read from the index); the sightings of those written recorded
+    // after the writes
+    const sources = new Map(found.map((doc) => [doc.id, doc.source]));
+    const intended = corporateOps.map((op) => ({ ...sources.get(op.id), ...(op.body as { doc: Doc }).doc }));
+    const percolation = watch ? percolateCompanies(client, prefix, intended) : undefined;
+    // awaited after the writes; until then a failure is not an unhandled rejection
+    percolation?.catch(() => undefined);
     // the history first: a company's counts never run ahead of the history they were made from
     result.failures.push(...(await writeBulkChunked(client, historyOps)));
     const corporateFailures = await writeBulkChunked(client, corporateOps);
@@ -366,13 +374,16 @@ export async function rebuildCompanies(
     result.failures.push(...jobFailures);
     if (watchJobs)
       await recordJobSightings(client, prefix, watchJobs, chunk, writtenDocs(jobOps, jobFailures), now);
-    if (watch) {
-      const sources = new Map(found.map((doc) => [doc.id, doc.source]));
-      const after = [...writtenDocs(corporateOps, corporateFailures)].map(([id, doc]) => ({
-        ...sources.get(id),
-        ...doc,
-      }));
-      await recordSightings(client, prefix, watch, after, now);
+    if (watch && percolation) {
+      const matches = await percolation;
+      const refused = new Set(corporateFailures.map((failure) => failure.op.id));
+      const written = corporateOps.flatMap((op, i) => (refused.has(op.id) ? [] : [i]));
+      await recordPercolated(
+        watch,
+        written.map((i) => intended[i] as Doc),
+        written.map((i) => matches[i] ?? []),
+        now,
+      );
     }
     result.rebuilt += corporateOps.length;
     result.fannedOut += jobOps.length;

@@ -73,11 +73,31 @@ export async function recordSightings(
   now: Date,
 ): Promise<void> {
   if (companies.length === 0) return;
+  await recordPercolated(watch, companies, await percolateCompanies(client, prefix, companies), now);
+}
+
+/** The watched company searches each company matches, in the companies' order. */
+export async function percolateCompanies(
+  client: Engine,
+  prefix: string,
+  companies: readonly Doc[],
+): Promise<Array<Array<{ savedSearchId: string; watchFields: string[] }>>> {
+  if (companies.length === 0) return [];
   // only mapped fields go to the percolator; the binary copies are not needed to match
   const documents = companies.map(
     ({ compactRecord: _c, hiringActivityRecord: _h, matchCard: _m, ...doc }) => doc,
   );
-  const matches = await percolate(client, prefix, documents);
+  return percolate(client, prefix, documents);
+}
+
+/** The companies' sightings from their percolation (`percolateCompanies`), compared and recorded. */
+export async function recordPercolated(
+  watch: Membership,
+  companies: readonly Doc[],
+  matches: ReadonlyArray<ReadonlyArray<{ savedSearchId: string; watchFields: string[] }>>,
+  now: Date,
+): Promise<void> {
+  if (companies.length === 0) return;
   await watch.seen(
     companies.map((company, i) => ({
       corporateNumber: String(company.corporateNumber),

@@ -191,6 +191,24 @@ describe('a watched company search', { shuffle: false }, () => {
     expect(brief(after.body)).toEqual([['entered', gamma]]);
   });
 
+  it('records no sighting of a company whose rebuilt write was refused', async () => {
+    const watch = new Membership(services.redis as never, services.config.redisPrefix);
+    const seen: string[] = [];
+    const spy = Object.assign(Object.create(watch) as Membership, {
+      seen: (companies: Parameters<Membership['seen']>[0], now: Date) => {
+        seen.push(...companies.map((company) => company.corporateNumber));
+        return watch.seen(companies, now);
+      },
+    });
+    // a backfill's write made conditional on a version the company no longer has: refused
+    const result = await rebuildCompanies(services.opensearch, services.config.indexPrefix, [gamma, alpha], {
+      watch: spy,
+      copies: new Map([[gamma, { seqNo: 1_000_000, primaryTerm: 1 }]]),
+    });
+    expect(result.failures.map((failure) => failure.op.id)).toEqual([gamma]);
+    expect(seen).toEqual([alpha]);
+  });
+
   it('refuses a bad cursor, a cursor with since, another user', async () => {
     await changes(user.key, id, '?cursor=abc').expect(400);
     await changes(user.key, id, '?cursor=1-0&since=2026-11-01T00:00:00Z').expect(400);
