@@ -300,11 +300,14 @@ export async function rebuildCompanies(
   const { watch, watchJobs } = await watchesOf(client, prefix, options);
   for (let start = 0; start < all.length; start += rebuildChunkSize) {
     const chunk = all.slice(start, start + rebuildChunkSize);
-    const found = await getSources<Doc>(client, names.corporates, chunk, {
-      excludes: ['postings', 'aggregates', 'hiringActivity', 'hiringActivityRecord', compactRecordField],
-    });
-    const postingsByCompany = options.postings ?? (await readPostings(client, names, chunk));
-    const histories = await readHistories(client, names, chunk);
+    // the round's three reads at once: none needs another's answer
+    const [found, postingsByCompany, histories] = await Promise.all([
+      getSources<Doc>(client, names.corporates, chunk, {
+        excludes: ['postings', 'aggregates', 'hiringActivity', 'hiringActivityRecord', compactRecordField],
+      }),
+      options.postings ?? readPostings(client, names, chunk),
+      readHistories(client, names, chunk),
+    ]);
     const corporateOps: BulkOp<string>[] = [];
     const historyOps: BulkOp<string>[] = [];
     const jobOps: BulkOp<string>[] = [];
