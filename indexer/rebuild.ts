@@ -281,6 +281,36 @@ async function watchesOf(
   };
 }
 
+/**
+ * The round's companies as the writes will make them, percolated while they are written (the
+ * percolator is given the documents, not read from the index); what it answers records the
+ * sightings of those written, once the writes are answered.
+ */
+function percolatedBeside(
+  client: Engine,
+  prefix: string,
+  watch: Membership,
+  found: ReadonlyArray<{ id: string; source?: Doc }>,
+  corporateOps: ReadonlyArray<BulkOp<string>>,
+): (failures: ReadonlyArray<BulkFailure<string>>, now: Date) => Promise<void> {
+  const sources = new Map(found.map((doc) => [doc.id, doc.source]));
+  const intended = corporateOps.map((op) => ({ ...sources.get(op.id), ...(op.body as { doc: Doc }).doc }));
+  const percolation = percolateCompanies(client, prefix, intended);
+  // awaited after the writes; until then a failure is not an unhandled rejection
+  percolation.catch(() => undefined);
+  return async (failures, now) => {
+    const matches = await percolation;
+    const refused = new Set(failures.map((failure) => failure.op.id));
+    const written = corporateOps.flatMap((op, i) => (refused.has(op.id) ? [] : [i]));
+    await recordPercolated(
+      watch,
+      written.map((i) => intended[i] as Doc),
+      written.map((i) => matches[i] ?? []),
+      now,
+    );
+  };
+}
+
 /** Rebuilds the given companies, `rebuildChunkSize` at a time. */
 export async function rebuildCompanies(
   client: Engine,
@@ -361,14 +391,7 @@ export async function rebuildCompanies(
         });
       }
     }
-    // the companies as they will be, percolated while they are written (the percolator is
-    // given the documents, not read from the index); the sightings of those written recorded
-    // after the writes
-    const sources = new Map(found.map((doc) => [doc.id, doc.source]));
-    const intended = corporateOps.map((op) => ({ ...sources.get(op.id), ...(op.body as { doc: Doc }).doc }));
-    const percolation = watch ? percolateCompanies(client, prefix, intended) : undefined;
-    // awaited after the writes; until then a failure is not an unhandled rejection
-    percolation?.catch(() => undefined);
+    const sightings = watch ? percolatedBeside(client, prefix, watch, found, corporateOps) : undefined;
     // the history first: a company's counts never run ahead of the history they were made from
     result.failures.push(...(await writeBulkChunked(client, historyOps)));
     const corporateFailures = await writeBulkChunked(client, corporateOps);
@@ -377,17 +400,7 @@ export async function rebuildCompanies(
     result.failures.push(...jobFailures);
     if (watchJobs)
       await recordJobSightings(client, prefix, watchJobs, chunk, writtenDocs(jobOps, jobFailures), now);
-    if (watch && percolation) {
-      const matches = await percolation;
-      const refused = new Set(corporateFailures.map((failure) => failure.op.id));
-      const written = corporateOps.flatMap((op, i) => (refused.has(op.id) ? [] : [i]));
-      await recordPercolated(
-        watch,
-        written.map((i) => intended[i] as Doc),
-        written.map((i) => matches[i] ?? []),
-        now,
-      );
-    }
+    await sightings?.(corporateFailures, now);
     result.rebuilt += corporateOps.length;
     result.fannedOut += jobOps.length;
   }
