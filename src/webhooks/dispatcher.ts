@@ -146,9 +146,10 @@ async function dispatchGroup(ctx: GroupCtx, webhookIds: readonly string[]): Prom
 /** Events per message: a group is sent a few at a time, each that failed retried alone. */
 const perMessage = 100;
 
-/** A round's deliveries as messages of up to `perMessage` (one alone keeps its own shape). */
+/** A message as `Queue.addBulk` takes it. */
 type QueuedMessage = { name: string; data: WebhookMessage; opts: { jobId: string } };
 
+/** A round's deliveries as messages of up to `perMessage` (one alone keeps its own shape). */
 function inGroups(deliveries: readonly WebhookDelivery[]): QueuedMessage[] {
   const messages: QueuedMessage[] = [];
   for (let at = 0; at < deliveries.length; at += perMessage) {
