@@ -44,10 +44,11 @@ if (!url || !redisUrl) throw new Error('OPENSEARCH_URL and REDIS_URL name the en
 const prefix = 'bench-watch-';
 const client = createEngine(url);
 const redis = new Redis(redisUrl);
+const queryFields = new Membership(redis, prefix).queryFields;
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
 async function watch(count: number): Promise<void> {
-  await registerWatched(client, prefix, count, ['employeeCount']);
+  await registerWatched(client, prefix, queryFields, count, ['employeeCount']);
 }
 
 const companies = () => corporateNumbers(client, prefix);
@@ -104,9 +105,9 @@ try {
     );
     figures.push({ searches: count, seconds, companiesPerSecond: all.length / seconds, ratio, firstSeconds });
   }
-  await registerWatched(client, prefix, 0, []);
+  await registerWatched(client, prefix, queryFields, 0, []);
   for (const count of options.jobSearches.split(',').filter(Boolean).map(Number)) {
-    await registerWatched(client, prefix, count, ['salaryMax'], 'jobs');
+    await registerWatched(client, prefix, queryFields, count, ['salaryMax'], 'jobs');
     await dropWatchState();
     const firstSeconds = await timedRebuild(all, membership);
     const seconds = await timedRebuild(all, membership);

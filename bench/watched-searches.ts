@@ -10,6 +10,7 @@ import { scan } from '../ops/engine/scan.js';
 import { corporateSearch, jobSearch } from '../src/catalogue/searches.js';
 import type { Engine } from '../src/opensearch/engine.js';
 import { indexName } from '../src/opensearch/indices.js';
+import type { QueryFields } from '../src/saved-searches/query-fields.js';
 import type { SavedSearchKind } from '../src/saved-searches/store.js';
 import { queriesIndexes } from '../src/saved-searches/watch.js';
 import { compileSearch } from '../src/search/compile-search.js';
@@ -38,10 +39,14 @@ export function savedJobBody(i: number): Record<string, unknown> {
 /** The id of the `i`th bench search. */
 export const benchSearchId = (i: number): string => `ss_bench${i}`;
 
-/** Replaces the kind's percolator searches by `count` bench searches watching `watchFields`. */
+/**
+ * Replaces the kind's percolator searches by `count` bench searches watching `watchFields`,
+ * their fields recorded first, as the API records them (src/saved-searches/query-fields.ts).
+ */
 export async function registerWatched(
   client: Engine,
   prefix: string,
+  fields: QueryFields,
   count: number,
   watchFields: string[],
   kind: SavedSearchKind = 'corporates',
@@ -54,6 +59,7 @@ export async function registerWatched(
     for (let i = start; i < Math.min(count, start + 1000); i++) {
       const plan = parseSearchRequest(search, bodyOf(i));
       const query = (compileSearch(search, plan, prefix).body as { query: unknown }).query;
+      await fields.record(query, kind);
       lines.push(
         { index: { _index: index, _id: benchSearchId(i) } },
         { savedSearchId: benchSearchId(i), userId: 'bench', watchFields, query },

@@ -217,7 +217,9 @@ try {
   const floorCpuEnd = await cpuNow();
 
   // watched: every search with a webhook; the first sighting records the members (no webhook yet)
-  await registerWatched(client, prefix, options.searches, ['hiringActivity']);
+  await registerWatched(client, prefix, new Membership(redis, prefix).queryFields, options.searches, [
+    'hiringActivity',
+  ]);
   await rebuildCompanies(client, prefix, await companies(), { watch: new Membership(redis, prefix) });
   const store = new WebhookStore(redis, prefix);
   for (let i = 0; i < options.searches; i++)

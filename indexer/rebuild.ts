@@ -295,7 +295,7 @@ function percolatedBeside(
 ): (failures: ReadonlyArray<BulkFailure<string>>, now: Date) => Promise<void> {
   const sources = new Map(found.map((doc) => [doc.id, doc.source]));
   const intended = corporateOps.map((op) => ({ ...sources.get(op.id), ...(op.body as { doc: Doc }).doc }));
-  const percolation = percolateCompanies(client, prefix, intended);
+  const percolation = percolateCompanies(client, prefix, intended, watch.queryFields);
   // awaited after the writes; until then a failure is not an unhandled rejection
   percolation.catch(() => undefined);
   return async (failures, now) => {

@@ -21,6 +21,7 @@ import { compactRecordField } from '../src/catalogue/record-fields.js';
 import { getSources } from '../src/opensearch/documents.js';
 import type { Engine } from '../src/opensearch/engine.js';
 import { type Membership, type Sighting, watchedValues } from '../src/saved-searches/membership.js';
+import type { QueryFields } from '../src/saved-searches/query-fields.js';
 import { percolate } from '../src/saved-searches/watch.js';
 import { toCorporateRecord, toJobRecord } from '../src/search/records.js';
 import { japanDay } from './hiring-activity.js';
@@ -73,7 +74,12 @@ export async function recordSightings(
   now: Date,
 ): Promise<void> {
   if (companies.length === 0) return;
-  await recordPercolated(watch, companies, await percolateCompanies(client, prefix, companies), now);
+  await recordPercolated(
+    watch,
+    companies,
+    await percolateCompanies(client, prefix, companies, watch.queryFields),
+    now,
+  );
 }
 
 /** The watched company searches each company matches, in the companies' order. */
@@ -81,13 +87,14 @@ export async function percolateCompanies(
   client: Engine,
   prefix: string,
   companies: readonly Doc[],
+  fields: QueryFields,
 ): Promise<Array<Array<{ savedSearchId: string; watchFields: string[] }>>> {
   if (companies.length === 0) return [];
   // only mapped fields go to the percolator; the binary copies are not needed to match
   const documents = companies.map(
     ({ compactRecord: _c, hiringActivityRecord: _h, matchCard: _m, ...doc }) => doc,
   );
-  return percolate(client, prefix, documents);
+  return percolate(client, prefix, documents, { fields });
 }
 
 /** The companies' sightings from their percolation (`percolateCompanies`), compared and recorded. */
@@ -165,7 +172,7 @@ export async function recordJobSightings(
     for (const { id, source } of read) if (!source) present.get(companyOf.get(id) as string)?.delete(id); // deleted since the scan: gone
     const found = read.filter((doc) => doc.source);
     const documents = found.map(({ id, source }) => ({ ...source, ...fannedOut.get(id) }));
-    const matches = await percolate(client, prefix, documents, { kind: 'jobs' });
+    const matches = await percolate(client, prefix, documents, { kind: 'jobs', fields: watch.queryFields });
     found.forEach(({ id, version }, i) => {
       const document = documents[i] as Doc;
       jobsOf.get(String(document.corporateNumber))?.push({

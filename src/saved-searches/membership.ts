@@ -25,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { canonicalJson } from '../canonical-json.js';
+import { QueryFields } from './query-fields.js';
 import type { SavedSearchKind } from './store.js';
 
 export type ChangeType = 'entered' | 'left' | 'changed';
@@ -197,11 +198,16 @@ return written
 const dayMs = 24 * 60 * 60 * 1000;
 
 export class Membership {
+  /** The fields the watched queries read (./query-fields.ts), in the same Redis. */
+  readonly queryFields: QueryFields;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly retentionDays = 30,
-  ) {}
+  ) {
+    this.queryFields = new QueryFields(redis, prefix);
+  }
 
   /**
    * Records where each company is now; returns the number of changes written. A company in

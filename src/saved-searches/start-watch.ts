@@ -102,7 +102,7 @@ export async function startWatching(
     services.opensearch,
     prefix,
     { savedSearchId: saved.id, userId, watchFields: saved.watchFields, query },
-    saved.search,
+    { kind: saved.search, fields: membership.queryFields },
   );
   return { watching: true, notWatchingReason: null };
 }

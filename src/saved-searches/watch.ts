@@ -21,6 +21,7 @@
 import type { Engine } from '../opensearch/engine.js';
 import { indexName } from '../opensearch/indices.js';
 import { withRetry } from '../opensearch/retry.js';
+import { cutForPercolation, type QueryFields } from './query-fields.js';
 import type { SavedSearchKind } from './store.js';
 
 type Doc = Record<string, unknown>;
@@ -36,13 +37,18 @@ export interface PercolatorMatch {
   watchFields: string[];
 }
 
-/** Keeps a watched search's compiled query for the percolator (replacing one of the same id). */
+/**
+ * Keeps a watched search's compiled query for the percolator (replacing one of the same id),
+ * its fields recorded first (./query-fields.ts): a query the percolator can see is never cut
+ * out of the records it is checked against.
+ */
 export async function registerQuery(
   client: Engine,
   prefix: string,
   entry: { savedSearchId: string; userId: string; watchFields: readonly string[]; query: unknown },
-  kind: SavedSearchKind = 'corporates',
+  { kind = 'corporates', fields }: { kind?: SavedSearchKind; fields: QueryFields },
 ): Promise<void> {
+  await fields.record(entry.query, kind);
   await withRetry(() =>
     client.index({
       index: indexName(prefix, queriesIndexes[kind]),
@@ -109,12 +115,72 @@ export async function watchedSearchCounts(
 /** Matched searches per page of a percolation: more are read page after page (by id). */
 const matchesPerPage = 10_000;
 
-/** The watched searches each document matches, in the documents' order; every one, page by page. */
+/** Every stored query of a kind, a page at a time (the backfill of ./query-fields.ts). */
+async function* storedQueries(
+  client: Engine,
+  prefix: string,
+  kind: SavedSearchKind,
+): AsyncGenerator<unknown[]> {
+  let after: unknown[] | undefined;
+  for (;;) {
+    const { body } = await withRetry(() =>
+      client.search({
+        index: indexName(prefix, queriesIndexes[kind]),
+        body: {
+          size: 1000,
+          _source: ['query'],
+          sort: [{ savedSearchId: 'asc' }],
+          ...(after ? { search_after: after as never } : {}),
+        },
+      }),
+    );
+    const hits = body.hits.hits as Array<{ _source?: Doc; sort?: unknown[] }>;
+    yield hits.map((hit) => hit._source?.query);
+    if (hits.length < 1000) return;
+    after = hits.at(-1)?.sort;
+  }
+}
+
+/**
+ * The watched searches each document matches, in the documents' order; every one, page by page.
+ * With `fields` (./query-fields.ts), the documents go cut to the fields the watched queries
+ * read; a query registered meanwhile with a field not yet recorded (the set grew while the
+ * engine answered) has them percolated again whole.
+ */
 export async function percolate(
   client: Engine,
   prefix: string,
   documents: readonly Doc[],
-  { kind = 'corporates', pageSize = matchesPerPage }: { kind?: SavedSearchKind; pageSize?: number } = {},
+  {
+    kind = 'corporates',
+    pageSize = matchesPerPage,
+    fields,
+  }: { kind?: SavedSearchKind; pageSize?: number; fields?: QueryFields } = {},
+): Promise<PercolatorMatch[][]> {
+  if (documents.length === 0 || !fields) return percolateAs(client, prefix, documents, kind, pageSize);
+  let known = await fields.read(kind);
+  if (!known) {
+    await fields.fillFrom(storedQueries(client, prefix, kind), kind);
+    known = (await fields.read(kind)) ?? new Set(['*']);
+  }
+  const cut = known;
+  const matches = await percolateAs(
+    client,
+    prefix,
+    documents.map((doc) => cutForPercolation(doc, cut)),
+    kind,
+    pageSize,
+  );
+  if ((await fields.count(kind)) === known.size) return matches;
+  return percolateAs(client, prefix, documents, kind, pageSize);
+}
+
+async function percolateAs(
+  client: Engine,
+  prefix: string,
+  documents: readonly Doc[],
+  kind: SavedSearchKind,
+  pageSize: number,
 ): Promise<PercolatorMatch[][]> {
   const matches: PercolatorMatch[][] = documents.map(() => []);
   if (documents.length === 0) return matches;

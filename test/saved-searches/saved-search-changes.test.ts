@@ -57,6 +57,7 @@ const { alpha, beta, gamma, delta } = numbers;
 
 /** Writes the records, then rebuilds their companies as the worker does. */
 const change = (records: SourceRecord[]) => changeAsTheWorker(services, records, tick);
+const queryFields = () => new Membership(services.redis as never, services.config.redisPrefix).queryFields;
 
 async function newUser(credits = 100): Promise<{ key: string; userId: string }> {
   const userId = `u-${Math.random().toString(36).slice(2)}`;
@@ -552,7 +553,7 @@ describe('the percolation', () => {
       services.opensearch,
       prefix,
       { savedSearchId, userId: 'counting', watchFields: [], query: { match_all: {} } },
-      'jobs',
+      { kind: 'jobs', fields: queryFields() },
     );
     try {
       expect(await watchedSearchCounts(services.opensearch, prefix)).toEqual({
@@ -568,12 +569,12 @@ describe('the percolation', () => {
     const prefix = services.config.indexPrefix;
     const ids = ['ss_page000000000000000a', 'ss_page000000000000000b', 'ss_page000000000000000c'];
     for (const savedSearchId of ids)
-      await registerQuery(services.opensearch, prefix, {
-        savedSearchId,
-        userId: 'paging',
-        watchFields: [],
-        query: { term: { prefectureId: 47 } },
-      });
+      await registerQuery(
+        services.opensearch,
+        prefix,
+        { savedSearchId, userId: 'paging', watchFields: [], query: { term: { prefectureId: 47 } } },
+        { fields: queryFields() },
+      );
     try {
       // percolated in groups of one prefecture: each answer goes back to its document's slot
       const documents = [
@@ -730,10 +731,12 @@ describe('public records reach a watched company search as they are loaded', { s
       allowShrink: true,
     };
     // the membership fails as a Redis gone away would: alpha's record is written, not reported
+    const gone = async () => {
+      throw new Error('Redis went away');
+    };
     const away = new Proxy({} as Membership, {
-      get: () => async () => {
-        throw new Error('Redis went away');
-      },
+      // its watched queries' fields are in the same Redis
+      get: (_target, key) => (key === 'queryFields' ? new Proxy({}, { get: () => gone }) : gone),
     });
     await expect(importRecordFile('certifications', file, { ...options, watch: away })).rejects.toThrow(
       'Redis went away',
@@ -828,12 +831,12 @@ describe('an import command without REDIS_URL', () => {
   it('says the watched searches are not fed by it', async () => {
     const prefix = services.config.indexPrefix;
     const savedSearchId = `ss_warn${Math.random().toString(36).slice(2, 14)}`;
-    await registerQuery(services.opensearch, prefix, {
-      savedSearchId,
-      userId: 'u-warn',
-      watchFields: [],
-      query: { match_all: {} },
-    });
+    await registerQuery(
+      services.opensearch,
+      prefix,
+      { savedSearchId, userId: 'u-warn', watchFields: [], query: { match_all: {} } },
+      { fields: queryFields() },
+    );
     const said = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const watching = await importWatch({

@@ -64,6 +64,7 @@ export const unitTestFiles = [
   'test/sample-data/generate.test.ts',
   'test/sample-data/registry-generate.test.ts',
   'test/sample-data/sample-files.test.ts',
+  'test/saved-searches/query-fields.test.ts',
   'test/search/compile-kinds.test.ts',
   'test/search/compile-search.test.ts',
   'test/search/compile-units.test.ts',
