@@ -115,30 +115,44 @@ export async function watchedSearchCounts(
 /** Matched searches per page of a percolation: more are read page after page (by id). */
 const matchesPerPage = 10_000;
 
+type QueryHit = { _source?: Doc; fields?: Record<string, number[]>; sort?: unknown[] };
+
+/** The hits of a search of a kind's percolator index, a page at a time, by saved search id. */
+async function* pagesOf(
+  client: Engine,
+  prefix: string,
+  kind: SavedSearchKind,
+  body: Doc,
+  pageSize: number,
+): AsyncGenerator<QueryHit[]> {
+  let after: unknown[] | undefined;
+  for (;;) {
+    const { body: page } = await withRetry(() =>
+      client.search({
+        index: indexName(prefix, queriesIndexes[kind]),
+        body: {
+          ...body,
+          size: pageSize,
+          sort: [{ savedSearchId: 'asc' }],
+          ...(after ? { search_after: after as never } : {}),
+        },
+      }),
+    );
+    const hits = page.hits.hits as QueryHit[];
+    yield hits;
+    if (hits.length < pageSize) return;
+    after = hits.at(-1)?.sort;
+  }
+}
+
 /** Every stored query of a kind, a page at a time (the backfill of ./query-fields.ts). */
 async function* storedQueries(
   client: Engine,
   prefix: string,
   kind: SavedSearchKind,
 ): AsyncGenerator<unknown[]> {
-  let after: unknown[] | undefined;
-  for (;;) {
-    const { body } = await withRetry(() =>
-      client.search({
-        index: indexName(prefix, queriesIndexes[kind]),
-        body: {
-          size: 1000,
-          _source: ['query'],
-          sort: [{ savedSearchId: 'asc' }],
-          ...(after ? { search_after: after as never } : {}),
-        },
-      }),
-    );
-    const hits = body.hits.hits as Array<{ _source?: Doc; sort?: unknown[] }>;
+  for await (const hits of pagesOf(client, prefix, kind, { _source: ['query'] }, 1000))
     yield hits.map((hit) => hit._source?.query);
-    if (hits.length < 1000) return;
-    after = hits.at(-1)?.sort;
-  }
 }
 
 /**
@@ -184,25 +198,11 @@ async function percolateAs(
 ): Promise<PercolatorMatch[][]> {
   const matches: PercolatorMatch[][] = documents.map(() => []);
   if (documents.length === 0) return matches;
-  let after: unknown[] | undefined;
-  for (;;) {
-    const { body } = await withRetry(() =>
-      client.search({
-        index: indexName(prefix, queriesIndexes[kind]),
-        body: {
-          size: pageSize,
-          _source: ['savedSearchId', 'watchFields'],
-          query: { percolate: { field: 'query', documents: [...documents] } },
-          sort: [{ savedSearchId: 'asc' }],
-          ...(after ? { search_after: after as never } : {}),
-        },
-      }),
-    );
-    const hits = body.hits.hits as Array<{
-      _source?: Doc;
-      fields?: Record<string, number[]>;
-      sort?: unknown[];
-    }>;
+  const body = {
+    _source: ['savedSearchId', 'watchFields'],
+    query: { percolate: { field: 'query', documents: [...documents] } },
+  };
+  for await (const hits of pagesOf(client, prefix, kind, body, pageSize))
     for (const hit of hits) {
       const match = {
         savedSearchId: String(hit._source?.savedSearchId),
@@ -212,7 +212,5 @@ async function percolateAs(
       const slots = hit.fields?._percolator_document_slot ?? [0];
       for (const slot of slots) matches[slot]?.push(match);
     }
-    if (hits.length < pageSize) return matches;
-    after = hits.at(-1)?.sort;
-  }
+  return matches;
 }
