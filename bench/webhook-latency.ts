@@ -9,7 +9,9 @@
  * the same batches without any watched search (the worker's own pace, the floor); each of the
  * two starts once the engine has no merge running. With `--watch-alone`, the same number of
  * new batches once more with the webhook worker stopped (every search still watched): what the
- * watch itself costs ingestion, apart from the deliveries' work on the same cores. The CPU of
+ * watch itself costs ingestion, apart from the deliveries' work on the same cores. With
+ * `--floor-after`, the batches once more with every search unregistered: a floor taken after the
+ * watch, on caches the watch warmed (the first floor follows the load). The CPU of
  * each process (this one, Redis, the receiver, the engine) over each part is reported beside
  * the times. Writes bench-reports/webhook-latency-<time>.json.
  *
@@ -57,6 +59,10 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
     '--watch-alone',
     'then the same number of new batches with the webhook worker stopped: the watch (percolation and membership) without deliveries beside it',
   )
+  .option(
+    '--floor-after',
+    'then the batches once more with every search unregistered: a floor measured after the watch, on warm caches',
+  )
   .parse()
   .opts<{
     companies: number;
@@ -66,6 +72,7 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
     batchPostings: number;
     webhooksApart?: boolean;
     watchAlone?: boolean;
+    floorAfter?: boolean;
   }>();
 
 const url = process.env.OPENSEARCH_URL;
@@ -281,6 +288,20 @@ try {
     watchAloneMs = Date.now() - aloneStarted;
     watchAloneCpu = cpuSpent(aloneCpu, await cpuNow());
   }
+  // the floor again, every search unregistered: the first follows the load, and at 1,000,000
+  // postings it has run twice as slow as the batches after it (the engine's caches still cold)
+  let floorAfterMs: number | null = null;
+  let floorAfterCpu: Record<string, number> | null = null;
+  if (options.floorAfter) {
+    await registerWatched(client, prefix, new Membership(redis, prefix).queryFields, 0, []);
+    await mergesSettled();
+    log(`floor after: ${options.batches} more batches, nothing watched`);
+    const afterStarted = Date.now();
+    const afterCpu = await cpuNow();
+    await runBatches(source, 3 * options.batches);
+    floorAfterMs = Date.now() - afterStarted;
+    floorAfterCpu = cpuSpent(afterCpu, await cpuNow());
+  }
   await indexer.close();
 
   const latencies: number[] = [];
@@ -316,6 +337,13 @@ try {
       watched: watchedMs,
       ratio: floorMs / watchedMs,
       ...(watchAloneMs === null ? {} : { watchAlone: watchAloneMs, watchAloneRatio: floorMs / watchAloneMs }),
+      ...(floorAfterMs === null
+        ? {}
+        : {
+            floorAfter: floorAfterMs,
+            ratioAfter: floorAfterMs / watchedMs,
+            ...(watchAloneMs === null ? {} : { watchAloneRatioAfter: floorAfterMs / watchAloneMs }),
+          }),
     },
     // CPU seconds of each process over each part: the batches of each phase, and the deliveries
     // still running after the watched batches ended (until every event arrived)
@@ -324,6 +352,7 @@ try {
       watched: cpuSpent(watchedCpu, watchedCpuEnd),
       watchedDrain: cpuSpent(watchedCpuEnd, drainedCpu),
       ...(watchAloneCpu ? { watchAlone: watchAloneCpu } : {}),
+      ...(floorAfterCpu ? { floorAfter: floorAfterCpu } : {}),
     },
   };
   log(JSON.stringify(figures));
