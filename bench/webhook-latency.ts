@@ -138,6 +138,8 @@ async function firstPostings(file: string, count: number): Promise<JobSource[]> 
 }
 
 let receiver: BenchProcess | undefined;
+/** the webhook worker's process with `--webhooks-apart`, while it runs */
+let webhookWorker: BenchProcess | undefined;
 
 /**
  * Until the engine merges none of the bench's segments (twice in a row, half a second apart):
@@ -154,8 +156,12 @@ async function mergesSettled(): Promise<void> {
   }
 }
 
-/** CPU time so far (ms) of this process (the indexer, the dispatcher and the deliveries), Redis, the receiver and the engine. */
-type CpuSnapshot = { bench: number; redis: number; receiver: number; engine: number };
+/**
+ * CPU time so far (ms) of this process (the indexer, and the dispatcher and the deliveries
+ * unless they run apart), Redis, the receiver, the engine, and the webhook worker when it runs
+ * in a process of its own (0 otherwise).
+ */
+type CpuSnapshot = { bench: number; redis: number; receiver: number; engine: number; webhookWorker: number };
 
 async function cpuNow(): Promise<CpuSnapshot> {
   const usage = process.cpuUsage();
@@ -166,6 +172,7 @@ async function cpuNow(): Promise<CpuSnapshot> {
     redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000,
     receiver: receiver ? processCpuMs(receiver.pid) : 0,
     engine: await engineCpuMs(client),
+    webhookWorker: webhookWorker ? processCpuMs(webhookWorker.pid) : 0,
   };
 }
 
@@ -243,9 +250,17 @@ try {
     ? await startNodeProcess({
         script: benchScript('bench/webhook-worker-process.ts'),
         env: { REDIS_URL: redisUrl, BENCH_PREFIX: prefix },
-        logFile: path.join(projectRoot, '.local', 'bench', 'webhook-worker.log'),
+        logFile: path.join(projectRoot, 'bench-reports', 'webhook-worker.log'),
         readyPath: '/health',
-      }).then((worker) => ({ close: worker.stop }))
+      }).then((worker) => {
+        webhookWorker = worker;
+        return {
+          close: () => {
+            webhookWorker = undefined;
+            return worker.stop();
+          },
+        };
+      })
     : startWebhookWorker({
         connection,
         redis,

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { projectRoot } from '../../src/project-root.js';
 import { checkUrl, guardedLookup, refusedAddress } from '../../src/webhooks/address.js';
 import { attemptsFor, backoffStrategy, retryDelay } from '../../src/webhooks/queue.js';
@@ -165,12 +165,27 @@ describe('sender', () => {
   let server: Server;
   let base: string;
   const seen: Array<{ path: string; headers: IncomingMessage['headers']; body: string }> = [];
+  const hugeEnded: string[] = [];
   const routes: Record<string, (res: ServerResponse) => void> = {
     '/ok': (res) => res.writeHead(204).end(),
     '/kept': (res) => res.writeHead(204).end(),
     '/fail': (res) => res.writeHead(500).end('no'),
     '/slow': (res) => {
       setTimeout(() => res.writeHead(200).end(), 2_000).unref();
+    },
+    // an answer whose bytes come slowly, each within the timeout, all of them past it
+    '/trickle': (res) => {
+      res.writeHead(200);
+      let written = 0;
+      const timer = setInterval(() => {
+        written += 1;
+        if (written < 10) res.write('x');
+        else {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 200);
+      res.once('close', () => clearInterval(timer));
     },
     '/redirect': (res) => res.writeHead(302, { location: '/ok' }).end(),
     // an answer that breaks off in its body
@@ -179,6 +194,8 @@ describe('sender', () => {
       res.write('x', () => setTimeout(() => res.socket?.destroy(), 20));
     },
     '/huge': (res) => {
+      // how the answer ended: all of it written, or cut off by the sender
+      res.once('close', () => hugeEnded.push(res.writableFinished ? 'written' : 'cut'));
       res.writeHead(200);
       const chunk = Buffer.alloc(64 * 1024, 97);
       let sent = 0;
@@ -237,8 +254,14 @@ describe('sender', () => {
       const slow = await s.send(`${base}/slow`, '{}', {});
       expect(slow).toMatchObject({ ok: false, statusCode: null, error: 'timeout' });
       expect(slow.durationMs).toBeLessThan(1_900);
+      // the timeout bounds the whole attempt, not each wait for a byte
+      const trickle = await s.send(`${base}/trickle`, '{}', {});
+      expect(trickle).toMatchObject({ ok: false, statusCode: null, error: 'timeout' });
+      expect(trickle.durationMs).toBeLessThan(1_500);
       const huge = await s.send(`${base}/huge`, '{}', {});
       expect(huge).toMatchObject({ ok: true, statusCode: 200 });
+      // 6.4 MB offered, the cap read: the sender closed the connection before the rest
+      await vi.waitFor(() => expect(hugeEnded).toEqual(['cut']));
     } finally {
       await s.close();
     }
