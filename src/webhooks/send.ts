@@ -137,6 +137,7 @@ class Attempt implements Dispatcher.DispatchHandler {
   }
 
   start(): void {
+    if (this.settled) return;
     this.controller = null;
     this.status = null;
     this.read = 0;
@@ -185,7 +186,8 @@ class Attempt implements Dispatcher.DispatchHandler {
     // attempt: the receiver got the event, and the retry schedule sends it again)
     if (reason === 'connection reset' && this.status === null && !this.sentAgain) {
       this.sentAgain = true;
-      this.start();
+      // once undici is done with the dropped connection
+      setImmediate(sendAgain, this);
       return;
     }
     this.settle(null, reason);
@@ -194,6 +196,10 @@ class Attempt implements Dispatcher.DispatchHandler {
 
 function onTimeout(attempt: Attempt): void {
   attempt.timeout();
+}
+
+function sendAgain(attempt: Attempt): void {
+  attempt.start();
 }
 
 /** A failed attempt's reason, from the error's code only. */
