@@ -12,8 +12,10 @@
  * watch itself costs ingestion, apart from the deliveries' work on the same cores. With
  * `--floor-after`, the batches once more with every search unregistered: a floor taken after the
  * watch, on caches the watch warmed (the first floor follows the load). The CPU of
- * each process (this one, Redis, the receiver, the engine) over each part is reported beside
- * the times. Writes bench-reports/webhook-latency-<time>.json.
+ * each process (this one, Redis, the receiver, the engine, the webhook worker when apart) over
+ * each part is reported beside the times, and the percolations of each watched phase (the
+ * rebuild rounds' requests and the engine's time in them). Writes
+ * bench-reports/webhook-latency-<time>.json.
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 REDIS_URL=redis://127.0.0.1:6379 \
  *     npx tsx bench/webhook-latency.ts --companies 2000 --jobs 20000 --searches 1000 --batches 5 --batch-postings 200
@@ -40,6 +42,7 @@ import { createEngine } from '../src/opensearch/engine.js';
 import { bootstrapIndices, dropIndices } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
+import { queriesIndexes } from '../src/saved-searches/watch.js';
 import { WebhookStore } from '../src/webhooks/store.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { engineCpuMs, processCpuMs } from './cpu.js';
@@ -176,6 +179,24 @@ async function cpuNow(): Promise<CpuSnapshot> {
   };
 }
 
+/**
+ * The percolator index's searches so far: how many (one a rebuild round, a shard each) and the
+ * engine's time in them. A phase's count tells how many rounds its batches were rebuilt in.
+ */
+async function percolationsNow(): Promise<{ requests: number; engineMs: number }> {
+  const { body } = await client.indices.stats({
+    index: `${prefix}${queriesIndexes.corporates}`,
+    metric: 'search',
+  });
+  const search = body._all?.primaries?.search;
+  return { requests: search?.query_total ?? 0, engineMs: search?.query_time_in_millis ?? 0 };
+}
+
+const percolationsSpent = (
+  from: { requests: number; engineMs: number },
+  to: { requests: number; engineMs: number },
+) => ({ requests: to.requests - from.requests, engineMs: to.engineMs - from.engineMs });
+
 /** CPU spent between two snapshots, in seconds to a tenth. */
 const cpuSpent = (from: CpuSnapshot, to: CpuSnapshot) =>
   Object.fromEntries(
@@ -272,9 +293,11 @@ try {
   log(`watched: ${options.searches} searches with webhooks; the same batches`);
   const watchedStarted = Date.now();
   const watchedCpu = await cpuNow();
+  const watchedPercolations = await percolationsNow();
   const queued = await runBatches(source, options.batches);
   const watchedMs = Date.now() - watchedStarted;
   const watchedCpuEnd = await cpuNow();
+  const watchedPercolationsEnd = await percolationsNow();
   // every change found is sent: wait until as many arrived as the streams hold after the cursors
   let expected = 0;
   for (let i = 0; i < options.searches; i++) {
@@ -294,14 +317,17 @@ try {
   // the watch alone: new batches, every search still watched, no dispatcher or delivery running
   let watchAloneMs: number | null = null;
   let watchAloneCpu: Record<string, number> | null = null;
+  let watchAlonePercolations: { requests: number; engineMs: number } | null = null;
   if (options.watchAlone) {
     await mergesSettled();
     log(`watch alone: ${options.batches} more batches, the webhook worker stopped`);
     const aloneStarted = Date.now();
     const aloneCpu = await cpuNow();
+    const alonePercolations = await percolationsNow();
     await runBatches(source, 2 * options.batches);
     watchAloneMs = Date.now() - aloneStarted;
     watchAloneCpu = cpuSpent(aloneCpu, await cpuNow());
+    watchAlonePercolations = percolationsSpent(alonePercolations, await percolationsNow());
   }
   // the floor again, every search unregistered: the first follows the load, and at 1,000,000
   // postings it has run twice as slow as the batches after it (the engine's caches still cold)
@@ -368,6 +394,11 @@ try {
       watchedDrain: cpuSpent(watchedCpuEnd, drainedCpu),
       ...(watchAloneCpu ? { watchAlone: watchAloneCpu } : {}),
       ...(floorAfterCpu ? { floorAfter: floorAfterCpu } : {}),
+    },
+    // the rebuild rounds' percolations over each watched phase, and the engine's time in them
+    percolations: {
+      watched: percolationsSpent(watchedPercolations, watchedPercolationsEnd),
+      ...(watchAlonePercolations ? { watchAlone: watchAlonePercolations } : {}),
     },
   };
   log(JSON.stringify(figures));
