@@ -113,10 +113,11 @@ const timedOut = Object.assign(new Error('the attempt timed out'), { name: 'Time
 const tooLong = new Error('the answer is longer than is read');
 
 /**
- * One attempt as undici's handler of the request (no response stream, no abort signal: about
- * a third of the sending's CPU per delivery, docs/bench.md): the status, the answer's bytes
- * counted up to the cap, one timer for the whole attempt, and the second sending of a request
- * a kept connection dropped before any answer.
+ * One attempt as undici's handler of the request: the status, the answer's bytes counted up
+ * to the cap, one timer for the whole attempt, and the second sending of a request a kept
+ * connection dropped before any answer. No response stream and no abort signal: the sending
+ * costs about a third of the CPU per delivery that `request` with them did (docs/bench.md,
+ * "Each delivery as undici's dispatch handler").
  */
 class Attempt implements Dispatcher.DispatchHandler {
   private status: number | null = null;
