@@ -179,11 +179,13 @@ async function cpuNow(): Promise<CpuSnapshot> {
   };
 }
 
+type Percolations = { requests: number; engineMs: number };
+
 /**
  * The percolator index's searches so far: how many (one a rebuild round, a shard each) and the
  * engine's time in them. A phase's count tells how many rounds its batches were rebuilt in.
  */
-async function percolationsNow(): Promise<{ requests: number; engineMs: number }> {
+async function percolationsNow(): Promise<Percolations> {
   const { body } = await client.indices.stats({
     index: `${prefix}${queriesIndexes.corporates}`,
     metric: 'search',
@@ -192,10 +194,10 @@ async function percolationsNow(): Promise<{ requests: number; engineMs: number }
   return { requests: search?.query_total ?? 0, engineMs: search?.query_time_in_millis ?? 0 };
 }
 
-const percolationsSpent = (
-  from: { requests: number; engineMs: number },
-  to: { requests: number; engineMs: number },
-) => ({ requests: to.requests - from.requests, engineMs: to.engineMs - from.engineMs });
+const percolationsSpent = (from: Percolations, to: Percolations): Percolations => ({
+  requests: to.requests - from.requests,
+  engineMs: to.engineMs - from.engineMs,
+});
 
 /** CPU spent between two snapshots, in seconds to a tenth. */
 const cpuSpent = (from: CpuSnapshot, to: CpuSnapshot) =>
@@ -317,7 +319,7 @@ try {
   // the watch alone: new batches, every search still watched, no dispatcher or delivery running
   let watchAloneMs: number | null = null;
   let watchAloneCpu: Record<string, number> | null = null;
-  let watchAlonePercolations: { requests: number; engineMs: number } | null = null;
+  let watchAlonePercolations: Percolations | null = null;
   if (options.watchAlone) {
     await mergesSettled();
     log(`watch alone: ${options.batches} more batches, the webhook worker stopped`);
