@@ -13,7 +13,7 @@ import { createMatchJobWorker } from '../../src/match-jobs/worker.js';
 import { ledgerTailGauge, queueDepthGauge, startMetricsListener } from '../../src/metrics.js';
 import { judgeTableOf } from '../../src/names/judge.js';
 import { createRedis } from '../../src/redis.js';
-import { startWebhookWorker } from '../../src/webhooks/worker.js';
+import { startWebhookThread } from '../../src/webhooks/thread.js';
 import { openCliServices } from '../cli-services.js';
 import { createIndexerWorker } from '../indexer-worker.js';
 import { createIndexerQueue, createQueueConnection, scheduleRollOff } from '../queue.js';
@@ -67,13 +67,14 @@ runCli('worker', async () => {
     chunkRecords: config.matchJobs.chunkRecords,
   });
   // webhooks (POST /webhooks): the changes of watched saved searches, dispatched and delivered
-  const webhooks = startWebhookWorker({
-    connection,
-    redis: matchRedis,
-    redisPrefix: config.redisPrefix,
-    config: config.webhooks,
-    logger,
-  });
+  // on a thread of their own at WEBHOOK_NICE; a thread that ends by itself stops the worker
+  const webhooks = await startWebhookThread(
+    { redisUrl, redisPrefix: config.redisPrefix, config: config.webhooks, logLevel: config.logLevel },
+    (error) => {
+      logger.error({ err: { message: error.message } }, 'the webhook thread stopped');
+      void stop('webhook thread stopped', 1);
+    },
+  );
   // the credit ledger's new entries, filed in the engine (src/limits/ledger-filing.ts)
   ledgerTailGauge(() => limits.ledger.tailLength());
   const filing = startLedgerFiling({
@@ -84,11 +85,12 @@ runCli('worker', async () => {
     logger,
   });
   logger.info(
+    { webhookThread: webhooks.priority },
     'indexer worker running (nightly roll-off at 03:00 JST), match jobs, webhooks and ledger filing too',
   );
 
   let stopping = false;
-  async function stop(reason: string): Promise<void> {
+  async function stop(reason: string, exitCode = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
     const started = Date.now();
@@ -106,7 +108,7 @@ runCli('worker', async () => {
     await services.close();
     logger.info({ reason, ms: Date.now() - started }, 'stopped');
     await endLogs(logger);
-    process.exit(0);
+    process.exit(exitCode);
   }
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));

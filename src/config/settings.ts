@@ -557,6 +557,13 @@ const webhooks = section(
       default: '500',
       doc: 'How often the worker queues the new changes of saved searches that have webhooks.',
     }),
+    setting({
+      name: 'WEBHOOK_NICE',
+      key: 'webhooks.nice',
+      kind: integer(0, 19, 'a whole number from 0 to 19'),
+      default: '10',
+      doc: "The CPU priority (Linux nice) of the worker's webhook thread: the deliveries yield the cores to the indexer and the engine on a shared host and take what they leave; 0 keeps the process's priority. Only ever lowered.",
+    }),
   ],
 );
 

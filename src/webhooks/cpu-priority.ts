@@ -1,0 +1,41 @@
+/**
+ * A thread's CPU priority (Linux nice, 0-19): the webhook deliveries' thread (./thread.ts)
+ * lowers its own, so that on a host it shares with the indexer and the engine the deliveries
+ * take the cores only when those two leave them (docs/bench.md, "The deliveries at a lower CPU
+ * priority"). Linux keeps a nice value per thread: a thread's own id is read from
+ * /proc/thread-self, and the threads it starts after (libuv's pool when this thread starts it)
+ * inherit the value. Lowering a priority needs no privilege; raising it again does, so this
+ * only ever lowers.
+ *
+ *   lowerThreadPriority(10)   // { threadId: 48213, nice: 10 }, or null where /proc lacks it
+ */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
+
+export interface ThreadPriority {
+  /** the kernel's id of this thread (a task of /proc/<pid>/task) */
+  threadId: number;
+  /** its nice value now */
+  nice: number;
+}
+
+/** This thread's kernel id, from /proc/thread-self (`<pid>/task/<tid>`); null off Linux. */
+export function currentThreadId(): number | null {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(id) && id > 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sets this thread's nice value to `nice` unless it is already that low or lower; null where
+ * the thread's id cannot be read (the priority is left as it is).
+ */
+export function lowerThreadPriority(nice: number): ThreadPriority | null {
+  const threadId = currentThreadId();
+  if (threadId === null) return null;
+  if (os.getPriority(threadId) < nice) os.setPriority(threadId, nice);
+  return { threadId, nice: os.getPriority(threadId) };
+}
