@@ -10,10 +10,13 @@ import type { Engine } from '../src/opensearch/engine.js';
 
 let ticksPerSecond: number | undefined;
 
-export function processCpuMs(pid: number): number {
+export function processCpuMs(pid: number, threadId?: number): number {
   ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   // the command name (field 2) may hold spaces: count fields after its closing parenthesis
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const stat = readFileSync(
+    threadId === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${threadId}/stat`,
+    'utf8',
+  );
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);

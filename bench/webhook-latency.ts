@@ -44,6 +44,7 @@ import { projectRoot } from '../src/project-root.js';
 import { Membership } from '../src/saved-searches/membership.js';
 import { queriesIndexes } from '../src/saved-searches/watch.js';
 import { WebhookStore } from '../src/webhooks/store.js';
+import { startWebhookThread } from '../src/webhooks/thread.js';
 import { startWebhookWorker } from '../src/webhooks/worker.js';
 import { engineCpuMs, processCpuMs } from './cpu.js';
 import { benchDataSet } from './data-set.js';
@@ -57,7 +58,24 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
   .option('--searches <n>', 'watched saved searches, each with a webhook', positiveWholeNumber, 1000)
   .option('--batches <n>', 'batches of new postings', positiveWholeNumber, 5)
   .option('--batch-postings <n>', 'new postings per batch', positiveWholeNumber, 200)
-  .option('--webhooks-apart', 'the webhook worker in a process of its own (bench/webhook-worker-process.ts)')
+  .option(
+    '--webhooks-apart',
+    'the webhook worker in a process of its own (bench/webhook-worker-process.ts), at the process priority',
+  )
+  .option(
+    '--webhooks-inline',
+    "the webhook worker on this process's thread, beside the indexer (the layout before the worker gave it a thread)",
+  )
+  .option(
+    '--webhook-nice <n>',
+    "the webhook thread's nice value (WEBHOOK_NICE; 0 keeps the priority)",
+    (value: string) => {
+      const nice = Number(value);
+      if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error('--webhook-nice: 0 to 19');
+      return nice;
+    },
+    defaultConfig().webhooks.nice,
+  )
   .option(
     '--watch-alone',
     'then the same number of new batches with the webhook worker stopped: the watch (percolation and membership) without deliveries beside it',
@@ -74,6 +92,8 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
     batches: number;
     batchPostings: number;
     webhooksApart?: boolean;
+    webhooksInline?: boolean;
+    webhookNice: number;
     watchAlone?: boolean;
     floorAfter?: boolean;
   }>();
@@ -143,6 +163,11 @@ async function firstPostings(file: string, count: number): Promise<JobSource[]> 
 let receiver: BenchProcess | undefined;
 /** the webhook worker's process with `--webhooks-apart`, while it runs */
 let webhookWorker: BenchProcess | undefined;
+/** the webhook thread's kernel id (the default layout, as `npm run worker`), while it runs */
+let webhookThreadId: number | undefined;
+/** the CPU of the webhook thread once stopped (still in this process's figure) */
+let webhookThreadEndedMs = 0;
+const webhooksLayout = options.webhooksApart ? 'apart' : options.webhooksInline ? 'inline' : 'thread';
 
 /**
  * Until the engine merges none of the bench's segments (twice in a row, half a second apart):
@@ -160,22 +185,24 @@ async function mergesSettled(): Promise<void> {
 }
 
 /**
- * CPU time so far (ms) of this process (the indexer, and the dispatcher and the deliveries
- * unless they run apart), Redis, the receiver, the engine, and the webhook worker when it runs
- * in a process of its own (0 otherwise).
+ * CPU time so far (ms) of this process (the indexer, and with `--webhooks-inline` the
+ * dispatcher and the deliveries; the webhook thread's time taken out), Redis, the receiver,
+ * the engine, and the webhook worker when it runs on a thread or in a process of its own (0
+ * inline).
  */
 type CpuSnapshot = { bench: number; redis: number; receiver: number; engine: number; webhookWorker: number };
 
 async function cpuNow(): Promise<CpuSnapshot> {
   const usage = process.cpuUsage();
+  const thread = webhookThreadId === undefined ? 0 : processCpuMs(process.pid, webhookThreadId);
   const info = await redis.info('cpu');
   const seconds = (name: string) => Number(info.match(new RegExp(`${name}:([0-9.]+)`))?.[1] ?? 0);
   return {
-    bench: (usage.user + usage.system) / 1000,
+    bench: (usage.user + usage.system) / 1000 - thread - webhookThreadEndedMs,
     redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000,
     receiver: receiver ? processCpuMs(receiver.pid) : 0,
     engine: await engineCpuMs(client),
-    webhookWorker: webhookWorker ? processCpuMs(webhookWorker.pid) : 0,
+    webhookWorker: webhookWorker ? processCpuMs(webhookWorker.pid) : thread,
   };
 }
 
@@ -284,13 +311,36 @@ try {
           },
         };
       })
-    : startWebhookWorker({
-        connection,
-        redis,
-        redisPrefix: prefix,
-        config: { ...defaultConfig().webhooks, allowLoopback: true },
-        logger: quiet,
-      });
+    : options.webhooksInline
+      ? startWebhookWorker({
+          connection,
+          redis,
+          redisPrefix: prefix,
+          config: { ...defaultConfig().webhooks, allowLoopback: true },
+          logger: quiet,
+        })
+      : await startWebhookThread(
+          {
+            redisUrl,
+            redisPrefix: prefix,
+            config: { ...defaultConfig().webhooks, allowLoopback: true, nice: options.webhookNice },
+            logLevel: 'silent',
+          },
+          (error) => {
+            throw error;
+          },
+        ).then((thread) => {
+          webhookThreadId = thread.priority?.threadId;
+          return {
+            close: async () => {
+              // the thread's time stays in this process's figure: taken out from here on (read
+              // before it ends, while /proc still lists it)
+              webhookThreadEndedMs += processCpuMs(process.pid, webhookThreadId);
+              webhookThreadId = undefined;
+              await thread.close();
+            },
+          };
+        });
   await mergesSettled();
   log(`watched: ${options.searches} searches with webhooks; the same batches`);
   const watchedStarted = Date.now();
@@ -360,6 +410,10 @@ try {
   const figures = {
     companies: options.companies,
     postings: options.jobs,
+    // where the dispatcher and the deliveries ran: a thread at `webhookNice` (as `npm run
+    // worker`), this process's thread (inline), or a process of their own (apart)
+    webhooks: webhooksLayout,
+    ...(webhooksLayout === 'thread' ? { webhookNice: options.webhookNice } : {}),
     searches: options.searches,
     batches: options.batches,
     batchPostings: options.batchPostings,
