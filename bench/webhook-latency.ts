@@ -3,7 +3,9 @@
  * `npm run ingest` with REDIS_URL queues them; the indexer worker writes them and rebuilds their
  * companies, recording where each stands in the watched saved searches (the percolator); the
  * webhook worker dispatches and delivers each change to a receiver on loopback, in a process of
- * its own (bench/webhook-receiver.ts). Every search
+ * its own (bench/webhook-receiver.ts). The webhook worker runs as `npm run worker` runs it, on a
+ * thread of its own at WEBHOOK_NICE (`--webhook-nice` sets another value); `--webhooks-inline`
+ * puts it on the indexer's thread, `--webhooks-apart` in a process of its own. Every search
  * watches `hiringActivity`, so a new posting changes its company in every search it is in. The
  * latency of an event is from its batch being queued to the receiver getting it. Beside it,
  * the same batches without any watched search (the worker's own pace, the floor); each of the
@@ -11,9 +13,9 @@
  * new batches once more with the webhook worker stopped (every search still watched): what the
  * watch itself costs ingestion, apart from the deliveries' work on the same cores. With
  * `--floor-after`, the batches once more with every search unregistered: a floor taken after the
- * watch, on caches the watch warmed (the first floor follows the load). The CPU of
- * each process (this one, Redis, the receiver, the engine, the webhook worker when apart) over
- * each part is reported beside the times, and the percolations of each watched phase (the
+ * watch, on caches the watch warmed (the first floor follows the load). The CPU of each
+ * process (this one, Redis, the receiver, the engine, the webhook worker's thread or process)
+ * over each part is reported beside the times, and the percolations of each watched phase (the
  * rebuild rounds' requests and the engine's time in them). Writes
  * bench-reports/webhook-latency-<time>.json.
  *
