@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '../logger.js';
 import { connectRedis } from '../redis.js';
-import { lowerThreadPriority } from './cpu-priority.js';
+import { lowerThreadPriority, type ThreadPriority } from './cpu-priority.js';
 import type { ThreadReport, WebhookThreadOptions } from './thread.js';
 import { startWebhookWorker } from './worker.js';
 
@@ -14,8 +14,14 @@ const options = workerData as WebhookThreadOptions;
 const port = parentPort;
 if (!port) throw new Error('src/webhooks/thread-main.ts runs as a worker thread (./thread.ts)');
 const logger = createLogger(options.logLevel);
-// before anything else, so the threads this one starts (libuv's pool) inherit the priority
-const priority = lowerThreadPriority(options.config.nice);
+// before anything else, so the threads this one starts (libuv's pool) inherit the priority; a
+// host that refuses it (a sandbox without setpriority) leaves the deliveries at the process's
+let priority: ThreadPriority | null = null;
+try {
+  priority = lowerThreadPriority(options.config.nice);
+} catch (error) {
+  logger.warn({ err: { message: (error as Error).message } }, 'webhook thread priority left as it is');
+}
 // BullMQ's blocking connection retries without limit; the store's fails fast
 const connection = connectRedis(options.redisUrl, { maxRetriesPerRequest: null });
 const redis = connectRedis(options.redisUrl);
