@@ -1,8 +1,8 @@
 /**
  * A thread's CPU priority (Linux nice, 0-19): the webhook deliveries' thread (./thread.ts)
  * lowers its own, so that on a host it shares with the indexer and the engine the deliveries
- * take the cores only when those two leave them (docs/bench.md, "The deliveries at a lower CPU
- * priority"). Linux keeps a nice value per thread: a thread's own id is read from
+ * take the cores only when those two leave them (docs/bench.md, "The deliveries on a thread at
+ * nice 10"). Linux keeps a nice value per thread: a thread's own id is read from
  * /proc/thread-self, and the threads it starts after (libuv's pool when this thread starts it)
  * inherit the value. Lowering a priority needs no privilege; raising it again does, so this
  * only ever lowers.

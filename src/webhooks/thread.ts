@@ -69,6 +69,7 @@ export function startWebhookThread(
 ): Promise<WebhookThread> {
   const thread = newThread(options);
   let closing = false;
+  let ended = false;
   let closed: (() => void) | undefined;
   return new Promise((resolve, reject) => {
     let started = false;
@@ -78,7 +79,8 @@ export function startWebhookThread(
         resolve({
           priority: report.ready,
           close() {
-            if (closing) return Promise.resolve();
+            // a thread that already ended (onStopped) has nothing left to close
+            if (closing || ended) return Promise.resolve();
             closing = true;
             return new Promise<void>((done) => {
               closed = done;
@@ -88,12 +90,14 @@ export function startWebhookThread(
         });
       } else closed?.();
     });
-    const ended = (error: Error) => {
+    const end = (error: Error) => {
+      if (ended) return;
+      ended = true;
       if (!started) reject(error);
       else if (!closing) onStopped(error);
       else closed?.();
     };
-    thread.on('error', (error) => ended(error));
-    thread.on('exit', (code) => ended(new Error(`the webhook thread ended (exit ${code})`)));
+    thread.on('error', (error) => end(error));
+    thread.on('exit', (code) => end(new Error(`the webhook thread ended (exit ${code})`)));
   });
 }

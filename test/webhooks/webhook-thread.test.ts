@@ -51,3 +51,20 @@ it('WEBHOOK_NICE=0 keeps the process priority on the thread', async () => {
   const before = niceOf(currentThreadId() as number);
   await withThread(0, (threadId) => expect(niceOf(threadId)).toBe(before));
 });
+
+it('a thread that cannot start fails the start with its reason', async () => {
+  const stopped: Error[] = [];
+  await expect(
+    startWebhookThread(
+      {
+        redisUrl: inject('redisUrl'),
+        redisPrefix: 'thread-refused:',
+        // BullMQ refuses a worker with no concurrency as it is built
+        config: { ...defaultConfig().webhooks, concurrency: 0 },
+        logLevel: 'silent',
+      },
+      (error) => stopped.push(error),
+    ),
+  ).rejects.toThrow(/concurrency/);
+  expect(stopped).toEqual([]);
+});
