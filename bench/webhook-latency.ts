@@ -70,7 +70,7 @@ const options = cliProgram('bench:webhook-latency', 'From a posting ingested to 
   )
   .option(
     '--webhook-nice <n>',
-    "the webhook thread's nice value (WEBHOOK_NICE; 0 keeps the priority)",
+    "the webhook thread's nice value (WEBHOOK_NICE; 0 keeps the priority); the thread layout only",
     (value: string) => {
       const nice = Number(value);
       if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error('--webhook-nice: 0 to 19');
@@ -169,6 +169,8 @@ let webhookWorker: BenchProcess | undefined;
 let webhookThreadId: number | undefined;
 /** the CPU of the webhook thread once stopped (still in this process's figure) */
 let webhookThreadEndedMs = 0;
+if (options.webhooksApart && options.webhooksInline)
+  throw new Error('--webhooks-apart and --webhooks-inline: one layout at a time');
 const webhooksLayout = options.webhooksApart ? 'apart' : options.webhooksInline ? 'inline' : 'thread';
 
 /**

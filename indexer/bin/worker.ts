@@ -3,8 +3,9 @@
  * queue and keeps the nightly roll-off scheduled. Needs REDIS_URL (the queue lives there);
  * OpenSearch is OPENSEARCH_URL, else the local node, like the other CLIs.
  */
+import type { Logger } from 'pino';
 import { cliProgram, runCli } from '../../ops/cli.js';
-import { loadConfigOrExit } from '../../src/config.js';
+import { type Config, loadConfigOrExit } from '../../src/config.js';
 import { ledgerIndex, startLedgerFiling } from '../../src/limits/ledger-filing.js';
 import { createLimits } from '../../src/limits/limits.js';
 import { createLogger, endLogs } from '../../src/logger.js';
@@ -31,6 +32,7 @@ runCli('worker', async () => {
   if (!config.redisUrl)
     throw new Error('the indexer queue lives in Redis: set REDIS_URL (e.g. redis://127.0.0.1:6379)');
   const logger = createLogger(config.logLevel);
+  let stopping = false;
   const services = await openCliServices();
   const redisUrl = config.redisUrl;
   const connection = createQueueConnection(redisUrl);
@@ -67,13 +69,11 @@ runCli('worker', async () => {
     chunkRecords: config.matchJobs.chunkRecords,
   });
   // webhooks (POST /webhooks): the changes of watched saved searches, dispatched and delivered
-  // on a thread of their own at WEBHOOK_NICE; a thread that ends by itself stops the worker
-  const webhooks = await startWebhookThread(
-    { redisUrl, redisPrefix: config.redisPrefix, config: config.webhooks, logLevel: config.logLevel },
-    (error) => {
-      logger.error({ err: { message: error.message } }, 'the webhook thread stopped');
-      void stop('webhook thread stopped', 1);
-    },
+  const webhooks = await startWebhooks(
+    config,
+    redisUrl,
+    logger,
+    () => void stop('webhook thread stopped', 1),
   );
   // the credit ledger's new entries, filed in the engine (src/limits/ledger-filing.ts)
   ledgerTailGauge(() => limits.ledger.tailLength());
@@ -89,7 +89,6 @@ runCli('worker', async () => {
     'indexer worker running (nightly roll-off at 03:00 JST), match jobs, webhooks and ledger filing too',
   );
 
-  let stopping = false;
   async function stop(reason: string, exitCode = 0): Promise<void> {
     if (stopping) return;
     stopping = true;
@@ -113,3 +112,23 @@ runCli('worker', async () => {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 });
+
+/**
+ * The webhook deliveries on a thread of their own at WEBHOOK_NICE (src/webhooks/thread.ts). A
+ * thread that does not start ends the process (the indexer and the match jobs already run: a
+ * worker without its deliveries does not stay); one that ends later calls `stop` once this
+ * start has finished (the thread may end as it reports ready).
+ */
+async function startWebhooks(config: Config, redisUrl: string, logger: Logger, stop: () => void) {
+  return startWebhookThread(
+    { redisUrl, redisPrefix: config.redisPrefix, config: config.webhooks, logLevel: config.logLevel },
+    (error) => {
+      logger.error({ err: { message: error.message } }, 'the webhook thread stopped');
+      setImmediate(stop);
+    },
+  ).catch(async (error: Error) => {
+    logger.error({ err: { message: error.message } }, 'the webhook thread did not start');
+    await endLogs(logger);
+    process.exit(1);
+  });
+}

@@ -562,7 +562,7 @@ const webhooks = section(
       key: 'webhooks.nice',
       kind: integer(0, 19, 'a whole number from 0 to 19'),
       default: '10',
-      doc: "The CPU priority (Linux nice) of the worker's webhook thread: the deliveries yield the cores to the indexer and the engine on a shared host and take what they leave; 0 keeps the process's priority. Only ever lowered.",
+      doc: "The CPU priority (Linux nice) of the worker's webhook thread: the deliveries yield the cores to the worker's indexer thread, and to the engine where it runs in the same session or container, and take what they leave; 0 keeps the process's priority. Only ever lowered.",
     }),
   ],
 );

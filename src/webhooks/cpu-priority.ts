@@ -3,9 +3,9 @@
  * lowers its own, so that on a host it shares with the indexer and the engine the deliveries
  * take the cores only when those two leave them (docs/bench.md, "The deliveries on a thread at
  * nice 10"). Linux keeps a nice value per thread: a thread's own id is read from
- * /proc/thread-self, and the threads it starts after (libuv's pool when this thread starts it)
- * inherit the value. Lowering a priority needs no privilege; raising it again does, so this
- * only ever lowers.
+ * /proc/thread-self, and only that thread is lowered (libuv's pool and V8's helper threads serve
+ * the whole process and keep its priority). Lowering a priority needs no privilege; raising it
+ * again does, so this only ever lowers.
  *
  *   lowerThreadPriority(10)   // { threadId: 48213, nice: 10 }, or null where /proc lacks it
  */

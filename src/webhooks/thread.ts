@@ -67,25 +67,26 @@ export function startWebhookThread(
   options: WebhookThreadOptions,
   onStopped: (error: Error) => void,
 ): Promise<WebhookThread> {
-  const thread = newThread(options);
-  let closing = false;
-  let ended = false;
-  let closed: (() => void) | undefined;
   return new Promise((resolve, reject) => {
+    const thread = newThread(options);
     let started = false;
+    let ended = false;
+    let closing: Promise<void> | undefined;
+    let closed: (() => void) | undefined;
     thread.on('message', (report: ThreadReport) => {
       if ('ready' in report) {
         started = true;
         resolve({
           priority: report.ready,
           close() {
-            // a thread that already ended (onStopped) has nothing left to close
-            if (closing || ended) return Promise.resolve();
-            closing = true;
-            return new Promise<void>((done) => {
+            // a thread that already ended (onStopped) has nothing left to close; a second call
+            // waits for the first
+            if (ended) return Promise.resolve();
+            closing ??= new Promise<void>((done) => {
               closed = done;
               thread.postMessage('close');
             });
+            return closing;
           },
         });
       } else closed?.();

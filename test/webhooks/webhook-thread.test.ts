@@ -53,7 +53,6 @@ it('WEBHOOK_NICE=0 keeps the process priority on the thread', async () => {
 });
 
 it('a thread that cannot start fails the start with its reason', async () => {
-  const stopped: Error[] = [];
   await expect(
     startWebhookThread(
       {
@@ -63,8 +62,7 @@ it('a thread that cannot start fails the start with its reason', async () => {
         config: { ...defaultConfig().webhooks, concurrency: 0 },
         logLevel: 'silent',
       },
-      (error) => stopped.push(error),
+      () => undefined,
     ),
   ).rejects.toThrow(/concurrency/);
-  expect(stopped).toEqual([]);
 });
