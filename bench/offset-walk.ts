@@ -20,6 +20,7 @@
  */
 import type { Engine } from '../src/opensearch/engine.js';
 import { onPit, type SearchRequest } from '../src/search/paging/pit-search.js';
+import { floorBody } from './query-mix.js';
 
 export interface OffsetQuery {
   name: string;
@@ -137,7 +138,6 @@ async function measureOne(
   const body = query.request.body as Record<string, unknown>;
   const params = paramsOf(query.request);
   const limit = Number(body.size);
-  const { from: _from, size: _size, sort: _sort, _source, highlight: _highlight, ...matching } = body;
   const { body: opened } = await client.createPit({ index: [index], keep_alive: `${keepAliveSeconds}s` });
   try {
     const pit = { id: opened.pit_id, keepAliveSeconds };
@@ -154,7 +154,7 @@ async function measureOne(
         {
           what: 'floor',
           path: `/${index}/_search?${params}`,
-          body: JSON.stringify({ ...matching, size: 0 }),
+          body: JSON.stringify(floorBody(body)),
         },
         { what: 'top page', path: `/${index}/_search?${params}`, body: JSON.stringify({ ...body, from: 0 }) },
         { what: 'from/size', path: `/${index}/_search?${params}`, body: JSON.stringify(body) },

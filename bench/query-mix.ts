@@ -35,6 +35,17 @@ export function rawMixRequest(query: MixQuery, indexPrefix: string) {
   return { compiled, params, raw };
 }
 
+/**
+ * The size-0 floor of a compiled body: the same query matching and counting, nothing fetched,
+ * sorted or highlighted. Its request goes with `request_cache=false`: the shard request cache
+ * keeps `size: 0` answers by default, and a repeated floor would be a cache hit, not the cost
+ * of matching.
+ */
+export function floorBody(body: Record<string, unknown>): Record<string, unknown> {
+  const { from: _from, size: _size, sort: _sort, _source, highlight: _highlight, ...matching } = body;
+  return { ...matching, size: 0 };
+}
+
 /** `corporateNumbers`: 100 numbers of the data set, for the id-list query. */
 export function buildQueryMix(corporateNumbers: readonly string[]): MixQuery[] {
   return [...companyQueries(corporateNumbers), ...jobQueries()];

@@ -38,7 +38,7 @@ import type { NameEvalReport } from './name-scoring.js';
 import { calibrationSvg } from './names/outcomes.js';
 import { measureOffsets, offsetTable } from './offset-walk.js';
 import { type BenchProcess, benchScript, startNodeProcess, stopAll } from './processes.js';
-import { buildQueryMix, rawMixRequest } from './query-mix.js';
+import { buildQueryMix, floorBody, rawMixRequest } from './query-mix.js';
 import { measureCopyFetch, measureRecordText } from './record-text-cost.js';
 import { createBenchKey } from './registry-bench-support.js';
 import { type BenchReport, computeRatios, type QueryRow, toMarkdown } from './report.js';
@@ -237,23 +237,13 @@ function requestsOf(query: Mix[number], key: string) {
     headers: { 'x-api-key': key },
     body: JSON.stringify(query.body),
   };
-  // the floor: the same query matching and counting, nothing fetched, sorted or highlighted
-  const {
-    from: _from,
-    size: _size,
-    sort: _sort,
-    _source,
-    highlight: _highlight,
-    ...matching
-  } = compiled.body as Record<string, unknown>;
-  // not from the shard request cache, which keeps `size: 0` answers by default: a repeated
-  // floor request would otherwise be a cache hit, not the cost of matching
+  // the floor (`floorBody`), not from the shard request cache
   const floorParams = new URLSearchParams(params);
   floorParams.set('request_cache', 'false');
   const floorRequest: LoadRequest = {
     method: 'POST',
     path: `/${compiled.index as string}/_search?${floorParams}`,
-    body: JSON.stringify({ ...matching, size: 0 }),
+    body: JSON.stringify(floorBody(compiled.body as Record<string, unknown>)),
   };
   return { apiRequest, rawRequest, floorRequest };
 }

@@ -24,6 +24,7 @@ export const unitTestFiles = [
   'test/bench/name-eval.test.ts',
   'test/bench/name-evaluation-labels.test.ts',
   'test/bench/name-variants.test.ts',
+  'test/bench/query-floor.test.ts',
   'test/bench/report-previous.test.ts',
   'test/catalogue/catalogue-fields.test.ts',
   'test/catalogue/catalogue-labels.test.ts',
