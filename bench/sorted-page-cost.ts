@@ -1,6 +1,6 @@
 /**
  * Where a sorted page of one query of the mix spends its time beside its size-0 floor
- * (docs/bench.md, "A sorted page beside its floor"): the compiled request, the floor, and
+ * (docs/bench.md, "A sorted page beside its floor at 1,000,000 postings"): the compiled request, the floor, and
  * the same request with one part taken away at a time, each straight to the engine.
  *
  *   OPENSEARCH_URL=http://127.0.0.1:9201 npx tsx bench/sorted-page-cost.ts --index-prefix p- \
