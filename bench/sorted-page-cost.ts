@@ -107,6 +107,46 @@ async function segmentCount(index: string): Promise<number> {
   return (await engineJson<unknown[]>(`/_cat/segments/${index}?format=json`)).length;
 }
 
+type Variant = LoadRequest & { what: string };
+
+/**
+ * Each variant's median p50 over the rounds and the engine process's CPU per request over all
+ * of them; any refusal, error or timeout stops the run.
+ */
+async function measure(variants: Variant[]): Promise<{ p50s: number[]; cpu: number[] }> {
+  const info = await engineJson<{ nodes: Record<string, { process: { id: number } }> }>(
+    '/_nodes/_local/process',
+  );
+  const pid = Object.values(info.nodes)[0]?.process.id;
+  if (!pid || !existsSync(`/proc/${pid}/stat`)) throw new Error('the engine must run on this machine');
+  const p50Rounds = variants.map(() => [] as number[]);
+  const cpuMs = variants.map(() => 0);
+  const answered = variants.map(() => 0);
+  for (let round = 0; round < options.rounds; round++)
+    for (let i = 0; i < variants.length; i++) {
+      const at = (round + i) % variants.length;
+      const variant = variants[at] as Variant;
+      const before = processCpuMs(pid);
+      const run = await runLoad({
+        url: opensearchUrl,
+        requests: [variant],
+        connections: 1,
+        amount: options.amount,
+      });
+      cpuMs[at] = (cpuMs[at] ?? 0) + processCpuMs(pid) - before;
+      if (run.non2xx > 0 || run.errors > 0 || run.timeouts > 0 || run.requests === 0)
+        throw new Error(
+          `${variant.what}: ${run.non2xx} refused, ${run.errors} errors, ${run.timeouts} timeouts`,
+        );
+      answered[at] = (answered[at] ?? 0) + run.requests;
+      p50Rounds[at]?.push(run.latencyMs.p50);
+    }
+  return {
+    p50s: p50Rounds.map(median),
+    cpu: cpuMs.map((spent, i) => spent / (answered[i] ?? 1)),
+  };
+}
+
 async function main() {
   const mix = buildQueryMix(Array.from({ length: 100 }, (_, i) => String(1_010_001_000_000 + i)));
   const query = mix.find((candidate) => candidate.name.includes(options.query));
@@ -118,12 +158,14 @@ async function main() {
   const firstKey = Array.isArray(body.sort) ? Object.keys((body.sort as object[])[0] ?? {})[0] : undefined;
   const maxField =
     firstKey && aggregatable.has((await fieldType(index, firstKey)) ?? '') ? firstKey : undefined;
-  const variants = variantsOf(body, maxField).map((variant): LoadRequest & { what: string } => ({
-    what: variant.what,
-    method: 'POST',
-    path: `/${index}/_search?${params}`,
-    body: JSON.stringify(variant.body),
-  }));
+  const variants = variantsOf(body, maxField).map(
+    (variant): Variant => ({
+      what: variant.what,
+      method: 'POST',
+      path: `/${index}/_search?${params}`,
+      body: JSON.stringify(variant.body),
+    }),
+  );
   const segmentsBefore = await segmentCount(index);
   const docs = Number(
     (await engineJson<Array<Record<string, string>>>(`/_cat/indices/${index}?format=json`))[0]?.[
@@ -149,38 +191,10 @@ async function main() {
     bytes.push((await response.arrayBuffer()).byteLength);
     if (response.status !== 200) throw new Error(`${variant.what}: the engine answered ${response.status}`);
   }
-  const info = await engineJson<{ nodes: Record<string, { process: { id: number } }> }>(
-    '/_nodes/_local/process',
-  );
-  const pid = Object.values(info.nodes)[0]?.process.id;
-  if (!pid || !existsSync(`/proc/${pid}/stat`)) throw new Error('the engine must run on this machine');
-  const p50Rounds = variants.map(() => [] as number[]);
-  const cpuMs = variants.map(() => 0);
-  const answered = variants.map(() => 0);
-  for (let round = 0; round < options.rounds; round++)
-    for (let i = 0; i < variants.length; i++) {
-      const at = (round + i) % variants.length;
-      const variant = variants[at] as LoadRequest & { what: string };
-      const before = processCpuMs(pid);
-      const run = await runLoad({
-        url: opensearchUrl,
-        requests: [variant],
-        connections: 1,
-        amount: options.amount,
-      });
-      cpuMs[at] = (cpuMs[at] ?? 0) + processCpuMs(pid) - before;
-      if (run.non2xx > 0 || run.errors > 0 || run.timeouts > 0 || run.requests === 0)
-        throw new Error(
-          `${variant.what}: ${run.non2xx} refused, ${run.errors} errors, ${run.timeouts} timeouts`,
-        );
-      answered[at] = (answered[at] ?? 0) + run.requests;
-      p50Rounds[at]?.push(run.latencyMs.p50);
-    }
+  const { p50s, cpu } = await measure(variants);
   const segmentsAfter = await segmentCount(index);
   if (segmentsAfter !== segmentsBefore)
     log(`the index merged during the rounds: ${segmentsBefore} -> ${segmentsAfter} segments`);
-  const p50s = p50Rounds.map(median);
-  const cpu = cpuMs.map((spent, i) => spent / (answered[i] ?? 1));
   const floorAt = variants.findIndex((variant) => variant.what === floorWhat);
   const floor = p50s[floorAt] ?? Number.NaN;
   const floorCpu = cpu[floorAt] ?? Number.NaN;
