@@ -27,9 +27,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliProgram, positiveWholeNumber } from '../ops/cli.js';
 import { compactRecordField } from '../src/catalogue/record-fields.js';
+import { indexName } from '../src/opensearch/indices.js';
 import { projectRoot } from '../src/project-root.js';
 import { processCpuMs } from './cpu.js';
-import { type LoadRequest, runLoad } from './load.js';
+import { type LoadRequest, percentile, runLoad } from './load.js';
 import { buildQueryMix, floorBody, rawMixRequest } from './query-mix.js';
 
 const options = cliProgram('sorted-page-cost', 'A sorted page of the mix beside its floor, part by part')
@@ -46,7 +47,11 @@ const log = (line: string) => process.stderr.write(`${new Date().toISOString().s
 
 type Body = Record<string, unknown>;
 const r2 = (value: number) => Math.round(value * 100) / 100;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const floorWhat = 'floor (size 0)';
 
 async function engineJson<T>(pathAndQuery: string, body?: unknown): Promise<T> {
@@ -147,8 +152,17 @@ async function measure(variants: Variant[]): Promise<{ p50s: number[]; cpu: numb
   };
 }
 
+/** 100 corporate numbers of the loaded set, for the mix's id-list query (as bench/run.ts gives it). */
+async function corporateNumbersOf(prefix: string): Promise<string[]> {
+  const found = await engineJson<{ hits: { hits: Array<{ fields?: { corporateNumber?: string[] } }> } }>(
+    `/${indexName(prefix, 'corporates')}/_search`,
+    { size: 100, _source: false, docvalue_fields: ['corporateNumber'], sort: [{ corporateNumber: 'asc' }] },
+  );
+  return found.hits.hits.flatMap((hit) => hit.fields?.corporateNumber ?? []);
+}
+
 async function main() {
-  const mix = buildQueryMix(Array.from({ length: 100 }, (_, i) => String(1_010_001_000_000 + i)));
+  const mix = buildQueryMix(await corporateNumbersOf(options.indexPrefix));
   const query = mix.find((candidate) => candidate.name.includes(options.query));
   if (!query) throw new Error(`no query of the mix is named like "${options.query}"`);
   const { compiled, params } = rawMixRequest(query, options.indexPrefix);
