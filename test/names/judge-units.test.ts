@@ -29,9 +29,11 @@ import {
   mayMatch,
   nearSimilarity,
   oddsOf,
+  oddsOfVector,
   readCalibration,
   readWeights,
   topConfidence,
+  type Weights,
   weightNames,
 } from '../../src/names/judge.js';
 import type { Company } from '../../src/names/lookup.js';
@@ -176,6 +178,82 @@ describe('the calibration', () => {
     expect(calibrate(0.3, steps)).toBe(0.4);
     expect(calibrate(0.59, steps)).toBe(0.4);
     expect(calibrate(0.6, steps)).toBe(topConfidence);
+  });
+});
+
+describe('the odds and the calibration as the service computes them', () => {
+  const optional = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
+  const features: fc.Arbitrary<Features> = fc
+    .record({
+      nameKey: fc.boolean(),
+      spokenKey: fc.boolean(),
+      spokenKeyKnown: fc.boolean(),
+      reading: fc.boolean(),
+      romaji: fc.boolean(),
+      formerName: fc.boolean(),
+      similarity: fc.oneof(fc.constantFrom(0, 0.39, 0.4, 1), fc.double({ min: 0, max: 1, noNaN: true })),
+      legalForm: optional(fc.boolean()),
+      prefecture: optional(fc.boolean()),
+      city: optional(fc.boolean()),
+      phone: optional(fc.boolean()),
+      website: optional(fc.boolean()),
+      corporateNumber: optional(fc.boolean()),
+      closed: fc.boolean(),
+      rivals: fc.nat(2000),
+      outranked: fc.boolean(),
+    })
+    .map((drawn) => {
+      // an absent feature is left out, as featuresOf leaves it
+      const out: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(drawn)) if (value !== undefined) out[name] = value;
+      return out as unknown as Features;
+    });
+  const weights = fc
+    .tuple(...weightNames.map(() => fc.double({ min: -20, max: 20, noNaN: true })))
+    .map(
+      (values) => Object.fromEntries(weightNames.map((name, i) => [name, values[i]])) as unknown as Weights,
+    );
+
+  it('the odds of a company are the odds of its feature vector (what the fit fits), to the last bit', () => {
+    const shipped = readWeights();
+    fc.assert(
+      fc.property(features, weights, (drawn, w) => {
+        expect(oddsOf(drawn, w)).toBe(oddsOfVector(featureVector(drawn), w));
+        expect(oddsOf(drawn, shipped)).toBe(oddsOfVector(featureVector(drawn), shipped));
+      }),
+      propertyParams(2000),
+    );
+  });
+
+  it('a share reads the last step it reaches, as a walk over the steps finds it', () => {
+    const walk = (share: number, steps: Calibration) => {
+      let confidence = steps[0]?.[1] ?? 0;
+      for (const [from, value] of steps) {
+        if (!(share >= from)) break;
+        confidence = value;
+      }
+      return Math.min(topConfidence, confidence);
+    };
+    const shipped = readCalibration();
+    const steps = fc
+      .uniqueArray(fc.double({ min: 0, max: 1, noNaN: true, noDefaultInfinity: true }), {
+        minLength: 1,
+        maxLength: 60,
+      })
+      .map((froms) => {
+        const sorted = [0, ...froms.filter((from) => from > 0)].sort((a, b) => a - b);
+        return sorted.map((from, i): [number, number] => [from, i / sorted.length]);
+      });
+    const share = fc.oneof(fc.double({ min: 0, max: 1 }), fc.constant(Number.NaN));
+    fc.assert(
+      fc.property(steps, share, (table, drawn) => {
+        expect(calibrate(drawn, table)).toBe(walk(drawn, table));
+        // a share on a step's very edge reads that step
+        for (const [from] of table) expect(calibrate(from, table)).toBe(walk(from, table));
+        expect(calibrate(drawn, shipped)).toBe(walk(drawn, shipped));
+      }),
+      propertyParams(1000),
+    );
   });
 });
 
