@@ -11,7 +11,7 @@ import path from 'node:path';
 import { projectRoot } from '../project-root.js';
 import { parseAddress, phoneDigits, websiteHost } from '../text/address.js';
 import { isValidCorporateNumber } from '../text/corporate-number.js';
-import { legalForms, nameKey, queryKeys, readingKey, spokenKey } from './keys.js';
+import { nameKey, nameKeyAndForms, queryKeys, readingKey, spokenKey } from './keys.js';
 import type { ReadingAnalyser } from './reading.js';
 
 export interface MatchRecord {
@@ -71,7 +71,8 @@ export function corporateNumberOf(text: string): string | undefined {
 }
 
 export function evidenceOf(record: MatchRecord): Evidence {
-  const keys = queryKeys(record.name);
+  const named = nameKeyAndForms(record.name);
+  const keys = queryKeys(record.name, named.key);
   const prefectures = new Set<number>();
   if (record.prefectureId !== undefined) prefectures.add(record.prefectureId);
   let addressRest: string | undefined;
@@ -87,7 +88,7 @@ export function evidenceOf(record: MatchRecord): Evidence {
   const number = record.corporateNumber === undefined ? undefined : corporateNumberOf(record.corporateNumber);
   return {
     keys: { ...keys, spoken: spokenKey(record.name) },
-    legalForms: legalForms(record.name),
+    legalForms: named.forms,
     unmatchable: isUnmatchableKey(keys.name),
     prefectures: [...prefectures],
     ...(addressRest !== undefined ? { addressRest, addressHasPrefecture } : {}),

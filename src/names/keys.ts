@@ -511,9 +511,18 @@ export function spokenKey(name: string): string {
  *   legalForms('㈲マルカ 本店') -> ['有限会社']
  */
 export function legalForms(name: string): string[] {
+  return nameKeyAndForms(name).forms;
+}
+
+/**
+ * The name key and the legal forms it drops, from one folding of the name (a match record
+ * needs both: nameKey and legalForms each fold it anew).
+ *   nameKeyAndForms('㈲マルカ 本店') -> {key: 'まるか', forms: ['有限会社']}
+ */
+export function nameKeyAndForms(name: string): { key: string; forms: string[] } {
   const found: string[] = [];
-  keyOf(name, load(), 'name', found);
-  return [...new Set(found)];
+  const key = keyOf(name, load(), 'name', found);
+  return { key, forms: [...new Set(found)] };
 }
 
 /** The key of a reading (furigana) in kana; '' when nothing is left. */
@@ -594,10 +603,13 @@ export function romajiKey(reading: string): string {
 /**
  * The keys a name typed by a user may be compared on: always its name key; its reading key
  * when it is written in kana; its romaji key when it is written in Latin letters (a Latin name
- * such as "Sony Group" may also be a registered name: the name key keeps it too).
+ * such as "Sony Group" may also be a registered name: the name key keeps it too). `name`: the
+ * text's name key, when the caller has it already.
  */
-export function queryKeys(text: string): { name: string; reading?: string; romaji?: string } {
-  const name = nameKey(text);
+export function queryKeys(
+  text: string,
+  name = nameKey(text),
+): { name: string; reading?: string; romaji?: string } {
   if (name !== '' && kanaOnly.test(name)) return { name, reading: readingKey(text) };
   if (latinOnly.test(name)) {
     const romaji = romajiKey(text);

@@ -11,6 +11,7 @@ import {
   forgetNameTables,
   legalForms,
   nameKey,
+  nameKeyAndForms,
   readingKey,
   romajiKey,
   spokenKey,
@@ -134,6 +135,33 @@ describe('legal forms are dropped wherever they stand', () => {
     expect(legalForms('医療法人社団 健康会')).toEqual(['医療法人']);
     expect(legalForms('マルカ')).toEqual([]);
     expect(legalForms('全国農業協同組合連合会')).toEqual([]);
+  });
+
+  it('the key and the forms from one folding are the name key and the legal forms', () => {
+    expect(nameKeyAndForms('㈲マルカ 本店')).toEqual({ key: nameKey('マルカ'), forms: ['有限会社'] });
+    const part = fc.constantFrom(
+      '株式会社',
+      '㈱',
+      '(有)',
+      'ｶ)',
+      '医療法人社団',
+      ' Co., Ltd.',
+      'マルカ',
+      '第一',
+      'ABC',
+      '物流',
+      ' 大阪支店',
+      '本社',
+      '・',
+      '　',
+    );
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 6 }), (parts) => {
+        const name = parts.join('');
+        expect(nameKeyAndForms(name)).toEqual({ key: nameKey(name), forms: legalForms(name) });
+      }),
+      propertyParams(300),
+    );
   });
 });
 
