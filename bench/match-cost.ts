@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
-import { runMatch } from '../src/names/match.js';
+import { type MatchRecord, runMatch } from '../src/names/match.js';
 import { createEngine } from '../src/opensearch/engine.js';
 import { projectRoot } from '../src/project-root.js';
 import { processCpuMs } from './cpu.js';
@@ -50,6 +50,28 @@ async function enginePid(url: string): Promise<number> {
   return pid;
 }
 
+/**
+ * The evaluation's records over the set bench/names-scale.ts loads (its generator seed is 1;
+ * --seed draws the records), kept beside the set after the first run: reading 1,000,000
+ * companies to make them takes minutes.
+ */
+async function evaluationRecords(options: Options): Promise<MatchRecord[]> {
+  const set = await benchDataSet(`c${options.companies}-j2000-s1-names`, {
+    companies: options.companies,
+    jobs: 2000,
+    seed: 1,
+    now: new Date('2026-11-29T00:00:00Z'),
+  });
+  const kept = path.join(set.dir, `evaluation-records-${options.seed}-${options.perClass}.json`);
+  if (existsSync(kept)) return JSON.parse(readFileSync(kept, 'utf8')) as MatchRecord[];
+  const companies = await readCompanies(set.files[0] as string);
+  const records = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass }).map(
+    (entry) => entry.record,
+  );
+  writeFileSync(kept, JSON.stringify(records));
+  return records;
+}
+
 async function main(): Promise<void> {
   const options = new Command('match-cost')
     .option('--companies <n>', 'companies of the names-scale set loaded', Number, 1_000_000)
@@ -58,17 +80,7 @@ async function main(): Promise<void> {
     .option('--per-class <n>', 'evaluation records per class of spelling', Number, 100)
     .parse()
     .opts<Options>();
-  // the set bench/names-scale.ts loads (its generator seed is 1; --seed draws the records)
-  const set = await benchDataSet(`c${options.companies}-j2000-s1-names`, {
-    companies: options.companies,
-    jobs: 2000,
-    seed: 1,
-    now: new Date('2026-11-29T00:00:00Z'),
-  });
-  const companies = await readCompanies(set.files[0] as string);
-  const records = makeEvaluationRecords(companies, { seed: options.seed, perClass: options.perClass }).map(
-    (entry) => entry.record,
-  );
+  const records = await evaluationRecords(options);
   const url = engineUrl();
   const pid = await enginePid(url);
   const ctx = {

@@ -138,8 +138,12 @@ export interface Found {
   incompleteKeys: Set<string>;
 }
 
-/** The values the request asked each field for. */
-type Asked = Map<LookupField, Set<string>>;
+/**
+ * The values the request asked each field for, each with its list of companies (the very list
+ * `Found.byKey` holds under its `keyId`): a company's value finds its list in one lookup, with
+ * no key text made for it.
+ */
+type Asked = Map<LookupField, Map<string, Company[]>>;
 
 /**
  * Files a company under each key of the request it has: its name keys, former name keys,
@@ -147,30 +151,32 @@ type Asked = Map<LookupField, Set<string>>;
  * hundreds of thousands of companies, and a list of pairs per company was a tenth of the
  * request's garbage).
  */
-function file(found: Found, company: Company, asked: Asked): void {
+function file(company: Company, asked: Asked, filed: Set<Company>): void {
+  // only a company filed before (another search of the request found it too) can be on a key's
+  // list already: a key's list is scanned for it only then, not for each of the thousands of
+  // namesakes a common name's key holds
+  const again = filed.has(company);
+  if (!again) filed.add(company);
   const { keys } = company;
-  fileUnder(found, company, asked, 'nameKey', keys.name);
-  fileUnder(found, company, asked, 'spokenKey', keys.spoken);
-  fileUnder(found, company, asked, 'readingKey', keys.reading);
-  fileUnder(found, company, asked, 'romajiKey', keys.romaji);
-  for (const former of keys.former) fileUnder(found, company, asked, 'formerNameKeys', former);
-  fileUnder(found, company, asked, 'corporateNumber', company.corporateNumber);
-  fileUnder(found, company, asked, 'phoneKey', company.phone);
-  fileUnder(found, company, asked, 'websiteHost', company.host);
+  fileUnder(asked, company, again, 'nameKey', keys.name);
+  fileUnder(asked, company, again, 'spokenKey', keys.spoken);
+  fileUnder(asked, company, again, 'readingKey', keys.reading);
+  fileUnder(asked, company, again, 'romajiKey', keys.romaji);
+  for (const former of keys.former) fileUnder(asked, company, again, 'formerNameKeys', former);
+  fileUnder(asked, company, again, 'corporateNumber', company.corporateNumber);
+  fileUnder(asked, company, again, 'phoneKey', company.phone);
+  fileUnder(asked, company, again, 'websiteHost', company.host);
 }
 
 function fileUnder(
-  found: Found,
-  company: Company,
   asked: Asked,
+  company: Company,
+  again: boolean,
   field: LookupField,
   value: string | undefined,
 ): void {
-  if (!value || !asked.get(field)?.has(value)) return;
-  const id = keyId(field, value);
-  const list = found.byKey.get(id);
-  if (!list) found.byKey.set(id, [company]);
-  else if (!list.includes(company)) list.push(company);
+  const list = value ? asked.get(field)?.get(value) : undefined;
+  if (list && (!again || !list.includes(company))) list.push(company);
 }
 
 /** The companies found under one key of a record. */
@@ -334,6 +340,8 @@ async function lookUpGroups(
   const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
   const asked: Asked = new Map();
   const decoded = new Map<string, Company>();
+  // the companies filed so far (file)
+  const filed = new Set<Company>();
   type Entry = { id: string; field: string; value: string; prefectures: number[] | undefined };
   // keys asked in the same prefectures share a search
   const byScope = new Map<string, Entry[]>();
@@ -341,9 +349,11 @@ async function lookUpGroups(
     const at = id.indexOf(':');
     const prefectures = scope instanceof Set ? [...scope].sort((a, b) => a - b) : undefined;
     const entry = { id, field: id.slice(0, at), value: id.slice(at + 1), prefectures };
+    const list: Company[] = [];
+    found.byKey.set(id, list);
     const values = asked.get(entry.field as LookupField);
-    if (values) values.add(entry.value);
-    else asked.set(entry.field as LookupField, new Set([entry.value]));
+    if (values) values.set(entry.value, list);
+    else asked.set(entry.field as LookupField, new Map([[entry.value, list]]));
     const group = prefectures?.join(',') ?? 'any';
     const entries = byScope.get(group);
     if (entries) entries.push(entry);
@@ -402,7 +412,7 @@ async function lookUpGroups(
         hits.push(returned);
       });
       for (const companies of await companiesOfHits(ctx, complete, hits, decoded))
-        for (const company of companies) if (company) file(found, company, asked);
+        for (const company of companies) if (company) file(company, asked, filed);
     };
     await read(groups);
     if (overflowing.length > 0) await read(overflowing.splice(0));

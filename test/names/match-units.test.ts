@@ -318,6 +318,19 @@ describe('the match card (src/names/card.ts)', () => {
     });
   });
 
+  it('reads each card whole, a long one after a short one and a short one after a long one', () => {
+    // a name of 3,000 characters: its card (about 12 kB of base64) is larger than the buffer
+    // cards are first decoded in
+    const long = { ...doc, corporateNumber: '1010001000003', name: `株式会社${'長'.repeat(3000)}` };
+    const short = { ...doc, corporateNumber: '1010001000004', name: '株式会社マ' };
+    for (const card of [short, long, short, long])
+      expect(companyOfCard(toMatchCard(card), [], false)).toMatchObject({
+        corporateNumber: card.corporateNumber,
+        name: card.name,
+        cityName: '厚木市',
+      });
+  });
+
   it('is not read in another layout, nor when it is not a card', () => {
     const other = Buffer.from(JSON.stringify(['c0', '1010001000001']), 'utf8').toString('base64');
     expect(companyOfCard(other, [], false)).toBeUndefined();

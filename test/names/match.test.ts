@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backfillCopies } from '../../ops/backfill-copies.js';
 import { createLimits, type Limits } from '../../src/limits/limits.js';
+import { evidenceOf } from '../../src/names/evidence.js';
+import { foundUnder, lookUpKeys } from '../../src/names/lookup.js';
 import { runMatch } from '../../src/names/match.js';
 import { indexName } from '../../src/opensearch/indices.js';
 import type { Services } from '../../src/services.js';
@@ -346,6 +348,27 @@ describe('the request', () => {
     expect(errors.map((e) => e.field)).toContain(field);
     if (reason) expect(errors.find((e) => e.field === field)?.reason).toMatch(reason);
     expect(await queryTotal(services.opensearch, services.config.indexPrefix)).toBe(before);
+  });
+});
+
+describe('the companies filed under each key', () => {
+  it('a company two searches of the request find is filed once under each of its keys', async () => {
+    // サクラ精機 asked everywhere (no prefecture), and the Tokyo company's corporate number asked
+    // in Tokyo: two searches, both find the Tokyo company
+    const evidence = [
+      { name: 'サクラ精機' },
+      { name: '株式会社', prefectureId: 13, corporateNumber: numbers.sakuraTokyo },
+    ].map(evidenceOf);
+    const found = await lookUpKeys(services, evidence, 100);
+    const under = (field: Parameters<typeof foundUnder>[1], value: string | undefined) =>
+      foundUnder(found, field, value).map((company) => company.corporateNumber);
+    expect(under('nameKey', evidence[0]?.keys.name).sort()).toEqual(
+      [numbers.sakuraTokyo, numbers.sakuraOsaka].sort(),
+    );
+    expect(under('spokenKey', evidence[0]?.keys.spoken).sort()).toEqual(
+      [numbers.sakuraTokyo, numbers.sakuraOsaka].sort(),
+    );
+    expect(under('corporateNumber', numbers.sakuraTokyo)).toEqual([numbers.sakuraTokyo]);
   });
 });
 
