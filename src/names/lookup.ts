@@ -319,6 +319,35 @@ export async function lookUpKeys(ctx: Ctx, evidence: Evidence[], size: number): 
   return lookUpGroups(ctx, scopes, size);
 }
 
+type Entry = { id: string; field: string; value: string; prefectures: number[] | undefined };
+
+/**
+ * The request's keys by the prefectures they are asked in (keys asked in the same prefectures
+ * share a search), each with its empty list of companies in `asked` and in `found.byKey`.
+ */
+function keysAsked(
+  scopes: Map<string, Set<number> | 'any'>,
+  found: Found,
+): { asked: Asked; byScope: Map<string, Entry[]> } {
+  const asked: Asked = new Map();
+  const byScope = new Map<string, Entry[]>();
+  for (const [id, scope] of scopes) {
+    const at = id.indexOf(':');
+    const prefectures = scope instanceof Set ? [...scope].sort((a, b) => a - b) : undefined;
+    const entry = { id, field: id.slice(0, at), value: id.slice(at + 1), prefectures };
+    const list: Company[] = [];
+    found.byKey.set(id, list);
+    const values = asked.get(entry.field as LookupField);
+    if (values) values.set(entry.value, list);
+    else asked.set(entry.field as LookupField, new Map([[entry.value, list]]));
+    const group = prefectures?.join(',') ?? 'any';
+    const entries = byScope.get(group);
+    if (entries) entries.push(entry);
+    else byScope.set(group, [entry]);
+  }
+  return { asked, byScope };
+}
+
 /** Keys per search of the lookup: a few searches, each likely to fit in `size`. */
 const keysPerGroup = 64;
 
@@ -338,27 +367,10 @@ async function lookUpGroups(
   size: number,
 ): Promise<Found> {
   const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
-  const asked: Asked = new Map();
+  const { asked, byScope } = keysAsked(scopes, found);
   const decoded = new Map<string, Company>();
   // the companies filed so far (file)
   const filed = new Set<Company>();
-  type Entry = { id: string; field: string; value: string; prefectures: number[] | undefined };
-  // keys asked in the same prefectures share a search
-  const byScope = new Map<string, Entry[]>();
-  for (const [id, scope] of scopes) {
-    const at = id.indexOf(':');
-    const prefectures = scope instanceof Set ? [...scope].sort((a, b) => a - b) : undefined;
-    const entry = { id, field: id.slice(0, at), value: id.slice(at + 1), prefectures };
-    const list: Company[] = [];
-    found.byKey.set(id, list);
-    const values = asked.get(entry.field as LookupField);
-    if (values) values.set(entry.value, list);
-    else asked.set(entry.field as LookupField, new Map([[entry.value, list]]));
-    const group = prefectures?.join(',') ?? 'any';
-    const entries = byScope.get(group);
-    if (entries) entries.push(entry);
-    else byScope.set(group, [entry]);
-  }
   const inGroups = (entries: Entry[]) => {
     const groups: Entry[][] = [];
     for (let at = 0; at < entries.length; at += keysPerGroup)
