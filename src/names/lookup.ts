@@ -231,6 +231,19 @@ async function companiesByNumber(ctx: Ctx, numbers: string[]): Promise<Map<strin
 const numberOf = (hit: Hit) => String(first(hit.fields ?? {}, 'corporateNumber') ?? '');
 
 /**
+ * The companies a request has read from their cards, by the card's head (`cardHead`), each
+ * with its whole card, which a card met again must equal to be the same.
+ */
+type Decoded = Map<string, { card: string; company: Company }>;
+
+/**
+ * A card's first characters: the base64 of its layout and the company's corporate number
+ * (`["c1","1010001000001"`, 21 bytes, 28 characters), so as good as the whole card for telling
+ * companies apart, and a seventh of its length to hash (a request reads 100,000s of cards).
+ */
+const cardHead = 28;
+
+/**
  * The companies of each search's hits, from their match cards, in the hits' order (undefined
  * for a company gone meanwhile). The hits carry no corporate number (the card holds it). A
  * search with a hit whose card is missing (a company written before it, or whose card a writer
@@ -247,16 +260,17 @@ async function companiesOfHits(
   ctx: Ctx,
   searches: Search[],
   hits: Hit[][],
-  decoded: Map<string, Company> = new Map(),
+  decoded: Decoded = new Map(),
 ): Promise<Array<Array<Company | undefined>>> {
   const fromCard = (fields: HitFields): Company | undefined => {
     const card = first(fields, matchCardField);
     if (typeof card !== 'string') return undefined;
     // a company several keys of the request found (its name, reading and romaji) is read once
-    const known = decoded.get(card);
-    if (known) return known;
+    const head = card.slice(0, cardHead);
+    const known = decoded.get(head);
+    if (known?.card === card) return known.company;
     const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
-    if (company) decoded.set(card, company);
+    if (company) decoded.set(head, { card, company });
     return company;
   };
   const again: number[] = [];
@@ -368,7 +382,7 @@ async function lookUpGroups(
 ): Promise<Found> {
   const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
   const { asked, byScope } = keysAsked(scopes, found);
-  const decoded = new Map<string, Company>();
+  const decoded: Decoded = new Map();
   // the companies filed so far (file)
   const filed = new Set<Company>();
   const inGroups = (entries: Entry[]) => {
