@@ -112,14 +112,20 @@ export function companyKeys(
   return keys;
 }
 
-/** Where a card's bytes are decoded: one buffer, not one per card (a request reads 100,000s). */
+/**
+ * Where a card's bytes are decoded: one buffer the process reuses, not one per card (a request
+ * reads 100,000s). It grows to the longest card met, up to `scratchMost` bytes; a card longer
+ * than that (none of the register's comes near) is decoded on its own.
+ */
 let scratch = Buffer.allocUnsafe(4096);
+const scratchMost = 65_536;
 
 /** A card's JSON text, from its base64. */
 function cardText(card: string): string {
   // base64 holds 3 bytes in 4 characters: a card longer than the buffer gets a larger one
   const most = Math.ceil((card.length * 3) / 4);
-  if (most > scratch.length) scratch = Buffer.allocUnsafe(2 * most);
+  if (most > scratchMost) return Buffer.from(card, 'base64').toString('utf8');
+  if (most > scratch.length) scratch = Buffer.allocUnsafe(Math.min(2 * most, scratchMost));
   const length = scratch.write(card, 0, 'base64');
   return scratch.toString('utf8', 0, length);
 }

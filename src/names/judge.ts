@@ -477,10 +477,10 @@ export function oddsOf(features: Features, w: Weights = weights()): number {
  * The weighted sum of a company's features: featureVector's terms in the order of `weightNames`,
  * those that are 0 left out (adding 0 leaves a sum as it is), so the very z that
  * `oddsOfVector(featureVector(features))` sums, without a vector per company: a request of 1,000
- * records judges about 35,000 companies, and the vector's copy and its reads by name were most
- * of the judge's time (test/names/judge-units.test.ts holds the two equal).
+ * records judges about 35,000 companies, each a vector copied and read by name (with
+ * `calibrate`'s walk, the judge's time; test/names/judge-units.test.ts holds the two sums equal).
  */
-function zOf(features: Features, w: Weights): number {
+export function zOf(features: Features, w: Weights): number {
   const agreement = agreementOf(features);
   let z = w.intercept;
   // the strongest key at its strength, as featureVector gives it

@@ -162,7 +162,13 @@ function file(company: Company, asked: Asked, filed: Set<Company>): void {
   fileUnder(asked, company, again, 'spokenKey', keys.spoken);
   fileUnder(asked, company, again, 'readingKey', keys.reading);
   fileUnder(asked, company, again, 'romajiKey', keys.romaji);
-  for (const former of keys.former) fileUnder(asked, company, again, 'formerNameKeys', former);
+  // a value the company holds twice is filed once (the engine's doc values are distinct
+  // already; the check keeps the rule above true whatever gives the values)
+  const { former } = keys;
+  for (let at = 0; at < former.length; at++) {
+    const key = former[at];
+    if (former.indexOf(key as string) === at) fileUnder(asked, company, again, 'formerNameKeys', key);
+  }
   fileUnder(asked, company, again, 'corporateNumber', company.corporateNumber);
   fileUnder(asked, company, again, 'phoneKey', company.phone);
   fileUnder(asked, company, again, 'websiteHost', company.host);
@@ -231,10 +237,29 @@ async function companiesByNumber(ctx: Ctx, numbers: string[]): Promise<Map<strin
 const numberOf = (hit: Hit) => String(first(hit.fields ?? {}, 'corporateNumber') ?? '');
 
 /**
- * The companies a request has read from their cards, by the card's head (`cardHead`), each
- * with its whole card, which a card met again must equal to be the same.
+ * The companies a request has read from their cards: by the card's head (`cardHead`), each
+ * with its whole card, which a card met again must equal to be the same; and, by the whole
+ * card, those whose head was taken by another card (the company written again between two
+ * searches of the request), so that a card met again is always the same company object.
  */
-type Decoded = Map<string, { card: string; company: Company }>;
+export interface Decoded {
+  byHead: Map<string, { card: string; company: Company }>;
+  byCard: Map<string, Company>;
+}
+
+export const decodedNone = (): Decoded => ({ byHead: new Map(), byCard: new Map() });
+
+/** The company of a card the request read before, if it did. */
+export function decodedBefore(decoded: Decoded, head: string, card: string): Company | undefined {
+  const known = decoded.byHead.get(head);
+  if (known === undefined) return undefined;
+  return known.card === card ? known.company : decoded.byCard.get(card);
+}
+
+export function keepDecoded(decoded: Decoded, head: string, card: string, company: Company): void {
+  if (decoded.byHead.has(head)) decoded.byCard.set(card, company);
+  else decoded.byHead.set(head, { card, company });
+}
 
 /**
  * A card's first characters: the base64 of its layout and the company's corporate number
@@ -260,17 +285,17 @@ async function companiesOfHits(
   ctx: Ctx,
   searches: Search[],
   hits: Hit[][],
-  decoded: Decoded = new Map(),
+  decoded: Decoded = decodedNone(),
 ): Promise<Array<Array<Company | undefined>>> {
   const fromCard = (fields: HitFields): Company | undefined => {
     const card = first(fields, matchCardField);
     if (typeof card !== 'string') return undefined;
     // a company several keys of the request found (its name, reading and romaji) is read once
     const head = card.slice(0, cardHead);
-    const known = decoded.get(head);
-    if (known?.card === card) return known.company;
+    const known = decodedBefore(decoded, head, card);
+    if (known) return known;
     const company = companyOfCard(card, formerKeysOf(fields), first(fields, 'registry.closed') === true);
-    if (company) decoded.set(head, { card, company });
+    if (company) keepDecoded(decoded, head, card, company);
     return company;
   };
   const again: number[] = [];
@@ -382,7 +407,7 @@ async function lookUpGroups(
 ): Promise<Found> {
   const found: Found = { byKey: new Map(), incompleteKeys: new Set() };
   const { asked, byScope } = keysAsked(scopes, found);
-  const decoded: Decoded = new Map();
+  const decoded = decodedNone();
   // the companies filed so far (file)
   const filed = new Set<Company>();
   const inGroups = (entries: Entry[]) => {

@@ -33,8 +33,10 @@ import {
   readCalibration,
   readWeights,
   topConfidence,
+  type WeightName,
   type Weights,
   weightNames,
+  zOf,
 } from '../../src/names/judge.js';
 import type { Company } from '../../src/names/lookup.js';
 import { twoDecimalsDown } from '../../src/names/match.js';
@@ -214,12 +216,21 @@ describe('the odds and the calibration as the service computes them', () => {
       (values) => Object.fromEntries(weightNames.map((name, i) => [name, values[i]])) as unknown as Weights,
     );
 
+  const vectorZ = (x: Record<WeightName, number>, w: Weights) => {
+    let z = 0;
+    for (const name of weightNames) z += w[name] * x[name];
+    return z;
+  };
+
   it('the odds of a company are the odds of its feature vector (what the fit fits), to the last bit', () => {
     const shipped = readWeights();
     fc.assert(
       fc.property(features, weights, (drawn, w) => {
         expect(oddsOf(drawn, w)).toBe(oddsOfVector(featureVector(drawn), w));
         expect(oddsOf(drawn, shipped)).toBe(oddsOfVector(featureVector(drawn), shipped));
+        // the sums themselves, where the odds' cap (z over 50) or exp's underflow would hide a
+        // difference (+ 0: a sum of -0 terms is -0 one way and 0 the other, the same odds)
+        expect(zOf(drawn, w) + 0).toBe(vectorZ(featureVector(drawn), w) + 0);
       }),
       propertyParams(2000),
     );

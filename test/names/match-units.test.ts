@@ -11,11 +11,14 @@ import { corporateNumberOf, evidenceOf, isUnmatchableKey } from '../../src/names
 import { nameKey } from '../../src/names/keys.js';
 import {
   type Company,
+  decodedBefore,
+  decodedNone,
   type Found,
   foundUnder,
   gramKeyLength,
   gramQueries,
   gramQuery,
+  keepDecoded,
   keyId,
   lookupValues,
 } from '../../src/names/lookup.js';
@@ -323,12 +326,35 @@ describe('the match card (src/names/card.ts)', () => {
     // cards are first decoded in
     const long = { ...doc, corporateNumber: '1010001000003', name: `株式会社${'長'.repeat(3000)}` };
     const short = { ...doc, corporateNumber: '1010001000004', name: '株式会社マ' };
-    for (const card of [short, long, short, long])
+    // past the largest buffer kept (64 kB): decoded on its own
+    const longest = { ...doc, corporateNumber: '1010001000005', name: `株式会社${'長'.repeat(30_000)}` };
+    for (const card of [short, long, short, long, longest, short, longest])
       expect(companyOfCard(toMatchCard(card), [], false)).toMatchObject({
         corporateNumber: card.corporateNumber,
         name: card.name,
         cityName: '厚木市',
       });
+  });
+
+  it('a card met again is the company read from it, even after another card of the same head', () => {
+    // the same company written again between two searches of a request: two cards, one head
+    const [a, b] = ['株式会社マルカ', '株式会社マルカ物流'].map((name) => toMatchCard({ ...doc, name }));
+    const head = (a as string).slice(0, 28);
+    expect((b as string).slice(0, 28)).toBe(head);
+    const decoded = decodedNone();
+    const read = (card: string) => {
+      const known = decodedBefore(decoded, head, card);
+      if (known) return known;
+      const company = companyOfCard(card, [], false) as Company;
+      keepDecoded(decoded, head, card, company);
+      return company;
+    };
+    const first = read(a as string);
+    const second = read(b as string);
+    expect(second).not.toBe(first);
+    expect(second.name).toBe('株式会社マルカ物流');
+    expect(read(a as string)).toBe(first);
+    expect(read(b as string)).toBe(second);
   });
 
   it('is not read in another layout, nor when it is not a card', () => {
