@@ -56,3 +56,43 @@ export function createRedis(url: string): Redis {
     }),
   );
 }
+
+/** What a request holding the connection busy calls when it is done (once is enough). */
+export type LeaveBusy = () => void;
+
+const busyByConnection = new WeakMap<Redis, { enter(): LeaveBusy }>();
+
+/**
+ * The API connection's commands batched only while the process has more than one charged
+ * request in flight: ioredis's auto-pipelining (read per command from `options`) gathers the
+ * commands of one turn of the event loop into one write, one system call and one wake-up of
+ * redis-server for several requests, but makes each command wait for the end of its turn,
+ * which a lone request pays for nothing (docs/bench.md, "Redis commands batched while busy").
+ *
+ *   const busy = batchWhileBusy(redis);
+ *   const leave = busy.enter(); ... res.once('close', leave);
+ */
+export function batchWhileBusy(redis: Redis): { enter(): LeaveBusy } {
+  // one count per connection, however many apps share it (the tests' do)
+  const known = busyByConnection.get(redis);
+  if (known) return known;
+  let inFlight = 0;
+  const batch = (on: boolean) => {
+    if (redis.options.enableAutoPipelining !== on) redis.options.enableAutoPipelining = on;
+  };
+  const busy = {
+    enter: () => {
+      inFlight += 1;
+      batch(inFlight > 1);
+      let left = false;
+      return () => {
+        if (left) return;
+        left = true;
+        inFlight -= 1;
+        batch(inFlight > 1);
+      };
+    },
+  };
+  busyByConnection.set(redis, busy);
+  return busy;
+}

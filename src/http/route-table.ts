@@ -40,6 +40,7 @@ import {
 import { type Operation, operations } from '../catalogue/operations.js';
 import { corporateSearch, jobSearch, type SearchCatalogue } from '../catalogue/searches.js';
 import { type LoadedMaster, masterNames } from '../masters/masters.js';
+import { batchWhileBusy } from '../redis.js';
 import { withinWindow } from '../search/run-search.js';
 import type { Services } from '../services.js';
 import { creditsMiddleware, refundOnErrorMiddleware } from './limits/credits.js';
@@ -315,15 +316,19 @@ export function mountRoutes(
   const keys = new Set(operations.map(routeKey));
   const stray = Object.keys(routeTable).filter((key) => !keys.has(key));
   if (stray.length > 0) throw new Error(`routes without an operation: ${stray.join(', ')}`);
+  // the charged requests in flight, for the Redis connection to batch its commands while
+  // there are several (src/redis.ts)
+  const busy = services.redis ? batchWhileBusy(services.redis) : undefined;
   const steps: StepMiddleware = {
     auth,
     rateLimit: rateLimitMiddleware(services.limits, services.logger),
     validation: validateRequests(),
     countDeferredRate: countDeferredRateOnError(services.limits, services.logger),
-    credits: creditsMiddleware(services.limits, services.logger),
+    credits: creditsMiddleware(services.limits, services.logger, { busy }),
     // a page that only reads (from/size): one of a point in time opens or closes it
     creditsBeside: creditsMiddleware(services.limits, services.logger, {
       beside: (res) => withinWindow(services, searchPlanOf(res).plan),
+      busy,
     }),
     refundOnError: refundOnErrorMiddleware(services.limits, services.logger),
   };

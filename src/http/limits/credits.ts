@@ -39,6 +39,7 @@ import {
 import type { Admission, AdmitRequest } from '../../limits/credit-ledger.js';
 import type { Limits } from '../../limits/limits.js';
 import { describeFailure, LimitsStoreUnavailable } from '../../limits/store-unavailable.js';
+import type { LeaveBusy } from '../../redis.js';
 import { chargeTagOf, limitOf, locals } from '../locals.js';
 import { applyRateDecision, countDeferredThen, takeDeferredCount } from './rate-limit.js';
 
@@ -76,7 +77,14 @@ const besideVerdicts = new WeakMap<Response, Promise<AdmissionVerdict>>();
 export function creditsMiddleware(
   limits: Limits,
   log?: Logger,
-  { beside }: { beside?: (res: Response) => boolean } = {},
+  {
+    beside,
+    busy,
+  }: {
+    beside?: (res: Response) => boolean;
+    /** counts the requests that ask the store, from here to their close (src/redis.ts) */
+    busy?: { enter(): LeaveBusy };
+  } = {},
 ): RequestHandler {
   const hints = beside ? new AdmissionHints() : undefined;
   /** Requests of this step in flight in this process (from their admission to their close). */
@@ -99,6 +107,7 @@ export function creditsMiddleware(
     // a free detail with nothing to count or claim asks the store nothing
     if (request.cost === 0 && !request.readBalance && !request.rate && !request.claim) return next();
     const now = Date.now();
+    if (busy) res.once('close', busy.enter());
     if (hints) {
       inFlight += 1;
       res.once('close', () => {
